@@ -1,0 +1,141 @@
+//! The remcall profile: the call policies (timeouts, retries, breaker, isolation, rate limit,
+//! auth, headers, logging, limits) that a spec names and a running client can override.
+//!
+//! A [`Profile`] is partial: each part is optional and profiles [`Layer`] field by field, so
+//! `Profile::from_yaml_str("retry: { max_attempts: 1 }")` changes that value alone.
+//! [`Settings::from_profile`] fills in the defaults.
+
+mod model;
+mod settings;
+pub mod units;
+pub mod vars;
+
+pub use model::{
+    Auth, Backoff, Basic, Bearer, Breaker, Condition, Headers, Isolation, Jitter, Layer, LogLevel, OAuth2, Pool,
+    Profile, RateLimit, Retry, RetryAfter, RetryBudget, Scope, Semaphore, SlowCall, Timeouts, Window,
+};
+pub use settings::{BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings};
+pub use units::ByteSize;
+
+/// A profile text that does not parse, or names something only a spec file may.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid profile: {0}")]
+pub struct ProfileError(pub String);
+
+impl Profile {
+    /// Parses a profile written in the spec's `configs:` syntax.
+    ///
+    /// `extends` and `interceptors` name other spec profiles and Rust types, which exist only at
+    /// generation time; here they are refused (add interceptors with the client builder).
+    pub fn from_yaml_str(text: &str) -> Result<Profile, ProfileError> {
+        if text.trim().is_empty() {
+            return Ok(Profile::default());
+        }
+        let profile: Profile =
+            serde_yaml::from_str(text).map_err(|e| ProfileError(e.to_string()))?;
+        if profile.extends.is_some() {
+            return Err(ProfileError(
+                "`extends` works only inside a spec's `configs:`".to_owned(),
+            ));
+        }
+        if profile.interceptors.is_some() {
+            return Err(ProfileError(
+                "`interceptors` name Rust types and work only in a spec; at run time use the client builder's `.interceptor(..)`".to_owned(),
+            ));
+        }
+        Ok(profile)
+    }
+
+    /// Writes the profile in the same syntax [`Profile::from_yaml_str`] reads.
+    pub fn to_yaml_string(&self) -> String {
+        // Serializing plain data to YAML cannot fail; an empty profile is the fallback.
+        serde_yaml::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_runtime_override_changes_only_the_fields_it_sets() {
+        let spec = Profile::from_yaml_str(
+            "timeout: { connect: 1s, attempt: 3s }\nretry: { max_attempts: 5, backoff: { initial: 50ms } }",
+        )
+        .unwrap();
+        let over = Profile::from_yaml_str("retry: { max_attempts: 1 }").unwrap();
+        let settings = Settings::from_profile(&spec.layer(over));
+        assert_eq!(settings.retry.max_attempts, 1);
+        assert_eq!(settings.retry.initial, Duration::from_millis(50));
+        assert_eq!(settings.attempt_timeout, Duration::from_secs(3));
+        assert_eq!(settings.total_timeout, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn the_whole_format_parses_and_round_trips() {
+        let text = r#"
+timeout: { connect: 2s, attempt: 10s, total: 30s }
+retry:
+  max_attempts: 3
+  backoff: { initial: 100ms, max: 2s, multiplier: 2.0, jitter: full }
+  on: [connect, timeout, 429, 502, 503, 504]
+  retry_after: { max: 10s }
+  budget: { ratio: 0.2, min_per_second: 10 }
+breaker:
+  scope: method
+  window: { time: 10s }
+  min_calls: 20
+  failure_rate: 50
+  slow_call: { over: 2s, rate: 100 }
+  open_for: 5s
+  open_for_max: 60s
+  half_open_calls: 5
+  record: [connect, timeout, 5xx]
+isolation: { semaphore: { max_concurrent: 128, max_wait: 0s } }
+rate_limit: { per_second: 100, burst: 20, max_wait: 0s }
+auth:
+  oauth2: { token_url: "${AUTH_URL}/oauth/token", client_id: "${CLIENT_ID}", client_secret: "${CLIENT_SECRET}", scopes: [users.read] }
+headers: { X-App: crm }
+log: basic
+max_response_bytes: 16MiB
+"#;
+        let profile = Profile::from_yaml_str(text).unwrap();
+        let again = Profile::from_yaml_str(&profile.to_yaml_string()).unwrap();
+        assert_eq!(profile, again);
+        let settings = Settings::from_profile(&profile);
+        assert_eq!(settings.breaker.record[2], Condition::StatusClass(5));
+        assert_eq!(settings.breaker.slow_call, Some((Duration::from_secs(2), 100.0)));
+        assert_eq!(settings.max_response_bytes, 16 << 20);
+    }
+
+    #[test]
+    fn isolation_none_and_pool_parse() {
+        let none = Profile::from_yaml_str("isolation: none").unwrap();
+        assert_eq!(none.isolation, Some(Isolation::None));
+        let pool = Profile::from_yaml_str("isolation: { pool: { workers: 2 } }").unwrap();
+        assert!(matches!(
+            Settings::from_profile(&pool).isolation,
+            IsolationSettings::Pool { workers: 2, queue: 64, .. }
+        ));
+    }
+
+    #[test]
+    fn unknown_keys_and_spec_only_fields_are_refused() {
+        assert!(Profile::from_yaml_str("retry: { max_atempts: 1 }").unwrap_err().0.contains("max_atempts"));
+        assert!(Profile::from_yaml_str("extends: base").is_err());
+        assert!(Profile::from_yaml_str("interceptors: [crate::X]").is_err());
+    }
+
+    #[test]
+    fn debug_never_shows_secrets() {
+        let profile = Profile::from_yaml_str(
+            "auth: { basic: { username: u, password: hunter2 } }\nheaders: { X-Api-Key: k3y-v4lue }",
+        )
+        .unwrap();
+        let debug = format!("{profile:?}");
+        assert!(!debug.contains("hunter2") && !debug.contains("k3y-v4lue"), "{debug}");
+        assert!(debug.contains("X-Api-Key"));
+    }
+}

@@ -1,0 +1,191 @@
+//! The effective settings of a call: a layered [`Profile`] with remcall's defaults filled in.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::model::{Auth, Condition, Isolation, Jitter, LogLevel, Profile, Scope, Window};
+
+/// Every policy value of a call, nothing left unset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Connect deadline.
+    pub connect_timeout: Duration,
+    /// Per-attempt deadline.
+    pub attempt_timeout: Duration,
+    /// Whole-call deadline.
+    pub total_timeout: Duration,
+    /// Retry policy.
+    pub retry: RetrySettings,
+    /// Breaker policy.
+    pub breaker: BreakerSettings,
+    /// Isolation policy.
+    pub isolation: IsolationSettings,
+    /// Rate limit, if any.
+    pub rate_limit: Option<RateLimitSettings>,
+    /// Credentials, if any (placeholders not yet resolved).
+    pub auth: Option<Auth>,
+    /// Extra headers (placeholders not yet resolved).
+    pub headers: BTreeMap<String, String>,
+    /// Logging level.
+    pub log: LogLevel,
+    /// Response size limit in bytes.
+    pub max_response_bytes: u64,
+}
+
+/// Effective retry policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetrySettings {
+    /// Attempts in all.
+    pub max_attempts: u32,
+    /// First backoff sleep.
+    pub initial: Duration,
+    /// Longest backoff sleep.
+    pub max: Duration,
+    /// Backoff growth factor.
+    pub multiplier: f64,
+    /// Backoff randomisation.
+    pub jitter: Jitter,
+    /// Retryable outcomes.
+    pub on: Vec<Condition>,
+    /// Longest `Retry-After` honoured (zero: ignored).
+    pub retry_after_max: Duration,
+    /// Retries per call allowed by the budget.
+    pub budget_ratio: f64,
+    /// Retries per second always allowed.
+    pub budget_min_per_second: u32,
+}
+
+/// Effective breaker policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreakerSettings {
+    /// Per method or per client.
+    pub scope: Scope,
+    /// Sliding window.
+    pub window: Window,
+    /// Calls needed before the rate means anything.
+    pub min_calls: u32,
+    /// Failure percentage that opens the breaker.
+    pub failure_rate: f64,
+    /// Slow-call threshold and percentage, if enabled.
+    pub slow_call: Option<(Duration, f64)>,
+    /// Open period.
+    pub open_for: Duration,
+    /// Longest open period after repeated re-opens.
+    pub open_for_max: Duration,
+    /// Trials when half-open.
+    pub half_open_calls: u32,
+    /// Outcomes that count as failures.
+    pub record: Vec<Condition>,
+}
+
+/// Effective isolation policy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IsolationSettings {
+    /// Semaphore bulkhead.
+    Semaphore {
+        /// Slots.
+        max_concurrent: u32,
+        /// Wait for a slot.
+        max_wait: Duration,
+    },
+    /// Dedicated runtime.
+    Pool {
+        /// Worker threads.
+        workers: u32,
+        /// Queue length.
+        queue: u32,
+        /// Wait in the queue.
+        queue_timeout: Duration,
+    },
+    /// None.
+    None,
+}
+
+/// Effective rate limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateLimitSettings {
+    /// Average calls per second.
+    pub per_second: f64,
+    /// Burst above the average.
+    pub burst: u32,
+    /// Wait for a token.
+    pub max_wait: Duration,
+}
+
+impl Settings {
+    /// Fills every part the profile leaves out with remcall's default.
+    pub fn from_profile(profile: &Profile) -> Settings {
+        let timeout = profile.timeout.clone().unwrap_or_default();
+        let retry = profile.retry.clone().unwrap_or_default();
+        let backoff = retry.backoff.unwrap_or_default();
+        let budget = retry.budget.unwrap_or_default();
+        let breaker = profile.breaker.clone().unwrap_or_default();
+        let ms = Duration::from_millis;
+        let s = Duration::from_secs;
+        Settings {
+            connect_timeout: timeout.connect.unwrap_or(s(2)),
+            attempt_timeout: timeout.attempt.unwrap_or(s(10)),
+            total_timeout: timeout.total.unwrap_or(s(30)),
+            retry: RetrySettings {
+                max_attempts: retry.max_attempts.unwrap_or(3).max(1),
+                initial: backoff.initial.unwrap_or(ms(100)),
+                max: backoff.max.unwrap_or(s(2)),
+                multiplier: backoff.multiplier.unwrap_or(2.0),
+                jitter: backoff.jitter.unwrap_or(Jitter::Full),
+                on: retry.on.unwrap_or_else(|| {
+                    vec![
+                        Condition::Connect,
+                        Condition::Timeout,
+                        Condition::Status(429),
+                        Condition::Status(502),
+                        Condition::Status(503),
+                        Condition::Status(504),
+                    ]
+                }),
+                retry_after_max: retry.retry_after.and_then(|r| r.max).unwrap_or(s(10)),
+                budget_ratio: budget.ratio.unwrap_or(0.2),
+                budget_min_per_second: budget.min_per_second.unwrap_or(10),
+            },
+            breaker: BreakerSettings {
+                scope: breaker.scope.unwrap_or(Scope::Method),
+                window: breaker.window.unwrap_or(Window::Time(s(10))),
+                min_calls: breaker.min_calls.unwrap_or(20),
+                failure_rate: breaker.failure_rate.unwrap_or(50.0),
+                slow_call: breaker
+                    .slow_call
+                    .and_then(|slow| slow.over.map(|over| (over, slow.rate.unwrap_or(100.0)))),
+                open_for: breaker.open_for.unwrap_or(s(5)),
+                open_for_max: breaker.open_for_max.unwrap_or(s(60)),
+                half_open_calls: breaker.half_open_calls.unwrap_or(5).max(1),
+                record: breaker.record.unwrap_or_else(|| {
+                    vec![Condition::Connect, Condition::Timeout, Condition::StatusClass(5)]
+                }),
+            },
+            isolation: match profile.isolation.clone() {
+                Some(Isolation::None) => IsolationSettings::None,
+                Some(Isolation::Pool(pool)) => IsolationSettings::Pool {
+                    workers: pool.workers.unwrap_or(8).max(1),
+                    queue: pool.queue.unwrap_or(64),
+                    queue_timeout: pool.queue_timeout.unwrap_or(s(1)),
+                },
+                Some(Isolation::Semaphore(sem)) => IsolationSettings::Semaphore {
+                    max_concurrent: sem.max_concurrent.unwrap_or(128),
+                    max_wait: sem.max_wait.unwrap_or(Duration::ZERO),
+                },
+                None => IsolationSettings::Semaphore {
+                    max_concurrent: 128,
+                    max_wait: Duration::ZERO,
+                },
+            },
+            rate_limit: profile.rate_limit.clone().map(|limit| RateLimitSettings {
+                per_second: limit.per_second.unwrap_or(100.0),
+                burst: limit.burst.unwrap_or(20),
+                max_wait: limit.max_wait.unwrap_or(Duration::ZERO),
+            }),
+            auth: profile.auth.clone(),
+            headers: profile.headers.clone().map(|h| h.0).unwrap_or_default(),
+            log: profile.log.unwrap_or(LogLevel::Basic),
+            max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
+        }
+    }
+}
