@@ -1,0 +1,250 @@
+//! The one error type of every generated call.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::StatusCode;
+
+/// What went wrong, in the classes callers and policies act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// No connection could be made (refused, DNS, TLS handshake, connect timeout).
+    Connect,
+    /// An attempt or the whole call ran past its deadline.
+    Timeout,
+    /// The server answered with a status that is not a success.
+    Status,
+    /// The response body could not be decoded into the return type.
+    Decode,
+    /// The request could not be built (a parameter, header or body that cannot be sent).
+    Encode,
+    /// The circuit breaker is open; the call was not sent.
+    BreakerOpen,
+    /// The bulkhead was full; the call was not sent.
+    Rejected,
+    /// The rate limiter had no token in time; the call was not sent.
+    RateLimited,
+    /// Credentials could not be obtained or were refused.
+    Auth,
+    /// The client or its profile is misconfigured.
+    Config,
+    /// An interceptor refused the request or the response.
+    Interceptor,
+    /// The response body was larger than `max_response_bytes`.
+    BodyTooLarge,
+}
+
+/// How many bytes of an error response body an [`Error`] keeps.
+pub const BODY_SNIPPET_BYTES: usize = 512;
+
+/// A failed call: its kind, the client and method it came from, and for `Status` the status and
+/// the first bytes of the body. Cheap to clone. Display and Debug never contain a secret: URLs,
+/// headers and credentials are left out.
+#[derive(Clone)]
+pub struct Error(Box<Inner>);
+
+#[derive(Clone)]
+struct Inner {
+    kind: ErrorKind,
+    client: &'static str,
+    method: &'static str,
+    message: String,
+    status: Option<StatusCode>,
+    body: Option<Bytes>,
+    retry_in: Option<Duration>,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl Error {
+    /// A new error of `kind`; the pipeline adds the client and method.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error(Box::new(Inner {
+            kind,
+            client: "",
+            method: "",
+            message: message.into(),
+            status: None,
+            body: None,
+            retry_in: None,
+            source: None,
+        }))
+    }
+
+    /// A `Status` error for a response that was not a success.
+    pub fn status_error(status: StatusCode, body: &Bytes) -> Error {
+        let mut error = Error::new(ErrorKind::Status, format!("HTTP {status}"));
+        error.0.status = Some(status);
+        error.0.body = Some(body.slice(..body.len().min(BODY_SNIPPET_BYTES)));
+        error
+    }
+
+    /// Attaches the underlying error (kept for `source()`, never for Display).
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Error {
+        self.0.source = Some(Arc::new(source));
+        self
+    }
+
+    /// Names the client and method the error came from.
+    pub fn in_call(mut self, client: &'static str, method: &'static str) -> Error {
+        self.0.client = client;
+        self.0.method = method;
+        self
+    }
+
+    /// Records how long until the breaker lets calls through again.
+    pub fn with_retry_in(mut self, wait: Duration) -> Error {
+        self.0.retry_in = Some(wait);
+        self
+    }
+
+    /// The class of failure.
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind
+    }
+
+    /// The client's name (`UserClient`), empty before a client was involved.
+    pub fn client(&self) -> &str {
+        self.0.client
+    }
+
+    /// The method's name (`get_user`), empty outside a call.
+    pub fn method(&self) -> &str {
+        self.0.method
+    }
+
+    /// The HTTP status, for `Status` errors.
+    pub fn status(&self) -> Option<StatusCode> {
+        self.0.status
+    }
+
+    /// The first bytes (at most [`BODY_SNIPPET_BYTES`]) of the error response's body.
+    pub fn body(&self) -> Option<&[u8]> {
+        self.0.body.as_deref()
+    }
+
+    /// For `BreakerOpen`: how long until the breaker turns half-open.
+    pub fn retry_in(&self) -> Option<Duration> {
+        self.0.retry_in
+    }
+
+    /// True for the errors a fallback may answer: the downstream is unavailable or protected
+    /// (BreakerOpen, Rejected, RateLimited, Timeout, Connect, 5xx, 429). Not for the caller's own
+    /// mistakes (4xx, Encode, Decode, Config, Auth).
+    pub fn allows_fallback(&self) -> bool {
+        match self.0.kind {
+            ErrorKind::BreakerOpen
+            | ErrorKind::Rejected
+            | ErrorKind::RateLimited
+            | ErrorKind::Timeout
+            | ErrorKind::Connect => true,
+            ErrorKind::Status => self
+                .0
+                .status
+                .is_some_and(|s| s.is_server_error() || s == StatusCode::TOO_MANY_REQUESTS),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &*self.0;
+        match (inner.client, inner.method) {
+            ("", "") => {}
+            (client, "") => write!(f, "{client}: ")?,
+            (client, method) => write!(f, "{client}.{method}: ")?,
+        }
+        f.write_str(&inner.message)?;
+        if let Some(body) = inner.body.as_ref().filter(|b| !b.is_empty()) {
+            write!(f, ": {}", String::from_utf8_lossy(body).trim())?;
+        }
+        if let Some(source) = &inner.source {
+            write!(f, ": {source}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &*self.0;
+        let mut d = f.debug_struct("Error");
+        d.field("kind", &inner.kind)
+            .field("client", &inner.client)
+            .field("method", &inner.method)
+            .field("message", &inner.message);
+        if let Some(status) = inner.status {
+            d.field("status", &status);
+        }
+        if let Some(body) = &inner.body {
+            d.field("body", &String::from_utf8_lossy(body));
+        }
+        if let Some(wait) = inner.retry_in {
+            d.field("retry_in", &wait);
+        }
+        if let Some(source) = &inner.source {
+            d.field("source", &source.to_string());
+        }
+        d.finish()
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source.as_deref().map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<remcall_profile::ProfileError> for Error {
+    fn from(error: remcall_profile::ProfileError) -> Self {
+        Error::new(ErrorKind::Config, error.0)
+    }
+}
+
+/// Maps a transport error of one attempt to its kind. The URL is stripped: it may carry
+/// credentials in its query.
+pub(crate) fn from_transport(error: reqwest::Error) -> Error {
+    let kind = if error.is_connect() {
+        ErrorKind::Connect
+    } else if error.is_timeout() {
+        ErrorKind::Timeout
+    } else if error.is_body() || error.is_decode() {
+        // The server hung up mid-body: to the caller, the downstream failed to answer.
+        ErrorKind::Connect
+    } else if error.is_builder() {
+        ErrorKind::Encode
+    } else {
+        ErrorKind::Connect
+    };
+    let message = match kind {
+        ErrorKind::Connect => "connection failed",
+        ErrorKind::Timeout => "timed out",
+        _ => "request failed",
+    };
+    Error::new(kind, message).with_source(error.without_url())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_client_method_status_and_body() {
+        let err = Error::status_error(StatusCode::INTERNAL_SERVER_ERROR, &Bytes::from_static(b"boom"))
+            .in_call("UserClient", "get_user");
+        assert_eq!(err.to_string(), "UserClient.get_user: HTTP 500 Internal Server Error: boom");
+        assert_eq!(err.kind(), ErrorKind::Status);
+        assert!(err.allows_fallback());
+        let bad_request = Error::status_error(StatusCode::BAD_REQUEST, &Bytes::new());
+        assert!(!bad_request.allows_fallback());
+    }
+
+    #[test]
+    fn the_body_snippet_is_bounded() {
+        let body = Bytes::from(vec![b'x'; 10_000]);
+        let err = Error::status_error(StatusCode::BAD_GATEWAY, &body);
+        assert_eq!(err.body().unwrap().len(), BODY_SNIPPET_BYTES);
+    }
+}

@@ -1,0 +1,180 @@
+//! The parts of one request, filled in by a generated method before the pipeline runs.
+
+use bytes::Bytes;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind};
+use crate::params;
+
+/// Everything but the unreserved characters of RFC 3986: a path parameter stays one segment
+/// whatever it holds (`a/b c` → `a%2Fb%20c`).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// A request under construction. Builder methods never fail; the first problem is kept and
+/// returned when the call runs, before anything is sent.
+#[derive(Debug, Default)]
+pub struct Request {
+    pub(crate) path_params: Vec<(&'static str, String)>,
+    pub(crate) query: Vec<(&'static str, String)>,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Option<Bytes>,
+    pub(crate) error: Option<Error>,
+}
+
+impl Request {
+    /// An empty request.
+    pub fn new() -> Request {
+        Request::default()
+    }
+
+    /// Fills the `{name}` placeholder of the path template with one percent-encoded segment.
+    pub fn path(mut self, name: &'static str, value: &impl Serialize) -> Request {
+        let segment = params::texts(name, value).and_then(|texts| match texts.as_slice() {
+            [one] if one == "." || one == ".." => Err(Error::new(
+                ErrorKind::Encode,
+                format!("path parameter `{name}` cannot be `{one}`: it would change the path"),
+            )),
+            [one] => Ok(utf8_percent_encode(one, SEGMENT).to_string()),
+            _ => Err(Error::new(
+                ErrorKind::Encode,
+                format!("path parameter `{name}` needs exactly one value"),
+            )),
+        });
+        match segment {
+            Ok(segment) => self.path_params.push((name, segment)),
+            Err(e) => self.fail(e),
+        }
+        self
+    }
+
+    /// Adds `name=value`; nothing for `None`, one pair per element for a sequence.
+    pub fn query(mut self, name: &'static str, value: &impl Serialize) -> Request {
+        match params::texts(name, value) {
+            Ok(texts) => self.query.extend(texts.into_iter().map(|t| (name, t))),
+            Err(e) => self.fail(e),
+        }
+        self
+    }
+
+    /// Adds a header; nothing for `None`. A value with CR, LF or NUL is refused.
+    pub fn header(mut self, name: &'static str, value: &impl Serialize) -> Request {
+        let added = params::texts(name, value).and_then(|texts| {
+            let header = header_name(name)?;
+            for text in texts {
+                self.headers.append(header.clone(), header_value(name, &text)?);
+            }
+            Ok(())
+        });
+        if let Err(e) = added {
+            self.fail(e);
+        }
+        self
+    }
+
+    /// Sends `body` as JSON.
+    pub fn json(self, body: &impl Serialize) -> Request {
+        let encoded = serde_json::to_vec(body).map_err(|e| {
+            Error::new(ErrorKind::Encode, "the body cannot be encoded as JSON").with_source(e)
+        });
+        self.with_body(encoded.map(Bytes::from), "application/json")
+    }
+
+    /// Sends `body` form-encoded (`application/x-www-form-urlencoded`).
+    pub fn form(self, body: &impl Serialize) -> Request {
+        let encoded = serde_urlencoded::to_string(body).map_err(|e| {
+            Error::new(ErrorKind::Encode, "the body cannot be form-encoded").with_source(e)
+        });
+        self.with_body(encoded.map(Bytes::from), "application/x-www-form-urlencoded")
+    }
+
+    /// Sends raw bytes (`application/octet-stream`).
+    pub fn bytes(self, body: &Bytes) -> Request {
+        self.with_body(Ok(body.clone()), "application/octet-stream")
+    }
+
+    fn with_body(mut self, body: Result<Bytes, Error>, content_type: &'static str) -> Request {
+        match body {
+            Ok(body) => {
+                self.headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+                self.body = Some(body);
+            }
+            Err(e) => self.fail(e),
+        }
+        self
+    }
+
+    fn fail(&mut self, error: Error) {
+        self.error.get_or_insert(error);
+    }
+
+    /// Fills a path template with the encoded path parameters.
+    pub(crate) fn fill_path(&self, template: &str) -> Result<String, Error> {
+        let mut out = String::with_capacity(template.len() + 16);
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let close = rest[open..].find('}').map(|i| open + i).ok_or_else(|| {
+                Error::new(ErrorKind::Config, format!("unclosed `{{` in path `{template}`"))
+            })?;
+            let name = &rest[open + 1..close];
+            let value = self
+                .path_params
+                .iter()
+                .find(|(n, _)| *n == name)
+                .ok_or_else(|| {
+                    Error::new(ErrorKind::Encode, format!("path parameter `{name}` has no value"))
+                })?;
+            out.push_str(&value.1);
+            rest = &rest[close + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+}
+
+/// Parses a header name, with an error that names it.
+pub(crate) fn header_name(name: &str) -> Result<HeaderName, Error> {
+    HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| Error::new(ErrorKind::Encode, format!("`{name}` is not a valid header name")))
+}
+
+/// Parses a header value; the error names the header, never the value (it may be a secret).
+pub(crate) fn header_value(name: &str, value: &str) -> Result<HeaderValue, Error> {
+    HeaderValue::from_str(value).map_err(|_| {
+        Error::new(
+            ErrorKind::Encode,
+            format!("header `{name}` has an invalid value: CR, LF, NUL and other control characters are not allowed"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_parameter_stays_one_segment() {
+        let request = Request::new().path("id", &"a/b c?#%");
+        assert_eq!(request.fill_path("/users/{id}").unwrap(), "/users/a%2Fb%20c%3F%23%25");
+        let dots = Request::new().path("id", &"..");
+        assert_eq!(dots.error.unwrap().kind(), ErrorKind::Encode);
+    }
+
+    #[test]
+    fn header_injection_is_refused() {
+        let request = Request::new().header("X-Id", &"a\r\nX-Admin: yes");
+        let error = request.error.unwrap();
+        assert_eq!(error.kind(), ErrorKind::Encode);
+        assert!(!error.to_string().contains("X-Admin"));
+    }
+
+    #[test]
+    fn none_is_left_out_and_vectors_repeat() {
+        let request = Request::new()
+            .query("verbose", &Option::<bool>::None)
+            .query("tag", &["x", "y"]);
+        assert_eq!(request.query, [("tag", "x".to_owned()), ("tag", "y".to_owned())]);
+    }
+}
