@@ -1,1 +1,130 @@
+//! remcall-codegen turns a YAML client spec into a plain Rust client module.
+//!
+//! The pipeline: [`spec::load`] (YAML → model, includes merged) → [`validate`] (every semantic
+//! check, all diagnostics at once) → [`ir::lower`] (names, types, profiles resolved) →
+//! [`render`] (askama → syn → prettyplease). [`generate`] runs it for many specs;
+//! [`output::write`] and [`output::check`] put the result on disk. [`Builder`] is the build.rs API.
 
+mod builder;
+pub mod diagnostic;
+pub mod ir;
+pub mod names;
+pub mod output;
+pub mod render;
+pub mod spec;
+pub mod types;
+pub mod validate;
+
+use std::path::{Path, PathBuf};
+
+pub use builder::Builder;
+pub use diagnostic::Diagnostic;
+
+/// One generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// File name, e.g. `user_client.rs`.
+    pub file_name: String,
+    /// Module name, e.g. `user_client`.
+    pub module: String,
+    /// The spec it came from.
+    pub spec: PathBuf,
+    /// Every file read for it (spec and includes).
+    pub inputs: Vec<PathBuf>,
+    /// The code.
+    pub code: String,
+}
+
+/// Why generation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Specs with problems; every problem of every spec.
+    #[error("{}", render_diagnostics(.0))]
+    Invalid(Vec<Diagnostic>),
+    /// Reading or writing files failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+fn render_diagnostics(diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        out.push_str(&format!("error: {d}\n"));
+    }
+    out.push_str(&format!(
+        "{} error{} found; nothing was written",
+        diagnostics.len(),
+        if diagnostics.len() == 1 { "" } else { "s" }
+    ));
+    out
+}
+
+/// Expands directories to the `*.yaml` / `*.yml` files directly inside them, sorted.
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    let mut specs = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let entries = std::fs::read_dir(input)
+                .map_err(|e| Error::Io(format!("cannot read directory {}: {e}", input.display())))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+                .collect();
+            found.sort();
+            specs.extend(found);
+        } else {
+            specs.push(input.clone());
+        }
+    }
+    Ok(specs)
+}
+
+/// Loads, validates and renders every spec; fails with all diagnostics of all specs.
+pub fn generate(specs: &[PathBuf]) -> Result<Vec<Generated>, Error> {
+    let mut diagnostics = Vec::new();
+    let mut generated = Vec::new();
+    for path in specs {
+        match generate_one(path) {
+            Ok(file) => generated.push(file),
+            Err(mut found) => diagnostics.append(&mut found),
+        }
+    }
+    let mut modules: Vec<(&str, &Path)> = Vec::new();
+    for file in &generated {
+        if let Some((_, first)) = modules.iter().find(|(m, _)| *m == file.module) {
+            diagnostics.push(
+                Diagnostic::new(&file.spec, diagnostic::Pos { line: 1, column: 1 }, format!("module `{}` is also generated from {}", file.module, first.display()))
+                    .help("give the clients different names"),
+            );
+        } else {
+            modules.push((&file.module, &file.spec));
+        }
+    }
+    if diagnostics.is_empty() {
+        Ok(generated)
+    } else {
+        diagnostics.sort();
+        Err(Error::Invalid(diagnostics))
+    }
+}
+
+/// Loads, validates and renders one spec.
+pub fn generate_one(path: &Path) -> Result<Generated, Vec<Diagnostic>> {
+    let spec = spec::load(path)?;
+    let problems = validate::validate(&spec);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let at_start = |message: String| vec![Diagnostic::new(path, diagnostic::Pos { line: 1, column: 1 }, message)];
+    let client = ir::lower(&spec).map_err(at_start)?;
+    let shown = path.to_string_lossy().replace('\\', "/");
+    let code = render::render(&client, &shown).map_err(at_start)?;
+    let module = heck::ToSnakeCase::to_snake_case(client.name.as_str());
+    Ok(Generated {
+        file_name: format!("{module}.rs"),
+        module,
+        spec: path.to_path_buf(),
+        inputs: spec.files().map(Path::to_path_buf).collect(),
+        code,
+    })
+}

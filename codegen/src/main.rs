@@ -1,1 +1,81 @@
-fn main() {}
+//! `remcall`: generate and check clients from YAML specs.
+//!
+//! Exit codes: 0 ok, 1 an invalid spec or stale output, 2 usage or I/O errors.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use remcall_codegen::{Error, expand_inputs, generate, output};
+
+#[derive(Parser)]
+#[command(name = "remcall", version, about = "Generate resilient Rust HTTP clients from YAML specs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate one module per spec, and a mod.rs declaring them, into --out.
+    Gen {
+        /// Spec files, or directories whose *.yaml files are specs.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// The output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Write nothing; exit 1 naming each file that is stale or missing.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Validate specs without generating.
+    Check {
+        /// Spec files, or directories of them.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(Error::Invalid(diagnostics)) => {
+            eprintln!("{}", Error::Invalid(diagnostics));
+            ExitCode::from(1)
+        }
+        Err(error @ Error::Io(_)) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(command: Command) -> Result<ExitCode, Error> {
+    match command {
+        Command::Gen { specs, out, check } => {
+            let generated = generate(&expand_inputs(&specs)?)?;
+            let files = output::files(&generated);
+            if check {
+                let stale = output::check(&out, &files);
+                for path in &stale {
+                    eprintln!("stale: {} (run `remcall gen` to regenerate it)", path.display());
+                }
+                if !stale.is_empty() {
+                    return Ok(ExitCode::from(1));
+                }
+                eprintln!("{} generated file(s) in {} are fresh", files.len(), out.display());
+            } else {
+                let written = output::write(&out, &files)?;
+                eprintln!("{} file(s) written, {} unchanged, in {}", written.len(), files.len() - written.len(), out.display());
+            }
+        }
+        Command::Check { specs } => {
+            let specs = expand_inputs(&specs)?;
+            generate(&specs)?;
+            eprintln!("{} spec(s) ok", specs.len());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

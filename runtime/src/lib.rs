@@ -45,3 +45,9 @@ macro_rules! include_client {
         include!(concat!(env!("OUT_DIR"), "/", $name, ".rs"));
     };
 }
+
+/// True when `F` is a real fallback, not [`NoFallback`]; decides whether a generated method
+/// counts a fallback answer.
+pub fn has_fallback<F: 'static>() -> bool {
+    std::any::TypeId::of::<F>() != std::any::TypeId::of::<NoFallback>()
+}

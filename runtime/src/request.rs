@@ -30,8 +30,8 @@ impl Request {
     }
 
     /// Fills the `{name}` placeholder of the path template with one percent-encoded segment.
-    pub fn path(mut self, name: &'static str, value: &impl Serialize) -> Request {
-        let segment = params::texts(name, value).and_then(|texts| match texts.as_slice() {
+    pub fn path(mut self, name: &'static str, value: impl Serialize) -> Request {
+        let segment = params::texts(name, &value).and_then(|texts| match texts.as_slice() {
             [one] if one == "." || one == ".." => Err(Error::new(
                 ErrorKind::Encode,
                 format!("path parameter `{name}` cannot be `{one}`: it would change the path"),
@@ -50,8 +50,8 @@ impl Request {
     }
 
     /// Adds `name=value`; nothing for `None`, one pair per element for a sequence.
-    pub fn query(mut self, name: &'static str, value: &impl Serialize) -> Request {
-        match params::texts(name, value) {
+    pub fn query(mut self, name: &'static str, value: impl Serialize) -> Request {
+        match params::texts(name, &value) {
             Ok(texts) => self.query.extend(texts.into_iter().map(|t| (name, t))),
             Err(e) => self.fail(e),
         }
@@ -59,8 +59,8 @@ impl Request {
     }
 
     /// Adds a header; nothing for `None`. A value with CR, LF or NUL is refused.
-    pub fn header(mut self, name: &'static str, value: &impl Serialize) -> Request {
-        let added = params::texts(name, value).and_then(|texts| {
+    pub fn header(mut self, name: &'static str, value: impl Serialize) -> Request {
+        let added = params::texts(name, &value).and_then(|texts| {
             let header = header_name(name)?;
             for text in texts {
                 self.headers.append(header.clone(), header_value(name, &text)?);
@@ -74,16 +74,16 @@ impl Request {
     }
 
     /// Sends `body` as JSON.
-    pub fn json(self, body: &impl Serialize) -> Request {
-        let encoded = serde_json::to_vec(body).map_err(|e| {
+    pub fn json(self, body: impl Serialize) -> Request {
+        let encoded = serde_json::to_vec(&body).map_err(|e| {
             Error::new(ErrorKind::Encode, "the body cannot be encoded as JSON").with_source(e)
         });
         self.with_body(encoded.map(Bytes::from), "application/json")
     }
 
     /// Sends `body` form-encoded (`application/x-www-form-urlencoded`).
-    pub fn form(self, body: &impl Serialize) -> Request {
-        let encoded = serde_urlencoded::to_string(body).map_err(|e| {
+    pub fn form(self, body: impl Serialize) -> Request {
+        let encoded = serde_urlencoded::to_string(&body).map_err(|e| {
             Error::new(ErrorKind::Encode, "the body cannot be form-encoded").with_source(e)
         });
         self.with_body(encoded.map(Bytes::from), "application/x-www-form-urlencoded")
@@ -156,15 +156,15 @@ mod tests {
 
     #[test]
     fn a_path_parameter_stays_one_segment() {
-        let request = Request::new().path("id", &"a/b c?#%");
+        let request = Request::new().path("id", "a/b c?#%");
         assert_eq!(request.fill_path("/users/{id}").unwrap(), "/users/a%2Fb%20c%3F%23%25");
-        let dots = Request::new().path("id", &"..");
+        let dots = Request::new().path("id", "..");
         assert_eq!(dots.error.unwrap().kind(), ErrorKind::Encode);
     }
 
     #[test]
     fn header_injection_is_refused() {
-        let request = Request::new().header("X-Id", &"a\r\nX-Admin: yes");
+        let request = Request::new().header("X-Id", "a\r\nX-Admin: yes");
         let error = request.error.unwrap();
         assert_eq!(error.kind(), ErrorKind::Encode);
         assert!(!error.to_string().contains("X-Admin"));
@@ -173,8 +173,8 @@ mod tests {
     #[test]
     fn none_is_left_out_and_vectors_repeat() {
         let request = Request::new()
-            .query("verbose", &Option::<bool>::None)
-            .query("tag", &["x", "y"]);
+            .query("verbose", Option::<bool>::None)
+            .query("tag", ["x", "y"]);
         assert_eq!(request.query, [("tag", "x".to_owned()), ("tag", "y".to_owned())]);
     }
 }

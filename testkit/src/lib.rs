@@ -1,1 +1,107 @@
+//! One loopback test server for the whole workspace, with the faults tests need.
+//!
+//! `Server::start(router)` serves an axum router on 127.0.0.1 and records every request it
+//! receives (method, raw URI, headers, body), so tests can assert on what went over the wire.
 
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::HeaderMap;
+use axum::middleware::{self, Next};
+use axum::response::Response;
+
+/// A request as the server received it.
+#[derive(Clone, Debug)]
+pub struct Received {
+    /// `GET`, `POST`, …
+    pub method: String,
+    /// The raw path and query, exactly as sent (`/users/a%2Fb?tag=x&tag=y`).
+    pub uri: String,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The body.
+    pub body: Bytes,
+}
+
+/// A running loopback server; stops when dropped.
+#[derive(Debug)]
+pub struct Server {
+    addr: SocketAddr,
+    received: Arc<Mutex<Vec<Received>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Server {
+    /// Serves `router` on an ephemeral loopback port.
+    pub async fn start(router: Router) -> Server {
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let log = received.clone();
+        let router = router.layer(middleware::from_fn(move |request: Request, next: Next| {
+            let log = log.clone();
+            async move { record(log, request, next).await }
+        }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Server { addr, received, task }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request received so far.
+    pub fn received(&self) -> Vec<Received> {
+        self.received.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn record(log: Arc<Mutex<Vec<Received>>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
+    if let Ok(mut log) = log.lock() {
+        log.push(Received {
+            method: parts.method.to_string(),
+            uri: parts.uri.to_string(),
+            headers: parts.headers.clone(),
+            body: body.clone(),
+        });
+    }
+    next.run(Request::from_parts(parts, Body::from(body))).await
+}
+
+/// A loopback URL where nothing listens: connecting is refused.
+pub async fn refused_url() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+    let addr = listener.local_addr().expect("local addr");
+    drop(listener);
+    format!("http://{addr}")
+}
+
+/// A response body that streams `total` bytes in 64 KiB chunks, without a Content-Length, so a
+/// client cannot refuse it up front and must count as it reads.
+pub fn endless_body(total: usize) -> Body {
+    let chunk = Bytes::from(vec![b'x'; 64 << 10]);
+    let count = total.div_ceil(chunk.len());
+    let chunks = std::iter::repeat_n(chunk, count).map(Ok::<_, std::io::Error>);
+    Body::from_stream(futures_util::stream::iter(chunks))
+}
+
+/// Sleeps, then answers: a slow downstream.
+pub async fn slow<T>(delay: Duration, answer: T) -> T {
+    tokio::time::sleep(delay).await;
+    answer
+}

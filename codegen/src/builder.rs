@@ -1,0 +1,54 @@
+//! The build.rs API: `Builder::new().spec("specs/user_service.yaml").generate()?`.
+
+use std::path::PathBuf;
+
+use crate::{Error, generate, output};
+
+/// Generates clients from a build script into `OUT_DIR`, for `remcall::include_client!`.
+#[derive(Debug, Default)]
+pub struct Builder {
+    specs: Vec<PathBuf>,
+    out_dir: Option<PathBuf>,
+}
+
+impl Builder {
+    /// A builder with no specs.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// Adds a spec file (or a directory of them), relative to the crate's manifest directory.
+    pub fn spec(&mut self, path: impl Into<PathBuf>) -> &mut Builder {
+        self.specs.push(path.into());
+        self
+    }
+
+    /// Writes somewhere other than `OUT_DIR`.
+    pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Builder {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Generates every spec, writes the changed files and prints `cargo:rerun-if-changed` for
+    /// every file read. Fails with every diagnostic of every spec, writing nothing.
+    pub fn generate(&mut self) -> Result<(), Error> {
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| Error::Io("OUT_DIR is not set: call generate() from a build script or set out_dir(..)".to_owned()))?,
+        };
+        for spec in &self.specs {
+            println!("cargo:rerun-if-changed={}", spec.display());
+        }
+        let specs = crate::expand_inputs(&self.specs)?;
+        let generated = generate(&specs)?;
+        for file in &generated {
+            for input in &file.inputs {
+                println!("cargo:rerun-if-changed={}", input.display());
+            }
+        }
+        output::write(&out_dir, &output::files(&generated))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,322 @@
+//! The render-ready form of a validated spec: names cased, types parsed and written out, each
+//! argument's borrowed form decided, profiles resolved to the YAML the runtime reads.
+
+use remcall_profile::Profile;
+
+use crate::names;
+use crate::spec::Spec;
+use crate::spec::model::{BodyEncoding, ConfigRef, FallbackDef, NotFound};
+use crate::types::Ty;
+use crate::validate::{placeholders, resolve_config};
+
+/// One generated module.
+#[derive(Debug)]
+pub struct Client {
+    /// `UserClient`.
+    pub name: String,
+    /// `UserClientBuilder`.
+    pub builder: String,
+    /// `UserClientFallback`, when the spec has a fallback.
+    pub fallback_trait: Option<String>,
+    /// The fallback type used when none is given (`remcall::NoFallback` or the spec's path).
+    pub default_fallback: String,
+    /// Rustdoc lines of the client.
+    pub doc: Vec<String>,
+    /// Default endpoints as Rust string literals.
+    pub base_urls: Vec<String>,
+    /// The base path as a Rust string literal.
+    pub base_path: String,
+    /// The client's resolved profile as a Rust string literal.
+    pub profile: String,
+    /// Generated types.
+    pub types: Vec<TypeDecl>,
+    /// Methods.
+    pub methods: Vec<Method>,
+}
+
+/// A generated struct or enum.
+#[derive(Debug)]
+pub struct TypeDecl {
+    /// Rust name.
+    pub name: String,
+    /// `<T>` or empty.
+    pub generics: String,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
+    /// `rename_all` rule as a literal, for structs.
+    pub rename_all: Option<String>,
+    /// Struct fields (empty for enums).
+    pub fields: Vec<Field>,
+    /// Enum variants: (Rust name, wire name literal); empty for structs.
+    pub variants: Vec<(String, String)>,
+    /// True for enums.
+    pub is_enum: bool,
+}
+
+/// A struct field.
+#[derive(Debug)]
+pub struct Field {
+    /// Rust name.
+    pub name: String,
+    /// Rust type.
+    pub ty: String,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
+    /// Wire name literal when it differs from what serde would use.
+    pub rename: Option<String>,
+    /// `Option<_>`: skipped when `None`, defaulted when absent.
+    pub optional: bool,
+}
+
+/// A client method.
+#[derive(Debug)]
+pub struct Method {
+    /// Rust name.
+    pub name: String,
+    /// The constant holding its `MethodSpec`.
+    pub spec_const: String,
+    /// Name as in the spec, as a literal.
+    pub spec_name: String,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
+    /// `"GET"`.
+    pub verb: String,
+    /// Path template literal.
+    pub path: String,
+    /// Retries are safe.
+    pub idempotent: bool,
+    /// 404 → `None`.
+    pub not_found_none: bool,
+    /// Profile override literal (`""`: none).
+    pub profile: String,
+    /// Arguments in DESIGN.md order.
+    pub params: Vec<Param>,
+    /// Return type.
+    pub returns: String,
+    /// The decoder expression.
+    pub decode: String,
+    /// The method calls the fallback on eligible errors.
+    pub fallback: bool,
+}
+
+/// A method argument and how it enters the request.
+#[derive(Debug)]
+pub struct Param {
+    /// Rust name.
+    pub name: String,
+    /// Argument type (borrowed form).
+    pub ty: String,
+    /// The request builder call, e.g. `.query("tag", &tags)`.
+    pub apply: String,
+}
+
+impl Method {
+    /// `self, id: i64, …` argument list without `self`.
+    pub fn args(&self) -> String {
+        self.params.iter().map(|p| format!("{}: {}, ", p.name, p.ty)).collect()
+    }
+
+    /// `id, tags, …` to pass the arguments on.
+    pub fn arg_names(&self) -> String {
+        self.params.iter().map(|p| format!("{}, ", p.name)).collect()
+    }
+
+    /// Clippy's limit is seven arguments, `self` included.
+    pub fn many_args(&self) -> bool {
+        self.params.len() + 1 > 7
+    }
+}
+
+/// Writes `text` as a Rust string literal (escaped: safe for any content).
+pub fn lit(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// Writes `text` as a raw string literal, so multi-line YAML reads as YAML.
+fn raw_lit(text: &str) -> String {
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    format!("r{hashes}\"{text}\"{hashes}")
+}
+
+fn doc_lines(doc: Option<&String>) -> Vec<String> {
+    doc.map(|d| d.trim().lines().map(|l| lit(&format!(" {}", l.trim_end()))).collect())
+        .unwrap_or_default()
+}
+
+fn profile_literal(profile: Profile) -> String {
+    let mut profile = profile;
+    profile.extends = None;
+    // Interceptors are Rust types: the generated builder instantiates them, the runtime never
+    // parses them.
+    profile.interceptors = None;
+    if profile == Profile::default() { lit("") } else { raw_lit(&format!("\n{}", profile.to_yaml_string())) }
+}
+
+/// Builds the render-ready form of a spec that passed validation.
+pub fn lower(spec: &Spec) -> Result<Client, String> {
+    let file = &spec.file;
+    let name = file.client.clone().unwrap_or_default();
+    let client_profile = match &file.config {
+        Some(config) => resolve_config(spec, config)?,
+        None => Profile::default(),
+    };
+    let (fallback_trait, default_fallback) = match &file.fallback {
+        Some(FallbackDef::Enabled(true)) => (Some(format!("{name}Fallback")), "remcall::NoFallback".to_owned()),
+        Some(FallbackDef::Path(path)) => (Some(format!("{name}Fallback")), path.clone()),
+        _ => (None, "remcall::NoFallback".to_owned()),
+    };
+    let copy_types: Vec<&str> = spec
+        .types
+        .iter()
+        .filter(|(_, t)| t.item.variants.is_some())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let is_copy = |name: &str| copy_types.contains(&name);
+
+    let rename_all = file.serde.as_ref().and_then(|s| s.rename_all.clone());
+    let mut types = Vec::new();
+    for (type_name, def) in &spec.types {
+        let def = &def.item;
+        let mut decl = TypeDecl {
+            name: names::pascal(type_name),
+            generics: if def.generics.is_empty() { String::new() } else { format!("<{}>", def.generics.join(", ")) },
+            doc: doc_lines(def.doc.as_ref()),
+            rename_all: None,
+            fields: Vec::new(),
+            variants: Vec::new(),
+            is_enum: def.variants.is_some(),
+        };
+        if decl.doc.is_empty() {
+            decl.doc = vec![lit(&format!(" The `{type_name}` type of the API."))];
+        }
+        if let Some(variants) = &def.variants {
+            decl.variants = variants.iter().map(|v| (names::pascal(v), lit(v))).collect();
+        }
+        if let Some(fields) = &def.fields {
+            decl.rename_all = rename_all.as_deref().map(lit);
+            for (field, fdef) in fields {
+                let ty = Ty::parse(&fdef.ty)?;
+                let rust = names::snake(field);
+                let bare = rust.trim_start_matches("r#");
+                // The wire name is the explicit `rename`, else the key as written (unless a
+                // rename_all rule renames every field).
+                let rename = match (&fdef.rename, &rename_all) {
+                    (Some(wire), _) => Some(lit(wire)),
+                    (None, None) if field != bare => Some(lit(field)),
+                    _ => None,
+                };
+                let mut doc = doc_lines(fdef.doc.as_ref());
+                if doc.is_empty() {
+                    doc = vec![lit(&format!(" `{field}`."))];
+                }
+                decl.fields.push(Field { name: rust, ty: ty.render(), doc, rename, optional: ty.inner("Option").is_some() });
+            }
+        }
+        types.push(decl);
+    }
+
+    let mut methods = Vec::new();
+    for (method_name, def) in &file.methods {
+        let (verb, path) = def.request.trim().split_once(' ').unwrap_or((def.request.trim(), "/"));
+        let path = path.trim();
+        let mut params = Vec::new();
+        // Path parameters in template order, then query, headers, body.
+        for placeholder in placeholders(path)? {
+            let pdef = &def.path[&placeholder];
+            let ty = Ty::parse(&pdef.ty)?;
+            let name = names::snake(&placeholder);
+            let apply = format!(".path({}, {name})", lit(&placeholder));
+            params.push(Param { ty: ty.argument(&is_copy), name, apply });
+        }
+        for (key, pdef) in &def.query {
+            let ty = Ty::parse(&pdef.ty)?;
+            let name = names::snake(key);
+            let wire = pdef.name.clone().unwrap_or_else(|| key.clone());
+            let apply = format!(".query({}, {name})", lit(&wire));
+            params.push(Param { ty: ty.argument(&is_copy), name, apply });
+        }
+        for (key, pdef) in &def.headers {
+            let ty = Ty::parse(&pdef.ty)?;
+            let name = names::snake(key);
+            let wire = pdef.name.clone().unwrap_or_else(|| key.clone());
+            let apply = format!(".header({}, {name})", lit(&wire));
+            params.push(Param { ty: ty.argument(&is_copy), name, apply });
+        }
+        if let Some(body) = &def.body {
+            let ty = Ty::parse(&body.ty)?;
+            let apply = if ty.is_bytes() {
+                ".bytes(body)".to_owned()
+            } else if body.encoding == BodyEncoding::Form {
+                ".form(body)".to_owned()
+            } else {
+                ".json(body)".to_owned()
+            };
+            params.push(Param { name: "body".to_owned(), ty: ty.argument(&is_copy), apply });
+        }
+
+        let returns = match &def.returns {
+            Some(text) => Ty::parse(text)?,
+            None => Ty::Tuple(Vec::new()),
+        };
+        let decoder = if returns.is_unit() {
+            "remcall::decode::unit"
+        } else if returns.is_bytes() {
+            "remcall::decode::bytes"
+        } else {
+            "remcall::decode::json"
+        };
+        let not_found_none = def.not_found == Some(NotFound::None);
+        let (returns, decode) = if not_found_none {
+            (format!("Option<{}>", returns.render()), format!("|response| remcall::decode::or_none(response, {decoder})"))
+        } else {
+            (returns.render(), decoder.to_owned())
+        };
+        let method_profile = match &def.config {
+            Some(ConfigRef::Named(config)) => resolve_config(spec, config)?,
+            Some(ConfigRef::Inline(profile)) => (**profile).clone(),
+            None => Profile::default(),
+        };
+        let mut doc = doc_lines(def.doc.as_ref());
+        if !doc.is_empty() {
+            doc.push(lit(""));
+        }
+        doc.push(lit(&format!(" `{verb} {path}`")));
+        let idempotent = def.idempotent.unwrap_or(matches!(verb, "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE"));
+        methods.push(Method {
+            name: names::snake(method_name),
+            spec_const: names::shouty(method_name),
+            spec_name: lit(method_name),
+            doc,
+            verb: lit(verb),
+            path: lit(path),
+            idempotent,
+            not_found_none,
+            profile: profile_literal(method_profile),
+            params,
+            returns,
+            decode,
+            fallback: fallback_trait.is_some() && def.fallback != Some(false),
+        });
+    }
+
+    let base_urls = file.base_url.as_ref().map(|u| u.0.iter().map(|u| lit(u)).collect()).unwrap_or_default();
+    let mut doc = doc_lines(file.doc.as_ref());
+    if doc.is_empty() {
+        doc.push(lit(&format!(" The `{name}` HTTP client.")));
+    }
+    Ok(Client {
+        builder: format!("{name}Builder"),
+        fallback_trait,
+        default_fallback,
+        doc,
+        base_urls,
+        base_path: lit(file.base_path.as_deref().unwrap_or("")),
+        profile: profile_literal(client_profile),
+        types,
+        methods,
+        name,
+    })
+}

@@ -1,0 +1,8 @@
+//! The YAML model: serde types, loading with includes, and the key → position index.
+
+mod load;
+pub mod model;
+mod spans;
+
+pub use load::{Located, Source, Spec, load};
+pub use spans::SpanIndex;

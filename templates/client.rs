@@ -1,0 +1,202 @@
+{#- One generated client module. Input: ir::Client. Output is parsed by syn and formatted by
+    prettyplease, so layout here is for the reader of this template, not of the output. -#}
+{%- for ty in client.types %}
+{%- for line in ty.doc %}
+#[doc = {{ line }}]
+{%- endfor %}
+{%- if ty.is_enum %}
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, remcall::serde::Serialize, remcall::serde::Deserialize)]
+#[serde(crate = "remcall::serde")]
+pub enum {{ ty.name }} {
+    {%- for (variant, wire) in ty.variants %}
+    #[doc = {{ wire }}]
+    #[serde(rename = {{ wire }})]
+    {{ variant }},
+    {%- endfor %}
+}
+{%- else %}
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize)]
+#[serde(crate = "remcall::serde")]
+{%- if let Some(rule) = ty.rename_all %}
+#[serde(rename_all = {{ rule }})]
+{%- endif %}
+pub struct {{ ty.name }}{{ ty.generics }} {
+    {%- for field in ty.fields %}
+    {%- for line in field.doc %}
+    #[doc = {{ line }}]
+    {%- endfor %}
+    {%- if let Some(wire) = field.rename %}
+    #[serde(rename = {{ wire }})]
+    {%- endif %}
+    {%- if field.optional %}
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    {%- endif %}
+    pub {{ field.name }}: {{ field.ty }},
+    {%- endfor %}
+}
+{%- endif %}
+{% endfor %}
+
+{%- for method in client.methods %}
+const {{ method.spec_const }}: remcall::MethodSpec = remcall::MethodSpec {
+    index: {{ loop.index0 }},
+    name: {{ method.spec_name }},
+    http_method: {{ method.verb }},
+    path: {{ method.path }},
+    idempotent: {{ method.idempotent }},
+    not_found_none: {{ method.not_found_none }},
+    profile: {{ method.profile }},
+};
+{%- endfor %}
+
+const CLIENT_SPEC: remcall::ClientSpec = remcall::ClientSpec {
+    name: {{ "{:?}"|format(client.name) }},
+    base_urls: &[{% for url in client.base_urls %}{{ url }}, {% endfor %}],
+    base_path: {{ client.base_path }},
+    profile: {{ client.profile }},
+    methods: &[{% for method in client.methods %}&{{ method.spec_const }}, {% endfor %}],
+};
+
+{%- for line in client.doc %}
+#[doc = {{ line }}]
+{%- endfor %}
+///
+/// Cheap to clone: clones share connections, policies and statistics.
+pub struct {{ client.name }}<F = {{ client.default_fallback }}> {
+    inner: remcall::Client,
+    fallback: std::sync::Arc<F>,
+}
+
+impl<F> Clone for {{ client.name }}<F> {
+    fn clone(&self) -> Self {
+        Self { inner: self.inner.clone(), fallback: self.fallback.clone() }
+    }
+}
+
+impl<F> std::fmt::Debug for {{ client.name }}<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct({{ "{:?}"|format(client.name) }}).field("inner", &self.inner).finish_non_exhaustive()
+    }
+}
+
+impl {{ client.name }} {
+    /// A client calling `base_url`, with the spec's profile.
+    pub fn new(base_url: &str) -> Result<Self, remcall::Error> {
+        Self::builder().base_url(base_url).build()
+    }
+
+    /// A builder to set endpoints, a runtime profile, an HTTP client{% if client.fallback_trait.is_some() %} or a fallback{% endif %}.
+    pub fn builder() -> {{ client.builder }} {
+        {{ client.builder }} {
+            inner: remcall::ClientBuilder::new(&CLIENT_SPEC),
+            fallback: <{{ client.default_fallback }}>::default(),
+        }
+    }
+}
+
+impl<F> {{ client.name }}<F> {
+    /// Per-method statistics since the client was built.
+    pub fn stats(&self) -> remcall::ClientStats {
+        self.inner.stats()
+    }
+}
+
+impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endif %}> {{ client.name }}<F> {
+{%- for method in client.methods %}
+    {%- for line in method.doc %}
+    #[doc = {{ line }}]
+    {%- endfor %}
+    {%- if method.many_args() %}
+    #[allow(clippy::too_many_arguments)]
+    {%- endif %}
+    pub async fn {{ method.name }}(&self, {{ method.args() }}) -> Result<{{ method.returns }}, remcall::Error> {
+        let request = remcall::Request::new()
+        {%- for param in method.params %}
+            {{ param.apply }}
+        {%- endfor %};
+        {%- if method.fallback %}
+        let outcome = self.inner.call(&{{ method.spec_const }}, request, {{ method.decode }}).await;
+        match outcome {
+            Err(cause) if cause.allows_fallback() && remcall::has_fallback::<F>() => {
+                self.inner.record_fallback(&{{ method.spec_const }});
+                self.fallback.{{ method.name }}({{ method.arg_names() }}cause).await
+            }
+            outcome => outcome,
+        }
+        {%- else %}
+        self.inner.call(&{{ method.spec_const }}, request, {{ method.decode }}).await
+        {%- endif %}
+    }
+{% endfor %}
+}
+
+/// Builds a [`{{ client.name }}`].
+pub struct {{ client.builder }}<F = {{ client.default_fallback }}> {
+    inner: remcall::ClientBuilder,
+    fallback: F,
+}
+
+impl<F> std::fmt::Debug for {{ client.builder }}<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct({{ "{:?}"|format(client.builder) }}).field("inner", &self.inner).finish_non_exhaustive()
+    }
+}
+
+impl<F> {{ client.builder }}<F> {
+    /// Calls go to this endpoint instead of the spec's `base_url`.
+    pub fn base_url(mut self, url: &str) -> Self {
+        self.inner = self.inner.base_url(url);
+        self
+    }
+
+    /// Calls are spread over these endpoints.
+    pub fn base_urls(mut self, urls: impl IntoIterator<Item = impl AsRef<str>>) -> Self {
+        self.inner = self.inner.base_urls(urls);
+        self
+    }
+
+    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    pub fn profile(mut self, profile: remcall::Profile) -> Self {
+        self.inner = self.inner.profile(profile);
+        self
+    }
+
+    /// Sends through this `reqwest::Client` instead of one built from the profile.
+    pub fn http_client(mut self, http: remcall::reqwest::Client) -> Self {
+        self.inner = self.inner.http_client(http);
+        self
+    }
+{%- if let Some(fallback) = client.fallback_trait %}
+
+    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx, 429) with `fallback`.
+    pub fn fallback<F2: {{ fallback }}>(self, fallback: F2) -> {{ client.builder }}<F2> {
+        {{ client.builder }} { inner: self.inner, fallback }
+    }
+{%- endif %}
+
+    /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
+    pub fn build(self) -> Result<{{ client.name }}<F>, remcall::Error> {
+        Ok({{ client.name }} { inner: self.inner.build()?, fallback: std::sync::Arc::new(self.fallback) })
+    }
+}
+{%- if let Some(fallback) = client.fallback_trait %}
+
+/// Answers for failed calls of [`{{ client.name }}`]. Every method passes the cause through by
+/// default; override the ones that have a sensible answer (an `async fn` works).
+pub trait {{ fallback }}: Send + Sync + 'static {
+{%- for method in client.methods %}
+{%- if method.fallback %}
+    /// The fallback of [`{{ client.name }}::{{ method.name }}`].
+    #[allow(unused_variables)]
+    {%- if method.many_args() %}
+    #[allow(clippy::too_many_arguments)]
+    {%- endif %}
+    fn {{ method.name }}(&self, {{ method.args() }}cause: remcall::Error) -> impl std::future::Future<Output = Result<{{ method.returns }}, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+{%- endif %}
+{%- endfor %}
+}
+
+impl {{ fallback }} for remcall::NoFallback {}
+{%- endif %}
