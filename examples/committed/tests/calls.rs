@@ -1,0 +1,229 @@
+//! The committed clients against a real loopback server: every request part and every failure
+//! class of the foundation.
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::{any, get, post};
+use remcall::serde_json::json;
+use remcall::{ErrorKind, Profile};
+use remcall_example_committed::clients::pet_store::{NewPet, Order, PetForm, PetStore, Status};
+use remcall_example_committed::clients::user_client::{User, UserClient};
+use testkit::Server;
+
+fn pet_json(id: i64) -> remcall::serde_json::Value {
+    json!({ "id": id, "name": "Rex", "photoUrls": [], "tags": ["dog"], "status": "available", "attributes": {}, "extra": "ignored" })
+}
+
+async fn pet_server() -> Server {
+    let router = Router::new()
+        .route("/api/v3/pets", get(|| async { axum::Json(json!([pet_json(1), pet_json(2)])) }).post(|| async { axum::Json(pet_json(3)) }))
+        .route("/api/v3/pets/{id}", get(|| async { axum::Json(pet_json(1)) }).delete(|| async { StatusCode::NO_CONTENT }))
+        .route("/api/v3/pets/{id}/form", post(|| async { StatusCode::OK }))
+        .route("/api/v3/pets/{id}/photo", get(|| async { vec![0_u8, 1, 2, 255] }))
+        .route("/api/v3/store/orders", post(|axum::Json(order): axum::Json<remcall::serde_json::Value>| async move { axum::Json(order) }));
+    Server::start(router).await
+}
+
+#[tokio::test]
+async fn get_sends_path_query_and_header_params() {
+    let server = pet_server().await;
+    let store = PetStore::new(&server.url()).unwrap();
+    let pets = store
+        .find_pets(&[Status::Available, Status::Sold], &["a b".to_owned(), "c".to_owned()], Some(10), None, "acme", None)
+        .await
+        .unwrap();
+    assert_eq!(pets.len(), 2);
+    assert_eq!(pets[0].status, Status::Available);
+
+    let received = server.received();
+    assert_eq!(received[0].method, "GET");
+    assert_eq!(received[0].uri, "/api/v3/pets?status=available&status=sold&tag=a+b&tag=c&limit=10");
+    assert_eq!(received[0].headers["x-tenant"], "acme");
+    assert!(received[0].headers.get("x-trace-id").is_none(), "None headers are left out");
+    assert_eq!(received[0].headers["x-app"], "remcall-demo", "profile headers are sent");
+}
+
+#[tokio::test]
+async fn a_path_parameter_is_one_segment() {
+    let server = pet_server().await;
+    let store = PetStore::new(&server.url()).unwrap();
+    // The route matches one segment only: a slash that escaped encoding would miss it.
+    let pet = store.get_pet("a/b c").await.unwrap();
+    assert!(pet.is_some());
+    assert_eq!(server.received()[0].uri, "/api/v3/pets/a%2Fb%20c");
+}
+
+#[tokio::test]
+async fn post_json_form_bytes_and_delete() {
+    let server = pet_server().await;
+    let store = PetStore::new(&server.url()).unwrap();
+
+    let new_pet = NewPet { name: "Rex".to_owned(), status: Status::Pending, tags: vec![] };
+    assert_eq!(store.add_pet(&new_pet).await.unwrap().id, 3);
+    let order = Order { pet_id: 3, quantity: 2, ship_date: None };
+    assert_eq!(store.place_order(&order).await.unwrap(), order);
+    store.update_pet_form(7, &PetForm { name: "Rex Jr".to_owned(), status: Status::Sold }).await.unwrap();
+    let () = store.delete_pet(7, Some("k")).await.unwrap();
+    assert_eq!(store.pet_photo(7).await.unwrap().as_ref(), [0, 1, 2, 255]);
+
+    let received = server.received();
+    assert_eq!(received[0].headers["content-type"], "application/json");
+    assert_eq!(received[0].body.as_ref(), br#"{"name":"Rex","status":"pending","tags":[]}"#);
+    assert_eq!(received[1].body.as_ref(), br#"{"petId":3,"quantity":2}"#, "renamed fields; None skipped");
+    assert_eq!(received[2].headers["content-type"], "application/x-www-form-urlencoded");
+    assert_eq!(received[2].body.as_ref(), b"name=Rex+Jr&status=sold");
+    assert_eq!((received[3].method.as_str(), received[3].uri.as_str()), ("DELETE", "/api/v3/pets/7"));
+    assert_eq!(received[3].headers["x-api-key"], "k");
+}
+
+#[tokio::test]
+async fn a_404_is_none_where_the_spec_says_so() {
+    let server = Server::start(Router::new().route("/v1/api/users/{id}", any(|| async { StatusCode::NOT_FOUND }))).await;
+    let users = UserClient::new(&server.url()).unwrap();
+    assert_eq!(users.get_user(5, None, "r-1").await.unwrap(), None);
+    // delete_user has no not_found: a 404 is an error there.
+    let err = users.delete_user(5).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Status);
+    assert_eq!(err.status(), Some(remcall::reqwest::StatusCode::NOT_FOUND));
+}
+
+#[tokio::test]
+async fn a_500_is_a_status_error_naming_client_method_and_body() {
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        any(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "database is on fire") }),
+    ))
+    .await;
+    let users = UserClient::new(&server.url()).unwrap();
+    let err = users.delete_user(1).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Status);
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(500));
+    assert_eq!(err.body(), Some(&b"database is on fire"[..]));
+    assert_eq!((err.client(), err.method()), ("UserClient", "delete_user"));
+    assert_eq!(err.to_string(), "UserClient.delete_user: HTTP 500 Internal Server Error: database is on fire");
+}
+
+#[tokio::test]
+async fn an_undecodable_body_is_a_decode_error() {
+    let server = Server::start(Router::new().route("/v1/api/users/{id}", get(|| async { axum::Json(json!({ "id": "not a number" })) }))).await;
+    let users = UserClient::new(&server.url()).unwrap();
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode);
+    assert!(err.to_string().contains("not a valid `User`"), "{err}");
+}
+
+#[tokio::test]
+async fn a_slow_server_runs_into_the_attempt_timeout() {
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(|| testkit::slow(Duration::from_secs(10), StatusCode::OK)),
+    ))
+    .await;
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str("timeout: { attempt: 150ms }").unwrap())
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn an_oversized_body_fails_without_being_read_whole() {
+    // 256 MiB streamed without Content-Length; the limit is 64 KiB.
+    let server = Server::start(Router::new().route(
+        "/api/v3/pets/{id}/photo",
+        get(|| async { Body::from(testkit::endless_body(256 << 20)).into_response() }),
+    ))
+    .await;
+    let store = PetStore::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str("max_response_bytes: 64KiB").unwrap())
+        .build()
+        .unwrap();
+    let err = store.pet_photo(1).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::BodyTooLarge, "{err}");
+
+    // A declared Content-Length above the limit is refused before reading.
+    let big = Server::start(Router::new().route("/api/v3/pets/{id}/photo", get(|| async { vec![7_u8; 100 << 10] }))).await;
+    let store = PetStore::builder().base_url(&big.url()).profile(Profile::from_yaml_str("max_response_bytes: 64KiB").unwrap()).build().unwrap();
+    assert_eq!(store.pet_photo(1).await.unwrap_err().kind(), ErrorKind::BodyTooLarge);
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_a_connect_error() {
+    let url = testkit::refused_url().await;
+    let users = UserClient::builder()
+        .base_url(&url)
+        .profile(Profile::from_yaml_str("retry: { max_attempts: 1 }").unwrap())
+        .build()
+        .unwrap();
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Connect, "{err}");
+    assert_eq!(err.method(), "get_user");
+}
+
+#[tokio::test]
+async fn a_header_with_crlf_is_refused_before_sending() {
+    let server = pet_server().await;
+    let store = PetStore::new(&server.url()).unwrap();
+    let err = store.find_pets(&[], &[], None, None, "acme\r\nX-Admin: true", None).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Encode);
+    assert!(server.received().is_empty(), "nothing reached the server");
+}
+
+#[tokio::test]
+async fn a_fallback_answers_with_the_cause_in_hand() {
+    struct Cached;
+    impl remcall_example_committed::clients::user_client::UserClientFallback for Cached {
+        async fn get_user(&self, id: i64, _: Option<bool>, _: &str, cause: remcall::Error) -> Result<Option<User>, remcall::Error> {
+            assert_eq!(cause.kind(), ErrorKind::Connect);
+            Ok(Some(User { id, name: "cached".to_owned(), email: None, created_at: None }))
+        }
+    }
+    let url = testkit::refused_url().await;
+    let users = UserClient::builder().base_url(&url).fallback(Cached).build().unwrap();
+    let user = users.get_user(9, None, "r").await.unwrap().unwrap();
+    assert_eq!(user.name, "cached");
+    // query_user is not overridden: the cause passes through.
+    let example = User { id: 0, name: String::new(), email: None, created_at: None };
+    assert_eq!(users.query_user(&example).await.unwrap_err().kind(), ErrorKind::Connect);
+    let stats = users.stats();
+    assert_eq!(stats.method("get_user").unwrap().fallbacks, 1);
+    assert_eq!(stats.method("get_user").unwrap().failures, 1);
+}
+
+#[tokio::test]
+async fn a_missing_environment_variable_is_a_config_error_naming_it() {
+    let spec_default = UserClient::builder().build();
+    // The spec's base_url is ${USER_SERVICE_URL:-http://localhost:8080}: the default applies.
+    assert!(spec_default.is_ok());
+    let err = UserClient::builder()
+        .base_url("http://${REMCALL_TEST_SURELY_UNSET_VAR}")
+        .build()
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Config);
+    assert!(err.to_string().contains("REMCALL_TEST_SURELY_UNSET_VAR"), "{err}");
+}
+
+#[tokio::test]
+async fn clients_are_send_and_their_futures_can_be_spawned() {
+    let server = pet_server().await;
+    let store = PetStore::new(&server.url()).unwrap();
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move { store.get_pet(&i.to_string()).await })
+        })
+        .collect();
+    for handle in handles {
+        assert!(handle.await.unwrap().unwrap().is_some());
+    }
+    assert_eq!(store.stats().method("get_pet").unwrap().calls, 8);
+}
