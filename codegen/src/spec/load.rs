@@ -218,13 +218,31 @@ fn from_serde(path: &Path, error: &serde_yaml::Error) -> Diagnostic {
         .location()
         .map_or(Pos { line: 1, column: 1 }, |l| Pos { line: l.line(), column: l.column() });
     let text = error.to_string();
-    // serde_yaml appends " at line L column C"; the diagnostic carries the position itself.
-    let message = match text.rfind(" at line ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
-    };
+    // serde_yaml writes " at line L column C" into its messages; the diagnostic carries the
+    // position itself.
+    let message = strip_positions(&text);
     let help = unknown_name_help(&message);
     Diagnostic::new(path, pos, message).maybe_help(help)
+}
+
+fn strip_positions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" at line ") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + " at line ".len()..];
+        let skip_number = |t: &str| t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let after_line = &tail[tail.len() - skip_number(tail)..];
+        match after_line.strip_prefix(" column ") {
+            Some(col) => rest = &col[col.len() - skip_number(col)..],
+            None => {
+                out.push_str(" at line ");
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// For serde's "unknown field `x`, expected one of `a`, `b`": a did-you-mean.
@@ -260,6 +278,14 @@ fn normalize(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_are_taken_out_of_serde_messages() {
+        assert_eq!(
+            strip_positions("did not find expected ',' at line 4 column 26, while parsing a flow mapping"),
+            "did not find expected ',', while parsing a flow mapping"
+        );
+    }
 
     #[test]
     fn serde_unknown_fields_get_a_suggestion() {

@@ -1,0 +1,120 @@
+//! Every fixture in tests/broken/ must fail with the diagnostic its first line (or its `.expect`
+//! file) announces: `# expect: [FILE:]LINE:COL: message [| help]`. None may panic, and the CLI
+//! must exit 1 and leave the output directory untouched.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Expectation {
+    location: String,
+    message: String,
+    help: Option<String>,
+}
+
+fn expectation(spec: &Path) -> Expectation {
+    let sidecar = spec.with_extension("expect");
+    let text = std::fs::read_to_string(if sidecar.exists() { sidecar } else { spec.to_path_buf() }).unwrap();
+    let line = text.lines().next().unwrap_or_default();
+    let rest = line.strip_prefix("# expect: ").unwrap_or_else(|| panic!("{}: no `# expect:` line", spec.display()));
+    let (what, help) = match rest.split_once(" | ") {
+        Some((what, help)) => (what, Some(help.to_owned())),
+        None => (rest, None),
+    };
+    // The location is everything up to the second (or third, with a file) `: `.
+    let parts: Vec<&str> = what.splitn(2, ": ").collect();
+    let location = if parts[0].contains(".yaml") || parts[0].contains(".inc") {
+        let file = spec.parent().unwrap().join(parts[0].split(':').next().unwrap());
+        let at = parts[0].split_once(':').unwrap().1;
+        format!("{}:{at}", file.display())
+    } else {
+        format!("{}:{}", spec.display(), parts[0])
+    };
+    Expectation { location, message: parts[1].to_owned(), help }
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/broken");
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    specs.sort();
+    specs
+}
+
+#[test]
+fn each_broken_spec_reports_its_line_column_and_message() {
+    let specs = fixtures();
+    assert!(specs.len() >= 12, "at least 12 broken fixtures, found {}", specs.len());
+    let mut failures = Vec::new();
+    for spec in &specs {
+        let expected = expectation(spec);
+        let diagnostics = match remcall_codegen::generate_one(spec) {
+            Ok(_) => {
+                failures.push(format!("{}: generated without error", spec.display()));
+                continue;
+            }
+            Err(diagnostics) => diagnostics,
+        };
+        let found = diagnostics.iter().any(|d| {
+            let shown = d.to_string();
+            shown.starts_with(&format!("{}: ", expected.location))
+                && d.message.contains(&expected.message)
+                && expected.help.as_ref().is_none_or(|h| d.help.as_deref().is_some_and(|got| got.contains(h.as_str())))
+        });
+        if !found {
+            let got: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+            failures.push(format!(
+                "{}: expected `{}: {}`{}; got:\n  {}",
+                spec.display(),
+                expected.location,
+                expected.message,
+                expected.help.map(|h| format!(" with help `{h}`")).unwrap_or_default(),
+                got.join("\n  ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_cli_exits_1_and_writes_nothing_when_any_spec_is_broken() {
+    let out = tempfile::tempdir().unwrap();
+    let marker = out.path().join("user_client.rs");
+    std::fs::write(&marker, "// the committed version\n").unwrap();
+    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/user_service.yaml");
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/broken/unknown_type.yaml");
+    let run = Command::new(env!("CARGO_BIN_EXE_remcall"))
+        .args(["gen", good.to_str().unwrap(), bad.to_str().unwrap(), "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("unknown_type.yaml:6:36: unknown type `Usr`"), "{stderr}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "// the committed version\n");
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 1, "no other file appeared");
+}
+
+#[test]
+fn the_cli_reports_every_broken_spec_of_a_directory_in_one_run() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/broken");
+    let run = Command::new(env!("CARGO_BIN_EXE_remcall")).arg("check").arg(&dir).output().unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    for spec in fixtures() {
+        let name = spec.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("include_cycle") {
+            continue; // reported against the included file
+        }
+        assert!(stderr.contains(&name), "{name} missing from:\n{stderr}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let run = Command::new(env!("CARGO_BIN_EXE_remcall")).args(["gen", "--bogus"]).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
+}
