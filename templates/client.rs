@@ -89,7 +89,7 @@ impl {{ client.name }} {
     pub fn builder() -> {{ client.builder }} {
         {{ client.builder }} {
             inner: remcall::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: <{{ client.default_fallback }}>::default(),
+            fallback: {{ client.default_fallback_value }},
         }
     }
 }

@@ -45,7 +45,14 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)?;
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.message
+        )?;
         if let Some(help) = &self.help {
             write!(f, "\n  help: {help}")?;
         }
@@ -66,7 +73,12 @@ pub struct Pos {
 pub fn did_you_mean<'a>(wrong: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
     known
         .into_iter()
-        .map(|k| (strsim::damerau_levenshtein(&wrong.to_lowercase(), &k.to_lowercase()), k))
+        .map(|k| {
+            (
+                strsim::damerau_levenshtein(&wrong.to_lowercase(), &k.to_lowercase()),
+                k,
+            )
+        })
         .filter(|(distance, k)| *distance <= (k.len().max(wrong.len()) / 3).max(1))
         .min()
         .map(|(_, k)| format!("did you mean `{k}`?"))
@@ -78,7 +90,10 @@ mod tests {
 
     #[test]
     fn suggests_only_near_names() {
-        assert_eq!(did_you_mean("Usr", ["User", "Pet"]).as_deref(), Some("did you mean `User`?"));
+        assert_eq!(
+            did_you_mean("Usr", ["User", "Pet"]).as_deref(),
+            Some("did you mean `User`?")
+        );
         assert_eq!(did_you_mean("Zebra", ["User", "Pet"]), None);
     }
 }

@@ -20,6 +20,8 @@ pub struct Client {
     pub fallback_trait: Option<String>,
     /// The fallback type used when none is given (`remcall::NoFallback` or the spec's path).
     pub default_fallback: String,
+    /// The expression that makes it.
+    pub default_fallback_value: String,
     /// Rustdoc lines of the client.
     pub doc: Vec<String>,
     /// Default endpoints as Rust string literals.
@@ -113,12 +115,18 @@ pub struct Param {
 impl Method {
     /// `self, id: i64, …` argument list without `self`.
     pub fn args(&self) -> String {
-        self.params.iter().map(|p| format!("{}: {}, ", p.name, p.ty)).collect()
+        self.params
+            .iter()
+            .map(|p| format!("{}: {}, ", p.name, p.ty))
+            .collect()
     }
 
     /// `id, tags, …` to pass the arguments on.
     pub fn arg_names(&self) -> String {
-        self.params.iter().map(|p| format!("{}, ", p.name)).collect()
+        self.params
+            .iter()
+            .map(|p| format!("{}, ", p.name))
+            .collect()
     }
 
     /// Clippy's limit is seven arguments, `self` included.
@@ -142,8 +150,13 @@ fn raw_lit(text: &str) -> String {
 }
 
 fn doc_lines(doc: Option<&String>) -> Vec<String> {
-    doc.map(|d| d.trim().lines().map(|l| lit(&format!(" {}", l.trim_end()))).collect())
-        .unwrap_or_default()
+    doc.map(|d| {
+        d.trim()
+            .lines()
+            .map(|l| lit(&format!(" {}", l.trim_end())))
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 fn profile_literal(profile: Profile) -> String {
@@ -152,7 +165,11 @@ fn profile_literal(profile: Profile) -> String {
     // Interceptors are Rust types: the generated builder instantiates them, the runtime never
     // parses them.
     profile.interceptors = None;
-    if profile == Profile::default() { lit("") } else { raw_lit(&format!("\n{}", profile.to_yaml_string())) }
+    if profile == Profile::default() {
+        lit("")
+    } else {
+        raw_lit(&format!("\n{}", profile.to_yaml_string()))
+    }
 }
 
 /// Builds the render-ready form of a spec that passed validation.
@@ -164,7 +181,10 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         None => Profile::default(),
     };
     let (fallback_trait, default_fallback) = match &file.fallback {
-        Some(FallbackDef::Enabled(true)) => (Some(format!("{name}Fallback")), "remcall::NoFallback".to_owned()),
+        Some(FallbackDef::Enabled(true)) => (
+            Some(format!("{name}Fallback")),
+            "remcall::NoFallback".to_owned(),
+        ),
         Some(FallbackDef::Path(path)) => (Some(format!("{name}Fallback")), path.clone()),
         _ => (None, "remcall::NoFallback".to_owned()),
     };
@@ -182,7 +202,11 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         let def = &def.item;
         let mut decl = TypeDecl {
             name: names::pascal(type_name),
-            generics: if def.generics.is_empty() { String::new() } else { format!("<{}>", def.generics.join(", ")) },
+            generics: if def.generics.is_empty() {
+                String::new()
+            } else {
+                format!("<{}>", def.generics.join(", "))
+            },
             doc: doc_lines(def.doc.as_ref()),
             rename_all: None,
             fields: Vec::new(),
@@ -193,7 +217,10 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
             decl.doc = vec![lit(&format!(" The `{type_name}` type of the API."))];
         }
         if let Some(variants) = &def.variants {
-            decl.variants = variants.iter().map(|v| (names::pascal(v), lit(v))).collect();
+            decl.variants = variants
+                .iter()
+                .map(|v| (names::pascal(v), lit(v)))
+                .collect();
         }
         if let Some(fields) = &def.fields {
             decl.rename_all = rename_all.as_deref().map(lit);
@@ -212,7 +239,13 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
                 if doc.is_empty() {
                     doc = vec![lit(&format!(" `{field}`."))];
                 }
-                decl.fields.push(Field { name: rust, ty: ty.render(), doc, rename, optional: ty.inner("Option").is_some() });
+                decl.fields.push(Field {
+                    name: rust,
+                    ty: ty.render(),
+                    doc,
+                    rename,
+                    optional: ty.inner("Option").is_some(),
+                });
             }
         }
         types.push(decl);
@@ -220,7 +253,11 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
 
     let mut methods = Vec::new();
     for (method_name, def) in &file.methods {
-        let (verb, path) = def.request.trim().split_once(' ').unwrap_or((def.request.trim(), "/"));
+        let (verb, path) = def
+            .request
+            .trim()
+            .split_once(' ')
+            .unwrap_or((def.request.trim(), "/"));
         let path = path.trim();
         let mut params = Vec::new();
         // Path parameters in template order, then query, headers, body.
@@ -229,21 +266,33 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
             let ty = Ty::parse(&pdef.ty)?;
             let name = names::snake(&placeholder);
             let apply = format!(".path({}, {name})", lit(&placeholder));
-            params.push(Param { ty: ty.argument(&is_copy), name, apply });
+            params.push(Param {
+                ty: ty.argument(&is_copy),
+                name,
+                apply,
+            });
         }
         for (key, pdef) in &def.query {
             let ty = Ty::parse(&pdef.ty)?;
             let name = names::snake(key);
             let wire = pdef.name.clone().unwrap_or_else(|| key.clone());
             let apply = format!(".query({}, {name})", lit(&wire));
-            params.push(Param { ty: ty.argument(&is_copy), name, apply });
+            params.push(Param {
+                ty: ty.argument(&is_copy),
+                name,
+                apply,
+            });
         }
         for (key, pdef) in &def.headers {
             let ty = Ty::parse(&pdef.ty)?;
             let name = names::snake(key);
             let wire = pdef.name.clone().unwrap_or_else(|| key.clone());
             let apply = format!(".header({}, {name})", lit(&wire));
-            params.push(Param { ty: ty.argument(&is_copy), name, apply });
+            params.push(Param {
+                ty: ty.argument(&is_copy),
+                name,
+                apply,
+            });
         }
         if let Some(body) = &def.body {
             let ty = Ty::parse(&body.ty)?;
@@ -254,7 +303,11 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
             } else {
                 ".json(body)".to_owned()
             };
-            params.push(Param { name: "body".to_owned(), ty: ty.argument(&is_copy), apply });
+            params.push(Param {
+                name: "body".to_owned(),
+                ty: ty.argument(&is_copy),
+                apply,
+            });
         }
 
         let returns = match &def.returns {
@@ -270,7 +323,10 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         };
         let not_found_none = def.not_found == Some(NotFound::None);
         let (returns, decode) = if not_found_none {
-            (format!("Option<{}>", returns.render()), format!("|response| remcall::decode::or_none(response, {decoder})"))
+            (
+                format!("Option<{}>", returns.render()),
+                format!("|response| remcall::decode::or_none(response, {decoder})"),
+            )
         } else {
             (returns.render(), decoder.to_owned())
         };
@@ -284,7 +340,10 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
             doc.push(lit(""));
         }
         doc.push(lit(&format!(" `{verb} {path}`")));
-        let idempotent = def.idempotent.unwrap_or(matches!(verb, "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE"));
+        let idempotent = def.idempotent.unwrap_or(matches!(
+            verb,
+            "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE"
+        ));
         methods.push(Method {
             name: names::snake(method_name),
             spec_const: names::shouty(method_name),
@@ -302,13 +361,23 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         });
     }
 
-    let base_urls = file.base_url.as_ref().map(|u| u.0.iter().map(|u| lit(u)).collect()).unwrap_or_default();
+    let base_urls = file
+        .base_url
+        .as_ref()
+        .map(|u| u.0.iter().map(|u| lit(u)).collect())
+        .unwrap_or_default();
     let mut doc = doc_lines(file.doc.as_ref());
     if doc.is_empty() {
         doc.push(lit(&format!(" The `{name}` HTTP client.")));
     }
+    let default_fallback_value = if default_fallback == "remcall::NoFallback" {
+        default_fallback.clone()
+    } else {
+        format!("<{default_fallback}>::default()")
+    };
     Ok(Client {
         builder: format!("{name}Builder"),
+        default_fallback_value,
         fallback_trait,
         default_fallback,
         doc,

@@ -64,11 +64,15 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut specs = Vec::new();
     for input in inputs {
         if input.is_dir() {
-            let entries = std::fs::read_dir(input)
-                .map_err(|e| Error::Io(format!("cannot read directory {}: {e}", input.display())))?;
+            let entries = std::fs::read_dir(input).map_err(|e| {
+                Error::Io(format!("cannot read directory {}: {e}", input.display()))
+            })?;
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+                .filter(|p| {
+                    p.is_file()
+                        && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+                })
                 .collect();
             found.sort();
             specs.extend(found);
@@ -93,8 +97,16 @@ pub fn generate(specs: &[PathBuf]) -> Result<Vec<Generated>, Error> {
     for file in &generated {
         if let Some((_, first)) = modules.iter().find(|(m, _)| *m == file.module) {
             diagnostics.push(
-                Diagnostic::new(&file.spec, diagnostic::Pos { line: 1, column: 1 }, format!("module `{}` is also generated from {}", file.module, first.display()))
-                    .help("give the clients different names"),
+                Diagnostic::new(
+                    &file.spec,
+                    diagnostic::Pos { line: 1, column: 1 },
+                    format!(
+                        "module `{}` is also generated from {}",
+                        file.module,
+                        first.display()
+                    ),
+                )
+                .help("give the clients different names"),
             );
         } else {
             modules.push((&file.module, &file.spec));
@@ -115,7 +127,13 @@ pub fn generate_one(path: &Path) -> Result<Generated, Vec<Diagnostic>> {
     if !problems.is_empty() {
         return Err(problems);
     }
-    let at_start = |message: String| vec![Diagnostic::new(path, diagnostic::Pos { line: 1, column: 1 }, message)];
+    let at_start = |message: String| {
+        vec![Diagnostic::new(
+            path,
+            diagnostic::Pos { line: 1, column: 1 },
+            message,
+        )]
+    };
     let client = ir::lower(&spec).map_err(at_start)?;
     let shown = path.to_string_lossy().replace('\\', "/");
     let code = render::render(&client, &shown).map_err(at_start)?;

@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use remcall_codegen::{Error, expand_inputs, generate, output};
 
 #[derive(Parser)]
-#[command(name = "remcall", version, about = "Generate resilient Rust HTTP clients from YAML specs")]
+#[command(
+    name = "remcall",
+    version,
+    about = "Generate resilient Rust HTTP clients from YAML specs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -60,15 +64,27 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             if check {
                 let stale = output::check(&out, &files);
                 for path in &stale {
-                    eprintln!("stale: {} (run `remcall gen` to regenerate it)", path.display());
+                    eprintln!(
+                        "stale: {} (run `remcall gen` to regenerate it)",
+                        path.display()
+                    );
                 }
                 if !stale.is_empty() {
                     return Ok(ExitCode::from(1));
                 }
-                eprintln!("{} generated file(s) in {} are fresh", files.len(), out.display());
+                eprintln!(
+                    "{} generated file(s) in {} are fresh",
+                    files.len(),
+                    out.display()
+                );
             } else {
                 let written = output::write(&out, &files)?;
-                eprintln!("{} file(s) written, {} unchanged, in {}", written.len(), files.len() - written.len(), out.display());
+                eprintln!(
+                    "{} file(s) written, {} unchanged, in {}",
+                    written.len(),
+                    files.len() - written.len(),
+                    out.display()
+                );
             }
         }
         Command::Check { specs } => {

@@ -6,9 +6,9 @@ use heck::{ToPascalCase, ToShoutySnakeCase, ToSnakeCase};
 const RAW_KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
     "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-    "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while",
-    "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof",
-    "unsized", "virtual", "yield",
+    "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try",
+    "typeof", "unsized", "virtual", "yield",
 ];
 
 /// Keywords that cannot be raw identifiers: an underscore is appended instead.
@@ -34,7 +34,11 @@ pub fn snake(name: &str) -> String {
 /// (`-`, `_`) gets a placeholder so it still yields an identifier; validation reports it.
 pub fn pascal(name: &str) -> String {
     let cased = name.to_pascal_case();
-    let cased = if cased.is_empty() { "Value".to_owned() } else { cased };
+    let cased = if cased.is_empty() {
+        "Value".to_owned()
+    } else {
+        cased
+    };
     if cased.starts_with(|c: char| c.is_ascii_digit()) {
         format!("V{cased}")
     } else {

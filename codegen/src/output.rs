@@ -6,8 +6,10 @@ use crate::{Error, Generated, render};
 
 /// The files a set of generated modules makes in an output directory: each module and `mod.rs`.
 pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> =
-        generated.iter().map(|g| (g.file_name.clone(), g.code.clone())).collect();
+    let mut files: Vec<(String, String)> = generated
+        .iter()
+        .map(|g| (g.file_name.clone(), g.code.clone()))
+        .collect();
     let modules: Vec<String> = generated.iter().map(|g| g.module.clone()).collect();
     files.push(("mod.rs".to_owned(), render::module_index(&modules)));
     files
@@ -16,7 +18,8 @@ pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
 /// Writes `files` into `dir`, each through a temporary file and a rename, and only when its
 /// content changed (so cargo does not rebuild for nothing). Returns the files written.
 pub fn write(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, Error> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
     let mut written = Vec::new();
     for (name, content) in files {
         let path = dir.join(name);

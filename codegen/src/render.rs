@@ -23,7 +23,11 @@ pub fn render(client: &ir::Client, spec_path: &str) -> Result<String, String> {
         let line = e.span().start().line;
         format!("{spec_path}: remcall-codegen produced invalid Rust (line {line} of its output: {e}); this is a bug in remcall-codegen, please report it with the spec")
     })?;
-    Ok(format!("{}{}", header(spec_path), prettyplease::unparse(&file)))
+    Ok(format!(
+        "{}{}",
+        header(spec_path),
+        prettyplease::unparse(&file)
+    ))
 }
 
 /// The first line of every generated file.

@@ -30,8 +30,8 @@ pub const STD_NAMES: &[&str] = &["String", "Vec", "Option", "HashMap", "BTreeMap
 impl Ty {
     /// Parses a type expression; the error says what is wrong.
     pub fn parse(text: &str) -> Result<Ty, String> {
-        let parsed: syn::Type = syn::parse_str(text)
-            .map_err(|e| format!("`{text}` is not a Rust type: {e}"))?;
+        let parsed: syn::Type =
+            syn::parse_str(text).map_err(|e| format!("`{text}` is not a Rust type: {e}"))?;
         Ty::from_syn(&parsed, text)
     }
 
@@ -48,12 +48,22 @@ impl Ty {
                         syn::PathArguments::AngleBracketed(a) if i == last => {
                             for arg in &a.args {
                                 match arg {
-                                    syn::GenericArgument::Type(t) => args.push(Ty::from_syn(t, text)?),
-                                    _ => return Err(format!("`{text}`: only type arguments are supported")),
+                                    syn::GenericArgument::Type(t) => {
+                                        args.push(Ty::from_syn(t, text)?)
+                                    }
+                                    _ => {
+                                        return Err(format!(
+                                            "`{text}`: only type arguments are supported"
+                                        ));
+                                    }
                                 }
                             }
                         }
-                        _ => return Err(format!("`{text}`: generic arguments go on the last path segment only")),
+                        _ => {
+                            return Err(format!(
+                                "`{text}`: generic arguments go on the last path segment only"
+                            ));
+                        }
                     }
                 }
                 if p.path.leading_colon.is_some() {
@@ -68,8 +78,12 @@ impl Ty {
                 .collect::<Result<_, _>>()
                 .map(Ty::Tuple),
             syn::Type::Paren(p) => Ty::from_syn(&p.elem, text),
-            syn::Type::Reference(_) => Err(format!("`{text}`: use an owned type (generated code borrows where it should)")),
-            _ => Err(format!("`{text}`: only paths (`Vec<User>`, `crate::model::Money`) and tuples are supported")),
+            syn::Type::Reference(_) => Err(format!(
+                "`{text}`: use an owned type (generated code borrows where it should)"
+            )),
+            _ => Err(format!(
+                "`{text}`: only paths (`Vec<User>`, `crate::model::Money`) and tuples are supported"
+            )),
         }
     }
 
@@ -97,7 +111,9 @@ impl Ty {
     /// The argument of `Wrapper<T>` when this is one.
     pub fn inner(&self, wrapper: &str) -> Option<&Ty> {
         match self {
-            Ty::Path { segments, args } if segments.len() == 1 && segments[0] == wrapper && args.len() == 1 => {
+            Ty::Path { segments, args }
+                if segments.len() == 1 && segments[0] == wrapper && args.len() == 1 =>
+            {
                 Some(&args[0])
             }
             _ => None,
@@ -182,7 +198,9 @@ impl Ty {
     fn is_copy(&self, is_copy: &dyn Fn(&str) -> bool) -> bool {
         match self {
             Ty::Tuple(items) => items.iter().all(|i| i.is_copy(is_copy)),
-            _ => self.bare().is_some_and(|name| PRIMITIVES.contains(&name) || is_copy(name)),
+            _ => self
+                .bare()
+                .is_some_and(|name| PRIMITIVES.contains(&name) || is_copy(name)),
         }
     }
 }
@@ -211,7 +229,12 @@ mod tests {
 
     #[test]
     fn renders_with_the_paths_generated_code_needs() {
-        assert_eq!(Ty::parse("HashMap<String, Vec<bytes::Bytes>>").unwrap().render(), "std::collections::HashMap<String, Vec<remcall::bytes::Bytes>>");
+        assert_eq!(
+            Ty::parse("HashMap<String, Vec<bytes::Bytes>>")
+                .unwrap()
+                .render(),
+            "std::collections::HashMap<String, Vec<remcall::bytes::Bytes>>"
+        );
         assert!(Ty::parse("&str").is_err());
         assert!(Ty::parse("Vec<").is_err());
     }

@@ -15,13 +15,22 @@ pub const VERBS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "O
 
 /// The serde `rename_all` rules.
 const RENAME_RULES: &[&str] = &[
-    "lowercase", "UPPERCASE", "PascalCase", "camelCase", "snake_case", "SCREAMING_SNAKE_CASE",
-    "kebab-case", "SCREAMING-KEBAB-CASE",
+    "lowercase",
+    "UPPERCASE",
+    "PascalCase",
+    "camelCase",
+    "snake_case",
+    "SCREAMING_SNAKE_CASE",
+    "kebab-case",
+    "SCREAMING-KEBAB-CASE",
 ];
 
 /// Checks `spec`; an empty list means it can be rendered.
 pub fn validate(spec: &Spec) -> Vec<Diagnostic> {
-    let mut v = Validator { spec, out: Vec::new() };
+    let mut v = Validator {
+        spec,
+        out: Vec::new(),
+    };
     v.client();
     v.configs();
     v.types();
@@ -74,16 +83,29 @@ impl Validator<'_> {
         if let Some(client) = &file.client
             && !names::is_pascal_identifier(client)
         {
-            let d = spec.at(0, "client", format!("`{client}` is not a PascalCase Rust identifier"));
+            let d = spec.at(
+                0,
+                "client",
+                format!("`{client}` is not a PascalCase Rust identifier"),
+            );
             let cased = names::pascal(client);
             self.push(d.help(format!("write `client: {cased}`")));
         }
         if let Some(urls) = &file.base_url {
             for (i, url) in urls.0.iter().enumerate() {
-                let key = if urls.0.len() == 1 { "base_url".to_owned() } else { format!("base_url.{i}") };
+                let key = if urls.0.len() == 1 {
+                    "base_url".to_owned()
+                } else {
+                    format!("base_url.{i}")
+                };
                 self.placeholders(0, &key, url);
-                if !vars::has_placeholder(url) && !(url.starts_with("http://") || url.starts_with("https://")) {
-                    self.push(spec.at(0, &key, format!("base URL `{url}` must start with http:// or https://")));
+                let literal_http = url.starts_with("http://") || url.starts_with("https://");
+                if !(vars::has_placeholder(url) || literal_http) {
+                    self.push(spec.at(
+                        0,
+                        &key,
+                        format!("base URL `{url}` must start with http:// or https://"),
+                    ));
                 }
             }
         }
@@ -91,7 +113,10 @@ impl Validator<'_> {
             && !base_path.is_empty()
             && !base_path.starts_with('/')
         {
-            self.push(spec.at(0, "base_path", "`base_path` must start with `/`").help(format!("write `/{base_path}`")));
+            self.push(
+                spec.at(0, "base_path", "`base_path` must start with `/`")
+                    .help(format!("write `/{base_path}`")),
+            );
         }
         if let Some(config) = &file.config {
             self.config_ref(0, "config", config);
@@ -99,12 +124,20 @@ impl Validator<'_> {
         if let Some(FallbackDef::Path(path)) = &file.fallback
             && syn::parse_str::<syn::Path>(path).is_err()
         {
-            self.push(spec.at(0, "fallback", format!("`{path}` is neither true, false nor a Rust path")));
+            self.push(spec.at(
+                0,
+                "fallback",
+                format!("`{path}` is neither true, false nor a Rust path"),
+            ));
         }
         if let Some(rule) = file.serde.as_ref().and_then(|s| s.rename_all.as_ref())
             && !RENAME_RULES.contains(&rule.as_str())
         {
-            let d = spec.at(0, "serde.rename_all", format!("unknown rename rule `{rule}`"));
+            let d = spec.at(
+                0,
+                "serde.rename_all",
+                format!("unknown rename rule `{rule}`"),
+            );
             let help = did_you_mean(rule, RENAME_RULES.iter().copied())
                 .unwrap_or_else(|| format!("one of {}", RENAME_RULES.join(", ")));
             self.push(d.help(help));
@@ -113,9 +146,13 @@ impl Validator<'_> {
 
     fn config_ref(&mut self, source: usize, key: &str, name: &str) {
         if !self.spec.configs.contains_key(name) {
-            let d = self.spec.at(source, key, format!("unknown config `{name}`"));
-            let help = did_you_mean(name, self.spec.configs.keys().map(String::as_str))
-                .or_else(|| Some("define it under `configs:` here or in an included file".to_owned()));
+            let d = self
+                .spec
+                .at(source, key, format!("unknown config `{name}`"));
+            let help =
+                did_you_mean(name, self.spec.configs.keys().map(String::as_str)).or_else(|| {
+                    Some("define it under `configs:` here or in an included file".to_owned())
+                });
             self.push(d.maybe_help(help));
         }
     }
@@ -149,7 +186,11 @@ impl Validator<'_> {
             for (name, value) in &headers.0 {
                 let at = format!("{key}.headers.{name}");
                 if !is_header_name(name) {
-                    self.push(self.spec.at_key(source, &at, format!("`{name}` is not a valid header name")));
+                    self.push(self.spec.at_key(
+                        source,
+                        &at,
+                        format!("`{name}` is not a valid header name"),
+                    ));
                 }
                 self.placeholders(source, &at, value);
             }
@@ -171,14 +212,27 @@ impl Validator<'_> {
         if let Some(interceptors) = &profile.interceptors {
             for (i, path) in interceptors.iter().enumerate() {
                 if syn::parse_str::<syn::Path>(path).is_err() {
-                    self.push(self.spec.at(source, &format!("{key}.interceptors.{i}"), format!("`{path}` is not a Rust path")));
+                    self.push(self.spec.at(
+                        source,
+                        &format!("{key}.interceptors.{i}"),
+                        format!("`{path}` is not a Rust path"),
+                    ));
                 }
             }
         }
-        if !client_level && profile.timeout.as_ref().is_some_and(|t| t.connect.is_some()) {
+        if !client_level
+            && profile
+                .timeout
+                .as_ref()
+                .is_some_and(|t| t.connect.is_some())
+        {
             self.push(
                 self.spec
-                    .at(source, &format!("{key}.timeout.connect"), "`timeout.connect` applies to the whole client's connections")
+                    .at(
+                        source,
+                        &format!("{key}.timeout.connect"),
+                        "`timeout.connect` applies to the whole client's connections",
+                    )
                     .help("set it in the client's profile; a method may set `attempt` and `total`"),
             );
         }
@@ -192,10 +246,18 @@ impl Validator<'_> {
             let key = format!("types.{name}");
             let rust = names::pascal(name);
             if let Some(first) = seen.insert(rust.clone(), name) {
-                self.push(spec.at_key(source, &key, format!("type `{name}` and `{first}` are both `{rust}` in Rust")));
+                self.push(spec.at_key(
+                    source,
+                    &key,
+                    format!("type `{name}` and `{first}` are both `{rust}` in Rust"),
+                ));
             }
             if !names::is_identifier(name) {
-                self.push(spec.at_key(source, &key, format!("type name `{name}` is not a Rust identifier")));
+                self.push(spec.at_key(
+                    source,
+                    &key,
+                    format!("type name `{name}` is not a Rust identifier"),
+                ));
             }
             self.type_def(source, &key, &ty.item);
         }
@@ -204,10 +266,18 @@ impl Validator<'_> {
     fn type_def(&mut self, source: usize, key: &str, def: &TypeDef) {
         match (&def.fields, &def.variants) {
             (Some(_), Some(_)) => {
-                self.push(self.spec.at_key(source, key, "a type has `fields:` or `enum:`, not both"));
+                self.push(self.spec.at_key(
+                    source,
+                    key,
+                    "a type has `fields:` or `enum:`, not both",
+                ));
             }
             (None, None) => {
-                self.push(self.spec.at_key(source, key, "a type needs `fields:` (a struct) or `enum:` (an enum)"));
+                self.push(self.spec.at_key(
+                    source,
+                    key,
+                    "a type needs `fields:` (a struct) or `enum:` (an enum)",
+                ));
             }
             (Some(fields), None) => {
                 let mut seen: HashMap<String, &str> = HashMap::new();
@@ -215,33 +285,54 @@ impl Validator<'_> {
                     let at = format!("{key}.fields.{field}");
                     let rust = names::snake(field);
                     if let Some(first) = seen.insert(rust.clone(), field) {
-                        self.push(self.spec.at_key(source, &at, format!("field `{field}` and `{first}` are both `{rust}` in Rust")));
+                        self.push(self.spec.at_key(
+                            source,
+                            &at,
+                            format!("field `{field}` and `{first}` are both `{rust}` in Rust"),
+                        ));
                     }
                     self.type_expr(source, &at, &field_def.ty, &def.generics);
                 }
             }
             (None, Some(variants)) => {
                 if variants.is_empty() {
-                    self.push(self.spec.at_key(source, key, "an enum needs at least one variant"));
+                    self.push(
+                        self.spec
+                            .at_key(source, key, "an enum needs at least one variant"),
+                    );
                 }
                 let mut seen: HashMap<String, &str> = HashMap::new();
                 for (i, variant) in variants.iter().enumerate() {
                     let rust = names::pascal(variant);
                     if let Some(first) = seen.insert(rust.clone(), variant) {
-                        self.push(self.spec.at(source, &format!("{key}.enum.{i}"), format!("variants `{variant}` and `{first}` are both `{rust}` in Rust")));
+                        self.push(self.spec.at(
+                            source,
+                            &format!("{key}.enum.{i}"),
+                            format!("variants `{variant}` and `{first}` are both `{rust}` in Rust"),
+                        ));
                     }
                 }
             }
         }
         for (i, generic) in def.generics.iter().enumerate() {
             if !names::is_pascal_identifier(generic) {
-                self.push(self.spec.at(source, &format!("{key}.generics.{i}"), format!("generic parameter `{generic}` is not a PascalCase identifier")));
+                self.push(self.spec.at(
+                    source,
+                    &format!("{key}.generics.{i}"),
+                    format!("generic parameter `{generic}` is not a PascalCase identifier"),
+                ));
             }
         }
     }
 
     /// Checks that `text` parses and every bare name in it is known.
-    fn type_expr(&mut self, source: usize, key: &str, text: &str, generics: &[String]) -> Option<Ty> {
+    fn type_expr(
+        &mut self,
+        source: usize,
+        key: &str,
+        text: &str,
+        generics: &[String],
+    ) -> Option<Ty> {
         let ty = match Ty::parse(text) {
             Ok(ty) => ty,
             Err(message) => {
@@ -265,7 +356,9 @@ impl Validator<'_> {
                     .chain(generics.iter().map(String::as_str));
                 let d = self.spec.at(source, key, format!("unknown type `{name}`"));
                 let help = did_you_mean(&name, candidates).or_else(|| {
-                    Some(format!("declare it under `types:`, or write a path such as `crate::model::{name}`"))
+                    Some(format!(
+                        "declare it under `types:`, or write a path such as `crate::model::{name}`"
+                    ))
                 });
                 self.push(d.maybe_help(help));
             }
@@ -280,38 +373,68 @@ impl Validator<'_> {
             let key = format!("methods.{name}");
             let rust = names::snake(name);
             if let Some(first) = seen.insert(rust.clone(), name) {
-                self.push(spec.at_key(0, &key, format!("methods `{name}` and `{first}` are both `{rust}` in Rust")));
+                self.push(spec.at_key(
+                    0,
+                    &key,
+                    format!("methods `{name}` and `{first}` are both `{rust}` in Rust"),
+                ));
             }
             if !names::is_identifier(name) {
-                self.push(spec.at_key(0, &key, format!("method name `{name}` is not a Rust identifier")));
+                self.push(spec.at_key(
+                    0,
+                    &key,
+                    format!("method name `{name}` is not a Rust identifier"),
+                ));
             }
 
             let request_key = format!("{key}.request");
-            let (verb, path) = method.request.trim().split_once(' ').unwrap_or((method.request.trim(), ""));
+            let (verb, path) = method
+                .request
+                .trim()
+                .split_once(' ')
+                .unwrap_or((method.request.trim(), ""));
             let path = path.trim();
             if !VERBS.contains(&verb) {
                 let d = spec.at(0, &request_key, format!("`{verb}` is not an HTTP method"));
-                let help = did_you_mean(verb, VERBS.iter().copied())
-                    .unwrap_or_else(|| format!("write `request: GET /path`; methods are {}", VERBS.join(", ")));
+                let help = did_you_mean(verb, VERBS.iter().copied()).unwrap_or_else(|| {
+                    format!(
+                        "write `request: GET /path`; methods are {}",
+                        VERBS.join(", ")
+                    )
+                });
                 self.push(d.help(help));
             }
             if !path.starts_with('/') {
-                self.push(spec.at(0, &request_key, "the path must start with `/`").help("write e.g. `request: GET /users/{id}`"));
+                self.push(
+                    spec.at(0, &request_key, "the path must start with `/`")
+                        .help("write e.g. `request: GET /users/{id}`"),
+                );
             }
             match placeholders(path) {
                 Err(message) => self.push(spec.at(0, &request_key, message)),
                 Ok(used) => {
                     for placeholder in &used {
                         if !method.path.contains_key(placeholder) {
-                            let d = spec.at(0, &request_key, format!("`{{{placeholder}}}` is not declared in `path:`"));
-                            let help = did_you_mean(placeholder, method.path.keys().map(String::as_str))
-                                .unwrap_or_else(|| format!("add `path: {{ {placeholder}: String }}`"));
+                            let d = spec.at(
+                                0,
+                                &request_key,
+                                format!("`{{{placeholder}}}` is not declared in `path:`"),
+                            );
+                            let help =
+                                did_you_mean(placeholder, method.path.keys().map(String::as_str))
+                                    .unwrap_or_else(|| {
+                                        format!("add `path: {{ {placeholder}: String }}`")
+                                    });
                             self.push(d.help(help));
                         }
                     }
                     for declared in method.path.keys() {
                         if !used.contains(declared) {
-                            let d = spec.at_key(0, &format!("{key}.path.{declared}"), format!("path parameter `{declared}` is not used in `{path}`"));
+                            let d = spec.at_key(
+                                0,
+                                &format!("{key}.path.{declared}"),
+                                format!("path parameter `{declared}` is not used in `{path}`"),
+                            );
                             let help = did_you_mean(declared, used.iter().map(String::as_str));
                             self.push(d.maybe_help(help));
                         }
@@ -319,22 +442,41 @@ impl Validator<'_> {
                 }
             }
             if method.body.is_some() && matches!(verb, "GET" | "HEAD" | "DELETE") {
-                self.push(spec.at_key(0, &format!("{key}.body"), format!("a {verb} request has no body")).help("use POST, PUT or PATCH, or send the data as query parameters"));
+                self.push(
+                    spec.at_key(
+                        0,
+                        &format!("{key}.body"),
+                        format!("a {verb} request has no body"),
+                    )
+                    .help("use POST, PUT or PATCH, or send the data as query parameters"),
+                );
             }
 
             let mut arg_names: HashMap<String, String> = HashMap::new();
-            for (section, params) in [("path", &method.path), ("query", &method.query), ("headers", &method.headers)] {
+            for (section, params) in [
+                ("path", &method.path),
+                ("query", &method.query),
+                ("headers", &method.headers),
+            ] {
                 for (param, def) in params {
                     let at = format!("{key}.{section}.{param}");
                     self.type_expr(0, &at, &def.ty, &[]);
                     let rust = names::snake(param);
                     if let Some(first) = arg_names.insert(rust.clone(), at.clone()) {
-                        self.push(spec.at_key(0, &at, format!("parameter `{param}` is `{rust}` in Rust, as is {first}")));
+                        self.push(spec.at_key(
+                            0,
+                            &at,
+                            format!("parameter `{param}` is `{rust}` in Rust, as is {first}"),
+                        ));
                     }
                     if section == "headers" {
                         let wire = def.name.clone().unwrap_or_else(|| param.clone());
                         if !is_header_name(&wire) {
-                            self.push(spec.at(0, &at, format!("`{wire}` is not a valid header name")));
+                            self.push(spec.at(
+                                0,
+                                &at,
+                                format!("`{wire}` is not a valid header name"),
+                            ));
                         }
                     }
                 }
@@ -342,14 +484,20 @@ impl Validator<'_> {
             if let Some(body) = &method.body {
                 self.type_expr(0, &format!("{key}.body"), &body.ty, &[]);
                 if arg_names.contains_key("body") {
-                    self.push(spec.at_key(0, &format!("{key}.body"), "the body argument is named `body`, as is a parameter"));
+                    self.push(spec.at_key(
+                        0,
+                        &format!("{key}.body"),
+                        "the body argument is named `body`, as is a parameter",
+                    ));
                 }
             }
             if let Some(returns) = &method.returns {
                 self.type_expr(0, &format!("{key}.returns"), returns, &[]);
             }
             match &method.config {
-                Some(ConfigRef::Named(config)) => self.config_ref(0, &format!("{key}.config"), config),
+                Some(ConfigRef::Named(config)) => {
+                    self.config_ref(0, &format!("{key}.config"), config)
+                }
                 Some(ConfigRef::Inline(profile)) => {
                     if profile.extends.is_some() {
                         self.push(spec.at(0, &format!("{key}.config.extends"), "an inline method config overrides the client's profile; it cannot extend another"));
@@ -358,8 +506,20 @@ impl Validator<'_> {
                 }
                 None => {}
             }
-            if method.fallback == Some(true) && !matches!(spec.file.fallback, Some(FallbackDef::Path(_)) | Some(FallbackDef::Enabled(true))) {
-                self.push(spec.at(0, &format!("{key}.fallback"), "the method asks for a fallback but the client has none").help("set `fallback: true` at the top of the spec"));
+            if method.fallback == Some(true)
+                && !matches!(
+                    spec.file.fallback,
+                    Some(FallbackDef::Path(_)) | Some(FallbackDef::Enabled(true))
+                )
+            {
+                self.push(
+                    spec.at(
+                        0,
+                        &format!("{key}.fallback"),
+                        "the method asks for a fallback but the client has none",
+                    )
+                    .help("set `fallback: true` at the top of the spec"),
+                );
             }
         }
     }
@@ -374,7 +534,9 @@ pub fn placeholders(path: &str) -> Result<Vec<String>, String> {
             return Err(format!("unmatched `}}` in `{path}`"));
         }
         let after = &rest[open + 1..];
-        let close = after.find('}').ok_or_else(|| format!("unclosed `{{` in `{path}`"))?;
+        let close = after
+            .find('}')
+            .ok_or_else(|| format!("unclosed `{{` in `{path}`"))?;
         let name = &after[..close];
         if !names::is_identifier(name) {
             return Err(format!("`{{{name}}}` in `{path}` is not a parameter name"));

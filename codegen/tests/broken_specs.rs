@@ -13,9 +13,16 @@ struct Expectation {
 
 fn expectation(spec: &Path) -> Expectation {
     let sidecar = spec.with_extension("expect");
-    let text = std::fs::read_to_string(if sidecar.exists() { sidecar } else { spec.to_path_buf() }).unwrap();
+    let text = std::fs::read_to_string(if sidecar.exists() {
+        sidecar
+    } else {
+        spec.to_path_buf()
+    })
+    .unwrap();
     let line = text.lines().next().unwrap_or_default();
-    let rest = line.strip_prefix("# expect: ").unwrap_or_else(|| panic!("{}: no `# expect:` line", spec.display()));
+    let rest = line
+        .strip_prefix("# expect: ")
+        .unwrap_or_else(|| panic!("{}: no `# expect:` line", spec.display()));
     let (what, help) = match rest.split_once(" | ") {
         Some((what, help)) => (what, Some(help.to_owned())),
         None => (rest, None),
@@ -23,13 +30,20 @@ fn expectation(spec: &Path) -> Expectation {
     // The location is everything up to the second (or third, with a file) `: `.
     let parts: Vec<&str> = what.splitn(2, ": ").collect();
     let location = if parts[0].contains(".yaml") || parts[0].contains(".inc") {
-        let file = spec.parent().unwrap().join(parts[0].split(':').next().unwrap());
+        let file = spec
+            .parent()
+            .unwrap()
+            .join(parts[0].split(':').next().unwrap());
         let at = parts[0].split_once(':').unwrap().1;
         format!("{}:{at}", file.display())
     } else {
         format!("{}:{}", spec.display(), parts[0])
     };
-    Expectation { location, message: parts[1].to_owned(), help }
+    Expectation {
+        location,
+        message: parts[1].to_owned(),
+        help,
+    }
 }
 
 fn fixtures() -> Vec<PathBuf> {
@@ -46,7 +60,11 @@ fn fixtures() -> Vec<PathBuf> {
 #[test]
 fn each_broken_spec_reports_its_line_column_and_message() {
     let specs = fixtures();
-    assert!(specs.len() >= 12, "at least 12 broken fixtures, found {}", specs.len());
+    assert!(
+        specs.len() >= 12,
+        "at least 12 broken fixtures, found {}",
+        specs.len()
+    );
     let mut failures = Vec::new();
     for spec in &specs {
         let expected = expectation(spec);
@@ -61,7 +79,11 @@ fn each_broken_spec_reports_its_line_column_and_message() {
             let shown = d.to_string();
             shown.starts_with(&format!("{}: ", expected.location))
                 && d.message.contains(&expected.message)
-                && expected.help.as_ref().is_none_or(|h| d.help.as_deref().is_some_and(|got| got.contains(h.as_str())))
+                && expected.help.as_ref().is_none_or(|h| {
+                    d.help
+                        .as_deref()
+                        .is_some_and(|got| got.contains(h.as_str()))
+                })
         });
         if !found {
             let got: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
@@ -70,7 +92,10 @@ fn each_broken_spec_reports_its_line_column_and_message() {
                 spec.display(),
                 expected.location,
                 expected.message,
-                expected.help.map(|h| format!(" with help `{h}`")).unwrap_or_default(),
+                expected
+                    .help
+                    .map(|h| format!(" with help `{h}`"))
+                    .unwrap_or_default(),
                 got.join("\n  ")
             ));
         }
@@ -86,22 +111,41 @@ fn the_cli_exits_1_and_writes_nothing_when_any_spec_is_broken() {
     let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/user_service.yaml");
     let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/broken/unknown_type.yaml");
     let run = Command::new(env!("CARGO_BIN_EXE_remcall"))
-        .args(["gen", good.to_str().unwrap(), bad.to_str().unwrap(), "--out"])
+        .args([
+            "gen",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            "--out",
+        ])
         .arg(out.path())
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(stderr.contains("unknown_type.yaml:6:36: unknown type `Usr`"), "{stderr}");
+    assert!(
+        stderr.contains("unknown_type.yaml:6:36: unknown type `Usr`"),
+        "{stderr}"
+    );
     assert!(stderr.contains("nothing was written"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "// the committed version\n");
-    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 1, "no other file appeared");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "// the committed version\n"
+    );
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        1,
+        "no other file appeared"
+    );
 }
 
 #[test]
 fn the_cli_reports_every_broken_spec_of_a_directory_in_one_run() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/broken");
-    let run = Command::new(env!("CARGO_BIN_EXE_remcall")).arg("check").arg(&dir).output().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_remcall"))
+        .arg("check")
+        .arg(&dir)
+        .output()
+        .unwrap();
     assert_eq!(run.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&run.stderr);
     for spec in fixtures() {
@@ -115,6 +159,9 @@ fn the_cli_reports_every_broken_spec_of_a_directory_in_one_run() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let run = Command::new(env!("CARGO_BIN_EXE_remcall")).args(["gen", "--bogus"]).output().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_remcall"))
+        .args(["gen", "--bogus"])
+        .output()
+        .unwrap();
     assert_eq!(run.status.code(), Some(2));
 }

@@ -11,10 +11,13 @@ pub mod units;
 pub mod vars;
 
 pub use model::{
-    Auth, Backoff, Basic, Bearer, Breaker, Condition, Headers, Isolation, Jitter, Layer, LogLevel, OAuth2, Pool,
-    Profile, RateLimit, Retry, RetryAfter, RetryBudget, Scope, Semaphore, SlowCall, Timeouts, Window,
+    Auth, Backoff, Basic, Bearer, Breaker, Condition, Headers, Isolation, Jitter, Layer, LogLevel,
+    OAuth2, Pool, Profile, RateLimit, Retry, RetryAfter, RetryBudget, Scope, Semaphore, SlowCall,
+    Timeouts, Window,
 };
-pub use settings::{BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings};
+pub use settings::{
+    BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings,
+};
 pub use units::ByteSize;
 
 /// A profile text that does not parse, or names something only a spec file may.
@@ -106,7 +109,10 @@ max_response_bytes: 16MiB
         assert_eq!(profile, again);
         let settings = Settings::from_profile(&profile);
         assert_eq!(settings.breaker.record[2], Condition::StatusClass(5));
-        assert_eq!(settings.breaker.slow_call, Some((Duration::from_secs(2), 100.0)));
+        assert_eq!(
+            settings.breaker.slow_call,
+            Some((Duration::from_secs(2), 100.0))
+        );
         assert_eq!(settings.max_response_bytes, 16 << 20);
     }
 
@@ -117,13 +123,22 @@ max_response_bytes: 16MiB
         let pool = Profile::from_yaml_str("isolation: { pool: { workers: 2 } }").unwrap();
         assert!(matches!(
             Settings::from_profile(&pool).isolation,
-            IsolationSettings::Pool { workers: 2, queue: 64, .. }
+            IsolationSettings::Pool {
+                workers: 2,
+                queue: 64,
+                ..
+            }
         ));
     }
 
     #[test]
     fn unknown_keys_and_spec_only_fields_are_refused() {
-        assert!(Profile::from_yaml_str("retry: { max_atempts: 1 }").unwrap_err().0.contains("max_atempts"));
+        assert!(
+            Profile::from_yaml_str("retry: { max_atempts: 1 }")
+                .unwrap_err()
+                .0
+                .contains("max_atempts")
+        );
         assert!(Profile::from_yaml_str("extends: base").is_err());
         assert!(Profile::from_yaml_str("interceptors: [crate::X]").is_err());
     }
@@ -135,7 +150,10 @@ max_response_bytes: 16MiB
         )
         .unwrap();
         let debug = format!("{profile:?}");
-        assert!(!debug.contains("hunter2") && !debug.contains("k3y-v4lue"), "{debug}");
+        assert!(
+            !debug.contains("hunter2") && !debug.contains("k3y-v4lue"),
+            "{debug}"
+        );
         assert!(debug.contains("X-Api-Key"));
     }
 }

@@ -39,7 +39,21 @@ macro_rules! replace_on_layer {
         }
     )*};
 }
-replace_on_layer!(Duration, ByteSize, u32, f64, bool, String, Vec<String>, Vec<Condition>, Jitter, Scope, Window, LogLevel, Auth);
+replace_on_layer!(
+    Duration,
+    ByteSize,
+    u32,
+    f64,
+    bool,
+    String,
+    Vec<String>,
+    Vec<Condition>,
+    Jitter,
+    Scope,
+    Window,
+    LogLevel,
+    Auth
+);
 
 /// Declares a partial struct: each field optional, `deny_unknown_fields`, layered field by field.
 macro_rules! partial {
@@ -320,7 +334,9 @@ impl Auth {
 
 impl fmt::Debug for Bearer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Bearer").field("token", &"<redacted>").finish()
+        f.debug_struct("Bearer")
+            .field("token", &"<redacted>")
+            .finish()
     }
 }
 
@@ -430,7 +446,9 @@ impl std::str::FromStr for Condition {
 
     fn from_str(text: &str) -> Result<Self, String> {
         let help = || {
-            format!("unknown condition `{text}`: expected connect, timeout, a status such as 503, or a class such as 5xx")
+            format!(
+                "unknown condition `{text}`: expected connect, timeout, a status such as 503, or a class such as 5xx"
+            )
         };
         match text {
             "connect" => Ok(Condition::Connect),
@@ -496,7 +514,9 @@ impl Layer for Headers {
 
 impl fmt::Debug for Headers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.0.keys().map(|k| (k, "<redacted>"))).finish()
+        f.debug_map()
+            .entries(self.0.keys().map(|k| (k, "<redacted>")))
+            .finish()
     }
 }
 
@@ -513,12 +533,23 @@ where
         [(_, Some(value))] => Ok(value.clone()),
         [] => Err(format!(
             "{what} needs one of: {}",
-            choices.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+            choices
+                .iter()
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
         _ => Err(format!(
             "{what} takes exactly one of {}, found {}",
-            choices.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
-            set.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(" and ")
+            choices
+                .iter()
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+                .join(", "),
+            set.iter()
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+                .join(" and ")
         )),
     }
 }
@@ -573,8 +604,16 @@ impl Serialize for IsolationRepr {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
             Isolation::None => s.serialize_str("none"),
-            Isolation::Semaphore(sem) => IsolationMap { semaphore: Some(sem.clone()), pool: None }.serialize(s),
-            Isolation::Pool(pool) => IsolationMap { semaphore: None, pool: Some(pool.clone()) }.serialize(s),
+            Isolation::Semaphore(sem) => IsolationMap {
+                semaphore: Some(sem.clone()),
+                pool: None,
+            }
+            .serialize(s),
+            Isolation::Pool(pool) => IsolationMap {
+                semaphore: None,
+                pool: Some(pool.clone()),
+            }
+            .serialize(s),
         }
     }
 }
@@ -619,7 +658,11 @@ impl TryFrom<AuthRepr> for Auth {
 
 impl From<Auth> for AuthRepr {
     fn from(auth: Auth) -> Self {
-        let mut repr = AuthRepr { bearer: None, basic: None, oauth2: None };
+        let mut repr = AuthRepr {
+            bearer: None,
+            basic: None,
+            oauth2: None,
+        };
         match auth {
             Auth::Bearer(b) => repr.bearer = Some(b),
             Auth::Basic(b) => repr.basic = Some(b),
@@ -641,15 +684,27 @@ struct WindowRepr {
 impl TryFrom<WindowRepr> for Window {
     type Error = String;
     fn try_from(r: WindowRepr) -> Result<Self, String> {
-        one_of(&[("time", r.time.map(Window::Time)), ("calls", r.calls.map(Window::Calls))], "window")
+        one_of(
+            &[
+                ("time", r.time.map(Window::Time)),
+                ("calls", r.calls.map(Window::Calls)),
+            ],
+            "window",
+        )
     }
 }
 
 impl From<Window> for WindowRepr {
     fn from(window: Window) -> Self {
         match window {
-            Window::Time(t) => WindowRepr { time: Some(t), calls: None },
-            Window::Calls(c) => WindowRepr { time: None, calls: Some(c) },
+            Window::Time(t) => WindowRepr {
+                time: Some(t),
+                calls: None,
+            },
+            Window::Calls(c) => WindowRepr {
+                time: None,
+                calls: Some(c),
+            },
         }
     }
 }

@@ -158,7 +158,11 @@ impl Settings {
                 open_for_max: breaker.open_for_max.unwrap_or(s(60)),
                 half_open_calls: breaker.half_open_calls.unwrap_or(5).max(1),
                 record: breaker.record.unwrap_or_else(|| {
-                    vec![Condition::Connect, Condition::Timeout, Condition::StatusClass(5)]
+                    vec![
+                        Condition::Connect,
+                        Condition::Timeout,
+                        Condition::StatusClass(5),
+                    ]
                 }),
             },
             isolation: match profile.isolation.clone() {

@@ -25,9 +25,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// Writes a duration in the largest unit that represents it exactly.
 pub fn format_duration(duration: Duration) -> String {
     let millis = duration.as_millis();
-    if millis != 0 && millis % 60_000 == 0 {
+    if millis != 0 && millis.is_multiple_of(60_000) {
         format!("{}m", millis / 60_000)
-    } else if millis % 1_000 == 0 {
+    } else if millis.is_multiple_of(1_000) {
         format!("{}s", millis / 1_000)
     } else {
         format!("{millis}ms")
@@ -35,14 +35,20 @@ pub fn format_duration(duration: Duration) -> String {
 }
 
 fn duration_help(text: &str) -> String {
-    format!("invalid duration `{text}`: expected a whole number followed by ms, s or m (e.g. 250ms, 2s, 1m)")
+    format!(
+        "invalid duration `{text}`: expected a whole number followed by ms, s or m (e.g. 250ms, 2s, 1m)"
+    )
 }
 
 /// Parses `1024`, `512KiB`, `16MiB` or `1GiB` into a number of bytes.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (digits, unit) = split_number(text);
-    let help = || format!("invalid size `{text}`: expected a whole number of bytes, optionally followed by KiB, MiB or GiB (e.g. 16MiB)");
+    let help = || {
+        format!(
+            "invalid size `{text}`: expected a whole number of bytes, optionally followed by KiB, MiB or GiB (e.g. 16MiB)"
+        )
+    };
     let value: u64 = digits.parse().map_err(|_| help())?;
     let factor: u64 = match unit {
         "" | "B" => 1,
@@ -59,7 +65,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 /// Writes a size in the largest binary unit that represents it exactly.
 pub fn format_size(bytes: u64) -> String {
     for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
-        if bytes != 0 && bytes % (1 << shift) == 0 {
+        if bytes != 0 && bytes.is_multiple_of(1 << shift) {
             return format!("{}{unit}", bytes >> shift);
         }
     }
@@ -108,7 +114,6 @@ pub mod duration {
         }
         d.deserialize_any(Text).map(Some)
     }
-
 }
 
 /// A number of bytes written as `1024`, `512KiB` or `16MiB`.

@@ -3,15 +3,19 @@
 
 /// A placeholder whose variable is unset and has no default.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("environment variable `{0}` is not set and has no default (write ${{{0}:-default}} to give one)")]
+#[error(
+    "environment variable `{0}` is not set and has no default (write ${{{0}:-default}} to give one)"
+)]
 pub struct MissingVar(pub String);
 
 /// Checks placeholder syntax; the error says what is wrong, for a diagnostic.
 pub fn check(text: &str) -> Result<(), String> {
-    expand_with(text, |_| Some(String::new())).map(|_| ()).map_err(|e| match e {
-        ExpandError::Syntax(message) => message,
-        ExpandError::Missing(var) => MissingVar(var).to_string(),
-    })
+    expand_with(text, |_| Some(String::new()))
+        .map(|_| ())
+        .map_err(|e| match e {
+            ExpandError::Syntax(message) => message,
+            ExpandError::Missing(var) => MissingVar(var).to_string(),
+        })
 }
 
 /// True when the text holds at least one placeholder.
@@ -45,7 +49,9 @@ fn expand_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<St
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let end = after.find('}').ok_or_else(|| {
-            ExpandError::Syntax(format!("unclosed `${{` in `{text}`: write ${{NAME}} or ${{NAME:-default}}"))
+            ExpandError::Syntax(format!(
+                "unclosed `${{` in `{text}`: write ${{NAME}} or ${{NAME:-default}}"
+            ))
         })?;
         let inner = &after[..end];
         let (name, default) = match inner.split_once(":-") {
@@ -83,7 +89,10 @@ mod tests {
 
     #[test]
     fn expands_variables_and_defaults() {
-        assert_eq!(expand("http://${HOST}:80", env).unwrap(), "http://example.test:80");
+        assert_eq!(
+            expand("http://${HOST}:80", env).unwrap(),
+            "http://example.test:80"
+        );
         assert_eq!(expand("${PORT:-8080}", env).unwrap(), "8080");
         assert_eq!(expand("${HOST:-x}", env).unwrap(), "example.test");
         assert_eq!(expand("no vars $HOME", env).unwrap(), "no vars $HOME");
@@ -99,7 +108,11 @@ mod tests {
     #[test]
     fn malformed_placeholders_are_reported() {
         assert!(check("${HOST").unwrap_err().contains("unclosed"));
-        assert!(check("${1X}").unwrap_err().contains("not a valid placeholder"));
+        assert!(
+            check("${1X}")
+                .unwrap_err()
+                .contains("not a valid placeholder")
+        );
         assert!(check("${}").is_err());
         assert!(check("${A_1:-x} and ${B}").is_ok());
     }

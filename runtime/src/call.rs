@@ -25,13 +25,14 @@ impl Client {
         let started = Instant::now();
         let total = state.settings.total_timeout;
 
-        let outcome = match tokio::time::timeout(total, self.attempts(method, state, &request)).await {
-            Ok(outcome) => outcome,
-            Err(_) => Err(Error::new(
-                ErrorKind::Timeout,
-                format!("the call ran past its total deadline of {total:?}"),
-            )),
-        };
+        let outcome =
+            match tokio::time::timeout(total, self.attempts(method, state, &request)).await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!("the call ran past its total deadline of {total:?}"),
+                )),
+            };
         let outcome = outcome.and_then(decode);
 
         state.counters.record(outcome.is_ok());
@@ -69,12 +70,17 @@ impl Client {
             Error::new(ErrorKind::Encode, "the request URL is invalid").with_source(e)
         })?;
         if !request.query.is_empty() {
-            url.query_pairs_mut().extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
+            url.query_pairs_mut()
+                .extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
         }
 
         let mut headers = state.headers.clone();
         headers.extend(request.headers.clone());
-        let mut builder = self.shared.http.request(state.http_method.clone(), url).headers(headers);
+        let mut builder = self
+            .shared
+            .http
+            .request(state.http_method.clone(), url)
+            .headers(headers);
         if let Some(body) = &request.body {
             builder = builder.body(body.clone());
         }
@@ -87,7 +93,10 @@ impl Client {
         let response = tokio::time::timeout(attempt_timeout, exchange)
             .await
             .map_err(|_| {
-                Error::new(ErrorKind::Timeout, format!("the attempt ran past its deadline of {attempt_timeout:?}"))
+                Error::new(
+                    ErrorKind::Timeout,
+                    format!("the attempt ran past its deadline of {attempt_timeout:?}"),
+                )
             })??;
 
         let answered = response.status.is_success()

@@ -51,7 +51,12 @@ pub struct ClientBuilder {
 impl ClientBuilder {
     /// A builder for the client `spec` describes.
     pub fn new(spec: &'static ClientSpec) -> ClientBuilder {
-        ClientBuilder { spec, base_urls: None, profile: None, http: None }
+        ClientBuilder {
+            spec,
+            base_urls: None,
+            profile: None,
+            http: None,
+        }
     }
 
     /// Calls go to this endpoint instead of the spec's.
@@ -84,7 +89,8 @@ impl ClientBuilder {
         let named = |e: Error| e.in_call(spec.name, "");
         let client_profile = Profile::from_yaml_str(spec.profile).map_err(|e| named(e.into()))?;
         let runtime = self.profile.unwrap_or_default();
-        let client_settings = Settings::from_profile(&client_profile.clone().layer(runtime.clone()));
+        let client_settings =
+            Settings::from_profile(&client_profile.clone().layer(runtime.clone()));
 
         let methods = spec
             .methods
@@ -94,14 +100,22 @@ impl ClientBuilder {
                     .map_err(|e| Error::from(e).in_call(spec.name, method.name))?;
                 let profile = client_profile.clone().layer(own).layer(runtime.clone());
                 let settings = Settings::from_profile(&profile);
-                let headers = resolve_headers(&settings)
-                    .map_err(|e| e.in_call(spec.name, method.name))?;
+                let headers =
+                    resolve_headers(&settings).map_err(|e| e.in_call(spec.name, method.name))?;
                 let http_method = reqwest::Method::from_bytes(method.http_method.as_bytes())
                     .map_err(|_| {
-                        Error::new(ErrorKind::Config, format!("invalid HTTP method `{}`", method.http_method))
-                            .in_call(spec.name, method.name)
+                        Error::new(
+                            ErrorKind::Config,
+                            format!("invalid HTTP method `{}`", method.http_method),
+                        )
+                        .in_call(spec.name, method.name)
                     })?;
-                Ok(MethodState { settings, http_method, headers, counters: Counters::default() })
+                Ok(MethodState {
+                    settings,
+                    http_method,
+                    headers,
+                    counters: Counters::default(),
+                })
             })
             .collect::<Result<Vec<_>, Error>>()?;
 
@@ -117,10 +131,20 @@ impl ClientBuilder {
                 .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
                 .build()
                 .map_err(|e| {
-                    named(Error::new(ErrorKind::Config, "cannot build the HTTP client").with_source(e))
+                    named(
+                        Error::new(ErrorKind::Config, "cannot build the HTTP client")
+                            .with_source(e),
+                    )
                 })?,
         };
-        Ok(Client { shared: Arc::new(Shared { spec, http, endpoints, methods }) })
+        Ok(Client {
+            shared: Arc::new(Shared {
+                spec,
+                http,
+                endpoints,
+                methods,
+            }),
+        })
     }
 }
 
@@ -137,11 +161,17 @@ fn resolve_headers(settings: &Settings) -> Result<HeaderMap, Error> {
     }
     let credentials = match &settings.auth {
         None => None,
-        Some(Auth::Bearer(bearer)) => Some(format!("Bearer {}", expand("auth.bearer.token", &bearer.token)?)),
+        Some(Auth::Bearer(bearer)) => Some(format!(
+            "Bearer {}",
+            expand("auth.bearer.token", &bearer.token)?
+        )),
         Some(Auth::Basic(basic)) => {
             let user = expand("auth.basic.username", &basic.username)?;
             let password = expand("auth.basic.password", &basic.password)?;
-            Some(format!("Basic {}", base64(format!("{user}:{password}").as_bytes())))
+            Some(format!(
+                "Basic {}",
+                base64(format!("{user}:{password}").as_bytes())
+            ))
         }
         Some(Auth::Oauth2(_)) => {
             return Err(Error::new(
@@ -163,7 +193,11 @@ fn base64(input: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
     for chunk in input.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -203,7 +237,15 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc_4648_vectors() {
-        for (plain, encoded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(base64(plain.as_bytes()), encoded);
         }
     }

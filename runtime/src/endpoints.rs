@@ -15,7 +15,10 @@ impl Endpoints {
     /// Resolves `${VAR}`s, checks each URL and appends the base path.
     pub(crate) fn new(urls: &[String], base_path: &str) -> Result<Endpoints, Error> {
         if urls.is_empty() {
-            return Err(Error::new(ErrorKind::Config, "no base URL: give one with .base_url(..)"));
+            return Err(Error::new(
+                ErrorKind::Config,
+                "no base URL: give one with .base_url(..)",
+            ));
         }
         let urls = urls
             .iter()
@@ -37,10 +40,17 @@ impl Endpoints {
                         format!("base URL `{url}` must not have a query or fragment"),
                     ));
                 }
-                Ok(format!("{}{}", url.trim_end_matches('/'), base_path.trim_end_matches('/')))
+                Ok(format!(
+                    "{}{}",
+                    url.trim_end_matches('/'),
+                    base_path.trim_end_matches('/')
+                ))
             })
             .collect::<Result<_, _>>()?;
-        Ok(Endpoints { urls, next: AtomicUsize::new(0) })
+        Ok(Endpoints {
+            urls,
+            next: AtomicUsize::new(0),
+        })
     }
 
     /// The next endpoint in turn.

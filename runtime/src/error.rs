@@ -193,7 +193,10 @@ impl fmt::Debug for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.0.source.as_deref().map(|s| s as &(dyn std::error::Error + 'static))
+        self.0
+            .source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
     }
 }
 
@@ -232,9 +235,15 @@ mod tests {
 
     #[test]
     fn display_names_client_method_status_and_body() {
-        let err = Error::status_error(StatusCode::INTERNAL_SERVER_ERROR, &Bytes::from_static(b"boom"))
-            .in_call("UserClient", "get_user");
-        assert_eq!(err.to_string(), "UserClient.get_user: HTTP 500 Internal Server Error: boom");
+        let err = Error::status_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &Bytes::from_static(b"boom"),
+        )
+        .in_call("UserClient", "get_user");
+        assert_eq!(
+            err.to_string(),
+            "UserClient.get_user: HTTP 500 Internal Server Error: boom"
+        );
         assert_eq!(err.kind(), ErrorKind::Status);
         assert!(err.allows_fallback());
         let bad_request = Error::status_error(StatusCode::BAD_REQUEST, &Bytes::new());

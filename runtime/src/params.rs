@@ -11,7 +11,11 @@ use crate::error::{Error, ErrorKind};
 /// The wire texts of one parameter value: none for `None`, one per element for a sequence.
 pub(crate) fn texts(name: &str, value: &impl Serialize) -> Result<Vec<String>, Error> {
     let value = serde_json::to_value(value).map_err(|e| {
-        Error::new(ErrorKind::Encode, format!("parameter `{name}` cannot be encoded")).with_source(e)
+        Error::new(
+            ErrorKind::Encode,
+            format!("parameter `{name}` cannot be encoded"),
+        )
+        .with_source(e)
     })?;
     match value {
         Value::Null => Ok(Vec::new()),
@@ -31,7 +35,9 @@ fn scalar(name: &str, value: Value) -> Result<String, Error> {
         Value::Bool(b) => Ok(b.to_string()),
         _ => Err(Error::new(
             ErrorKind::Encode,
-            format!("parameter `{name}` must be a string, number or boolean (or a list or Option of one)"),
+            format!(
+                "parameter `{name}` must be a string, number or boolean (or a list or Option of one)"
+            ),
         )),
     }
 }
@@ -42,7 +48,10 @@ mod tests {
 
     #[test]
     fn options_sequences_and_scalars() {
-        assert_eq!(texts("a", &Option::<i32>::None).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            texts("a", &Option::<i32>::None).unwrap(),
+            Vec::<String>::new()
+        );
         assert_eq!(texts("a", &Some(true)).unwrap(), ["true"]);
         assert_eq!(texts("a", &["x", "y"]).unwrap(), ["x", "y"]);
         assert_eq!(texts("a", &7_i64).unwrap(), ["7"]);

@@ -10,7 +10,11 @@ use crate::params;
 
 /// Everything but the unreserved characters of RFC 3986: a path parameter stays one segment
 /// whatever it holds (`a/b c` → `a%2Fb%20c`).
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// A request under construction. Builder methods never fail; the first problem is kept and
 /// returned when the call runs, before anything is sent.
@@ -63,7 +67,8 @@ impl Request {
         let added = params::texts(name, &value).and_then(|texts| {
             let header = header_name(name)?;
             for text in texts {
-                self.headers.append(header.clone(), header_value(name, &text)?);
+                self.headers
+                    .append(header.clone(), header_value(name, &text)?);
             }
             Ok(())
         });
@@ -86,7 +91,10 @@ impl Request {
         let encoded = serde_urlencoded::to_string(&body).map_err(|e| {
             Error::new(ErrorKind::Encode, "the body cannot be form-encoded").with_source(e)
         });
-        self.with_body(encoded.map(Bytes::from), "application/x-www-form-urlencoded")
+        self.with_body(
+            encoded.map(Bytes::from),
+            "application/x-www-form-urlencoded",
+        )
     }
 
     /// Sends raw bytes (`application/octet-stream`).
@@ -97,7 +105,8 @@ impl Request {
     fn with_body(mut self, body: Result<Bytes, Error>, content_type: &'static str) -> Request {
         match body {
             Ok(body) => {
-                self.headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+                self.headers
+                    .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
                 self.body = Some(body);
             }
             Err(e) => self.fail(e),
@@ -116,7 +125,10 @@ impl Request {
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
             let close = rest[open..].find('}').map(|i| open + i).ok_or_else(|| {
-                Error::new(ErrorKind::Config, format!("unclosed `{{` in path `{template}`"))
+                Error::new(
+                    ErrorKind::Config,
+                    format!("unclosed `{{` in path `{template}`"),
+                )
             })?;
             let name = &rest[open + 1..close];
             let value = self
@@ -124,7 +136,10 @@ impl Request {
                 .iter()
                 .find(|(n, _)| *n == name)
                 .ok_or_else(|| {
-                    Error::new(ErrorKind::Encode, format!("path parameter `{name}` has no value"))
+                    Error::new(
+                        ErrorKind::Encode,
+                        format!("path parameter `{name}` has no value"),
+                    )
                 })?;
             out.push_str(&value.1);
             rest = &rest[close + 1..];
@@ -136,8 +151,12 @@ impl Request {
 
 /// Parses a header name, with an error that names it.
 pub(crate) fn header_name(name: &str) -> Result<HeaderName, Error> {
-    HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| Error::new(ErrorKind::Encode, format!("`{name}` is not a valid header name")))
+    HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+        Error::new(
+            ErrorKind::Encode,
+            format!("`{name}` is not a valid header name"),
+        )
+    })
 }
 
 /// Parses a header value; the error names the header, never the value (it may be a secret).
@@ -157,7 +176,10 @@ mod tests {
     #[test]
     fn a_path_parameter_stays_one_segment() {
         let request = Request::new().path("id", "a/b c?#%");
-        assert_eq!(request.fill_path("/users/{id}").unwrap(), "/users/a%2Fb%20c%3F%23%25");
+        assert_eq!(
+            request.fill_path("/users/{id}").unwrap(),
+            "/users/a%2Fb%20c%3F%23%25"
+        );
         let dots = Request::new().path("id", "..");
         assert_eq!(dots.error.unwrap().kind(), ErrorKind::Encode);
     }
@@ -175,6 +197,9 @@ mod tests {
         let request = Request::new()
             .query("verbose", Option::<bool>::None)
             .query("tag", ["x", "y"]);
-        assert_eq!(request.query, [("tag", "x".to_owned()), ("tag", "y".to_owned())]);
+        assert_eq!(
+            request.query,
+            [("tag", "x".to_owned()), ("tag", "y".to_owned())]
+        );
     }
 }

@@ -21,7 +21,10 @@ pub struct Response {
 impl Response {
     /// Reads `response`'s body, failing with `BodyTooLarge` as soon as it passes `limit` bytes
     /// (before reading anything when `Content-Length` already says so), so memory stays bounded.
-    pub(crate) async fn read(mut response: reqwest::Response, limit: u64) -> Result<Response, Error> {
+    pub(crate) async fn read(
+        mut response: reqwest::Response,
+        limit: u64,
+    ) -> Result<Response, Error> {
         let too_large = || {
             Error::new(
                 ErrorKind::BodyTooLarge,
@@ -58,7 +61,10 @@ pub mod decode {
         serde_json::from_slice(&response.body).map_err(|e| {
             Error::new(
                 ErrorKind::Decode,
-                format!("the response body is not a valid `{}`", short_type_name::<T>()),
+                format!(
+                    "the response body is not a valid `{}`",
+                    short_type_name::<T>()
+                ),
             )
             .with_source(e)
         })
@@ -110,7 +116,10 @@ pub mod decode {
     mod tests {
         #[test]
         fn type_names_are_short() {
-            assert_eq!(super::short_type_name::<Vec<std::string::String>>(), "Vec<String>");
+            assert_eq!(
+                super::short_type_name::<Vec<std::string::String>>(),
+                "Vec<String>"
+            );
             assert_eq!(
                 super::short_type_name::<std::collections::HashMap<String, Vec<u8>>>(),
                 "HashMap<String, Vec<u8>>"

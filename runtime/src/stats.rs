@@ -51,7 +51,10 @@ pub struct ClientStats {
 impl ClientStats {
     /// One method's figures, by its spec name.
     pub fn method(&self, name: &str) -> Option<&MethodStats> {
-        self.methods.iter().find(|(n, _)| *n == name).map(|(_, s)| s)
+        self.methods
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| s)
     }
 }
 
@@ -67,7 +70,11 @@ pub(crate) struct Counters {
 impl Counters {
     pub(crate) fn record(&self, succeeded: bool) {
         self.calls.fetch_add(1, Ordering::Relaxed);
-        let counter = if succeeded { &self.successes } else { &self.failures };
+        let counter = if succeeded {
+            &self.successes
+        } else {
+            &self.failures
+        };
         counter.fetch_add(1, Ordering::Relaxed);
     }
 

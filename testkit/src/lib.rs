@@ -44,12 +44,18 @@ impl Server {
             let log = log.clone();
             async move { record(log, request, next).await }
         }));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, router).await;
         });
-        Server { addr, received, task }
+        Server {
+            addr,
+            received,
+            task,
+        }
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -71,7 +77,9 @@ impl Drop for Server {
 
 async fn record(log: Arc<Mutex<Vec<Received>>>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
+    let body = axum::body::to_bytes(body, 64 << 20)
+        .await
+        .unwrap_or_default();
     if let Ok(mut log) = log.lock() {
         log.push(Received {
             method: parts.method.to_string(),
@@ -85,7 +93,9 @@ async fn record(log: Arc<Mutex<Vec<Received>>>, request: Request, next: Next) ->
 
 /// A loopback URL where nothing listens: connecting is refused.
 pub async fn refused_url() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
     drop(listener);
     format!("http://{addr}")

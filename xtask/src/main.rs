@@ -1,1 +1,63 @@
-fn main() {}
+//! `cargo xtask codegen [--check]`: regenerate the committed clients, or fail when they are stale.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// Specs whose generated code is committed, and where it goes.
+const COMMITTED: &[(&str, &str)] = &[("specs", "examples/committed/src/clients")];
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["codegen"] => codegen(false),
+        ["codegen", "--check"] => codegen(true),
+        _ => bail!("usage: cargo xtask codegen [--check]"),
+    }
+}
+
+fn codegen(check: bool) -> anyhow::Result<()> {
+    let root = workspace_root();
+    for (specs, out) in COMMITTED {
+        // The same binary users run: `remcall gen`, built from this workspace.
+        let mut command = Command::new(env!("CARGO"));
+        command.current_dir(&root).args([
+            "run",
+            "--quiet",
+            "--package",
+            "remcall-codegen",
+            "--bin",
+            "remcall",
+            "--",
+            "gen",
+            specs,
+            "--out",
+            out,
+        ]);
+        if check {
+            command.arg("--check");
+        }
+        let status = command.status().context("running remcall gen")?;
+        if !status.success() {
+            bail!(
+                "{}",
+                if check {
+                    format!(
+                        "generated code in {out} is stale: run `cargo xtask codegen` and commit the result"
+                    )
+                } else {
+                    format!("remcall gen {specs} failed")
+                }
+            );
+        }
+    }
+    Ok(())
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}

@@ -66,7 +66,11 @@ impl Spec {
 
 /// Loads `path` and its includes; every problem found is returned.
 pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
-    let mut loader = Loader { sources: Vec::new(), diagnostics: Vec::new(), stack: Vec::new() };
+    let mut loader = Loader {
+        sources: Vec::new(),
+        diagnostics: Vec::new(),
+        stack: Vec::new(),
+    };
     let Some(mut file) = loader.read(path, None) else {
         return Err(loader.diagnostics);
     };
@@ -81,12 +85,18 @@ pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
     if file.client.is_none() {
         let pos = Pos { line: 1, column: 1 };
         loader.diagnostics.push(
-            Diagnostic::new(path, pos, "missing `client:`: a spec describes one client")
-                .help("add `client: MyClient` (include files are named in another spec's `include:`)"),
+            Diagnostic::new(path, pos, "missing `client:`: a spec describes one client").help(
+                "add `client: MyClient` (include files are named in another spec's `include:`)",
+            ),
         );
     }
     if loader.diagnostics.is_empty() {
-        Ok(Spec { sources: loader.sources, file, configs, types })
+        Ok(Spec {
+            sources: loader.sources,
+            file,
+            configs,
+            types,
+        })
     } else {
         Err(loader.diagnostics)
     }
@@ -119,7 +129,10 @@ impl Loader {
         };
         // A UTF-8 byte-order mark is legal in YAML but trips some parsers.
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        self.sources.push(Source { path: path.to_path_buf(), spans: SpanIndex::build(text) });
+        self.sources.push(Source {
+            path: path.to_path_buf(),
+            spans: SpanIndex::build(text),
+        });
         if text.trim().is_empty() {
             self.diagnostics.push(Diagnostic::new(
                 path,
@@ -154,25 +167,38 @@ impl Loader {
             if self.stack.contains(&canon) {
                 let s = &self.sources[source];
                 self.diagnostics.push(
-                    Diagnostic::new(&s.path, s.spans.value(&key), format!("include cycle: `{include}` includes this file again"))
-                        .help("move the shared configs/types into a file that includes nothing"),
+                    Diagnostic::new(
+                        &s.path,
+                        s.spans.value(&key),
+                        format!("include cycle: `{include}` includes this file again"),
+                    )
+                    .help("move the shared configs/types into a file that includes nothing"),
                 );
                 continue;
             }
             if self.sources.iter().any(|s| canonical(&s.path) == canon) {
                 continue; // already merged through another include
             }
-            let Some(mut file) = self.read(&path, Some((source, &key))) else { continue };
+            let Some(mut file) = self.read(&path, Some((source, &key))) else {
+                continue;
+            };
             let index = self.sources.len() - 1;
             if file.client.is_some() || !file.methods.is_empty() {
                 let s = &self.sources[index];
                 self.diagnostics.push(Diagnostic::new(
                     &s.path,
-                    s.spans.key(if file.client.is_some() { "client" } else { "methods" }),
+                    s.spans.key(if file.client.is_some() {
+                        "client"
+                    } else {
+                        "methods"
+                    }),
                     "an included file may hold only `configs:`, `types:` and `include:`",
                 ));
             }
-            let (c, t) = (std::mem::take(&mut file.configs), std::mem::take(&mut file.types));
+            let (c, t) = (
+                std::mem::take(&mut file.configs),
+                std::mem::take(&mut file.types),
+            );
             self.merge(index, c, t, configs, types);
             self.include(index, &file.include, configs, types);
         }
@@ -207,8 +233,15 @@ impl Loader {
 
     fn duplicate(&self, section: &str, name: &str, source: usize, first: usize) -> Diagnostic {
         let s = &self.sources[source];
-        Diagnostic::new(&s.path, s.spans.key(&format!("{section}.{name}")), format!("`{name}` is already defined in {section}:"))
-            .help(format!("the first definition is in {}", self.sources[first].path.display()))
+        Diagnostic::new(
+            &s.path,
+            s.spans.key(&format!("{section}.{name}")),
+            format!("`{name}` is already defined in {section}:"),
+        )
+        .help(format!(
+            "the first definition is in {}",
+            self.sources[first].path.display()
+        ))
     }
 }
 
@@ -216,7 +249,10 @@ impl Loader {
 fn from_serde(path: &Path, error: &serde_yaml::Error) -> Diagnostic {
     let pos = error
         .location()
-        .map_or(Pos { line: 1, column: 1 }, |l| Pos { line: l.line(), column: l.column() });
+        .map_or(Pos { line: 1, column: 1 }, |l| Pos {
+            line: l.line(),
+            column: l.column(),
+        });
     let text = error.to_string();
     // serde_yaml writes " at line L column C" into its messages; the diagnostic carries the
     // position itself.
@@ -282,14 +318,18 @@ mod tests {
     #[test]
     fn positions_are_taken_out_of_serde_messages() {
         assert_eq!(
-            strip_positions("did not find expected ',' at line 4 column 26, while parsing a flow mapping"),
+            strip_positions(
+                "did not find expected ',' at line 4 column 26, while parsing a flow mapping"
+            ),
             "did not find expected ',', while parsing a flow mapping"
         );
     }
 
     #[test]
     fn serde_unknown_fields_get_a_suggestion() {
-        let help = unknown_name_help("methods.get: unknown field `requets`, expected one of `doc`, `request`, `path`");
+        let help = unknown_name_help(
+            "methods.get: unknown field `requets`, expected one of `doc`, `request`, `path`",
+        );
         assert_eq!(help.as_deref(), Some("did you mean `request`?"));
     }
 }

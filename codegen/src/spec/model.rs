@@ -197,19 +197,28 @@ pub trait FromType {
 
 impl FromType for FieldDef {
     fn from_type(ty: String) -> Self {
-        FieldDef { ty, ..Default::default() }
+        FieldDef {
+            ty,
+            ..Default::default()
+        }
     }
 }
 
 impl FromType for ParamDef {
     fn from_type(ty: String) -> Self {
-        ParamDef { ty, ..Default::default() }
+        ParamDef {
+            ty,
+            ..Default::default()
+        }
     }
 }
 
 impl FromType for BodyDef {
     fn from_type(ty: String) -> Self {
-        BodyDef { ty, ..Default::default() }
+        BodyDef {
+            ty,
+            ..Default::default()
+        }
     }
 }
 
@@ -286,7 +295,8 @@ impl<'de> Deserialize<'de> for ConfigRef {
                 Ok(ConfigRef::Named(v.to_owned()))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ConfigRef, A::Error> {
-                Profile::deserialize(MapAccessDeserializer::new(map)).map(|p| ConfigRef::Inline(Box::new(p)))
+                Profile::deserialize(MapAccessDeserializer::new(map))
+                    .map(|p| ConfigRef::Inline(Box::new(p)))
             }
         }
         d.deserialize_any(V)

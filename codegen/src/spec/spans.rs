@@ -28,7 +28,10 @@ impl SpanIndex {
         let mut frames: Vec<Frame> = Vec::new();
         for event in Parser::new_from_str(text) {
             let Ok((event, span)) = event else { break };
-            let pos = Pos { line: span.start.line(), column: span.start.col() + 1 };
+            let pos = Pos {
+                line: span.start.line(),
+                column: span.start.col() + 1,
+            };
             match event {
                 Event::Scalar(value, ..) => {
                     if let Some(Frame::Map { key: key @ None }) = frames.last_mut() {
@@ -92,7 +95,13 @@ impl SpanIndex {
             value_first = false;
             match path.rfind('.') {
                 Some(dot) => path = &path[..dot],
-                None => return self.values.get("").copied().unwrap_or(Pos { line: 1, column: 1 }),
+                None => {
+                    return self
+                        .values
+                        .get("")
+                        .copied()
+                        .unwrap_or(Pos { line: 1, column: 1 });
+                }
             }
         }
     }
@@ -132,10 +141,31 @@ mod tests {
         let index = SpanIndex::build(text);
         assert_eq!(index.value("client"), Pos { line: 1, column: 9 });
         assert_eq!(index.key("methods.get"), Pos { line: 3, column: 3 });
-        assert_eq!(index.value("methods.get.request"), Pos { line: 4, column: 14 });
-        assert_eq!(index.value("methods.get.path.id"), Pos { line: 5, column: 17 });
-        assert_eq!(index.value("include.1"), Pos { line: 6, column: 19 });
+        assert_eq!(
+            index.value("methods.get.request"),
+            Pos {
+                line: 4,
+                column: 14
+            }
+        );
+        assert_eq!(
+            index.value("methods.get.path.id"),
+            Pos {
+                line: 5,
+                column: 17
+            }
+        );
+        assert_eq!(
+            index.value("include.1"),
+            Pos {
+                line: 6,
+                column: 19
+            }
+        );
         // Missing paths fall back to the nearest enclosing entry.
-        assert_eq!(index.value("methods.get.query.x"), Pos { line: 3, column: 3 });
+        assert_eq!(
+            index.value("methods.get.query.x"),
+            Pos { line: 3, column: 3 }
+        );
     }
 }

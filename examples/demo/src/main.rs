@@ -6,15 +6,26 @@ use remcall_demo::user_client::{User, UserClient};
 
 #[tokio::main]
 async fn main() -> Result<(), remcall::Error> {
-    let url = service::start()
-        .await
-        .map_err(|e| remcall::Error::new(remcall::ErrorKind::Connect, format!("cannot start the demo service: {e}")))?;
+    let url = service::start().await.map_err(|e| {
+        remcall::Error::new(
+            remcall::ErrorKind::Connect,
+            format!("cannot start the demo service: {e}"),
+        )
+    })?;
     println!("user service listening on {url}");
     let client = UserClient::new(&url)?;
 
-    let example = User { id: 0, name: "Ada".to_owned(), email: None, created_at: None };
+    let example = User {
+        id: 0,
+        name: "Ada".to_owned(),
+        email: None,
+        created_at: None,
+    };
     let found = client.query_user(&example).await?;
-    println!("query_user(name = Ada)  -> code {} {:?}", found.code, found.data);
+    println!(
+        "query_user(name = Ada)  -> code {} {:?}",
+        found.code, found.data
+    );
 
     let user = client.get_user(2, Some(true), "demo-1").await?;
     println!("get_user(2)             -> {user:?}");
@@ -26,7 +37,10 @@ async fn main() -> Result<(), remcall::Error> {
     println!("get_user(2)             -> {gone:?} (404 is None: not_found: none)");
 
     for (method, stats) in client.stats().methods {
-        println!("stats {method:<12} calls {} successes {} failures {}", stats.calls, stats.successes, stats.failures);
+        println!(
+            "stats {method:<12} calls {} successes {} failures {}",
+            stats.calls, stats.successes, stats.failures
+        );
     }
     Ok(())
 }

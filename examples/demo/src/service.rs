@@ -14,7 +14,10 @@ type Users = Arc<Mutex<BTreeMap<i64, Value>>>;
 /// The service's routes, with two users to start with.
 pub fn router() -> Router {
     let users: Users = Arc::new(Mutex::new(BTreeMap::from([
-        (1, json!({ "id": 1, "name": "Ada", "email": "ada@example.test", "createdAt": "2026-01-01T00:00:00Z" })),
+        (
+            1,
+            json!({ "id": 1, "name": "Ada", "email": "ada@example.test", "createdAt": "2026-01-01T00:00:00Z" }),
+        ),
         (2, json!({ "id": 2, "name": "Grace" })),
     ])));
     Router::new()
@@ -37,13 +40,20 @@ async fn query_user(State(users): State<Users>, Json(example): Json<Value>) -> J
     let users = users.lock().map(|u| u.clone()).unwrap_or_default();
     let matches: Vec<Value> = users
         .values()
-        .filter(|user| example.get("name").is_none_or(|name| user.get("name") == Some(name)))
+        .filter(|user| {
+            example
+                .get("name")
+                .is_none_or(|name| user.get("name") == Some(name))
+        })
         .cloned()
         .collect();
     Json(json!({ "code": 0, "message": "ok", "data": matches }))
 }
 
-async fn get_user(State(users): State<Users>, Path(id): Path<i64>) -> Result<Json<Value>, StatusCode> {
+async fn get_user(
+    State(users): State<Users>,
+    Path(id): Path<i64>,
+) -> Result<Json<Value>, StatusCode> {
     let user = users.lock().ok().and_then(|u| u.get(&id).cloned());
     user.map(Json).ok_or(StatusCode::NOT_FOUND)
 }

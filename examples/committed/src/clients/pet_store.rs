@@ -252,7 +252,7 @@ impl PetStore {
     pub fn builder() -> PetStoreBuilder {
         PetStoreBuilder {
             inner: remcall::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: <remcall::NoFallback>::default(),
+            fallback: remcall::NoFallback,
         }
     }
 }

@@ -135,7 +135,7 @@ impl UserClient {
     pub fn builder() -> UserClientBuilder {
         UserClientBuilder {
             inner: remcall::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: <remcall::NoFallback>::default(),
+            fallback: remcall::NoFallback,
         }
     }
 }
