@@ -1,17 +1,30 @@
-//! One logical call, in the order DESIGN.md gives:
+//! One logical call, in DESIGN.md's order:
 //!
-//! 1. rate limiter, 2. breaker permit, 3. isolation permit (the resilience policies plug in here),
-//! 4. within the `total` deadline, the attempts: pick an endpoint, add profile headers, send with
-//!    the `attempt` timeout, read the body within `max_response_bytes`, classify the outcome,
-//! 5. record the outcome once, 6. (in the generated method) a fallback for eligible errors.
+//! 1. rate limiter → `RateLimited` when no turn within `max_wait`;
+//! 2. breaker permit → `BreakerOpen` (with the time until half-open) when open;
+//! 3. bulkhead slot → `Rejected` when full past `max_wait`;
+//! 4. within the `total` deadline, the attempts: pick an endpoint, add headers, send with the
+//!    `attempt` timeout, read within `max_response_bytes`, classify; a retryable failure sleeps
+//!    its backoff (or `Retry-After`), never past the deadline, and only with budget left;
+//! 5. the outcome of the whole call is recorded once, in the breaker and the statistics;
+//! 6. the fallback, for eligible errors, is applied by the generated method.
+//!
+//! The breaker sits outside the retry loop, as in Hystrix and Feign: one outcome per logical call,
+//! so retries cannot make a struggling downstream look worse (or better) than it is.
 
-use std::time::Instant;
+use std::time::{Duration, SystemTime};
 
+use remcall_profile::Condition;
+use tokio::time::Instant;
+
+use crate::breaker::Outcome;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind, from_transport};
 use crate::request::Request;
 use crate::response::Response;
+use crate::retry::{AttemptFailure, backoff, is_retryable, retry_after};
 use crate::spec::MethodSpec;
+use crate::stats::Ending;
 
 impl Client {
     /// Runs one logical call of `method` and decodes its answer.
@@ -22,22 +35,63 @@ impl Client {
         decode: impl FnOnce(Response) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let state = &self.shared.methods[method.index];
+        let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
+
+        // 1. Rate limiter. Dropping the call while it waits gives the turn back.
+        if let Some(limiter) = &state.rate_limit {
+            match limiter.reserve(Instant::now()) {
+                Some(turn) => turn.ready().await,
+                None => {
+                    state.counters.record(Ending::Rejected, None, Instant::now());
+                    return Err(named(Error::new(ErrorKind::RateLimited, "rate limit reached: no turn within max_wait")));
+                }
+            }
+        }
+
+        // 2. Breaker. Dropping the call releases a half-open trial slot.
+        let permit = match state.breaker.try_acquire(Instant::now()) {
+            Ok(permit) => permit,
+            Err(wait) => {
+                state.counters.record(Ending::ShortCircuited, None, Instant::now());
+                let message = if wait.is_zero() {
+                    "the circuit breaker is half-open and its trial calls are in flight".to_owned()
+                } else {
+                    format!("the circuit breaker is open; trial calls in {wait:?}")
+                };
+                return Err(named(Error::new(ErrorKind::BreakerOpen, message).with_retry_in(wait)));
+            }
+        };
+
+        // 3. Bulkhead. The slot is released when dropped, cancellation included.
+        let Ok(slot) = state.bulkhead.acquire().await else {
+            state.counters.record(Ending::Rejected, None, Instant::now());
+            return Err(named(Error::new(ErrorKind::Rejected, "the bulkhead is full")));
+        };
+
+        // 4. The attempts, within the total deadline.
         let started = Instant::now();
-        let total = state.settings.total_timeout;
+        let deadline = started + state.settings.total_timeout;
+        self.shared.budget.deposit(started);
+        let result = match state.bulkhead.pool() {
+            Some(pool) => {
+                let client = self.clone();
+                pool.run(async move { client.attempts(method, &request, deadline).await })
+                    .await
+                    .unwrap_or_else(|| Err(Error::new(ErrorKind::Rejected, "the isolation pool is shut down")))
+            }
+            None => self.attempts(method, &request, deadline).await,
+        };
+        let result = result.and_then(decode);
+        drop(slot);
 
-        let outcome =
-            match tokio::time::timeout(total, self.attempts(method, state, &request)).await {
-                Ok(outcome) => outcome,
-                Err(_) => Err(Error::new(
-                    ErrorKind::Timeout,
-                    format!("the call ran past its total deadline of {total:?}"),
-                )),
-            };
-        let outcome = outcome.and_then(decode);
-
-        state.counters.record(outcome.is_ok());
-        let _elapsed = started.elapsed();
-        outcome.map_err(|e| e.in_call(self.shared.spec.name, method.name))
+        // 5. Record the logical call once.
+        let finished = Instant::now();
+        let elapsed = finished - started;
+        let outcome = breaker_outcome(&result, elapsed, state);
+        state.breaker.record(permit, outcome, finished);
+        let ending = if result.is_ok() { Ending::Success } else { Ending::Failure };
+        state.counters.record(ending, Some(elapsed), finished);
+        result.map_err(named)
     }
 
     /// Counts a fallback answer for `method`'s statistics.
@@ -45,66 +99,118 @@ impl Client {
         self.shared.methods[method.index].counters.record_fallback();
     }
 
-    async fn attempts(
-        &self,
-        method: &'static MethodSpec,
-        state: &MethodState,
-        request: &Request,
-    ) -> Result<Response, Error> {
-        if let Some(error) = &request.error {
-            return Err(error.clone());
-        }
-        self.attempt(method, state, request).await
+    /// The retry loop: attempts until one answers, the failure is not retryable, attempts or
+    /// budget run out, or the next sleep would end past the deadline.
+    async fn attempts(&self, method: &'static MethodSpec, request: &Request, deadline: Instant) -> Result<Response, Error> {
+        let run = async {
+            if let Some(error) = &request.error {
+                return Err(error.clone());
+            }
+            let state = &self.shared.methods[method.index];
+            let retry = &state.settings.retry;
+            let mut attempt = 1;
+            loop {
+                let (error, failure, server_wait) = match self.attempt(method, state, request, deadline).await {
+                    Ok(response) => return Ok(response),
+                    Err(failed) => failed,
+                };
+                if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent) {
+                    return Err(error);
+                }
+                let wait = server_wait.unwrap_or_else(|| backoff(retry, attempt, fastrand::f64()));
+                let now = Instant::now();
+                if now + wait >= deadline || !self.shared.budget.withdraw(now) {
+                    return Err(error);
+                }
+                state.counters.record_retry();
+                tracing::debug!(client = self.shared.spec.name, method = method.name, attempt, ?wait, error = %error, "retrying");
+                tokio::time::sleep(wait).await;
+                attempt += 1;
+            }
+        };
+        let total = deadline.saturating_duration_since(Instant::now());
+        tokio::time::timeout_at(deadline, run).await.unwrap_or_else(|_| {
+            Err(Error::new(ErrorKind::Timeout, format!("the call ran past its total deadline of {total:?}")))
+        })
     }
 
-    /// One attempt: build, send, read and classify, within the attempt deadline.
+    /// One attempt: build, send, read and classify, within the attempt deadline. A failure comes
+    /// with its retry class and the server's `Retry-After`, if any.
     async fn attempt(
         &self,
         method: &'static MethodSpec,
         state: &MethodState,
         request: &Request,
-    ) -> Result<Response, Error> {
+        deadline: Instant,
+    ) -> Result<Response, (Error, AttemptFailure, Option<Duration>)> {
+        let other = |e: Error| (e, AttemptFailure::Other, None);
         let endpoint = self.shared.endpoints.pick();
-        let path = request.fill_path(method.path)?;
-        let mut url = reqwest::Url::parse(&format!("{endpoint}{path}")).map_err(|e| {
-            Error::new(ErrorKind::Encode, "the request URL is invalid").with_source(e)
-        })?;
+        let path = request.fill_path(method.path).map_err(other)?;
+        let mut url = reqwest::Url::parse(&format!("{endpoint}{path}"))
+            .map_err(|e| other(Error::new(ErrorKind::Encode, "the request URL is invalid").with_source(e)))?;
         if !request.query.is_empty() {
-            url.query_pairs_mut()
-                .extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
+            url.query_pairs_mut().extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
         }
 
         let mut headers = state.headers.clone();
         headers.extend(request.headers.clone());
-        let mut builder = self
-            .shared
-            .http
-            .request(state.http_method.clone(), url)
-            .headers(headers);
+        let mut builder = self.shared.http.request(state.http_method.clone(), url).headers(headers);
         if let Some(body) = &request.body {
             builder = builder.body(body.clone());
         }
         let limit = state.settings.max_response_bytes;
         let exchange = async {
-            let response = builder.send().await.map_err(from_transport)?;
-            Response::read(response, limit).await
+            let response = builder.send().await.map_err(transport)?;
+            Response::read(response, limit).await.map_err(|e| {
+                let class = if e.kind() == ErrorKind::BodyTooLarge { AttemptFailure::Other } else { AttemptFailure::Broken };
+                (e, class, None)
+            })
         };
         let attempt_timeout = state.settings.attempt_timeout;
-        let response = tokio::time::timeout(attempt_timeout, exchange)
-            .await
-            .map_err(|_| {
-                Error::new(
-                    ErrorKind::Timeout,
-                    format!("the attempt ran past its deadline of {attempt_timeout:?}"),
-                )
-            })??;
+        let attempt_deadline = (Instant::now() + attempt_timeout).min(deadline);
+        let response = tokio::time::timeout_at(attempt_deadline, exchange).await.map_err(|_| {
+            let error = Error::new(ErrorKind::Timeout, format!("the attempt ran past its deadline of {attempt_timeout:?}"));
+            (error, AttemptFailure::Timeout, None)
+        })??;
 
         let answered = response.status.is_success()
             || (method.not_found_none && response.status == reqwest::StatusCode::NOT_FOUND);
         if answered {
             Ok(response)
         } else {
-            Err(Error::status_error(response.status, &response.body))
+            let wait = retry_after(&response.headers, state.settings.retry.retry_after_max, SystemTime::now());
+            let error = Error::status_error(response.status, &response.body);
+            Err((error, AttemptFailure::Status(response.status.as_u16()), wait))
+        }
+    }
+}
+
+/// A transport error with its retry class: a connect error sent nothing, anything later may have.
+fn transport(error: reqwest::Error) -> (Error, AttemptFailure, Option<Duration>) {
+    let class = if error.is_connect() {
+        AttemptFailure::Connect
+    } else if error.is_timeout() {
+        AttemptFailure::Timeout
+    } else {
+        AttemptFailure::Broken
+    };
+    (from_transport(error), class, None)
+}
+
+/// How a finished call counts for the breaker: `record:` decides which failures count; slow
+/// successes count when `slow_call` is set.
+fn breaker_outcome<T>(result: &Result<T, Error>, elapsed: Duration, state: &MethodState) -> Outcome {
+    let record = &state.settings.breaker.record;
+    match result {
+        Ok(_) => Outcome::Success { slow: state.breaker.slow_over().is_some_and(|over| elapsed > over) },
+        Err(error) => {
+            let counts = match error.kind() {
+                ErrorKind::Connect => record.contains(&Condition::Connect),
+                ErrorKind::Timeout => record.contains(&Condition::Timeout),
+                ErrorKind::Status => error.status().is_some_and(|s| record.iter().any(|c| c.matches_status(s.as_u16()))),
+                _ => false,
+            };
+            if counts { Outcome::Failure } else { Outcome::Ignored }
         }
     }
 }

@@ -2,11 +2,16 @@
 
 use std::sync::Arc;
 
-use remcall_profile::{Auth, Layer, Profile, Settings, vars};
+use remcall_profile::{Auth, Layer, Profile, Scope, Settings, vars};
 use reqwest::header::{AUTHORIZATION, HeaderMap};
+use tokio::time::Instant;
 
+use crate::breaker::Breaker;
+use crate::budget::RetryBudget;
+use crate::bulkhead::Bulkhead;
 use crate::endpoints::Endpoints;
 use crate::error::{Error, ErrorKind};
+use crate::rate_limit::RateLimiter;
 use crate::request::{header_name, header_value};
 use crate::spec::ClientSpec;
 use crate::stats::{ClientStats, Counters};
@@ -27,6 +32,7 @@ pub(crate) struct Shared {
     pub(crate) http: reqwest::Client,
     pub(crate) endpoints: Endpoints,
     pub(crate) methods: Vec<MethodState>,
+    pub(crate) budget: RetryBudget,
 }
 
 /// What one method needs at call time, computed once when the client is built.
@@ -37,6 +43,12 @@ pub(crate) struct MethodState {
     /// Profile headers and credentials, placeholders resolved.
     pub(crate) headers: HeaderMap,
     pub(crate) counters: Counters,
+    /// The method's own breaker, or the client's when `scope: client`.
+    pub(crate) breaker: Arc<Breaker>,
+    /// The client's bulkhead, or the method's own when its profile sets another `isolation`.
+    pub(crate) bulkhead: Arc<Bulkhead>,
+    /// Likewise for the rate limiter.
+    pub(crate) rate_limit: Option<Arc<RateLimiter>>,
 }
 
 /// Builds a [`Client`]; generated builders wrap this one.
@@ -92,32 +104,56 @@ impl ClientBuilder {
         let client_settings =
             Settings::from_profile(&client_profile.clone().layer(runtime.clone()));
 
+        // Policies built from the client-level settings are shared by every method whose
+        // settings match; a method that overrides one gets its own.
+        let now = Instant::now();
+        let client_bulkhead = Arc::new(
+            Bulkhead::new(&client_settings.isolation, spec.name)
+                .map_err(|e| named(Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e)))?,
+        );
+        let client_limiter = client_settings.rate_limit.as_ref().map(|r| Arc::new(RateLimiter::new(r, now)));
+        let client_breaker = Arc::new(Breaker::new(client_settings.breaker.clone(), spec.name, "*", now));
+
         let methods = spec
             .methods
             .iter()
             .map(|method| {
-                let own = Profile::from_yaml_str(method.profile)
-                    .map_err(|e| Error::from(e).in_call(spec.name, method.name))?;
+                let in_method = |e: Error| e.in_call(spec.name, method.name);
+                let own = Profile::from_yaml_str(method.profile).map_err(|e| in_method(e.into()))?;
                 let profile = client_profile.clone().layer(own).layer(runtime.clone());
                 let settings = Settings::from_profile(&profile);
-                let headers =
-                    resolve_headers(&settings).map_err(|e| e.in_call(spec.name, method.name))?;
-                let http_method = reqwest::Method::from_bytes(method.http_method.as_bytes())
-                    .map_err(|_| {
-                        Error::new(
-                            ErrorKind::Config,
-                            format!("invalid HTTP method `{}`", method.http_method),
-                        )
-                        .in_call(spec.name, method.name)
-                    })?;
+                let headers = resolve_headers(&settings).map_err(in_method)?;
+                let http_method = reqwest::Method::from_bytes(method.http_method.as_bytes()).map_err(|_| {
+                    in_method(Error::new(ErrorKind::Config, format!("invalid HTTP method `{}`", method.http_method)))
+                })?;
+                let breaker = match settings.breaker.scope {
+                    Scope::Client => client_breaker.clone(),
+                    Scope::Method => Arc::new(Breaker::new(settings.breaker.clone(), spec.name, method.name, now)),
+                };
+                let bulkhead = if settings.isolation == client_settings.isolation {
+                    client_bulkhead.clone()
+                } else {
+                    Arc::new(Bulkhead::new(&settings.isolation, spec.name).map_err(|e| {
+                        in_method(Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e))
+                    })?)
+                };
+                let rate_limit = match &settings.rate_limit {
+                    Some(limit) if Some(limit) == client_settings.rate_limit.as_ref() => client_limiter.clone(),
+                    Some(limit) => Some(Arc::new(RateLimiter::new(limit, now))),
+                    None => None,
+                };
                 Ok(MethodState {
                     settings,
                     http_method,
                     headers,
-                    counters: Counters::default(),
+                    counters: Counters::new(now),
+                    breaker,
+                    bulkhead,
+                    rate_limit,
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
+        let budget = RetryBudget::new(client_settings.retry.budget_ratio, client_settings.retry.budget_min_per_second, now);
 
         let base_urls = match self.base_urls {
             Some(urls) => urls,
@@ -143,6 +179,7 @@ impl ClientBuilder {
                 http,
                 endpoints,
                 methods,
+                budget,
             }),
         })
     }
@@ -220,7 +257,10 @@ impl Client {
                 .spec
                 .methods
                 .iter()
-                .map(|m| (m.name, shared.methods[m.index].counters.snapshot()))
+                .map(|m| {
+                    let state = &shared.methods[m.index];
+                    (m.name, state.counters.snapshot(state.breaker.state(), Instant::now()))
+                })
                 .collect(),
         }
     }

@@ -8,13 +8,19 @@
 //! A crate that uses generated code depends on `remcall` (and tokio) only: everything generated
 //! code names is re-exported here.
 
+mod breaker;
+mod budget;
+mod bulkhead;
 mod call;
 mod client;
 mod endpoints;
 mod error;
+mod latency;
 mod params;
+mod rate_limit;
 mod request;
 mod response;
+mod retry;
 mod spec;
 mod stats;
 

@@ -3,6 +3,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
+use crate::latency::Latencies;
+
 /// The state of a circuit breaker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BreakerState {
@@ -21,7 +25,8 @@ pub struct MethodStats {
     pub calls: u64,
     /// Calls that returned `Ok` without a fallback.
     pub successes: u64,
-    /// Calls that failed (whether or not a fallback then answered).
+    /// Calls that failed, including short-circuited and rejected ones (whether or not a fallback
+    /// then answered).
     pub failures: u64,
     /// Attempts after the first.
     pub retries: u64,
@@ -33,9 +38,9 @@ pub struct MethodStats {
     pub fallbacks: u64,
     /// The method's breaker state.
     pub breaker: BreakerState,
-    /// Median latency of recent calls.
+    /// Median latency of the calls of the last one to two minutes.
     pub p50: Duration,
-    /// 99th-percentile latency of recent calls.
+    /// 99th-percentile latency of the calls of the last one to two minutes.
     pub p99: Duration,
 }
 
@@ -51,49 +56,90 @@ pub struct ClientStats {
 impl ClientStats {
     /// One method's figures, by its spec name.
     pub fn method(&self, name: &str) -> Option<&MethodStats> {
-        self.methods
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, s)| s)
+        self.methods.iter().find(|(n, _)| *n == name).map(|(_, s)| s)
     }
 }
 
-/// The live counters behind [`MethodStats`]; lock-free, updated once per logical call.
-#[derive(Debug, Default)]
+/// The live counters behind [`MethodStats`]; lock-free.
+#[derive(Debug)]
 pub(crate) struct Counters {
     calls: AtomicU64,
     successes: AtomicU64,
     failures: AtomicU64,
+    retries: AtomicU64,
+    short_circuited: AtomicU64,
+    rejected: AtomicU64,
     fallbacks: AtomicU64,
+    latencies: Latencies,
+}
+
+/// How a logical call ended, for the counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ending {
+    Success,
+    Failure,
+    ShortCircuited,
+    Rejected,
 }
 
 impl Counters {
-    pub(crate) fn record(&self, succeeded: bool) {
-        self.calls.fetch_add(1, Ordering::Relaxed);
-        let counter = if succeeded {
-            &self.successes
-        } else {
-            &self.failures
+    pub(crate) fn new(now: Instant) -> Counters {
+        Counters {
+            calls: AtomicU64::new(0),
+            successes: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
+            short_circuited: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            fallbacks: AtomicU64::new(0),
+            latencies: Latencies::new(now),
+        }
+    }
+
+    /// Counts one logical call; `latency` for calls that were sent.
+    pub(crate) fn record(&self, ending: Ending, latency: Option<Duration>, now: Instant) {
+        let bump = |c: &AtomicU64| {
+            c.fetch_add(1, Ordering::Relaxed);
         };
-        counter.fetch_add(1, Ordering::Relaxed);
+        bump(&self.calls);
+        match ending {
+            Ending::Success => bump(&self.successes),
+            Ending::Failure => bump(&self.failures),
+            Ending::ShortCircuited => {
+                bump(&self.failures);
+                bump(&self.short_circuited);
+            }
+            Ending::Rejected => {
+                bump(&self.failures);
+                bump(&self.rejected);
+            }
+        }
+        if let Some(latency) = latency {
+            self.latencies.record(latency, now);
+        }
+    }
+
+    pub(crate) fn record_retry(&self) {
+        self.retries.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn record_fallback(&self) {
         self.fallbacks.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn snapshot(&self) -> MethodStats {
+    pub(crate) fn snapshot(&self, breaker: BreakerState, now: Instant) -> MethodStats {
+        let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
         MethodStats {
-            calls: self.calls.load(Ordering::Relaxed),
-            successes: self.successes.load(Ordering::Relaxed),
-            failures: self.failures.load(Ordering::Relaxed),
-            retries: 0,
-            short_circuited: 0,
-            rejected: 0,
-            fallbacks: self.fallbacks.load(Ordering::Relaxed),
-            breaker: BreakerState::Closed,
-            p50: Duration::ZERO,
-            p99: Duration::ZERO,
+            calls: load(&self.calls),
+            successes: load(&self.successes),
+            failures: load(&self.failures),
+            retries: load(&self.retries),
+            short_circuited: load(&self.short_circuited),
+            rejected: load(&self.rejected),
+            fallbacks: load(&self.fallbacks),
+            breaker,
+            p50: self.latencies.quantile(0.5, now),
+            p99: self.latencies.quantile(0.99, now),
         }
     }
 }

@@ -1,0 +1,607 @@
+//! The circuit breaker: CLOSED → OPEN when the window's failure (or slow) rate reaches the
+//! threshold, OPEN → HALF_OPEN after `open_for`, HALF_OPEN → CLOSED or OPEN (with a doubled
+//! `open_for`) once its trial calls finish.
+//!
+//! The hot path takes no lock: a closed breaker admits a call with one atomic load and records
+//! it with a few atomic adds into a lock-free window. A small per-breaker mutex is taken only on
+//! transitions and for half-open trials. Time comes in as an argument, so tests drive it.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, AtomicU8, AtomicU64, Ordering};
+use std::time::Duration;
+
+use remcall_profile::{BreakerSettings, Window};
+use tokio::time::Instant;
+
+use crate::stats::BreakerState;
+
+const CLOSED: u8 = 0;
+const OPEN: u8 = 1;
+const HALF_OPEN: u8 = 2;
+
+/// How a finished call counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// It succeeded; `slow` when slower than `slow_call.over`.
+    Success { slow: bool },
+    /// A failure the breaker records (`record:`).
+    Failure,
+    /// Neither: a 4xx not listed in `record:`, a decode error, a request that was never sent.
+    Ignored,
+}
+
+/// One breaker (per method, or one per client).
+#[derive(Debug)]
+pub(crate) struct Breaker {
+    settings: BreakerSettings,
+    client: &'static str,
+    scope: &'static str,
+    base: Instant,
+    state: AtomicU8,
+    /// Nanoseconds since `base` at which an open breaker turns half-open.
+    open_until: AtomicU64,
+    /// Bumped on every transition, so a call admitted in one period never counts in another.
+    generation: AtomicU64,
+    window: RollingWindow,
+    trials: Mutex<Trials>,
+}
+
+#[derive(Debug, Default)]
+struct Trials {
+    admitted: u32,
+    done: u32,
+    failures: u32,
+    slow: u32,
+    /// Consecutive re-opens from half-open, for the doubling of `open_for`.
+    reopened: u32,
+}
+
+/// The right to make one call; dropping it unfinished releases a half-open trial slot.
+#[derive(Debug)]
+pub(crate) struct Permit<'a> {
+    breaker: &'a Breaker,
+    generation: u64,
+    trial: bool,
+    finished: bool,
+}
+
+impl Breaker {
+    pub(crate) fn new(settings: BreakerSettings, client: &'static str, scope: &'static str, now: Instant) -> Breaker {
+        let window = RollingWindow::new(settings.window);
+        Breaker {
+            settings,
+            client,
+            scope,
+            base: now,
+            state: AtomicU8::new(CLOSED),
+            open_until: AtomicU64::new(0),
+            generation: AtomicU64::new(0),
+            window,
+            trials: Mutex::new(Trials::default()),
+        }
+    }
+
+    /// The current state, for statistics.
+    pub(crate) fn state(&self) -> BreakerState {
+        match self.state.load(Ordering::Acquire) {
+            CLOSED => BreakerState::Closed,
+            OPEN => BreakerState::Open,
+            _ => BreakerState::HalfOpen,
+        }
+    }
+
+    /// The slow-call threshold, if slow calls count.
+    pub(crate) fn slow_over(&self) -> Option<Duration> {
+        self.settings.slow_call.map(|(over, _)| over)
+    }
+
+    /// Admits a call, or says how long until the breaker lets calls through again.
+    pub(crate) fn try_acquire(&self, now: Instant) -> Result<Permit<'_>, Duration> {
+        let state = self.state.load(Ordering::Acquire);
+        if state == CLOSED {
+            return Ok(self.permit(false));
+        }
+        if state == OPEN {
+            let until = self.open_until.load(Ordering::Acquire);
+            let now_nanos = self.nanos(now);
+            if now_nanos < until {
+                return Err(Duration::from_nanos(until - now_nanos));
+            }
+        }
+        let mut trials = self.lock();
+        match self.state.load(Ordering::Acquire) {
+            CLOSED => Ok(self.permit(false)),
+            OPEN => {
+                let until = self.open_until.load(Ordering::Acquire);
+                let now_nanos = self.nanos(now);
+                if now_nanos < until {
+                    return Err(Duration::from_nanos(until - now_nanos));
+                }
+                self.transition(OPEN, HALF_OPEN);
+                let reopened = trials.reopened;
+                *trials = Trials { admitted: 1, reopened, ..Trials::default() };
+                Ok(self.permit(true))
+            }
+            _ => {
+                if trials.admitted < self.settings.half_open_calls {
+                    trials.admitted += 1;
+                    Ok(self.permit(true))
+                } else {
+                    // The trials are in flight: the verdict is at most one attempt away.
+                    Err(Duration::ZERO)
+                }
+            }
+        }
+    }
+
+    /// Records how an admitted call ended.
+    pub(crate) fn record(&self, mut permit: Permit<'_>, outcome: Outcome, now: Instant) {
+        permit.finished = true;
+        if permit.generation != self.generation.load(Ordering::Acquire) {
+            return; // admitted before the last transition: its period is over
+        }
+        if permit.trial {
+            self.record_trial(outcome, now);
+            return;
+        }
+        let (failure, slow) = match outcome {
+            Outcome::Ignored => return,
+            Outcome::Failure => (true, false),
+            Outcome::Success { slow } => (false, slow),
+        };
+        let counts = self.window.record(failure, slow, self.nanos(now));
+        if self.over_threshold(counts.calls, counts.failures, counts.slow, self.settings.min_calls) {
+            let mut trials = self.lock();
+            if self.state.load(Ordering::Acquire) == CLOSED && permit.generation == self.generation.load(Ordering::Acquire) {
+                trials.reopened = 0;
+                self.open(now, 0);
+            }
+        }
+    }
+
+    fn record_trial(&self, outcome: Outcome, now: Instant) {
+        let mut trials = self.lock();
+        if self.state.load(Ordering::Acquire) != HALF_OPEN {
+            return;
+        }
+        match outcome {
+            Outcome::Ignored => {
+                // Says nothing about the downstream: give the slot to another call.
+                trials.admitted = trials.admitted.saturating_sub(1);
+                return;
+            }
+            Outcome::Failure => trials.failures += 1,
+            Outcome::Success { slow } => trials.slow += u32::from(slow),
+        }
+        trials.done += 1;
+        if trials.done >= self.settings.half_open_calls {
+            let (done, failures, slow) = (trials.done, trials.failures, trials.slow);
+            if self.over_threshold(done, failures, slow, 0) {
+                trials.reopened += 1;
+                let reopened = trials.reopened;
+                self.open(now, reopened);
+            } else {
+                trials.reopened = 0;
+                self.window.reset();
+                self.transition(HALF_OPEN, CLOSED);
+            }
+        }
+    }
+
+    fn release_trial(&self, generation: u64) {
+        let mut trials = self.lock();
+        if self.state.load(Ordering::Acquire) == HALF_OPEN && self.generation.load(Ordering::Acquire) == generation {
+            trials.admitted = trials.admitted.saturating_sub(1);
+        }
+    }
+
+    fn over_threshold(&self, calls: u32, failures: u32, slow: u32, min_calls: u32) -> bool {
+        if calls == 0 || calls < min_calls {
+            return false;
+        }
+        let rate = |n: u32| f64::from(n) * 100.0 / f64::from(calls);
+        rate(failures) >= self.settings.failure_rate
+            || self.settings.slow_call.is_some_and(|(_, threshold)| rate(slow) >= threshold)
+    }
+
+    /// Opens for `open_for` doubled `reopened` times, at most `open_for_max`.
+    fn open(&self, now: Instant, reopened: u32) {
+        let factor = 2_u32.saturating_pow(reopened.min(31));
+        let open_for = self
+            .settings
+            .open_for
+            .saturating_mul(factor)
+            .min(self.settings.open_for_max.max(self.settings.open_for));
+        let until = self.nanos(now).saturating_add(u64::try_from(open_for.as_nanos()).unwrap_or(u64::MAX));
+        self.open_until.store(until, Ordering::Release);
+        let from = self.state.load(Ordering::Acquire);
+        self.window.reset();
+        self.transition(from, OPEN);
+    }
+
+    fn transition(&self, from: u8, to: u8) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.state.store(to, Ordering::Release);
+        let name = |s: u8| match s {
+            CLOSED => "closed",
+            OPEN => "open",
+            _ => "half_open",
+        };
+        tracing::info!(client = self.client, method = self.scope, from = name(from), to = name(to), "circuit breaker state change");
+    }
+
+    fn permit(&self, trial: bool) -> Permit<'_> {
+        Permit { breaker: self, generation: self.generation.load(Ordering::Acquire), trial, finished: false }
+    }
+
+    fn nanos(&self, now: Instant) -> u64 {
+        u64::try_from(now.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Trials> {
+        // A panic while holding this lock leaves plain counters behind: keep using them.
+        self.trials.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        if self.trial && !self.finished {
+            self.breaker.release_trial(self.generation);
+        }
+    }
+}
+
+/// Counts over the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Counts {
+    calls: u32,
+    failures: u32,
+    slow: u32,
+}
+
+/// The closed-state window, lock-free: a ring of the last N outcomes, or per-tick buckets.
+#[derive(Debug)]
+enum RollingWindow {
+    Count(CountWindow),
+    Time(TimeWindow),
+}
+
+impl RollingWindow {
+    fn new(window: Window) -> RollingWindow {
+        match window {
+            Window::Calls(n) => RollingWindow::Count(CountWindow::new(n.max(1) as usize)),
+            Window::Time(period) => RollingWindow::Time(TimeWindow::new(period)),
+        }
+    }
+
+    fn record(&self, failure: bool, slow: bool, now_nanos: u64) -> Counts {
+        match self {
+            RollingWindow::Count(w) => w.record(failure, slow),
+            RollingWindow::Time(w) => w.record(failure, slow, now_nanos),
+        }
+    }
+
+    fn reset(&self) {
+        match self {
+            RollingWindow::Count(w) => w.reset(),
+            RollingWindow::Time(w) => w.reset(),
+        }
+    }
+}
+
+const RECORDED: u8 = 1;
+const FAILED: u8 = 2;
+const SLOW: u8 = 4;
+
+#[derive(Debug)]
+struct CountWindow {
+    slots: Box<[AtomicU8]>,
+    next: AtomicU64,
+    failures: AtomicI64,
+    slow: AtomicI64,
+}
+
+impl CountWindow {
+    fn new(size: usize) -> CountWindow {
+        CountWindow {
+            slots: (0..size).map(|_| AtomicU8::new(0)).collect(),
+            next: AtomicU64::new(0),
+            failures: AtomicI64::new(0),
+            slow: AtomicI64::new(0),
+        }
+    }
+
+    fn record(&self, failure: bool, slow: bool) -> Counts {
+        let code = RECORDED | if failure { FAILED } else { 0 } | if slow { SLOW } else { 0 };
+        let seq = self.next.fetch_add(1, Ordering::AcqRel);
+        let len = self.slots.len() as u64;
+        let old = self.slots[(seq % len) as usize].swap(code, Ordering::AcqRel);
+        // Add before subtracting, so a reader never sees a count below zero.
+        let failures = self.failures.fetch_add(i64::from(failure), Ordering::AcqRel) + i64::from(failure)
+            - i64::from(old & FAILED != 0);
+        if old & FAILED != 0 {
+            self.failures.fetch_sub(1, Ordering::AcqRel);
+        }
+        let slows = self.slow.fetch_add(i64::from(slow), Ordering::AcqRel) + i64::from(slow) - i64::from(old & SLOW != 0);
+        if old & SLOW != 0 {
+            self.slow.fetch_sub(1, Ordering::AcqRel);
+        }
+        Counts {
+            calls: u32::try_from((seq + 1).min(len)).unwrap_or(u32::MAX),
+            failures: u32::try_from(failures.max(0)).unwrap_or(0),
+            slow: u32::try_from(slows.max(0)).unwrap_or(0),
+        }
+    }
+
+    fn reset(&self) {
+        self.next.store(0, Ordering::Release);
+        for slot in self.slots.iter() {
+            slot.store(0, Ordering::Release);
+        }
+        self.failures.store(0, Ordering::Release);
+        self.slow.store(0, Ordering::Release);
+    }
+}
+
+/// Ten buckets, each a tenth of the window: a call stops counting once its bucket is a whole
+/// window old.
+const BUCKETS: u64 = 10;
+
+#[derive(Debug)]
+struct TimeWindow {
+    tick_nanos: u64,
+    buckets: Box<[Bucket]>,
+}
+
+#[derive(Debug)]
+struct Bucket {
+    tick: AtomicU64,
+    calls: AtomicI64,
+    failures: AtomicI64,
+    slow: AtomicI64,
+}
+
+impl TimeWindow {
+    fn new(period: Duration) -> TimeWindow {
+        let tick_nanos = (u64::try_from(period.as_nanos()).unwrap_or(u64::MAX) / BUCKETS).max(1_000_000);
+        let buckets = (0..BUCKETS)
+            .map(|_| Bucket {
+                tick: AtomicU64::new(u64::MAX),
+                calls: AtomicI64::new(0),
+                failures: AtomicI64::new(0),
+                slow: AtomicI64::new(0),
+            })
+            .collect();
+        TimeWindow { tick_nanos, buckets }
+    }
+
+    fn record(&self, failure: bool, slow: bool, now_nanos: u64) -> Counts {
+        let tick = now_nanos / self.tick_nanos;
+        let bucket = &self.buckets[(tick % BUCKETS) as usize];
+        let seen = bucket.tick.load(Ordering::Acquire);
+        if seen != tick && bucket.tick.compare_exchange(seen, tick, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            // This bucket last held a tick a whole window ago: start it afresh.
+            bucket.calls.store(0, Ordering::Release);
+            bucket.failures.store(0, Ordering::Release);
+            bucket.slow.store(0, Ordering::Release);
+        }
+        bucket.calls.fetch_add(1, Ordering::AcqRel);
+        bucket.failures.fetch_add(i64::from(failure), Ordering::AcqRel);
+        bucket.slow.fetch_add(i64::from(slow), Ordering::AcqRel);
+
+        let mut sum = (0_i64, 0_i64, 0_i64);
+        for b in self.buckets.iter() {
+            let t = b.tick.load(Ordering::Acquire);
+            if t != u64::MAX && t <= tick && tick - t < BUCKETS {
+                sum.0 += b.calls.load(Ordering::Acquire);
+                sum.1 += b.failures.load(Ordering::Acquire);
+                sum.2 += b.slow.load(Ordering::Acquire);
+            }
+        }
+        let clamp = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
+        Counts { calls: clamp(sum.0), failures: clamp(sum.1), slow: clamp(sum.2) }
+    }
+
+    fn reset(&self) {
+        for b in self.buckets.iter() {
+            b.tick.store(u64::MAX, Ordering::Release);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(window: Window, min_calls: u32, half_open_calls: u32) -> BreakerSettings {
+        BreakerSettings {
+            scope: remcall_profile::Scope::Method,
+            window,
+            min_calls,
+            failure_rate: 50.0,
+            slow_call: None,
+            open_for: Duration::from_secs(5),
+            open_for_max: Duration::from_secs(60),
+            half_open_calls,
+            record: Vec::new(),
+        }
+    }
+
+    const F: Outcome = Outcome::Failure;
+    const S: Outcome = Outcome::Success { slow: false };
+
+    fn call(breaker: &Breaker, outcome: Outcome, now: Instant) -> Result<(), Duration> {
+        let permit = breaker.try_acquire(now)?;
+        breaker.record(permit, outcome, now);
+        Ok(())
+    }
+
+    /// Opens the breaker at `t0` with five failures.
+    fn tripped(s: BreakerSettings, t0: Instant) -> Breaker {
+        let breaker = Breaker::new(BreakerSettings { min_calls: 5, ..s }, "C", "m", t0);
+        for _ in 0..5 {
+            call(&breaker, F, t0).unwrap();
+        }
+        assert_eq!(breaker.state(), BreakerState::Open);
+        breaker
+    }
+
+    #[test]
+    fn a_count_window_opens_on_the_fifth_call_and_short_circuits_the_sixth() {
+        let t0 = Instant::now();
+        let breaker = Breaker::new(settings(Window::Calls(10), 5, 4), "C", "m", t0);
+        for (i, outcome) in [F, F, F, S].into_iter().enumerate() {
+            call(&breaker, outcome, t0).unwrap();
+            assert_eq!(breaker.state(), BreakerState::Closed, "after call {}", i + 1);
+        }
+        call(&breaker, S, t0).unwrap();
+        assert_eq!(breaker.state(), BreakerState::Open, "3 of 5 failed: 60% ≥ 50%");
+        let wait = call(&breaker, S, t0 + Duration::from_secs(1)).unwrap_err();
+        assert_eq!(wait, Duration::from_secs(4), "says how long until half-open");
+    }
+
+    #[test]
+    fn a_count_window_forgets_calls_that_slid_out() {
+        let t0 = Instant::now();
+        let breaker = Breaker::new(settings(Window::Calls(4), 4, 4), "C", "m", t0);
+        for outcome in [F, S, S, S, S, S, F] {
+            call(&breaker, outcome, t0).unwrap();
+        }
+        // The window holds S S S F: 25%.
+        assert_eq!(breaker.state(), BreakerState::Closed);
+        call(&breaker, F, t0).unwrap();
+        assert_eq!(breaker.state(), BreakerState::Open, "S S F F: 50%");
+    }
+
+    #[test]
+    fn calls_older_than_the_time_window_stop_counting() {
+        let t0 = Instant::now();
+        let breaker = Breaker::new(settings(Window::Time(Duration::from_secs(10)), 4, 4), "C", "m", t0);
+        for _ in 0..3 {
+            call(&breaker, F, t0).unwrap();
+        }
+        // Ten seconds later those failures have left the window.
+        let later = t0 + Duration::from_secs(10);
+        for _ in 0..3 {
+            call(&breaker, S, later).unwrap();
+        }
+        call(&breaker, F, later).unwrap();
+        assert_eq!(breaker.state(), BreakerState::Closed, "1 of 4 in the window");
+        // Within the window they still count.
+        let breaker = Breaker::new(settings(Window::Time(Duration::from_secs(10)), 4, 4), "C", "m", t0);
+        for _ in 0..3 {
+            call(&breaker, F, t0).unwrap();
+        }
+        call(&breaker, S, t0 + Duration::from_secs(9)).unwrap();
+        assert_eq!(breaker.state(), BreakerState::Open, "3 of 4 within 10s");
+    }
+
+    #[test]
+    fn half_open_admits_exactly_the_trial_calls() {
+        let t0 = Instant::now();
+        let breaker = tripped(settings(Window::Calls(10), 5, 4), t0);
+        let t1 = t0 + Duration::from_secs(5);
+        let permits: Vec<_> = (0..4).map(|_| breaker.try_acquire(t1).unwrap()).collect();
+        assert_eq!(breaker.state(), BreakerState::HalfOpen);
+        assert!(breaker.try_acquire(t1).is_err(), "a fifth call is short-circuited");
+        for permit in permits {
+            breaker.record(permit, S, t1);
+        }
+        assert_eq!(breaker.state(), BreakerState::Closed);
+    }
+
+    #[test]
+    fn trials_f_f_s_f_reopen_and_f_s_s_s_close() {
+        let t0 = Instant::now();
+        let breaker = tripped(settings(Window::Calls(10), 5, 4), t0);
+        let t1 = t0 + Duration::from_secs(5);
+        for outcome in [F, F, S, F] {
+            call(&breaker, outcome, t1).unwrap();
+        }
+        assert_eq!(breaker.state(), BreakerState::Open);
+
+        let breaker = tripped(settings(Window::Calls(10), 5, 4), t0);
+        for outcome in [F, S, S, S] {
+            call(&breaker, outcome, t1).unwrap();
+        }
+        assert_eq!(breaker.state(), BreakerState::Closed, "25% < 50%");
+    }
+
+    #[test]
+    fn slow_successes_alone_can_open_it() {
+        let t0 = Instant::now();
+        let mut s = settings(Window::Calls(10), 4, 4);
+        s.slow_call = Some((Duration::from_secs(2), 75.0));
+        let breaker = Breaker::new(s, "C", "m", t0);
+        let slow = Outcome::Success { slow: true };
+        for outcome in [slow, slow, S] {
+            call(&breaker, outcome, t0).unwrap();
+        }
+        call(&breaker, slow, t0).unwrap();
+        assert_eq!(breaker.state(), BreakerState::Open, "3 of 4 slow: 75%");
+    }
+
+    #[test]
+    fn open_for_doubles_on_each_reopen_and_caps() {
+        let t0 = Instant::now();
+        let mut s = settings(Window::Calls(10), 5, 1);
+        s.open_for_max = Duration::from_secs(30);
+        let breaker = tripped(s, t0);
+        let mut now = t0;
+        for expected in [5, 10, 20, 30, 30] {
+            assert_eq!(breaker.try_acquire(now).unwrap_err(), Duration::from_secs(expected));
+            now += Duration::from_secs(expected);
+            call(&breaker, F, now).unwrap(); // the one trial fails: re-open
+        }
+        // A successful trial closes it and resets the doubling.
+        now += Duration::from_secs(30);
+        call(&breaker, S, now).unwrap();
+        assert_eq!(breaker.state(), BreakerState::Closed);
+        for _ in 0..5 {
+            call(&breaker, F, now).unwrap();
+        }
+        assert_eq!(breaker.try_acquire(now).unwrap_err(), Duration::from_secs(5));
+    }
+
+    #[test]
+    fn an_ignored_outcome_releases_its_half_open_slot() {
+        let t0 = Instant::now();
+        let breaker = tripped(settings(Window::Calls(10), 5, 1), t0);
+        let t1 = t0 + Duration::from_secs(5);
+        let trial = breaker.try_acquire(t1).unwrap();
+        assert!(breaker.try_acquire(t1).is_err());
+        breaker.record(trial, Outcome::Ignored, t1);
+        assert_eq!(breaker.state(), BreakerState::HalfOpen, "a 4xx decides nothing");
+        let trial = breaker.try_acquire(t1).expect("the slot was released");
+        breaker.record(trial, S, t1);
+        assert_eq!(breaker.state(), BreakerState::Closed);
+    }
+
+    #[test]
+    fn a_trial_dropped_mid_flight_releases_its_slot() {
+        let t0 = Instant::now();
+        let breaker = tripped(settings(Window::Calls(10), 5, 1), t0);
+        let t1 = t0 + Duration::from_secs(5);
+        let trial = breaker.try_acquire(t1).unwrap();
+        drop(trial);
+        let trial = breaker.try_acquire(t1).expect("the dropped trial's slot is free");
+        breaker.record(trial, S, t1);
+        assert_eq!(breaker.state(), BreakerState::Closed);
+    }
+
+    #[test]
+    fn a_call_admitted_before_a_transition_does_not_count_after_it() {
+        let t0 = Instant::now();
+        let breaker = Breaker::new(settings(Window::Calls(10), 5, 1), "C", "m", t0);
+        let early = breaker.try_acquire(t0).unwrap();
+        for _ in 0..5 {
+            call(&breaker, F, t0).unwrap();
+        }
+        let t1 = t0 + Duration::from_secs(5);
+        let trial = breaker.try_acquire(t1).unwrap();
+        breaker.record(early, F, t1); // from the closed period: ignored
+        breaker.record(trial, S, t1);
+        assert_eq!(breaker.state(), BreakerState::Closed);
+    }
+}

@@ -1,0 +1,201 @@
+//! Isolation: a semaphore bulkhead caps the calls in flight; a pool bulkhead runs a client's calls
+//! on a dedicated runtime with its own workers and a bounded queue, so a hanging downstream
+//! cannot take the caller's threads.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use remcall_profile::IsolationSettings;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// Why a call was not admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Full;
+
+/// A client's isolation policy.
+#[derive(Debug)]
+pub(crate) enum Bulkhead {
+    Semaphore { slots: Arc<Semaphore>, max_wait: Duration },
+    Pool(Pool),
+    None,
+}
+
+/// An admitted call's slot; released when dropped, including when the call is cancelled.
+#[derive(Debug)]
+pub(crate) enum Slot {
+    Semaphore(#[allow(dead_code)] OwnedSemaphorePermit),
+    /// A place among running plus queued calls, and a running slot.
+    Pool(#[allow(dead_code)] (OwnedSemaphorePermit, OwnedSemaphorePermit)),
+    None,
+}
+
+impl Bulkhead {
+    pub(crate) fn new(settings: &IsolationSettings, client: &str) -> std::io::Result<Bulkhead> {
+        Ok(match settings {
+            IsolationSettings::Semaphore { max_concurrent, max_wait } => Bulkhead::Semaphore {
+                slots: Arc::new(Semaphore::new(*max_concurrent as usize)),
+                max_wait: *max_wait,
+            },
+            IsolationSettings::Pool { workers, queue, queue_timeout } => {
+                Bulkhead::Pool(Pool::new(client, *workers, *queue, *queue_timeout)?)
+            }
+            IsolationSettings::None => Bulkhead::None,
+        })
+    }
+
+    /// Takes a slot, waiting at most `max_wait` (or the pool's `queue_timeout`).
+    pub(crate) async fn acquire(&self) -> Result<Slot, Full> {
+        match self {
+            Bulkhead::Semaphore { slots, max_wait } => acquire(slots, *max_wait).await.map(Slot::Semaphore),
+            Bulkhead::Pool(pool) => pool.admit().await.map(Slot::Pool),
+            Bulkhead::None => Ok(Slot::None),
+        }
+    }
+
+    /// The pool's runtime, when calls run on one.
+    pub(crate) fn pool(&self) -> Option<&Pool> {
+        match self {
+            Bulkhead::Pool(pool) => Some(pool),
+            _ => None,
+        }
+    }
+}
+
+async fn acquire(slots: &Arc<Semaphore>, max_wait: Duration) -> Result<OwnedSemaphorePermit, Full> {
+    if let Ok(permit) = slots.clone().try_acquire_owned() {
+        return Ok(permit);
+    }
+    if max_wait.is_zero() {
+        return Err(Full);
+    }
+    match tokio::time::timeout(max_wait, slots.clone().acquire_owned()).await {
+        Ok(Ok(permit)) => Ok(permit),
+        _ => Err(Full),
+    }
+}
+
+/// A dedicated multi-thread runtime: `workers` calls run at once, `queue` more may wait up to
+/// `queue_timeout`, the rest are rejected at once.
+#[derive(Debug)]
+pub(crate) struct Pool {
+    runtime: Option<tokio::runtime::Runtime>,
+    /// Running plus queued calls.
+    admitted: Arc<Semaphore>,
+    /// Running calls.
+    running: Arc<Semaphore>,
+    queue_timeout: Duration,
+}
+
+impl Pool {
+    fn new(client: &str, workers: u32, queue: u32, queue_timeout: Duration) -> std::io::Result<Pool> {
+        let name = format!("remcall-{client}");
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers.max(1) as usize)
+            .thread_name(name)
+            .enable_all()
+            .build()?;
+        Ok(Pool {
+            runtime: Some(runtime),
+            admitted: Arc::new(Semaphore::new((workers + queue) as usize)),
+            running: Arc::new(Semaphore::new(workers.max(1) as usize)),
+            queue_timeout,
+        })
+    }
+
+    async fn admit(&self) -> Result<(OwnedSemaphorePermit, OwnedSemaphorePermit), Full> {
+        // Past workers + queue: rejected at once, as a full queue should be.
+        let place = self.admitted.clone().try_acquire_owned().map_err(|_| Full)?;
+        let running = acquire(&self.running, self.queue_timeout).await?;
+        Ok((place, running))
+    }
+
+    /// Runs `work` on the pool's runtime. Dropping the returned future aborts the work.
+    pub(crate) fn run<T, W>(&self, work: W) -> impl Future<Output = Option<T>> + Send + use<T, W>
+    where
+        T: Send + 'static,
+        W: Future<Output = T> + Send + 'static,
+    {
+        let handle = self.runtime.as_ref().map(|rt| AbortOnDrop(rt.spawn(work)));
+        async move {
+            let mut handle = handle?;
+            (&mut handle.0).await.ok()
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which panics inside another runtime: let it wind down alone.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// A task handle that aborts the task when dropped: a cancelled call stops its work.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn semaphore(max: u32, wait_ms: u64) -> Bulkhead {
+        Bulkhead::new(&IsolationSettings::Semaphore { max_concurrent: max, max_wait: Duration::from_millis(wait_ms) }, "C").unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_full_semaphore_rejects_at_once_or_after_max_wait() {
+        let bulkhead = semaphore(2, 0);
+        let a = bulkhead.acquire().await.unwrap();
+        let _b = bulkhead.acquire().await.unwrap();
+        assert_eq!(bulkhead.acquire().await.unwrap_err(), Full);
+        drop(a);
+        assert!(bulkhead.acquire().await.is_ok(), "a released slot is free again");
+
+        let waiting = semaphore(1, 100);
+        let held = waiting.acquire().await.unwrap();
+        let started = tokio::time::Instant::now();
+        assert_eq!(waiting.acquire().await.unwrap_err(), Full);
+        assert_eq!(started.elapsed(), Duration::from_millis(100));
+        drop(held);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_waiter_gets_a_slot_freed_within_max_wait() {
+        let bulkhead = Arc::new(semaphore(1, 100));
+        let held = bulkhead.acquire().await.unwrap();
+        let waiter = tokio::spawn({
+            let bulkhead = bulkhead.clone();
+            async move { bulkhead.acquire().await.is_ok() }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        drop(held);
+        assert!(waiter.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn the_pool_queues_then_rejects_and_runs_work_on_its_own_threads() {
+        let settings = IsolationSettings::Pool { workers: 1, queue: 1, queue_timeout: Duration::from_secs(5) };
+        let bulkhead = Arc::new(Bulkhead::new(&settings, "PoolTest").unwrap());
+        let running = bulkhead.acquire().await.unwrap();
+        let queued = tokio::spawn({
+            let bulkhead = bulkhead.clone();
+            async move { bulkhead.acquire().await.is_ok() }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(bulkhead.acquire().await.unwrap_err(), Full, "one running, one queued: full");
+        drop(running);
+        assert!(queued.await.unwrap(), "the queued call ran once the worker was free");
+
+        let pool = bulkhead.pool().unwrap();
+        let thread = pool.run(async { std::thread::current().name().map(str::to_owned) }).await.flatten();
+        assert_eq!(thread.as_deref(), Some("remcall-PoolTest"));
+    }
+}

@@ -1,0 +1,124 @@
+//! The rate limiter: a generic cell rate algorithm on one atomic, `per_second` calls on average
+//! with `burst` at once; a call waits at most `max_wait` for its turn.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use remcall_profile::RateLimitSettings;
+use tokio::time::Instant;
+
+/// GCRA: `tat` is the theoretical arrival time of the next call, in nanoseconds since `base`.
+#[derive(Debug)]
+pub(crate) struct RateLimiter {
+    interval: u64,
+    tolerance: u64,
+    max_wait: Duration,
+    base: Instant,
+    tat: AtomicU64,
+}
+
+/// A reserved turn. Dropping it before its wait is over gives the turn back.
+#[derive(Debug)]
+pub(crate) struct Reservation<'a> {
+    limiter: &'a RateLimiter,
+    wait: Duration,
+}
+
+impl RateLimiter {
+    pub(crate) fn new(settings: &RateLimitSettings, now: Instant) -> RateLimiter {
+        let per_second = if settings.per_second > 0.0 { settings.per_second } else { f64::MIN_POSITIVE };
+        let interval = (1e9 / per_second).clamp(1.0, u64::MAX as f64) as u64;
+        RateLimiter {
+            interval,
+            tolerance: interval.saturating_mul(u64::from(settings.burst.max(1))),
+            max_wait: settings.max_wait,
+            base: now,
+            tat: AtomicU64::new(0),
+        }
+    }
+
+    /// Reserves a turn, or refuses when it is further away than `max_wait`.
+    pub(crate) fn reserve(&self, now: Instant) -> Option<Reservation<'_>> {
+        let now = u64::try_from(now.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX);
+        let mut tat = self.tat.load(Ordering::Acquire);
+        loop {
+            let next = tat.max(now).saturating_add(self.interval);
+            let wait = Duration::from_nanos(next.saturating_sub(now.saturating_add(self.tolerance)));
+            if wait > self.max_wait {
+                return None;
+            }
+            match self.tat.compare_exchange_weak(tat, next, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some(Reservation { limiter: self, wait }),
+                Err(current) => tat = current,
+            }
+        }
+    }
+}
+
+impl Reservation<'_> {
+    /// Waits for the reserved turn.
+    pub(crate) async fn ready(mut self) {
+        if !self.wait.is_zero() {
+            tokio::time::sleep(self.wait).await;
+        }
+        self.wait = Duration::ZERO;
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if !self.wait.is_zero() {
+            // Cancelled while waiting: the turn was never used.
+            self.limiter.tat.fetch_sub(self.limiter.interval, Ordering::AcqRel);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limiter(per_second: f64, burst: u32, max_wait_ms: u64, now: Instant) -> RateLimiter {
+        RateLimiter::new(&RateLimitSettings { per_second, burst, max_wait: Duration::from_millis(max_wait_ms) }, now)
+    }
+
+    #[test]
+    fn a_burst_passes_then_the_rate_holds() {
+        let t0 = Instant::now();
+        let limiter = limiter(10.0, 3, 0, t0);
+        let admitted = (0..10).filter(|_| limiter.reserve(t0).is_some()).count();
+        assert_eq!(admitted, 3);
+        assert!(limiter.reserve(t0 + Duration::from_millis(99)).is_none());
+        assert!(limiter.reserve(t0 + Duration::from_millis(100)).is_some(), "one more every 100 ms");
+        assert!(limiter.reserve(t0 + Duration::from_millis(100)).is_none());
+        let later = t0 + Duration::from_secs(10);
+        assert_eq!((0..10).filter(|_| limiter.reserve(later).is_some()).count(), 3, "idle time refills only the burst");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_waits_up_to_max_wait_for_its_turn() {
+        let t0 = Instant::now();
+        let limiter = limiter(10.0, 1, 250, t0);
+        limiter.reserve(t0).unwrap().ready().await;
+        let turn = limiter.reserve(t0).unwrap();
+        assert_eq!(turn.wait, Duration::from_millis(100));
+        turn.ready().await;
+        assert_eq!(t0.elapsed(), Duration::from_millis(100));
+        let now = Instant::now();
+        let first = limiter.reserve(now).unwrap();
+        let second = limiter.reserve(now).unwrap();
+        assert_eq!((first.wait, second.wait), (Duration::from_millis(100), Duration::from_millis(200)));
+        assert!(limiter.reserve(now).is_none(), "a 300 ms wait is past max_wait");
+    }
+
+    #[test]
+    fn a_cancelled_reservation_gives_its_turn_back() {
+        let t0 = Instant::now();
+        let limiter = limiter(10.0, 1, 1000, t0);
+        drop(limiter.reserve(t0).unwrap()); // no wait: the turn was used
+        let waiting = limiter.reserve(t0).unwrap();
+        assert_eq!(waiting.wait, Duration::from_millis(100));
+        drop(waiting);
+        assert_eq!(limiter.reserve(t0).unwrap().wait, Duration::from_millis(100), "the same turn again");
+    }
+}
