@@ -66,7 +66,12 @@ pub(crate) struct Permit<'a> {
 }
 
 impl Breaker {
-    pub(crate) fn new(settings: BreakerSettings, client: &'static str, scope: &'static str, now: Instant) -> Breaker {
+    pub(crate) fn new(
+        settings: BreakerSettings,
+        client: &'static str,
+        scope: &'static str,
+        now: Instant,
+    ) -> Breaker {
         let window = RollingWindow::new(settings.window);
         Breaker {
             settings,
@@ -119,7 +124,11 @@ impl Breaker {
                 }
                 self.transition(OPEN, HALF_OPEN);
                 let reopened = trials.reopened;
-                *trials = Trials { admitted: 1, reopened, ..Trials::default() };
+                *trials = Trials {
+                    admitted: 1,
+                    reopened,
+                    ..Trials::default()
+                };
                 Ok(self.permit(true))
             }
             _ => {
@@ -150,9 +159,16 @@ impl Breaker {
             Outcome::Success { slow } => (false, slow),
         };
         let counts = self.window.record(failure, slow, self.nanos(now));
-        if self.over_threshold(counts.calls, counts.failures, counts.slow, self.settings.min_calls) {
+        if self.over_threshold(
+            counts.calls,
+            counts.failures,
+            counts.slow,
+            self.settings.min_calls,
+        ) {
             let mut trials = self.lock();
-            if self.state.load(Ordering::Acquire) == CLOSED && permit.generation == self.generation.load(Ordering::Acquire) {
+            if self.state.load(Ordering::Acquire) == CLOSED
+                && permit.generation == self.generation.load(Ordering::Acquire)
+            {
                 trials.reopened = 0;
                 self.open(now, 0);
             }
@@ -190,7 +206,9 @@ impl Breaker {
 
     fn release_trial(&self, generation: u64) {
         let mut trials = self.lock();
-        if self.state.load(Ordering::Acquire) == HALF_OPEN && self.generation.load(Ordering::Acquire) == generation {
+        if self.state.load(Ordering::Acquire) == HALF_OPEN
+            && self.generation.load(Ordering::Acquire) == generation
+        {
             trials.admitted = trials.admitted.saturating_sub(1);
         }
     }
@@ -201,7 +219,10 @@ impl Breaker {
         }
         let rate = |n: u32| f64::from(n) * 100.0 / f64::from(calls);
         rate(failures) >= self.settings.failure_rate
-            || self.settings.slow_call.is_some_and(|(_, threshold)| rate(slow) >= threshold)
+            || self
+                .settings
+                .slow_call
+                .is_some_and(|(_, threshold)| rate(slow) >= threshold)
     }
 
     /// Opens for `open_for` doubled `reopened` times, at most `open_for_max`.
@@ -212,7 +233,9 @@ impl Breaker {
             .open_for
             .saturating_mul(factor)
             .min(self.settings.open_for_max.max(self.settings.open_for));
-        let until = self.nanos(now).saturating_add(u64::try_from(open_for.as_nanos()).unwrap_or(u64::MAX));
+        let until = self
+            .nanos(now)
+            .saturating_add(u64::try_from(open_for.as_nanos()).unwrap_or(u64::MAX));
         self.open_until.store(until, Ordering::Release);
         let from = self.state.load(Ordering::Acquire);
         self.window.reset();
@@ -227,11 +250,22 @@ impl Breaker {
             OPEN => "open",
             _ => "half_open",
         };
-        tracing::info!(client = self.client, method = self.scope, from = name(from), to = name(to), "circuit breaker state change");
+        tracing::info!(
+            client = self.client,
+            method = self.scope,
+            from = name(from),
+            to = name(to),
+            "circuit breaker state change"
+        );
     }
 
     fn permit(&self, trial: bool) -> Permit<'_> {
-        Permit { breaker: self, generation: self.generation.load(Ordering::Acquire), trial, finished: false }
+        Permit {
+            breaker: self,
+            generation: self.generation.load(Ordering::Acquire),
+            trial,
+            finished: false,
+        }
     }
 
     fn nanos(&self, now: Instant) -> u64 {
@@ -240,7 +274,9 @@ impl Breaker {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Trials> {
         // A panic while holding this lock leaves plain counters behind: keep using them.
-        self.trials.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.trials
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -318,12 +354,16 @@ impl CountWindow {
         let len = self.slots.len() as u64;
         let old = self.slots[(seq % len) as usize].swap(code, Ordering::AcqRel);
         // Add before subtracting, so a reader never sees a count below zero.
-        let failures = self.failures.fetch_add(i64::from(failure), Ordering::AcqRel) + i64::from(failure)
+        let failures = self
+            .failures
+            .fetch_add(i64::from(failure), Ordering::AcqRel)
+            + i64::from(failure)
             - i64::from(old & FAILED != 0);
         if old & FAILED != 0 {
             self.failures.fetch_sub(1, Ordering::AcqRel);
         }
-        let slows = self.slow.fetch_add(i64::from(slow), Ordering::AcqRel) + i64::from(slow) - i64::from(old & SLOW != 0);
+        let slows = self.slow.fetch_add(i64::from(slow), Ordering::AcqRel) + i64::from(slow)
+            - i64::from(old & SLOW != 0);
         if old & SLOW != 0 {
             self.slow.fetch_sub(1, Ordering::AcqRel);
         }
@@ -364,7 +404,8 @@ struct Bucket {
 
 impl TimeWindow {
     fn new(period: Duration) -> TimeWindow {
-        let tick_nanos = (u64::try_from(period.as_nanos()).unwrap_or(u64::MAX) / BUCKETS).max(1_000_000);
+        let tick_nanos =
+            (u64::try_from(period.as_nanos()).unwrap_or(u64::MAX) / BUCKETS).max(1_000_000);
         let buckets = (0..BUCKETS)
             .map(|_| Bucket {
                 tick: AtomicU64::new(u64::MAX),
@@ -373,21 +414,31 @@ impl TimeWindow {
                 slow: AtomicI64::new(0),
             })
             .collect();
-        TimeWindow { tick_nanos, buckets }
+        TimeWindow {
+            tick_nanos,
+            buckets,
+        }
     }
 
     fn record(&self, failure: bool, slow: bool, now_nanos: u64) -> Counts {
         let tick = now_nanos / self.tick_nanos;
         let bucket = &self.buckets[(tick % BUCKETS) as usize];
         let seen = bucket.tick.load(Ordering::Acquire);
-        if seen != tick && bucket.tick.compare_exchange(seen, tick, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+        if seen != tick
+            && bucket
+                .tick
+                .compare_exchange(seen, tick, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
             // This bucket last held a tick a whole window ago: start it afresh.
             bucket.calls.store(0, Ordering::Release);
             bucket.failures.store(0, Ordering::Release);
             bucket.slow.store(0, Ordering::Release);
         }
         bucket.calls.fetch_add(1, Ordering::AcqRel);
-        bucket.failures.fetch_add(i64::from(failure), Ordering::AcqRel);
+        bucket
+            .failures
+            .fetch_add(i64::from(failure), Ordering::AcqRel);
         bucket.slow.fetch_add(i64::from(slow), Ordering::AcqRel);
 
         let mut sum = (0_i64, 0_i64, 0_i64);
@@ -400,7 +451,11 @@ impl TimeWindow {
             }
         }
         let clamp = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
-        Counts { calls: clamp(sum.0), failures: clamp(sum.1), slow: clamp(sum.2) }
+        Counts {
+            calls: clamp(sum.0),
+            failures: clamp(sum.1),
+            slow: clamp(sum.2),
+        }
     }
 
     fn reset(&self) {
@@ -453,12 +508,25 @@ mod tests {
         let breaker = Breaker::new(settings(Window::Calls(10), 5, 4), "C", "m", t0);
         for (i, outcome) in [F, F, F, S].into_iter().enumerate() {
             call(&breaker, outcome, t0).unwrap();
-            assert_eq!(breaker.state(), BreakerState::Closed, "after call {}", i + 1);
+            assert_eq!(
+                breaker.state(),
+                BreakerState::Closed,
+                "after call {}",
+                i + 1
+            );
         }
         call(&breaker, S, t0).unwrap();
-        assert_eq!(breaker.state(), BreakerState::Open, "3 of 5 failed: 60% ≥ 50%");
+        assert_eq!(
+            breaker.state(),
+            BreakerState::Open,
+            "3 of 5 failed: 60% ≥ 50%"
+        );
         let wait = call(&breaker, S, t0 + Duration::from_secs(1)).unwrap_err();
-        assert_eq!(wait, Duration::from_secs(4), "says how long until half-open");
+        assert_eq!(
+            wait,
+            Duration::from_secs(4),
+            "says how long until half-open"
+        );
     }
 
     #[test]
@@ -477,7 +545,12 @@ mod tests {
     #[test]
     fn calls_older_than_the_time_window_stop_counting() {
         let t0 = Instant::now();
-        let breaker = Breaker::new(settings(Window::Time(Duration::from_secs(10)), 4, 4), "C", "m", t0);
+        let breaker = Breaker::new(
+            settings(Window::Time(Duration::from_secs(10)), 4, 4),
+            "C",
+            "m",
+            t0,
+        );
         for _ in 0..3 {
             call(&breaker, F, t0).unwrap();
         }
@@ -487,9 +560,18 @@ mod tests {
             call(&breaker, S, later).unwrap();
         }
         call(&breaker, F, later).unwrap();
-        assert_eq!(breaker.state(), BreakerState::Closed, "1 of 4 in the window");
+        assert_eq!(
+            breaker.state(),
+            BreakerState::Closed,
+            "1 of 4 in the window"
+        );
         // Within the window they still count.
-        let breaker = Breaker::new(settings(Window::Time(Duration::from_secs(10)), 4, 4), "C", "m", t0);
+        let breaker = Breaker::new(
+            settings(Window::Time(Duration::from_secs(10)), 4, 4),
+            "C",
+            "m",
+            t0,
+        );
         for _ in 0..3 {
             call(&breaker, F, t0).unwrap();
         }
@@ -504,7 +586,10 @@ mod tests {
         let t1 = t0 + Duration::from_secs(5);
         let permits: Vec<_> = (0..4).map(|_| breaker.try_acquire(t1).unwrap()).collect();
         assert_eq!(breaker.state(), BreakerState::HalfOpen);
-        assert!(breaker.try_acquire(t1).is_err(), "a fifth call is short-circuited");
+        assert!(
+            breaker.try_acquire(t1).is_err(),
+            "a fifth call is short-circuited"
+        );
         for permit in permits {
             breaker.record(permit, S, t1);
         }
@@ -550,7 +635,10 @@ mod tests {
         let breaker = tripped(s, t0);
         let mut now = t0;
         for expected in [5, 10, 20, 30, 30] {
-            assert_eq!(breaker.try_acquire(now).unwrap_err(), Duration::from_secs(expected));
+            assert_eq!(
+                breaker.try_acquire(now).unwrap_err(),
+                Duration::from_secs(expected)
+            );
             now += Duration::from_secs(expected);
             call(&breaker, F, now).unwrap(); // the one trial fails: re-open
         }
@@ -561,7 +649,10 @@ mod tests {
         for _ in 0..5 {
             call(&breaker, F, now).unwrap();
         }
-        assert_eq!(breaker.try_acquire(now).unwrap_err(), Duration::from_secs(5));
+        assert_eq!(
+            breaker.try_acquire(now).unwrap_err(),
+            Duration::from_secs(5)
+        );
     }
 
     #[test]
@@ -572,7 +663,11 @@ mod tests {
         let trial = breaker.try_acquire(t1).unwrap();
         assert!(breaker.try_acquire(t1).is_err());
         breaker.record(trial, Outcome::Ignored, t1);
-        assert_eq!(breaker.state(), BreakerState::HalfOpen, "a 4xx decides nothing");
+        assert_eq!(
+            breaker.state(),
+            BreakerState::HalfOpen,
+            "a 4xx decides nothing"
+        );
         let trial = breaker.try_acquire(t1).expect("the slot was released");
         breaker.record(trial, S, t1);
         assert_eq!(breaker.state(), BreakerState::Closed);
@@ -585,7 +680,9 @@ mod tests {
         let t1 = t0 + Duration::from_secs(5);
         let trial = breaker.try_acquire(t1).unwrap();
         drop(trial);
-        let trial = breaker.try_acquire(t1).expect("the dropped trial's slot is free");
+        let trial = breaker
+            .try_acquire(t1)
+            .expect("the dropped trial's slot is free");
         breaker.record(trial, S, t1);
         assert_eq!(breaker.state(), BreakerState::Closed);
     }

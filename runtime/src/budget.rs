@@ -25,7 +25,12 @@ struct Slot {
 
 impl RetryBudget {
     pub(crate) fn new(ratio: f64, min_per_second: u32, now: Instant) -> RetryBudget {
-        RetryBudget { ratio: ratio.max(0.0), min_per_second, base: now, slots: Default::default() }
+        RetryBudget {
+            ratio: ratio.max(0.0),
+            min_per_second,
+            base: now,
+            slots: Default::default(),
+        }
     }
 
     /// Counts a logical call: it earns `ratio` retries.
@@ -45,7 +50,8 @@ impl RetryBudget {
                 retries += slot.retries.load(Ordering::Relaxed);
             }
         }
-        let allowed = f64::from(self.min_per_second) * SECONDS as f64 + self.ratio * calls.max(0) as f64;
+        let allowed =
+            f64::from(self.min_per_second) * SECONDS as f64 + self.ratio * calls.max(0) as f64;
         if (retries as f64) < allowed.floor() {
             self.slot(now).retries.fetch_add(1, Ordering::Relaxed);
             true
@@ -62,7 +68,12 @@ impl RetryBudget {
         let second = self.second(now);
         let slot = &self.slots[(second % SECONDS) as usize];
         let seen = slot.second.load(Ordering::Acquire);
-        if seen != second + 1 && slot.second.compare_exchange(seen, second + 1, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+        if seen != second + 1
+            && slot
+                .second
+                .compare_exchange(seen, second + 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
             slot.calls.store(0, Ordering::Relaxed);
             slot.retries.store(0, Ordering::Relaxed);
         }

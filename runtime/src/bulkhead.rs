@@ -16,7 +16,10 @@ pub(crate) struct Full;
 /// A client's isolation policy.
 #[derive(Debug)]
 pub(crate) enum Bulkhead {
-    Semaphore { slots: Arc<Semaphore>, max_wait: Duration },
+    Semaphore {
+        slots: Arc<Semaphore>,
+        max_wait: Duration,
+    },
     Pool(Pool),
     None,
 }
@@ -33,13 +36,18 @@ pub(crate) enum Slot {
 impl Bulkhead {
     pub(crate) fn new(settings: &IsolationSettings, client: &str) -> std::io::Result<Bulkhead> {
         Ok(match settings {
-            IsolationSettings::Semaphore { max_concurrent, max_wait } => Bulkhead::Semaphore {
+            IsolationSettings::Semaphore {
+                max_concurrent,
+                max_wait,
+            } => Bulkhead::Semaphore {
                 slots: Arc::new(Semaphore::new(*max_concurrent as usize)),
                 max_wait: *max_wait,
             },
-            IsolationSettings::Pool { workers, queue, queue_timeout } => {
-                Bulkhead::Pool(Pool::new(client, *workers, *queue, *queue_timeout)?)
-            }
+            IsolationSettings::Pool {
+                workers,
+                queue,
+                queue_timeout,
+            } => Bulkhead::Pool(Pool::new(client, *workers, *queue, *queue_timeout)?),
             IsolationSettings::None => Bulkhead::None,
         })
     }
@@ -47,7 +55,9 @@ impl Bulkhead {
     /// Takes a slot, waiting at most `max_wait` (or the pool's `queue_timeout`).
     pub(crate) async fn acquire(&self) -> Result<Slot, Full> {
         match self {
-            Bulkhead::Semaphore { slots, max_wait } => acquire(slots, *max_wait).await.map(Slot::Semaphore),
+            Bulkhead::Semaphore { slots, max_wait } => {
+                acquire(slots, *max_wait).await.map(Slot::Semaphore)
+            }
             Bulkhead::Pool(pool) => pool.admit().await.map(Slot::Pool),
             Bulkhead::None => Ok(Slot::None),
         }
@@ -88,7 +98,12 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
-    fn new(client: &str, workers: u32, queue: u32, queue_timeout: Duration) -> std::io::Result<Pool> {
+    fn new(
+        client: &str,
+        workers: u32,
+        queue: u32,
+        queue_timeout: Duration,
+    ) -> std::io::Result<Pool> {
         let name = format!("remcall-{client}");
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers.max(1) as usize)
@@ -105,7 +120,11 @@ impl Pool {
 
     async fn admit(&self) -> Result<(OwnedSemaphorePermit, OwnedSemaphorePermit), Full> {
         // Past workers + queue: rejected at once, as a full queue should be.
-        let place = self.admitted.clone().try_acquire_owned().map_err(|_| Full)?;
+        let place = self
+            .admitted
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| Full)?;
         let running = acquire(&self.running, self.queue_timeout).await?;
         Ok((place, running))
     }
@@ -147,7 +166,14 @@ mod tests {
     use super::*;
 
     fn semaphore(max: u32, wait_ms: u64) -> Bulkhead {
-        Bulkhead::new(&IsolationSettings::Semaphore { max_concurrent: max, max_wait: Duration::from_millis(wait_ms) }, "C").unwrap()
+        Bulkhead::new(
+            &IsolationSettings::Semaphore {
+                max_concurrent: max,
+                max_wait: Duration::from_millis(wait_ms),
+            },
+            "C",
+        )
+        .unwrap()
     }
 
     #[tokio::test(start_paused = true)]
@@ -157,7 +183,10 @@ mod tests {
         let _b = bulkhead.acquire().await.unwrap();
         assert_eq!(bulkhead.acquire().await.unwrap_err(), Full);
         drop(a);
-        assert!(bulkhead.acquire().await.is_ok(), "a released slot is free again");
+        assert!(
+            bulkhead.acquire().await.is_ok(),
+            "a released slot is free again"
+        );
 
         let waiting = semaphore(1, 100);
         let held = waiting.acquire().await.unwrap();
@@ -182,7 +211,11 @@ mod tests {
 
     #[tokio::test]
     async fn the_pool_queues_then_rejects_and_runs_work_on_its_own_threads() {
-        let settings = IsolationSettings::Pool { workers: 1, queue: 1, queue_timeout: Duration::from_secs(5) };
+        let settings = IsolationSettings::Pool {
+            workers: 1,
+            queue: 1,
+            queue_timeout: Duration::from_secs(5),
+        };
         let bulkhead = Arc::new(Bulkhead::new(&settings, "PoolTest").unwrap());
         let running = bulkhead.acquire().await.unwrap();
         let queued = tokio::spawn({
@@ -190,12 +223,22 @@ mod tests {
             async move { bulkhead.acquire().await.is_ok() }
         });
         tokio::time::sleep(Duration::from_millis(50)).await;
-        assert_eq!(bulkhead.acquire().await.unwrap_err(), Full, "one running, one queued: full");
+        assert_eq!(
+            bulkhead.acquire().await.unwrap_err(),
+            Full,
+            "one running, one queued: full"
+        );
         drop(running);
-        assert!(queued.await.unwrap(), "the queued call ran once the worker was free");
+        assert!(
+            queued.await.unwrap(),
+            "the queued call ran once the worker was free"
+        );
 
         let pool = bulkhead.pool().unwrap();
-        let thread = pool.run(async { std::thread::current().name().map(str::to_owned) }).await.flatten();
+        let thread = pool
+            .run(async { std::thread::current().name().map(str::to_owned) })
+            .await
+            .flatten();
         assert_eq!(thread.as_deref(), Some("remcall-PoolTest"));
     }
 }

@@ -42,8 +42,13 @@ impl Client {
             match limiter.reserve(Instant::now()) {
                 Some(turn) => turn.ready().await,
                 None => {
-                    state.counters.record(Ending::Rejected, None, Instant::now());
-                    return Err(named(Error::new(ErrorKind::RateLimited, "rate limit reached: no turn within max_wait")));
+                    state
+                        .counters
+                        .record(Ending::Rejected, None, Instant::now());
+                    return Err(named(Error::new(
+                        ErrorKind::RateLimited,
+                        "rate limit reached: no turn within max_wait",
+                    )));
                 }
             }
         }
@@ -52,20 +57,32 @@ impl Client {
         let permit = match state.breaker.try_acquire(Instant::now()) {
             Ok(permit) => permit,
             Err(wait) => {
-                state.counters.record(Ending::ShortCircuited, None, Instant::now());
+                state
+                    .counters
+                    .record(Ending::ShortCircuited, None, Instant::now());
                 let message = if wait.is_zero() {
                     "the circuit breaker is half-open and its trial calls are in flight".to_owned()
                 } else {
-                    format!("the circuit breaker is open; trial calls in {wait:?}")
+                    format!(
+                        "the circuit breaker is open; trial calls in {} ms",
+                        wait.as_millis().max(1)
+                    )
                 };
-                return Err(named(Error::new(ErrorKind::BreakerOpen, message).with_retry_in(wait)));
+                return Err(named(
+                    Error::new(ErrorKind::BreakerOpen, message).with_retry_in(wait),
+                ));
             }
         };
 
         // 3. Bulkhead. The slot is released when dropped, cancellation included.
         let Ok(slot) = state.bulkhead.acquire().await else {
-            state.counters.record(Ending::Rejected, None, Instant::now());
-            return Err(named(Error::new(ErrorKind::Rejected, "the bulkhead is full")));
+            state
+                .counters
+                .record(Ending::Rejected, None, Instant::now());
+            return Err(named(Error::new(
+                ErrorKind::Rejected,
+                "the bulkhead is full",
+            )));
         };
 
         // 4. The attempts, within the total deadline.
@@ -77,7 +94,12 @@ impl Client {
                 let client = self.clone();
                 pool.run(async move { client.attempts(method, &request, deadline).await })
                     .await
-                    .unwrap_or_else(|| Err(Error::new(ErrorKind::Rejected, "the isolation pool is shut down")))
+                    .unwrap_or_else(|| {
+                        Err(Error::new(
+                            ErrorKind::Rejected,
+                            "the isolation pool is shut down",
+                        ))
+                    })
             }
             None => self.attempts(method, &request, deadline).await,
         };
@@ -89,7 +111,11 @@ impl Client {
         let elapsed = finished - started;
         let outcome = breaker_outcome(&result, elapsed, state);
         state.breaker.record(permit, outcome, finished);
-        let ending = if result.is_ok() { Ending::Success } else { Ending::Failure };
+        let ending = if result.is_ok() {
+            Ending::Success
+        } else {
+            Ending::Failure
+        };
         state.counters.record(ending, Some(elapsed), finished);
         result.map_err(named)
     }
@@ -101,7 +127,12 @@ impl Client {
 
     /// The retry loop: attempts until one answers, the failure is not retryable, attempts or
     /// budget run out, or the next sleep would end past the deadline.
-    async fn attempts(&self, method: &'static MethodSpec, request: &Request, deadline: Instant) -> Result<Response, Error> {
+    async fn attempts(
+        &self,
+        method: &'static MethodSpec,
+        request: &Request,
+        deadline: Instant,
+    ) -> Result<Response, Error> {
         let run = async {
             if let Some(error) = &request.error {
                 return Err(error.clone());
@@ -110,11 +141,13 @@ impl Client {
             let retry = &state.settings.retry;
             let mut attempt = 1;
             loop {
-                let (error, failure, server_wait) = match self.attempt(method, state, request, deadline).await {
-                    Ok(response) => return Ok(response),
-                    Err(failed) => failed,
-                };
-                if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent) {
+                let (error, failure, server_wait) =
+                    match self.attempt(method, state, request, deadline).await {
+                        Ok(response) => return Ok(response),
+                        Err(failed) => failed,
+                    };
+                if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent)
+                {
                     return Err(error);
                 }
                 let wait = server_wait.unwrap_or_else(|| backoff(retry, attempt, fastrand::f64()));
@@ -129,9 +162,14 @@ impl Client {
             }
         };
         let total = deadline.saturating_duration_since(Instant::now());
-        tokio::time::timeout_at(deadline, run).await.unwrap_or_else(|_| {
-            Err(Error::new(ErrorKind::Timeout, format!("the call ran past its total deadline of {total:?}")))
-        })
+        tokio::time::timeout_at(deadline, run)
+            .await
+            .unwrap_or_else(|_| {
+                Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!("the call ran past its total deadline of {total:?}"),
+                ))
+            })
     }
 
     /// One attempt: build, send, read and classify, within the attempt deadline. A failure comes
@@ -146,15 +184,21 @@ impl Client {
         let other = |e: Error| (e, AttemptFailure::Other, None);
         let endpoint = self.shared.endpoints.pick();
         let path = request.fill_path(method.path).map_err(other)?;
-        let mut url = reqwest::Url::parse(&format!("{endpoint}{path}"))
-            .map_err(|e| other(Error::new(ErrorKind::Encode, "the request URL is invalid").with_source(e)))?;
+        let mut url = reqwest::Url::parse(&format!("{endpoint}{path}")).map_err(|e| {
+            other(Error::new(ErrorKind::Encode, "the request URL is invalid").with_source(e))
+        })?;
         if !request.query.is_empty() {
-            url.query_pairs_mut().extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
+            url.query_pairs_mut()
+                .extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
         }
 
         let mut headers = state.headers.clone();
         headers.extend(request.headers.clone());
-        let mut builder = self.shared.http.request(state.http_method.clone(), url).headers(headers);
+        let mut builder = self
+            .shared
+            .http
+            .request(state.http_method.clone(), url)
+            .headers(headers);
         if let Some(body) = &request.body {
             builder = builder.body(body.clone());
         }
@@ -162,25 +206,42 @@ impl Client {
         let exchange = async {
             let response = builder.send().await.map_err(transport)?;
             Response::read(response, limit).await.map_err(|e| {
-                let class = if e.kind() == ErrorKind::BodyTooLarge { AttemptFailure::Other } else { AttemptFailure::Broken };
+                let class = if e.kind() == ErrorKind::BodyTooLarge {
+                    AttemptFailure::Other
+                } else {
+                    AttemptFailure::Broken
+                };
                 (e, class, None)
             })
         };
         let attempt_timeout = state.settings.attempt_timeout;
         let attempt_deadline = (Instant::now() + attempt_timeout).min(deadline);
-        let response = tokio::time::timeout_at(attempt_deadline, exchange).await.map_err(|_| {
-            let error = Error::new(ErrorKind::Timeout, format!("the attempt ran past its deadline of {attempt_timeout:?}"));
-            (error, AttemptFailure::Timeout, None)
-        })??;
+        let response = tokio::time::timeout_at(attempt_deadline, exchange)
+            .await
+            .map_err(|_| {
+                let error = Error::new(
+                    ErrorKind::Timeout,
+                    format!("the attempt ran past its deadline of {attempt_timeout:?}"),
+                );
+                (error, AttemptFailure::Timeout, None)
+            })??;
 
         let answered = response.status.is_success()
             || (method.not_found_none && response.status == reqwest::StatusCode::NOT_FOUND);
         if answered {
             Ok(response)
         } else {
-            let wait = retry_after(&response.headers, state.settings.retry.retry_after_max, SystemTime::now());
+            let wait = retry_after(
+                &response.headers,
+                state.settings.retry.retry_after_max,
+                SystemTime::now(),
+            );
             let error = Error::status_error(response.status, &response.body);
-            Err((error, AttemptFailure::Status(response.status.as_u16()), wait))
+            Err((
+                error,
+                AttemptFailure::Status(response.status.as_u16()),
+                wait,
+            ))
         }
     }
 }
@@ -199,18 +260,30 @@ fn transport(error: reqwest::Error) -> (Error, AttemptFailure, Option<Duration>)
 
 /// How a finished call counts for the breaker: `record:` decides which failures count; slow
 /// successes count when `slow_call` is set.
-fn breaker_outcome<T>(result: &Result<T, Error>, elapsed: Duration, state: &MethodState) -> Outcome {
+fn breaker_outcome<T>(
+    result: &Result<T, Error>,
+    elapsed: Duration,
+    state: &MethodState,
+) -> Outcome {
     let record = &state.settings.breaker.record;
     match result {
-        Ok(_) => Outcome::Success { slow: state.breaker.slow_over().is_some_and(|over| elapsed > over) },
+        Ok(_) => Outcome::Success {
+            slow: state.breaker.slow_over().is_some_and(|over| elapsed > over),
+        },
         Err(error) => {
             let counts = match error.kind() {
                 ErrorKind::Connect => record.contains(&Condition::Connect),
                 ErrorKind::Timeout => record.contains(&Condition::Timeout),
-                ErrorKind::Status => error.status().is_some_and(|s| record.iter().any(|c| c.matches_status(s.as_u16()))),
+                ErrorKind::Status => error
+                    .status()
+                    .is_some_and(|s| record.iter().any(|c| c.matches_status(s.as_u16()))),
                 _ => false,
             };
-            if counts { Outcome::Failure } else { Outcome::Ignored }
+            if counts {
+                Outcome::Failure
+            } else {
+                Outcome::Ignored
+            }
         }
     }
 }

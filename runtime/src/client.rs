@@ -108,37 +108,63 @@ impl ClientBuilder {
         // settings match; a method that overrides one gets its own.
         let now = Instant::now();
         let client_bulkhead = Arc::new(
-            Bulkhead::new(&client_settings.isolation, spec.name)
-                .map_err(|e| named(Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e)))?,
+            Bulkhead::new(&client_settings.isolation, spec.name).map_err(|e| {
+                named(
+                    Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e),
+                )
+            })?,
         );
-        let client_limiter = client_settings.rate_limit.as_ref().map(|r| Arc::new(RateLimiter::new(r, now)));
-        let client_breaker = Arc::new(Breaker::new(client_settings.breaker.clone(), spec.name, "*", now));
+        let client_limiter = client_settings
+            .rate_limit
+            .as_ref()
+            .map(|r| Arc::new(RateLimiter::new(r, now)));
+        let client_breaker = Arc::new(Breaker::new(
+            client_settings.breaker.clone(),
+            spec.name,
+            "*",
+            now,
+        ));
 
         let methods = spec
             .methods
             .iter()
             .map(|method| {
                 let in_method = |e: Error| e.in_call(spec.name, method.name);
-                let own = Profile::from_yaml_str(method.profile).map_err(|e| in_method(e.into()))?;
+                let own =
+                    Profile::from_yaml_str(method.profile).map_err(|e| in_method(e.into()))?;
                 let profile = client_profile.clone().layer(own).layer(runtime.clone());
                 let settings = Settings::from_profile(&profile);
                 let headers = resolve_headers(&settings).map_err(in_method)?;
-                let http_method = reqwest::Method::from_bytes(method.http_method.as_bytes()).map_err(|_| {
-                    in_method(Error::new(ErrorKind::Config, format!("invalid HTTP method `{}`", method.http_method)))
-                })?;
+                let http_method = reqwest::Method::from_bytes(method.http_method.as_bytes())
+                    .map_err(|_| {
+                        in_method(Error::new(
+                            ErrorKind::Config,
+                            format!("invalid HTTP method `{}`", method.http_method),
+                        ))
+                    })?;
                 let breaker = match settings.breaker.scope {
                     Scope::Client => client_breaker.clone(),
-                    Scope::Method => Arc::new(Breaker::new(settings.breaker.clone(), spec.name, method.name, now)),
+                    Scope::Method => Arc::new(Breaker::new(
+                        settings.breaker.clone(),
+                        spec.name,
+                        method.name,
+                        now,
+                    )),
                 };
                 let bulkhead = if settings.isolation == client_settings.isolation {
                     client_bulkhead.clone()
                 } else {
                     Arc::new(Bulkhead::new(&settings.isolation, spec.name).map_err(|e| {
-                        in_method(Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e))
+                        in_method(
+                            Error::new(ErrorKind::Config, "cannot start the isolation pool")
+                                .with_source(e),
+                        )
                     })?)
                 };
                 let rate_limit = match &settings.rate_limit {
-                    Some(limit) if Some(limit) == client_settings.rate_limit.as_ref() => client_limiter.clone(),
+                    Some(limit) if Some(limit) == client_settings.rate_limit.as_ref() => {
+                        client_limiter.clone()
+                    }
                     Some(limit) => Some(Arc::new(RateLimiter::new(limit, now))),
                     None => None,
                 };
@@ -153,7 +179,11 @@ impl ClientBuilder {
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        let budget = RetryBudget::new(client_settings.retry.budget_ratio, client_settings.retry.budget_min_per_second, now);
+        let budget = RetryBudget::new(
+            client_settings.retry.budget_ratio,
+            client_settings.retry.budget_min_per_second,
+            now,
+        );
 
         let base_urls = match self.base_urls {
             Some(urls) => urls,
@@ -259,7 +289,12 @@ impl Client {
                 .iter()
                 .map(|m| {
                     let state = &shared.methods[m.index];
-                    (m.name, state.counters.snapshot(state.breaker.state(), Instant::now()))
+                    (
+                        m.name,
+                        state
+                            .counters
+                            .snapshot(state.breaker.state(), Instant::now()),
+                    )
                 })
                 .collect(),
         }

@@ -31,14 +31,22 @@ impl Latencies {
             period: AtomicU64::new(u64::MAX),
             counts: (0..BUCKETS).map(|_| AtomicU32::new(0)).collect(),
         };
-        Latencies { base: now, windows: [window(), window()] }
+        Latencies {
+            base: now,
+            windows: [window(), window()],
+        }
     }
 
     pub(crate) fn record(&self, latency: Duration, now: Instant) {
         let period = self.period(now);
         let window = &self.windows[(period % 2) as usize];
         let seen = window.period.load(Ordering::Acquire);
-        if seen != period && window.period.compare_exchange(seen, period, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+        if seen != period
+            && window
+                .period
+                .compare_exchange(seen, period, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
             for count in window.counts.iter() {
                 count.store(0, Ordering::Relaxed);
             }
@@ -58,14 +66,21 @@ impl Latencies {
                 p != u64::MAX && p <= period && period - p <= 1
             })
             .collect();
-        let total: u64 = live.iter().flat_map(|w| w.counts.iter()).map(|c| u64::from(c.load(Ordering::Relaxed))).sum();
+        let total: u64 = live
+            .iter()
+            .flat_map(|w| w.counts.iter())
+            .map(|c| u64::from(c.load(Ordering::Relaxed)))
+            .sum();
         if total == 0 {
             return Duration::ZERO;
         }
         let rank = ((total as f64) * q).ceil().max(1.0) as u64;
         let mut seen = 0;
         for index in 0..BUCKETS {
-            seen += live.iter().map(|w| u64::from(w.counts[index].load(Ordering::Relaxed))).sum::<u64>();
+            seen += live
+                .iter()
+                .map(|w| u64::from(w.counts[index].load(Ordering::Relaxed)))
+                .sum::<u64>();
             if seen >= rank {
                 return Duration::from_micros(upper_bound(index));
             }
@@ -107,7 +122,10 @@ mod tests {
     fn buckets_cover_values_within_an_eighth() {
         for micros in [0, 1, 15, 16, 17, 100, 1_000, 123_456, 10_000_000] {
             let upper = upper_bound(bucket(micros));
-            assert!(upper >= micros && (upper - micros) as f64 <= micros as f64 / 8.0 + 1.0, "{micros} → {upper}");
+            assert!(
+                upper >= micros && (upper - micros) as f64 <= micros as f64 / 8.0 + 1.0,
+                "{micros} → {upper}"
+            );
         }
     }
 

@@ -26,7 +26,11 @@ pub(crate) struct Reservation<'a> {
 
 impl RateLimiter {
     pub(crate) fn new(settings: &RateLimitSettings, now: Instant) -> RateLimiter {
-        let per_second = if settings.per_second > 0.0 { settings.per_second } else { f64::MIN_POSITIVE };
+        let per_second = if settings.per_second > 0.0 {
+            settings.per_second
+        } else {
+            f64::MIN_POSITIVE
+        };
         let interval = (1e9 / per_second).clamp(1.0, u64::MAX as f64) as u64;
         RateLimiter {
             interval,
@@ -39,16 +43,26 @@ impl RateLimiter {
 
     /// Reserves a turn, or refuses when it is further away than `max_wait`.
     pub(crate) fn reserve(&self, now: Instant) -> Option<Reservation<'_>> {
-        let now = u64::try_from(now.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX);
+        let now =
+            u64::try_from(now.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX);
         let mut tat = self.tat.load(Ordering::Acquire);
         loop {
             let next = tat.max(now).saturating_add(self.interval);
-            let wait = Duration::from_nanos(next.saturating_sub(now.saturating_add(self.tolerance)));
+            let wait =
+                Duration::from_nanos(next.saturating_sub(now.saturating_add(self.tolerance)));
             if wait > self.max_wait {
                 return None;
             }
-            match self.tat.compare_exchange_weak(tat, next, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Some(Reservation { limiter: self, wait }),
+            match self
+                .tat
+                .compare_exchange_weak(tat, next, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    return Some(Reservation {
+                        limiter: self,
+                        wait,
+                    });
+                }
                 Err(current) => tat = current,
             }
         }
@@ -69,7 +83,9 @@ impl Drop for Reservation<'_> {
     fn drop(&mut self) {
         if !self.wait.is_zero() {
             // Cancelled while waiting: the turn was never used.
-            self.limiter.tat.fetch_sub(self.limiter.interval, Ordering::AcqRel);
+            self.limiter
+                .tat
+                .fetch_sub(self.limiter.interval, Ordering::AcqRel);
         }
     }
 }
@@ -79,7 +95,14 @@ mod tests {
     use super::*;
 
     fn limiter(per_second: f64, burst: u32, max_wait_ms: u64, now: Instant) -> RateLimiter {
-        RateLimiter::new(&RateLimitSettings { per_second, burst, max_wait: Duration::from_millis(max_wait_ms) }, now)
+        RateLimiter::new(
+            &RateLimitSettings {
+                per_second,
+                burst,
+                max_wait: Duration::from_millis(max_wait_ms),
+            },
+            now,
+        )
     }
 
     #[test]
@@ -89,10 +112,17 @@ mod tests {
         let admitted = (0..10).filter(|_| limiter.reserve(t0).is_some()).count();
         assert_eq!(admitted, 3);
         assert!(limiter.reserve(t0 + Duration::from_millis(99)).is_none());
-        assert!(limiter.reserve(t0 + Duration::from_millis(100)).is_some(), "one more every 100 ms");
+        assert!(
+            limiter.reserve(t0 + Duration::from_millis(100)).is_some(),
+            "one more every 100 ms"
+        );
         assert!(limiter.reserve(t0 + Duration::from_millis(100)).is_none());
         let later = t0 + Duration::from_secs(10);
-        assert_eq!((0..10).filter(|_| limiter.reserve(later).is_some()).count(), 3, "idle time refills only the burst");
+        assert_eq!(
+            (0..10).filter(|_| limiter.reserve(later).is_some()).count(),
+            3,
+            "idle time refills only the burst"
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -107,8 +137,14 @@ mod tests {
         let now = Instant::now();
         let first = limiter.reserve(now).unwrap();
         let second = limiter.reserve(now).unwrap();
-        assert_eq!((first.wait, second.wait), (Duration::from_millis(100), Duration::from_millis(200)));
-        assert!(limiter.reserve(now).is_none(), "a 300 ms wait is past max_wait");
+        assert_eq!(
+            (first.wait, second.wait),
+            (Duration::from_millis(100), Duration::from_millis(200))
+        );
+        assert!(
+            limiter.reserve(now).is_none(),
+            "a 300 ms wait is past max_wait"
+        );
     }
 
     #[test]
@@ -119,6 +155,10 @@ mod tests {
         let waiting = limiter.reserve(t0).unwrap();
         assert_eq!(waiting.wait, Duration::from_millis(100));
         drop(waiting);
-        assert_eq!(limiter.reserve(t0).unwrap().wait, Duration::from_millis(100), "the same turn again");
+        assert_eq!(
+            limiter.reserve(t0).unwrap().wait,
+            Duration::from_millis(100),
+            "the same turn again"
+        );
     }
 }

@@ -23,13 +23,19 @@ pub(crate) enum AttemptFailure {
 
 /// True when `failure` may be retried under `settings` for a method that is (or is not)
 /// idempotent. A non-idempotent method is retried only when nothing was sent.
-pub(crate) fn is_retryable(settings: &RetrySettings, failure: AttemptFailure, idempotent: bool) -> bool {
+pub(crate) fn is_retryable(
+    settings: &RetrySettings,
+    failure: AttemptFailure,
+    idempotent: bool,
+) -> bool {
     let listed = |wanted: Condition| settings.on.contains(&wanted);
     match failure {
         AttemptFailure::Connect => listed(Condition::Connect),
         AttemptFailure::Timeout => idempotent && listed(Condition::Timeout),
         AttemptFailure::Broken => idempotent && listed(Condition::Connect),
-        AttemptFailure::Status(status) => idempotent && settings.on.iter().any(|c| c.matches_status(status)),
+        AttemptFailure::Status(status) => {
+            idempotent && settings.on.iter().any(|c| c.matches_status(status))
+        }
         AttemptFailure::Other => false,
     }
 }
@@ -40,7 +46,11 @@ pub(crate) fn backoff(settings: &RetrySettings, retry: u32, unit: f64) -> Durati
     let exponent = i32::try_from(retry.saturating_sub(1)).unwrap_or(i32::MAX);
     let factor = settings.multiplier.max(1.0).powi(exponent);
     let base = settings.initial.as_secs_f64() * factor;
-    let base = if base.is_finite() { base.min(settings.max.as_secs_f64()) } else { settings.max.as_secs_f64() };
+    let base = if base.is_finite() {
+        base.min(settings.max.as_secs_f64())
+    } else {
+        settings.max.as_secs_f64()
+    };
     let unit = unit.clamp(0.0, 1.0);
     let seconds = match settings.jitter {
         Jitter::None => base,
@@ -79,7 +89,9 @@ mod tests {
 
     #[test]
     fn no_jitter_doubles_up_to_the_cap() {
-        let s = settings("retry: { backoff: { initial: 100ms, max: 1s, multiplier: 2.0, jitter: none } }");
+        let s = settings(
+            "retry: { backoff: { initial: 100ms, max: 1s, multiplier: 2.0, jitter: none } }",
+        );
         let sleeps: Vec<u128> = (1..=6).map(|n| backoff(&s, n, 0.5).as_millis()).collect();
         assert_eq!(sleeps, [100, 200, 400, 800, 1000, 1000]);
     }
@@ -110,16 +122,34 @@ mod tests {
             h
         };
         let max = Duration::from_secs(10);
-        assert_eq!(retry_after(&header("3"), max, now), Some(Duration::from_secs(3)));
+        assert_eq!(
+            retry_after(&header("3"), max, now),
+            Some(Duration::from_secs(3))
+        );
         assert_eq!(retry_after(&header("3600"), max, now), Some(max), "capped");
-        assert_eq!(retry_after(&header("99999999999999999999999"), max, now), Some(max), "absurd: capped");
+        assert_eq!(
+            retry_after(&header("99999999999999999999999"), max, now),
+            Some(max),
+            "absurd: capped"
+        );
         let in_five = httpdate::fmt_http_date(now + Duration::from_secs(5));
-        assert_eq!(retry_after(&header(&in_five), max, now), Some(Duration::from_secs(5)));
+        assert_eq!(
+            retry_after(&header(&in_five), max, now),
+            Some(Duration::from_secs(5))
+        );
         let past = httpdate::fmt_http_date(now - Duration::from_secs(50));
         assert_eq!(retry_after(&header(&past), max, now), Some(Duration::ZERO));
-        assert_eq!(retry_after(&header("soon"), max, now), None, "malformed: ignored");
+        assert_eq!(
+            retry_after(&header("soon"), max, now),
+            None,
+            "malformed: ignored"
+        );
         assert_eq!(retry_after(&header("-5"), max, now), None);
-        assert_eq!(retry_after(&header("3"), Duration::ZERO, now), None, "0s disables");
+        assert_eq!(
+            retry_after(&header("3"), Duration::ZERO, now),
+            None,
+            "0s disables"
+        );
         assert_eq!(retry_after(&HeaderMap::new(), max, now), None);
     }
 
@@ -130,7 +160,10 @@ mod tests {
         assert!(!is_retryable(&s, AttemptFailure::Timeout, false));
         assert!(is_retryable(&s, AttemptFailure::Connect, false));
         assert!(is_retryable(&s, AttemptFailure::Status(503), true));
-        assert!(!is_retryable(&s, AttemptFailure::Status(500), true), "500 is not in the default list");
+        assert!(
+            !is_retryable(&s, AttemptFailure::Status(500), true),
+            "500 is not in the default list"
+        );
         assert!(!is_retryable(&s, AttemptFailure::Other, true));
         let classes = settings("retry: { on: [5xx] }");
         assert!(is_retryable(&classes, AttemptFailure::Status(500), true));

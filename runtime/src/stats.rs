@@ -56,7 +56,10 @@ pub struct ClientStats {
 impl ClientStats {
     /// One method's figures, by its spec name.
     pub fn method(&self, name: &str) -> Option<&MethodStats> {
-        self.methods.iter().find(|(n, _)| *n == name).map(|(_, s)| s)
+        self.methods
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| s)
     }
 }
 

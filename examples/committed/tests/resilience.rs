@@ -1,0 +1,444 @@
+//! The resilience pipeline through a generated client against real loopback servers: breaker,
+//! retries, Retry-After, budget, bulkheads, pool isolation, rate limit, per-client isolation.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{any, get};
+use remcall::serde_json::json;
+use remcall::{BreakerState, ErrorKind, Profile};
+use remcall_example_committed::clients::pet_store::{NewPet, PetStore, Status};
+use remcall_example_committed::clients::user_client::UserClient;
+use testkit::Server;
+
+/// A user service whose status the test sets; it counts the requests it gets.
+struct Flaky {
+    server: Server,
+    status: Arc<AtomicU16>,
+    hits: Arc<AtomicUsize>,
+}
+
+async fn flaky() -> Flaky {
+    let status = Arc::new(AtomicU16::new(200));
+    let hits = Arc::new(AtomicUsize::new(0));
+    let (s, h) = (status.clone(), hits.clone());
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        any(move || {
+            let (s, h) = (s.clone(), h.clone());
+            async move {
+                h.fetch_add(1, Ordering::SeqCst);
+                let code = StatusCode::from_u16(s.load(Ordering::SeqCst)).unwrap();
+                (code, axum::Json(json!({ "id": 1, "name": "Ada" })))
+            }
+        }),
+    );
+    Flaky {
+        server: Server::start(router).await,
+        status,
+        hits,
+    }
+}
+
+fn profile(yaml: &str) -> Profile {
+    Profile::from_yaml_str(yaml).unwrap()
+}
+
+const FAST_BREAKER: &str = "
+retry: { max_attempts: 1 }
+breaker: { window: { calls: 10 }, min_calls: 5, failure_rate: 50, open_for: 300ms, half_open_calls: 2 }
+";
+
+#[tokio::test]
+async fn a_5xx_burst_opens_the_breaker_and_half_open_trials_close_it() {
+    let downstream = flaky().await;
+    let users = UserClient::builder()
+        .base_url(&downstream.server.url())
+        .profile(profile(FAST_BREAKER))
+        .build()
+        .unwrap();
+
+    downstream.status.store(503, Ordering::SeqCst);
+    for _ in 0..5 {
+        assert_eq!(
+            users.get_user(1, None, "r").await.unwrap_err().kind(),
+            ErrorKind::Status
+        );
+    }
+    assert_eq!(
+        users.stats().method("get_user").unwrap().breaker,
+        BreakerState::Open
+    );
+
+    let hits_before = downstream.hits.load(Ordering::SeqCst);
+    let started = Instant::now();
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    let short_circuit = started.elapsed();
+    assert_eq!(err.kind(), ErrorKind::BreakerOpen);
+    assert!(
+        err.retry_in().unwrap() > Duration::ZERO
+            && err.retry_in().unwrap() <= Duration::from_millis(300)
+    );
+    assert_eq!(
+        downstream.hits.load(Ordering::SeqCst),
+        hits_before,
+        "the server saw nothing"
+    );
+    // Generous for a shared machine; the bench measures the real figure.
+    assert!(
+        short_circuit < Duration::from_millis(50),
+        "short-circuit took {short_circuit:?}"
+    );
+
+    // Recovery: after open_for, two successful trials close it.
+    downstream.status.store(200, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    users.get_user(1, None, "r").await.unwrap();
+    assert_eq!(
+        users.stats().method("get_user").unwrap().breaker,
+        BreakerState::HalfOpen
+    );
+    users.get_user(1, None, "r").await.unwrap();
+    let stats = users.stats();
+    let get_user = stats.method("get_user").unwrap();
+    assert_eq!(get_user.breaker, BreakerState::Closed);
+    assert_eq!(
+        (get_user.calls, get_user.short_circuited, get_user.failures),
+        (8, 1, 6)
+    );
+}
+
+#[tokio::test]
+async fn two_clients_from_one_profile_share_nothing() {
+    let downstream = flaky().await;
+    let build = || {
+        UserClient::builder()
+            .base_url(&downstream.server.url())
+            .profile(profile(FAST_BREAKER))
+            .build()
+            .unwrap()
+    };
+    let (tripped, other) = (build(), build());
+    downstream.status.store(500, Ordering::SeqCst);
+    for _ in 0..5 {
+        let _ = tripped.get_user(1, None, "r").await;
+    }
+    assert_eq!(
+        tripped.stats().method("get_user").unwrap().breaker,
+        BreakerState::Open
+    );
+    assert_eq!(
+        other.stats().method("get_user").unwrap().breaker,
+        BreakerState::Closed
+    );
+    downstream.status.store(200, Ordering::SeqCst);
+    assert!(other.get_user(1, None, "r").await.is_ok());
+}
+
+#[tokio::test]
+async fn a_breaker_ignores_4xx_unless_recorded() {
+    let downstream = flaky().await;
+    let users = UserClient::builder()
+        .base_url(&downstream.server.url())
+        .profile(profile(FAST_BREAKER))
+        .build()
+        .unwrap();
+    downstream.status.store(400, Ordering::SeqCst);
+    for _ in 0..10 {
+        let _ = users.get_user(1, None, "r").await;
+    }
+    assert_eq!(
+        users.stats().method("get_user").unwrap().breaker,
+        BreakerState::Closed
+    );
+}
+
+#[tokio::test]
+async fn idempotent_calls_retry_a_503_and_post_does_not() {
+    let downstream = flaky().await;
+    let users = UserClient::builder()
+        .base_url(&downstream.server.url())
+        .profile(profile(
+            "retry: { max_attempts: 3, backoff: { initial: 1ms, max: 5ms } }",
+        ))
+        .build()
+        .unwrap();
+    downstream.status.store(503, Ordering::SeqCst);
+    let _ = users.get_user(1, None, "r").await;
+    assert_eq!(
+        downstream.hits.load(Ordering::SeqCst),
+        3,
+        "GET: three attempts"
+    );
+    assert_eq!(users.stats().method("get_user").unwrap().retries, 2);
+
+    // add_pet is a plain POST: a 503 may have been processed, so it is not retried.
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let pets = Server::start(Router::new().route(
+        "/api/v3/pets",
+        any(move || {
+            h.fetch_add(1, Ordering::SeqCst);
+            async { StatusCode::SERVICE_UNAVAILABLE }
+        }),
+    ))
+    .await;
+    let store = PetStore::builder()
+        .base_url(&pets.url())
+        .profile(profile(
+            "retry: { max_attempts: 3, backoff: { initial: 1ms } }",
+        ))
+        .build()
+        .unwrap();
+    let pet = NewPet {
+        name: "Rex".to_owned(),
+        status: Status::Available,
+        tags: vec![],
+    };
+    assert_eq!(
+        store
+            .add_pet(&pet)
+            .await
+            .unwrap_err()
+            .status()
+            .map(|s| s.as_u16()),
+        Some(503)
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 1, "POST: one attempt");
+}
+
+#[tokio::test]
+async fn post_is_retried_after_a_refused_connection_on_another_endpoint() {
+    let refused = testkit::refused_url().await;
+    let good = Server::start(Router::new().route("/api/v3/pets", any(|| async { axum::Json(json!({ "id": 3, "name": "Rex", "photoUrls": [], "tags": [], "status": "available", "attributes": {} })) }))).await;
+    let store = PetStore::builder()
+        .base_urls([refused.as_str(), good.url().as_str()])
+        .profile(profile(
+            "retry: { max_attempts: 2, backoff: { initial: 1ms } }",
+        ))
+        .build()
+        .unwrap();
+    let pet = NewPet {
+        name: "Rex".to_owned(),
+        status: Status::Available,
+        tags: vec![],
+    };
+    assert_eq!(
+        store.add_pet(&pet).await.unwrap().id,
+        3,
+        "nothing was sent to the refused endpoint, so the POST was retried"
+    );
+    assert_eq!(store.stats().method("add_pet").unwrap().retries, 1);
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_and_never_past_the_deadline() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            let n = h.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let mut headers = HeaderMap::new();
+                headers.insert("retry-after", "1".parse().unwrap());
+                if n == 0 {
+                    (
+                        StatusCode::TOO_MANY_REQUESTS,
+                        headers,
+                        axum::Json(json!(null)),
+                    )
+                } else {
+                    (
+                        StatusCode::OK,
+                        HeaderMap::new(),
+                        axum::Json(json!({ "id": 1, "name": "Ada" })),
+                    )
+                }
+            }
+        }),
+    ))
+    .await;
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(profile(
+            "retry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }",
+        ))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    users.get_user(1, None, "r").await.unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "waited for Retry-After: {:?}",
+        started.elapsed()
+    );
+
+    // With a total deadline shorter than Retry-After, the call fails at once instead of sleeping.
+    hits.store(0, Ordering::SeqCst);
+    let impatient = UserClient::builder()
+        .base_url(&server.url())
+        .profile(profile(
+            "timeout: { total: 500ms }\nretry: { max_attempts: 2 }",
+        ))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let err = impatient.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(429));
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn an_exhausted_budget_stops_retries() {
+    let downstream = flaky().await;
+    let users = UserClient::builder()
+        .base_url(&downstream.server.url())
+        .profile(profile("retry: { max_attempts: 5, backoff: { initial: 1ms, max: 1ms }, budget: { ratio: 0.5, min_per_second: 0 } }\nbreaker: { min_calls: 1000 }"))
+        .build()
+        .unwrap();
+    downstream.status.store(503, Ordering::SeqCst);
+    for _ in 0..10 {
+        let _ = users.get_user(1, None, "r").await;
+    }
+    let retries = users.stats().method("get_user").unwrap().retries;
+    assert_eq!(retries, 5, "half a retry per call");
+    assert_eq!(downstream.hits.load(Ordering::SeqCst), 15);
+}
+
+fn slow_server_router(delay: Duration) -> Router {
+    Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || testkit::slow(delay, axum::Json(json!({ "id": 1, "name": "Ada" })))),
+    )
+}
+
+#[tokio::test]
+async fn a_bulkhead_of_4_rejects_exactly_4_of_8_and_cancelled_calls_free_their_slots() {
+    let server = Server::start(slow_server_router(Duration::from_millis(300))).await;
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(profile("isolation: { semaphore: { max_concurrent: 4, max_wait: 0s } }\nretry: { max_attempts: 1 }"))
+        .build()
+        .unwrap();
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { users.get_user(1, None, "r").await })
+        })
+        .collect();
+    let mut rejected = 0;
+    for call in calls {
+        if let Err(e) = call.await.unwrap() {
+            assert_eq!(e.kind(), ErrorKind::Rejected);
+            rejected += 1;
+        }
+    }
+    assert_eq!(rejected, 4);
+    assert_eq!(users.stats().method("get_user").unwrap().rejected, 4);
+
+    // Four calls in flight, cancelled: their slots come back.
+    let in_flight: Vec<_> = (0..4)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { users.get_user(1, None, "r").await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for call in &in_flight {
+        call.abort();
+    }
+    for call in in_flight {
+        let _ = call.await;
+    }
+    let again: Vec<_> = (0..4)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { users.get_user(1, None, "r").await })
+        })
+        .collect();
+    for call in again {
+        assert!(call.await.unwrap().is_ok(), "all four admitted");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pool_isolated_client_stuck_on_a_hanging_downstream_does_not_slow_another() {
+    let hanging = Server::start(slow_server_router(Duration::from_secs(30))).await;
+    let healthy = Server::start(slow_server_router(Duration::ZERO)).await;
+    let stuck = UserClient::builder()
+        .base_url(&hanging.url())
+        .profile(profile("isolation: { pool: { workers: 2, queue: 2, queue_timeout: 50ms } }\nretry: { max_attempts: 1 }\ntimeout: { attempt: 20s, total: 20s }"))
+        .build()
+        .unwrap();
+    let fine = UserClient::new(&healthy.url()).unwrap();
+
+    let blocked: Vec<_> = (0..16)
+        .map(|_| {
+            let stuck = stuck.clone();
+            tokio::spawn(async move { stuck.get_user(1, None, "r").await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    for _ in 0..20 {
+        fine.get_user(1, None, "r").await.unwrap();
+    }
+    let healthy_time = started.elapsed();
+    assert!(
+        healthy_time < Duration::from_secs(2),
+        "20 healthy calls took {healthy_time:?}"
+    );
+    let stats = stuck.stats();
+    assert!(
+        stats.method("get_user").unwrap().rejected >= 12,
+        "only workers + queue admitted: {stats:?}"
+    );
+    for call in blocked {
+        call.abort();
+    }
+}
+
+#[tokio::test]
+async fn a_rate_limit_refuses_calls_past_the_burst() {
+    let downstream = flaky().await;
+    let users = UserClient::builder()
+        .base_url(&downstream.server.url())
+        .profile(profile(
+            "rate_limit: { per_second: 1, burst: 3, max_wait: 0s }",
+        ))
+        .build()
+        .unwrap();
+    let mut limited = 0;
+    for _ in 0..5 {
+        if let Err(e) = users.get_user(1, None, "r").await {
+            assert_eq!(e.kind(), ErrorKind::RateLimited);
+            limited += 1;
+        }
+    }
+    assert_eq!(limited, 2);
+    assert_eq!(downstream.hits.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn latency_percentiles_reflect_recent_calls() {
+    let server = Server::start(slow_server_router(Duration::from_millis(20))).await;
+    let users = UserClient::new(&server.url()).unwrap();
+    for _ in 0..5 {
+        users.get_user(1, None, "r").await.unwrap();
+    }
+    let stats = users.stats();
+    let get_user = stats.method("get_user").unwrap();
+    assert!(
+        get_user.p50 >= Duration::from_millis(20) && get_user.p99 >= get_user.p50,
+        "{get_user:?}"
+    );
+}
