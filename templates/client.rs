@@ -88,7 +88,10 @@ impl {{ client.name }} {
     /// A builder to set endpoints, a runtime profile, an HTTP client{% if client.fallback_trait.is_some() %} or a fallback{% endif %}.
     pub fn builder() -> {{ client.builder }} {
         {{ client.builder }} {
-            inner: remcall::ClientBuilder::new(&CLIENT_SPEC),
+            inner: remcall::ClientBuilder::new(&CLIENT_SPEC)
+                {%- for interceptor in client.interceptors %}
+                .interceptor(<{{ interceptor }}>::default())
+                {%- endfor %},
             fallback: {{ client.default_fallback_value }},
         }
     }
@@ -158,6 +161,12 @@ impl<F> {{ client.builder }}<F> {
     /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
+        self
+    }
+
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
+        self.inner = self.inner.interceptor(interceptor);
         self
     }
 

@@ -30,6 +30,8 @@ pub struct Client {
     pub base_path: String,
     /// The client's resolved profile as a Rust string literal.
     pub profile: String,
+    /// Rust paths of the spec's interceptors, built with `Default`, in order.
+    pub interceptors: Vec<String>,
     /// Generated types.
     pub types: Vec<TypeDecl>,
     /// Methods.
@@ -383,6 +385,7 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         doc,
         base_urls,
         base_path: lit(file.base_path.as_deref().unwrap_or("")),
+        interceptors: client_profile.interceptors.clone().unwrap_or_default(),
         profile: profile_literal(client_profile),
         types,
         methods,

@@ -183,7 +183,7 @@ impl Validator<'_> {
     /// Checks one profile (a named config or a method's inline override).
     fn profile(&mut self, source: usize, key: &str, profile: &Profile, client_level: bool) {
         if let Some(headers) = &profile.headers {
-            for (name, value) in &headers.0 {
+            for (name, def) in &headers.0 {
                 let at = format!("{key}.headers.{name}");
                 if !is_header_name(name) {
                     self.push(self.spec.at_key(
@@ -192,20 +192,16 @@ impl Validator<'_> {
                         format!("`{name}` is not a valid header name"),
                     ));
                 }
-                self.placeholders(source, &at, value);
+                if def.secret {
+                    self.secret_reference(source, &at, &format!("header `{name}`"), &def.value);
+                }
+                self.placeholders(source, &at, &def.value);
             }
         }
         if let Some(auth) = &profile.auth {
             for (field, value) in auth.secrets() {
                 let at = format!("{key}.auth");
-                if !value.trim_start().starts_with("${") {
-                    // Generated code must never hold a secret: only a reference to one.
-                    self.push(
-                        self.spec
-                            .at(source, &at, format!("auth `{field}` is written out; secrets never go into generated code"))
-                            .help(format!("reference an environment variable instead, e.g. `{field}: ${{{}}}`", field.to_uppercase())),
-                    );
-                }
+                self.secret_reference(source, &at, &format!("auth `{field}`"), value);
                 self.placeholders(source, &at, value);
             }
         }
@@ -220,20 +216,79 @@ impl Validator<'_> {
                 }
             }
         }
-        if !client_level
-            && profile
-                .timeout
-                .as_ref()
-                .is_some_and(|t| t.connect.is_some())
-        {
+        if let Some(tls) = &profile.tls {
+            if let Some(version) = tls
+                .min_version
+                .as_deref()
+                .filter(|v| !matches!(*v, "1.2" | "1.3"))
+            {
+                self.push(
+                    self.spec
+                        .at(
+                            source,
+                            &format!("{key}.tls.min_version"),
+                            format!("unknown TLS version `{version}`"),
+                        )
+                        .help("write \"1.2\" or \"1.3\""),
+                );
+            }
+            if tls.client_cert.is_some() != tls.client_key.is_some() {
+                self.push(self.spec.at_key(
+                    source,
+                    &format!("{key}.tls"),
+                    "`client_cert` and `client_key` go together",
+                ));
+            }
+            for (field, path) in [
+                ("ca_file", &tls.ca_file),
+                ("client_cert", &tls.client_cert),
+                ("client_key", &tls.client_key),
+            ] {
+                if let Some(path) = path {
+                    self.placeholders(source, &format!("{key}.tls.{field}"), path);
+                }
+            }
+        }
+        if !client_level {
+            // One HTTP client per generated client: these cannot differ between its methods.
+            let client_wide = [
+                (
+                    "timeout.connect",
+                    profile
+                        .timeout
+                        .as_ref()
+                        .is_some_and(|t| t.connect.is_some()),
+                ),
+                ("tls", profile.tls.is_some()),
+                ("interceptors", profile.interceptors.is_some()),
+            ];
+            for (field, set) in client_wide {
+                if set {
+                    self.push(
+                        self.spec
+                            .at(
+                                source,
+                                &format!("{key}.{field}"),
+                                format!("`{field}` applies to the whole client"),
+                            )
+                            .help("set it in the client's profile"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// A secret must be a `${VAR}` reference: the resolved profile is written into generated code.
+    fn secret_reference(&mut self, source: usize, at: &str, what: &str, value: &str) {
+        if !value.trim_start().starts_with("${") {
             self.push(
                 self.spec
                     .at(
                         source,
-                        &format!("{key}.timeout.connect"),
-                        "`timeout.connect` applies to the whole client's connections",
+                        at,
+                        format!("{what} is written out; secrets never go into generated code"),
                     )
-                    .help("set it in the client's profile; a method may set `attempt` and `total`"),
+                    .help("reference an environment variable instead, e.g. `${SECRET_NAME}`"),
             );
         }
     }

@@ -11,9 +11,9 @@ pub mod units;
 pub mod vars;
 
 pub use model::{
-    Auth, Backoff, Basic, Bearer, Breaker, Condition, Headers, Isolation, Jitter, Layer, LogLevel,
-    OAuth2, Pool, Profile, RateLimit, Retry, RetryAfter, RetryBudget, Scope, Semaphore, SlowCall,
-    Timeouts, Window,
+    Auth, Backoff, Basic, Bearer, Breaker, ClientAuth, Condition, HeaderDef, Headers, Isolation,
+    Jitter, Layer, LogLevel, OAuth2, Pool, Profile, RateLimit, Retry, RetryAfter, RetryBudget,
+    Roots, Scope, Semaphore, SlowCall, Timeouts, Tls, Window,
 };
 pub use settings::{
     BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings,

@@ -52,7 +52,8 @@ replace_on_layer!(
     Scope,
     Window,
     LogLevel,
-    Auth
+    Auth,
+    Roots
 );
 
 /// Declares a partial struct: each field optional, `deny_unknown_fields`, layered field by field.
@@ -111,7 +112,38 @@ partial! {
         log: LogLevel,
         /// Responses above this size fail with `BodyTooLarge`.
         max_response_bytes: ByteSize,
+        /// Certificate roots, extra CAs, client certificates, TLS versions.
+        tls: Tls,
     }
+}
+
+partial! {
+    /// TLS settings (client level). Certificate checks are on unless `insecure: true`.
+    pub struct Tls {
+        /// `native` (the platform's verifier and roots, the default) or `webpki` (Mozilla's roots,
+        /// built in).
+        roots: Roots,
+        /// A PEM file of extra CA certificates to trust; `${VAR}` allowed.
+        ca_file: String,
+        /// A PEM client certificate (chain) for mutual TLS; `${VAR}` allowed.
+        client_cert: String,
+        /// The PEM private key of `client_cert`; `${VAR}` allowed.
+        client_key: String,
+        /// The lowest TLS version accepted: `"1.2"` or `"1.3"`.
+        min_version: String,
+        /// Accept any certificate. Only for tests against self-signed servers; logged at WARN.
+        insecure: bool,
+    }
+}
+
+/// Which certificate roots a client trusts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Roots {
+    /// The platform's verifier and trust store.
+    Native,
+    /// Mozilla's roots, compiled in: the same everywhere, containers without a trust store too.
+    Webpki,
 }
 
 partial! {
@@ -319,6 +351,26 @@ pub struct OAuth2 {
     /// Scopes requested.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
+    /// Extra form parameters of the token request (e.g. `audience`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, String>,
+    /// How the client authenticates to the token endpoint: `basic` (an Authorization header, the
+    /// default) or `body` (client_id and client_secret in the form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_auth: Option<ClientAuth>,
+    /// A token is refreshed this long before it expires (default 30s).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "duration")]
+    pub refresh_before: Option<Duration>,
+}
+
+/// OAuth2 client authentication.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientAuth {
+    /// HTTP Basic with client id and secret.
+    Basic,
+    /// `client_id` and `client_secret` form fields.
+    Body,
 }
 
 impl Auth {
@@ -356,6 +408,9 @@ impl fmt::Debug for OAuth2 {
             .field("client_id", &self.client_id)
             .field("client_secret", &"<redacted>")
             .field("scopes", &self.scopes)
+            .field("params", &self.params.keys().collect::<Vec<_>>())
+            .field("client_auth", &self.client_auth)
+            .field("refresh_before", &self.refresh_before)
             .finish()
     }
 }
@@ -393,7 +448,7 @@ pub enum Window {
 }
 
 /// How much of a call is logged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LogLevel {
     /// Nothing.
@@ -504,7 +559,54 @@ impl<'de> Deserialize<'de> for Condition {
 /// Headers added to each request. `Debug` shows their names only: values may be API keys.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Headers(pub BTreeMap<String, String>);
+pub struct Headers(pub BTreeMap<String, HeaderDef>);
+
+/// One profile header: `X-App: crm`, or `X-Api-Key: { value: "${KEY}", secret: true }` for a
+/// value that is redacted from logs and errors.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "HeaderRepr", into = "HeaderRepr")]
+pub struct HeaderDef {
+    /// The value; `${VAR}` allowed.
+    pub value: String,
+    /// Redacted in logs, `Debug` and errors.
+    pub secret: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum HeaderRepr {
+    Plain(String),
+    Detailed {
+        value: String,
+        #[serde(default)]
+        secret: bool,
+    },
+}
+
+impl From<HeaderRepr> for HeaderDef {
+    fn from(repr: HeaderRepr) -> Self {
+        match repr {
+            HeaderRepr::Plain(value) => HeaderDef {
+                value,
+                secret: false,
+            },
+            HeaderRepr::Detailed { value, secret } => HeaderDef { value, secret },
+        }
+    }
+}
+
+impl From<HeaderDef> for HeaderRepr {
+    fn from(def: HeaderDef) -> Self {
+        if def.secret {
+            HeaderRepr::Detailed {
+                value: def.value,
+                secret: true,
+            }
+        } else {
+            HeaderRepr::Plain(def.value)
+        }
+    }
+}
 
 impl Layer for Headers {
     fn layer(self, over: Self) -> Self {

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::model::{Auth, Condition, Isolation, Jitter, LogLevel, Profile, Scope, Window};
+use crate::model::{
+    Auth, Condition, HeaderDef, Isolation, Jitter, LogLevel, Profile, Scope, Tls, Window,
+};
 
 /// Every policy value of a call, nothing left unset.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,11 +27,13 @@ pub struct Settings {
     /// Credentials, if any (placeholders not yet resolved).
     pub auth: Option<Auth>,
     /// Extra headers (placeholders not yet resolved).
-    pub headers: BTreeMap<String, String>,
+    pub headers: BTreeMap<String, HeaderDef>,
     /// Logging level.
     pub log: LogLevel,
     /// Response size limit in bytes.
     pub max_response_bytes: u64,
+    /// TLS settings, as written (checks on unless `insecure`).
+    pub tls: Tls,
 }
 
 /// Effective retry policy.
@@ -190,6 +194,7 @@ impl Settings {
             headers: profile.headers.clone().map(|h| h.0).unwrap_or_default(),
             log: profile.log.unwrap_or(LogLevel::Basic),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
+            tls: profile.tls.clone().unwrap_or_default(),
         }
     }
 }

@@ -17,9 +17,14 @@ use std::time::{Duration, SystemTime};
 use remcall_profile::Condition;
 use tokio::time::Instant;
 
+use reqwest::header::AUTHORIZATION;
+
+use crate::auth::Credentials;
 use crate::breaker::Outcome;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind, from_transport};
+use crate::interceptor::{BoxError, CallInfo, Outgoing};
+use crate::log;
 use crate::request::Request;
 use crate::response::Response;
 use crate::retry::{AttemptFailure, backoff, is_retryable, retry_after};
@@ -140,12 +145,39 @@ impl Client {
             let state = &self.shared.methods[method.index];
             let retry = &state.settings.retry;
             let mut attempt = 1;
+            let mut token_refreshed = false;
             loop {
-                let (error, failure, server_wait) =
-                    match self.attempt(method, state, request, deadline).await {
-                        Ok(response) => return Ok(response),
-                        Err(failed) => failed,
-                    };
+                let mut token_generation = 0;
+                let failed = match self
+                    .attempt(
+                        method,
+                        state,
+                        request,
+                        deadline,
+                        attempt,
+                        &mut token_generation,
+                    )
+                    .await
+                {
+                    Ok(response) => return Ok(response),
+                    Err(failed) => failed,
+                };
+                let (error, failure, server_wait) = failed;
+                // A refused OAuth2 token: fetch a new one and try once more, outside the retry
+                // policy (the downstream did nothing wrong).
+                if let (AttemptFailure::Status(401), Some(Credentials::OAuth2(tokens))) =
+                    (failure, &state.credentials)
+                {
+                    if token_refreshed {
+                        return Err(error.reclassify(
+                            ErrorKind::Auth,
+                            "the server refused the OAuth2 token (401), also after a refresh",
+                        ));
+                    }
+                    token_refreshed = true;
+                    tokens.invalidate(token_generation);
+                    continue;
+                }
                 if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent)
                 {
                     return Err(error);
@@ -172,14 +204,17 @@ impl Client {
             })
     }
 
-    /// One attempt: build, send, read and classify, within the attempt deadline. A failure comes
-    /// with its retry class and the server's `Retry-After`, if any.
+    /// One attempt: build, add credentials, run interceptors, send, read, verify and classify,
+    /// within the attempt deadline. A failure comes with its retry class and the server's
+    /// `Retry-After`, if any; `token_generation` says which OAuth2 token was sent.
     async fn attempt(
         &self,
         method: &'static MethodSpec,
         state: &MethodState,
         request: &Request,
         deadline: Instant,
+        attempt: u32,
+        token_generation: &mut u64,
     ) -> Result<Response, (Error, AttemptFailure, Option<Duration>)> {
         let other = |e: Error| (e, AttemptFailure::Other, None);
         let endpoint = self.shared.endpoints.pick();
@@ -192,17 +227,47 @@ impl Client {
                 .extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
         }
 
+        // Profile headers, the method's header parameters, credentials, then interceptors.
         let mut headers = state.headers.clone();
         headers.extend(request.headers.clone());
-        let mut builder = self
-            .shared
-            .http
-            .request(state.http_method.clone(), url)
-            .headers(headers);
-        if let Some(body) = &request.body {
-            builder = builder.body(body.clone());
+        if let Some(credentials) = &state.credentials {
+            let (value, generation) = credentials.header(deadline).await.map_err(other)?;
+            *token_generation = generation;
+            headers.insert(AUTHORIZATION, value);
+        }
+        let call = CallInfo {
+            client: self.shared.spec.name,
+            method: method.name,
+            attempt,
+        };
+        let mut outgoing = Outgoing {
+            call,
+            http_method: state.http_method.clone(),
+            url,
+            headers,
+            body: request.body.clone(),
+        };
+        for interceptor in &self.shared.interceptors {
+            interceptor
+                .before_send(&mut outgoing)
+                .await
+                .map_err(|e| other(refused("request", e)))?;
+        }
+        log::request(state.settings.log, method.path, &outgoing);
+
+        let Outgoing {
+            http_method,
+            url,
+            headers,
+            body,
+            ..
+        } = outgoing;
+        let mut builder = self.shared.http.request(http_method, url).headers(headers);
+        if let Some(body) = body {
+            builder = builder.body(body);
         }
         let limit = state.settings.max_response_bytes;
+        let sent = Instant::now();
         let exchange = async {
             let response = builder.send().await.map_err(transport)?;
             Response::read(response, limit).await.map_err(|e| {
@@ -225,6 +290,13 @@ impl Client {
                 );
                 (error, AttemptFailure::Timeout, None)
             })??;
+        log::response(state.settings.log, &call, &response, sent.elapsed());
+        for interceptor in &self.shared.interceptors {
+            interceptor
+                .after_receive(&call, &response)
+                .await
+                .map_err(|e| other(refused("response", e)))?;
+        }
 
         let answered = response.status.is_success()
             || (method.not_found_none && response.status == reqwest::StatusCode::NOT_FOUND);
@@ -244,6 +316,14 @@ impl Client {
             ))
         }
     }
+}
+
+/// An interceptor's refusal of the request or the response.
+fn refused(what: &str, error: BoxError) -> Error {
+    Error::new(
+        ErrorKind::Interceptor,
+        format!("an interceptor refused the {what}: {error}"),
+    )
 }
 
 /// A transport error with its retry class: a connect error sent nothing, anything later may have.

@@ -2,19 +2,22 @@
 
 use std::sync::Arc;
 
-use remcall_profile::{Auth, Layer, Profile, Scope, Settings, vars};
-use reqwest::header::{AUTHORIZATION, HeaderMap};
+use remcall_profile::{Layer, Profile, Scope, Settings, vars};
+use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
+use crate::auth::Credentials;
 use crate::breaker::Breaker;
 use crate::budget::RetryBudget;
 use crate::bulkhead::Bulkhead;
 use crate::endpoints::Endpoints;
 use crate::error::{Error, ErrorKind};
+use crate::interceptor::{DynInterceptor, Erased, Interceptor};
 use crate::rate_limit::RateLimiter;
 use crate::request::{header_name, header_value};
 use crate::spec::ClientSpec;
 use crate::stats::{ClientStats, Counters};
+use crate::tls;
 
 /// Redirects followed before a call fails; more is a loop or a misconfiguration.
 const MAX_REDIRECTS: usize = 5;
@@ -33,6 +36,7 @@ pub(crate) struct Shared {
     pub(crate) endpoints: Endpoints,
     pub(crate) methods: Vec<MethodState>,
     pub(crate) budget: RetryBudget,
+    pub(crate) interceptors: Vec<Arc<dyn DynInterceptor>>,
 }
 
 /// What one method needs at call time, computed once when the client is built.
@@ -40,8 +44,10 @@ pub(crate) struct Shared {
 pub(crate) struct MethodState {
     pub(crate) settings: Settings,
     pub(crate) http_method: reqwest::Method,
-    /// Profile headers and credentials, placeholders resolved.
+    /// Profile headers, placeholders resolved; secret ones marked sensitive.
     pub(crate) headers: HeaderMap,
+    /// The client's credentials, or the method's own when its profile sets another `auth`.
+    pub(crate) credentials: Option<Credentials>,
     pub(crate) counters: Counters,
     /// The method's own breaker, or the client's when `scope: client`.
     pub(crate) breaker: Arc<Breaker>,
@@ -58,6 +64,7 @@ pub struct ClientBuilder {
     base_urls: Option<Vec<String>>,
     profile: Option<Profile>,
     http: Option<reqwest::Client>,
+    interceptors: Vec<Arc<dyn DynInterceptor>>,
 }
 
 impl ClientBuilder {
@@ -68,6 +75,7 @@ impl ClientBuilder {
             base_urls: None,
             profile: None,
             http: None,
+            interceptors: Vec::new(),
         }
     }
 
@@ -95,7 +103,13 @@ impl ClientBuilder {
         self
     }
 
-    /// Resolves profiles, environment placeholders and endpoints.
+    /// Adds an interceptor; it runs after the profile's headers, auth and earlier interceptors.
+    pub fn interceptor(mut self, interceptor: impl Interceptor) -> ClientBuilder {
+        self.interceptors.push(Arc::new(Erased(interceptor)));
+        self
+    }
+
+    /// Resolves profiles, environment placeholders, credentials, TLS and endpoints.
     pub fn build(self) -> Result<Client, Error> {
         let spec = self.spec;
         let named = |e: Error| e.in_call(spec.name, "");
@@ -104,15 +118,32 @@ impl ClientBuilder {
         let client_settings =
             Settings::from_profile(&client_profile.clone().layer(runtime.clone()));
 
+        let http = match self.http {
+            Some(http) => http,
+            None => {
+                let builder = reqwest::Client::builder()
+                    .connect_timeout(client_settings.connect_timeout)
+                    .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS));
+                let builder =
+                    tls::configure(builder, &client_settings.tls, spec.name).map_err(named)?;
+                builder.build().map_err(|e| {
+                    named(
+                        Error::new(ErrorKind::Config, "cannot build the HTTP client")
+                            .with_source(e),
+                    )
+                })?
+            }
+        };
+
         // Policies built from the client-level settings are shared by every method whose
         // settings match; a method that overrides one gets its own.
         let now = Instant::now();
+        let pool_error = |e: std::io::Error| {
+            Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e)
+        };
         let client_bulkhead = Arc::new(
-            Bulkhead::new(&client_settings.isolation, spec.name).map_err(|e| {
-                named(
-                    Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e),
-                )
-            })?,
+            Bulkhead::new(&client_settings.isolation, spec.name)
+                .map_err(|e| named(pool_error(e)))?,
         );
         let client_limiter = client_settings
             .rate_limit
@@ -124,61 +155,70 @@ impl ClientBuilder {
             "*",
             now,
         ));
+        let client_credentials = client_settings
+            .auth
+            .as_ref()
+            .map(|auth| Credentials::new(auth, &http, client_settings.attempt_timeout))
+            .transpose()
+            .map_err(named)?;
 
-        let methods = spec
-            .methods
-            .iter()
-            .map(|method| {
-                let in_method = |e: Error| e.in_call(spec.name, method.name);
-                let own =
-                    Profile::from_yaml_str(method.profile).map_err(|e| in_method(e.into()))?;
-                let profile = client_profile.clone().layer(own).layer(runtime.clone());
-                let settings = Settings::from_profile(&profile);
-                let headers = resolve_headers(&settings).map_err(in_method)?;
-                let http_method = reqwest::Method::from_bytes(method.http_method.as_bytes())
-                    .map_err(|_| {
-                        in_method(Error::new(
-                            ErrorKind::Config,
-                            format!("invalid HTTP method `{}`", method.http_method),
-                        ))
-                    })?;
-                let breaker = match settings.breaker.scope {
-                    Scope::Client => client_breaker.clone(),
-                    Scope::Method => Arc::new(Breaker::new(
-                        settings.breaker.clone(),
-                        spec.name,
-                        method.name,
-                        now,
-                    )),
-                };
-                let bulkhead = if settings.isolation == client_settings.isolation {
-                    client_bulkhead.clone()
-                } else {
-                    Arc::new(Bulkhead::new(&settings.isolation, spec.name).map_err(|e| {
-                        in_method(
-                            Error::new(ErrorKind::Config, "cannot start the isolation pool")
-                                .with_source(e),
-                        )
-                    })?)
-                };
-                let rate_limit = match &settings.rate_limit {
-                    Some(limit) if Some(limit) == client_settings.rate_limit.as_ref() => {
-                        client_limiter.clone()
-                    }
-                    Some(limit) => Some(Arc::new(RateLimiter::new(limit, now))),
-                    None => None,
-                };
-                Ok(MethodState {
-                    settings,
-                    http_method,
-                    headers,
-                    counters: Counters::new(now),
-                    breaker,
-                    bulkhead,
-                    rate_limit,
-                })
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
+        let mut methods = Vec::with_capacity(spec.methods.len());
+        for method in spec.methods {
+            let in_method = |e: Error| e.in_call(spec.name, method.name);
+            let own = Profile::from_yaml_str(method.profile).map_err(|e| in_method(e.into()))?;
+            let settings =
+                Settings::from_profile(&client_profile.clone().layer(own).layer(runtime.clone()));
+            let headers = resolve_headers(&settings).map_err(in_method)?;
+            let http_method =
+                reqwest::Method::from_bytes(method.http_method.as_bytes()).map_err(|_| {
+                    in_method(Error::new(
+                        ErrorKind::Config,
+                        format!("invalid HTTP method `{}`", method.http_method),
+                    ))
+                })?;
+            let breaker = match settings.breaker.scope {
+                Scope::Client => client_breaker.clone(),
+                Scope::Method => Arc::new(Breaker::new(
+                    settings.breaker.clone(),
+                    spec.name,
+                    method.name,
+                    now,
+                )),
+            };
+            let bulkhead = if settings.isolation == client_settings.isolation {
+                client_bulkhead.clone()
+            } else {
+                Arc::new(
+                    Bulkhead::new(&settings.isolation, spec.name)
+                        .map_err(|e| in_method(pool_error(e)))?,
+                )
+            };
+            let rate_limit = match &settings.rate_limit {
+                Some(limit) if Some(limit) == client_settings.rate_limit.as_ref() => {
+                    client_limiter.clone()
+                }
+                Some(limit) => Some(Arc::new(RateLimiter::new(limit, now))),
+                None => None,
+            };
+            // One token cache per client unless a method authenticates differently.
+            let credentials = match &settings.auth {
+                auth if *auth == client_settings.auth => client_credentials.clone(),
+                Some(auth) => Some(
+                    Credentials::new(auth, &http, settings.attempt_timeout).map_err(in_method)?,
+                ),
+                None => None,
+            };
+            methods.push(MethodState {
+                settings,
+                http_method,
+                headers,
+                credentials,
+                counters: Counters::new(now),
+                breaker,
+                bulkhead,
+                rate_limit,
+            });
+        }
         let budget = RetryBudget::new(
             client_settings.retry.budget_ratio,
             client_settings.retry.budget_min_per_second,
@@ -190,91 +230,32 @@ impl ClientBuilder {
             None => spec.base_urls.iter().map(|u| (*u).to_owned()).collect(),
         };
         let endpoints = Endpoints::new(&base_urls, spec.base_path).map_err(named)?;
-        let http = match self.http {
-            Some(http) => http,
-            None => reqwest::Client::builder()
-                .connect_timeout(client_settings.connect_timeout)
-                .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
-                .build()
-                .map_err(|e| {
-                    named(
-                        Error::new(ErrorKind::Config, "cannot build the HTTP client")
-                            .with_source(e),
-                    )
-                })?,
+        let shared = Shared {
+            spec,
+            http,
+            endpoints,
+            methods,
+            budget,
+            interceptors: self.interceptors,
         };
         Ok(Client {
-            shared: Arc::new(Shared {
-                spec,
-                http,
-                endpoints,
-                methods,
-                budget,
-            }),
+            shared: Arc::new(shared),
         })
     }
 }
 
-/// The profile's headers and credentials as header values, `${VAR}`s resolved now: at build time,
-/// never at generation time.
+/// The profile's headers as header values, `${VAR}`s resolved now: at build time, never at
+/// generation time. Secret ones are marked sensitive, which keeps them out of logs.
 fn resolve_headers(settings: &Settings) -> Result<HeaderMap, Error> {
-    let expand = |field: &str, text: &str| {
-        vars::expand_env(text).map_err(|e| Error::new(ErrorKind::Config, format!("{field}: {e}")))
-    };
     let mut headers = HeaderMap::new();
-    for (name, value) in &settings.headers {
-        let value = expand(&format!("header `{name}`"), value)?;
-        headers.insert(header_name(name)?, header_value(name, &value)?);
-    }
-    let credentials = match &settings.auth {
-        None => None,
-        Some(Auth::Bearer(bearer)) => Some(format!(
-            "Bearer {}",
-            expand("auth.bearer.token", &bearer.token)?
-        )),
-        Some(Auth::Basic(basic)) => {
-            let user = expand("auth.basic.username", &basic.username)?;
-            let password = expand("auth.basic.password", &basic.password)?;
-            Some(format!(
-                "Basic {}",
-                base64(format!("{user}:{password}").as_bytes())
-            ))
-        }
-        Some(Auth::Oauth2(_)) => {
-            return Err(Error::new(
-                ErrorKind::Config,
-                "auth.oauth2 is not available in this version of the runtime",
-            ));
-        }
-    };
-    if let Some(credentials) = credentials {
-        let mut value = header_value("Authorization", &credentials)?;
-        value.set_sensitive(true);
-        headers.insert(AUTHORIZATION, value);
+    for (name, def) in &settings.headers {
+        let value = vars::expand_env(&def.value)
+            .map_err(|e| Error::new(ErrorKind::Config, format!("header `{name}`: {e}")))?;
+        let mut value = header_value(name, &value)?;
+        value.set_sensitive(def.secret);
+        headers.insert(header_name(name)?, value);
     }
     Ok(headers)
-}
-
-/// Standard base64 with padding, for the Basic scheme (ten lines beat a dependency).
-fn base64(input: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
-    for chunk in input.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 impl Client {
@@ -303,25 +284,5 @@ impl Client {
     /// The client's name.
     pub fn name(&self) -> &'static str {
         self.shared.spec.name
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        for (plain, encoded) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(plain.as_bytes()), encoded);
-        }
     }
 }

@@ -93,6 +93,13 @@ impl Error {
         self
     }
 
+    /// The same error filed under another kind, with a new message (the status and body stay).
+    pub(crate) fn reclassify(mut self, kind: ErrorKind, message: impl Into<String>) -> Error {
+        self.0.kind = kind;
+        self.0.message = message.into();
+        self
+    }
+
     /// Records how long until the breaker lets calls through again.
     pub fn with_retry_in(mut self, wait: Duration) -> Error {
         self.0.retry_in = Some(wait);

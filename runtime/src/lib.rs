@@ -8,6 +8,7 @@
 //! A crate that uses generated code depends on `remcall` (and tokio) only: everything generated
 //! code names is re-exported here.
 
+mod auth;
 mod breaker;
 mod budget;
 mod bulkhead;
@@ -15,7 +16,9 @@ mod call;
 mod client;
 mod endpoints;
 mod error;
+mod interceptor;
 mod latency;
+mod log;
 mod params;
 mod rate_limit;
 mod request;
@@ -23,9 +26,11 @@ mod response;
 mod retry;
 mod spec;
 mod stats;
+mod tls;
 
 pub use client::{Client, ClientBuilder};
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
+pub use interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
 pub use remcall_profile::{Profile, ProfileError};
 pub use request::Request;
 pub use response::{Response, decode};

@@ -228,6 +228,11 @@ impl<F> UserClientBuilder<F> {
         self.inner = self.inner.profile(profile);
         self
     }
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
+        self.inner = self.inner.interceptor(interceptor);
+        self
+    }
     /// Sends through this `reqwest::Client` instead of one built from the profile.
     pub fn http_client(mut self, http: remcall::reqwest::Client) -> Self {
         self.inner = self.inner.http_client(http);

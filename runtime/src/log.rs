@@ -1,0 +1,131 @@
+//! Per-attempt logging through `tracing` (target `remcall::http`, level DEBUG), as the profile's
+//! `log:` asks: `basic` (method, URL template, status, time), `headers` (plus headers), `full`
+//! (plus bodies). Authorization, Proxy-Authorization, Cookie, Set-Cookie and every header marked
+//! sensitive (profile headers with `secret: true`, credentials) show as `<redacted>`.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use remcall_profile::LogLevel;
+use reqwest::header::HeaderMap;
+
+use crate::interceptor::{CallInfo, Outgoing};
+use crate::response::Response;
+
+/// How much of a body `full` logs.
+const BODY_BYTES: usize = 4096;
+
+const ALWAYS_SECRET: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+];
+
+pub(crate) fn request(level: LogLevel, template: &str, request: &Outgoing) {
+    if level == LogLevel::None || !tracing::enabled!(target: "remcall::http", tracing::Level::DEBUG)
+    {
+        return;
+    }
+    let call = request.call;
+    let headers = if level >= LogLevel::Headers {
+        redacted(&request.headers)
+    } else {
+        String::new()
+    };
+    let body = if level == LogLevel::Full {
+        body(request.body.as_deref().unwrap_or_default())
+    } else {
+        String::new()
+    };
+    tracing::debug!(
+        target: "remcall::http",
+        client = call.client,
+        method = call.method,
+        attempt = call.attempt,
+        http.method = %request.http_method,
+        url.template = template,
+        headers,
+        body,
+        "request"
+    );
+}
+
+pub(crate) fn response(level: LogLevel, call: &CallInfo, response: &Response, elapsed: Duration) {
+    if level == LogLevel::None || !tracing::enabled!(target: "remcall::http", tracing::Level::DEBUG)
+    {
+        return;
+    }
+    let headers = if level >= LogLevel::Headers {
+        redacted(&response.headers)
+    } else {
+        String::new()
+    };
+    let body = if level == LogLevel::Full {
+        body(&response.body)
+    } else {
+        String::new()
+    };
+    tracing::debug!(
+        target: "remcall::http",
+        client = call.client,
+        method = call.method,
+        attempt = call.attempt,
+        status = response.status.as_u16(),
+        elapsed_ms = elapsed.as_secs_f64() * 1000.0,
+        headers,
+        body,
+        "response"
+    );
+}
+
+/// `name: value` pairs with secrets replaced.
+pub(crate) fn redacted(headers: &HeaderMap) -> String {
+    let mut out = String::new();
+    for (name, value) in headers {
+        let secret = value.is_sensitive() || ALWAYS_SECRET.contains(&name.as_str());
+        let shown = if secret {
+            "<redacted>"
+        } else {
+            value.to_str().unwrap_or("<binary>")
+        };
+        let _ = write!(
+            out,
+            "{}{name}: {shown}",
+            if out.is_empty() { "" } else { "; " }
+        );
+    }
+    out
+}
+
+fn body(bytes: &[u8]) -> String {
+    let shown = &bytes[..bytes.len().min(BODY_BYTES)];
+    let mut text = String::from_utf8_lossy(shown).into_owned();
+    if bytes.len() > BODY_BYTES {
+        let _ = write!(text, "… ({} bytes in all)", bytes.len());
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use reqwest::header::HeaderValue;
+
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted() {
+        let mut headers = HeaderMap::new();
+        headers.insert("authorization", HeaderValue::from_static("Bearer s3cr3t"));
+        headers.insert("cookie", HeaderValue::from_static("session=abc"));
+        let mut key = HeaderValue::from_static("k3y");
+        key.set_sensitive(true);
+        headers.insert("x-api-key", key);
+        headers.insert("x-app", HeaderValue::from_static("crm"));
+        let shown = redacted(&headers);
+        for secret in ["s3cr3t", "abc", "k3y"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+        assert!(shown.contains("x-app: crm"), "{shown}");
+    }
+}
