@@ -563,7 +563,7 @@ pub struct Headers(pub BTreeMap<String, HeaderDef>);
 
 /// One profile header: `X-App: crm`, or `X-Api-Key: { value: "${KEY}", secret: true }` for a
 /// value that is redacted from logs and errors.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(from = "HeaderRepr", into = "HeaderRepr")]
 pub struct HeaderDef {
     /// The value; `${VAR}` allowed.
@@ -581,6 +581,20 @@ enum HeaderRepr {
         #[serde(default)]
         secret: bool,
     },
+}
+
+impl fmt::Debug for HeaderDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let value: &dyn fmt::Debug = if self.secret {
+            &"<redacted>"
+        } else {
+            &self.value
+        };
+        f.debug_struct("HeaderDef")
+            .field("value", value)
+            .field("secret", &self.secret)
+            .finish()
+    }
 }
 
 impl From<HeaderRepr> for HeaderDef {

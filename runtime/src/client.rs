@@ -24,9 +24,30 @@ const MAX_REDIRECTS: usize = 5;
 
 /// The runtime half of a generated client. Cheap to clone: clones share one state, and two
 /// clients built separately share nothing.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A summary: the full state holds histograms and (redacted) settings nobody wants to read.
+        let shared = &self.shared;
+        f.debug_struct("Client")
+            .field("name", &shared.spec.name)
+            .field("endpoints", &shared.endpoints)
+            .field(
+                "methods",
+                &shared
+                    .spec
+                    .methods
+                    .iter()
+                    .map(|m| m.name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("interceptors", &shared.interceptors)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug)]

@@ -1,0 +1,323 @@
+//! OAuth2 client credentials against a real loopback token endpoint, and what logs show.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use remcall::serde_json::json;
+use remcall::{ErrorKind, Profile};
+use remcall_example_committed::clients::user_client::UserClient;
+use testkit::Server;
+
+const SECRET: &str = "s3cr3t-client-value";
+
+/// A token endpoint that issues `tok-1`, `tok-2`, … and a user service that accepts the tokens
+/// not revoked.
+#[derive(Clone, Default)]
+struct Auth {
+    issued: Arc<AtomicUsize>,
+    revoked: Arc<Mutex<HashSet<String>>>,
+    expires_in: Arc<AtomicUsize>,
+    last_token_request: Arc<Mutex<Option<(HeaderMap, String)>>>,
+}
+
+async fn token(
+    State(auth): State<Auth>,
+    headers: HeaderMap,
+    body: String,
+) -> axum::Json<remcall::serde_json::Value> {
+    // Slow enough that concurrent first calls really overlap.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let n = auth.issued.fetch_add(1, Ordering::SeqCst) + 1;
+    *auth.last_token_request.lock().unwrap() = Some((headers, body));
+    axum::Json(
+        json!({ "access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": auth.expires_in.load(Ordering::SeqCst) }),
+    )
+}
+
+async fn user(
+    State(auth): State<Auth>,
+    headers: HeaderMap,
+) -> (StatusCode, axum::Json<remcall::serde_json::Value>) {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .trim_start_matches("Bearer ")
+        .to_owned();
+    if !token.starts_with("tok-")
+        || auth.revoked.lock().unwrap().contains(&token)
+        || auth.revoked.lock().unwrap().contains("*")
+    {
+        return (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(json!({ "error": "invalid_token" })),
+        );
+    }
+    (
+        StatusCode::OK,
+        axum::Json(json!({ "id": 1, "name": "Ada" })),
+    )
+}
+
+async fn servers() -> (Auth, Server) {
+    let auth = Auth::default();
+    auth.expires_in.store(3600, Ordering::SeqCst);
+    let router = Router::new()
+        .route("/oauth/token", post(token))
+        .route("/v1/api/users/{id}", get(user))
+        .with_state(auth.clone());
+    (auth, Server::start(router).await)
+}
+
+fn client(server: &Server, extra: &str) -> UserClient {
+    let yaml = format!(
+        "auth: {{ oauth2: {{ token_url: \"{}/oauth/token\", client_id: app, client_secret: \"{SECRET}\", scopes: [users.read, users.write] {extra} }} }}\nretry: {{ max_attempts: 1 }}",
+        server.url()
+    );
+    UserClient::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str(&yaml).unwrap())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_concurrent_first_calls_fetch_one_token() {
+    let (auth, server) = servers().await;
+    let users = client(&server, "");
+    let calls: Vec<_> = (0..100)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { users.get_user(1, None, "r").await })
+        })
+        .collect();
+    for call in calls {
+        call.await.unwrap().unwrap();
+    }
+    assert_eq!(auth.issued.load(Ordering::SeqCst), 1);
+
+    // The token request: client credentials grant, scopes, client authenticated by Basic.
+    let (headers, body) = auth.last_token_request.lock().unwrap().clone().unwrap();
+    assert_eq!(
+        body,
+        "grant_type=client_credentials&scope=users.read+users.write"
+    );
+    assert_eq!(
+        headers["authorization"],
+        "Basic YXBwOnMzY3IzdC1jbGllbnQtdmFsdWU="
+    );
+}
+
+#[tokio::test]
+async fn client_authentication_can_go_in_the_form_body() {
+    let (auth, server) = servers().await;
+    let users = client(
+        &server,
+        ", client_auth: body, params: { audience: users-api }",
+    );
+    users.get_user(1, None, "r").await.unwrap();
+    let (headers, body) = auth.last_token_request.lock().unwrap().clone().unwrap();
+    assert!(headers.get("authorization").is_none());
+    assert!(
+        body.contains("audience=users-api")
+            && body.contains("client_id=app")
+            && body.contains("client_secret="),
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expiring_token_is_refreshed_once() {
+    let (auth, server) = servers().await;
+    auth.expires_in.store(1, Ordering::SeqCst);
+    let users = client(&server, ", refresh_before: 0s");
+    users.get_user(1, None, "r").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let calls: Vec<_> = (0..20)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { users.get_user(1, None, "r").await })
+        })
+        .collect();
+    for call in calls {
+        call.await.unwrap().unwrap();
+    }
+    assert_eq!(
+        auth.issued.load(Ordering::SeqCst),
+        2,
+        "one fetch, then exactly one refresh"
+    );
+}
+
+#[tokio::test]
+async fn a_401_refreshes_the_token_and_retries_once() {
+    let (auth, server) = servers().await;
+    let users = client(&server, "");
+    users.get_user(1, None, "r").await.unwrap();
+    auth.revoked.lock().unwrap().insert("tok-1".to_owned());
+    users.get_user(1, None, "r").await.unwrap();
+    assert_eq!(auth.issued.load(Ordering::SeqCst), 2);
+    let user_requests = server
+        .received()
+        .iter()
+        .filter(|r| r.uri.starts_with("/v1/api/users"))
+        .count();
+    assert_eq!(user_requests, 3, "the refused call was sent twice");
+
+    // A second 401 after the refresh is an Auth error.
+    auth.revoked.lock().unwrap().insert("*".to_owned());
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Auth);
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(401));
+    assert_eq!(
+        auth.issued.load(Ordering::SeqCst),
+        3,
+        "one refresh, not a loop"
+    );
+}
+
+#[tokio::test]
+async fn a_token_endpoint_that_is_down_gives_auth_errors_without_hanging() {
+    let refused = testkit::refused_url().await;
+    let service =
+        Server::start(Router::new().route("/v1/api/users/{id}", get(|| async { StatusCode::OK })))
+            .await;
+    let yaml = format!(
+        "auth: {{ oauth2: {{ token_url: \"{refused}/token\", client_id: app, client_secret: \"{SECRET}\" }} }}"
+    );
+    let users = UserClient::builder()
+        .base_url(&service.url())
+        .profile(Profile::from_yaml_str(&yaml).unwrap())
+        .build()
+        .unwrap();
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Auth, "{err}");
+    assert!(!err.to_string().contains(SECRET) && !format!("{err:?}").contains(SECRET));
+    assert!(
+        service.received().is_empty(),
+        "no call went out without a token"
+    );
+
+    // A token endpoint that hangs: the call ends at its total deadline.
+    let hanging = Server::start(Router::new().route(
+        "/token",
+        post(|| testkit::slow(Duration::from_secs(30), "never")),
+    ))
+    .await;
+    let yaml = format!(
+        "auth: {{ oauth2: {{ token_url: \"{}/token\", client_id: app, client_secret: \"{SECRET}\" }} }}\ntimeout: {{ total: 300ms }}",
+        hanging.url()
+    );
+    let users = UserClient::builder()
+        .base_url(&service.url())
+        .profile(Profile::from_yaml_str(&yaml).unwrap())
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Auth | ErrorKind::Timeout),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_token_endpoint_error_code_is_reported_without_the_secret() {
+    let endpoint = Server::start(Router::new().route(
+        "/token",
+        post(|| async { (StatusCode::UNAUTHORIZED, axum::Json(json!({ "error": "invalid_client", "error_description": format!("bad secret {SECRET}") }))) }),
+    ))
+    .await;
+    let yaml = format!(
+        "auth: {{ oauth2: {{ token_url: \"{}/token\", client_id: app, client_secret: \"{SECRET}\" }} }}",
+        endpoint.url()
+    );
+    let users = UserClient::builder()
+        .base_url(&endpoint.url())
+        .profile(Profile::from_yaml_str(&yaml).unwrap())
+        .build()
+        .unwrap();
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Auth);
+    assert!(err.to_string().contains("invalid_client"), "{err}");
+    assert!(
+        !err.to_string().contains(SECRET) && !format!("{err:?}").contains(SECRET),
+        "{err:?}"
+    );
+}
+
+/// Captured log output.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_full_level_log_shows_the_call_but_no_secret_or_token() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let (_auth, server) = servers().await;
+    let yaml = format!(
+        "auth: {{ oauth2: {{ token_url: \"{}/oauth/token\", client_id: app, client_secret: \"{SECRET}\" }} }}\nlog: full\nheaders: {{ X-Api-Key: {{ value: k3y-v4lue, secret: true }}, X-App: crm }}",
+        server.url()
+    );
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str(&yaml).unwrap())
+        .build()
+        .unwrap();
+    users.get_user(7, None, "req-7").await.unwrap();
+    let debug = format!("{users:?}");
+
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(log.contains("url.template=\"/users/{id}\""), "{log}");
+    assert!(
+        log.contains("x-app: crm") && log.contains("x-request-id: req-7"),
+        "{log}"
+    );
+    assert!(
+        log.contains(r#"body="{\"id\":1,\"name\":\"Ada\"}""#),
+        "the full level logs bodies: {log}"
+    );
+    for secret in [
+        SECRET,
+        "tok-1",
+        "k3y-v4lue",
+        "YXBwOnMzY3IzdC1jbGllbnQtdmFsdWU=",
+    ] {
+        assert!(
+            !log.contains(secret),
+            "{secret} leaked into the log:\n{log}"
+        );
+        assert!(
+            !debug.contains(secret),
+            "{secret} leaked into Debug: {debug}"
+        );
+    }
+}
