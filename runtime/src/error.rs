@@ -229,6 +229,7 @@ pub(crate) fn from_transport(error: reqwest::Error) -> Error {
         ErrorKind::Connect
     };
     let message = match kind {
+        ErrorKind::Connect if error.is_redirect() => "too many redirects, or a redirect loop",
         ErrorKind::Connect => "connection failed",
         ErrorKind::Timeout => "timed out",
         _ => "request failed",
