@@ -14,6 +14,8 @@ use axum::http::HeaderMap;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 
+pub mod tls;
+
 /// A request as the server received it.
 #[derive(Clone, Debug)]
 pub struct Received {
@@ -30,6 +32,7 @@ pub struct Received {
 /// A running loopback server; stops when dropped.
 #[derive(Debug)]
 pub struct Server {
+    scheme: &'static str,
     addr: SocketAddr,
     received: Arc<Mutex<Vec<Received>>>,
     task: tokio::task::JoinHandle<()>,
@@ -39,11 +42,7 @@ impl Server {
     /// Serves `router` on an ephemeral loopback port.
     pub async fn start(router: Router) -> Server {
         let received = Arc::new(Mutex::new(Vec::new()));
-        let log = received.clone();
-        let router = router.layer(middleware::from_fn(move |request: Request, next: Next| {
-            let log = log.clone();
-            async move { record(log, request, next).await }
-        }));
+        let router = recording(router, received.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind loopback");
@@ -52,15 +51,53 @@ impl Server {
             let _ = axum::serve(listener, router).await;
         });
         Server {
+            scheme: "http",
             addr,
             received,
             task,
         }
     }
 
-    /// `http://127.0.0.1:PORT`.
+    /// Serves `router` over TLS with `config` on an ephemeral loopback port; its URL names
+    /// `localhost`, the name the test certificates carry. Failed handshakes are dropped.
+    pub async fn start_tls(router: Router, config: Arc<rustls::ServerConfig>) -> Server {
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let router = recording(router, received.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let acceptor = tokio_rustls::TlsAcceptor::from(config);
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let (acceptor, router) = (acceptor.clone(), router.clone());
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(stream).await else {
+                        return;
+                    };
+                    let service = hyper_util::service::TowerToHyperService::new(router);
+                    let _ = hyper_util::server::conn::auto::Builder::new(
+                        hyper_util::rt::TokioExecutor::new(),
+                    )
+                    .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                    .await;
+                });
+            }
+        });
+        Server {
+            scheme: "https",
+            addr,
+            received,
+            task,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` for a TLS server.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        match self.scheme {
+            "https" => format!("https://localhost:{}", self.addr.port()),
+            _ => format!("http://{}", self.addr),
+        }
     }
 
     /// Every request received so far.
@@ -73,6 +110,13 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+fn recording(router: Router, log: Arc<Mutex<Vec<Received>>>) -> Router {
+    router.layer(middleware::from_fn(move |request: Request, next: Next| {
+        let log = log.clone();
+        async move { record(log, request, next).await }
+    }))
 }
 
 async fn record(log: Arc<Mutex<Vec<Received>>>, request: Request, next: Next) -> Response {

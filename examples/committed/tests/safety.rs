@@ -14,7 +14,9 @@ use remcall_example_committed::clients::pet_store::PetStore;
 use testkit::Server;
 
 fn pet() -> axum::Json<remcall::serde_json::Value> {
-    axum::Json(json!({ "id": 1, "name": "Rex", "photoUrls": [], "tags": [], "status": "sold", "attributes": {} }))
+    axum::Json(
+        json!({ "id": 1, "name": "Rex", "photoUrls": [], "tags": [], "status": "sold", "attributes": {} }),
+    )
 }
 
 async fn echo_server() -> Server {
@@ -32,7 +34,14 @@ async fn path_parameters_cannot_climb_or_add_a_query() {
     store.get_pet("a?b=1#frag").await.unwrap();
     store.get_pet("100%").await.unwrap();
     let uris: Vec<String> = server.received().iter().map(|r| r.uri.clone()).collect();
-    assert_eq!(uris, ["/api/v3/pets/..%2Fadmin", "/api/v3/pets/a%3Fb%3D1%23frag", "/api/v3/pets/100%25"]);
+    assert_eq!(
+        uris,
+        [
+            "/api/v3/pets/..%2Fadmin",
+            "/api/v3/pets/a%3Fb%3D1%23frag",
+            "/api/v3/pets/100%25"
+        ]
+    );
 
     for dots in [".", ".."] {
         let err = store.get_pet(dots).await.unwrap_err();
@@ -45,8 +54,21 @@ async fn path_parameters_cannot_climb_or_add_a_query() {
 async fn query_values_are_encoded_and_cannot_add_parameters() {
     let server = echo_server().await;
     let store = PetStore::new(&server.url()).unwrap();
-    store.find_pets(&[], &["x&admin=true".to_owned()], None, Some("a b+c"), "acme", None).await.unwrap();
-    assert_eq!(server.received()[0].uri, "/api/v3/pets?tag=x%26admin%3Dtrue&name=a+b%2Bc");
+    store
+        .find_pets(
+            &[],
+            &["x&admin=true".to_owned()],
+            None,
+            Some("a b+c"),
+            "acme",
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        server.received()[0].uri,
+        "/api/v3/pets?tag=x%26admin%3Dtrue&name=a+b%2Bc"
+    );
 }
 
 #[tokio::test]
@@ -54,9 +76,15 @@ async fn control_characters_in_headers_are_refused_before_sending() {
     let server = echo_server().await;
     let store = PetStore::new(&server.url()).unwrap();
     for bad in ["a\r\nX-Admin: 1", "a\nb", "a\0b"] {
-        let err = store.find_pets(&[], &[], None, None, bad, None).await.unwrap_err();
+        let err = store
+            .find_pets(&[], &[], None, None, bad, None)
+            .await
+            .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Encode);
-        assert!(err.to_string().contains("X-Tenant") && !err.to_string().contains("X-Admin"), "{err}");
+        assert!(
+            err.to_string().contains("X-Tenant") && !err.to_string().contains("X-Admin"),
+            "{err}"
+        );
     }
     assert!(server.received().is_empty());
 }
@@ -79,9 +107,15 @@ async fn credentials_are_dropped_on_a_redirect_to_another_host() {
         .build()
         .unwrap();
     store.get_pet("1").await.unwrap();
-    assert_eq!(redirecting.received()[0].headers["authorization"], "Bearer t0k3n");
+    assert_eq!(
+        redirecting.received()[0].headers["authorization"],
+        "Bearer t0k3n"
+    );
     let followed = &other.received()[0];
-    assert!(followed.headers.get("authorization").is_none(), "the other host got no credentials");
+    assert!(
+        followed.headers.get("authorization").is_none(),
+        "the other host got no credentials"
+    );
 }
 
 #[tokio::test]
@@ -103,5 +137,9 @@ async fn a_redirect_loop_stops_after_five_redirects() {
         .unwrap();
     let err = store.get_pet("1").await.unwrap_err();
     assert!(err.to_string().contains("redirect"), "{err}");
-    assert_eq!(hits.load(Ordering::SeqCst), 6, "the first request and five redirects");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        6,
+        "the first request and five redirects"
+    );
 }
