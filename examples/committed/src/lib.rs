@@ -2,3 +2,4 @@
 //! CI regenerates them and fails when the committed code is stale.
 
 pub mod clients;
+pub mod signing;
