@@ -193,7 +193,12 @@ impl Validator<'_> {
                     ));
                 }
                 if def.secret {
-                    self.secret_reference(source, &at, &format!("header `{name}`"), &def.value);
+                    self.secret_reference(
+                        source,
+                        &format!("{at}.value"),
+                        &format!("header `{name}`"),
+                        &def.value,
+                    );
                 }
                 self.placeholders(source, &at, &def.value);
             }

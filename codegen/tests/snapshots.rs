@@ -79,3 +79,38 @@ fn output_is_written_only_when_it_changed() {
             .contains("remcall-tmp")
     }));
 }
+
+#[test]
+fn credentials_stay_placeholders_in_generated_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("secured.yaml");
+    std::fs::write(
+        &spec,
+        r#"
+client: Secured
+config: main
+configs:
+  main:
+    auth: { oauth2: { token_url: "${AUTH_URL}/token", client_id: "${CLIENT_ID}", client_secret: "${CLIENT_SECRET}" } }
+    headers: { X-Api-Key: { value: "${API_KEY}", secret: true } }
+methods:
+  ping: { request: GET /ping }
+"#,
+    )
+    .unwrap();
+    let code = remcall_codegen::generate_one(&spec).unwrap().code;
+    for placeholder in ["${CLIENT_SECRET}", "${API_KEY}", "${AUTH_URL}/token"] {
+        assert!(code.contains(placeholder), "{placeholder} missing:\n{code}");
+    }
+    // Whatever the environment holds, generation never reads it.
+    for (name, value) in std::env::vars() {
+        if ["CLIENT_SECRET", "API_KEY", "CLIENT_ID", "AUTH_URL"].contains(&name.as_str())
+            && !value.is_empty()
+        {
+            assert!(
+                !code.contains(&value),
+                "{name}'s value was written into the code"
+            );
+        }
+    }
+}
