@@ -443,69 +443,6 @@ async fn latency_percentiles_reflect_recent_calls() {
     );
 }
 
-/// Captured log output, for asserting on tracing events.
-#[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[tokio::test]
-async fn each_breaker_transition_is_an_info_event_naming_client_method_from_and_to() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::INFO)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-
-    let downstream = flaky().await;
-    let users = UserClient::builder()
-        .base_url(&downstream.server.url())
-        .profile(profile(FAST_BREAKER))
-        .build()
-        .unwrap();
-    downstream.status.store(500, Ordering::SeqCst);
-    for _ in 0..5 {
-        let _ = users.get_user(1, None, "r").await;
-    }
-    downstream.status.store(200, Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(350)).await;
-    users.get_user(1, None, "r").await.unwrap();
-    users.get_user(1, None, "r").await.unwrap();
-
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    let transitions: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains("circuit breaker state change"))
-        .collect();
-    assert_eq!(transitions.len(), 3, "{log}");
-    for (line, (from, to)) in transitions.iter().zip([
-        ("closed", "open"),
-        ("open", "half_open"),
-        ("half_open", "closed"),
-    ]) {
-        assert!(line.contains(" INFO "), "{line}");
-        assert!(
-            line.contains("client=\"UserClient\" method=\"get_user\""),
-            "{line}"
-        );
-        assert!(
-            line.contains(&format!("from=\"{from}\" to=\"{to}\"")),
-            "{line}"
-        );
-    }
-}
-
 /// Threads of this process whose name starts with `prefix` (Linux).
 fn threads_named(prefix: &str) -> usize {
     std::fs::read_dir("/proc/self/task")

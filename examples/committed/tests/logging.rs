@@ -1,0 +1,167 @@
+//! What reaches the logs. One test binary with one global subscriber and one test: tracing's
+//! per-callsite interest cache makes thread-scoped subscribers unreliable while other tests run
+//! in parallel, so the scenarios run here in sequence.
+
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use remcall::Profile;
+use remcall::serde_json::json;
+use remcall_example_committed::clients::user_client::UserClient;
+use testkit::Server;
+
+const SECRET: &str = "s3cr3t-client-value";
+
+/// Captured log output.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    /// Takes what was logged so far.
+    fn take(&self) -> String {
+        String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
+    }
+}
+
+#[tokio::test]
+async fn logs_carry_calls_and_transitions_but_never_secrets() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+
+    full_level_call_without_secrets(&captured).await;
+    breaker_transitions(&captured).await;
+}
+
+async fn full_level_call_without_secrets(captured: &Captured) {
+    async fn token() -> axum::Json<remcall::serde_json::Value> {
+        axum::Json(json!({ "access_token": "tok-1", "expires_in": 3600 }))
+    }
+    async fn user() -> axum::Json<remcall::serde_json::Value> {
+        axum::Json(json!({ "id": 1, "name": "Ada" }))
+    }
+    let server = Server::start(
+        Router::new()
+            .route("/oauth/token", post(token))
+            .route("/v1/api/users/{id}", get(user)),
+    )
+    .await;
+    let yaml = format!(
+        "auth: {{ oauth2: {{ token_url: \"{}/oauth/token\", client_id: app, client_secret: \"{SECRET}\" }} }}\nlog: full\nheaders: {{ X-Api-Key: {{ value: k3y-v4lue, secret: true }}, X-App: crm }}",
+        server.url()
+    );
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str(&yaml).unwrap())
+        .build()
+        .unwrap();
+    users.get_user(7, None, "req-7").await.unwrap();
+    let debug = format!("{users:?}");
+
+    let log = captured.take();
+    assert!(log.contains("url.template=\"/users/{id}\""), "{log}");
+    assert!(
+        log.contains("x-app: crm") && log.contains("x-request-id: req-7"),
+        "{log}"
+    );
+    assert!(
+        log.contains(r#"body="{\"id\":1,\"name\":\"Ada\"}""#),
+        "the full level logs bodies: {log}"
+    );
+    for secret in [
+        SECRET,
+        "tok-1",
+        "k3y-v4lue",
+        "YXBwOnMzY3IzdC1jbGllbnQtdmFsdWU=",
+    ] {
+        assert!(
+            !log.contains(secret),
+            "{secret} leaked into the log:\n{log}"
+        );
+        assert!(
+            !debug.contains(secret),
+            "{secret} leaked into Debug: {debug}"
+        );
+    }
+}
+
+async fn breaker_transitions(captured: &Captured) {
+    let status = Arc::new(AtomicU16::new(500));
+    async fn answer(
+        State(status): State<Arc<AtomicU16>>,
+        _: HeaderMap,
+    ) -> (StatusCode, axum::Json<remcall::serde_json::Value>) {
+        (
+            StatusCode::from_u16(status.load(Ordering::SeqCst)).unwrap(),
+            axum::Json(json!({ "id": 1, "name": "Ada" })),
+        )
+    }
+    let server = Server::start(
+        Router::new()
+            .route("/v1/api/users/{id}", get(answer))
+            .with_state(status.clone()),
+    )
+    .await;
+    let profile = Profile::from_yaml_str(
+        "log: none\nretry: { max_attempts: 1 }\nbreaker: { window: { calls: 10 }, min_calls: 5, failure_rate: 50, open_for: 300ms, half_open_calls: 2 }",
+    )
+    .unwrap();
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(profile)
+        .build()
+        .unwrap();
+    for _ in 0..5 {
+        let _ = users.get_user(1, None, "r").await;
+    }
+    status.store(200, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    users.get_user(1, None, "r").await.unwrap();
+    users.get_user(1, None, "r").await.unwrap();
+
+    let log = captured.take();
+    let transitions: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("circuit breaker state change"))
+        .collect();
+    assert_eq!(transitions.len(), 3, "{log}");
+    for (line, (from, to)) in transitions.iter().zip([
+        ("closed", "open"),
+        ("open", "half_open"),
+        ("half_open", "closed"),
+    ]) {
+        assert!(line.contains(" INFO "), "{line}");
+        assert!(
+            line.contains("client=\"UserClient\" method=\"get_user\""),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("from=\"{from}\" to=\"{to}\"")),
+            "{line}"
+        );
+    }
+    assert!(
+        !log.contains("remcall::http"),
+        "log: none logs no calls:\n{log}"
+    );
+}
