@@ -39,17 +39,19 @@ pub struct Generated {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Specs with problems; every problem of every spec.
-    #[error("{}", render_diagnostics(.0))]
+    #[error("{}", render_diagnostics(.0, false))]
     Invalid(Vec<Diagnostic>),
     /// Reading or writing files failed.
     #[error("{0}")]
     Io(String),
 }
 
-fn render_diagnostics(diagnostics: &[Diagnostic]) -> String {
+/// Every diagnostic rendered like rustc's, then a count; `color` for a terminal.
+pub fn render_diagnostics(diagnostics: &[Diagnostic], color: bool) -> String {
     let mut out = String::new();
     for d in diagnostics {
-        out.push_str(&format!("error: {d}\n"));
+        out.push_str(&d.render(color));
+        out.push_str("\n\n");
     }
     out.push_str(&format!(
         "{} error{} found; nothing was written",

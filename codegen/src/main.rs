@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use remcall_codegen::{Error, expand_inputs, generate, output};
+use remcall_codegen::{Error, expand_inputs, generate, output, render_diagnostics};
 
 #[derive(Parser)]
 #[command(
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(code) => code,
         Err(Error::Invalid(diagnostics)) => {
-            eprintln!("{}", Error::Invalid(diagnostics));
+            eprintln!("{}", render_diagnostics(&diagnostics, use_color()));
             ExitCode::from(1)
         }
         Err(error @ Error::Io(_)) => {
@@ -94,4 +94,10 @@ fn run(command: Command) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Colour on a terminal, unless `NO_COLOR` is set (https://no-color.org).
+fn use_color() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

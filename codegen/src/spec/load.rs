@@ -16,6 +16,15 @@ pub struct Source {
     pub path: PathBuf,
     /// Positions of its keys and values.
     pub spans: SpanIndex,
+    /// Its text, for showing the offending line of a diagnostic.
+    pub text: String,
+}
+
+impl Source {
+    /// A diagnostic at `pos` in this file, showing its line.
+    pub fn diagnostic(&self, pos: Pos, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(&self.path, pos, message).in_text(&self.text)
+    }
 }
 
 /// A definition and the file it came from (an index into [`Spec::sources`]).
@@ -54,13 +63,13 @@ impl Spec {
     /// A diagnostic at the value of `key_path` in file `source`.
     pub fn at(&self, source: usize, key_path: &str, message: impl Into<String>) -> Diagnostic {
         let s = &self.sources[source];
-        Diagnostic::new(&s.path, s.spans.value(key_path), message)
+        s.diagnostic(s.spans.value(key_path), message)
     }
 
     /// A diagnostic at the key of `key_path` in file `source`.
     pub fn at_key(&self, source: usize, key_path: &str, message: impl Into<String>) -> Diagnostic {
         let s = &self.sources[source];
-        Diagnostic::new(&s.path, s.spans.key(key_path), message)
+        s.diagnostic(s.spans.key(key_path), message)
     }
 }
 
@@ -115,7 +124,7 @@ impl Loader {
         let at_include = |loader: &Self, message: String| match from {
             Some((source, key)) => {
                 let s = &loader.sources[source];
-                Diagnostic::new(&s.path, s.spans.value(key), message)
+                s.diagnostic(s.spans.value(key), message)
             }
             None => Diagnostic::new(path, Pos { line: 1, column: 1 }, message),
         };
@@ -132,6 +141,7 @@ impl Loader {
         self.sources.push(Source {
             path: path.to_path_buf(),
             spans: SpanIndex::build(text),
+            text: text.to_owned(),
         });
         if text.trim().is_empty() {
             self.diagnostics.push(Diagnostic::new(
@@ -144,7 +154,7 @@ impl Loader {
         match serde_yaml::from_str::<SpecFile>(text) {
             Ok(file) => Some(file),
             Err(e) => {
-                self.diagnostics.push(from_serde(path, &e));
+                self.diagnostics.push(from_serde(path, &e).in_text(text));
                 None
             }
         }
@@ -167,8 +177,7 @@ impl Loader {
             if self.stack.contains(&canon) {
                 let s = &self.sources[source];
                 self.diagnostics.push(
-                    Diagnostic::new(
-                        &s.path,
+                    s.diagnostic(
                         s.spans.value(&key),
                         format!("include cycle: `{include}` includes this file again"),
                     )
@@ -185,8 +194,7 @@ impl Loader {
             let index = self.sources.len() - 1;
             if file.client.is_some() || !file.methods.is_empty() {
                 let s = &self.sources[index];
-                self.diagnostics.push(Diagnostic::new(
-                    &s.path,
+                self.diagnostics.push(s.diagnostic(
                     s.spans.key(if file.client.is_some() {
                         "client"
                     } else {
@@ -233,8 +241,7 @@ impl Loader {
 
     fn duplicate(&self, section: &str, name: &str, source: usize, first: usize) -> Diagnostic {
         let s = &self.sources[source];
-        Diagnostic::new(
-            &s.path,
+        s.diagnostic(
             s.spans.key(&format!("{section}.{name}")),
             format!("`{name}` is already defined in {section}:"),
         )
