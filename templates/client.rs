@@ -113,21 +113,21 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     #[allow(clippy::too_many_arguments)]
     {%- endif %}
     pub async fn {{ method.name }}(&self, {{ method.args() }}) -> Result<{{ method.returns }}, remcall::Error> {
-        let request = remcall::Request::new()
+        {#- Locals start with `__` so that no parameter name (checked by validation) can shadow them. #}
+        let __request = remcall::Request::new()
         {%- for param in method.params %}
             {{ param.apply }}
         {%- endfor %};
         {%- if method.fallback %}
-        let outcome = self.inner.call(&{{ method.spec_const }}, request, {{ method.decode }}).await;
-        match outcome {
-            Err(cause) if cause.allows_fallback() && remcall::has_fallback::<F>() => {
+        match self.inner.call(&{{ method.spec_const }}, __request, {{ method.decode }}).await {
+            Err(__cause) if __cause.allows_fallback() && remcall::has_fallback::<F>() => {
                 self.inner.record_fallback(&{{ method.spec_const }});
-                self.fallback.{{ method.name }}({{ method.arg_names() }}cause).await
+                self.fallback.{{ method.name }}({{ method.arg_names() }}__cause).await
             }
-            outcome => outcome,
+            __outcome => __outcome,
         }
         {%- else %}
-        self.inner.call(&{{ method.spec_const }}, request, {{ method.decode }}).await
+        self.inner.call(&{{ method.spec_const }}, __request, {{ method.decode }}).await
         {%- endif %}
     }
 {% endfor %}

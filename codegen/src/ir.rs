@@ -199,6 +199,7 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
     let is_copy = |name: &str| copy_types.contains(&name);
 
     let rename_all = file.serde.as_ref().and_then(|s| s.rename_all.clone());
+    let cycles = Containment::of(spec);
     let mut types = Vec::new();
     for (type_name, def) in &spec.types {
         let def = &def.item;
@@ -227,7 +228,7 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         if let Some(fields) = &def.fields {
             decl.rename_all = rename_all.as_deref().map(lit);
             for (field, fdef) in fields {
-                let ty = Ty::parse(&fdef.ty)?;
+                let ty = cycles.box_recursion(&Ty::parse(&fdef.ty)?, type_name);
                 let rust = names::snake(field);
                 let bare = rust.trim_start_matches("r#");
                 // The wire name is the explicit `rename`, else the key as written (unless a
@@ -348,7 +349,7 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         ));
         methods.push(Method {
             name: names::snake(method_name),
-            spec_const: names::shouty(method_name),
+            spec_const: format!("{}_METHOD", names::shouty(method_name)),
             spec_name: lit(method_name),
             doc,
             verb: lit(verb),
@@ -391,4 +392,72 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         methods,
         name,
     })
+}
+
+/// Which struct types contain which others by value (not behind a `Vec`, map or `Box`): a struct
+/// that contains itself, directly or through others, has infinite size unless boxed.
+struct Containment {
+    edges: std::collections::HashMap<String, Vec<String>>,
+}
+
+/// Containers that hold their items on the heap already.
+const INDIRECT: &[&str] = &["Vec", "HashMap", "BTreeMap", "Box"];
+
+impl Containment {
+    fn of(spec: &Spec) -> Containment {
+        let mut edges = std::collections::HashMap::new();
+        for (name, def) in &spec.types {
+            let mut contained = Vec::new();
+            for field in def.item.fields.iter().flatten() {
+                if let Ok(ty) = Ty::parse(&field.1.ty) {
+                    by_value(&ty, &mut contained);
+                }
+            }
+            contained.retain(|n| spec.types.contains_key(n));
+            edges.insert(name.clone(), contained);
+        }
+        Containment { edges }
+    }
+
+    /// True when `from` contains `to` by value, through any chain of fields.
+    fn reaches(&self, from: &str, to: &str) -> bool {
+        let mut stack = vec![from.to_owned()];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(name) = stack.pop() {
+            if name == to {
+                return true;
+            }
+            if seen.insert(name.clone()) {
+                stack.extend(self.edges.get(&name).into_iter().flatten().cloned());
+            }
+        }
+        false
+    }
+
+    /// `ty` (a field of `owner`) with every by-value occurrence of a type that leads back to
+    /// `owner` boxed: `Option<Node>` in `Node` becomes `Option<Box<Node>>`.
+    fn box_recursion(&self, ty: &Ty, owner: &str) -> Ty {
+        match ty {
+            Ty::Path { segments, .. } if segments.len() == 1 && INDIRECT.contains(&segments[0].as_str()) => ty.clone(),
+            Ty::Path { segments, args } if args.is_empty() && segments.len() == 1 && self.edges.contains_key(&segments[0]) && self.reaches(&segments[0], owner) => {
+                Ty::Path { segments: vec!["Box".to_owned()], args: vec![ty.clone()] }
+            }
+            Ty::Path { segments, args } => Ty::Path { segments: segments.clone(), args: args.iter().map(|a| self.box_recursion(a, owner)).collect() },
+            Ty::Tuple(items) => Ty::Tuple(items.iter().map(|i| self.box_recursion(i, owner)).collect()),
+        }
+    }
+}
+
+/// The bare type names `ty` holds by value.
+fn by_value(ty: &Ty, out: &mut Vec<String>) {
+    match ty {
+        Ty::Path { segments, .. } if segments.len() == 1 && INDIRECT.contains(&segments[0].as_str()) => {}
+        Ty::Path { segments, args } => {
+            if segments.len() == 1 {
+                out.push(segments[0].clone());
+            }
+            args.iter().for_each(|a| by_value(a, out));
+        }
+        Ty::Tuple(items) => items.iter().for_each(|i| by_value(i, out)),
+    }
 }

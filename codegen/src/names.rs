@@ -51,10 +51,27 @@ pub fn shouty(name: &str) -> String {
     name.to_shouty_snake_case()
 }
 
-/// True when `name` is an identifier Rust accepts as written (Unicode XID rules).
+/// True when `name` is an identifier Rust accepts as written (Unicode XID rules; `r#type` too).
 pub fn is_identifier(name: &str) -> bool {
     syn::parse_str::<syn::Ident>(name).is_ok()
 }
+
+/// True for a name of letters, digits and `_` not starting with a digit: usable as a spec name
+/// that becomes a Rust identifier once cased (keywords included: `type` → `r#type`).
+pub fn is_word(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Names of the Rust prelude (and of generated code's helpers) that a generated type must not
+/// shadow: generated code names them unqualified.
+pub const PRELUDE: &[&str] = &[
+    "Box", "Clone", "Copy", "Default", "Drop", "Eq", "Err", "Fn", "FnMut", "FnOnce", "From", "Into",
+    "Iterator", "None", "Ok", "Option", "Ord", "PartialEq", "PartialOrd", "Result", "Send", "Sized",
+    "Some", "String", "Sync", "ToOwned", "ToString", "TryFrom", "TryInto", "Unpin", "Vec", "HashMap",
+    "BTreeMap", "AsRef", "AsMut", "Extend", "IntoIterator",
+];
 
 /// True when `name` is a PascalCase identifier (`UserClient`).
 pub fn is_pascal_identifier(name: &str) -> bool {
@@ -76,5 +93,7 @@ mod tests {
         assert!(is_pascal_identifier("UserClient"));
         assert!(!is_pascal_identifier("userClient"));
         assert!(!is_pascal_identifier("User Client"));
+        assert!(is_identifier("r#type") && !is_identifier("type") && !is_identifier("self"));
+        assert!(is_word("self") && is_word("größe") && !is_word("2x") && !is_word("a-b"));
     }
 }

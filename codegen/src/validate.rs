@@ -312,14 +312,25 @@ impl Validator<'_> {
                     format!("type `{name}` and `{first}` are both `{rust}` in Rust"),
                 ));
             }
-            if !names::is_identifier(name) {
-                self.push(spec.at_key(
-                    source,
-                    &key,
-                    format!("type name `{name}` is not a Rust identifier"),
-                ));
-            }
+            self.type_name(source, &key, name);
             self.type_def(source, &key, &ty.item);
+        }
+    }
+
+    /// Type names are written in type expressions as they are declared: PascalCase identifiers,
+    /// not shadowing what generated code names.
+    fn type_name(&mut self, source: usize, key: &str, name: &str) {
+        let client = self.spec.file.client.clone().unwrap_or_default();
+        let generated = [client.clone(), format!("{client}Builder"), format!("{client}Fallback")];
+        let rename = |name: &str| format!("rename it, e.g. `Api{name}`: type names never reach the wire");
+        if !names::is_pascal_identifier(name) {
+            let d = self.spec.at_key(source, key, format!("type name `{name}` is not a PascalCase Rust identifier"));
+            let cased = names::pascal(name);
+            self.push(if names::is_pascal_identifier(&cased) { d.help(format!("write `{cased}`")) } else { d.help(rename(name)) });
+        } else if names::PRELUDE.contains(&name) || PRIMITIVES.contains(&name) {
+            self.push(self.spec.at_key(source, key, format!("type name `{name}` would shadow Rust's `{name}`")).help(rename(name)));
+        } else if generated.iter().any(|g| g == name) {
+            self.push(self.spec.at_key(source, key, format!("type name `{name}` is taken by the generated client")).help(rename(name)));
         }
     }
 
@@ -350,6 +361,9 @@ impl Validator<'_> {
                             &at,
                             format!("field `{field}` and `{first}` are both `{rust}` in Rust"),
                         ));
+                    }
+                    if !names::is_identifier(&rust) {
+                        self.push(self.spec.at_key(source, &at, format!("field `{field}` does not make a Rust name (`{rust}`)")).help("give it a name of letters, digits and `_`, and the wire name with `rename:`"));
                     }
                     self.type_expr(source, &at, &field_def.ty, &def.generics);
                 }
@@ -439,12 +453,13 @@ impl Validator<'_> {
                     format!("methods `{name}` and `{first}` are both `{rust}` in Rust"),
                 ));
             }
-            if !names::is_identifier(name) {
-                self.push(spec.at_key(
-                    0,
-                    &key,
-                    format!("method name `{name}` is not a Rust identifier"),
-                ));
+            if !names::is_word(name) {
+                self.push(spec.at_key(0, &key, format!("method name `{name}` is not made of letters, digits and `_`")));
+            } else if ["new", "builder", "stats"].contains(&rust.as_str()) {
+                self.push(
+                    spec.at_key(0, &key, format!("method name `{name}` is taken by the generated client's `{rust}()`"))
+                        .help("rename the method; its path and wire names stay as they are"),
+                );
             }
 
             let request_key = format!("{key}.request");
@@ -522,6 +537,12 @@ impl Validator<'_> {
                     let at = format!("{key}.{section}.{param}");
                     self.type_expr(0, &at, &def.ty, &[]);
                     let rust = names::snake(param);
+                    let has_fallback = matches!(spec.file.fallback, Some(FallbackDef::Path(_) | FallbackDef::Enabled(true))) && method.fallback != Some(false);
+                    if !names::is_identifier(&rust) || rust.starts_with("__") {
+                        self.push(spec.at_key(0, &at, format!("parameter `{param}` does not make a usable Rust name (`{rust}`)")).help("name it with letters, digits and `_`; set the wire name with `name:`"));
+                    } else if rust == "cause" && has_fallback {
+                        self.push(spec.at_key(0, &at, "parameter `cause` would clash with the fallback's `cause` argument").help("name it otherwise and keep the wire name with `name: cause`"));
+                    }
                     if let Some(first) = arg_names.insert(rust.clone(), at.clone()) {
                         self.push(spec.at_key(
                             0,
@@ -598,7 +619,7 @@ pub fn placeholders(path: &str) -> Result<Vec<String>, String> {
             .find('}')
             .ok_or_else(|| format!("unclosed `{{` in `{path}`"))?;
         let name = &after[..close];
-        if !names::is_identifier(name) {
+        if !names::is_word(name) {
             return Err(format!("`{{{name}}}` in `{path}` is not a parameter name"));
         }
         if out.iter().any(|n| n == name) {

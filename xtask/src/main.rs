@@ -6,7 +6,10 @@ use std::process::Command;
 use anyhow::{Context, bail};
 
 /// Specs whose generated code is committed, and where it goes.
-const COMMITTED: &[(&str, &str)] = &[("specs", "examples/committed/src/clients")];
+const COMMITTED: &[(&str, &str)] = &[
+    ("specs", "examples/committed/src/clients"),
+    ("codegen/tests/edge", "examples/edge-cases/src/clients"),
+];
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -32,7 +32,7 @@ pub struct Receipt {
     /// `balance_cents`.
     pub balance_cents: i64,
 }
-const APPEND: remcall::MethodSpec = remcall::MethodSpec {
+const APPEND_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 0,
     name: "append",
     http_method: "POST",
@@ -41,7 +41,7 @@ const APPEND: remcall::MethodSpec = remcall::MethodSpec {
     not_found_none: false,
     profile: "",
 };
-const ENTRY: remcall::MethodSpec = remcall::MethodSpec {
+const ENTRY_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 1,
     name: "entry",
     http_method: "GET",
@@ -66,7 +66,7 @@ headers:
 log: basic
 max_response_bytes: 16MiB
 "#,
-    methods: &[&APPEND, &ENTRY],
+    methods: &[&APPEND_METHOD, &ENTRY_METHOD],
 };
 /// Appends to and reads a signed ledger.
 ///
@@ -115,13 +115,13 @@ impl<F> LedgerClient<F> {
     ///
     /// `POST /entries`
     pub async fn append(&self, body: &Entry) -> Result<Receipt, remcall::Error> {
-        let request = remcall::Request::new().json(body);
-        self.inner.call(&APPEND, request, remcall::decode::json).await
+        let __request = remcall::Request::new().json(body);
+        self.inner.call(&APPEND_METHOD, __request, remcall::decode::json).await
     }
     /// `GET /entries/{id}`
     pub async fn entry(&self, id: i64) -> Result<Entry, remcall::Error> {
-        let request = remcall::Request::new().path("id", id);
-        self.inner.call(&ENTRY, request, remcall::decode::json).await
+        let __request = remcall::Request::new().path("id", id);
+        self.inner.call(&ENTRY_METHOD, __request, remcall::decode::json).await
     }
 }
 /// Builds a [`LedgerClient`].

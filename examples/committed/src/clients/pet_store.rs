@@ -116,7 +116,7 @@ pub struct PetForm {
     /// `status`.
     pub status: Status,
 }
-const FIND_PETS: remcall::MethodSpec = remcall::MethodSpec {
+const FIND_PETS_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 0,
     name: "find_pets",
     http_method: "GET",
@@ -125,7 +125,7 @@ const FIND_PETS: remcall::MethodSpec = remcall::MethodSpec {
     not_found_none: false,
     profile: "",
 };
-const GET_PET: remcall::MethodSpec = remcall::MethodSpec {
+const GET_PET_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 1,
     name: "get_pet",
     http_method: "GET",
@@ -134,7 +134,7 @@ const GET_PET: remcall::MethodSpec = remcall::MethodSpec {
     not_found_none: true,
     profile: "",
 };
-const ADD_PET: remcall::MethodSpec = remcall::MethodSpec {
+const ADD_PET_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 2,
     name: "add_pet",
     http_method: "POST",
@@ -143,7 +143,7 @@ const ADD_PET: remcall::MethodSpec = remcall::MethodSpec {
     not_found_none: false,
     profile: "",
 };
-const UPDATE_PET_FORM: remcall::MethodSpec = remcall::MethodSpec {
+const UPDATE_PET_FORM_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 3,
     name: "update_pet_form",
     http_method: "POST",
@@ -152,7 +152,7 @@ const UPDATE_PET_FORM: remcall::MethodSpec = remcall::MethodSpec {
     not_found_none: false,
     profile: "",
 };
-const PLACE_ORDER: remcall::MethodSpec = remcall::MethodSpec {
+const PLACE_ORDER_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 4,
     name: "place_order",
     http_method: "POST",
@@ -161,7 +161,7 @@ const PLACE_ORDER: remcall::MethodSpec = remcall::MethodSpec {
     not_found_none: false,
     profile: "",
 };
-const DELETE_PET: remcall::MethodSpec = remcall::MethodSpec {
+const DELETE_PET_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 5,
     name: "delete_pet",
     http_method: "DELETE",
@@ -170,7 +170,7 @@ const DELETE_PET: remcall::MethodSpec = remcall::MethodSpec {
     not_found_none: false,
     profile: "",
 };
-const PET_PHOTO: remcall::MethodSpec = remcall::MethodSpec {
+const PET_PHOTO_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 6,
     name: "pet_photo",
     http_method: "GET",
@@ -214,13 +214,13 @@ log: basic
 max_response_bytes: 16MiB
 "#,
     methods: &[
-        &FIND_PETS,
-        &GET_PET,
-        &ADD_PET,
-        &UPDATE_PET_FORM,
-        &PLACE_ORDER,
-        &DELETE_PET,
-        &PET_PHOTO,
+        &FIND_PETS_METHOD,
+        &GET_PET_METHOD,
+        &ADD_PET_METHOD,
+        &UPDATE_PET_FORM_METHOD,
+        &PLACE_ORDER_METHOD,
+        &DELETE_PET_METHOD,
+        &PET_PHOTO_METHOD,
     ],
 };
 /// The pet store API.
@@ -275,30 +275,30 @@ impl<F> PetStore<F> {
         tenant: &str,
         trace: Option<&str>,
     ) -> Result<Vec<Pet>, remcall::Error> {
-        let request = remcall::Request::new()
+        let __request = remcall::Request::new()
             .query("status", status)
             .query("tag", tags)
             .query("limit", limit)
             .query("name", name)
             .header("X-Tenant", tenant)
             .header("X-Trace-Id", trace);
-        self.inner.call(&FIND_PETS, request, remcall::decode::json).await
+        self.inner.call(&FIND_PETS_METHOD, __request, remcall::decode::json).await
     }
     /// `GET /pets/{pet_id}`
     pub async fn get_pet(&self, pet_id: &str) -> Result<Option<Pet>, remcall::Error> {
-        let request = remcall::Request::new().path("pet_id", pet_id);
+        let __request = remcall::Request::new().path("pet_id", pet_id);
         self.inner
             .call(
-                &GET_PET,
-                request,
+                &GET_PET_METHOD,
+                __request,
                 |response| remcall::decode::or_none(response, remcall::decode::json),
             )
             .await
     }
     /// `POST /pets`
     pub async fn add_pet(&self, body: &NewPet) -> Result<Pet, remcall::Error> {
-        let request = remcall::Request::new().json(body);
-        self.inner.call(&ADD_PET, request, remcall::decode::json).await
+        let __request = remcall::Request::new().json(body);
+        self.inner.call(&ADD_PET_METHOD, __request, remcall::decode::json).await
     }
     /// Updates a pet from a form, as the legacy UI does.
     ///
@@ -308,13 +308,13 @@ impl<F> PetStore<F> {
         pet_id: i64,
         body: &PetForm,
     ) -> Result<(), remcall::Error> {
-        let request = remcall::Request::new().path("pet_id", pet_id).form(body);
-        self.inner.call(&UPDATE_PET_FORM, request, remcall::decode::unit).await
+        let __request = remcall::Request::new().path("pet_id", pet_id).form(body);
+        self.inner.call(&UPDATE_PET_FORM_METHOD, __request, remcall::decode::unit).await
     }
     /// `POST /store/orders`
     pub async fn place_order(&self, body: &Order) -> Result<Order, remcall::Error> {
-        let request = remcall::Request::new().json(body);
-        self.inner.call(&PLACE_ORDER, request, remcall::decode::json).await
+        let __request = remcall::Request::new().json(body);
+        self.inner.call(&PLACE_ORDER_METHOD, __request, remcall::decode::json).await
     }
     /// `DELETE /pets/{pet_id}`
     pub async fn delete_pet(
@@ -322,10 +322,10 @@ impl<F> PetStore<F> {
         pet_id: i64,
         api_key: Option<&str>,
     ) -> Result<(), remcall::Error> {
-        let request = remcall::Request::new()
+        let __request = remcall::Request::new()
             .path("pet_id", pet_id)
             .header("X-Api-Key", api_key);
-        self.inner.call(&DELETE_PET, request, remcall::decode::unit).await
+        self.inner.call(&DELETE_PET_METHOD, __request, remcall::decode::unit).await
     }
     /// The pet's photo, as raw bytes.
     ///
@@ -334,8 +334,8 @@ impl<F> PetStore<F> {
         &self,
         pet_id: i64,
     ) -> Result<remcall::bytes::Bytes, remcall::Error> {
-        let request = remcall::Request::new().path("pet_id", pet_id);
-        self.inner.call(&PET_PHOTO, request, remcall::decode::bytes).await
+        let __request = remcall::Request::new().path("pet_id", pet_id);
+        self.inner.call(&PET_PHOTO_METHOD, __request, remcall::decode::bytes).await
     }
 }
 /// Builds a [`PetStore`].

@@ -40,7 +40,7 @@ pub struct ResponseDto<T> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<T>,
 }
-const QUERY_USER: remcall::MethodSpec = remcall::MethodSpec {
+const QUERY_USER_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 0,
     name: "query_user",
     http_method: "POST",
@@ -49,7 +49,7 @@ const QUERY_USER: remcall::MethodSpec = remcall::MethodSpec {
     not_found_none: false,
     profile: "",
 };
-const GET_USER: remcall::MethodSpec = remcall::MethodSpec {
+const GET_USER_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 1,
     name: "get_user",
     http_method: "GET",
@@ -61,7 +61,7 @@ timeout:
   attempt: 1s
 "#,
 };
-const DELETE_USER: remcall::MethodSpec = remcall::MethodSpec {
+const DELETE_USER_METHOD: remcall::MethodSpec = remcall::MethodSpec {
     index: 2,
     name: "delete_user",
     http_method: "DELETE",
@@ -104,7 +104,7 @@ headers:
 log: basic
 max_response_bytes: 16MiB
 "#,
-    methods: &[&QUERY_USER, &GET_USER, &DELETE_USER],
+    methods: &[&QUERY_USER_METHOD, &GET_USER_METHOD, &DELETE_USER_METHOD],
 };
 /// Reads and updates users.
 ///
@@ -153,14 +153,16 @@ impl<F: UserClientFallback> UserClient<F> {
         &self,
         body: &User,
     ) -> Result<ResponseDto<Vec<User>>, remcall::Error> {
-        let request = remcall::Request::new().json(body);
-        let outcome = self.inner.call(&QUERY_USER, request, remcall::decode::json).await;
-        match outcome {
-            Err(cause) if cause.allows_fallback() && remcall::has_fallback::<F>() => {
-                self.inner.record_fallback(&QUERY_USER);
-                self.fallback.query_user(body, cause).await
+        let __request = remcall::Request::new().json(body);
+        match self.inner.call(&QUERY_USER_METHOD, __request, remcall::decode::json).await
+        {
+            Err(
+                __cause,
+            ) if __cause.allows_fallback() && remcall::has_fallback::<F>() => {
+                self.inner.record_fallback(&QUERY_USER_METHOD);
+                self.fallback.query_user(body, __cause).await
             }
-            outcome => outcome,
+            __outcome => __outcome,
         }
     }
     /// Reads one user.
@@ -172,32 +174,34 @@ impl<F: UserClientFallback> UserClient<F> {
         verbose: Option<bool>,
         request_id: &str,
     ) -> Result<Option<User>, remcall::Error> {
-        let request = remcall::Request::new()
+        let __request = remcall::Request::new()
             .path("id", id)
             .query("verbose", verbose)
             .header("X-Request-Id", request_id);
-        let outcome = self
+        match self
             .inner
             .call(
-                &GET_USER,
-                request,
+                &GET_USER_METHOD,
+                __request,
                 |response| remcall::decode::or_none(response, remcall::decode::json),
             )
-            .await;
-        match outcome {
-            Err(cause) if cause.allows_fallback() && remcall::has_fallback::<F>() => {
-                self.inner.record_fallback(&GET_USER);
-                self.fallback.get_user(id, verbose, request_id, cause).await
+            .await
+        {
+            Err(
+                __cause,
+            ) if __cause.allows_fallback() && remcall::has_fallback::<F>() => {
+                self.inner.record_fallback(&GET_USER_METHOD);
+                self.fallback.get_user(id, verbose, request_id, __cause).await
             }
-            outcome => outcome,
+            __outcome => __outcome,
         }
     }
     /// Deletes a user; deleting a missing user is not an error.
     ///
     /// `DELETE /users/{id}`
     pub async fn delete_user(&self, id: i64) -> Result<(), remcall::Error> {
-        let request = remcall::Request::new().path("id", id);
-        self.inner.call(&DELETE_USER, request, remcall::decode::unit).await
+        let __request = remcall::Request::new().path("id", id);
+        self.inner.call(&DELETE_USER_METHOD, __request, remcall::decode::unit).await
     }
 }
 /// Builds a [`UserClient`].
