@@ -438,12 +438,29 @@ impl Containment {
     /// `owner` boxed: `Option<Node>` in `Node` becomes `Option<Box<Node>>`.
     fn box_recursion(&self, ty: &Ty, owner: &str) -> Ty {
         match ty {
-            Ty::Path { segments, .. } if segments.len() == 1 && INDIRECT.contains(&segments[0].as_str()) => ty.clone(),
-            Ty::Path { segments, args } if args.is_empty() && segments.len() == 1 && self.edges.contains_key(&segments[0]) && self.reaches(&segments[0], owner) => {
-                Ty::Path { segments: vec!["Box".to_owned()], args: vec![ty.clone()] }
+            Ty::Path { segments, .. }
+                if segments.len() == 1 && INDIRECT.contains(&segments[0].as_str()) =>
+            {
+                ty.clone()
             }
-            Ty::Path { segments, args } => Ty::Path { segments: segments.clone(), args: args.iter().map(|a| self.box_recursion(a, owner)).collect() },
-            Ty::Tuple(items) => Ty::Tuple(items.iter().map(|i| self.box_recursion(i, owner)).collect()),
+            Ty::Path { segments, args }
+                if args.is_empty()
+                    && segments.len() == 1
+                    && self.edges.contains_key(&segments[0])
+                    && self.reaches(&segments[0], owner) =>
+            {
+                Ty::Path {
+                    segments: vec!["Box".to_owned()],
+                    args: vec![ty.clone()],
+                }
+            }
+            Ty::Path { segments, args } => Ty::Path {
+                segments: segments.clone(),
+                args: args.iter().map(|a| self.box_recursion(a, owner)).collect(),
+            },
+            Ty::Tuple(items) => {
+                Ty::Tuple(items.iter().map(|i| self.box_recursion(i, owner)).collect())
+            }
         }
     }
 }
@@ -451,7 +468,8 @@ impl Containment {
 /// The bare type names `ty` holds by value.
 fn by_value(ty: &Ty, out: &mut Vec<String>) {
     match ty {
-        Ty::Path { segments, .. } if segments.len() == 1 && INDIRECT.contains(&segments[0].as_str()) => {}
+        Ty::Path { segments, .. }
+            if segments.len() == 1 && INDIRECT.contains(&segments[0].as_str()) => {}
         Ty::Path { segments, args } => {
             if segments.len() == 1 {
                 out.push(segments[0].clone());

@@ -321,16 +321,45 @@ impl Validator<'_> {
     /// not shadowing what generated code names.
     fn type_name(&mut self, source: usize, key: &str, name: &str) {
         let client = self.spec.file.client.clone().unwrap_or_default();
-        let generated = [client.clone(), format!("{client}Builder"), format!("{client}Fallback")];
-        let rename = |name: &str| format!("rename it, e.g. `Api{name}`: type names never reach the wire");
+        let generated = [
+            client.clone(),
+            format!("{client}Builder"),
+            format!("{client}Fallback"),
+        ];
+        let rename =
+            |name: &str| format!("rename it, e.g. `Api{name}`: type names never reach the wire");
         if !names::is_pascal_identifier(name) {
-            let d = self.spec.at_key(source, key, format!("type name `{name}` is not a PascalCase Rust identifier"));
+            let d = self.spec.at_key(
+                source,
+                key,
+                format!("type name `{name}` is not a PascalCase Rust identifier"),
+            );
             let cased = names::pascal(name);
-            self.push(if names::is_pascal_identifier(&cased) { d.help(format!("write `{cased}`")) } else { d.help(rename(name)) });
+            self.push(if names::is_pascal_identifier(&cased) {
+                d.help(format!("write `{cased}`"))
+            } else {
+                d.help(rename(name))
+            });
         } else if names::PRELUDE.contains(&name) || PRIMITIVES.contains(&name) {
-            self.push(self.spec.at_key(source, key, format!("type name `{name}` would shadow Rust's `{name}`")).help(rename(name)));
+            self.push(
+                self.spec
+                    .at_key(
+                        source,
+                        key,
+                        format!("type name `{name}` would shadow Rust's `{name}`"),
+                    )
+                    .help(rename(name)),
+            );
         } else if generated.iter().any(|g| g == name) {
-            self.push(self.spec.at_key(source, key, format!("type name `{name}` is taken by the generated client")).help(rename(name)));
+            self.push(
+                self.spec
+                    .at_key(
+                        source,
+                        key,
+                        format!("type name `{name}` is taken by the generated client"),
+                    )
+                    .help(rename(name)),
+            );
         }
     }
 
@@ -454,11 +483,21 @@ impl Validator<'_> {
                 ));
             }
             if !names::is_word(name) {
-                self.push(spec.at_key(0, &key, format!("method name `{name}` is not made of letters, digits and `_`")));
+                self.push(spec.at_key(
+                    0,
+                    &key,
+                    format!("method name `{name}` is not made of letters, digits and `_`"),
+                ));
             } else if ["new", "builder", "stats"].contains(&rust.as_str()) {
                 self.push(
-                    spec.at_key(0, &key, format!("method name `{name}` is taken by the generated client's `{rust}()`"))
-                        .help("rename the method; its path and wire names stay as they are"),
+                    spec.at_key(
+                        0,
+                        &key,
+                        format!(
+                            "method name `{name}` is taken by the generated client's `{rust}()`"
+                        ),
+                    )
+                    .help("rename the method; its path and wire names stay as they are"),
                 );
             }
 
@@ -537,7 +576,10 @@ impl Validator<'_> {
                     let at = format!("{key}.{section}.{param}");
                     self.type_expr(0, &at, &def.ty, &[]);
                     let rust = names::snake(param);
-                    let has_fallback = matches!(spec.file.fallback, Some(FallbackDef::Path(_) | FallbackDef::Enabled(true))) && method.fallback != Some(false);
+                    let has_fallback = matches!(
+                        spec.file.fallback,
+                        Some(FallbackDef::Path(_) | FallbackDef::Enabled(true))
+                    ) && method.fallback != Some(false);
                     if !names::is_identifier(&rust) || rust.starts_with("__") {
                         self.push(spec.at_key(0, &at, format!("parameter `{param}` does not make a usable Rust name (`{rust}`)")).help("name it with letters, digits and `_`; set the wire name with `name:`"));
                     } else if rust == "cause" && has_fallback {

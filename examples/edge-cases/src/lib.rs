@@ -9,7 +9,9 @@ pub mod model {
     /// Money, as a user crate would define it.
     pub mod money {
         /// An amount in cents.
-        #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize)]
+        #[derive(
+            Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize,
+        )]
         #[serde(crate = "remcall::serde")]
         pub struct Money {
             /// Cents.

@@ -1,0 +1,134 @@
+//! The edge-case clients make real calls: the generated code is not only valid, it works.
+
+use axum::Router;
+use axum::routing::{any, get};
+use remcall::serde_json::{self, json};
+use remcall_edge_cases::clients::deep_client::DeepClient;
+use remcall_edge_cases::clients::reserved::{Keyword, Reserved};
+use remcall_edge_cases::clients::tree_client::{Node, TreeClient};
+use remcall_edge_cases::clients::unicode::Unicode;
+use remcall_edge_cases::clients::wide_client::{Filter, Kind, WideClient};
+use testkit::Server;
+
+#[tokio::test]
+async fn twenty_parameters_land_where_they_belong() {
+    let server = Server::start(Router::new().route(
+        "/orgs/{org}/teams/{team}/items/{item}",
+        any(|| async { axum::Json(json!(["ok"])) }),
+    ))
+    .await;
+    let client = WideClient::new(&server.url()).unwrap();
+    let filter = Filter {
+        field: "f".to_owned(),
+        value: "v".to_owned(),
+    };
+    let answer = client
+        .search(
+            "acme corp",
+            7,
+            Kind::B,
+            "one",
+            None,
+            &["x".to_owned(), "y".to_owned()],
+            4,
+            Some(5),
+            true,
+            None,
+            &[Kind::A, Kind::B],
+            Some(Kind::A),
+            1.5,
+            "h-one",
+            Some("h-two"),
+            3,
+            None,
+            Kind::A,
+            &["p".to_owned(), "q".to_owned()],
+            &filter,
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer, ["ok"]);
+    let request = &server.received()[0];
+    assert_eq!(
+        request.uri,
+        "/orgs/acme%20corp/teams/7/items/b?q1=one&q3=x&q3=y&q4=4&q5=5&q6=true&q8=a&q8=b&q9=a&q10=1.5"
+    );
+    assert_eq!(request.headers["x-h1"], "h-one");
+    assert_eq!(request.headers["x-h2"], "h-two");
+    assert_eq!(request.headers["x-h3"], "3");
+    assert!(request.headers.get("x-h4").is_none());
+    assert_eq!(request.headers["x-h5"], "a");
+    assert_eq!(
+        request.headers.get_all("x-h6").iter().collect::<Vec<_>>(),
+        ["p", "q"]
+    );
+    assert_eq!(request.body.as_ref(), br#"{"field":"f","value":"v"}"#);
+}
+
+#[tokio::test]
+async fn keywords_work_as_method_field_parameter_and_variant_names() {
+    let server = Server::start(
+        Router::new()
+            .route(
+                "/types/{id}",
+                get(|| async {
+                    axum::Json(json!({ "type": "t", "match": 1, "self": true, "crate": "c" }))
+                }),
+            )
+            .route("/match", any(|| async { axum::Json(json!("loop")) })),
+    )
+    .await;
+    let client = Reserved::new(&server.url()).unwrap();
+    let found = client
+        .r#type("me", Some("m"), &[Keyword::Type, Keyword::Crate])
+        .await
+        .unwrap();
+    assert_eq!(
+        (found.r#type.as_str(), found.r#match, found.self_),
+        ("t", 1, true)
+    );
+    assert_eq!(client.r#match(&found).await.unwrap(), Keyword::Loop);
+    let received = server.received();
+    assert_eq!(received[0].uri, "/types/me?match=m&crate=type&crate=crate");
+    let sent: serde_json::Value = serde_json::from_slice(&received[1].body).unwrap();
+    assert_eq!(
+        sent,
+        json!({ "type": "t", "match": 1, "self": true, "crate": "c" })
+    );
+}
+
+#[tokio::test]
+async fn recursive_types_round_trip() {
+    let tree = json!({ "value": 1, "next": { "value": 2, "children": [], "by_name": {} }, "children": [{ "value": 3, "children": [], "by_name": {} }], "by_name": {} });
+    let boss =
+        json!({ "person": { "name": "Ada", "manager": null }, "reports": [{ "name": "Grace" }] });
+    let (t, b) = (tree.clone(), boss.clone());
+    let server = Server::start(
+        Router::new()
+            .route("/tree", get(move || async move { axum::Json(t) }))
+            .route("/boss", get(move || async move { axum::Json(b) })),
+    )
+    .await;
+    let client = TreeClient::new(&server.url()).unwrap();
+    let node: Node = client.tree().await.unwrap();
+    assert_eq!(node.next.as_ref().map(|n| n.value), Some(2));
+    assert_eq!(node.children[0].value, 3);
+    let manager = client.boss().await.unwrap();
+    assert_eq!(manager.person.name, "Ada");
+    assert_eq!(manager.reports[0].manager, None);
+}
+
+#[tokio::test]
+async fn deep_paths_unicode_and_crlf_specs_call_fine() {
+    let server = Server::start(
+        Router::new()
+            .route("/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/aa/bb/cc/dd/ee/ff/gg/hh/ii/jj/kk/ll/mm/nn/oo/pp/qq/rr/ss/tt/uu/vv/ww/xx/{id}/yy/zz", get(|| async { axum::Json(json!({ "cents": 5, "currency": "EUR" })) }))
+            .route("/messungen/{nr}", get(|| async { axum::Json(json!({ "größe": 2.5, "einheit": "µm" })) })),
+    )
+    .await;
+    let deep = DeepClient::new(&server.url()).unwrap();
+    assert_eq!(deep.deep(9).await.unwrap().currency, "EUR");
+    let unicode = Unicode::new(&server.url()).unwrap();
+    let messung = unicode.messen(1).await.unwrap();
+    assert_eq!((messung.größe, messung.einheit.as_str()), (2.5, "µm"));
+}
