@@ -47,8 +47,6 @@ pub struct TypeDecl {
     pub generics: String,
     /// Rustdoc lines.
     pub doc: Vec<String>,
-    /// `rename_all` rule as a literal, for structs.
-    pub rename_all: Option<String>,
     /// Struct fields (empty for enums).
     pub fields: Vec<Field>,
     /// Enum variants: (Rust name, wire name literal); empty for structs.
@@ -135,11 +133,35 @@ impl Method {
     pub fn many_args(&self) -> bool {
         self.params.len() + 1 > 7
     }
+
+    /// The same for the fallback, which also takes the cause.
+    pub fn many_fallback_args(&self) -> bool {
+        self.params.len() + 2 > 7
+    }
 }
 
 /// Writes `text` as a Rust string literal (escaped: safe for any content).
 pub fn lit(text: &str) -> String {
     format!("{text:?}")
+}
+
+/// The wire name serde's `rename_all = rule` gives the field `key` (rules checked by validation).
+fn apply_rename_rule(rule: &str, key: &str) -> String {
+    use heck::{
+        ToKebabCase, ToLowerCamelCase, ToPascalCase, ToShoutyKebabCase, ToShoutySnakeCase,
+        ToSnakeCase,
+    };
+    let snake = key.to_snake_case();
+    match rule {
+        "lowercase" => snake.to_lowercase(),
+        "UPPERCASE" => snake.to_uppercase(),
+        "PascalCase" => snake.to_pascal_case(),
+        "camelCase" => snake.to_lower_camel_case(),
+        "SCREAMING_SNAKE_CASE" => snake.to_shouty_snake_case(),
+        "kebab-case" => snake.to_kebab_case(),
+        "SCREAMING-KEBAB-CASE" => snake.to_shouty_kebab_case(),
+        _ => snake,
+    }
 }
 
 /// Writes `text` as a raw string literal, so multi-line YAML reads as YAML.
@@ -211,7 +233,6 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
                 format!("<{}>", def.generics.join(", "))
             },
             doc: doc_lines(def.doc.as_ref()),
-            rename_all: None,
             fields: Vec::new(),
             variants: Vec::new(),
             is_enum: def.variants.is_some(),
@@ -226,18 +247,19 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
                 .collect();
         }
         if let Some(fields) = &def.fields {
-            decl.rename_all = rename_all.as_deref().map(lit);
             for (field, fdef) in fields {
                 let ty = cycles.box_recursion(&Ty::parse(&fdef.ty)?, type_name);
                 let rust = names::snake(field);
                 let bare = rust.trim_start_matches("r#");
-                // The wire name is the explicit `rename`, else the key as written (unless a
-                // rename_all rule renames every field).
-                let rename = match (&fdef.rename, &rename_all) {
-                    (Some(wire), _) => Some(lit(wire)),
-                    (None, None) if field != bare => Some(lit(field)),
-                    _ => None,
+                // The wire name is the explicit `rename`, else the spec's `rename_all` rule applied
+                // here (serde's own rule panics on some non-ASCII names, and a visible name reads
+                // better), else the key as written.
+                let wire = match (&fdef.rename, &rename_all) {
+                    (Some(wire), _) => wire.clone(),
+                    (None, Some(rule)) => apply_rename_rule(rule, field),
+                    (None, None) => field.clone(),
                 };
+                let rename = (wire != bare).then(|| lit(&wire));
                 let mut doc = doc_lines(fdef.doc.as_ref());
                 if doc.is_empty() {
                     doc = vec![lit(&format!(" `{field}`."))];

@@ -8,6 +8,7 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Entry {
     /// `account`.
     pub account: String,
@@ -26,6 +27,7 @@ pub struct Entry {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Receipt {
     /// `id`.
     pub id: i64,
@@ -110,6 +112,7 @@ impl<F> LedgerClient<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F> LedgerClient<F> {
     /// Appends an entry; retried only when nothing was sent.
     ///

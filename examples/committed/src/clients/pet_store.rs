@@ -31,6 +31,7 @@ pub enum Status {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Category {
     /// `id`.
     pub id: i64,
@@ -46,6 +47,7 @@ pub struct Category {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Pet {
     /// `id`.
     pub id: i64,
@@ -73,6 +75,7 @@ pub struct Pet {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct NewPet {
     /// `name`.
     pub name: String,
@@ -90,6 +93,7 @@ pub struct NewPet {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Order {
     /// `pet_id`.
     #[serde(rename = "petId")]
@@ -110,6 +114,7 @@ pub struct Order {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct PetForm {
     /// `name`.
     pub name: String,
@@ -262,6 +267,7 @@ impl<F> PetStore<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F> PetStore<F> {
     /// Finds pets by status and tags.
     ///

@@ -8,7 +8,7 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
-#[serde(rename_all = "camelCase")]
+#[allow(clippy::type_complexity)]
 pub struct User {
     /// `id`.
     pub id: i64,
@@ -18,6 +18,7 @@ pub struct User {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// When the account was made (RFC 3339).
+    #[serde(rename = "createdAt")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
 }
@@ -30,7 +31,7 @@ pub struct User {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
-#[serde(rename_all = "camelCase")]
+#[allow(clippy::type_complexity)]
 pub struct ResponseDto<T> {
     /// `code`.
     pub code: i32,
@@ -145,6 +146,7 @@ impl<F> UserClient<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F: UserClientFallback> UserClient<F> {
     /// Finds users by example.
     ///
@@ -262,6 +264,7 @@ impl<F> UserClientBuilder<F> {
 }
 /// Answers for failed calls of [`UserClient`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
+#[allow(clippy::type_complexity)]
 pub trait UserClientFallback: Send + Sync + 'static {
     /// The fallback of [`UserClient::query_user`].
     #[allow(unused_variables)]

@@ -8,6 +8,7 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Holder {
     /// `amount`.
     pub amount: crate::model::money::Money,
@@ -76,6 +77,7 @@ impl<F> DeepClient<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F> DeepClient<F> {
     /// `GET /a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/aa/bb/cc/dd/ee/ff/gg/hh/ii/jj/kk/ll/mm/nn/oo/pp/qq/rr/ss/tt/uu/vv/ww/xx/{id}/yy/zz`
     pub async fn deep(

@@ -8,6 +8,7 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Money {
     /// `cents`.
     pub cents: i64,
@@ -60,6 +61,7 @@ impl<F> ModelOnly<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F> ModelOnly<F> {}
 /// Builds a [`ModelOnly`].
 pub struct ModelOnlyBuilder<F = remcall::NoFallback> {

@@ -8,6 +8,7 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Type {
     /// `type`.
     pub r#type: String,
@@ -114,6 +115,7 @@ impl<F> Reserved<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F: ReservedFallback> Reserved<F> {
     /// `GET /types/{self}`
     pub async fn r#type(
@@ -205,6 +207,7 @@ impl<F> ReservedBuilder<F> {
 }
 /// Answers for failed calls of [`Reserved`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
+#[allow(clippy::type_complexity)]
 pub trait ReservedFallback: Send + Sync + 'static {
     /// The fallback of [`Reserved::r#type`].
     #[allow(unused_variables)]

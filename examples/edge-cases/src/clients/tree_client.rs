@@ -8,6 +8,7 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Node {
     /// `value`.
     pub value: i64,
@@ -28,6 +29,7 @@ pub struct Node {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Employee {
     /// `name`.
     pub name: String,
@@ -44,6 +46,7 @@ pub struct Employee {
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Manager {
     /// `person`.
     pub person: Box<Employee>,
@@ -114,6 +117,7 @@ impl<F> TreeClient<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F> TreeClient<F> {
     /// `GET /tree`
     pub async fn tree(&self) -> Result<Node, remcall::Error> {

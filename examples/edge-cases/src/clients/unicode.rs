@@ -8,6 +8,7 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Messung {
     /// Die Größe in μm.
     pub größe: f64,
@@ -69,6 +70,7 @@ impl<F> Unicode<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F> Unicode<F> {
     /// Misst — 測定.
     ///

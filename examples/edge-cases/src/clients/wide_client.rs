@@ -8,6 +8,7 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
+#[allow(clippy::type_complexity)]
 pub struct Filter {
     /// `field`.
     pub field: String,
@@ -89,6 +90,7 @@ impl<F> WideClient<F> {
         self.inner.stats()
     }
 }
+#[allow(clippy::type_complexity)]
 impl<F> WideClient<F> {
     /// `POST /orgs/{org}/teams/{team}/items/{item}`
     #[allow(clippy::too_many_arguments)]

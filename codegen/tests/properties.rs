@@ -1,0 +1,308 @@
+//! Property: any valid spec — keyword and Unicode names, deep generics, every parameter kind,
+//! every profile field — generates code that parses (the pipeline runs syn on it), and a sample
+//! of such clients type-checks against the real runtime.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, TestRunner};
+
+/// Names Rust takes only as raw identifiers, or not at all, and non-ASCII ones.
+const FIELD_NAMES: &[&str] = &[
+    "id",
+    "name",
+    "type",
+    "match",
+    "async",
+    "crate",
+    "self",
+    "größe",
+    "名前",
+    "café",
+    "createdAt",
+    "user-id",
+    "loop",
+    "r#x",
+];
+const TYPE_NAMES: &[&str] = &[
+    "User", "Pet", "Größe", "Café", "Node", "Tree", "Item", "Data2", "Ñandú",
+];
+const METHOD_NAMES: &[&str] = &[
+    "get",
+    "list",
+    "type",
+    "match",
+    "put_item",
+    "größe_lesen",
+    "search",
+    "async",
+];
+const VARIANTS: &[&str] = &["active", "in-progress", "2xx", "type", "über", "self"];
+const LEAVES: &[&str] = &[
+    "i64",
+    "u8",
+    "f64",
+    "bool",
+    "String",
+    "char",
+    "serde_json::Value",
+];
+
+/// A JSON string literal (a spec is YAML, and JSON is YAML).
+fn q(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A type expression over the declared types, `depth` levels deep.
+fn type_expr(types: &[&str], depth: u32) -> BoxedStrategy<String> {
+    let mut leaves: Vec<String> = LEAVES.iter().map(|s| (*s).to_owned()).collect();
+    leaves.extend(types.iter().map(|s| (*s).to_owned()));
+    let leaf = proptest::sample::select(leaves).boxed();
+    if depth == 0 {
+        return leaf;
+    }
+    let inner = type_expr(types, depth - 1);
+    prop_oneof![
+        3 => leaf,
+        1 => inner.clone().prop_map(|t| format!("Vec<{t}>")),
+        1 => inner.clone().prop_map(|t| format!("Option<{t}>")),
+        1 => inner.clone().prop_map(|t| format!("HashMap<String, {t}>")),
+        1 => inner.clone().prop_map(|t| format!("BTreeMap<String, {t}>")),
+        1 => inner.clone().prop_map(|t| format!("Box<{t}>")),
+        1 => (inner.clone(), inner).prop_map(|(a, b)| format!("({a}, {b})")),
+    ]
+    .boxed()
+}
+
+fn durations() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (1u32..5000).prop_map(|n| format!("{n}ms")),
+        (0u32..120).prop_map(|n| format!("{n}s")),
+        (1u32..5).prop_map(|n| format!("{n}m"))
+    ]
+}
+
+/// A profile setting every field, with random values.
+fn profile() -> impl Strategy<Value = String> {
+    (
+        (durations(), durations(), durations(), 1u32..6, durations(), durations(), 1.0f64..4.0, prop::sample::select(vec!["none", "full", "equal"])),
+        (prop::sample::select(vec!["method", "client"]), prop::bool::ANY, 1u32..100, 1u32..100, 1u32..10),
+        (prop::sample::select(vec!["semaphore", "pool", "none"]), 1u32..200, prop::sample::select(vec!["none", "basic", "headers", "full"]), 1u32..64),
+    )
+        .prop_map(|((connect, attempt, total, tries, initial, max, mult, jitter), (scope, by_time, min_calls, rate, half), (isolation, n, log, mib))| {
+            let window = if by_time { "{\"time\": \"10s\"}".to_owned() } else { format!("{{\"calls\": {n}}}") };
+            let isolation = match isolation {
+                "semaphore" => format!("{{\"semaphore\": {{\"max_concurrent\": {n}, \"max_wait\": \"0s\"}}}}"),
+                "pool" => format!("{{\"pool\": {{\"workers\": {}, \"queue\": {n}, \"queue_timeout\": \"1s\"}}}}", half),
+                _ => "\"none\"".to_owned(),
+            };
+            format!(
+                concat!(
+                    "{{\"timeout\": {{\"connect\": {}, \"attempt\": {}, \"total\": {}}}, ",
+                    "\"retry\": {{\"max_attempts\": {}, \"backoff\": {{\"initial\": {}, \"max\": {}, \"multiplier\": {:.2}, \"jitter\": \"{}\"}}, ",
+                    "\"on\": [\"connect\", \"timeout\", 429, \"5xx\"], \"retry_after\": {{\"max\": \"10s\"}}, \"budget\": {{\"ratio\": 0.2, \"min_per_second\": 5}}}}, ",
+                    "\"breaker\": {{\"scope\": \"{}\", \"window\": {}, \"min_calls\": {}, \"failure_rate\": {}, \"slow_call\": {{\"over\": \"2s\", \"rate\": 90}}, ",
+                    "\"open_for\": \"5s\", \"open_for_max\": \"60s\", \"half_open_calls\": {}, \"record\": [\"connect\", \"timeout\", \"5xx\"]}}, ",
+                    "\"isolation\": {}, \"rate_limit\": {{\"per_second\": 50, \"burst\": 5, \"max_wait\": \"0s\"}}, ",
+                    "\"auth\": {{\"oauth2\": {{\"token_url\": \"${{AUTH_URL:-http://localhost:1}}/t\", \"client_id\": \"${{ID}}\", \"client_secret\": \"${{SECRET}}\", \"scopes\": [\"a\"], \"params\": {{\"audience\": \"x\"}}, \"client_auth\": \"body\", \"refresh_before\": \"10s\"}}}}, ",
+                    "\"headers\": {{\"X-App\": \"p\", \"X-Key\": {{\"value\": \"${{KEY}}\", \"secret\": true}}}}, ",
+                    "\"log\": \"{}\", \"max_response_bytes\": \"{}MiB\", \"tls\": {{\"roots\": \"webpki\", \"min_version\": \"1.2\"}}}}"
+                ),
+                q(&connect), q(&attempt), q(&total), tries, q(&initial), q(&max), mult, jitter, scope, window, min_calls, rate, half, isolation, log, mib
+            )
+        })
+}
+
+/// A whole valid spec.
+fn spec() -> impl Strategy<Value = String> {
+    let type_names = proptest::sample::subsequence(TYPE_NAMES.to_vec(), 1..5);
+    type_names.prop_flat_map(|types| {
+        let (structs, enums) = types.split_at(types.len().div_ceil(2));
+        let (structs, enums): (Vec<&'static str>, Vec<&'static str>) = (structs.to_vec(), enums.to_vec());
+        let all: Vec<&str> = types.clone();
+        let struct_defs = structs
+            .iter()
+            .map(|name| {
+                let name = *name;
+                proptest::sample::subsequence(FIELD_NAMES.to_vec(), 1..6)
+                    .prop_flat_map({
+                        let all = all.clone();
+                        move |fields| fields.into_iter().map(|f| type_expr(&all, 3).prop_map(move |t| (f, t))).collect::<Vec<_>>()
+                    })
+                    .prop_map(move |fields| {
+                        let body: Vec<String> = fields.iter().map(|(f, t)| format!("{}: {}", q(f), q(t))).collect();
+                        format!("{}: {{\"doc\": {}, \"fields\": {{{}}}}}", q(name), q(&format!("Der Typ {name} — ✓")), body.join(", "))
+                    })
+                    .boxed()
+            })
+            .collect::<Vec<_>>();
+        let enum_defs: Vec<String> = enums.iter().map(|name| format!("{}: {{\"enum\": [{}]}}", q(name), VARIANTS.iter().map(|v| q(v)).collect::<Vec<_>>().join(", "))).collect();
+        let methods = proptest::sample::subsequence(METHOD_NAMES.to_vec(), 0..5).prop_flat_map({
+            let all = all.clone();
+            let structs = structs.clone();
+            move |names| names.into_iter().map(|m| method(m, &all, &structs)).collect::<Vec<_>>()
+        });
+        (struct_defs, methods, profile(), prop::bool::ANY).prop_map(move |(structs, methods, profile, fallback)| {
+            let mut text = String::from("{\"client\": \"Generated\", \"base_url\": [\"http://localhost:1\", \"${OTHER:-http://localhost:2}\"], \"base_path\": \"/v1\", \"config\": \"main\", ");
+            write!(text, "\"fallback\": {fallback}, \"serde\": {{\"rename_all\": \"camelCase\"}}, \"configs\": {{\"base\": {profile}, \"main\": {{\"extends\": \"base\"}}}}, ").unwrap();
+            let types: Vec<String> = structs.iter().chain(&enum_defs).cloned().collect();
+            write!(text, "\"types\": {{{}}}, \"methods\": {{{}}}}}", types.join(", "), methods.join(", ")).unwrap();
+            text
+        })
+    })
+}
+
+fn method(name: &'static str, types: &[&str], structs: &[&'static str]) -> BoxedStrategy<String> {
+    let verb = prop::sample::select(vec![
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
+    ]);
+    let scalar = prop::sample::select(vec![
+        "i64",
+        "String",
+        "bool",
+        "u32",
+        "Option<String>",
+        "Vec<String>",
+        "Option<i64>",
+        "Vec<i64>",
+    ]);
+    let params = proptest::collection::vec(scalar.clone(), 0..4);
+    let body = proptest::option::of((prop::sample::select(structs.to_vec()), prop::bool::ANY));
+    (verb, proptest::collection::vec(prop::sample::select(vec!["i64", "String", "u8"]), 0..3), params.clone(), params, body, proptest::option::of(type_expr(types, 2)), prop::bool::ANY, prop::bool::ANY)
+        .prop_map(move |(verb, path_types, query, headers, body, returns, not_found, inline)| {
+            let placeholders: Vec<String> = (0..path_types.len()).map(|i| ["id", "type", "größe"][i].to_owned()).collect();
+            let path = format!("/things/{}", placeholders.iter().map(|p| format!("{{{p}}}")).collect::<Vec<_>>().join("/"));
+            let mut text = format!("{}: {{\"doc\": \"Calls {} — ✓\", \"request\": {}", q(name), name, q(&format!("{verb} {}", path.trim_end_matches('/'))));
+            let map = |prefix: &str, items: &[&str], header: bool| {
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        if header {
+                            format!("\"{prefix}{i}\": {{\"type\": {}, \"name\": \"X-H{i}\"}}", q(t))
+                        } else {
+                            format!("\"{prefix}{i}\": {}", q(t))
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let path_params: Vec<String> = placeholders.iter().zip(&path_types).map(|(p, t)| format!("{}: {}", q(p), q(t))).collect();
+            write!(text, ", \"path\": {{{}}}, \"query\": {{{}}}, \"headers\": {{{}}}", path_params.join(", "), map("q_", &query, false), map("h_", &headers, true)).unwrap();
+            if let Some((body, form)) = body.filter(|_| !matches!(verb, "GET" | "HEAD" | "DELETE")) {
+                write!(text, ", \"body\": {{\"type\": {}, \"as\": \"{}\"}}", q(body), if form { "form" } else { "json" }).unwrap();
+            }
+            if let Some(returns) = returns {
+                write!(text, ", \"returns\": {}", q(&returns)).unwrap();
+            }
+            if not_found {
+                text.push_str(", \"not_found\": \"none\", \"idempotent\": true");
+            }
+            if inline {
+                text.push_str(", \"config\": {\"timeout\": {\"attempt\": \"1s\"}, \"retry\": {\"max_attempts\": 1}}");
+            }
+            text.push('}');
+            text
+        })
+        .boxed()
+}
+
+#[test]
+fn every_valid_spec_generates_code_that_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("generated.yaml");
+    let mut runner = TestRunner::new(Config {
+        cases: 96,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&spec(), |text| {
+            std::fs::write(&path, &text).unwrap();
+            match remcall_codegen::generate_one(&path) {
+                Ok(generated) => {
+                    prop_assert!(syn::parse_file(&generated.code).is_ok());
+                    Ok(())
+                }
+                Err(diagnostics) => Err(TestCaseError::fail(format!(
+                    "{diagnostics:#?}\nspec:\n{text}"
+                ))),
+            }
+        })
+        .unwrap();
+}
+
+/// Writes random clients into a crate beside the workspace and runs clippy on it (type checks
+/// and lints: generated code is clippy-clean), with the workspace's lock file so no dependency
+/// is re-resolved.
+#[test]
+fn a_sample_of_generated_clients_type_checks() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let spec_path = dir.path().join("spec.yaml");
+    let mut runner = TestRunner::new(Config {
+        cases: 6,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let mut modules = Vec::new();
+    let mut specs = Vec::new();
+    let strategy = spec();
+    for i in 0..6 {
+        let text = strategy.new_tree(&mut runner).unwrap().current();
+        std::fs::write(&spec_path, &text).unwrap();
+        let generated = remcall_codegen::generate_one(&spec_path)
+            .unwrap_or_else(|d| panic!("{d:#?}\nspec:\n{text}"));
+        specs.push(format!("client_{i}: {text}"));
+        std::fs::write(src.join(format!("client_{i}.rs")), generated.code).unwrap();
+        modules.push(format!("pub mod client_{i};"));
+    }
+    std::fs::write(
+        src.join("lib.rs"),
+        format!("//! Sample.\n{}\n", modules.join("\n")),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"sample\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\n\n[workspace]\n",
+            workspace.join("runtime")
+        ),
+    )
+    .unwrap();
+    std::fs::copy(workspace.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+    let output = std::process::Command::new(env!("CARGO"))
+        .args([
+            "clippy",
+            "--quiet",
+            "--offline",
+            "--message-format",
+            "short",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", workspace.join("target/sample-check"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\nspecs:\n{}",
+        String::from_utf8_lossy(&output.stderr),
+        specs.join("\n")
+    );
+}
