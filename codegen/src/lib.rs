@@ -124,7 +124,15 @@ pub fn generate(specs: &[PathBuf]) -> Result<Vec<Generated>, Error> {
 
 /// Loads, validates and renders one spec.
 pub fn generate_one(path: &Path) -> Result<Generated, Vec<Diagnostic>> {
-    let spec = spec::load(path)?;
+    render_spec(path, spec::load(path)?)
+}
+
+/// Validates and renders a spec held in memory, named `path` in diagnostics and the header.
+pub fn generate_text(path: &Path, text: &str) -> Result<Generated, Vec<Diagnostic>> {
+    render_spec(path, spec::load_text(path, text)?)
+}
+
+fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Vec<Diagnostic>> {
     let problems = validate::validate(&spec);
     if !problems.is_empty() {
         return Err(problems);

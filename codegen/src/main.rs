@@ -39,6 +39,8 @@ enum Command {
         #[arg(required = true)]
         specs: Vec<PathBuf>,
     },
+    /// Print the JSON Schema (draft 2020-12) of the spec format, for editors' YAML completion.
+    Schema,
 }
 
 fn main() -> ExitCode {
@@ -86,6 +88,12 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                     out.display()
                 );
             }
+        }
+        Command::Schema => {
+            let schema = remcall_codegen::spec::model::schema();
+            let text = serde_json::to_string_pretty(&schema)
+                .map_err(|e| Error::Io(format!("cannot print the schema: {e}")))?;
+            println!("{text}");
         }
         Command::Check { specs } => {
             let specs = expand_inputs(&specs)?;

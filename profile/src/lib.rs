@@ -6,6 +6,8 @@
 //! [`Settings::from_profile`] fills in the defaults.
 
 mod model;
+#[cfg(feature = "schema")]
+pub mod schema;
 mod settings;
 pub mod units;
 pub mod vars;

@@ -66,6 +66,7 @@ macro_rules! partial {
     ) => {
         $(#[$meta])*
         #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $(
@@ -138,6 +139,7 @@ partial! {
 
 /// Which certificate roots a client trusts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Roots {
     /// The platform's verifier and trust store.
@@ -151,12 +153,15 @@ partial! {
     pub struct Timeouts {
         /// Establishing a connection (TCP and TLS).
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         connect: Duration,
         /// One attempt: sending the request and reading the whole response.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         attempt: Duration,
         /// The whole logical call, retries and their sleeps included.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         total: Duration,
     }
 }
@@ -182,9 +187,11 @@ partial! {
     pub struct Backoff {
         /// The first sleep.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         initial: Duration,
         /// No sleep is longer than this.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         max: Duration,
         /// Each sleep is the previous one times this.
         multiplier: f64,
@@ -198,6 +205,7 @@ partial! {
     pub struct RetryAfter {
         /// The longest wait honoured; `0s` ignores the header.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         max: Duration,
     }
 }
@@ -227,9 +235,11 @@ partial! {
         slow_call: SlowCall,
         /// How long the breaker stays open before letting trials through.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         open_for: Duration,
         /// Consecutive re-opens double `open_for` up to this.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         open_for_max: Duration,
         /// Trial calls let through when half-open.
         half_open_calls: u32,
@@ -243,6 +253,7 @@ partial! {
     pub struct SlowCall {
         /// A call slower than this is slow.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         over: Duration,
         /// Opens at or above this slow-call percentage.
         rate: f64,
@@ -256,6 +267,7 @@ partial! {
         max_concurrent: u32,
         /// How long a call waits for a free slot before it is rejected.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         max_wait: Duration,
     }
 }
@@ -269,6 +281,7 @@ partial! {
         queue: u32,
         /// How long a call waits in the queue before it is rejected.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         queue_timeout: Duration,
     }
 }
@@ -282,12 +295,14 @@ partial! {
         burst: u32,
         /// How long a call waits for a token before it fails with `RateLimited`.
         #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         max_wait: Duration,
     }
 }
 
 /// How calls are kept from exhausting the caller.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(try_from = "IsolationRepr", into = "IsolationRepr")]
 pub enum Isolation {
     /// A semaphore: at most `max_concurrent` calls in flight.
@@ -310,6 +325,7 @@ impl Layer for Isolation {
 
 /// Credentials a client adds to each request. `Debug` never shows a secret.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(try_from = "AuthRepr", into = "AuthRepr")]
 pub enum Auth {
     /// `Authorization: Bearer <token>`.
@@ -322,6 +338,7 @@ pub enum Auth {
 
 /// Bearer-token settings.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Bearer {
     /// The token, usually `${TOKEN}`.
@@ -330,6 +347,7 @@ pub struct Bearer {
 
 /// Basic-auth settings.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Basic {
     /// User name.
@@ -340,6 +358,7 @@ pub struct Basic {
 
 /// OAuth2 client-credentials settings.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OAuth2 {
     /// The token endpoint.
@@ -360,11 +379,16 @@ pub struct OAuth2 {
     pub client_auth: Option<ClientAuth>,
     /// A token is refreshed this long before it expires (default 30s).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "duration")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<crate::schema::DurationText>")
+    )]
     pub refresh_before: Option<Duration>,
 }
 
 /// OAuth2 client authentication.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ClientAuth {
     /// HTTP Basic with client id and secret.
@@ -417,6 +441,7 @@ impl fmt::Debug for OAuth2 {
 
 /// Randomisation of backoff sleeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Jitter {
     /// Exactly the computed sleep.
@@ -429,6 +454,7 @@ pub enum Jitter {
 
 /// Breaker granularity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// One breaker per method.
@@ -439,6 +465,7 @@ pub enum Scope {
 
 /// A sliding window of calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(try_from = "WindowRepr", into = "WindowRepr")]
 pub enum Window {
     /// The calls of the last period.
@@ -449,6 +476,7 @@ pub enum Window {
 
 /// How much of a call is logged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LogLevel {
     /// Nothing.
@@ -558,12 +586,14 @@ impl<'de> Deserialize<'de> for Condition {
 
 /// Headers added to each request. `Debug` shows their names only: values may be API keys.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Headers(pub BTreeMap<String, HeaderDef>);
 
 /// One profile header: `X-App: crm`, or `X-Api-Key: { value: "${KEY}", secret: true }` for a
 /// value that is redacted from logs and errors.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(from = "HeaderRepr", into = "HeaderRepr")]
 pub struct HeaderDef {
     /// The value; `${VAR}` allowed.
@@ -573,6 +603,7 @@ pub struct HeaderDef {
 }
 
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 enum HeaderRepr {
     Plain(String),
@@ -680,7 +711,7 @@ struct IsolationMap {
 }
 
 /// `none`, `{ semaphore: {..} }` or `{ pool: {..} }`.
-struct IsolationRepr(Isolation);
+pub(crate) struct IsolationRepr(Isolation);
 
 impl<'de> Deserialize<'de> for IsolationRepr {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -748,6 +779,7 @@ impl From<Isolation> for IsolationRepr {
 }
 
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct AuthRepr {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -789,9 +821,14 @@ impl From<Auth> for AuthRepr {
 }
 
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct WindowRepr {
     #[serde(default, skip_serializing_if = "Option::is_none", with = "duration")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<crate::schema::DurationText>")
+    )]
     time: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     calls: Option<u32>,

@@ -23,6 +23,7 @@ fn main() -> anyhow::Result<()> {
 
 fn codegen(check: bool) -> anyhow::Result<()> {
     let root = workspace_root();
+    schema(&root, check)?;
     for (specs, out) in COMMITTED {
         // The same binary users run: `remcall gen`, built from this workspace.
         let mut command = Command::new(env!("CARGO"));
@@ -55,6 +56,42 @@ fn codegen(check: bool) -> anyhow::Result<()> {
                 }
             );
         }
+    }
+    Ok(())
+}
+
+/// The spec format's JSON Schema, committed for editors (`# yaml-language-server: $schema=…`).
+fn schema(root: &Path, check: bool) -> anyhow::Result<()> {
+    let output = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "remcall-codegen",
+            "--bin",
+            "remcall",
+            "--",
+            "schema",
+        ])
+        .output()
+        .context("running remcall schema")?;
+    if !output.status.success() {
+        bail!(
+            "remcall schema failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let path = root.join("docs/remcall.schema.json");
+    let committed = std::fs::read(&path).unwrap_or_default();
+    if committed != output.stdout {
+        if check {
+            bail!(
+                "docs/remcall.schema.json is stale: run `cargo xtask codegen` and commit the result"
+            );
+        }
+        std::fs::write(&path, &output.stdout)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

@@ -75,12 +75,26 @@ impl Spec {
 
 /// Loads `path` and its includes; every problem found is returned.
 pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
+    load_with(path, None)
+}
+
+/// Loads a spec whose text is given (named `path` in diagnostics; includes are still read
+/// relative to it). The fuzzer and tools that hold a spec in memory use this.
+pub fn load_text(path: &Path, text: &str) -> Result<Spec, Vec<Diagnostic>> {
+    load_with(path, Some(text))
+}
+
+fn load_with(path: &Path, text: Option<&str>) -> Result<Spec, Vec<Diagnostic>> {
     let mut loader = Loader {
         sources: Vec::new(),
         diagnostics: Vec::new(),
         stack: Vec::new(),
     };
-    let Some(mut file) = loader.read(path, None) else {
+    let parsed = match text {
+        Some(text) => loader.parse(path, text),
+        None => loader.read(path, None),
+    };
+    let Some(mut file) = parsed else {
         return Err(loader.diagnostics);
     };
     let mut configs = IndexMap::new();
@@ -136,8 +150,13 @@ impl Loader {
                 return None;
             }
         };
+        self.parse(path, &text)
+    }
+
+    /// Parses one file's text.
+    fn parse(&mut self, path: &Path, text: &str) -> Option<SpecFile> {
         // A UTF-8 byte-order mark is legal in YAML but trips some parsers.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         self.sources.push(Source {
             path: path.to_path_buf(),
             spans: SpanIndex::build(text),

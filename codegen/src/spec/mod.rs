@@ -4,5 +4,5 @@ mod load;
 pub mod model;
 mod spans;
 
-pub use load::{Located, Source, Spec, load};
+pub use load::{Located, Source, Spec, load, load_text};
 pub use spans::SpanIndex;

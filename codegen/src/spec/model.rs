@@ -4,11 +4,12 @@ use std::fmt;
 
 use indexmap::IndexMap;
 use remcall_profile::Profile;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor, value::MapAccessDeserializer};
 
 /// One spec file: a client, or an include file holding only `configs:`, `types:` and `include:`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpecFile {
     /// PascalCase name of the generated client type.
@@ -40,7 +41,7 @@ pub struct SpecFile {
 }
 
 /// `serde:` options.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SerdeOptions {
     /// A serde `rename_all` rule applied to every struct's fields.
@@ -61,7 +62,7 @@ pub enum FallbackDef {
 }
 
 /// A `types:` entry: a struct (`fields:`) or an enum (`enum:`).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TypeDef {
     /// Rustdoc.
@@ -77,7 +78,7 @@ pub struct TypeDef {
 }
 
 /// A struct field: `name: Type` or `name: { type: Type, doc: .., rename: .. }`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldDef {
     /// The Rust type expression.
@@ -90,7 +91,7 @@ pub struct FieldDef {
 }
 
 /// A parameter: `name: Type` or `name: { type: Type, doc: .., name: WireName }`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParamDef {
     /// The Rust type expression.
@@ -103,7 +104,7 @@ pub struct ParamDef {
 }
 
 /// A request body: `Type` or `{ type: Type, as: json | form | bytes }`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BodyDef {
     /// The Rust type expression.
@@ -117,7 +118,7 @@ pub struct BodyDef {
 }
 
 /// How a body is encoded.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BodyEncoding {
     /// `application/json`.
@@ -128,7 +129,7 @@ pub enum BodyEncoding {
 }
 
 /// What a 404 means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NotFound {
     /// `Ok(None)`.
@@ -138,7 +139,7 @@ pub enum NotFound {
 }
 
 /// A `methods:` entry.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MethodDef {
     /// Rustdoc.
@@ -301,4 +302,59 @@ impl<'de> Deserialize<'de> for ConfigRef {
         }
         d.deserialize_any(V)
     }
+}
+
+// JSON Schema of the forms the hand-written deserializers above accept.
+
+impl<T: JsonSchema> JsonSchema for Shorthand<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("{}OrType", T::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let detailed = generator.subschema_for::<T>();
+        json_schema!({ "anyOf": [{ "type": "string", "description": "A Rust type expression." }, detailed] })
+    }
+}
+
+impl JsonSchema for OneOrMany {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BaseUrls".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "anyOf": [{ "type": "string" }, { "type": "array", "items": { "type": "string" } }] })
+    }
+}
+
+impl JsonSchema for FallbackDef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Fallback".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "true, false, or the Rust path of a default fallback type.",
+            "anyOf": [{ "type": "boolean" }, { "type": "string" }]
+        })
+    }
+}
+
+impl JsonSchema for ConfigRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "MethodConfig".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let inline = generator.subschema_for::<Profile>();
+        json_schema!({
+            "description": "A profile name from `configs:`, or an inline override of the client's profile.",
+            "anyOf": [{ "type": "string" }, inline]
+        })
+    }
+}
+
+/// The JSON Schema (draft 2020-12) of a spec file, derived from this model.
+pub fn schema() -> Schema {
+    schemars::schema_for!(SpecFile)
 }
