@@ -13,12 +13,14 @@ pub mod units;
 pub mod vars;
 
 pub use model::{
-    Auth, Backoff, Basic, Bearer, Breaker, ClientAuth, Condition, HeaderDef, Headers, Isolation,
-    Jitter, Layer, LogLevel, OAuth2, Pool, Profile, RateLimit, Retry, RetryAfter, RetryBudget,
-    Roots, Scope, Semaphore, SlowCall, Timeouts, Tls, Window,
+    Auth, Backoff, Basic, Bearer, Breaker, ClientAuth, Condition, Dns, Eject, EndpointsPolicy,
+    HeaderDef, Headers, Isolation, Jitter, Layer, LogLevel, OAuth2, Pool, Profile, RateLimit,
+    Retry, RetryAfter, RetryBudget, Roots, Scope, Semaphore, SlowCall, Strategy, Timeouts, Tls,
+    Window,
 };
 pub use settings::{
-    BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings,
+    BreakerSettings, EndpointSettings, IsolationSettings, RateLimitSettings, RetrySettings,
+    Settings,
 };
 pub use units::ByteSize;
 

@@ -53,7 +53,9 @@ replace_on_layer!(
     Window,
     LogLevel,
     Auth,
-    Roots
+    Roots,
+    Strategy,
+    Vec<u32>
 );
 
 /// Declares a partial struct: each field optional, `deny_unknown_fields`, layered field by field.
@@ -115,7 +117,62 @@ partial! {
         max_response_bytes: ByteSize,
         /// Certificate roots, extra CAs, client certificates, TLS versions.
         tls: Tls,
+        /// How calls are spread over the endpoints, ejection of failing ones, DNS discovery.
+        endpoints: EndpointsPolicy,
     }
+}
+
+partial! {
+    /// Load balancing over a client's endpoints (client level).
+    pub struct EndpointsPolicy {
+        /// `round_robin` (default), `random`, `least_in_flight` or `p2c`.
+        strategy: Strategy,
+        /// Relative weights, in the order of the base URLs (default 1 each).
+        weights: Vec<u32>,
+        /// Passive health: when to take a failing endpoint out of rotation.
+        eject: Eject,
+        /// Resolve each base URL's host to all its addresses, again every `refresh`.
+        dns: Dns,
+    }
+}
+
+partial! {
+    /// Outlier ejection.
+    pub struct Eject {
+        /// Consecutive connect, timeout or 5xx failures that eject an endpoint.
+        after: u32,
+        /// How long the first ejection lasts; each repeat doubles it.
+        #[serde(rename = "for", with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(rename = "for", with = "Option<crate::schema::DurationText>"))]
+        duration: Duration,
+        /// Never more than this percentage of the endpoints is ejected at once.
+        max_percent: u32,
+    }
+}
+
+partial! {
+    /// DNS discovery.
+    pub struct Dns {
+        /// How often the names are resolved again.
+        #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        refresh: Duration,
+    }
+}
+
+/// How an endpoint is chosen for each attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// In turn (weighted).
+    RoundRobin,
+    /// At random (weighted).
+    Random,
+    /// The one with the fewest calls in flight.
+    LeastInFlight,
+    /// The less busy of two picked at random (power of two choices).
+    P2c,
 }
 
 partial! {

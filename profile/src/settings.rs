@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::model::{
-    Auth, Condition, HeaderDef, Isolation, Jitter, LogLevel, Profile, Scope, Tls, Window,
+    Auth, Condition, HeaderDef, Isolation, Jitter, LogLevel, Profile, Scope, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -34,6 +34,25 @@ pub struct Settings {
     pub max_response_bytes: u64,
     /// TLS settings, as written (checks on unless `insecure`).
     pub tls: Tls,
+    /// Load balancing, ejection and discovery.
+    pub endpoints: EndpointSettings,
+}
+
+/// Effective endpoint policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndpointSettings {
+    /// How an endpoint is chosen.
+    pub strategy: Strategy,
+    /// Weights by base-URL position (missing: 1).
+    pub weights: Vec<u32>,
+    /// Consecutive failures that eject an endpoint (0: never).
+    pub eject_after: u32,
+    /// First ejection period.
+    pub eject_for: Duration,
+    /// Most endpoints ejected at once, in percent.
+    pub eject_max_percent: u32,
+    /// DNS re-resolution period, when DNS discovery is on.
+    pub dns_refresh: Option<Duration>,
 }
 
 /// Effective retry policy.
@@ -195,6 +214,18 @@ impl Settings {
             log: profile.log.unwrap_or(LogLevel::Basic),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
             tls: profile.tls.clone().unwrap_or_default(),
+            endpoints: {
+                let e = profile.endpoints.clone().unwrap_or_default();
+                let eject = e.eject.unwrap_or_default();
+                EndpointSettings {
+                    strategy: e.strategy.unwrap_or(Strategy::RoundRobin),
+                    weights: e.weights.unwrap_or_default(),
+                    eject_after: eject.after.unwrap_or(5),
+                    eject_for: eject.duration.unwrap_or(s(30)),
+                    eject_max_percent: eject.max_percent.unwrap_or(50).min(100),
+                    dns_refresh: e.dns.map(|d| d.refresh.unwrap_or(s(30))),
+                }
+            },
         }
     }
 }

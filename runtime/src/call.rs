@@ -16,12 +16,14 @@ use std::time::{Duration, SystemTime};
 
 use remcall_profile::Condition;
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use reqwest::header::AUTHORIZATION;
 
 use crate::auth::Credentials;
 use crate::breaker::Outcome;
 use crate::client::{Client, MethodState};
+use crate::endpoints::Endpoint;
 use crate::error::{Error, ErrorKind, from_transport};
 use crate::interceptor::{BoxError, CallInfo, Outgoing};
 use crate::log;
@@ -34,6 +36,36 @@ use crate::stats::Ending;
 impl Client {
     /// Runs one logical call of `method` and decodes its answer.
     pub async fn call<T>(
+        &self,
+        method: &'static MethodSpec,
+        request: Request,
+        decode: impl FnOnce(Response) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        // One span per logical call; the URL template, never the filled URL (it may carry ids).
+        let span = tracing::info_span!(
+            "remcall.call",
+            client = self.shared.spec.name,
+            method = method.name,
+            http.method = method.http_method,
+            url.template = method.path,
+            attempts = tracing::field::Empty,
+            status = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
+        let result = self
+            .run(method, request, decode)
+            .instrument(span.clone())
+            .await;
+        let outcome = match &result {
+            Ok(_) => "success".to_owned(),
+            Err(error) => format!("{:?}", error.kind()).to_lowercase(),
+        };
+        span.record("outcome", outcome.as_str());
+        result
+    }
+
+    /// DESIGN.md's six steps, inside the call's span.
+    async fn run<T>(
         &self,
         method: &'static MethodSpec,
         request: Request,
@@ -97,14 +129,18 @@ impl Client {
         let result = match state.bulkhead.pool() {
             Some(pool) => {
                 let client = self.clone();
-                pool.run(async move { client.attempts(method, &request, deadline).await })
-                    .await
-                    .unwrap_or_else(|| {
-                        Err(Error::new(
-                            ErrorKind::Rejected,
-                            "the isolation pool is shut down",
-                        ))
-                    })
+                let span = tracing::Span::current();
+                pool.run(
+                    async move { client.attempts(method, &request, deadline).await }
+                        .instrument(span),
+                )
+                .await
+                .unwrap_or_else(|| {
+                    Err(Error::new(
+                        ErrorKind::Rejected,
+                        "the isolation pool is shut down",
+                    ))
+                })
             }
             None => self.attempts(method, &request, deadline).await,
         };
@@ -144,24 +180,51 @@ impl Client {
             }
             let state = &self.shared.methods[method.index];
             let retry = &state.settings.retry;
+            self.shared.endpoints.ready().await?;
             let mut attempt = 1;
             let mut token_refreshed = false;
+            let mut avoid = None;
             loop {
                 let mut token_generation = 0;
-                let failed = match self
+                let lease = self.shared.endpoints.pick(avoid.as_ref())?;
+                let span = tracing::debug_span!("remcall.attempt", attempt, endpoint = %lease.endpoint.base);
+                let outcome = self
                     .attempt(
                         method,
                         state,
                         request,
                         deadline,
                         attempt,
+                        &lease.endpoint,
                         &mut token_generation,
                     )
-                    .await
-                {
+                    .instrument(span)
+                    .await;
+                tracing::Span::current().record("attempts", attempt);
+                let unhealthy = match &outcome {
+                    Ok(response) => response.status.is_server_error(),
+                    Err((_, failure, _)) => match failure {
+                        AttemptFailure::Connect
+                        | AttemptFailure::Timeout
+                        | AttemptFailure::Broken => true,
+                        AttemptFailure::Status(status) => *status >= 500,
+                        AttemptFailure::Other => false,
+                    },
+                };
+                self.shared.endpoints.record(&lease.endpoint, unhealthy);
+                let status = match &outcome {
+                    Ok(response) => Some(response.status.as_u16()),
+                    Err((error, _, _)) => error.status().map(|s| s.as_u16()),
+                };
+                if let Some(status) = status {
+                    tracing::Span::current().record("status", status);
+                }
+                let failed = match outcome {
                     Ok(response) => return Ok(response),
                     Err(failed) => failed,
                 };
+                // The next attempt goes elsewhere when there is anywhere else to go.
+                avoid = Some(lease.endpoint.clone());
                 let (error, failure, server_wait) = failed;
                 // A refused OAuth2 token: fetch a new one and try once more, outside the retry
                 // policy (the downstream did nothing wrong).
@@ -188,7 +251,7 @@ impl Client {
                     return Err(error);
                 }
                 state.counters.record_retry();
-                tracing::debug!(client = self.shared.spec.name, method = method.name, attempt, ?wait, error = %error, "retrying");
+                tracing::info!(client = self.shared.spec.name, method = method.name, attempt, ?wait, error = %error, "retrying");
                 tokio::time::sleep(wait).await;
                 attempt += 1;
             }
@@ -214,12 +277,12 @@ impl Client {
         request: &Request,
         deadline: Instant,
         attempt: u32,
+        endpoint: &Endpoint,
         token_generation: &mut u64,
     ) -> Result<Response, (Error, AttemptFailure, Option<Duration>)> {
         let other = |e: Error| (e, AttemptFailure::Other, None);
-        let endpoint = self.shared.endpoints.pick();
         let path = request.fill_path(method.path).map_err(other)?;
-        let mut url = reqwest::Url::parse(&format!("{endpoint}{path}")).map_err(|e| {
+        let mut url = reqwest::Url::parse(&format!("{}{path}", endpoint.base)).map_err(|e| {
             other(Error::new(ErrorKind::Encode, "the request URL is invalid").with_source(e))
         })?;
         if !request.query.is_empty() {
@@ -230,6 +293,10 @@ impl Client {
         // Profile headers, the method's header parameters, credentials, then interceptors.
         let mut headers = state.headers.clone();
         headers.extend(request.headers.clone());
+        if let Some(host) = &endpoint.host {
+            // A discovered address stands in for the service's name.
+            headers.insert(reqwest::header::HOST, host.clone());
+        }
         if let Some(credentials) = &state.credentials {
             let (value, generation) = credentials.header(deadline).await.map_err(other)?;
             *token_generation = generation;

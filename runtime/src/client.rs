@@ -10,13 +10,13 @@ use crate::auth::Credentials;
 use crate::breaker::Breaker;
 use crate::budget::RetryBudget;
 use crate::bulkhead::Bulkhead;
-use crate::endpoints::Endpoints;
+use crate::endpoints::{Discover, DynDiscover, Endpoints};
 use crate::error::{Error, ErrorKind};
 use crate::interceptor::{DynInterceptor, Erased, Interceptor};
 use crate::rate_limit::RateLimiter;
 use crate::request::{header_name, header_value};
 use crate::spec::ClientSpec;
-use crate::stats::{ClientStats, Counters};
+use crate::stats::{ClientStats, Counters, EndpointStats};
 use crate::tls;
 
 /// Redirects followed before a call fails; more is a loop or a misconfiguration.
@@ -86,6 +86,7 @@ pub struct ClientBuilder {
     profile: Option<Profile>,
     http: Option<reqwest::Client>,
     interceptors: Vec<Arc<dyn DynInterceptor>>,
+    discover: Option<Arc<dyn DynDiscover>>,
 }
 
 impl ClientBuilder {
@@ -97,6 +98,7 @@ impl ClientBuilder {
             profile: None,
             http: None,
             interceptors: Vec::new(),
+            discover: None,
         }
     }
 
@@ -121,6 +123,13 @@ impl ClientBuilder {
     /// apply) instead of one built from the profile.
     pub fn http_client(mut self, http: reqwest::Client) -> ClientBuilder {
         self.http = Some(http);
+        self
+    }
+
+    /// Takes endpoints from `discover` (Consul, Kubernetes, a custom DNS) instead of the base
+    /// URLs, asked again every `discover.refresh()`.
+    pub fn discover(mut self, discover: impl Discover) -> ClientBuilder {
+        self.discover = Some(Arc::new(discover));
         self
     }
 
@@ -250,7 +259,14 @@ impl ClientBuilder {
             Some(urls) => urls,
             None => spec.base_urls.iter().map(|u| (*u).to_owned()).collect(),
         };
-        let endpoints = Endpoints::new(&base_urls, spec.base_path).map_err(named)?;
+        let endpoints = Endpoints::new(
+            spec.name,
+            &base_urls,
+            spec.base_path,
+            client_settings.endpoints.clone(),
+            self.discover,
+        )
+        .map_err(named)?;
         let shared = Shared {
             spec,
             http,
@@ -280,25 +296,33 @@ fn resolve_headers(settings: &Settings) -> Result<HeaderMap, Error> {
 }
 
 impl Client {
-    /// A snapshot of every method's figures.
+    /// A snapshot of every method's figures and every endpoint's state.
     pub fn stats(&self) -> ClientStats {
         let shared = &self.shared;
+        let now = Instant::now();
+        let methods = shared
+            .spec
+            .methods
+            .iter()
+            .map(|m| {
+                let state = &shared.methods[m.index];
+                (m.name, state.counters.snapshot(state.breaker.state(), now))
+            })
+            .collect();
+        let endpoints = shared
+            .endpoints
+            .snapshot()
+            .into_iter()
+            .map(|(url, in_flight, ejected)| EndpointStats {
+                url,
+                in_flight,
+                ejected,
+            })
+            .collect();
         ClientStats {
             client: shared.spec.name,
-            methods: shared
-                .spec
-                .methods
-                .iter()
-                .map(|m| {
-                    let state = &shared.methods[m.index];
-                    (
-                        m.name,
-                        state
-                            .counters
-                            .snapshot(state.breaker.state(), Instant::now()),
-                    )
-                })
-                .collect(),
+            methods,
+            endpoints,
         }
     }
 

@@ -1,61 +1,495 @@
-//! The endpoints a client spreads its calls over.
+//! The endpoints a client spreads its calls over: load balancing (round robin, random,
+//! least-in-flight, power of two choices; weighted), passive health (outlier ejection with
+//! doubling and probation) and discovery (static, DNS, or a user's [`Discover`]).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use remcall_profile::{EndpointSettings, Strategy};
+use reqwest::header::HeaderValue;
+use tokio::time::Instant;
 
 use crate::error::{Error, ErrorKind};
+use crate::interceptor::BoxError;
 
-/// Base URLs (scheme, host, port and base path), taken in turn.
+/// One endpoint a [`Discover`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiscoveredEndpoint {
+    /// Scheme, host and port, e.g. `http://10.0.0.7:8080` (the base path is added).
+    pub url: String,
+    /// Relative weight (1 = normal).
+    pub weight: u32,
+    /// The `Host` header to send, when `url` names an address rather than the service.
+    pub host: Option<String>,
+}
+
+/// A source of endpoints, asked again every [`Discover::refresh`]: DNS, or a user's Consul or
+/// Kubernetes lookup. Set one with the client builder's `.discover(..)`.
+pub trait Discover: Send + Sync + 'static {
+    /// The endpoints now.
+    fn discover(&self) -> impl Future<Output = Result<Vec<DiscoveredEndpoint>, BoxError>> + Send;
+
+    /// How long a list stays current.
+    fn refresh(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+}
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// [`Discover`] made object-safe.
+pub(crate) trait DynDiscover: Send + Sync {
+    fn discover(&self) -> BoxFuture<'_, Result<Vec<DiscoveredEndpoint>, BoxError>>;
+    fn refresh(&self) -> Duration;
+}
+
+impl std::fmt::Debug for dyn DynDiscover {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Discover")
+    }
+}
+
+impl<T: Discover> DynDiscover for T {
+    fn discover(&self) -> BoxFuture<'_, Result<Vec<DiscoveredEndpoint>, BoxError>> {
+        Box::pin(Discover::discover(self))
+    }
+    fn refresh(&self) -> Duration {
+        Discover::refresh(self)
+    }
+}
+
+/// Resolves host names for [`DnsDiscover`]; the default asks the system resolver.
+pub trait Resolve: Send + Sync + 'static {
+    /// Every address of `host:port`.
+    fn resolve(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> impl Future<Output = std::io::Result<Vec<std::net::SocketAddr>>> + Send;
+}
+
+/// The system resolver.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemResolver;
+
+impl Resolve for SystemResolver {
+    async fn resolve(&self, host: &str, port: u16) -> std::io::Result<Vec<std::net::SocketAddr>> {
+        Ok(tokio::net::lookup_host((host, port)).await?.collect())
+    }
+}
+
+/// DNS discovery: each base URL's host resolved to all its addresses, again every `refresh`.
+/// Requests go to the addresses with the original `Host` header. Plain `http` only: TLS needs
+/// the name for verification, so use a [`Discover`] of your own (or a balancer) for `https`.
+#[derive(Debug, Clone)]
+pub struct DnsDiscover<R = SystemResolver> {
+    urls: Vec<(reqwest::Url, u32)>,
+    refresh: Duration,
+    resolver: R,
+}
+
+impl DnsDiscover<SystemResolver> {
+    /// Resolves the hosts of `urls` (with weights) with the system resolver.
+    pub fn new(urls: Vec<(reqwest::Url, u32)>, refresh: Duration) -> Self {
+        DnsDiscover {
+            urls,
+            refresh,
+            resolver: SystemResolver,
+        }
+    }
+}
+
+impl<R: Resolve> DnsDiscover<R> {
+    /// The same with another resolver (a test's, or a service-mesh one).
+    pub fn with_resolver<R2: Resolve>(self, resolver: R2) -> DnsDiscover<R2> {
+        DnsDiscover {
+            urls: self.urls,
+            refresh: self.refresh,
+            resolver,
+        }
+    }
+}
+
+impl<R: Resolve> Discover for DnsDiscover<R> {
+    async fn discover(&self) -> Result<Vec<DiscoveredEndpoint>, BoxError> {
+        let mut found = Vec::new();
+        for (url, weight) in &self.urls {
+            let host = url.host_str().ok_or("a base URL without a host")?;
+            let port = url
+                .port_or_known_default()
+                .ok_or("a base URL without a port")?;
+            let authority = match url.port() {
+                Some(port) => format!("{host}:{port}"),
+                None => host.to_owned(),
+            };
+            for address in self.resolver.resolve(host, port).await? {
+                found.push(DiscoveredEndpoint {
+                    url: format!("{}://{address}", url.scheme()),
+                    weight: *weight,
+                    host: Some(authority.clone()),
+                });
+            }
+        }
+        Ok(found)
+    }
+
+    fn refresh(&self) -> Duration {
+        self.refresh
+    }
+}
+
+/// One endpoint and its live figures.
 #[derive(Debug)]
+pub(crate) struct Endpoint {
+    /// Scheme, host, port and base path.
+    pub(crate) base: String,
+    pub(crate) host: Option<HeaderValue>,
+    weight: u32,
+    in_flight: AtomicU32,
+    consecutive_failures: AtomicU32,
+    /// Nanoseconds since the set's start until which the endpoint is out; 0: in.
+    ejected_until: AtomicU64,
+    /// Ejections since it last succeeded: doubles the next one, and marks probation.
+    ejections: AtomicU32,
+}
+
+/// A chosen endpoint, counted in flight until dropped.
+#[derive(Debug)]
+pub(crate) struct Lease {
+    pub(crate) endpoint: Arc<Endpoint>,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.endpoint.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The endpoints of one client.
 pub(crate) struct Endpoints {
-    urls: Vec<String>,
+    client: &'static str,
+    base_path: String,
+    settings: EndpointSettings,
+    start: Instant,
+    list: RwLock<Arc<Vec<Arc<Endpoint>>>>,
     next: AtomicUsize,
+    discover: Option<Arc<dyn DynDiscover>>,
+    /// Nanoseconds since `start` of the last discovery; `u64::MAX`: never.
+    discovered_at: AtomicU64,
+    refreshing: AtomicBool,
+    /// Serialises the first discovery, which calls must wait for.
+    first: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for Endpoints {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let urls: Vec<String> = self.current().iter().map(|e| e.base.clone()).collect();
+        f.debug_struct("Endpoints")
+            .field("strategy", &self.settings.strategy)
+            .field("urls", &urls)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks a base URL and resolves its `${VAR}`s.
+fn parse_base(raw: &str) -> Result<reqwest::Url, Error> {
+    let url = remcall_profile::vars::expand_env(raw)
+        .map_err(|e| Error::new(ErrorKind::Config, format!("base URL: {e}")))?;
+    let parsed = reqwest::Url::parse(&url)
+        .map_err(|e| Error::new(ErrorKind::Config, format!("invalid base URL `{url}`: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
+        return Err(Error::new(
+            ErrorKind::Config,
+            format!("base URL `{url}` must be an http:// or https:// URL with a host"),
+        ));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(Error::new(
+            ErrorKind::Config,
+            format!("base URL `{url}` must not have a query or fragment"),
+        ));
+    }
+    Ok(parsed)
 }
 
 impl Endpoints {
-    /// Resolves `${VAR}`s, checks each URL and appends the base path.
-    pub(crate) fn new(urls: &[String], base_path: &str) -> Result<Endpoints, Error> {
-        if urls.is_empty() {
-            return Err(Error::new(
-                ErrorKind::Config,
-                "no base URL: give one with .base_url(..)",
-            ));
+    /// Static endpoints from base URLs, or DNS discovery over them when `settings.dns_refresh`
+    /// is set, or `discover` when given.
+    pub(crate) fn new(
+        client: &'static str,
+        urls: &[String],
+        base_path: &str,
+        settings: EndpointSettings,
+        discover: Option<Arc<dyn DynDiscover>>,
+    ) -> Result<Endpoints, Error> {
+        let weight = |i: usize| settings.weights.get(i).copied().unwrap_or(1).max(1);
+        let mut list = Vec::new();
+        let mut discover = discover;
+        if discover.is_none() {
+            if urls.is_empty() {
+                return Err(Error::new(
+                    ErrorKind::Config,
+                    "no base URL: give one with .base_url(..)",
+                ));
+            }
+            let parsed: Vec<(reqwest::Url, u32)> = urls
+                .iter()
+                .enumerate()
+                .map(|(i, u)| Ok((parse_base(u)?, weight(i))))
+                .collect::<Result<_, Error>>()?;
+            match settings.dns_refresh {
+                Some(refresh) => {
+                    if let Some((url, _)) = parsed.iter().find(|(u, _)| u.scheme() == "https") {
+                        return Err(Error::new(
+                            ErrorKind::Config,
+                            format!(
+                                "endpoints.dns cannot verify TLS by address (`{url}`): use a Discover for https"
+                            ),
+                        ));
+                    }
+                    discover = Some(Arc::new(DnsDiscover::new(parsed, refresh)));
+                }
+                None => {
+                    for (url, weight) in parsed {
+                        let base = url.as_str().trim_end_matches('/').to_owned();
+                        list.push(DiscoveredEndpoint {
+                            url: base,
+                            weight,
+                            host: None,
+                        });
+                    }
+                }
+            }
         }
-        let urls = urls
-            .iter()
-            .map(|raw| {
-                let url = remcall_profile::vars::expand_env(raw)
-                    .map_err(|e| Error::new(ErrorKind::Config, format!("base URL: {e}")))?;
-                let parsed = reqwest::Url::parse(&url).map_err(|e| {
-                    Error::new(ErrorKind::Config, format!("invalid base URL `{url}`: {e}"))
-                })?;
-                if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
-                    return Err(Error::new(
-                        ErrorKind::Config,
-                        format!("base URL `{url}` must be an http:// or https:// URL with a host"),
-                    ));
-                }
-                if parsed.query().is_some() || parsed.fragment().is_some() {
-                    return Err(Error::new(
-                        ErrorKind::Config,
-                        format!("base URL `{url}` must not have a query or fragment"),
-                    ));
-                }
-                Ok(format!(
-                    "{}{}",
-                    url.trim_end_matches('/'),
-                    base_path.trim_end_matches('/')
-                ))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Endpoints {
-            urls,
+        let endpoints = Endpoints {
+            client,
+            base_path: base_path.trim_end_matches('/').to_owned(),
+            settings,
+            start: Instant::now(),
+            list: RwLock::new(Arc::new(Vec::new())),
             next: AtomicUsize::new(0),
-        })
+            discover,
+            discovered_at: AtomicU64::new(u64::MAX),
+            refreshing: AtomicBool::new(false),
+            first: tokio::sync::Mutex::new(()),
+        };
+        endpoints.replace(list);
+        Ok(endpoints)
     }
 
-    /// The next endpoint in turn.
-    pub(crate) fn pick(&self) -> &str {
-        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.urls.len();
-        &self.urls[i]
+    fn current(&self) -> Arc<Vec<Arc<Endpoint>>> {
+        self.list
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
+
+    /// Installs a new list, keeping the figures of endpoints that stay.
+    fn replace(&self, found: Vec<DiscoveredEndpoint>) {
+        let old = self.current();
+        let list = found
+            .into_iter()
+            .map(|d| {
+                let base = format!("{}{}", d.url.trim_end_matches('/'), self.base_path);
+                old.iter()
+                    .find(|e| e.base == base)
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        Arc::new(Endpoint {
+                            host: d
+                                .host
+                                .as_deref()
+                                .and_then(|h| HeaderValue::from_str(h).ok()),
+                            base,
+                            weight: d.weight.max(1),
+                            in_flight: AtomicU32::new(0),
+                            consecutive_failures: AtomicU32::new(0),
+                            ejected_until: AtomicU64::new(0),
+                            ejections: AtomicU32::new(0),
+                        })
+                    })
+            })
+            .collect();
+        *self
+            .list
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(list);
+    }
+
+    fn nanos(&self, now: Instant) -> u64 {
+        u64::try_from(now.saturating_duration_since(self.start).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Makes sure a discovered list exists (the first call waits for it) and refreshes a stale
+    /// one in the background.
+    pub(crate) async fn ready(&self) -> Result<(), Error> {
+        let Some(discover) = &self.discover else {
+            return Ok(());
+        };
+        if self.discovered_at.load(Ordering::Acquire) == u64::MAX {
+            let _first = self.first.lock().await;
+            if self.discovered_at.load(Ordering::Acquire) == u64::MAX {
+                self.rediscover(discover.as_ref()).await?;
+            }
+            return Ok(());
+        }
+        let age = self
+            .nanos(Instant::now())
+            .saturating_sub(self.discovered_at.load(Ordering::Acquire));
+        if Duration::from_nanos(age) >= discover.refresh()
+            && !self.refreshing.swap(true, Ordering::AcqRel)
+        {
+            // Stale: this call refreshes while using the current list; concurrent calls do not.
+            let result = self.rediscover(discover.as_ref()).await;
+            self.refreshing.store(false, Ordering::Release);
+            if let Err(error) = result {
+                tracing::warn!(client = self.client, %error, "endpoint discovery failed; keeping the previous endpoints");
+            }
+        }
+        Ok(())
+    }
+
+    async fn rediscover(&self, discover: &dyn DynDiscover) -> Result<(), Error> {
+        let found = discover.discover().await.map_err(|e| {
+            Error::new(
+                ErrorKind::Connect,
+                format!("endpoint discovery failed: {e}"),
+            )
+        })?;
+        if found.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Connect,
+                "endpoint discovery found no endpoint",
+            ));
+        }
+        self.replace(found);
+        self.discovered_at
+            .store(self.nanos(Instant::now()), Ordering::Release);
+        Ok(())
+    }
+
+    /// Chooses an endpoint for an attempt, avoiding ejected ones and `avoid` (the one that just
+    /// failed) while another is available.
+    pub(crate) fn pick(&self, avoid: Option<&Arc<Endpoint>>) -> Result<Lease, Error> {
+        let list = self.current();
+        if list.is_empty() {
+            return Err(Error::new(ErrorKind::Connect, "no endpoint is known"));
+        }
+        let now = self.nanos(Instant::now());
+        let usable = |e: &Arc<Endpoint>| {
+            avoid.is_none_or(|a| !Arc::ptr_eq(a, e))
+                && e.ejected_until.load(Ordering::Acquire) <= now
+        };
+        let mut candidates: Vec<&Arc<Endpoint>> = list.iter().filter(|e| usable(e)).collect();
+        if candidates.is_empty() {
+            // Everything is ejected or just failed: better any endpoint than none.
+            candidates = list
+                .iter()
+                .filter(|e| avoid.is_none_or(|a| !Arc::ptr_eq(a, e)))
+                .collect();
+            if candidates.is_empty() {
+                candidates = list.iter().collect();
+            }
+        }
+        let chosen = match self.settings.strategy {
+            Strategy::RoundRobin => {
+                let total: usize = candidates.iter().map(|e| e.weight as usize).sum();
+                let mut slot = self.next.fetch_add(1, Ordering::Relaxed) % total;
+                candidates.iter().copied().find(|e| {
+                    let hit = slot < e.weight as usize;
+                    slot = slot.saturating_sub(e.weight as usize);
+                    hit
+                })
+            }
+            Strategy::Random => weighted_random(&candidates),
+            Strategy::LeastInFlight => {
+                // Rotate the starting point so ties spread instead of piling on the first.
+                let offset = self.next.fetch_add(1, Ordering::Relaxed);
+                (0..candidates.len())
+                    .map(|i| candidates[(i + offset) % candidates.len()])
+                    .min_by_key(|e| e.in_flight.load(Ordering::Acquire) * 1000 / e.weight.max(1))
+            }
+            Strategy::P2c => {
+                let a = weighted_random(&candidates);
+                let b = weighted_random(&candidates);
+                match (a, b) {
+                    (Some(a), Some(b)) => {
+                        let load = |e: &Arc<Endpoint>| {
+                            e.in_flight.load(Ordering::Acquire) * 1000 / e.weight.max(1)
+                        };
+                        Some(if load(b) < load(a) { b } else { a })
+                    }
+                    (a, b) => a.or(b),
+                }
+            }
+        };
+        let endpoint = chosen.unwrap_or(candidates[0]).clone();
+        endpoint.in_flight.fetch_add(1, Ordering::AcqRel);
+        Ok(Lease { endpoint })
+    }
+
+    /// Records how an attempt on `endpoint` went: `failed` for connect, timeout and 5xx.
+    pub(crate) fn record(&self, endpoint: &Arc<Endpoint>, failed: bool) {
+        if !failed {
+            endpoint.consecutive_failures.store(0, Ordering::Release);
+            endpoint.ejections.store(0, Ordering::Release);
+            return;
+        }
+        let after = self.settings.eject_after;
+        if after == 0 {
+            return;
+        }
+        let failures = endpoint.consecutive_failures.fetch_add(1, Ordering::AcqRel) + 1;
+        // On probation (back from an ejection without a success since), one failure is enough.
+        let on_probation = endpoint.ejections.load(Ordering::Acquire) > 0;
+        if failures < after && !on_probation {
+            return;
+        }
+        let list = self.current();
+        let now = self.nanos(Instant::now());
+        if endpoint.ejected_until.load(Ordering::Acquire) > now {
+            return;
+        }
+        let ejected = list
+            .iter()
+            .filter(|e| e.ejected_until.load(Ordering::Acquire) > now)
+            .count();
+        if (ejected + 1) * 100 > list.len() * self.settings.eject_max_percent as usize {
+            return; // ejecting one more would leave too few endpoints
+        }
+        let repeats = endpoint.ejections.fetch_add(1, Ordering::AcqRel).min(16);
+        let period = self.settings.eject_for.saturating_mul(1 << repeats);
+        let until = now.saturating_add(u64::try_from(period.as_nanos()).unwrap_or(u64::MAX));
+        endpoint.ejected_until.store(until, Ordering::Release);
+        endpoint.consecutive_failures.store(0, Ordering::Release);
+        tracing::info!(client = self.client, endpoint = %endpoint.base, ?period, "endpoint ejected");
+    }
+
+    /// Each endpoint's base URL, calls in flight and whether it is ejected now.
+    pub(crate) fn snapshot(&self) -> Vec<(String, u32, bool)> {
+        let now = self.nanos(Instant::now());
+        self.current()
+            .iter()
+            .map(|e| {
+                (
+                    e.base.clone(),
+                    e.in_flight.load(Ordering::Acquire),
+                    e.ejected_until.load(Ordering::Acquire) > now,
+                )
+            })
+            .collect()
+    }
+}
+
+fn weighted_random<'a>(candidates: &[&'a Arc<Endpoint>]) -> Option<&'a Arc<Endpoint>> {
+    let total: u32 = candidates.iter().map(|e| e.weight).sum();
+    let mut slot = fastrand::u32(0..total.max(1));
+    candidates.iter().copied().find(|e| {
+        let hit = slot < e.weight;
+        slot = slot.saturating_sub(e.weight);
+        hit
+    })
 }

@@ -29,13 +29,14 @@ mod stats;
 mod tls;
 
 pub use client::{Client, ClientBuilder};
+pub use endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
 pub use interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
 pub use remcall_profile::{Profile, ProfileError};
 pub use request::Request;
 pub use response::{Response, decode};
 pub use spec::{ClientSpec, MethodSpec};
-pub use stats::{BreakerState, ClientStats, MethodStats};
+pub use stats::{BreakerState, ClientStats, EndpointStats, MethodStats};
 
 // What generated code names, so user crates need no dependency of their own.
 pub use bytes;

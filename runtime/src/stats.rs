@@ -3,12 +3,15 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use serde::{Serialize, Serializer};
+
 use tokio::time::Instant;
 
 use crate::latency::Latencies;
 
 /// The state of a circuit breaker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BreakerState {
     /// Calls flow.
     Closed,
@@ -18,8 +21,9 @@ pub enum BreakerState {
     HalfOpen,
 }
 
-/// A snapshot of one method's figures since the client was built.
-#[derive(Clone, Debug, PartialEq)]
+/// A snapshot of one method's figures since the client was built. Serialises to JSON with the
+/// latencies as `p50_ms` and `p99_ms`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MethodStats {
     /// Logical calls, including those stopped before sending.
     pub calls: u64,
@@ -39,18 +43,49 @@ pub struct MethodStats {
     /// The method's breaker state.
     pub breaker: BreakerState,
     /// Median latency of the calls of the last one to two minutes.
+    #[serde(rename = "p50_ms", serialize_with = "millis")]
     pub p50: Duration,
     /// 99th-percentile latency of the calls of the last one to two minutes.
+    #[serde(rename = "p99_ms", serialize_with = "millis")]
     pub p99: Duration,
 }
 
-/// A snapshot of every method's figures.
-#[derive(Clone, Debug, PartialEq)]
+fn millis<S: Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(duration.as_secs_f64() * 1000.0)
+}
+
+/// One endpoint's state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EndpointStats {
+    /// Its base URL.
+    pub url: String,
+    /// Attempts in flight now.
+    pub in_flight: u32,
+    /// Out of rotation after repeated failures.
+    pub ejected: bool,
+}
+
+/// A snapshot of every method's figures and every endpoint's state; serialises to JSON
+/// (`serde_json::to_string(&client.stats())`) for dashboards.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ClientStats {
     /// The client's name.
     pub client: &'static str,
     /// Per method, in spec order.
+    #[serde(serialize_with = "named")]
     pub methods: Vec<(&'static str, MethodStats)>,
+    /// The endpoints and their state.
+    pub endpoints: Vec<EndpointStats>,
+}
+
+/// Methods as a JSON object keyed by name, in spec order.
+fn named<S: Serializer>(methods: &[(&'static str, MethodStats)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(methods.len()))?;
+    for (name, stats) in methods {
+        map.serialize_entry(name, stats)?;
+    }
+    map.end()
 }
 
 impl ClientStats {
