@@ -193,9 +193,11 @@ impl Client {
                         method,
                         state,
                         request,
-                        deadline,
-                        attempt,
-                        &lease.endpoint,
+                        Target {
+                            attempt,
+                            endpoint: &lease.endpoint,
+                            deadline,
+                        },
                         &mut token_generation,
                     )
                     .instrument(span)
@@ -275,11 +277,14 @@ impl Client {
         method: &'static MethodSpec,
         state: &MethodState,
         request: &Request,
-        deadline: Instant,
-        attempt: u32,
-        endpoint: &Endpoint,
+        target: Target<'_>,
         token_generation: &mut u64,
     ) -> Result<Response, (Error, AttemptFailure, Option<Duration>)> {
+        let Target {
+            attempt,
+            endpoint,
+            deadline,
+        } = target;
         let other = |e: Error| (e, AttemptFailure::Other, None);
         let path = request.fill_path(method.path).map_err(other)?;
         let mut url = reqwest::Url::parse(&format!("{}{path}", endpoint.base)).map_err(|e| {
@@ -383,6 +388,16 @@ impl Client {
             ))
         }
     }
+}
+
+/// Where and when one attempt goes.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    /// 1 for the first.
+    attempt: u32,
+    endpoint: &'a Endpoint,
+    /// The call's total deadline.
+    deadline: Instant,
 }
 
 /// An interceptor's refusal of the request or the response.

@@ -470,6 +470,12 @@ async fn the_pool_shuts_down_when_the_last_clone_drops() {
         .unwrap();
     // PetStore's pool threads are named remcall-PetStore (procfs shows 15 bytes of it).
     let prefix = "remcall-PetStor";
+    // Workers start (and take their names) asynchronously.
+    let mut waited = Duration::ZERO;
+    while threads_named(prefix) < 3 && waited < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        waited += Duration::from_millis(10);
+    }
     assert_eq!(threads_named(prefix), 3);
     let clone = store.clone();
     drop(store);
