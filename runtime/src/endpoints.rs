@@ -413,8 +413,18 @@ impl Endpoints {
                     .min_by_key(|e| e.in_flight.load(Ordering::Acquire) * 1000 / e.weight.max(1))
             }
             Strategy::P2c => {
+                // Two distinct candidates (when there are two), the less loaded wins.
                 let a = weighted_random(&candidates);
-                let b = weighted_random(&candidates);
+                let others: Vec<&Arc<Endpoint>> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|e| a.is_none_or(|a| !Arc::ptr_eq(a, e)))
+                    .collect();
+                let b = if others.is_empty() {
+                    a
+                } else {
+                    weighted_random(&others)
+                };
                 match (a, b) {
                     (Some(a), Some(b)) => {
                         let load = |e: &Arc<Endpoint>| {

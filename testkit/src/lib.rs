@@ -36,25 +36,37 @@ pub struct Server {
     addr: SocketAddr,
     received: Arc<Mutex<Vec<Received>>>,
     task: tokio::task::JoinHandle<()>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Server {
     /// Serves `router` on an ephemeral loopback port.
     pub async fn start(router: Router) -> Server {
+        Server::start_on(router, "127.0.0.1:0".parse().expect("loopback address")).await
+    }
+
+    /// Serves `router` on `addr` (a loopback address): to bring back a stopped server on its port.
+    pub async fn start_on(router: Router, addr: SocketAddr) -> Server {
         let received = Arc::new(Mutex::new(Vec::new()));
         let router = recording(router, received.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        let listener = tokio::net::TcpListener::bind(addr)
             .await
             .expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .await;
         });
         Server {
             scheme: "http",
             addr,
             received,
             task,
+            stop: Some(stop),
         }
     }
 
@@ -89,7 +101,23 @@ impl Server {
             addr,
             received,
             task,
+            stop: None,
         }
+    }
+
+    /// Stops accepting, closes idle keep-alive connections and waits until the server is gone:
+    /// afterwards connecting to its port is refused.
+    pub async fn stop(mut self) -> SocketAddr {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(5), &mut self.task).await;
+        self.addr
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
     }
 
     /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` for a TLS server.

@@ -174,6 +174,12 @@ impl<F> WideClientBuilder<F> {
         self.inner = self.inner.interceptor(interceptor);
         self
     }
+    /// Takes endpoints from `discover` (DNS with a resolver of yours, Consul, Kubernetes) instead
+    /// of the base URLs.
+    pub fn discover(mut self, discover: impl remcall::Discover) -> Self {
+        self.inner = self.inner.discover(discover);
+        self
+    }
     /// Sends through this `reqwest::Client` instead of one built from the profile.
     pub fn http_client(mut self, http: remcall::reqwest::Client) -> Self {
         self.inner = self.inner.http_client(http);
