@@ -44,6 +44,7 @@ async fn logs_carry_calls_and_transitions_but_never_secrets() {
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::DEBUG)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
@@ -51,6 +52,71 @@ async fn logs_carry_calls_and_transitions_but_never_secrets() {
 
     full_level_call_without_secrets(&captured).await;
     breaker_transitions(&captured).await;
+    call_spans(&captured).await;
+}
+
+async fn call_spans(captured: &Captured) {
+    let hits = Arc::new(AtomicU16::new(0));
+    async fn flaky(
+        State(hits): State<Arc<AtomicU16>>,
+    ) -> (StatusCode, axum::Json<remcall::serde_json::Value>) {
+        // The first attempt fails, the retry succeeds.
+        let status = if hits.fetch_add(1, Ordering::SeqCst) == 0 {
+            StatusCode::SERVICE_UNAVAILABLE
+        } else {
+            StatusCode::OK
+        };
+        (status, axum::Json(json!({ "id": 1, "name": "Ada" })))
+    }
+    let server = Server::start(
+        Router::new()
+            .route("/v1/api/users/{id}", get(flaky))
+            .with_state(hits),
+    )
+    .await;
+    let profile = Profile::from_yaml_str(&format!(
+        "log: none\nretry: {{ backoff: {{ initial: 1ms, max: 1ms }} }}\nauth: {{ bearer: {{ token: \"{SECRET}\" }} }}"
+    ))
+    .unwrap();
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(profile)
+        .build()
+        .unwrap();
+    users.get_user(42, Some(true), "trace-me").await.unwrap();
+
+    let log = captured.take();
+    let closes: Vec<&str> = log
+        .lines()
+        .filter(|l| {
+            l.contains("remcall.call{") && !l.contains("remcall.attempt{") && l.contains(": close")
+        })
+        .collect();
+    assert_eq!(closes.len(), 1, "one span per logical call:\n{log}");
+    let close = closes[0];
+    for field in [
+        "client=\"UserClient\"",
+        "method=\"get_user\"",
+        "http.method=\"GET\"",
+        "url.template=\"/users/{id}\"",
+        "attempts=2",
+        "status=200",
+        "outcome=\"success\"",
+    ] {
+        assert!(close.contains(field), "{field} missing from {close}");
+    }
+    assert_eq!(
+        log.lines()
+            .filter(|l| l.contains("remcall.attempt{") && l.contains(": close"))
+            .count(),
+        2,
+        "{log}"
+    );
+    assert!(log.contains("retrying"), "a retry is an event: {log}");
+    assert!(
+        !log.contains(SECRET) && !log.contains("/users/42"),
+        "no secret, no filled URL:\n{log}"
+    );
 }
 
 async fn full_level_call_without_secrets(captured: &Captured) {
