@@ -52,15 +52,24 @@ impl Client {
             status = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
+        #[cfg(feature = "metrics")]
+        let started = Instant::now();
         let result = self
             .run(method, request, decode)
             .instrument(span.clone())
             .await;
         let outcome = match &result {
-            Ok(_) => "success".to_owned(),
-            Err(error) => format!("{:?}", error.kind()).to_lowercase(),
+            Ok(_) => "success",
+            Err(error) => error.kind().name(),
         };
-        span.record("outcome", outcome.as_str());
+        span.record("outcome", outcome);
+        #[cfg(feature = "metrics")]
+        crate::metrics::record_call(
+            self.shared.spec.name,
+            method.name,
+            outcome,
+            started.elapsed(),
+        );
         result
     }
 
@@ -253,6 +262,8 @@ impl Client {
                     return Err(error);
                 }
                 state.counters.record_retry();
+                #[cfg(feature = "metrics")]
+                crate::metrics::record_retry(self.shared.spec.name, method.name);
                 tracing::info!(client = self.shared.spec.name, method = method.name, attempt, ?wait, error = %error, "retrying");
                 tokio::time::sleep(wait).await;
                 attempt += 1;

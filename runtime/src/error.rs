@@ -36,6 +36,26 @@ pub enum ErrorKind {
     BodyTooLarge,
 }
 
+impl ErrorKind {
+    /// The kind in snake_case, as logs, spans and metrics label it (`breaker_open`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Connect => "connect",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Status => "status",
+            ErrorKind::Decode => "decode",
+            ErrorKind::Encode => "encode",
+            ErrorKind::BreakerOpen => "breaker_open",
+            ErrorKind::Rejected => "rejected",
+            ErrorKind::RateLimited => "rate_limited",
+            ErrorKind::Auth => "auth",
+            ErrorKind::Config => "config",
+            ErrorKind::Interceptor => "interceptor",
+            ErrorKind::BodyTooLarge => "body_too_large",
+        }
+    }
+}
+
 /// How many bytes of an error response body an [`Error`] keeps.
 pub const BODY_SNIPPET_BYTES: usize = 512;
 

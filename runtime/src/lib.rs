@@ -19,6 +19,8 @@ mod error;
 mod interceptor;
 mod latency;
 mod log;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod params;
 mod rate_limit;
 mod request;
