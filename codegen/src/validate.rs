@@ -266,6 +266,7 @@ impl Validator<'_> {
                 ),
                 ("tls", profile.tls.is_some()),
                 ("interceptors", profile.interceptors.is_some()),
+                ("endpoints", profile.endpoints.is_some()),
             ];
             for (field, set) in client_wide {
                 if set {
