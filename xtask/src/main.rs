@@ -25,21 +25,8 @@ fn codegen(check: bool) -> anyhow::Result<()> {
     let root = workspace_root();
     schema(&root, check)?;
     for (specs, out) in COMMITTED {
-        // The same binary users run: `remcall gen`, built from this workspace.
-        let mut command = Command::new(env!("CARGO"));
-        command.current_dir(&root).args([
-            "run",
-            "--quiet",
-            "--package",
-            "remcall-codegen",
-            "--bin",
-            "remcall",
-            "--",
-            "gen",
-            specs,
-            "--out",
-            out,
-        ]);
+        let mut command = remcall(&root);
+        command.args(["gen", specs, "--out", out]);
         if check {
             command.arg("--check");
         }
@@ -62,18 +49,8 @@ fn codegen(check: bool) -> anyhow::Result<()> {
 
 /// The spec format's JSON Schema, committed for editors (`# yaml-language-server: $schema=…`).
 fn schema(root: &Path, check: bool) -> anyhow::Result<()> {
-    let output = Command::new(env!("CARGO"))
-        .current_dir(root)
-        .args([
-            "run",
-            "--quiet",
-            "--package",
-            "remcall-codegen",
-            "--bin",
-            "remcall",
-            "--",
-            "schema",
-        ])
+    let output = remcall(root)
+        .arg("schema")
         .output()
         .context("running remcall schema")?;
     if !output.status.success() {
@@ -94,6 +71,21 @@ fn schema(root: &Path, check: bool) -> anyhow::Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
+}
+
+/// The `remcall` CLI, the same binary users run, built from this workspace; add its arguments.
+fn remcall(root: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO"));
+    command.current_dir(root).args([
+        "run",
+        "--quiet",
+        "--package",
+        "remcall-codegen",
+        "--bin",
+        "remcall",
+        "--",
+    ]);
+    command
 }
 
 fn workspace_root() -> PathBuf {
