@@ -10,7 +10,15 @@ pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
         .iter()
         .map(|g| (g.file_name.clone(), g.code.clone()))
         .collect();
-    let modules: Vec<String> = generated.iter().map(|g| g.module.clone()).collect();
+    let modules: Vec<(String, String)> = generated
+        .iter()
+        .map(|g| {
+            (
+                g.module.clone(),
+                g.spec.to_string_lossy().replace('\\', "/"),
+            )
+        })
+        .collect();
     files.push(("mod.rs".to_owned(), render::module_index(&modules)));
     files
 }

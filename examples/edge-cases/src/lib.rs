@@ -2,6 +2,10 @@
 //! types, deep paths, Unicode, CRLF and a byte-order mark), committed like progenitor's snapshot
 //! crate: a snapshot that does not compile or lint fails CI.
 
+// Generated code must carry rustdoc on every public item.
+#![warn(missing_docs)]
+
+/// The generated clients, one module per spec.
 pub mod clients;
 
 /// User types that the edge specs name by path.
