@@ -21,7 +21,7 @@ const HALF_OPEN: u8 = 2;
 
 /// How a finished call counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     /// It succeeded; `slow` when slower than `slow_call.over`.
     Success { slow: bool },
     /// A failure the breaker records (`record:`).
@@ -32,7 +32,7 @@ pub(crate) enum Outcome {
 
 /// One breaker (per method, or one per client).
 #[derive(Debug)]
-pub(crate) struct Breaker {
+pub struct Breaker {
     settings: BreakerSettings,
     client: &'static str,
     scope: &'static str,
@@ -58,7 +58,7 @@ struct Trials {
 
 /// The right to make one call; dropping it unfinished releases a half-open trial slot.
 #[derive(Debug)]
-pub(crate) struct Permit<'a> {
+pub struct Permit<'a> {
     breaker: &'a Breaker,
     generation: u64,
     trial: bool,
@@ -66,7 +66,7 @@ pub(crate) struct Permit<'a> {
 }
 
 impl Breaker {
-    pub(crate) fn new(
+    pub fn new(
         settings: BreakerSettings,
         client: &'static str,
         scope: &'static str,
@@ -87,7 +87,7 @@ impl Breaker {
     }
 
     /// The current state, for statistics.
-    pub(crate) fn state(&self) -> BreakerState {
+    pub fn state(&self) -> BreakerState {
         match self.state.load(Ordering::Acquire) {
             CLOSED => BreakerState::Closed,
             OPEN => BreakerState::Open,
@@ -101,7 +101,7 @@ impl Breaker {
     }
 
     /// Admits a call, or says how long until the breaker lets calls through again.
-    pub(crate) fn try_acquire(&self, now: Instant) -> Result<Permit<'_>, Duration> {
+    pub fn try_acquire(&self, now: Instant) -> Result<Permit<'_>, Duration> {
         let state = self.state.load(Ordering::Acquire);
         if state == CLOSED {
             return Ok(self.permit(false));
@@ -144,7 +144,7 @@ impl Breaker {
     }
 
     /// Records how an admitted call ended.
-    pub(crate) fn record(&self, mut permit: Permit<'_>, outcome: Outcome, now: Instant) {
+    pub fn record(&self, mut permit: Permit<'_>, outcome: Outcome, now: Instant) {
         permit.finished = true;
         if permit.generation != self.generation.load(Ordering::Acquire) {
             return; // admitted before the last transition: its period is over

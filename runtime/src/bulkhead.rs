@@ -11,11 +11,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Why a call was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Full;
+pub struct Full;
 
 /// A client's isolation policy.
 #[derive(Debug)]
-pub(crate) enum Bulkhead {
+pub enum Bulkhead {
     Semaphore {
         slots: Arc<Semaphore>,
         max_wait: Duration,
@@ -26,7 +26,7 @@ pub(crate) enum Bulkhead {
 
 /// An admitted call's slot; released when dropped, including when the call is cancelled.
 #[derive(Debug)]
-pub(crate) enum Slot {
+pub enum Slot {
     Semaphore(#[allow(dead_code)] OwnedSemaphorePermit),
     /// A place among running plus queued calls, and a running slot.
     Pool(#[allow(dead_code)] (OwnedSemaphorePermit, OwnedSemaphorePermit)),
@@ -34,7 +34,7 @@ pub(crate) enum Slot {
 }
 
 impl Bulkhead {
-    pub(crate) fn new(settings: &IsolationSettings, client: &str) -> std::io::Result<Bulkhead> {
+    pub fn new(settings: &IsolationSettings, client: &str) -> std::io::Result<Bulkhead> {
         Ok(match settings {
             IsolationSettings::Semaphore {
                 max_concurrent,
@@ -53,7 +53,7 @@ impl Bulkhead {
     }
 
     /// Takes a slot, waiting at most `max_wait` (or the pool's `queue_timeout`).
-    pub(crate) async fn acquire(&self) -> Result<Slot, Full> {
+    pub async fn acquire(&self) -> Result<Slot, Full> {
         match self {
             Bulkhead::Semaphore { slots, max_wait } => {
                 acquire(slots, *max_wait).await.map(Slot::Semaphore)
@@ -88,7 +88,7 @@ async fn acquire(slots: &Arc<Semaphore>, max_wait: Duration) -> Result<OwnedSema
 /// A dedicated multi-thread runtime: `workers` calls run at once, `queue` more may wait up to
 /// `queue_timeout`, the rest are rejected at once.
 #[derive(Debug)]
-pub(crate) struct Pool {
+pub struct Pool {
     runtime: Option<tokio::runtime::Runtime>,
     /// Running plus queued calls.
     admitted: Arc<Semaphore>,

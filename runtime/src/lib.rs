@@ -46,6 +46,17 @@ pub use reqwest;
 pub use serde;
 pub use serde_json;
 
+/// The policies one by one, for remcall's own benchmarks (`bench/`). Not a stable API: use the
+/// generated clients and profiles.
+#[doc(hidden)]
+pub mod __bench {
+    pub use crate::breaker::{Breaker, Outcome, Permit};
+    pub use crate::bulkhead::{Bulkhead, Full, Slot};
+    pub use crate::rate_limit::{RateLimiter, Reservation};
+    pub use crate::retry::{AttemptFailure, backoff, is_retryable};
+    pub use remcall_profile::{BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings};
+}
+
 /// The fallback of a client built without one: every method passes its error through.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoFallback;

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 /// GCRA: `tat` is the theoretical arrival time of the next call, in nanoseconds since `base`.
 #[derive(Debug)]
-pub(crate) struct RateLimiter {
+pub struct RateLimiter {
     interval: u64,
     tolerance: u64,
     max_wait: Duration,
@@ -19,13 +19,13 @@ pub(crate) struct RateLimiter {
 
 /// A reserved turn. Dropping it before its wait is over gives the turn back.
 #[derive(Debug)]
-pub(crate) struct Reservation<'a> {
+pub struct Reservation<'a> {
     limiter: &'a RateLimiter,
     wait: Duration,
 }
 
 impl RateLimiter {
-    pub(crate) fn new(settings: &RateLimitSettings, now: Instant) -> RateLimiter {
+    pub fn new(settings: &RateLimitSettings, now: Instant) -> RateLimiter {
         let per_second = if settings.per_second > 0.0 {
             settings.per_second
         } else {
@@ -42,7 +42,7 @@ impl RateLimiter {
     }
 
     /// Reserves a turn, or refuses when it is further away than `max_wait`.
-    pub(crate) fn reserve(&self, now: Instant) -> Option<Reservation<'_>> {
+    pub fn reserve(&self, now: Instant) -> Option<Reservation<'_>> {
         let now =
             u64::try_from(now.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX);
         let mut tat = self.tat.load(Ordering::Acquire);

@@ -8,7 +8,7 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 /// Why an attempt failed, as far as retrying is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AttemptFailure {
+pub enum AttemptFailure {
     /// No connection was made: nothing was sent, so even a POST may be retried.
     Connect,
     /// The attempt timed out: the request may have been processed.
@@ -23,7 +23,7 @@ pub(crate) enum AttemptFailure {
 
 /// True when `failure` may be retried under `settings` for a method that is (or is not)
 /// idempotent. A non-idempotent method is retried only when nothing was sent.
-pub(crate) fn is_retryable(
+pub fn is_retryable(
     settings: &RetrySettings,
     failure: AttemptFailure,
     idempotent: bool,
@@ -42,7 +42,7 @@ pub(crate) fn is_retryable(
 
 /// The sleep before retry number `retry` (1 for the first retry): `initial × multiplier^(retry-1)`
 /// capped at `max`, then jittered with `unit`, a random number in `[0, 1)`.
-pub(crate) fn backoff(settings: &RetrySettings, retry: u32, unit: f64) -> Duration {
+pub fn backoff(settings: &RetrySettings, retry: u32, unit: f64) -> Duration {
     let exponent = i32::try_from(retry.saturating_sub(1)).unwrap_or(i32::MAX);
     let factor = settings.multiplier.max(1.0).powi(exponent);
     let base = settings.initial.as_secs_f64() * factor;

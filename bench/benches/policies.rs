@@ -1,0 +1,182 @@
+//! Policy microbenches: remcall's breaker against failsafe and recloser (closed path, two threads
+//! on one breaker, open path), the semaphore bulkhead, the retry decision, the rate limiter, and
+//! a whole short-circuited call with its allocations.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant as StdInstant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use remcall::__bench::{
+    AttemptFailure, Breaker, Bulkhead, IsolationSettings, Outcome, RateLimitSettings, RateLimiter, Settings, backoff, is_retryable,
+};
+use remcall::{ClientBuilder, ClientSpec, MethodSpec, Profile, Request, decode};
+use remcall_bench::{CountingAllocator, allocations};
+use tokio::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+fn settings(yaml: &str) -> Settings {
+    Settings::from_profile(&Profile::from_yaml_str(yaml).unwrap())
+}
+
+fn remcall_breaker() -> Breaker {
+    let s = settings("breaker: { window: { calls: 100 }, min_calls: 20, failure_rate: 50, open_for: 60m }");
+    Breaker::new(s.breaker, "Bench", "call", Instant::now())
+}
+
+fn recloser_breaker() -> recloser::Recloser {
+    recloser::Recloser::custom().error_rate(0.5).closed_len(100).open_wait(Duration::from_secs(3600)).build()
+}
+
+/// Runs `per_call` `iters` times split over two threads; returns the wall time.
+fn two_threads(iters: u64, per_call: impl Fn() + Send + Sync + 'static) -> Duration {
+    let per_call = Arc::new(per_call);
+    let start = StdInstant::now();
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let per_call = per_call.clone();
+            std::thread::spawn(move || {
+                for _ in 0..iters / 2 {
+                    per_call();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    // Per call: both threads ran at once, so wall time over all calls made.
+    start.elapsed()
+}
+
+fn breaker_closed(c: &mut Criterion) {
+    let mut group = c.benchmark_group("breaker_closed_permit_and_record");
+    let b = remcall_breaker();
+    group.bench_function("remcall", |bench| {
+        bench.iter(|| {
+            let now = Instant::now();
+            let permit = b.try_acquire(now).unwrap();
+            b.record(permit, Outcome::Success { slow: false }, now);
+        })
+    });
+    let f = failsafe::Config::new().build();
+    group.bench_function("failsafe", |bench| {
+        bench.iter(|| {
+            assert!(f.is_call_permitted());
+            f.on_success();
+        })
+    });
+    let r = recloser_breaker();
+    group.bench_function("recloser", |bench| bench.iter(|| r.call(|| Ok::<(), ()>(())).unwrap()));
+    group.finish();
+
+    let mut group = c.benchmark_group("breaker_closed_two_threads");
+    let b = Arc::new(remcall_breaker());
+    group.bench_function("remcall", |bench| {
+        bench.iter_custom(|iters| {
+            let b = b.clone();
+            two_threads(iters, move || {
+                let now = Instant::now();
+                let permit = b.try_acquire(now).unwrap();
+                b.record(permit, Outcome::Success { slow: false }, now);
+            })
+        })
+    });
+    let f = Arc::new(failsafe::Config::new().build());
+    group.bench_function("failsafe", |bench| {
+        bench.iter_custom(|iters| {
+            let f = f.clone();
+            two_threads(iters, move || {
+                assert!(f.is_call_permitted());
+                f.on_success();
+            })
+        })
+    });
+    let r = Arc::new(recloser_breaker());
+    group.bench_function("recloser", |bench| {
+        bench.iter_custom(|iters| {
+            let r = r.clone();
+            two_threads(iters, move || r.call(|| Ok::<(), ()>(())).unwrap())
+        })
+    });
+    group.finish();
+}
+
+fn breaker_open(c: &mut Criterion) {
+    let mut group = c.benchmark_group("breaker_open_check");
+    let b = remcall_breaker();
+    let now = Instant::now();
+    while let Ok(permit) = b.try_acquire(now) {
+        b.record(permit, Outcome::Failure, now);
+    }
+    group.bench_function("remcall", |bench| bench.iter(|| assert!(b.try_acquire(Instant::now()).is_err())));
+    let f = failsafe::Config::new().build();
+    for _ in 0..30 {
+        f.on_error();
+    }
+    group.bench_function("failsafe", |bench| bench.iter(|| assert!(!f.is_call_permitted())));
+    let r = recloser_breaker();
+    for _ in 0..200 {
+        let _ = r.call(|| Err::<(), ()>(()));
+    }
+    group.bench_function("recloser", |bench| bench.iter(|| assert!(r.call(|| Ok::<(), ()>(())).is_err())));
+    group.finish();
+}
+
+fn other_policies(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let bulkhead = Bulkhead::new(&IsolationSettings::Semaphore { max_concurrent: 128, max_wait: Duration::ZERO }, "Bench").unwrap();
+    c.bench_function("bulkhead_semaphore_acquire_release", |bench| {
+        bench.to_async(&rt).iter(|| async { drop(bulkhead.acquire().await.unwrap()) })
+    });
+
+    let retry = settings("").retry;
+    c.bench_function("retry_decision_and_backoff", |bench| {
+        bench.iter(|| {
+            let retry_it = is_retryable(&retry, AttemptFailure::Status(503), true);
+            (retry_it, backoff(&retry, 2, 0.5))
+        })
+    });
+
+    let limiter = RateLimiter::new(&RateLimitSettings { per_second: 1e12, burst: 1_000_000, max_wait: Duration::ZERO }, Instant::now());
+    c.bench_function("rate_limiter_check", |bench| bench.iter(|| drop(limiter.reserve(Instant::now()).unwrap())));
+}
+
+static PING: MethodSpec =
+    MethodSpec { index: 0, name: "ping", http_method: "GET", path: "/ping", idempotent: true, not_found_none: false, profile: "" };
+static SPEC: ClientSpec = ClientSpec {
+    name: "Bench",
+    base_urls: &["http://127.0.0.1:9"],
+    base_path: "",
+    profile: "retry: { max_attempts: 1 }\nbreaker: { window: { calls: 10 }, min_calls: 5, open_for: 60m }\ntimeout: { connect: 100ms }",
+    methods: &[&PING],
+};
+
+fn short_circuited_call(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = rt.block_on(async {
+        // Port 9 on loopback refuses: five connect failures open the breaker.
+        let client = ClientBuilder::new(&SPEC).build().unwrap();
+        for _ in 0..5 {
+            let _ = client.call(&PING, Request::new(), decode::unit).await;
+        }
+        client
+    });
+    let before = allocations();
+    let calls = 10_000;
+    rt.block_on(async {
+        for _ in 0..calls {
+            let err = client.call(&PING, Request::new(), decode::unit).await.unwrap_err();
+            assert_eq!(err.kind(), remcall::ErrorKind::BreakerOpen);
+        }
+    });
+    let per_call = (allocations() - before) as f64 / calls as f64;
+    println!("short-circuited call: {per_call:.1} allocations per call (the error is one boxed value and its message)");
+    c.bench_function("short_circuited_call_end_to_end", |bench| {
+        bench.to_async(&rt).iter(|| async { client.call(&PING, Request::new(), decode::unit).await.unwrap_err() })
+    });
+}
+
+criterion_group!(benches, breaker_closed, breaker_open, other_policies, short_circuited_call);
+criterion_main!(benches);

@@ -1,0 +1,58 @@
+//! Shared pieces of remcall's benchmarks: an allocation counter and spec builders.
+//!
+//! Run them with `cargo bench -p remcall-bench`; figures and how to read them are in
+//! docs/BENCHMARKS.md.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A global allocator that counts allocations, to report allocations per call.
+pub struct CountingAllocator;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every method forwards to the system allocator unchanged; counting has no effect on the
+// memory handed out.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Allocations so far (with [`CountingAllocator`] installed as the global allocator).
+pub fn allocations() -> u64 {
+    ALLOCATIONS.load(Ordering::Relaxed)
+}
+
+/// A valid spec with `methods` methods over a few types, for the codegen scale bench.
+pub fn spec_with_methods(methods: usize) -> String {
+    let mut spec = String::from("client: Big\nbase_url: http://localhost:1\ntypes:\n");
+    for t in 0..20 {
+        writeln!(spec, "  Item{t}: {{ fields: {{ id: i64, name: String, tags: Vec<String>, next: Option<Item{t}> }} }}").ok();
+    }
+    spec.push_str("methods:\n");
+    for m in 0..methods {
+        writeln!(
+            spec,
+            "  call_{m}:\n    request: POST /items/{{id}}/calls/{m}\n    path: {{ id: i64 }}\n    query: {{ verbose: Option<bool>, tags: Vec<String> }}\n    headers: {{ trace: {{ type: Option<String>, name: X-Trace }} }}\n    body: Item{}\n    returns: Vec<Item{}>\n    idempotent: true",
+            m % 20,
+            (m + 1) % 20
+        )
+        .ok();
+    }
+    spec
+}
