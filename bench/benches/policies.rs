@@ -60,6 +60,14 @@ fn breaker_closed(c: &mut Criterion) {
             b.record(permit, Outcome::Success { slow: false }, now);
         })
     });
+    // The pipeline reads the clock for latency anyway and hands the breaker that timestamp.
+    let now = Instant::now();
+    group.bench_function("remcall_timestamp_given", |bench| {
+        bench.iter(|| {
+            let permit = b.try_acquire(now).unwrap();
+            b.record(permit, Outcome::Success { slow: false }, now);
+        })
+    });
     let f = failsafe::Config::new().build();
     group.bench_function("failsafe", |bench| {
         bench.iter(|| {
@@ -80,6 +88,16 @@ fn breaker_closed(c: &mut Criterion) {
                 let now = Instant::now();
                 let permit = b.try_acquire(now).unwrap();
                 b.record(permit, Outcome::Success { slow: false }, now);
+            })
+        })
+    });
+    let given = Instant::now();
+    group.bench_function("remcall_timestamp_given", |bench| {
+        bench.iter_custom(|iters| {
+            let b = b.clone();
+            two_threads(iters, move || {
+                let permit = b.try_acquire(given).unwrap();
+                b.record(permit, Outcome::Success { slow: false }, given);
             })
         })
     });

@@ -158,8 +158,8 @@ impl Breaker {
             Outcome::Failure => (true, false),
             Outcome::Success { slow } => (false, slow),
         };
-        let counts = self.window.record(failure, slow, self.nanos(now));
-        if self.over_threshold(
+        let counts = self.window.record(failure, slow, || self.nanos(now));
+        if (counts.failures > 0 || counts.slow > 0) && self.over_threshold(
             counts.calls,
             counts.failures,
             counts.slow,
@@ -311,10 +311,10 @@ impl RollingWindow {
         }
     }
 
-    fn record(&self, failure: bool, slow: bool, now_nanos: u64) -> Counts {
+    fn record(&self, failure: bool, slow: bool, now_nanos: impl FnOnce() -> u64) -> Counts {
         match self {
             RollingWindow::Count(w) => w.record(failure, slow),
-            RollingWindow::Time(w) => w.record(failure, slow, now_nanos),
+            RollingWindow::Time(w) => w.record(failure, slow, now_nanos()),
         }
     }
 
@@ -330,22 +330,21 @@ const RECORDED: u8 = 1;
 const FAILED: u8 = 2;
 const SLOW: u8 = 4;
 
+/// The last N outcomes in a ring, and their failure and slow counts packed in one word
+/// (failures in the low half, slow calls in the high half) so that recording an outcome is two
+/// read-modify-writes when nothing changes and three when something does.
 #[derive(Debug)]
 struct CountWindow {
     slots: Box<[AtomicU8]>,
     next: AtomicU64,
-    failures: AtomicI64,
-    slow: AtomicI64,
+    counts: AtomicU64,
 }
+
+const SLOW_UNIT: u64 = 1 << 32;
 
 impl CountWindow {
     fn new(size: usize) -> CountWindow {
-        CountWindow {
-            slots: (0..size).map(|_| AtomicU8::new(0)).collect(),
-            next: AtomicU64::new(0),
-            failures: AtomicI64::new(0),
-            slow: AtomicI64::new(0),
-        }
+        CountWindow { slots: (0..size).map(|_| AtomicU8::new(0)).collect(), next: AtomicU64::new(0), counts: AtomicU64::new(0) }
     }
 
     fn record(&self, failure: bool, slow: bool) -> Counts {
@@ -353,24 +352,19 @@ impl CountWindow {
         let seq = self.next.fetch_add(1, Ordering::AcqRel);
         let len = self.slots.len() as u64;
         let old = self.slots[(seq % len) as usize].swap(code, Ordering::AcqRel);
-        // Add before subtracting, so a reader never sees a count below zero.
-        let failures = self
-            .failures
-            .fetch_add(i64::from(failure), Ordering::AcqRel)
-            + i64::from(failure)
-            - i64::from(old & FAILED != 0);
-        if old & FAILED != 0 {
-            self.failures.fetch_sub(1, Ordering::AcqRel);
-        }
-        let slows = self.slow.fetch_add(i64::from(slow), Ordering::AcqRel) + i64::from(slow)
-            - i64::from(old & SLOW != 0);
-        if old & SLOW != 0 {
-            self.slow.fetch_sub(1, Ordering::AcqRel);
-        }
+        // The change to both counts as one two's-complement delta: a field never goes below zero
+        // because an outcome leaving the window was counted when it entered.
+        let delta = (u64::from(failure).wrapping_sub(u64::from(old & FAILED != 0)))
+            .wrapping_add((u64::from(slow).wrapping_sub(u64::from(old & SLOW != 0))).wrapping_mul(SLOW_UNIT));
+        let counts = if delta == 0 {
+            self.counts.load(Ordering::Acquire)
+        } else {
+            self.counts.fetch_add(delta, Ordering::AcqRel).wrapping_add(delta)
+        };
         Counts {
             calls: u32::try_from((seq + 1).min(len)).unwrap_or(u32::MAX),
-            failures: u32::try_from(failures.max(0)).unwrap_or(0),
-            slow: u32::try_from(slows.max(0)).unwrap_or(0),
+            failures: (counts & (SLOW_UNIT - 1)) as u32,
+            slow: (counts >> 32) as u32,
         }
     }
 
@@ -379,8 +373,7 @@ impl CountWindow {
         for slot in self.slots.iter() {
             slot.store(0, Ordering::Release);
         }
-        self.failures.store(0, Ordering::Release);
-        self.slow.store(0, Ordering::Release);
+        self.counts.store(0, Ordering::Release);
     }
 }
 
