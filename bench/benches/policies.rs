@@ -7,7 +7,8 @@ use std::time::{Duration, Instant as StdInstant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use remcall::__bench::{
-    AttemptFailure, Breaker, Bulkhead, IsolationSettings, Outcome, RateLimitSettings, RateLimiter, Settings, backoff, is_retryable,
+    AttemptFailure, Breaker, Bulkhead, IsolationSettings, Outcome, RateLimitSettings, RateLimiter,
+    Settings, backoff, is_retryable,
 };
 use remcall::{ClientBuilder, ClientSpec, MethodSpec, Profile, Request, decode};
 use remcall_bench::{CountingAllocator, allocations};
@@ -21,12 +22,18 @@ fn settings(yaml: &str) -> Settings {
 }
 
 fn remcall_breaker() -> Breaker {
-    let s = settings("breaker: { window: { calls: 100 }, min_calls: 20, failure_rate: 50, open_for: 60m }");
+    let s = settings(
+        "breaker: { window: { calls: 100 }, min_calls: 20, failure_rate: 50, open_for: 60m }",
+    );
     Breaker::new(s.breaker, "Bench", "call", Instant::now())
 }
 
 fn recloser_breaker() -> recloser::Recloser {
-    recloser::Recloser::custom().error_rate(0.5).closed_len(100).open_wait(Duration::from_secs(3600)).build()
+    recloser::Recloser::custom()
+        .error_rate(0.5)
+        .closed_len(100)
+        .open_wait(Duration::from_secs(3600))
+        .build()
 }
 
 /// Runs `per_call` `iters` times split over two threads; returns the wall time.
@@ -76,7 +83,9 @@ fn breaker_closed(c: &mut Criterion) {
         })
     });
     let r = recloser_breaker();
-    group.bench_function("recloser", |bench| bench.iter(|| r.call(|| Ok::<(), ()>(())).unwrap()));
+    group.bench_function("recloser", |bench| {
+        bench.iter(|| r.call(|| Ok::<(), ()>(())).unwrap())
+    });
     group.finish();
 
     let mut group = c.benchmark_group("breaker_closed_two_threads");
@@ -128,25 +137,43 @@ fn breaker_open(c: &mut Criterion) {
     while let Ok(permit) = b.try_acquire(now) {
         b.record(permit, Outcome::Failure, now);
     }
-    group.bench_function("remcall", |bench| bench.iter(|| assert!(b.try_acquire(Instant::now()).is_err())));
+    group.bench_function("remcall", |bench| {
+        bench.iter(|| assert!(b.try_acquire(Instant::now()).is_err()))
+    });
     let f = failsafe::Config::new().build();
     for _ in 0..30 {
         f.on_error();
     }
-    group.bench_function("failsafe", |bench| bench.iter(|| assert!(!f.is_call_permitted())));
+    group.bench_function("failsafe", |bench| {
+        bench.iter(|| assert!(!f.is_call_permitted()))
+    });
     let r = recloser_breaker();
     for _ in 0..200 {
         let _ = r.call(|| Err::<(), ()>(()));
     }
-    group.bench_function("recloser", |bench| bench.iter(|| assert!(r.call(|| Ok::<(), ()>(())).is_err())));
+    group.bench_function("recloser", |bench| {
+        bench.iter(|| assert!(r.call(|| Ok::<(), ()>(())).is_err()))
+    });
     group.finish();
 }
 
 fn other_policies(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let bulkhead = Bulkhead::new(&IsolationSettings::Semaphore { max_concurrent: 128, max_wait: Duration::ZERO }, "Bench").unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let bulkhead = Bulkhead::new(
+        &IsolationSettings::Semaphore {
+            max_concurrent: 128,
+            max_wait: Duration::ZERO,
+        },
+        "Bench",
+    )
+    .unwrap();
     c.bench_function("bulkhead_semaphore_acquire_release", |bench| {
-        bench.to_async(&rt).iter(|| async { drop(bulkhead.acquire().await.unwrap()) })
+        bench
+            .to_async(&rt)
+            .iter(|| async { drop(bulkhead.acquire().await.unwrap()) })
     });
 
     let retry = settings("").retry;
@@ -157,12 +184,28 @@ fn other_policies(c: &mut Criterion) {
         })
     });
 
-    let limiter = RateLimiter::new(&RateLimitSettings { per_second: 1e12, burst: 1_000_000, max_wait: Duration::ZERO }, Instant::now());
-    c.bench_function("rate_limiter_check", |bench| bench.iter(|| drop(limiter.reserve(Instant::now()).unwrap())));
+    let limiter = RateLimiter::new(
+        &RateLimitSettings {
+            per_second: 1e12,
+            burst: 1_000_000,
+            max_wait: Duration::ZERO,
+        },
+        Instant::now(),
+    );
+    c.bench_function("rate_limiter_check", |bench| {
+        bench.iter(|| drop(limiter.reserve(Instant::now()).unwrap()))
+    });
 }
 
-static PING: MethodSpec =
-    MethodSpec { index: 0, name: "ping", http_method: "GET", path: "/ping", idempotent: true, not_found_none: false, profile: "" };
+static PING: MethodSpec = MethodSpec {
+    index: 0,
+    name: "ping",
+    http_method: "GET",
+    path: "/ping",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
 static SPEC: ClientSpec = ClientSpec {
     name: "Bench",
     base_urls: &["http://127.0.0.1:9"],
@@ -172,7 +215,10 @@ static SPEC: ClientSpec = ClientSpec {
 };
 
 fn short_circuited_call(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let client = rt.block_on(async {
         // Port 9 on loopback refuses: five connect failures open the breaker.
         let client = ClientBuilder::new(&SPEC).build().unwrap();
@@ -185,16 +231,32 @@ fn short_circuited_call(c: &mut Criterion) {
     let calls = 10_000;
     rt.block_on(async {
         for _ in 0..calls {
-            let err = client.call(&PING, Request::new(), decode::unit).await.unwrap_err();
+            let err = client
+                .call(&PING, Request::new(), decode::unit)
+                .await
+                .unwrap_err();
             assert_eq!(err.kind(), remcall::ErrorKind::BreakerOpen);
         }
     });
     let per_call = (allocations() - before) as f64 / calls as f64;
-    println!("short-circuited call: {per_call:.1} allocations per call (the error is one boxed value and its message)");
+    println!(
+        "short-circuited call: {per_call:.1} allocations per call (the error is one boxed value and its message)"
+    );
     c.bench_function("short_circuited_call_end_to_end", |bench| {
-        bench.to_async(&rt).iter(|| async { client.call(&PING, Request::new(), decode::unit).await.unwrap_err() })
+        bench.to_async(&rt).iter(|| async {
+            client
+                .call(&PING, Request::new(), decode::unit)
+                .await
+                .unwrap_err()
+        })
     });
 }
 
-criterion_group!(benches, breaker_closed, breaker_open, other_policies, short_circuited_call);
+criterion_group!(
+    benches,
+    breaker_closed,
+    breaker_open,
+    other_policies,
+    short_circuited_call
+);
 criterion_main!(benches);

@@ -159,12 +159,14 @@ impl Breaker {
             Outcome::Success { slow } => (false, slow),
         };
         let counts = self.window.record(failure, slow, || self.nanos(now));
-        if (counts.failures > 0 || counts.slow > 0) && self.over_threshold(
-            counts.calls,
-            counts.failures,
-            counts.slow,
-            self.settings.min_calls,
-        ) {
+        if (counts.failures > 0 || counts.slow > 0)
+            && self.over_threshold(
+                counts.calls,
+                counts.failures,
+                counts.slow,
+                self.settings.min_calls,
+            )
+        {
             let mut trials = self.lock();
             if self.state.load(Ordering::Acquire) == CLOSED
                 && permit.generation == self.generation.load(Ordering::Acquire)
@@ -344,7 +346,11 @@ const SLOW_UNIT: u64 = 1 << 32;
 
 impl CountWindow {
     fn new(size: usize) -> CountWindow {
-        CountWindow { slots: (0..size).map(|_| AtomicU8::new(0)).collect(), next: AtomicU64::new(0), counts: AtomicU64::new(0) }
+        CountWindow {
+            slots: (0..size).map(|_| AtomicU8::new(0)).collect(),
+            next: AtomicU64::new(0),
+            counts: AtomicU64::new(0),
+        }
     }
 
     fn record(&self, failure: bool, slow: bool) -> Counts {
@@ -354,12 +360,15 @@ impl CountWindow {
         let old = self.slots[(seq % len) as usize].swap(code, Ordering::AcqRel);
         // The change to both counts as one two's-complement delta: a field never goes below zero
         // because an outcome leaving the window was counted when it entered.
-        let delta = (u64::from(failure).wrapping_sub(u64::from(old & FAILED != 0)))
-            .wrapping_add((u64::from(slow).wrapping_sub(u64::from(old & SLOW != 0))).wrapping_mul(SLOW_UNIT));
+        let delta = (u64::from(failure).wrapping_sub(u64::from(old & FAILED != 0))).wrapping_add(
+            (u64::from(slow).wrapping_sub(u64::from(old & SLOW != 0))).wrapping_mul(SLOW_UNIT),
+        );
         let counts = if delta == 0 {
             self.counts.load(Ordering::Acquire)
         } else {
-            self.counts.fetch_add(delta, Ordering::AcqRel).wrapping_add(delta)
+            self.counts
+                .fetch_add(delta, Ordering::AcqRel)
+                .wrapping_add(delta)
         };
         Counts {
             calls: u32::try_from((seq + 1).min(len)).unwrap_or(u32::MAX),
@@ -533,6 +542,19 @@ mod tests {
         assert_eq!(breaker.state(), BreakerState::Closed);
         call(&breaker, F, t0).unwrap();
         assert_eq!(breaker.state(), BreakerState::Open, "S S F F: 50%");
+    }
+
+    #[test]
+    fn packed_counts_follow_outcomes_in_and_out_of_the_window() {
+        let w = CountWindow::new(2);
+        let counts = |c: Counts| (c.calls, c.failures, c.slow);
+        assert_eq!(counts(w.record(true, false)), (1, 1, 0));
+        assert_eq!(counts(w.record(false, true)), (2, 1, 1));
+        // A slow success pushes the failure out: one field down, the other up, in one add.
+        assert_eq!(counts(w.record(false, true)), (2, 0, 2));
+        assert_eq!(counts(w.record(true, false)), (2, 1, 1));
+        assert_eq!(counts(w.record(false, false)), (2, 1, 0));
+        assert_eq!(counts(w.record(false, false)), (2, 0, 0));
     }
 
     #[test]

@@ -54,7 +54,9 @@ pub mod __bench {
     pub use crate::bulkhead::{Bulkhead, Full, Slot};
     pub use crate::rate_limit::{RateLimiter, Reservation};
     pub use crate::retry::{AttemptFailure, backoff, is_retryable};
-    pub use remcall_profile::{BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings};
+    pub use remcall_profile::{
+        BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings,
+    };
 }
 
 /// The fallback of a client built without one: every method passes its error through.

@@ -23,11 +23,7 @@ pub enum AttemptFailure {
 
 /// True when `failure` may be retried under `settings` for a method that is (or is not)
 /// idempotent. A non-idempotent method is retried only when nothing was sent.
-pub fn is_retryable(
-    settings: &RetrySettings,
-    failure: AttemptFailure,
-    idempotent: bool,
-) -> bool {
+pub fn is_retryable(settings: &RetrySettings, failure: AttemptFailure, idempotent: bool) -> bool {
     let listed = |wanted: Condition| settings.on.contains(&wanted);
     match failure {
         AttemptFailure::Connect => listed(Condition::Connect),
