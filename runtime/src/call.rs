@@ -100,12 +100,13 @@ impl Client {
         }
 
         // 2. Breaker. Dropping the call releases a half-open trial slot.
-        let permit = match state.breaker.try_acquire(Instant::now()) {
+        let admitted_at = Instant::now();
+        let permit = match state.breaker.try_acquire(admitted_at) {
             Ok(permit) => permit,
             Err(wait) => {
                 state
                     .counters
-                    .record(Ending::ShortCircuited, None, Instant::now());
+                    .record(Ending::ShortCircuited, None, admitted_at);
                 let message = if wait.is_zero() {
                     "the circuit breaker is half-open and its trial calls are in flight".to_owned()
                 } else {
