@@ -249,6 +249,7 @@ fn main() {
                 .collect(),
         )
     };
+    // Ratios are to the first contestant run (raw reqwest unless `--only` picked another).
     let (base_cpu, base_rps, base_p99) = (cpu(0).0, rps(0).0, p99(0).0);
     println!("{rounds} rounds of {length:?}, {CALLERS} callers, medians [min, max]");
     println!(
