@@ -178,107 +178,104 @@ impl Client {
 
     /// The retry loop: attempts until one answers, the failure is not retryable, attempts or
     /// budget run out, or the next sleep would end past the deadline.
+    ///
+    /// The total deadline is kept without a timer of its own: each attempt's timer fires at the
+    /// attempt deadline or the total one, whichever comes first; a sleep that would end past it
+    /// is not taken; and the steps that can wait on something else (discovery's first lookup,
+    /// interceptors) are bounded by it. One timer per attempt instead of two is a measurable part
+    /// of the happy path's cost (docs/BENCHMARKS.md).
     async fn attempts(
         &self,
         method: &'static MethodSpec,
         request: &Request,
         deadline: Instant,
     ) -> Result<Response, Error> {
-        let run = async {
-            if let Some(error) = &request.error {
-                return Err(error.clone());
-            }
-            let state = &self.shared.methods[method.index];
-            let retry = &state.settings.retry;
-            self.shared.endpoints.ready().await?;
-            let mut attempt = 1;
-            let mut token_refreshed = false;
-            let mut avoid = None;
-            loop {
-                let mut token_generation = 0;
-                let lease = self.shared.endpoints.pick(avoid.as_ref())?;
-                let span = tracing::debug_span!("remcall.attempt", attempt, endpoint = %lease.endpoint.base);
-                let outcome = self
-                    .attempt(
-                        method,
-                        state,
-                        request,
-                        Target {
-                            attempt,
-                            endpoint: &lease.endpoint,
-                            deadline,
-                        },
-                        &mut token_generation,
-                    )
-                    .instrument(span)
-                    .await;
-                tracing::Span::current().record("attempts", attempt);
-                let unhealthy = match &outcome {
-                    Ok(response) => response.status.is_server_error(),
-                    Err((_, failure, _)) => match failure {
-                        AttemptFailure::Connect
-                        | AttemptFailure::Timeout
-                        | AttemptFailure::Broken => true,
-                        AttemptFailure::Status(status) => *status >= 500,
-                        AttemptFailure::Other => false,
+        if let Some(error) = &request.error {
+            return Err(error.clone());
+        }
+        let state = &self.shared.methods[method.index];
+        let retry = &state.settings.retry;
+        if self.shared.endpoints.discovers() {
+            within(deadline, state, self.shared.endpoints.ready()).await??;
+        }
+        let mut attempt = 1;
+        let mut token_refreshed = false;
+        let mut avoid = None;
+        loop {
+            let mut token_generation = 0;
+            let lease = self.shared.endpoints.pick(avoid.as_ref())?;
+            let span =
+                tracing::debug_span!("remcall.attempt", attempt, endpoint = %lease.endpoint.base);
+            let outcome = self
+                .attempt(
+                    method,
+                    state,
+                    request,
+                    Target {
+                        attempt,
+                        endpoint: &lease.endpoint,
+                        deadline,
                     },
-                };
-                self.shared.endpoints.record(&lease.endpoint, unhealthy);
-                let status = match &outcome {
-                    Ok(response) => Some(response.status.as_u16()),
-                    Err((error, _, _)) => error.status().map(|s| s.as_u16()),
-                };
-                if let Some(status) = status {
-                    tracing::Span::current().record("status", status);
-                }
-                let failed = match outcome {
-                    Ok(response) => return Ok(response),
-                    Err(failed) => failed,
-                };
-                // The next attempt goes elsewhere when there is anywhere else to go.
-                avoid = Some(lease.endpoint.clone());
-                let (error, failure, server_wait) = failed;
-                // A refused OAuth2 token: fetch a new one and try once more, outside the retry
-                // policy (the downstream did nothing wrong).
-                if let (AttemptFailure::Status(401), Some(Credentials::OAuth2(tokens))) =
-                    (failure, &state.credentials)
-                {
-                    if token_refreshed {
-                        return Err(error.reclassify(
-                            ErrorKind::Auth,
-                            "the server refused the OAuth2 token (401), also after a refresh",
-                        ));
+                    &mut token_generation,
+                )
+                .instrument(span)
+                .await;
+            tracing::Span::current().record("attempts", attempt);
+            let unhealthy = match &outcome {
+                Ok(response) => response.status.is_server_error(),
+                Err((_, failure, _)) => match failure {
+                    AttemptFailure::Connect | AttemptFailure::Timeout | AttemptFailure::Broken => {
+                        true
                     }
-                    token_refreshed = true;
-                    tokens.invalidate(token_generation);
-                    continue;
-                }
-                if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent)
-                {
-                    return Err(error);
-                }
-                let wait = server_wait.unwrap_or_else(|| backoff(retry, attempt, fastrand::f64()));
-                let now = Instant::now();
-                if now + wait >= deadline || !self.shared.budget.withdraw(now) {
-                    return Err(error);
-                }
-                state.counters.record_retry();
-                #[cfg(feature = "metrics")]
-                crate::metrics::record_retry(self.shared.spec.name, method.name);
-                tracing::info!(client = self.shared.spec.name, method = method.name, attempt, ?wait, error = %error, "retrying");
-                tokio::time::sleep(wait).await;
-                attempt += 1;
+                    AttemptFailure::Status(status) => *status >= 500,
+                    AttemptFailure::Other => false,
+                },
+            };
+            self.shared.endpoints.record(&lease.endpoint, unhealthy);
+            let status = match &outcome {
+                Ok(response) => Some(response.status.as_u16()),
+                Err((error, _, _)) => error.status().map(|s| s.as_u16()),
+            };
+            if let Some(status) = status {
+                tracing::Span::current().record("status", status);
             }
-        };
-        let total = deadline.saturating_duration_since(Instant::now());
-        tokio::time::timeout_at(deadline, run)
-            .await
-            .unwrap_or_else(|_| {
-                Err(Error::new(
-                    ErrorKind::Timeout,
-                    format!("the call ran past its total deadline of {total:?}"),
-                ))
-            })
+            let failed = match outcome {
+                Ok(response) => return Ok(response),
+                Err(failed) => failed,
+            };
+            // The next attempt goes elsewhere when there is anywhere else to go.
+            avoid = Some(lease.endpoint.clone());
+            let (error, failure, server_wait) = failed;
+            // A refused OAuth2 token: fetch a new one and try once more, outside the retry
+            // policy (the downstream did nothing wrong).
+            if let (AttemptFailure::Status(401), Some(Credentials::OAuth2(tokens))) =
+                (failure, &state.credentials)
+            {
+                if token_refreshed {
+                    return Err(error.reclassify(
+                        ErrorKind::Auth,
+                        "the server refused the OAuth2 token (401), also after a refresh",
+                    ));
+                }
+                token_refreshed = true;
+                tokens.invalidate(token_generation);
+                continue;
+            }
+            if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent) {
+                return Err(error);
+            }
+            let wait = server_wait.unwrap_or_else(|| backoff(retry, attempt, fastrand::f64()));
+            let now = Instant::now();
+            if now + wait >= deadline || !self.shared.budget.withdraw(now) {
+                return Err(error);
+            }
+            state.counters.record_retry();
+            #[cfg(feature = "metrics")]
+            crate::metrics::record_retry(self.shared.spec.name, method.name);
+            tracing::info!(client = self.shared.spec.name, method = method.name, attempt, ?wait, error = %error, "retrying");
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
     }
 
     /// One attempt: build, add credentials, run interceptors, send, read, verify and classify,
@@ -299,17 +296,22 @@ impl Client {
         } = target;
         let other = |e: Error| (e, AttemptFailure::Other, None);
         let path = request.fill_path(method.path).map_err(other)?;
-        let mut url = reqwest::Url::parse(&format!("{}{path}", endpoint.base)).map_err(|e| {
-            other(Error::new(ErrorKind::Encode, "the request URL is invalid").with_source(e))
-        })?;
+        let mut url = endpoint.url(&path).map_err(other)?;
         if !request.query.is_empty() {
             url.query_pairs_mut()
                 .extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
         }
 
-        // Profile headers, the method's header parameters, credentials, then interceptors.
+        // Profile headers, the method's header parameters (which replace a profile header of
+        // the same name), credentials, then interceptors.
         let mut headers = state.headers.clone();
-        headers.extend(request.headers.clone());
+        for (i, (name, value)) in request.headers.iter().enumerate() {
+            if request.headers[..i].iter().any(|(seen, _)| seen == name) {
+                headers.append(name.clone(), value.clone());
+            } else {
+                headers.insert(name.clone(), value.clone());
+            }
+        }
         if let Some(host) = &endpoint.host {
             // A discovered address stands in for the service's name.
             headers.insert(reqwest::header::HOST, host.clone());
@@ -331,11 +333,21 @@ impl Client {
             headers,
             body: request.body.clone(),
         };
-        for interceptor in &self.shared.interceptors {
-            interceptor
-                .before_send(&mut outgoing)
+        let interceptors = &self.shared.interceptors;
+        if !interceptors.is_empty() {
+            let before = async {
+                for interceptor in interceptors {
+                    interceptor
+                        .before_send(&mut outgoing)
+                        .await
+                        .map_err(|e| refused("request", e))?;
+                }
+                Ok(())
+            };
+            within(deadline, state, before)
                 .await
-                .map_err(|e| other(refused("request", e)))?;
+                .and_then(|refusal| refusal)
+                .map_err(other)?;
         }
         log::request(state.settings.log, method.path, &outgoing);
 
@@ -346,14 +358,15 @@ impl Client {
             body,
             ..
         } = outgoing;
-        let mut builder = self.shared.http.request(http_method, url).headers(headers);
-        if let Some(body) = body {
-            builder = builder.body(body);
-        }
+        // A `reqwest::Request` built whole: the builder would merge our header map into an
+        // empty one, entry by entry.
+        let mut sending = reqwest::Request::new(http_method, url);
+        *sending.headers_mut() = headers;
+        *sending.body_mut() = body.map(reqwest::Body::from);
         let limit = state.settings.max_response_bytes;
         let sent = Instant::now();
         let exchange = async {
-            let response = builder.send().await.map_err(transport)?;
+            let response = self.shared.http.execute(sending).await.map_err(transport)?;
             Response::read(response, limit).await.map_err(|e| {
                 let class = if e.kind() == ErrorKind::BodyTooLarge {
                     AttemptFailure::Other
@@ -364,22 +377,35 @@ impl Client {
             })
         };
         let attempt_timeout = state.settings.attempt_timeout;
-        let attempt_deadline = (Instant::now() + attempt_timeout).min(deadline);
+        let attempt_deadline = (sent + attempt_timeout).min(deadline);
         let response = tokio::time::timeout_at(attempt_deadline, exchange)
             .await
             .map_err(|_| {
-                let error = Error::new(
-                    ErrorKind::Timeout,
-                    format!("the attempt ran past its deadline of {attempt_timeout:?}"),
-                );
+                let error = if attempt_deadline == deadline {
+                    past_total_deadline(state)
+                } else {
+                    Error::new(
+                        ErrorKind::Timeout,
+                        format!("the attempt ran past its deadline of {attempt_timeout:?}"),
+                    )
+                };
                 (error, AttemptFailure::Timeout, None)
             })??;
         log::response(state.settings.log, &call, &response, sent.elapsed());
-        for interceptor in &self.shared.interceptors {
-            interceptor
-                .after_receive(&call, &response)
+        if !interceptors.is_empty() {
+            let after = async {
+                for interceptor in interceptors {
+                    interceptor
+                        .after_receive(&call, &response)
+                        .await
+                        .map_err(|e| refused("response", e))?;
+                }
+                Ok(())
+            };
+            within(deadline, state, after)
                 .await
-                .map_err(|e| other(refused("response", e)))?;
+                .and_then(|refusal| refusal)
+                .map_err(other)?;
         }
 
         let answered = response.status.is_success()
@@ -400,6 +426,27 @@ impl Client {
             ))
         }
     }
+}
+
+/// Runs `work` unless the call's total deadline passes first.
+async fn within<T>(
+    deadline: Instant,
+    state: &MethodState,
+    work: impl Future<Output = T>,
+) -> Result<T, Error> {
+    tokio::time::timeout_at(deadline, work)
+        .await
+        .map_err(|_| past_total_deadline(state))
+}
+
+fn past_total_deadline(state: &MethodState) -> Error {
+    Error::new(
+        ErrorKind::Timeout,
+        format!(
+            "the call ran past its total deadline of {:?}",
+            state.settings.total_timeout
+        ),
+    )
 }
 
 /// Where and when one attempt goes.

@@ -146,6 +146,9 @@ impl<R: Resolve> Discover for DnsDiscover<R> {
 pub(crate) struct Endpoint {
     /// Scheme, host, port and base path.
     pub(crate) base: String,
+    /// `base` parsed once, so an attempt only sets the path; `None` if it does not parse (the
+    /// attempt then reports the error).
+    parsed: Option<reqwest::Url>,
     pub(crate) host: Option<HeaderValue>,
     weight: u32,
     in_flight: AtomicU32,
@@ -154,6 +157,28 @@ pub(crate) struct Endpoint {
     ejected_until: AtomicU64,
     /// Ejections since it last succeeded: doubles the next one, and marks probation.
     ejections: AtomicU32,
+}
+
+impl Endpoint {
+    /// This endpoint's URL for `path`, a filled and encoded path template.
+    pub(crate) fn url(&self, path: &str) -> Result<reqwest::Url, Error> {
+        let Some(base) = &self.parsed else {
+            return reqwest::Url::parse(&format!("{}{path}", self.base)).map_err(|e| {
+                Error::new(ErrorKind::Encode, "the request URL is invalid").with_source(e)
+            });
+        };
+        let mut url = base.clone();
+        let prefix = base.path().trim_end_matches('/');
+        if prefix.is_empty() {
+            url.set_path(path);
+        } else {
+            let mut full = String::with_capacity(prefix.len() + path.len());
+            full.push_str(prefix);
+            full.push_str(path);
+            url.set_path(&full);
+        }
+        Ok(url)
+    }
 }
 
 /// A chosen endpoint, counted in flight until dropped.
@@ -303,6 +328,7 @@ impl Endpoints {
                                 .host
                                 .as_deref()
                                 .and_then(|h| HeaderValue::from_str(h).ok()),
+                            parsed: reqwest::Url::parse(&base).ok(),
                             base,
                             weight: d.weight.max(1),
                             in_flight: AtomicU32::new(0),
@@ -321,6 +347,11 @@ impl Endpoints {
 
     fn nanos(&self, now: Instant) -> u64 {
         u64::try_from(now.saturating_duration_since(self.start).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Whether the list comes from a [`Discover`] (and [`Endpoints::ready`] may wait).
+    pub(crate) fn discovers(&self) -> bool {
+        self.discover.is_some()
     }
 
     /// Makes sure a discovered list exists (the first call waits for it) and refreshes a stale
@@ -377,6 +408,13 @@ impl Endpoints {
         let list = self.current();
         if list.is_empty() {
             return Err(Error::new(ErrorKind::Connect, "no endpoint is known"));
+        }
+        if let [only] = list.as_slice() {
+            // Ejected or just failed, it is still better than none: nothing to choose.
+            only.in_flight.fetch_add(1, Ordering::AcqRel);
+            return Ok(Lease {
+                endpoint: only.clone(),
+            });
         }
         let now = self.nanos(Instant::now());
         let usable = |e: &Arc<Endpoint>| {

@@ -2,7 +2,7 @@
 
 use bytes::Bytes;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};
@@ -22,7 +22,9 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 pub struct Request {
     pub(crate) path_params: Vec<(&'static str, String)>,
     pub(crate) query: Vec<(&'static str, String)>,
-    pub(crate) headers: HeaderMap,
+    /// In the order added; a `Vec`, not a `HeaderMap`: they are copied into each attempt's map
+    /// anyway, and most requests have none or one.
+    pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
     pub(crate) body: Option<Bytes>,
     pub(crate) error: Option<Error>,
 }
@@ -35,44 +37,58 @@ impl Request {
 
     /// Fills the `{name}` placeholder of the path template with one percent-encoded segment.
     pub fn path(mut self, name: &'static str, value: impl Serialize) -> Request {
-        let segment = params::texts(name, &value).and_then(|texts| match texts.as_slice() {
-            [one] if one == "." || one == ".." => Err(Error::new(
-                ErrorKind::Encode,
-                format!("path parameter `{name}` cannot be `{one}`: it would change the path"),
-            )),
-            [one] => Ok(utf8_percent_encode(one, SEGMENT).to_string()),
-            _ => Err(Error::new(
+        let mut segment = None;
+        let filled = params::each_text(name, &value, |text| {
+            if segment.is_some() {
+                return Err(Error::new(
+                    ErrorKind::Encode,
+                    format!("path parameter `{name}` needs exactly one value"),
+                ));
+            }
+            if text == "." || text == ".." {
+                return Err(Error::new(
+                    ErrorKind::Encode,
+                    format!("path parameter `{name}` cannot be `{text}`: it would change the path"),
+                ));
+            }
+            segment = Some(utf8_percent_encode(text, SEGMENT).to_string());
+            Ok(())
+        });
+        match (filled, segment) {
+            (Ok(()), Some(segment)) => self.path_params.push((name, segment)),
+            (Ok(()), None) => self.fail(Error::new(
                 ErrorKind::Encode,
                 format!("path parameter `{name}` needs exactly one value"),
             )),
-        });
-        match segment {
-            Ok(segment) => self.path_params.push((name, segment)),
-            Err(e) => self.fail(e),
+            (Err(e), _) => self.fail(e),
         }
         self
     }
 
     /// Adds `name=value`; nothing for `None`, one pair per element for a sequence.
     pub fn query(mut self, name: &'static str, value: impl Serialize) -> Request {
-        match params::texts(name, &value) {
-            Ok(texts) => self.query.extend(texts.into_iter().map(|t| (name, t))),
-            Err(e) => self.fail(e),
+        let query = &mut self.query;
+        if let Err(e) = params::each_text(name, &value, |text| {
+            query.push((name, text.to_owned()));
+            Ok(())
+        }) {
+            self.fail(e);
         }
         self
     }
 
     /// Adds a header; nothing for `None`. A value with CR, LF or NUL is refused.
     pub fn header(mut self, name: &'static str, value: impl Serialize) -> Request {
-        let added = params::texts(name, &value).and_then(|texts| {
-            let header = header_name(name)?;
-            for text in texts {
-                self.headers
-                    .append(header.clone(), header_value(name, &text)?);
-            }
+        let headers = &mut self.headers;
+        let mut parsed = None;
+        if let Err(e) = params::each_text(name, &value, |text| {
+            let header = match &parsed {
+                Some(header) => header,
+                None => parsed.insert(static_header_name(name)?),
+            };
+            headers.push((header.clone(), header_value(name, text)?));
             Ok(())
-        });
-        if let Err(e) = added {
+        }) {
             self.fail(e);
         }
         self
@@ -106,7 +122,7 @@ impl Request {
         match body {
             Ok(body) => {
                 self.headers
-                    .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+                    .push((CONTENT_TYPE, HeaderValue::from_static(content_type)));
                 self.body = Some(body);
             }
             Err(e) => self.fail(e),
@@ -157,6 +173,22 @@ pub(crate) fn header_name(name: &str) -> Result<HeaderName, Error> {
             format!("`{name}` is not a valid header name"),
         )
     })
+}
+
+/// [`header_name`] for the names generated code passes: a lowercase name is used in place,
+/// without the copy `HeaderName` makes of any other.
+fn static_header_name(name: &'static str) -> Result<HeaderName, Error> {
+    let lowercase_token = !name.is_empty()
+        && name.len() < 1 << 16
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.!#$%&'*+^`|~".contains(&b)
+        });
+    if lowercase_token {
+        // Cannot panic: `from_static` accepts exactly the lowercase tokens checked above.
+        Ok(HeaderName::from_static(name))
+    } else {
+        header_name(name)
+    }
 }
 
 /// Parses a header value; the error names the header, never the value (it may be a secret).

@@ -35,19 +35,36 @@ impl Response {
         if declared.is_some_and(|len| len > limit) {
             return Err(too_large());
         }
-        // Pre-size from Content-Length, but never trust it for more than the limit or 64 KiB.
-        let capacity = declared.unwrap_or(0).min(limit).min(64 << 10);
-        let mut body = BytesMut::with_capacity(usize::try_from(capacity).unwrap_or(0));
+        // One chunk (the common case for small answers) is kept as it is; more are copied into
+        // one buffer, pre-sized from Content-Length but never for more than the limit or 64 KiB.
+        let mut first: Option<Bytes> = None;
+        let mut joined: Option<BytesMut> = None;
+        let mut length = 0_u64;
         while let Some(chunk) = response.chunk().await.map_err(from_transport)? {
-            if (body.len() + chunk.len()) as u64 > limit {
+            length += chunk.len() as u64;
+            if length > limit {
                 return Err(too_large());
             }
-            body.extend_from_slice(&chunk);
+            if let Some(buffer) = &mut joined {
+                buffer.extend_from_slice(&chunk);
+            } else if let Some(head) = first.take() {
+                let capacity = declared.unwrap_or(0).min(limit).min(64 << 10).max(length);
+                let mut buffer = BytesMut::with_capacity(usize::try_from(capacity).unwrap_or(0));
+                buffer.extend_from_slice(&head);
+                buffer.extend_from_slice(&chunk);
+                joined = Some(buffer);
+            } else {
+                first = Some(chunk);
+            }
         }
+        let body = match joined {
+            Some(buffer) => buffer.freeze(),
+            None => first.unwrap_or_default(),
+        };
         Ok(Response {
             status: response.status(),
             headers: std::mem::take(response.headers_mut()),
-            body: body.freeze(),
+            body,
         })
     }
 }

@@ -182,6 +182,19 @@ pub fn endless_body(total: usize) -> Body {
     Body::from_stream(futures_util::stream::iter(chunks))
 }
 
+/// A body sent in `parts`, with `gap` between them, so the client reads several chunks.
+pub fn chunked_body(parts: Vec<&'static str>, gap: Duration) -> Body {
+    let stream = futures_util::stream::unfold(parts.into_iter(), move |mut parts| async move {
+        let part = parts.next()?;
+        tokio::time::sleep(gap).await;
+        Some((
+            Ok::<_, std::io::Error>(Bytes::from_static(part.as_bytes())),
+            parts,
+        ))
+    });
+    Body::from_stream(stream)
+}
+
 /// Sleeps, then answers: a slow downstream.
 pub async fn slow<T>(delay: Duration, answer: T) -> T {
     tokio::time::sleep(delay).await;

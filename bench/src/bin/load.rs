@@ -89,14 +89,25 @@ impl Caller {
 
     async fn call(&self) -> bool {
         match self {
-            Caller::Reqwest(client, url) => match client.get(&**url).send().await {
+            // Every contestant sends the header the generated method has as a parameter.
+            Caller::Reqwest(client, url) => match client
+                .get(&**url)
+                .header("x-request-id", "bench")
+                .send()
+                .await
+            {
                 Ok(r) => r.json::<User>().await.is_ok(),
                 Err(_) => false,
             },
             Caller::Remcall(client) => {
                 matches!(client.get_user(7, None, "bench").await, Ok(Some(_)))
             }
-            Caller::Middleware(client, url) => match client.get(&**url).send().await {
+            Caller::Middleware(client, url) => match client
+                .get(&**url)
+                .header("x-request-id", "bench")
+                .send()
+                .await
+            {
                 Ok(r) => r.json::<User>().await.is_ok(),
                 Err(_) => false,
             },
@@ -112,7 +123,7 @@ struct Round {
 }
 
 /// One round of one contestant on a fresh single-threaded client runtime.
-fn round(contestant: Contestant, base: &str, length: Duration) -> Round {
+fn round(contestant: Contestant, base: &str, length: Duration, calls: usize) -> Round {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -132,7 +143,10 @@ fn round(contestant: Contestant, base: &str, length: Duration) -> Round {
                 let (caller, stop, failures) = (caller.clone(), stop.clone(), failures.clone());
                 tokio::spawn(async move {
                     let mut latencies = Vec::with_capacity(4096);
-                    while !stop.load(Ordering::Relaxed) {
+                    // A fixed number of calls each (for callgrind), or until told to stop.
+                    let mut left = if calls == 0 { usize::MAX } else { calls };
+                    while left > 0 && !stop.load(Ordering::Relaxed) {
+                        left -= 1;
                         let t = Instant::now();
                         if !caller.call().await {
                             failures.fetch_add(1, Ordering::Relaxed);
@@ -143,8 +157,10 @@ fn round(contestant: Contestant, base: &str, length: Duration) -> Round {
                 })
             })
             .collect();
-        tokio::time::sleep(length).await;
-        stop.store(true, Ordering::Relaxed);
+        if calls == 0 {
+            tokio::time::sleep(length).await;
+            stop.store(true, Ordering::Relaxed);
+        }
         let mut latencies = Vec::new();
         for worker in workers {
             latencies.extend(worker.await.unwrap_or_default());
@@ -188,6 +204,7 @@ fn main() {
     };
     let rounds = arg("--rounds", 9) as usize;
     let length = Duration::from_secs(arg("--seconds", 2));
+    let calls = arg("--calls", 0) as usize;
 
     // The server runs on its own runtime and thread.
     let (tx, rx) = std::sync::mpsc::channel();
@@ -211,15 +228,20 @@ fn main() {
     });
     let base = rx.recv().expect("server address");
 
-    let contestants = [
+    let all = [
         Contestant::Reqwest,
         Contestant::Remcall,
         Contestant::Middleware,
     ];
+    // `--only N` (1-based) runs one contestant alone, for a profiler.
+    let contestants: Vec<Contestant> = match arg("--only", 0) as usize {
+        0 => all.to_vec(),
+        n => all.get(n - 1).copied().into_iter().collect(),
+    };
     let mut results: Vec<Vec<Round>> = contestants.iter().map(|_| Vec::new()).collect();
     for r in 0..rounds {
         for (i, c) in contestants.iter().enumerate() {
-            results[i].push(round(*c, &base, length));
+            results[i].push(round(*c, &base, length, calls));
         }
         eprintln!("round {}/{rounds} done", r + 1);
     }

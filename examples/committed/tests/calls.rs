@@ -208,6 +208,80 @@ async fn a_slow_server_runs_into_the_attempt_timeout() {
 }
 
 #[tokio::test]
+async fn the_total_deadline_cuts_a_slow_attempt_and_a_hanging_interceptor() {
+    struct Hang;
+    impl remcall::Interceptor for Hang {
+        async fn before_send(&self, _: &mut remcall::Outgoing) -> Result<(), remcall::BoxError> {
+            std::future::pending().await
+        }
+    }
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(|| testkit::slow(Duration::from_secs(10), StatusCode::OK)),
+    ))
+    .await;
+    let profile = || Profile::from_yaml_str("timeout: { attempt: 5s, total: 200ms }").unwrap();
+    let slow = UserClient::builder()
+        .base_url(&server.url())
+        .profile(profile())
+        .build()
+        .unwrap();
+    let hanging = UserClient::builder()
+        .base_url(&server.url())
+        .profile(profile())
+        .interceptor(Hang)
+        .build()
+        .unwrap();
+    for (client, sent) in [(slow, 1), (hanging, 0)] {
+        let before = server.received().len();
+        let started = std::time::Instant::now();
+        let err = client.get_user(1, None, "r").await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
+        assert!(err.to_string().contains("total deadline of 200ms"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        assert_eq!(server.received().len() - before, sent);
+    }
+}
+
+#[tokio::test]
+async fn a_header_parameter_replaces_the_profile_header_of_that_name() {
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(|| async { axum::Json(json!({ "id": 1, "name": "Ada" })) }),
+    ))
+    .await;
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(
+            Profile::from_yaml_str("headers: { X-Request-Id: from-profile, X-App: demo }").unwrap(),
+        )
+        .build()
+        .unwrap();
+    users.get_user(1, None, "from-call").await.unwrap();
+    let received = server.received();
+    let ids: Vec<_> = received[0].headers.get_all("x-request-id").iter().collect();
+    assert_eq!(ids, ["from-call"]);
+    assert_eq!(received[0].headers["x-app"], "demo");
+}
+
+#[tokio::test]
+async fn a_body_in_several_chunks_is_read_whole() {
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(|| async {
+            testkit::chunked_body(
+                vec![r#"{"id": 1, "#, r#""name": "#, r#""Ada"}"#],
+                Duration::from_millis(20),
+            )
+        }),
+    ))
+    .await;
+    let users = UserClient::new(&server.url()).unwrap();
+    let user = users.get_user(1, None, "r").await.unwrap().unwrap();
+    assert_eq!(user.name, "Ada");
+}
+
+#[tokio::test]
 async fn an_oversized_body_fails_without_being_read_whole() {
     // 256 MiB streamed without Content-Length; the limit is 64 KiB.
     let server = Server::start(Router::new().route(
