@@ -3,6 +3,9 @@
 //! Run them with `cargo bench -p remcall-bench`; figures and how to read them are in
 //! docs/BENCHMARKS.md.
 
+pub mod contestants;
+pub mod harness;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};

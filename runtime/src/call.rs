@@ -18,7 +18,7 @@ use remcall_profile::Condition;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use reqwest::header::AUTHORIZATION;
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 
 use crate::auth::Credentials;
 use crate::breaker::Outcome;
@@ -304,7 +304,12 @@ impl Client {
 
         // Profile headers, the method's header parameters (which replace a profile header of
         // the same name), credentials, then interceptors.
-        let mut headers = state.headers.clone();
+        // Sized for everything that may follow (Host, Authorization, reqwest's Accept), so the
+        // map never grows while it is filled.
+        let mut headers = HeaderMap::with_capacity(state.headers.len() + request.headers.len() + 3);
+        for (name, value) in &state.headers {
+            headers.append(name.clone(), value.clone());
+        }
         for (i, (name, value)) in request.headers.iter().enumerate() {
             if request.headers[..i].iter().any(|(seen, _)| seen == name) {
                 headers.append(name.clone(), value.clone());
