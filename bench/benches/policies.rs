@@ -28,6 +28,14 @@ fn remcall_breaker() -> Breaker {
     Breaker::new(s.breaker, "Bench", "call", Instant::now())
 }
 
+/// The spec profiles' kind of window: the last 10 s in ten buckets.
+fn remcall_time_window_breaker() -> Breaker {
+    let s = settings(
+        "breaker: { window: { time: 10s }, min_calls: 20, failure_rate: 50, open_for: 60m }",
+    );
+    Breaker::new(s.breaker, "Bench", "call", Instant::now())
+}
+
 fn recloser_breaker() -> recloser::Recloser {
     recloser::Recloser::custom()
         .error_rate(0.5)
@@ -75,6 +83,13 @@ fn breaker_closed(c: &mut Criterion) {
             b.record(permit, Outcome::Success { slow: false }, now);
         })
     });
+    let t = remcall_time_window_breaker();
+    group.bench_function("remcall_time_window_timestamp_given", |bench| {
+        bench.iter(|| {
+            let permit = t.try_acquire(now).unwrap();
+            t.record(permit, Outcome::Success { slow: false }, now);
+        })
+    });
     let f = failsafe::Config::new().build();
     group.bench_function("failsafe", |bench| {
         bench.iter(|| {
@@ -107,6 +122,16 @@ fn breaker_closed(c: &mut Criterion) {
             two_threads(iters, move || {
                 let permit = b.try_acquire(given).unwrap();
                 b.record(permit, Outcome::Success { slow: false }, given);
+            })
+        })
+    });
+    let t = Arc::new(remcall_time_window_breaker());
+    group.bench_function("remcall_time_window_timestamp_given", |bench| {
+        bench.iter_custom(|iters| {
+            let t = t.clone();
+            two_threads(iters, move || {
+                let permit = t.try_acquire(given).unwrap();
+                t.record(permit, Outcome::Success { slow: false }, given);
             })
         })
     });

@@ -101,7 +101,17 @@ impl Breaker {
     }
 
     /// Admits a call, or says how long until the breaker lets calls through again.
+    #[inline]
     pub fn try_acquire(&self, now: Instant) -> Result<Permit<'_>, Duration> {
+        // Inlined into the caller, so the permit stays in registers; the rest is out of line.
+        if self.state.load(Ordering::Acquire) == CLOSED {
+            return Ok(self.permit(false));
+        }
+        self.try_acquire_not_closed(now)
+    }
+
+    #[inline(never)]
+    fn try_acquire_not_closed(&self, now: Instant) -> Result<Permit<'_>, Duration> {
         let state = self.state.load(Ordering::Acquire);
         if state == CLOSED {
             return Ok(self.permit(false));
@@ -144,6 +154,7 @@ impl Breaker {
     }
 
     /// Records how an admitted call ended.
+    #[inline]
     pub fn record(&self, mut permit: Permit<'_>, outcome: Outcome, now: Instant) {
         permit.finished = true;
         if permit.generation != self.generation.load(Ordering::Acquire) {
@@ -158,7 +169,20 @@ impl Breaker {
             Outcome::Failure => (true, false),
             Outcome::Success { slow } => (false, slow),
         };
-        let counts = self.window.record(failure, slow, || self.nanos(now));
+        // `None`: the outcome cannot have raised a rate (a success replacing a success in a full
+        // window), so there is nothing to judge and nothing more to read.
+        let Some(counts) = self
+            .window
+            .record(failure, slow, self.settings.min_calls, || self.nanos(now))
+        else {
+            return;
+        };
+        self.judge(counts, permit.generation, now);
+    }
+
+    /// Opens a closed breaker whose window is over a threshold.
+    #[inline(never)]
+    fn judge(&self, counts: Counts, generation: u64, now: Instant) {
         if (counts.failures > 0 || counts.slow > 0)
             && self.over_threshold(
                 counts.calls,
@@ -169,7 +193,7 @@ impl Breaker {
         {
             let mut trials = self.lock();
             if self.state.load(Ordering::Acquire) == CLOSED
-                && permit.generation == self.generation.load(Ordering::Acquire)
+                && generation == self.generation.load(Ordering::Acquire)
             {
                 trials.reopened = 0;
                 self.open(now, 0);
@@ -177,6 +201,7 @@ impl Breaker {
         }
     }
 
+    #[inline(never)]
     fn record_trial(&self, outcome: Outcome, now: Instant) {
         let mut trials = self.lock();
         if self.state.load(Ordering::Acquire) != HALF_OPEN {
@@ -206,6 +231,7 @@ impl Breaker {
         }
     }
 
+    #[inline(never)]
     fn release_trial(&self, generation: u64) {
         let mut trials = self.lock();
         if self.state.load(Ordering::Acquire) == HALF_OPEN
@@ -261,6 +287,7 @@ impl Breaker {
         );
     }
 
+    #[inline]
     fn permit(&self, trial: bool) -> Permit<'_> {
         Permit {
             breaker: self,
@@ -270,6 +297,7 @@ impl Breaker {
         }
     }
 
+    #[inline]
     fn nanos(&self, now: Instant) -> u64 {
         u64::try_from(now.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
     }
@@ -283,6 +311,7 @@ impl Breaker {
 }
 
 impl Drop for Permit<'_> {
+    #[inline]
     fn drop(&mut self) {
         if self.trial && !self.finished {
             self.breaker.release_trial(self.generation);
@@ -300,6 +329,10 @@ struct Counts {
 
 /// The closed-state window, lock-free: a ring of the last N outcomes, or per-tick buckets.
 #[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "the count window's padding is the point: one breaker per method, never moved"
+)]
 enum RollingWindow {
     Count(CountWindow),
     Time(TimeWindow),
@@ -313,10 +346,20 @@ impl RollingWindow {
         }
     }
 
-    fn record(&self, failure: bool, slow: bool, now_nanos: impl FnOnce() -> u64) -> Counts {
+    /// Records an outcome; the window's counts when they need judging, `None` when the outcome
+    /// cannot have pushed a rate up: a plain success, once the window holds `min_calls` calls and
+    /// has not moved on since the last judgement.
+    #[inline]
+    fn record(
+        &self,
+        failure: bool,
+        slow: bool,
+        min_calls: u32,
+        now_nanos: impl FnOnce() -> u64,
+    ) -> Option<Counts> {
         match self {
-            RollingWindow::Count(w) => w.record(failure, slow),
-            RollingWindow::Time(w) => w.record(failure, slow, now_nanos()),
+            RollingWindow::Count(w) => w.record(failure, slow, min_calls),
+            RollingWindow::Time(w) => w.record(failure, slow, min_calls, now_nanos()),
         }
     }
 
@@ -333,58 +376,99 @@ const FAILED: u8 = 2;
 const SLOW: u8 = 4;
 
 /// The last N outcomes in a ring, and their failure and slow counts packed in one word
-/// (failures in the low half, slow calls in the high half) so that recording an outcome is two
-/// read-modify-writes when nothing changes and three when something does.
+/// (failures in the low half, slow calls in the high half).
+///
+/// Recording a success where a success leaves — the steady state of a healthy downstream — is
+/// one read-modify-write (the sequence number) and one load (the slot): the slot is only written
+/// when its outcome changes, which is the same as a swap that changed nothing. The counters sit
+/// on cache lines of their own, so two threads recording into one breaker contend on the
+/// sequence number alone, not on the lines the admission check reads.
 #[derive(Debug)]
 struct CountWindow {
     slots: Box<[AtomicU8]>,
-    next: AtomicU64,
-    counts: AtomicU64,
+    /// `slots.len()` and its reciprocal for [`fast_mod`]: a hardware divide would be a third of
+    /// the closed path's cost.
+    len: u32,
+    reciprocal: u64,
+    next: Padded<AtomicU64>,
+    counts: Padded<AtomicU64>,
 }
 
 const SLOW_UNIT: u64 = 1 << 32;
 
 impl CountWindow {
     fn new(size: usize) -> CountWindow {
+        let len = u32::try_from(size.max(1)).unwrap_or(u32::MAX);
         CountWindow {
-            slots: (0..size).map(|_| AtomicU8::new(0)).collect(),
-            next: AtomicU64::new(0),
-            counts: AtomicU64::new(0),
+            slots: (0..len).map(|_| AtomicU8::new(0)).collect(),
+            len,
+            reciprocal: (u64::MAX / u64::from(len)).wrapping_add(1),
+            next: Padded(AtomicU64::new(0)),
+            counts: Padded(AtomicU64::new(0)),
         }
     }
 
-    fn record(&self, failure: bool, slow: bool) -> Counts {
+    #[inline]
+    fn record(&self, failure: bool, slow: bool, min_calls: u32) -> Option<Counts> {
         let code = RECORDED | if failure { FAILED } else { 0 } | if slow { SLOW } else { 0 };
-        let seq = self.next.fetch_add(1, Ordering::AcqRel);
-        let len = self.slots.len() as u64;
-        let old = self.slots[(seq % len) as usize].swap(code, Ordering::AcqRel);
+        let seq = self.next.0.fetch_add(1, Ordering::AcqRel);
+        let len = u64::from(self.len);
+        // The ring position of the sequence number's low 32 bits: where those wrap (once in four
+        // billion calls) one outcome leaves early, and the counts stay exact all the same.
+        let slot = &self.slots[fast_mod(seq as u32, self.reciprocal, self.len) as usize];
+        let mut old = slot.load(Ordering::Acquire);
+        if old != code {
+            old = slot.swap(code, Ordering::AcqRel);
+        }
         // The change to both counts as one two's-complement delta: a field never goes below zero
         // because an outcome leaving the window was counted when it entered.
         let delta = (u64::from(failure).wrapping_sub(u64::from(old & FAILED != 0))).wrapping_add(
             (u64::from(slow).wrapping_sub(u64::from(old & SLOW != 0))).wrapping_mul(SLOW_UNIT),
         );
+        let calls = (seq + 1).min(len);
+        // A success only lowers the rates, except while the window fills past `min_calls`
+        // (the rates become judgeable).
+        let judge = failure || slow || (seq < len && calls >= u64::from(min_calls));
         let counts = if delta == 0 {
-            self.counts.load(Ordering::Acquire)
+            if !judge {
+                return None;
+            }
+            self.counts.0.load(Ordering::Acquire)
         } else {
             self.counts
+                .0
                 .fetch_add(delta, Ordering::AcqRel)
                 .wrapping_add(delta)
         };
-        Counts {
-            calls: u32::try_from((seq + 1).min(len)).unwrap_or(u32::MAX),
+        judge.then(|| Counts {
+            calls: u32::try_from(calls).unwrap_or(u32::MAX),
             failures: (counts & (SLOW_UNIT - 1)) as u32,
             slow: (counts >> 32) as u32,
-        }
+        })
     }
 
     fn reset(&self) {
-        self.next.store(0, Ordering::Release);
+        self.next.0.store(0, Ordering::Release);
         for slot in self.slots.iter() {
             slot.store(0, Ordering::Release);
         }
-        self.counts.store(0, Ordering::Release);
+        self.counts.0.store(0, Ordering::Release);
     }
 }
+
+/// `a % d`, with `reciprocal` = `u64::MAX / d + 1` (Lemire, Kaser and Kurz, "Faster remainder by
+/// direct computation", 2019): two multiplications instead of a divide.
+#[inline]
+fn fast_mod(a: u32, reciprocal: u64, d: u32) -> u32 {
+    let low = reciprocal.wrapping_mul(u64::from(a));
+    ((u128::from(low) * u128::from(d)) >> 64) as u32
+}
+
+/// A value on a cache line of its own (128 bytes: x86 prefetches lines in pairs), so that writes
+/// to one hot counter do not slow down reads of its neighbours.
+#[derive(Debug)]
+#[repr(align(128))]
+struct Padded<T>(T);
 
 /// Ten buckets, each a tenth of the window: a call stops counting once its bucket is a whole
 /// window old.
@@ -393,6 +477,9 @@ const BUCKETS: u64 = 10;
 #[derive(Debug)]
 struct TimeWindow {
     tick_nanos: u64,
+    /// The last tick seen: most calls fall in it, and checking that takes a multiply where
+    /// finding the tick takes a divide.
+    last_tick: AtomicU64,
     buckets: Box<[Bucket]>,
 }
 
@@ -418,12 +505,22 @@ impl TimeWindow {
             .collect();
         TimeWindow {
             tick_nanos,
+            last_tick: AtomicU64::new(0),
             buckets,
         }
     }
 
-    fn record(&self, failure: bool, slow: bool, now_nanos: u64) -> Counts {
-        let tick = now_nanos / self.tick_nanos;
+    #[inline]
+    fn record(&self, failure: bool, slow: bool, min_calls: u32, now_nanos: u64) -> Option<Counts> {
+        let last = self.last_tick.load(Ordering::Relaxed);
+        let tick = match now_nanos.checked_sub(last.saturating_mul(self.tick_nanos)) {
+            Some(into) if into < self.tick_nanos => last,
+            _ => {
+                let tick = now_nanos / self.tick_nanos;
+                self.last_tick.store(tick, Ordering::Relaxed);
+                tick
+            }
+        };
         let bucket = &self.buckets[(tick % BUCKETS) as usize];
         let seen = bucket.tick.load(Ordering::Acquire);
         if seen != tick
@@ -437,11 +534,20 @@ impl TimeWindow {
             bucket.failures.store(0, Ordering::Release);
             bucket.slow.store(0, Ordering::Release);
         }
-        bucket.calls.fetch_add(1, Ordering::AcqRel);
-        bucket
-            .failures
-            .fetch_add(i64::from(failure), Ordering::AcqRel);
-        bucket.slow.fetch_add(i64::from(slow), Ordering::AcqRel);
+        let in_bucket = bucket.calls.fetch_add(1, Ordering::AcqRel) + 1;
+        if failure {
+            bucket.failures.fetch_add(1, Ordering::AcqRel);
+        }
+        if slow {
+            bucket.slow.fetch_add(1, Ordering::AcqRel);
+        }
+        // A success lowers the rates unless the window moved on (calls left it: this is the
+        // tick's first record) or the window may just have reached `min_calls` (it cannot have
+        // if this bucket alone holds more).
+        let judge = failure || slow || seen != tick || in_bucket <= i64::from(min_calls);
+        if !judge {
+            return None;
+        }
 
         let mut sum = (0_i64, 0_i64, 0_i64);
         for b in self.buckets.iter() {
@@ -453,11 +559,11 @@ impl TimeWindow {
             }
         }
         let clamp = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
-        Counts {
+        Some(Counts {
             calls: clamp(sum.0),
             failures: clamp(sum.1),
             slow: clamp(sum.2),
-        }
+        })
     }
 
     fn reset(&self) {
@@ -545,16 +651,66 @@ mod tests {
     }
 
     #[test]
+    fn fast_mod_is_the_remainder() {
+        for d in [1_u32, 2, 3, 7, 10, 100, 1000, 65_537, u32::MAX] {
+            let reciprocal = (u64::MAX / u64::from(d)).wrapping_add(1);
+            let samples = (0..10_000_u32).chain([u32::MAX, u32::MAX - 1, d, d.wrapping_mul(7)]);
+            for a in samples.chain((0..10_000_u32).map(|i| i.wrapping_mul(2_654_435_761))) {
+                assert_eq!(fast_mod(a, reciprocal, d), a % d, "{a} % {d}");
+            }
+        }
+    }
+
+    #[test]
     fn packed_counts_follow_outcomes_in_and_out_of_the_window() {
         let w = CountWindow::new(2);
-        let counts = |c: Counts| (c.calls, c.failures, c.slow);
-        assert_eq!(counts(w.record(true, false)), (1, 1, 0));
-        assert_eq!(counts(w.record(false, true)), (2, 1, 1));
+        let counts = |c: Option<Counts>| c.map(|c| (c.calls, c.failures, c.slow));
+        assert_eq!(counts(w.record(true, false, 0)), Some((1, 1, 0)));
+        assert_eq!(counts(w.record(false, true, 0)), Some((2, 1, 1)));
         // A slow success pushes the failure out: one field down, the other up, in one add.
-        assert_eq!(counts(w.record(false, true)), (2, 0, 2));
-        assert_eq!(counts(w.record(true, false)), (2, 1, 1));
-        assert_eq!(counts(w.record(false, false)), (2, 1, 0));
-        assert_eq!(counts(w.record(false, false)), (2, 0, 0));
+        assert_eq!(counts(w.record(false, true, 0)), Some((2, 0, 2)));
+        assert_eq!(counts(w.record(true, false, 0)), Some((2, 1, 1)));
+        // Plain successes in a full window only lower the rates: nothing to judge...
+        assert_eq!(counts(w.record(false, false, 0)), None);
+        assert_eq!(counts(w.record(false, false, 0)), None);
+        // ...but they were counted: the window now holds one success and this failure.
+        assert_eq!(counts(w.record(true, false, 0)), Some((2, 1, 0)));
+    }
+
+    #[test]
+    fn a_success_that_brings_the_window_to_min_calls_is_judged() {
+        let t0 = Instant::now();
+        for window in [Window::Calls(10), Window::Time(Duration::from_secs(10))] {
+            let breaker = Breaker::new(settings(window, 4, 1), "C", "m", t0);
+            for outcome in [F, F, S] {
+                call(&breaker, outcome, t0).unwrap();
+            }
+            assert_eq!(breaker.state(), BreakerState::Closed, "{window:?}: 3 calls");
+            call(&breaker, S, t0).unwrap();
+            assert_eq!(breaker.state(), BreakerState::Open, "{window:?}: 2 of 4");
+        }
+    }
+
+    #[test]
+    fn a_success_after_the_time_window_moved_on_is_judged() {
+        let t0 = Instant::now();
+        let breaker = Breaker::new(
+            settings(Window::Time(Duration::from_secs(10)), 4, 1),
+            "C",
+            "m",
+            t0,
+        );
+        for _ in 0..4 {
+            call(&breaker, S, t0).unwrap();
+        }
+        let t5 = t0 + Duration::from_secs(5);
+        for _ in 0..3 {
+            call(&breaker, F, t5).unwrap();
+        }
+        assert_eq!(breaker.state(), BreakerState::Closed, "3 of 7");
+        // The four successes leave the window; the next call, a success, sees 3 of 4 failed.
+        call(&breaker, S, t0 + Duration::from_millis(10_500)).unwrap();
+        assert_eq!(breaker.state(), BreakerState::Open);
     }
 
     #[test]
