@@ -165,7 +165,13 @@ fn breaker_open(c: &mut Criterion) {
     group.bench_function("remcall", |bench| {
         bench.iter(|| assert!(b.try_acquire(Instant::now()).is_err()))
     });
-    let f = failsafe::Config::new().build();
+    // Open for an hour, so it stays open through the two-thread run as well.
+    let f = failsafe::Config::new()
+        .failure_policy(failsafe::failure_policy::consecutive_failures(
+            5,
+            failsafe::backoff::constant(Duration::from_secs(3600)),
+        ))
+        .build();
     for _ in 0..30 {
         f.on_error();
     }
@@ -180,6 +186,42 @@ fn breaker_open(c: &mut Criterion) {
         bench.iter(|| assert!(r.call(|| Ok::<(), ()>(())).is_err()))
     });
     group.finish();
+
+    let mut group = c.benchmark_group("breaker_open_check_two_threads");
+    let b = Arc::new(b);
+    group.bench_function("remcall", |bench| {
+        bench.iter_custom(|iters| {
+            let b = b.clone();
+            two_threads(iters, move || {
+                assert!(b.try_acquire(Instant::now()).is_err())
+            })
+        })
+    });
+    let f = Arc::new(f);
+    group.bench_function("failsafe", |bench| {
+        bench.iter_custom(|iters| {
+            let f = f.clone();
+            two_threads(iters, move || assert!(!f.is_call_permitted()))
+        })
+    });
+    let r = Arc::new(r);
+    group.bench_function("recloser", |bench| {
+        bench.iter_custom(|iters| {
+            let r = r.clone();
+            two_threads(iters, move || assert!(r.call(|| Ok::<(), ()>(())).is_err()))
+        })
+    });
+    group.finish();
+}
+
+/// Polls a future that is ready at once (an uncontended semaphore), outside any runtime, so
+/// that two plain threads can share one bulkhead.
+fn ready_now<T>(future: impl std::future::Future<Output = T>) -> T {
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match std::pin::pin!(future).poll(&mut context) {
+        std::task::Poll::Ready(value) => value,
+        std::task::Poll::Pending => panic!("the bench's bulkhead is never full"),
+    }
 }
 
 fn other_policies(c: &mut Criterion) {
@@ -200,6 +242,13 @@ fn other_policies(c: &mut Criterion) {
             .to_async(&rt)
             .iter(|| async { drop(bulkhead.acquire().await.unwrap()) })
     });
+    let shared = Arc::new(bulkhead);
+    c.bench_function("bulkhead_semaphore_acquire_release_two_threads", |bench| {
+        bench.iter_custom(|iters| {
+            let bulkhead = shared.clone();
+            two_threads(iters, move || drop(ready_now(bulkhead.acquire()).unwrap()))
+        })
+    });
 
     let retry = settings("").retry;
     c.bench_function("retry_decision_and_backoff", |bench| {
@@ -212,13 +261,24 @@ fn other_policies(c: &mut Criterion) {
     let limiter = RateLimiter::new(
         &RateLimitSettings {
             per_second: 1e12,
-            burst: 1_000_000,
+            // A second of tolerance: a thread preempted between reading the clock and reserving
+            // is late by milliseconds on this machine, and must not be refused.
+            burst: 1_000_000_000,
             max_wait: Duration::ZERO,
         },
         Instant::now(),
     );
     c.bench_function("rate_limiter_check", |bench| {
         bench.iter(|| drop(limiter.reserve(Instant::now()).unwrap()))
+    });
+    let limiter = Arc::new(limiter);
+    c.bench_function("rate_limiter_check_two_threads", |bench| {
+        bench.iter_custom(|iters| {
+            let limiter = limiter.clone();
+            two_threads(iters, move || {
+                drop(limiter.reserve(Instant::now()).unwrap())
+            })
+        })
     });
 }
 
