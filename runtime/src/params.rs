@@ -132,6 +132,17 @@ impl Write for StackText {
     }
 }
 
+/// `Serializer` methods that write an integer in decimal.
+macro_rules! integers_as_text {
+    ($($method:ident: $type:ty),* $(,)?) => {
+        $(
+            fn $method(self, v: $type) -> Result<(), Failure> {
+                self.display(v)
+            }
+        )*
+    };
+}
+
 impl<'s, F: FnMut(&str) -> Result<(), Error>> ser::Serializer for TextWriter<'s, F> {
     type Ok = ();
     type Error = Failure;
@@ -146,35 +157,17 @@ impl<'s, F: FnMut(&str) -> Result<(), Error>> ser::Serializer for TextWriter<'s,
     fn serialize_bool(self, v: bool) -> Result<(), Failure> {
         self.text(if v { "true" } else { "false" })
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Failure> {
-        self.display(v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Failure> {
-        self.display(v)
+    integers_as_text! {
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_i128: i128,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+        serialize_u128: u128,
     }
     fn serialize_f32(self, v: f32) -> Result<(), Failure> {
         // Through f64 as JSON does, without f32's extra digits (`0.1`, not `0.10000000149`).
