@@ -160,6 +160,19 @@ pub(crate) struct Endpoint {
 }
 
 impl Endpoint {
+    fn new(base: String, host: Option<HeaderValue>, weight: u32) -> Endpoint {
+        Endpoint {
+            parsed: reqwest::Url::parse(&base).ok(),
+            base,
+            host,
+            weight: weight.max(1),
+            in_flight: AtomicU32::new(0),
+            consecutive_failures: AtomicU32::new(0),
+            ejected_until: AtomicU64::new(0),
+            ejections: AtomicU32::new(0),
+        }
+    }
+
     /// This endpoint's URL for `path`, a filled and encoded path template.
     pub(crate) fn url(&self, path: &str) -> Result<reqwest::Url, Error> {
         let Some(base) = &self.parsed else {
@@ -323,19 +336,11 @@ impl Endpoints {
                     .find(|e| e.base == base)
                     .cloned()
                     .unwrap_or_else(|| {
-                        Arc::new(Endpoint {
-                            host: d
-                                .host
-                                .as_deref()
-                                .and_then(|h| HeaderValue::from_str(h).ok()),
-                            parsed: reqwest::Url::parse(&base).ok(),
-                            base,
-                            weight: d.weight.max(1),
-                            in_flight: AtomicU32::new(0),
-                            consecutive_failures: AtomicU32::new(0),
-                            ejected_until: AtomicU64::new(0),
-                            ejections: AtomicU32::new(0),
-                        })
+                        let host = d
+                            .host
+                            .as_deref()
+                            .and_then(|h| HeaderValue::from_str(h).ok());
+                        Arc::new(Endpoint::new(base, host, d.weight))
                     })
             })
             .collect();
@@ -540,4 +545,32 @@ fn weighted_random<'a>(candidates: &[&'a Arc<Endpoint>]) -> Option<&'a Arc<Endpo
         slot = slot.saturating_sub(e.weight);
         hit
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_attempt_url_is_the_base_with_the_path_set() {
+        let url = |base: &str, path: &str| {
+            Endpoint::new(base.to_owned(), None, 1)
+                .url(path)
+                .map(String::from)
+        };
+        assert_eq!(
+            url("http://127.0.0.1:8080", "/users/7").unwrap(),
+            "http://127.0.0.1:8080/users/7"
+        );
+        assert_eq!(
+            url("http://h:1/v1/api", "/users/a%2Fb%20c").unwrap(),
+            "http://h:1/v1/api/users/a%2Fb%20c",
+            "the base path stays, an encoded segment stays encoded"
+        );
+        assert_eq!(url("https://h/base/", "/x").unwrap(), "https://h/base/x");
+        assert_eq!(url("http://h", "").unwrap(), "http://h/");
+        // A base that does not parse is reported when an attempt is made, not before.
+        let error = url("not a url", "/x").unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Encode);
+    }
 }
