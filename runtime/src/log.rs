@@ -28,16 +28,11 @@ pub(crate) fn request(level: LogLevel, template: &str, request: &Outgoing) {
         return;
     }
     let call = request.call;
-    let headers = if level >= LogLevel::Headers {
-        redacted(&request.headers)
-    } else {
-        String::new()
-    };
-    let body = if level == LogLevel::Full {
-        body(request.body.as_deref().unwrap_or_default())
-    } else {
-        String::new()
-    };
+    let (headers, body) = details(
+        level,
+        &request.headers,
+        request.body.as_deref().unwrap_or_default(),
+    );
     tracing::debug!(
         target: "remcall::http",
         client = call.client,
@@ -51,21 +46,27 @@ pub(crate) fn request(level: LogLevel, template: &str, request: &Outgoing) {
     );
 }
 
+/// The headers (from `headers` up, redacted) and the body (`full` only) as `level` asks.
+fn details(level: LogLevel, headers: &HeaderMap, payload: &[u8]) -> (String, String) {
+    let headers = if level >= LogLevel::Headers {
+        redacted(headers)
+    } else {
+        String::new()
+    };
+    let body = if level == LogLevel::Full {
+        body(payload)
+    } else {
+        String::new()
+    };
+    (headers, body)
+}
+
 pub(crate) fn response(level: LogLevel, call: &CallInfo, response: &Response, elapsed: Duration) {
     if level == LogLevel::None || !tracing::enabled!(target: "remcall::http", tracing::Level::DEBUG)
     {
         return;
     }
-    let headers = if level >= LogLevel::Headers {
-        redacted(&response.headers)
-    } else {
-        String::new()
-    };
-    let body = if level == LogLevel::Full {
-        body(&response.body)
-    } else {
-        String::new()
-    };
+    let (headers, body) = details(level, &response.headers, &response.body);
     tracing::debug!(
         target: "remcall::http",
         client = call.client,

@@ -47,6 +47,15 @@ fn profile(yaml: &str) -> Profile {
     Profile::from_yaml_str(yaml).unwrap()
 }
 
+/// A user client of the service at `url`, with `yaml` layered over the spec's profile.
+fn users_at(url: &str, yaml: &str) -> UserClient {
+    UserClient::builder()
+        .base_url(url)
+        .profile(profile(yaml))
+        .build()
+        .unwrap()
+}
+
 const FAST_BREAKER: &str = "
 retry: { max_attempts: 1 }
 breaker: { window: { calls: 10 }, min_calls: 5, failure_rate: 50, open_for: 300ms, half_open_calls: 2 }
@@ -55,11 +64,7 @@ breaker: { window: { calls: 10 }, min_calls: 5, failure_rate: 50, open_for: 300m
 #[tokio::test]
 async fn a_5xx_burst_opens_the_breaker_and_half_open_trials_close_it() {
     let downstream = flaky().await;
-    let users = UserClient::builder()
-        .base_url(&downstream.server.url())
-        .profile(profile(FAST_BREAKER))
-        .build()
-        .unwrap();
+    let users = users_at(&downstream.server.url(), FAST_BREAKER);
 
     downstream.status.store(503, Ordering::SeqCst);
     for _ in 0..5 {
@@ -114,13 +119,7 @@ async fn a_5xx_burst_opens_the_breaker_and_half_open_trials_close_it() {
 #[tokio::test]
 async fn two_clients_from_one_profile_share_nothing() {
     let downstream = flaky().await;
-    let build = || {
-        UserClient::builder()
-            .base_url(&downstream.server.url())
-            .profile(profile(FAST_BREAKER))
-            .build()
-            .unwrap()
-    };
+    let build = || users_at(&downstream.server.url(), FAST_BREAKER);
     let (tripped, other) = (build(), build());
     downstream.status.store(500, Ordering::SeqCst);
     for _ in 0..5 {
@@ -141,11 +140,7 @@ async fn two_clients_from_one_profile_share_nothing() {
 #[tokio::test]
 async fn a_breaker_ignores_4xx_unless_recorded() {
     let downstream = flaky().await;
-    let users = UserClient::builder()
-        .base_url(&downstream.server.url())
-        .profile(profile(FAST_BREAKER))
-        .build()
-        .unwrap();
+    let users = users_at(&downstream.server.url(), FAST_BREAKER);
     downstream.status.store(400, Ordering::SeqCst);
     for _ in 0..10 {
         let _ = users.get_user(1, None, "r").await;
@@ -159,13 +154,10 @@ async fn a_breaker_ignores_4xx_unless_recorded() {
 #[tokio::test]
 async fn idempotent_calls_retry_a_503_and_post_does_not() {
     let downstream = flaky().await;
-    let users = UserClient::builder()
-        .base_url(&downstream.server.url())
-        .profile(profile(
-            "retry: { max_attempts: 3, backoff: { initial: 1ms, max: 5ms } }",
-        ))
-        .build()
-        .unwrap();
+    let users = users_at(
+        &downstream.server.url(),
+        "retry: { max_attempts: 3, backoff: { initial: 1ms, max: 5ms } }",
+    );
     downstream.status.store(503, Ordering::SeqCst);
     let _ = users.get_user(1, None, "r").await;
     assert_eq!(
@@ -262,13 +254,10 @@ async fn retry_after_is_honoured_and_never_past_the_deadline() {
         }),
     ))
     .await;
-    let users = UserClient::builder()
-        .base_url(&server.url())
-        .profile(profile(
-            "retry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }",
-        ))
-        .build()
-        .unwrap();
+    let users = users_at(
+        &server.url(),
+        "retry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }",
+    );
     let started = Instant::now();
     users.get_user(1, None, "r").await.unwrap();
     assert!(
@@ -279,13 +268,10 @@ async fn retry_after_is_honoured_and_never_past_the_deadline() {
 
     // With a total deadline shorter than Retry-After, the call fails at once instead of sleeping.
     hits.store(0, Ordering::SeqCst);
-    let impatient = UserClient::builder()
-        .base_url(&server.url())
-        .profile(profile(
-            "timeout: { total: 500ms }\nretry: { max_attempts: 2 }",
-        ))
-        .build()
-        .unwrap();
+    let impatient = users_at(
+        &server.url(),
+        "timeout: { total: 500ms }\nretry: { max_attempts: 2 }",
+    );
     let started = Instant::now();
     let err = impatient.get_user(1, None, "r").await.unwrap_err();
     assert_eq!(err.status().map(|s| s.as_u16()), Some(429));
@@ -300,11 +286,10 @@ async fn retry_after_is_honoured_and_never_past_the_deadline() {
 #[tokio::test]
 async fn an_exhausted_budget_stops_retries() {
     let downstream = flaky().await;
-    let users = UserClient::builder()
-        .base_url(&downstream.server.url())
-        .profile(profile("retry: { max_attempts: 5, backoff: { initial: 1ms, max: 1ms }, budget: { ratio: 0.5, min_per_second: 0 } }\nbreaker: { min_calls: 1000 }"))
-        .build()
-        .unwrap();
+    let users = users_at(
+        &downstream.server.url(),
+        "retry: { max_attempts: 5, backoff: { initial: 1ms, max: 1ms }, budget: { ratio: 0.5, min_per_second: 0 } }\nbreaker: { min_calls: 1000 }",
+    );
     downstream.status.store(503, Ordering::SeqCst);
     for _ in 0..10 {
         let _ = users.get_user(1, None, "r").await;
@@ -324,11 +309,10 @@ fn slow_server_router(delay: Duration) -> Router {
 #[tokio::test]
 async fn a_bulkhead_of_4_rejects_exactly_4_of_8_and_cancelled_calls_free_their_slots() {
     let server = Server::start(slow_server_router(Duration::from_millis(300))).await;
-    let users = UserClient::builder()
-        .base_url(&server.url())
-        .profile(profile("isolation: { semaphore: { max_concurrent: 4, max_wait: 0s } }\nretry: { max_attempts: 1 }"))
-        .build()
-        .unwrap();
+    let users = users_at(
+        &server.url(),
+        "isolation: { semaphore: { max_concurrent: 4, max_wait: 0s } }\nretry: { max_attempts: 1 }",
+    );
     let calls: Vec<_> = (0..8)
         .map(|_| {
             let users = users.clone();
@@ -374,11 +358,10 @@ async fn a_bulkhead_of_4_rejects_exactly_4_of_8_and_cancelled_calls_free_their_s
 async fn a_pool_isolated_client_stuck_on_a_hanging_downstream_does_not_slow_another() {
     let hanging = Server::start(slow_server_router(Duration::from_secs(30))).await;
     let healthy = Server::start(slow_server_router(Duration::ZERO)).await;
-    let stuck = UserClient::builder()
-        .base_url(&hanging.url())
-        .profile(profile("isolation: { pool: { workers: 2, queue: 2, queue_timeout: 50ms } }\nretry: { max_attempts: 1 }\ntimeout: { attempt: 20s, total: 20s }"))
-        .build()
-        .unwrap();
+    let stuck = users_at(
+        &hanging.url(),
+        "isolation: { pool: { workers: 2, queue: 2, queue_timeout: 50ms } }\nretry: { max_attempts: 1 }\ntimeout: { attempt: 20s, total: 20s }",
+    );
     let fine = UserClient::new(&healthy.url()).unwrap();
 
     let blocked: Vec<_> = (0..16)
@@ -410,13 +393,10 @@ async fn a_pool_isolated_client_stuck_on_a_hanging_downstream_does_not_slow_anot
 #[tokio::test]
 async fn a_rate_limit_refuses_calls_past_the_burst() {
     let downstream = flaky().await;
-    let users = UserClient::builder()
-        .base_url(&downstream.server.url())
-        .profile(profile(
-            "rate_limit: { per_second: 1, burst: 3, max_wait: 0s }",
-        ))
-        .build()
-        .unwrap();
+    let users = users_at(
+        &downstream.server.url(),
+        "rate_limit: { per_second: 1, burst: 3, max_wait: 0s }",
+    );
     let mut limited = 0;
     for _ in 0..5 {
         if let Err(e) = users.get_user(1, None, "r").await {
