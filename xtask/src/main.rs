@@ -1,4 +1,5 @@
 //! `cargo xtask codegen [--check]`: regenerate the committed clients, or fail when they are stale.
+//! `cargo xtask bench [--quick]`: run every benchmark docs/BENCHMARKS.md reports, in its order.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,7 +18,9 @@ fn main() -> anyhow::Result<()> {
     match args.as_slice() {
         ["codegen"] => codegen(false),
         ["codegen", "--check"] => codegen(true),
-        _ => bail!("usage: cargo xtask codegen [--check]"),
+        ["bench"] => bench(false),
+        ["bench", "--quick"] => bench(true),
+        _ => bail!("usage: cargo xtask codegen [--check] | cargo xtask bench [--quick]"),
     }
 }
 
@@ -42,6 +45,87 @@ fn codegen(check: bool) -> anyhow::Result<()> {
                     format!("remcall gen {specs} failed")
                 }
             );
+        }
+    }
+    Ok(())
+}
+
+/// The benchmarks of docs/BENCHMARKS.md, one after another (never two at once: they measure
+/// time on a 2-core machine). `--quick` runs each briefly, to see that they work.
+fn bench(quick: bool) -> anyhow::Result<()> {
+    let root = workspace_root();
+    let bin = |name: &str, args: &[&str], quick_args: &[&str]| {
+        let mut command = Command::new(env!("CARGO"));
+        command
+            .current_dir(&root)
+            .args([
+                "run",
+                "--release",
+                "--quiet",
+                "-p",
+                "remcall-bench",
+                "--bin",
+                name,
+                "--",
+            ])
+            .args(if quick { quick_args } else { args });
+        command
+    };
+    let criterion = |name: &str, args: &[&str]| {
+        let mut command = Command::new(env!("CARGO"));
+        command
+            .current_dir(&root)
+            .args(["bench", "-p", "remcall-bench", "--bench", name, "--"])
+            .args(args);
+        if quick {
+            command.args(["--warm-up-time", "0.2", "--measurement-time", "0.5"]);
+        }
+        command
+    };
+    let mut steps = vec![
+        (
+            "load",
+            bin(
+                "load",
+                &["--rounds", "9", "--seconds", "1"],
+                &["--rounds", "1", "--seconds", "1"],
+            ),
+        ),
+        (
+            "isolation",
+            bin(
+                "isolation",
+                &["--rounds", "3"],
+                &["--rounds", "1", "--warmup", "3", "--seconds", "1"],
+            ),
+        ),
+        (
+            "policies",
+            criterion(
+                "policies",
+                if quick {
+                    &[]
+                } else {
+                    &["--warm-up-time", "1", "--measurement-time", "3"]
+                },
+            ),
+        ),
+        ("codegen", criterion("codegen", &[])),
+        ("buildtime", bin("buildtime", &[], &["--repeat", "1"])),
+    ];
+    let script = root.join("bench/scripts/callgrind.sh");
+    if !quick && Command::new("valgrind").arg("--version").output().is_ok() {
+        let mut callgrind = Command::new("bash");
+        callgrind.current_dir(&root).arg(script);
+        steps.insert(1, ("callgrind", callgrind));
+    }
+    for (name, mut command) in steps {
+        eprintln!("== bench: {name}");
+        let status = command
+            .status()
+            .with_context(|| format!("running the {name} bench"))?;
+        if !status.success() {
+            bail!("the {name} bench failed");
         }
     }
     Ok(())
