@@ -324,9 +324,7 @@ fn short_circuited_call(c: &mut Criterion) {
         }
     });
     let per_call = (allocations() - before) as f64 / calls as f64;
-    println!(
-        "short-circuited call: {per_call:.1} allocations per call (the error is one boxed value and its message)"
-    );
+    println!("short-circuited call: {per_call:.1} allocations per call (the boxed error)");
     c.bench_function("short_circuited_call_end_to_end", |bench| {
         bench.to_async(&rt).iter(|| async {
             client

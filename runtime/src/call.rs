@@ -91,7 +91,7 @@ impl Client {
                     state
                         .counters
                         .record(Ending::Rejected, None, Instant::now());
-                    return Err(named(Error::new(
+                    return Err(named(Error::fixed(
                         ErrorKind::RateLimited,
                         "rate limit reached: no turn within max_wait",
                     )));
@@ -107,16 +107,14 @@ impl Client {
                 state
                     .counters
                     .record(Ending::ShortCircuited, None, admitted_at);
+                // The time until trials is written by Display, from `retry_in`.
                 let message = if wait.is_zero() {
-                    "the circuit breaker is half-open and its trial calls are in flight".to_owned()
+                    "the circuit breaker is half-open and its trial calls are in flight"
                 } else {
-                    format!(
-                        "the circuit breaker is open; trial calls in {} ms",
-                        wait.as_millis().max(1)
-                    )
+                    "the circuit breaker is open"
                 };
                 return Err(named(
-                    Error::new(ErrorKind::BreakerOpen, message).with_retry_in(wait),
+                    Error::fixed(ErrorKind::BreakerOpen, message).with_retry_in(wait),
                 ));
             }
         };
@@ -126,7 +124,7 @@ impl Client {
             state
                 .counters
                 .record(Ending::Rejected, None, Instant::now());
-            return Err(named(Error::new(
+            return Err(named(Error::fixed(
                 ErrorKind::Rejected,
                 "the bulkhead is full",
             )));

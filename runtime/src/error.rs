@@ -1,5 +1,6 @@
 //! The one error type of every generated call.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,7 +71,9 @@ struct Inner {
     kind: ErrorKind,
     client: &'static str,
     method: &'static str,
-    message: String,
+    /// Borrowed for the pipeline's own fixed messages: a refused call (breaker open, bulkhead
+    /// full, rate limited) then allocates only the error itself.
+    message: Cow<'static, str>,
     status: Option<StatusCode>,
     body: Option<Bytes>,
     retry_in: Option<Duration>,
@@ -80,11 +83,20 @@ struct Inner {
 impl Error {
     /// A new error of `kind`; the pipeline adds the client and method.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error::with_message(kind, Cow::Owned(message.into()))
+    }
+
+    /// [`Error::new`] with a fixed message, which is not copied.
+    pub(crate) fn fixed(kind: ErrorKind, message: &'static str) -> Error {
+        Error::with_message(kind, Cow::Borrowed(message))
+    }
+
+    fn with_message(kind: ErrorKind, message: Cow<'static, str>) -> Error {
         Error(Box::new(Inner {
             kind,
             client: "",
             method: "",
-            message: message.into(),
+            message,
             status: None,
             body: None,
             retry_in: None,
@@ -116,7 +128,7 @@ impl Error {
     /// The same error filed under another kind, with a new message (the status and body stay).
     pub(crate) fn reclassify(mut self, kind: ErrorKind, message: impl Into<String>) -> Error {
         self.0.kind = kind;
-        self.0.message = message.into();
+        self.0.message = Cow::Owned(message.into());
         self
     }
 
@@ -184,6 +196,12 @@ impl fmt::Display for Error {
             (client, method) => write!(f, "{client}.{method}: ")?,
         }
         f.write_str(&inner.message)?;
+        if let (ErrorKind::BreakerOpen, Some(wait)) = (inner.kind, inner.retry_in)
+            && !wait.is_zero()
+        {
+            // Written here rather than into the message, so a refusal formats nothing.
+            write!(f, "; trial calls in {} ms", wait.as_millis().max(1))?;
+        }
         if let Some(body) = inner.body.as_ref().filter(|b| !b.is_empty()) {
             write!(f, ": {}", String::from_utf8_lossy(body).trim())?;
         }
@@ -276,6 +294,20 @@ mod tests {
         assert!(err.allows_fallback());
         let bad_request = Error::status_error(StatusCode::BAD_REQUEST, &Bytes::new());
         assert!(!bad_request.allows_fallback());
+    }
+
+    #[test]
+    fn an_open_breaker_says_when_trials_start() {
+        let open = Error::fixed(ErrorKind::BreakerOpen, "the circuit breaker is open")
+            .with_retry_in(Duration::from_millis(250))
+            .in_call("C", "m");
+        assert_eq!(
+            open.to_string(),
+            "C.m: the circuit breaker is open; trial calls in 250 ms"
+        );
+        let soon = Error::fixed(ErrorKind::BreakerOpen, "open").with_retry_in(Duration::ZERO);
+        assert_eq!(soon.to_string(), "open");
+        assert_eq!(soon.retry_in(), Some(Duration::ZERO));
     }
 
     #[test]
