@@ -112,11 +112,8 @@ impl Breaker {
 
     #[inline(never)]
     fn try_acquire_not_closed(&self, now: Instant) -> Result<Permit<'_>, Duration> {
-        let state = self.state.load(Ordering::Acquire);
-        if state == CLOSED {
-            return Ok(self.permit(false));
-        }
-        if state == OPEN {
+        // An open breaker refuses without the lock; everything else is decided under it.
+        if self.state.load(Ordering::Acquire) == OPEN {
             let until = self.open_until.load(Ordering::Acquire);
             let now_nanos = self.nanos(now);
             if now_nanos < until {

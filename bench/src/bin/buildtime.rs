@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release -p remcall-bench --bin buildtime -- [--methods 200] [--repeat 3]`
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -105,7 +105,7 @@ fn user_code(methods: usize) -> String {
 }
 
 /// Runs cargo in `dir` with the shared target directory; `true` on success.
-fn cargo(dir: &PathBuf, target: &Path, args: &[&str]) -> bool {
+fn cargo(dir: &Path, target: &Path, args: &[&str]) -> bool {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .args(args)
         .arg("--quiet")

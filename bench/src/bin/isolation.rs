@@ -156,17 +156,18 @@ fn main() {
         "| contestant | A p99 ms, A healthy | A p50 ms, A sick | A p99 ms, A sick | A calls/s, A sick | B req/s, A healthy | B req/s, A sick | B sick ÷ healthy |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    // Median, min and max of one figure of contestant `i`'s healthy (0) or sick (1) runs.
+    let figure = |i: usize, j: usize, f: &dyn Fn(&Run) -> f64| {
+        median_min_max(results[i][j].iter().map(f).collect())
+    };
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for (i, c) in contestants.iter().enumerate() {
-        let figure = |j: usize, f: &dyn Fn(&Run) -> f64| {
-            median_min_max(results[i][j].iter().map(f).collect())
-        };
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        let healthy_p99 = figure(0, &|r| ms(r.a_p99));
-        let sick_p50 = figure(1, &|r| ms(r.a_p50));
-        let sick_p99 = figure(1, &|r| ms(r.a_p99));
-        let sick_rate = figure(1, &|r| r.a_per_second);
-        let b_healthy = figure(0, &|r| r.b_per_second);
-        let b_sick = figure(1, &|r| r.b_per_second);
+        let healthy_p99 = figure(i, 0, &|r| ms(r.a_p99));
+        let sick_p50 = figure(i, 1, &|r| ms(r.a_p50));
+        let sick_p99 = figure(i, 1, &|r| ms(r.a_p99));
+        let sick_rate = figure(i, 1, &|r| r.a_per_second);
+        let b_healthy = figure(i, 0, &|r| r.b_per_second);
+        let b_sick = figure(i, 1, &|r| r.b_per_second);
         println!(
             "| {} | {:.2} | {:.3} | {:.3} [{:.3}, {:.3}] | {:.0} | {:.0} [{:.0}, {:.0}] | {:.0} [{:.0}, {:.0}] | {:.3} |",
             c.name(),
@@ -185,15 +186,8 @@ fn main() {
             b_sick.0 / b_healthy.0,
         );
     }
-    let remcall_p99 = median_min_max(
-        results[0][1]
-            .iter()
-            .map(|r| r.a_p99.as_secs_f64() * 1e3)
-            .collect(),
-    )
-    .0;
-    let remcall_b = median_min_max(results[0][1].iter().map(|r| r.b_per_second).collect()).0
-        / median_min_max(results[0][0].iter().map(|r| r.b_per_second).collect()).0;
+    let remcall_p99 = figure(0, 1, &|r| ms(r.a_p99)).0;
+    let remcall_b = figure(0, 1, &|r| r.b_per_second).0 / figure(0, 0, &|r| r.b_per_second).0;
     let verdict = |met: bool| if met { "met" } else { "missed" };
     println!(
         "targets: remcall's p99 on the sick A ≤ 1 ms: {remcall_p99:.3} ms — {}; B ≥ 0.95× its healthy throughput: {remcall_b:.3}× — {}",
