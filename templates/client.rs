@@ -1,5 +1,10 @@
 {#- One generated client module. Input: ir::Client. Output is parsed by syn and formatted by
-    prettyplease, so layout here is for the reader of this template, not of the output. -#}
+    prettyplease, so layout here is for the reader of this template, not of the output. The
+    module stands alone (a file of its own, or the module `include_client!` wraps it in), where
+    the lint allowances generated code needs are written once. -#}
+{%- if !client.methods.is_empty() %}
+use remcall::__codegen::decode;
+{%- endif %}
 {%- for ty in client.types %}
 {%- for line in ty.doc %}
 #[doc = {{ line }}]
@@ -17,8 +22,6 @@ pub enum {{ ty.name }} {
 {%- else %}
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize)]
 #[serde(crate = "remcall::serde")]
-{#- Field types are the spec's; how complex they are is the spec author's call. #}
-#[allow(clippy::type_complexity)]
 pub struct {{ ty.name }}{{ ty.generics }} {
     {%- for field in ty.fields %}
     {%- for line in field.doc %}
@@ -37,7 +40,7 @@ pub struct {{ ty.name }}{{ ty.generics }} {
 {% endfor %}
 
 {%- for method in client.methods %}
-const {{ method.spec_const }}: remcall::MethodSpec = remcall::MethodSpec {
+static {{ method.spec_const }}: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: {{ loop.index0 }},
     name: {{ method.spec_name }},
     http_method: {{ method.verb }},
@@ -48,7 +51,7 @@ const {{ method.spec_const }}: remcall::MethodSpec = remcall::MethodSpec {
 };
 {%- endfor %}
 
-const CLIENT_SPEC: remcall::ClientSpec = remcall::ClientSpec {
+static {{ client.spec_static }}: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: {{ "{:?}"|format(client.name) }},
     base_urls: &[{% for url in client.base_urls %}{{ url }}, {% endfor %}],
     base_path: {{ client.base_path }},
@@ -62,7 +65,7 @@ const CLIENT_SPEC: remcall::ClientSpec = remcall::ClientSpec {
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
 pub struct {{ client.name }}<F = {{ client.default_fallback }}> {
-    inner: remcall::Client,
+    inner: remcall::__codegen::Client,
     fallback: std::sync::Arc<F>,
 }
 
@@ -87,7 +90,7 @@ impl {{ client.name }} {
     /// A builder to set endpoints, a runtime profile, an HTTP client{% if client.fallback_trait.is_some() %} or a fallback{% endif %}.
     pub fn builder() -> {{ client.builder }} {
         {{ client.builder }} {
-            inner: remcall::ClientBuilder::new(&CLIENT_SPEC)
+            inner: remcall::__codegen::ClientBuilder::new(&{{ client.spec_static }})
                 {%- for interceptor in client.interceptors %}
                 .interceptor(<{{ interceptor }}>::default())
                 {%- endfor %},
@@ -103,31 +106,21 @@ impl<F> {{ client.name }}<F> {
     }
 }
 
-#[allow(clippy::type_complexity)]
 impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endif %}> {{ client.name }}<F> {
 {%- for method in client.methods %}
     {%- for line in method.doc %}
     #[doc = {{ line }}]
     {%- endfor %}
-    {%- if method.many_args() %}
-    #[allow(clippy::too_many_arguments)]
-    {%- endif %}
     pub async fn {{ method.name }}(&self, {{ method.args() }}) -> Result<{{ method.returns }}, remcall::Error> {
-        {#- Locals start with `__` so that no parameter name (checked by validation) can shadow them. #}
-        let __request = remcall::Request::new()
+        let {{ method.locals.request }} = {{ method.spec_const }}.request()
         {%- for param in method.params %}
-            {{ param.apply }}
+            .{{ param.call }}({% if let Some(wire) = param.wire %}{{ wire }}, {% endif %}{{ param.name }})
         {%- endfor %};
         {%- if method.fallback %}
-        match self.inner.call(&{{ method.spec_const }}, __request, {{ method.decode }}).await {
-            Err(__cause) if __cause.allows_fallback() && remcall::has_fallback::<F>() => {
-                self.inner.record_fallback(&{{ method.spec_const }});
-                self.fallback.{{ method.name }}({{ method.arg_names() }}__cause).await
-            }
-            __outcome => __outcome,
-        }
+        let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({{ method.arg_names() }}{{ method.locals.cause }});
+        self.inner.call_or_fallback({{ method.locals.request }}, {{ method.decode }}, {{ method.locals.fallback }}).await
         {%- else %}
-        self.inner.call(&{{ method.spec_const }}, __request, {{ method.decode }}).await
+        self.inner.call({{ method.locals.request }}, {{ method.decode }}).await
         {%- endif %}
     }
 {% endfor %}
@@ -135,7 +128,7 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
 
 /// Builds a [`{{ client.name }}`].
 pub struct {{ client.builder }}<F = {{ client.default_fallback }}> {
-    inner: remcall::ClientBuilder,
+    inner: remcall::__codegen::ClientBuilder,
     fallback: F,
 }
 
@@ -199,17 +192,13 @@ impl<F> {{ client.builder }}<F> {
 
 /// Answers for failed calls of [`{{ client.name }}`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
-#[allow(clippy::type_complexity)]
 pub trait {{ fallback }}: Send + Sync + 'static {
 {%- for method in client.methods %}
 {%- if method.fallback %}
+
     /// The fallback of [`{{ client.name }}::{{ method.name }}`].
-    #[allow(unused_variables)]
-    {%- if method.many_fallback_args() %}
-    #[allow(clippy::too_many_arguments)]
-    {%- endif %}
-    fn {{ method.name }}(&self, {{ method.args() }}cause: remcall::Error) -> impl std::future::Future<Output = Result<{{ method.returns }}, remcall::Error>> + Send {
-        async move { Err(cause) }
+    fn {{ method.name }}(&self, {{ method.args() }}{{ method.locals.cause }}: remcall::Error) -> impl std::future::Future<Output = Result<{{ method.returns }}, remcall::Error>> + Send {
+        async move { Err({{ method.locals.cause }}) }
     }
 {%- endif %}
 {%- endfor %}

@@ -10,7 +10,8 @@ use remcall::__bench::{
     AttemptFailure, Breaker, Bulkhead, IsolationSettings, Outcome, RateLimitSettings, RateLimiter,
     Settings, backoff, is_retryable,
 };
-use remcall::{ClientBuilder, ClientSpec, MethodSpec, Profile, Request, decode};
+use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
+use remcall::Profile;
 use remcall_bench::{CountingAllocator, allocations};
 use tokio::time::Instant;
 
@@ -308,7 +309,7 @@ fn short_circuited_call(c: &mut Criterion) {
         // Port 9 on loopback refuses: five connect failures open the breaker.
         let client = ClientBuilder::new(&SPEC).build().unwrap();
         for _ in 0..5 {
-            let _ = client.call(&PING, Request::new(), decode::unit).await;
+            let _ = client.call(PING.request(), decode::unit).await;
         }
         client
     });
@@ -316,22 +317,16 @@ fn short_circuited_call(c: &mut Criterion) {
     let calls = 10_000;
     rt.block_on(async {
         for _ in 0..calls {
-            let err = client
-                .call(&PING, Request::new(), decode::unit)
-                .await
-                .unwrap_err();
+            let err = client.call(PING.request(), decode::unit).await.unwrap_err();
             assert_eq!(err.kind(), remcall::ErrorKind::BreakerOpen);
         }
     });
     let per_call = (allocations() - before) as f64 / calls as f64;
     println!("short-circuited call: {per_call:.1} allocations per call (the boxed error)");
     c.bench_function("short_circuited_call_end_to_end", |bench| {
-        bench.to_async(&rt).iter(|| async {
-            client
-                .call(&PING, Request::new(), decode::unit)
-                .await
-                .unwrap_err()
-        })
+        bench
+            .to_async(&rt)
+            .iter(|| async { client.call(PING.request(), decode::unit).await.unwrap_err() })
     });
 }
 

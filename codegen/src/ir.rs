@@ -30,6 +30,8 @@ pub struct Client {
     pub base_path: String,
     /// The client's resolved profile as a Rust string literal.
     pub profile: String,
+    /// The static holding its `ClientSpec`: `CLIENT_SPEC`, unless a method's static has the name.
+    pub spec_static: String,
     /// Rust paths of the spec's interceptors, built with `Default`, in order.
     pub interceptors: Vec<String>,
     /// Generated types.
@@ -75,7 +77,7 @@ pub struct Field {
 pub struct Method {
     /// Rust name.
     pub name: String,
-    /// The constant holding its `MethodSpec`.
+    /// The static holding its `MethodSpec`.
     pub spec_const: String,
     /// Name as in the spec, as a literal.
     pub spec_name: String,
@@ -93,6 +95,8 @@ pub struct Method {
     pub profile: String,
     /// Arguments in DESIGN.md order.
     pub params: Vec<Param>,
+    /// Names of the generated body's locals.
+    pub locals: Locals,
     /// Return type.
     pub returns: String,
     /// The decoder expression.
@@ -108,8 +112,41 @@ pub struct Param {
     pub name: String,
     /// Argument type (borrowed form).
     pub ty: String,
-    /// The request builder call, e.g. `.query("tag", &tags)`.
-    pub apply: String,
+    /// The request builder method that takes it: `path`, `query`, `header`, `json`, `form` or
+    /// `bytes`.
+    pub call: &'static str,
+    /// The wire name literal, for path, query and header parameters.
+    pub wire: Option<String>,
+}
+
+/// The names of a generated method's locals: plain, unless a parameter has the name already.
+#[derive(Debug)]
+pub struct Locals {
+    /// The request being built.
+    pub request: String,
+    /// The fallback closure.
+    pub fallback: String,
+    /// The error a fallback is given.
+    pub cause: String,
+}
+
+impl Locals {
+    fn avoiding(params: &[Param]) -> Locals {
+        let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        let mut unique = |base: &str| {
+            let mut name = base.to_owned();
+            while taken.contains(&name) {
+                name.push('_');
+            }
+            taken.push(name.clone());
+            name
+        };
+        Locals {
+            request: unique("request"),
+            fallback: unique("fallback"),
+            cause: unique("cause"),
+        }
+    }
 }
 
 impl Method {
@@ -127,16 +164,6 @@ impl Method {
             .iter()
             .map(|p| format!("{}, ", p.name))
             .collect()
-    }
-
-    /// Clippy's limit is seven arguments, `self` included.
-    pub fn many_args(&self) -> bool {
-        self.params.len() + 1 > 7
-    }
-
-    /// The same for the fallback, which also takes the cause.
-    pub fn many_fallback_args(&self) -> bool {
-        self.params.len() + 2 > 7
     }
 }
 
@@ -290,48 +317,49 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
             let pdef = &def.path[&placeholder];
             let ty = Ty::parse(&pdef.ty)?;
             let name = names::snake(&placeholder);
-            let apply = format!(".path({}, {name})", lit(&placeholder));
             params.push(Param {
                 ty: ty.argument(&is_copy),
                 name,
-                apply,
+                call: "path",
+                wire: Some(lit(&placeholder)),
             });
         }
         for (key, pdef) in &def.query {
             let ty = Ty::parse(&pdef.ty)?;
             let name = names::snake(key);
             let wire = pdef.name.clone().unwrap_or_else(|| key.clone());
-            let apply = format!(".query({}, {name})", lit(&wire));
             params.push(Param {
                 ty: ty.argument(&is_copy),
                 name,
-                apply,
+                call: "query",
+                wire: Some(lit(&wire)),
             });
         }
         for (key, pdef) in &def.headers {
             let ty = Ty::parse(&pdef.ty)?;
             let name = names::snake(key);
             let wire = pdef.name.clone().unwrap_or_else(|| key.clone());
-            let apply = format!(".header({}, {name})", lit(&wire));
             params.push(Param {
                 ty: ty.argument(&is_copy),
                 name,
-                apply,
+                call: "header",
+                wire: Some(lit(&wire)),
             });
         }
         if let Some(body) = &def.body {
             let ty = Ty::parse(&body.ty)?;
-            let apply = if ty.is_bytes() {
-                ".bytes(body)".to_owned()
+            let call = if ty.is_bytes() {
+                "bytes"
             } else if body.encoding == BodyEncoding::Form {
-                ".form(body)".to_owned()
+                "form"
             } else {
-                ".json(body)".to_owned()
+                "json"
             };
             params.push(Param {
                 name: "body".to_owned(),
                 ty: ty.argument(&is_copy),
-                apply,
+                call,
+                wire: None,
             });
         }
 
@@ -340,17 +368,17 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
             None => Ty::Tuple(Vec::new()),
         };
         let decoder = if returns.is_unit() {
-            "remcall::decode::unit"
+            "decode::unit"
         } else if returns.is_bytes() {
-            "remcall::decode::bytes"
+            "decode::bytes"
         } else {
-            "remcall::decode::json"
+            "decode::json"
         };
         let not_found_none = def.not_found == Some(NotFound::None);
         let (returns, decode) = if not_found_none {
             (
                 format!("Option<{}>", returns.render()),
-                format!("|response| remcall::decode::or_none(response, {decoder})"),
+                format!("{decoder}_or_none"),
             )
         } else {
             (returns.render(), decoder.to_owned())
@@ -371,7 +399,7 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         ));
         methods.push(Method {
             name: names::snake(method_name),
-            spec_const: format!("{}_METHOD", names::shouty(method_name)),
+            spec_const: names::shouty(method_name),
             spec_name: lit(method_name),
             doc,
             verb: lit(verb),
@@ -379,6 +407,7 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
             idempotent,
             not_found_none,
             profile: profile_literal(method_profile),
+            locals: Locals::avoiding(&params),
             params,
             returns,
             decode,
@@ -395,6 +424,10 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
     if doc.is_empty() {
         doc.push(lit(&format!(" The `{name}` HTTP client.")));
     }
+    let mut spec_static = "CLIENT_SPEC".to_owned();
+    while methods.iter().any(|m| m.spec_const == spec_static) {
+        spec_static.push('_');
+    }
     let default_fallback_value = if default_fallback == "remcall::NoFallback" {
         default_fallback.clone()
     } else {
@@ -410,6 +443,7 @@ pub fn lower(spec: &Spec) -> Result<Client, String> {
         base_path: lit(file.base_path.as_deref().unwrap_or("")),
         interceptors: client_profile.interceptors.clone().unwrap_or_default(),
         profile: profile_literal(client_profile),
+        spec_static,
         types,
         methods,
         name,

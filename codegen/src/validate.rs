@@ -577,14 +577,8 @@ impl Validator<'_> {
                     let at = format!("{key}.{section}.{param}");
                     self.type_expr(0, &at, &def.ty, &[]);
                     let rust = names::snake(param);
-                    let has_fallback = matches!(
-                        spec.file.fallback,
-                        Some(FallbackDef::Path(_) | FallbackDef::Enabled(true))
-                    ) && method.fallback != Some(false);
-                    if !names::is_identifier(&rust) || rust.starts_with("__") {
+                    if !names::is_identifier(&rust) {
                         self.push(spec.at_key(0, &at, format!("parameter `{param}` does not make a usable Rust name (`{rust}`)")).help("name it with letters, digits and `_`; set the wire name with `name:`"));
-                    } else if rust == "cause" && has_fallback {
-                        self.push(spec.at_key(0, &at, "parameter `cause` would clash with the fallback's `cause` argument").help("name it otherwise and keep the wire name with `name: cause`"));
                     }
                     if let Some(first) = arg_names.insert(rust.clone(), at.clone()) {
                         self.push(spec.at_key(

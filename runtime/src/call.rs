@@ -7,7 +7,7 @@
 //!    `attempt` timeout, read within `max_response_bytes`, classify; a retryable failure sleeps
 //!    its backoff (or `Retry-After`), never past the deadline, and only with budget left;
 //! 5. the outcome of the whole call is recorded once, in the breaker and the statistics;
-//! 6. the fallback, for eligible errors, is applied by the generated method.
+//! 6. a failure a fallback may answer goes to the generated method's fallback, if it has one.
 //!
 //! The breaker sits outside the retry loop, as in Hystrix and Feign: one outcome per logical call,
 //! so retries cannot make a struggling downstream look worse (or better) than it is.
@@ -18,29 +18,28 @@ use remcall_profile::Condition;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap};
+use reqwest::header::AUTHORIZATION;
 
 use crate::auth::Credentials;
 use crate::breaker::Outcome;
 use crate::client::{Client, MethodState};
 use crate::endpoints::Endpoint;
 use crate::error::{Error, ErrorKind, from_transport};
-use crate::interceptor::{BoxError, CallInfo, Outgoing};
+use crate::interceptor::{self, CallInfo, Outgoing};
 use crate::log;
 use crate::request::Request;
 use crate::response::Response;
-use crate::retry::{AttemptFailure, backoff, is_retryable, retry_after};
-use crate::spec::MethodSpec;
+use crate::retry::{AttemptFailure, FailedAttempt, backoff, is_retryable, retry_after};
 use crate::stats::Ending;
 
 impl Client {
-    /// Runs one logical call of `method` and decodes its answer.
+    /// Runs one logical call and decodes its answer.
     pub async fn call<T>(
         &self,
-        method: &'static MethodSpec,
         request: Request,
         decode: impl FnOnce(Response) -> Result<T, Error>,
     ) -> Result<T, Error> {
+        let method = request.method;
         // One span per logical call; the URL template, never the filled URL (it may carry ids).
         let span = tracing::info_span!(
             "remcall.call",
@@ -54,10 +53,7 @@ impl Client {
         );
         #[cfg(feature = "metrics")]
         let started = Instant::now();
-        let result = self
-            .run(method, request, decode)
-            .instrument(span.clone())
-            .await;
+        let result = self.run(request, decode).instrument(span.clone()).await;
         let outcome = match &result {
             Ok(_) => "success",
             Err(error) => error.kind().name(),
@@ -73,13 +69,39 @@ impl Client {
         result
     }
 
-    /// DESIGN.md's six steps, inside the call's span.
+    /// [`Client::call`], then step 6: a failure a fallback may answer (see
+    /// [`Error::allows_fallback`]) goes to `fallback`. An answer (`Ok`) counts as a fallback in
+    /// the statistics; a fallback that passes the failure on, as the generated defaults and
+    /// `NoFallback` do, leaves the call a failure.
+    pub async fn call_or_fallback<T, Answer>(
+        &self,
+        request: Request,
+        decode: impl FnOnce(Response) -> Result<T, Error>,
+        fallback: impl FnOnce(Error) -> Answer,
+    ) -> Result<T, Error>
+    where
+        Answer: Future<Output = Result<T, Error>>,
+    {
+        let method = request.method;
+        match self.call(request, decode).await {
+            Err(cause) if cause.allows_fallback() => {
+                let answer = fallback(cause).await;
+                if answer.is_ok() {
+                    self.shared.methods[method.index].counters.record_fallback();
+                }
+                answer
+            }
+            result => result,
+        }
+    }
+
+    /// The first five steps, inside the call's span.
     async fn run<T>(
         &self,
-        method: &'static MethodSpec,
         request: Request,
         decode: impl FnOnce(Response) -> Result<T, Error>,
     ) -> Result<T, Error> {
+        let method = request.method;
         let state = &self.shared.methods[method.index];
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
 
@@ -138,19 +160,16 @@ impl Client {
             Some(pool) => {
                 let client = self.clone();
                 let span = tracing::Span::current();
-                pool.run(
-                    async move { client.attempts(method, &request, deadline).await }
-                        .instrument(span),
-                )
-                .await
-                .unwrap_or_else(|| {
-                    Err(Error::new(
-                        ErrorKind::Rejected,
-                        "the isolation pool is shut down",
-                    ))
-                })
+                pool.run(async move { client.attempts(&request, deadline).await }.instrument(span))
+                    .await
+                    .unwrap_or_else(|| {
+                        Err(Error::new(
+                            ErrorKind::Rejected,
+                            "the isolation pool is shut down",
+                        ))
+                    })
             }
-            None => self.attempts(method, &request, deadline).await,
+            None => self.attempts(&request, deadline).await,
         };
         let result = result.and_then(decode);
         drop(slot);
@@ -169,11 +188,6 @@ impl Client {
         result.map_err(named)
     }
 
-    /// Counts a fallback answer for `method`'s statistics.
-    pub fn record_fallback(&self, method: &'static MethodSpec) {
-        self.shared.methods[method.index].counters.record_fallback();
-    }
-
     /// The retry loop: attempts until one answers, the failure is not retryable, attempts or
     /// budget run out, or the next sleep would end past the deadline.
     ///
@@ -182,15 +196,11 @@ impl Client {
     /// is not taken; and the steps that can wait on something else (discovery's first lookup,
     /// interceptors) are bounded by it. One timer per attempt instead of two is a measurable part
     /// of the happy path's cost (docs/BENCHMARKS.md).
-    async fn attempts(
-        &self,
-        method: &'static MethodSpec,
-        request: &Request,
-        deadline: Instant,
-    ) -> Result<Response, Error> {
+    async fn attempts(&self, request: &Request, deadline: Instant) -> Result<Response, Error> {
         if let Some(error) = &request.error {
             return Err(error.clone());
         }
+        let method = request.method;
         let state = &self.shared.methods[method.index];
         let retry = &state.settings.retry;
         if self.shared.endpoints.discovers() {
@@ -204,46 +214,44 @@ impl Client {
             let lease = self.shared.endpoints.pick(avoid.as_ref())?;
             let span =
                 tracing::debug_span!("remcall.attempt", attempt, endpoint = %lease.endpoint.base);
+            let target = Target {
+                attempt,
+                endpoint: &lease.endpoint,
+                deadline,
+            };
             let outcome = self
-                .attempt(
-                    method,
-                    state,
-                    request,
-                    Target {
-                        attempt,
-                        endpoint: &lease.endpoint,
-                        deadline,
-                    },
-                    &mut token_generation,
-                )
+                .attempt(state, request, target, &mut token_generation)
                 .instrument(span)
                 .await;
             tracing::Span::current().record("attempts", attempt);
             let unhealthy = match &outcome {
                 Ok(response) => response.status.is_server_error(),
-                Err((_, failure, _)) => match failure {
+                Err(failed) => match failed.failure {
                     AttemptFailure::Connect | AttemptFailure::Timeout | AttemptFailure::Broken => {
                         true
                     }
-                    AttemptFailure::Status(status) => *status >= 500,
+                    AttemptFailure::Status(status) => status >= 500,
                     AttemptFailure::Other => false,
                 },
             };
             self.shared.endpoints.record(&lease.endpoint, unhealthy);
             let status = match &outcome {
                 Ok(response) => Some(response.status.as_u16()),
-                Err((error, _, _)) => error.status().map(|s| s.as_u16()),
+                Err(failed) => failed.error.status().map(|s| s.as_u16()),
             };
             if let Some(status) = status {
                 tracing::Span::current().record("status", status);
             }
-            let failed = match outcome {
+            let FailedAttempt {
+                error,
+                failure,
+                retry_after,
+            } = match outcome {
                 Ok(response) => return Ok(response),
                 Err(failed) => failed,
             };
             // The next attempt goes elsewhere when there is anywhere else to go.
             avoid = Some(lease.endpoint.clone());
-            let (error, failure, server_wait) = failed;
             // A refused OAuth2 token: fetch a new one and try once more, outside the retry
             // policy (the downstream did nothing wrong).
             if let (AttemptFailure::Status(401), Some(Credentials::OAuth2(tokens))) =
@@ -262,7 +270,7 @@ impl Client {
             if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent) {
                 return Err(error);
             }
-            let wait = server_wait.unwrap_or_else(|| backoff(retry, attempt, fastrand::f64()));
+            let wait = retry_after.unwrap_or_else(|| backoff(retry, attempt, fastrand::f64()));
             let now = Instant::now();
             if now + wait >= deadline || !self.shared.budget.withdraw(now) {
                 return Err(error);
@@ -277,50 +285,34 @@ impl Client {
     }
 
     /// One attempt: build, add credentials, run interceptors, send, read, verify and classify,
-    /// within the attempt deadline. A failure comes with its retry class and the server's
-    /// `Retry-After`, if any; `token_generation` says which OAuth2 token was sent.
+    /// within the attempt deadline. `token_generation` says which OAuth2 token was sent.
     async fn attempt(
         &self,
-        method: &'static MethodSpec,
         state: &MethodState,
         request: &Request,
         target: Target<'_>,
         token_generation: &mut u64,
-    ) -> Result<Response, (Error, AttemptFailure, Option<Duration>)> {
+    ) -> Result<Response, FailedAttempt> {
         let Target {
             attempt,
             endpoint,
             deadline,
         } = target;
-        let other = |e: Error| (e, AttemptFailure::Other, None);
-        let path = request.fill_path(method.path).map_err(other)?;
-        let mut url = endpoint.url(&path).map_err(other)?;
+        let method = request.method;
+        let path = request
+            .fill_path(method.path)
+            .map_err(FailedAttempt::other)?;
+        let mut url = endpoint.url(&path).map_err(FailedAttempt::other)?;
         if !request.query.is_empty() {
             url.query_pairs_mut()
                 .extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
         }
-
-        // Profile headers, the method's header parameters (which replace a profile header of
-        // the same name), credentials, then interceptors.
-        // Sized for everything that may follow (Host, Authorization, reqwest's Accept), so the
-        // map never grows while it is filled.
-        let mut headers = HeaderMap::with_capacity(state.headers.len() + request.headers.len() + 3);
-        for (name, value) in &state.headers {
-            headers.append(name.clone(), value.clone());
-        }
-        for (i, (name, value)) in request.headers.iter().enumerate() {
-            if request.headers[..i].iter().any(|(seen, _)| seen == name) {
-                headers.append(name.clone(), value.clone());
-            } else {
-                headers.insert(name.clone(), value.clone());
-            }
-        }
-        if let Some(host) = &endpoint.host {
-            // A discovered address stands in for the service's name.
-            headers.insert(reqwest::header::HOST, host.clone());
-        }
+        let mut headers = request.headers(&state.headers, endpoint.host.as_ref());
         if let Some(credentials) = &state.credentials {
-            let (value, generation) = credentials.header(deadline).await.map_err(other)?;
+            let (value, generation) = credentials
+                .header(deadline)
+                .await
+                .map_err(FailedAttempt::other)?;
             *token_generation = generation;
             headers.insert(AUTHORIZATION, value);
         }
@@ -338,46 +330,32 @@ impl Client {
         };
         let interceptors = &self.shared.interceptors;
         if !interceptors.is_empty() {
-            let before = async {
-                for interceptor in interceptors {
-                    interceptor
-                        .before_send(&mut outgoing)
-                        .await
-                        .map_err(|e| refused("request", e))?;
-                }
-                Ok(())
-            };
-            within(deadline, state, before)
-                .await
-                .and_then(|refusal| refusal)
-                .map_err(other)?;
+            within(
+                deadline,
+                state,
+                interceptor::before_send(interceptors, &mut outgoing),
+            )
+            .await
+            .and_then(|refusal| refusal)
+            .map_err(FailedAttempt::other)?;
         }
         log::request(state.settings.log, method.path, &outgoing);
 
-        let Outgoing {
-            http_method,
-            url,
-            headers,
-            body,
-            ..
-        } = outgoing;
         // A `reqwest::Request` built whole: the builder would merge our header map into an
         // empty one, entry by entry.
-        let mut sending = reqwest::Request::new(http_method, url);
-        *sending.headers_mut() = headers;
-        *sending.body_mut() = body.map(reqwest::Body::from);
+        let mut sending = reqwest::Request::new(outgoing.http_method, outgoing.url);
+        *sending.headers_mut() = outgoing.headers;
+        *sending.body_mut() = outgoing.body.map(reqwest::Body::from);
         let limit = state.settings.max_response_bytes;
         let sent = Instant::now();
         let exchange = async {
-            let response = self.shared.http.execute(sending).await.map_err(transport)?;
-            Response::read(response, limit).await.map_err(|e| {
-                let class = if e.kind() == ErrorKind::BodyTooLarge {
-                    AttemptFailure::Other
-                } else {
-                    AttemptFailure::Broken
-                };
-                (e, class, None)
-            })
+            let response = self
+                .shared
+                .http
+                .execute(sending)
+                .await
+                .map_err(from_transport)?;
+            Response::read(response, limit).await
         };
         let attempt_timeout = state.settings.attempt_timeout;
         let attempt_deadline = (sent + attempt_timeout).min(deadline);
@@ -392,42 +370,38 @@ impl Client {
                         format!("the attempt ran past its deadline of {attempt_timeout:?}"),
                     )
                 };
-                (error, AttemptFailure::Timeout, None)
+                FailedAttempt {
+                    error,
+                    failure: AttemptFailure::Timeout,
+                    retry_after: None,
+                }
             })??;
         log::response(state.settings.log, &call, &response, sent.elapsed());
         if !interceptors.is_empty() {
-            let after = async {
-                for interceptor in interceptors {
-                    interceptor
-                        .after_receive(&call, &response)
-                        .await
-                        .map_err(|e| refused("response", e))?;
-                }
-                Ok(())
-            };
-            within(deadline, state, after)
-                .await
-                .and_then(|refusal| refusal)
-                .map_err(other)?;
+            within(
+                deadline,
+                state,
+                interceptor::after_receive(interceptors, &call, &response),
+            )
+            .await
+            .and_then(|refusal| refusal)
+            .map_err(FailedAttempt::other)?;
         }
 
         let answered = response.status.is_success()
             || (method.not_found_none && response.status == reqwest::StatusCode::NOT_FOUND);
         if answered {
-            Ok(response)
-        } else {
-            let wait = retry_after(
+            return Ok(response);
+        }
+        Err(FailedAttempt {
+            error: Error::status_error(response.status, &response.body),
+            failure: AttemptFailure::Status(response.status.as_u16()),
+            retry_after: retry_after(
                 &response.headers,
                 state.settings.retry.retry_after_max,
                 SystemTime::now(),
-            );
-            let error = Error::status_error(response.status, &response.body);
-            Err((
-                error,
-                AttemptFailure::Status(response.status.as_u16()),
-                wait,
-            ))
-        }
+            ),
+        })
     }
 }
 
@@ -460,26 +434,6 @@ struct Target<'a> {
     endpoint: &'a Endpoint,
     /// The call's total deadline.
     deadline: Instant,
-}
-
-/// An interceptor's refusal of the request or the response.
-fn refused(what: &str, error: BoxError) -> Error {
-    Error::new(
-        ErrorKind::Interceptor,
-        format!("an interceptor refused the {what}: {error}"),
-    )
-}
-
-/// A transport error with its retry class: a connect error sent nothing, anything later may have.
-fn transport(error: reqwest::Error) -> (Error, AttemptFailure, Option<Duration>) {
-    let class = if error.is_connect() {
-        AttemptFailure::Connect
-    } else if error.is_timeout() {
-        AttemptFailure::Timeout
-    } else {
-        AttemptFailure::Broken
-    };
-    (from_transport(error), class, None)
 }
 
 /// How a finished call counts for the breaker: `record:` decides which failures count; slow

@@ -8,8 +8,13 @@ use std::time::Duration;
 use bytes::Bytes;
 use reqwest::StatusCode;
 
-/// What went wrong, in the classes callers and policies act on.
+use crate::retry::{AttemptFailure, FailedAttempt};
+
+/// What went wrong, in the classes a caller acts on. The pipeline has finer views of its own
+/// (whether an attempt may be retried, how a call counts for the breaker and the statistics);
+/// this is the one a caller sees. New kinds may be added.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// No connection could be made (refused, DNS, TLS handshake, connect timeout).
     Connect,
@@ -105,7 +110,7 @@ impl Error {
     }
 
     /// A `Status` error for a response that was not a success.
-    pub fn status_error(status: StatusCode, body: &Bytes) -> Error {
+    pub(crate) fn status_error(status: StatusCode, body: &Bytes) -> Error {
         let mut error = Error::new(ErrorKind::Status, format!("HTTP {status}"));
         error.0.status = Some(status);
         error.0.body = Some(body.slice(..body.len().min(BODY_SNIPPET_BYTES)));
@@ -119,7 +124,7 @@ impl Error {
     }
 
     /// Names the client and method the error came from.
-    pub fn in_call(mut self, client: &'static str, method: &'static str) -> Error {
+    pub(crate) fn in_call(mut self, client: &'static str, method: &'static str) -> Error {
         self.0.client = client;
         self.0.method = method;
         self
@@ -133,7 +138,7 @@ impl Error {
     }
 
     /// Records how long until the breaker lets calls through again.
-    pub fn with_retry_in(mut self, wait: Duration) -> Error {
+    pub(crate) fn with_retry_in(mut self, wait: Duration) -> Error {
         self.0.retry_in = Some(wait);
         self
     }
@@ -251,28 +256,41 @@ impl From<remcall_profile::ProfileError> for Error {
     }
 }
 
-/// Maps a transport error of one attempt to its kind. The URL is stripped: it may carry
-/// credentials in its query.
-pub(crate) fn from_transport(error: reqwest::Error) -> Error {
-    let kind = if error.is_connect() {
-        ErrorKind::Connect
+/// The one place a transport error is classified: its kind for the caller, and its class for
+/// the retry decision (a connect error sent nothing; anything later may have reached the server).
+/// The URL is stripped: it may carry credentials in its query.
+pub(crate) fn from_transport(error: reqwest::Error) -> FailedAttempt {
+    let (kind, failure, message) = if error.is_connect() {
+        let message = if error.is_redirect() {
+            "too many redirects, or a redirect loop"
+        } else {
+            "connection failed"
+        };
+        (ErrorKind::Connect, AttemptFailure::Connect, message)
     } else if error.is_timeout() {
-        ErrorKind::Timeout
-    } else if error.is_body() || error.is_decode() {
-        // The server hung up mid-body: to the caller, the downstream failed to answer.
-        ErrorKind::Connect
+        (ErrorKind::Timeout, AttemptFailure::Timeout, "timed out")
     } else if error.is_builder() {
-        ErrorKind::Encode
+        (ErrorKind::Encode, AttemptFailure::Other, "request failed")
+    } else if error.is_redirect() {
+        (
+            ErrorKind::Connect,
+            AttemptFailure::Broken,
+            "too many redirects, or a redirect loop",
+        )
     } else {
-        ErrorKind::Connect
+        // A reset, a truncated body, a protocol error: to the caller the downstream failed to
+        // answer; to the retry policy the request may have been processed.
+        (
+            ErrorKind::Connect,
+            AttemptFailure::Broken,
+            "connection failed",
+        )
     };
-    let message = match kind {
-        ErrorKind::Connect if error.is_redirect() => "too many redirects, or a redirect loop",
-        ErrorKind::Connect => "connection failed",
-        ErrorKind::Timeout => "timed out",
-        _ => "request failed",
-    };
-    Error::new(kind, message).with_source(error.without_url())
+    FailedAttempt {
+        error: Error::fixed(kind, message).with_source(error.without_url()),
+        failure,
+        retry_after: None,
+    }
 }
 
 #[cfg(test)]

@@ -7,10 +7,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
+use crate::error::{Error, ErrorKind};
 use crate::response::Response;
 
 /// An interceptor's error: any error type, boxed.
@@ -103,4 +105,40 @@ impl<T: Interceptor> DynInterceptor for Erased<T> {
     fn after_receive<'a>(&'a self, call: &'a CallInfo, response: &'a Response) -> BoxFuture<'a> {
         Box::pin(self.0.after_receive(call, response))
     }
+}
+
+/// Runs every interceptor's `before_send` in order; the first refusal fails the attempt.
+pub(crate) async fn before_send(
+    interceptors: &[Arc<dyn DynInterceptor>],
+    request: &mut Outgoing,
+) -> Result<(), Error> {
+    for interceptor in interceptors {
+        interceptor
+            .before_send(request)
+            .await
+            .map_err(|e| refused("request", e))?;
+    }
+    Ok(())
+}
+
+/// Runs every interceptor's `after_receive` in order; the first refusal fails the attempt.
+pub(crate) async fn after_receive(
+    interceptors: &[Arc<dyn DynInterceptor>],
+    call: &CallInfo,
+    response: &Response,
+) -> Result<(), Error> {
+    for interceptor in interceptors {
+        interceptor
+            .after_receive(call, response)
+            .await
+            .map_err(|e| refused("response", e))?;
+    }
+    Ok(())
+}
+
+fn refused(what: &str, error: BoxError) -> Error {
+    Error::new(
+        ErrorKind::Interceptor,
+        format!("an interceptor refused the {what}: {error}"),
+    )
 }

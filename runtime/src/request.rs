@@ -2,11 +2,12 @@
 
 use bytes::Bytes;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};
 use crate::params;
+use crate::spec::MethodSpec;
 
 /// Everything but the unreserved characters of RFC 3986: a path parameter stays one segment
 /// whatever it holds (`a/b c` → `a%2Fb%20c`).
@@ -16,10 +17,11 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
-/// A request under construction. Builder methods never fail; the first problem is kept and
-/// returned when the call runs, before anything is sent.
-#[derive(Debug, Default)]
+/// A request of one method under construction. Builder methods never fail; the first problem is
+/// kept and returned when the call runs, before anything is sent.
+#[derive(Debug)]
 pub struct Request {
+    pub(crate) method: &'static MethodSpec,
     pub(crate) path_params: Vec<(&'static str, String)>,
     pub(crate) query: Vec<(&'static str, String)>,
     /// In the order added; a `Vec`, not a `HeaderMap`: they are copied into each attempt's map
@@ -30,9 +32,16 @@ pub struct Request {
 }
 
 impl Request {
-    /// An empty request.
-    pub fn new() -> Request {
-        Request::default()
+    /// An empty request of `method`.
+    pub fn new(method: &'static MethodSpec) -> Request {
+        Request {
+            method,
+            path_params: Vec::new(),
+            query: Vec::new(),
+            headers: Vec::new(),
+            body: None,
+            error: None,
+        }
     }
 
     /// Fills the `{name}` placeholder of the path template with one percent-encoded segment.
@@ -134,6 +143,30 @@ impl Request {
         self.error.get_or_insert(error);
     }
 
+    /// One attempt's headers: the profile's, then the method's header parameters (which replace
+    /// a profile header of the same name), then `Host` for a discovered address, which stands in
+    /// for the service's name. Credentials and interceptors come after.
+    pub(crate) fn headers(&self, profile: &HeaderMap, host: Option<&HeaderValue>) -> HeaderMap {
+        // Sized for everything that may follow (Host, Authorization, reqwest's Accept), so the
+        // map never grows while it is filled.
+        let mut headers = HeaderMap::with_capacity(profile.len() + self.headers.len() + 3);
+        for (name, value) in profile {
+            headers.append(name.clone(), value.clone());
+        }
+        for (i, (name, value)) in self.headers.iter().enumerate() {
+            // A repeated parameter header keeps every value; the first replaces the profile's.
+            if self.headers[..i].iter().any(|(seen, _)| seen == name) {
+                headers.append(name.clone(), value.clone());
+            } else {
+                headers.insert(name.clone(), value.clone());
+            }
+        }
+        if let Some(host) = host {
+            headers.insert(HOST, host.clone());
+        }
+        headers
+    }
+
     /// Fills a path template with the encoded path parameters.
     pub(crate) fn fill_path(&self, template: &str) -> Result<String, Error> {
         let mut out = String::with_capacity(template.len() + 16);
@@ -205,20 +238,30 @@ pub(crate) fn header_value(name: &str, value: &str) -> Result<HeaderValue, Error
 mod tests {
     use super::*;
 
+    static GET: MethodSpec = MethodSpec {
+        index: 0,
+        name: "get",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "",
+    };
+
     #[test]
     fn a_path_parameter_stays_one_segment() {
-        let request = Request::new().path("id", "a/b c?#%");
+        let request = GET.request().path("id", "a/b c?#%");
         assert_eq!(
             request.fill_path("/users/{id}").unwrap(),
             "/users/a%2Fb%20c%3F%23%25"
         );
-        let dots = Request::new().path("id", "..");
+        let dots = GET.request().path("id", "..");
         assert_eq!(dots.error.unwrap().kind(), ErrorKind::Encode);
     }
 
     #[test]
     fn header_injection_is_refused() {
-        let request = Request::new().header("X-Id", "a\r\nX-Admin: yes");
+        let request = GET.request().header("X-Id", "a\r\nX-Admin: yes");
         let error = request.error.unwrap();
         assert_eq!(error.kind(), ErrorKind::Encode);
         assert!(!error.to_string().contains("X-Admin"));
@@ -226,7 +269,8 @@ mod tests {
 
     #[test]
     fn none_is_left_out_and_vectors_repeat() {
-        let request = Request::new()
+        let request = GET
+            .request()
             .query("verbose", Option::<bool>::None)
             .query("tag", ["x", "y"]);
         assert_eq!(

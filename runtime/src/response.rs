@@ -6,6 +6,7 @@ use reqwest::header::HeaderMap;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, ErrorKind, from_transport};
+use crate::retry::FailedAttempt;
 
 /// A response whose body has been read completely.
 #[derive(Debug, Clone)]
@@ -24,12 +25,12 @@ impl Response {
     pub(crate) async fn read(
         mut response: reqwest::Response,
         limit: u64,
-    ) -> Result<Response, Error> {
+    ) -> Result<Response, FailedAttempt> {
         let too_large = || {
-            Error::new(
+            FailedAttempt::other(Error::new(
                 ErrorKind::BodyTooLarge,
                 format!("the response body is larger than max_response_bytes ({limit} bytes)"),
-            )
+            ))
         };
         let declared = response.content_length();
         if declared.is_some_and(|len| len > limit) {
@@ -97,8 +98,22 @@ pub mod decode {
         Ok(response.body)
     }
 
-    /// `None` for a 404 (`not_found: none`), else `decode`'s answer.
-    pub fn or_none<T>(
+    /// [`json`], except that a 404 (`not_found: none`) is `None`.
+    pub fn json_or_none<T: DeserializeOwned>(response: Response) -> Result<Option<T>, Error> {
+        or_none(response, json)
+    }
+
+    /// [`unit`], except that a 404 (`not_found: none`) is `None`.
+    pub fn unit_or_none(response: Response) -> Result<Option<()>, Error> {
+        or_none(response, unit)
+    }
+
+    /// [`bytes`], except that a 404 (`not_found: none`) is `None`.
+    pub fn bytes_or_none(response: Response) -> Result<Option<Bytes>, Error> {
+        or_none(response, bytes)
+    }
+
+    fn or_none<T>(
         response: Response,
         decode: fn(Response) -> Result<T, Error>,
     ) -> Result<Option<T>, Error> {

@@ -6,7 +6,31 @@ use std::time::{Duration, SystemTime};
 use remcall_profile::{Condition, Jitter, RetrySettings};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
-/// Why an attempt failed, as far as retrying is concerned.
+use crate::error::Error;
+
+/// An attempt that brought no answer: the error the caller sees if it is the last, its retry
+/// class, and how long the server asked to wait (`Retry-After`), if it did.
+#[derive(Debug)]
+pub(crate) struct FailedAttempt {
+    pub(crate) error: Error,
+    pub(crate) failure: AttemptFailure,
+    pub(crate) retry_after: Option<Duration>,
+}
+
+impl FailedAttempt {
+    /// A failure no retry can help (encoding, configuration, an interceptor's refusal).
+    pub(crate) fn other(error: Error) -> FailedAttempt {
+        FailedAttempt {
+            error,
+            failure: AttemptFailure::Other,
+            retry_after: None,
+        }
+    }
+}
+
+/// Why an attempt failed, as far as retrying is concerned: unlike [`crate::ErrorKind`], it tells
+/// a failure before anything was sent (`Connect`) from one after (`Broken`, `Timeout`), which
+/// decides whether a non-idempotent request may go again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttemptFailure {
     /// No connection was made: nothing was sent, so even a POST may be retried.

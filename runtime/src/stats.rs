@@ -38,7 +38,7 @@ pub struct MethodStats {
     pub short_circuited: u64,
     /// Calls refused by a full bulkhead or the rate limiter.
     pub rejected: u64,
-    /// Calls a fallback answered.
+    /// Failed calls a fallback answered (with `Ok`; one that passes the failure on is not counted).
     pub fallbacks: u64,
     /// The method's breaker state.
     pub breaker: BreakerState,
@@ -111,7 +111,9 @@ pub(crate) struct Counters {
     latencies: Latencies,
 }
 
-/// How a logical call ended, for the counters.
+/// How a logical call ended, for the counters. Not an [`crate::ErrorKind`]: the counters file a
+/// call by where the pipeline stopped it (refused by the breaker, refused by a limit, or sent),
+/// and a sent call that failed is a failure whatever its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ending {
     Success,

@@ -8,7 +8,7 @@ use axum::Router;
 use axum::http::StatusCode;
 use axum::routing::get;
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
-use remcall::{ClientBuilder, ClientSpec, MethodSpec, Request, decode};
+use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
 
 static PING: MethodSpec = MethodSpec {
     index: 0,
@@ -53,10 +53,7 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
         .base_url(&server.url())
         .build()
         .unwrap();
-    client
-        .call(&PING, Request::new(), decode::unit)
-        .await
-        .unwrap();
+    client.call(PING.request(), decode::unit).await.unwrap();
 
     type Labels = Vec<(String, String)>;
     let metrics: Vec<(String, Labels, DebugValue)> = snapshotter

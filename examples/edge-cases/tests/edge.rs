@@ -4,7 +4,7 @@ use axum::Router;
 use axum::routing::{any, get};
 use remcall::serde_json::{self, json};
 use remcall_edge_cases::clients::deep_client::DeepClient;
-use remcall_edge_cases::clients::reserved::{Keyword, Reserved};
+use remcall_edge_cases::clients::reserved::{Keyword, Reserved, ReservedFallback};
 use remcall_edge_cases::clients::tree_client::{Node, TreeClient};
 use remcall_edge_cases::clients::unicode::Unicode;
 use remcall_edge_cases::clients::wide_client::{Filter, Kind, WideClient};
@@ -95,6 +95,42 @@ async fn keywords_work_as_method_field_parameter_and_variant_names() {
         sent,
         json!({ "type": "t", "match": 1, "self": true, "crate": "c" })
     );
+}
+
+/// Answers `take` with what it was given, to show each argument reached it under its own name.
+struct Echo;
+
+impl ReservedFallback for Echo {
+    async fn take(
+        &self,
+        request: &str,
+        fallback: Option<i32>,
+        cause: Option<&str>,
+        failure: remcall::Error,
+    ) -> Result<Keyword, remcall::Error> {
+        assert_eq!((request, fallback, cause), ("r", Some(2), Some("c")));
+        assert_eq!(failure.status().map(|s| s.as_u16()), Some(503));
+        Ok(Keyword::Loop)
+    }
+}
+
+#[tokio::test]
+async fn parameters_named_like_the_generated_locals_keep_their_values() {
+    let server = Server::start(Router::new().route(
+        "/take/{request}",
+        any(|| async { axum::http::StatusCode::SERVICE_UNAVAILABLE }),
+    ))
+    .await;
+    let client = Reserved::builder()
+        .base_url(&server.url())
+        .profile(remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }").unwrap())
+        .fallback(Echo)
+        .build()
+        .unwrap();
+    let answer = client.take("r", Some(2), Some("c")).await.unwrap();
+    assert_eq!(answer, Keyword::Loop);
+    assert_eq!(server.received()[0].uri, "/take/r?fallback=2&cause=c");
+    assert_eq!(client.stats().method("take").unwrap().fallbacks, 1);
 }
 
 #[tokio::test]

@@ -8,14 +8,13 @@
     remcall::serde::Deserialize
 )]
 #[serde(crate = "remcall::serde")]
-#[allow(clippy::type_complexity)]
 pub struct Money {
     /// `cents`.
     pub cents: i64,
     /// `currency`.
     pub currency: String,
 }
-const CLIENT_SPEC: remcall::ClientSpec = remcall::ClientSpec {
+static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "ModelOnly",
     base_urls: &[],
     base_path: "",
@@ -26,7 +25,7 @@ const CLIENT_SPEC: remcall::ClientSpec = remcall::ClientSpec {
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
 pub struct ModelOnly<F = remcall::NoFallback> {
-    inner: remcall::Client,
+    inner: remcall::__codegen::Client,
     fallback: std::sync::Arc<F>,
 }
 impl<F> Clone for ModelOnly<F> {
@@ -50,7 +49,7 @@ impl ModelOnly {
     /// A builder to set endpoints, a runtime profile, an HTTP client.
     pub fn builder() -> ModelOnlyBuilder {
         ModelOnlyBuilder {
-            inner: remcall::ClientBuilder::new(&CLIENT_SPEC),
+            inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
             fallback: remcall::NoFallback,
         }
     }
@@ -61,11 +60,10 @@ impl<F> ModelOnly<F> {
         self.inner.stats()
     }
 }
-#[allow(clippy::type_complexity)]
 impl<F> ModelOnly<F> {}
 /// Builds a [`ModelOnly`].
 pub struct ModelOnlyBuilder<F = remcall::NoFallback> {
-    inner: remcall::ClientBuilder,
+    inner: remcall::__codegen::ClientBuilder,
     fallback: F,
 }
 impl<F> std::fmt::Debug for ModelOnlyBuilder<F> {
