@@ -1,34 +1,35 @@
 {#- One generated client module. Input: ir::Client. Output is parsed by syn and formatted by
     prettyplease, so layout here is for the reader of this template, not of the output. The
     module stands alone (a file of its own, or the module `include_client!` wraps it in), where
-    the lint allowances generated code needs are written once. -#}
+    the lint allowances generated code needs are written once. Text from the spec arrives plain:
+    `"{:?}"|format(text)` writes it as a Rust string literal, quoted and escaped. -#}
 {%- if !client.methods.is_empty() %}
 use remcall::__codegen::decode;
 {%- endif %}
 {%- for ty in client.types %}
 {%- for line in ty.doc %}
-#[doc = {{ line }}]
+#[doc = {{ "{:?}"|format(line) }}]
 {%- endfor %}
 {%- if ty.is_enum %}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, remcall::serde::Serialize, remcall::serde::Deserialize)]
 #[serde(crate = "remcall::serde")]
 pub enum {{ ty.name }} {
     {%- for (variant, wire) in ty.variants %}
-    #[doc = {{ wire }}]
-    #[serde(rename = {{ wire }})]
+    #[doc = {{ "{:?}"|format(wire) }}]
+    #[serde(rename = {{ "{:?}"|format(wire) }})]
     {{ variant }},
     {%- endfor %}
 }
 {%- else %}
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize)]
 #[serde(crate = "remcall::serde")]
-pub struct {{ ty.name }}{{ ty.generics }} {
+pub struct {{ ty.name }}{% if !ty.generics.is_empty() %}<{{ ty.generics|join(", ") }}>{% endif %} {
     {%- for field in ty.fields %}
     {%- for line in field.doc %}
-    #[doc = {{ line }}]
+    #[doc = {{ "{:?}"|format(line) }}]
     {%- endfor %}
     {%- if let Some(wire) = field.rename %}
-    #[serde(rename = {{ wire }})]
+    #[serde(rename = {{ "{:?}"|format(wire) }})]
     {%- endif %}
     {%- if field.optional %}
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,29 +43,29 @@ pub struct {{ ty.name }}{{ ty.generics }} {
 {%- for method in client.methods %}
 static {{ method.spec_const }}: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: {{ loop.index0 }},
-    name: {{ method.spec_name }},
-    http_method: {{ method.verb }},
-    path: {{ method.path }},
+    name: {{ "{:?}"|format(method.spec_name) }},
+    http_method: "{{ method.verb }}",
+    path: {{ "{:?}"|format(method.path) }},
     idempotent: {{ method.idempotent }},
     not_found_none: {{ method.not_found_none }},
-    profile: {{ method.profile }},
+    profile: {% if method.profile.text.is_empty() %}""{% else %}r{{ method.profile.hashes }}"{{ method.profile.text }}"{{ method.profile.hashes }}{% endif %},
 };
 {%- endfor %}
 
 static {{ client.spec_static }}: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: {{ "{:?}"|format(client.name) }},
-    base_urls: &[{% for url in client.base_urls %}{{ url }}, {% endfor %}],
-    base_path: {{ client.base_path }},
-    profile: {{ client.profile }},
+    base_urls: &[{% for url in client.base_urls %}{{ "{:?}"|format(url) }}, {% endfor %}],
+    base_path: {{ "{:?}"|format(client.base_path) }},
+    profile: {% if client.profile.text.is_empty() %}""{% else %}r{{ client.profile.hashes }}"{{ client.profile.text }}"{{ client.profile.hashes }}{% endif %},
     methods: &[{% for method in client.methods %}&{{ method.spec_const }}, {% endfor %}],
 };
 
 {%- for line in client.doc %}
-#[doc = {{ line }}]
+#[doc = {{ "{:?}"|format(line) }}]
 {%- endfor %}
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct {{ client.name }}<F = {{ client.default_fallback }}> {
+pub struct {{ client.name }}<F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
     inner: remcall::__codegen::Client,
     fallback: std::sync::Arc<F>,
 }
@@ -94,7 +95,7 @@ impl {{ client.name }} {
                 {%- for interceptor in client.interceptors %}
                 .interceptor(<{{ interceptor }}>::default())
                 {%- endfor %},
-            fallback: {{ client.default_fallback_value }},
+            fallback: {% if let Some(fallback) = client.default_fallback %}<{{ fallback }}>::default(){% else %}remcall::NoFallback{% endif %},
         }
     }
 }
@@ -109,25 +110,25 @@ impl<F> {{ client.name }}<F> {
 impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endif %}> {{ client.name }}<F> {
 {%- for method in client.methods %}
     {%- for line in method.doc %}
-    #[doc = {{ line }}]
+    #[doc = {{ "{:?}"|format(line) }}]
     {%- endfor %}
-    pub async fn {{ method.name }}(&self, {{ method.args() }}) -> Result<{{ method.returns }}, remcall::Error> {
+    pub async fn {{ method.name }}(&self, {% for param in method.params %}{{ param.name }}: {{ param.ty }}, {% endfor %}) -> Result<{{ method.returns }}, remcall::Error> {
         let {{ method.locals.request }} = {{ method.spec_const }}.request()
         {%- for param in method.params %}
-            .{{ param.call }}({% if let Some(wire) = param.wire %}{{ wire }}, {% endif %}{{ param.name }})
+            .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
         {%- endfor %};
         {%- if method.fallback %}
-        let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({{ method.arg_names() }}{{ method.locals.cause }});
-        self.inner.call_or_fallback({{ method.locals.request }}, {{ method.decode }}, {{ method.locals.fallback }}).await
+        let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% for param in method.params %}{{ param.name }}, {% endfor %}{{ method.locals.cause }});
+        self.inner.call_or_fallback({{ method.locals.request }}, decode::{{ method.decode }}, {{ method.locals.fallback }}).await
         {%- else %}
-        self.inner.call({{ method.locals.request }}, {{ method.decode }}).await
+        self.inner.call({{ method.locals.request }}, decode::{{ method.decode }}).await
         {%- endif %}
     }
 {% endfor %}
 }
 
 /// Builds a [`{{ client.name }}`].
-pub struct {{ client.builder }}<F = {{ client.default_fallback }}> {
+pub struct {{ client.builder }}<F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
     inner: remcall::__codegen::ClientBuilder,
     fallback: F,
 }
@@ -197,7 +198,7 @@ pub trait {{ fallback }}: Send + Sync + 'static {
 {%- if method.fallback %}
 
     /// The fallback of [`{{ client.name }}::{{ method.name }}`].
-    fn {{ method.name }}(&self, {{ method.args() }}{{ method.locals.cause }}: remcall::Error) -> impl std::future::Future<Output = Result<{{ method.returns }}, remcall::Error>> + Send {
+    fn {{ method.name }}(&self, {% for param in method.params %}{{ param.name }}: {{ param.ty }}, {% endfor %}{{ method.locals.cause }}: remcall::Error) -> impl std::future::Future<Output = Result<{{ method.returns }}, remcall::Error>> + Send {
         async move { Err({{ method.locals.cause }}) }
     }
 {%- endif %}

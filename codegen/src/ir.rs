@@ -1,15 +1,15 @@
-//! The render-ready form of a validated spec: names cased, types parsed and written out, each
-//! argument's borrowed form decided, profiles resolved to the YAML the runtime reads.
+//! The render-ready form of a checked spec: names cased, types written out, each argument's
+//! borrowed form decided, profiles written as the YAML the runtime reads. Values only: the Rust
+//! syntax around them is the template's.
 
 use remcall_profile::Profile;
 
+use crate::checked::{self, BodyEncoding, Fallback, Shape};
 use crate::names;
-use crate::spec::Spec;
-use crate::spec::model::{BodyEncoding, ConfigRef, FallbackDef, NotFound};
 use crate::types::Ty;
-use crate::validate::{placeholders, resolve_config};
 
-/// One generated module.
+/// One generated module. Text is plain (the template quotes and escapes it); Rust types are
+/// written out as generated code names them.
 #[derive(Debug)]
 pub struct Client {
     /// `UserClient`.
@@ -18,18 +18,16 @@ pub struct Client {
     pub builder: String,
     /// `UserClientFallback`, when the spec has a fallback.
     pub fallback_trait: Option<String>,
-    /// The fallback type used when none is given (`remcall::NoFallback` or the spec's path).
-    pub default_fallback: String,
-    /// The expression that makes it.
-    pub default_fallback_value: String,
-    /// Rustdoc lines of the client.
+    /// The spec's default fallback type, a plain Rust path (none: `remcall::NoFallback`).
+    pub default_fallback: Option<String>,
+    /// Rustdoc lines of the client, each with its leading space.
     pub doc: Vec<String>,
-    /// Default endpoints as Rust string literals.
+    /// Default endpoints.
     pub base_urls: Vec<String>,
-    /// The base path as a Rust string literal.
+    /// The base path.
     pub base_path: String,
-    /// The client's resolved profile as a Rust string literal.
-    pub profile: String,
+    /// The client's resolved profile.
+    pub profile: ProfileYaml,
     /// The static holding its `ClientSpec`: `CLIENT_SPEC`, unless a method's static has the name.
     pub spec_static: String,
     /// Rust paths of the spec's interceptors, built with `Default`, in order.
@@ -40,18 +38,27 @@ pub struct Client {
     pub methods: Vec<Method>,
 }
 
+/// A profile as the YAML the runtime reads, for a raw string literal: `r#"…"#` with enough `#`s.
+#[derive(Debug)]
+pub struct ProfileYaml {
+    /// The YAML; empty for a profile that sets nothing.
+    pub text: String,
+    /// The `#`s that delimit it.
+    pub hashes: String,
+}
+
 /// A generated struct or enum.
 #[derive(Debug)]
 pub struct TypeDecl {
     /// Rust name.
     pub name: String,
-    /// `<T>` or empty.
-    pub generics: String,
+    /// Generic parameters.
+    pub generics: Vec<String>,
     /// Rustdoc lines.
     pub doc: Vec<String>,
     /// Struct fields (empty for enums).
     pub fields: Vec<Field>,
-    /// Enum variants: (Rust name, wire name literal); empty for structs.
+    /// Enum variants: (Rust name, wire name); empty for structs.
     pub variants: Vec<(String, String)>,
     /// True for enums.
     pub is_enum: bool,
@@ -66,7 +73,7 @@ pub struct Field {
     pub ty: String,
     /// Rustdoc lines.
     pub doc: Vec<String>,
-    /// Wire name literal when it differs from what serde would use.
+    /// The wire name, when it differs from the Rust name.
     pub rename: Option<String>,
     /// `Option<_>`: skipped when `None`, defaulted when absent.
     pub optional: bool,
@@ -79,28 +86,28 @@ pub struct Method {
     pub name: String,
     /// The static holding its `MethodSpec`.
     pub spec_const: String,
-    /// Name as in the spec, as a literal.
+    /// Name as in the spec.
     pub spec_name: String,
     /// Rustdoc lines.
     pub doc: Vec<String>,
-    /// `"GET"`.
-    pub verb: String,
-    /// Path template literal.
+    /// The HTTP verb, e.g. `GET`.
+    pub verb: &'static str,
+    /// The path template.
     pub path: String,
     /// Retries are safe.
     pub idempotent: bool,
     /// 404 → `None`.
     pub not_found_none: bool,
-    /// Profile override literal (`""`: none).
-    pub profile: String,
-    /// Arguments in DESIGN.md order.
+    /// The method's own profile.
+    pub profile: ProfileYaml,
+    /// Arguments in the generated API's order.
     pub params: Vec<Param>,
     /// Names of the generated body's locals.
     pub locals: Locals,
     /// Return type.
     pub returns: String,
-    /// The decoder expression.
-    pub decode: String,
+    /// The decoder in `remcall::__codegen::decode`, e.g. `json_or_none`.
+    pub decode: &'static str,
     /// The method calls the fallback on eligible errors.
     pub fallback: bool,
 }
@@ -115,7 +122,7 @@ pub struct Param {
     /// The request builder method that takes it: `path`, `query`, `header`, `json`, `form` or
     /// `bytes`.
     pub call: &'static str,
-    /// The wire name literal, for path, query and header parameters.
+    /// The wire name, for path, query and header parameters.
     pub wire: Option<String>,
 }
 
@@ -149,29 +156,6 @@ impl Locals {
     }
 }
 
-impl Method {
-    /// `self, id: i64, …` argument list without `self`.
-    pub fn args(&self) -> String {
-        self.params
-            .iter()
-            .map(|p| format!("{}: {}, ", p.name, p.ty))
-            .collect()
-    }
-
-    /// `id, tags, …` to pass the arguments on.
-    pub fn arg_names(&self) -> String {
-        self.params
-            .iter()
-            .map(|p| format!("{}, ", p.name))
-            .collect()
-    }
-}
-
-/// Writes `text` as a Rust string literal (escaped: safe for any content).
-pub fn lit(text: &str) -> String {
-    format!("{text:?}")
-}
-
 /// The wire name serde's `rename_all = rule` gives the field `key` (rules checked by validation).
 fn apply_rename_rule(rule: &str, key: &str) -> String {
     use heck::{
@@ -191,263 +175,241 @@ fn apply_rename_rule(rule: &str, key: &str) -> String {
     }
 }
 
-/// Writes `text` as a raw string literal, so multi-line YAML reads as YAML.
-fn raw_lit(text: &str) -> String {
-    let mut hashes = String::from("#");
-    while text.contains(&format!("\"{hashes}")) {
-        hashes.push('#');
-    }
-    format!("r{hashes}\"{text}\"{hashes}")
-}
-
 fn doc_lines(doc: Option<&String>) -> Vec<String> {
     doc.map(|d| {
         d.trim()
             .lines()
-            .map(|l| lit(&format!(" {}", l.trim_end())))
+            .map(|l| format!(" {}", l.trim_end()))
             .collect()
     })
     .unwrap_or_default()
 }
 
-fn profile_literal(profile: Profile) -> String {
+/// The profile as YAML (multi-line, so it reads as YAML in the generated file).
+fn profile_yaml(profile: Profile) -> ProfileYaml {
     let mut profile = profile;
     profile.extends = None;
     // Interceptors are Rust types: the generated builder instantiates them, the runtime never
     // parses them.
     profile.interceptors = None;
-    if profile == Profile::default() {
-        lit("")
+    let text = if profile == Profile::default() {
+        String::new()
     } else {
-        raw_lit(&format!("\n{}", profile.to_yaml_string()))
+        format!("\n{}", profile.to_yaml_string())
+    };
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
     }
+    ProfileYaml { text, hashes }
 }
 
-/// Builds the render-ready form of a spec that passed validation.
-pub fn lower(spec: &Spec) -> Result<Client, String> {
-    let file = &spec.file;
-    let name = file.client.clone().unwrap_or_default();
-    let client_profile = match &file.config {
-        Some(config) => resolve_config(spec, config)?,
-        None => Profile::default(),
+/// The render-ready form of a checked spec.
+pub(crate) fn lower(client: &checked::Client) -> Client {
+    let name = client.name.clone();
+    let (fallback_trait, default_fallback) = match &client.fallback {
+        Fallback::None => (None, None),
+        Fallback::Trait => (Some(format!("{name}Fallback")), None),
+        Fallback::Default(path) => (Some(format!("{name}Fallback")), Some(path.clone())),
     };
-    let (fallback_trait, default_fallback) = match &file.fallback {
-        Some(FallbackDef::Enabled(true)) => (
-            Some(format!("{name}Fallback")),
-            "remcall::NoFallback".to_owned(),
-        ),
-        Some(FallbackDef::Path(path)) => (Some(format!("{name}Fallback")), path.clone()),
-        _ => (None, "remcall::NoFallback".to_owned()),
-    };
-    let copy_types: Vec<&str> = spec
+    let copy_types: Vec<&str> = client
         .types
         .iter()
-        .filter(|(_, t)| t.item.variants.is_some())
-        .map(|(n, _)| n.as_str())
+        .filter(|t| matches!(t.shape, Shape::Enum(_)))
+        .map(|t| t.name.as_str())
         .collect();
     let is_copy = |name: &str| copy_types.contains(&name);
+    let cycles = Containment::of(&client.types);
+    let types = client
+        .types
+        .iter()
+        .map(|decl| lower_type(decl, &cycles, client.rename_all.as_deref()))
+        .collect();
+    let methods: Vec<Method> = client
+        .methods
+        .iter()
+        .map(|method| lower_method(method, &is_copy, fallback_trait.is_some()))
+        .collect();
 
-    let rename_all = file.serde.as_ref().and_then(|s| s.rename_all.clone());
-    let cycles = Containment::of(spec);
-    let mut types = Vec::new();
-    for (type_name, def) in &spec.types {
-        let def = &def.item;
-        let mut decl = TypeDecl {
-            name: names::pascal(type_name),
-            generics: if def.generics.is_empty() {
-                String::new()
-            } else {
-                format!("<{}>", def.generics.join(", "))
-            },
-            doc: doc_lines(def.doc.as_ref()),
-            fields: Vec::new(),
-            variants: Vec::new(),
-            is_enum: def.variants.is_some(),
-        };
-        if decl.doc.is_empty() {
-            decl.doc = vec![lit(&format!(" The `{type_name}` type of the API."))];
-        }
-        if let Some(variants) = &def.variants {
-            decl.variants = variants
-                .iter()
-                .map(|v| (names::pascal(v), lit(v)))
-                .collect();
-        }
-        if let Some(fields) = &def.fields {
-            for (field, fdef) in fields {
-                let ty = cycles.box_recursion(&Ty::parse(&fdef.ty)?, type_name);
-                let rust = names::snake(field);
-                let bare = rust.trim_start_matches("r#");
-                // The wire name is the explicit `rename`, else the spec's `rename_all` rule applied
-                // here (serde's own rule panics on some non-ASCII names, and a visible name reads
-                // better), else the key as written.
-                let wire = match (&fdef.rename, &rename_all) {
-                    (Some(wire), _) => wire.clone(),
-                    (None, Some(rule)) => apply_rename_rule(rule, field),
-                    (None, None) => field.clone(),
-                };
-                let rename = (wire != bare).then(|| lit(&wire));
-                let mut doc = doc_lines(fdef.doc.as_ref());
-                if doc.is_empty() {
-                    doc = vec![lit(&format!(" `{field}`."))];
-                }
-                decl.fields.push(Field {
-                    name: rust,
-                    ty: ty.render(),
-                    doc,
-                    rename,
-                    optional: ty.inner("Option").is_some(),
-                });
-            }
-        }
-        types.push(decl);
-    }
-
-    let mut methods = Vec::new();
-    for (method_name, def) in &file.methods {
-        let (verb, path) = def
-            .request
-            .trim()
-            .split_once(' ')
-            .unwrap_or((def.request.trim(), "/"));
-        let path = path.trim();
-        let mut params = Vec::new();
-        // Path parameters in template order, then query, headers, body.
-        for placeholder in placeholders(path)? {
-            let pdef = &def.path[&placeholder];
-            let ty = Ty::parse(&pdef.ty)?;
-            let name = names::snake(&placeholder);
-            params.push(Param {
-                ty: ty.argument(&is_copy),
-                name,
-                call: "path",
-                wire: Some(lit(&placeholder)),
-            });
-        }
-        for (key, pdef) in &def.query {
-            let ty = Ty::parse(&pdef.ty)?;
-            let name = names::snake(key);
-            let wire = pdef.name.clone().unwrap_or_else(|| key.clone());
-            params.push(Param {
-                ty: ty.argument(&is_copy),
-                name,
-                call: "query",
-                wire: Some(lit(&wire)),
-            });
-        }
-        for (key, pdef) in &def.headers {
-            let ty = Ty::parse(&pdef.ty)?;
-            let name = names::snake(key);
-            let wire = pdef.name.clone().unwrap_or_else(|| key.clone());
-            params.push(Param {
-                ty: ty.argument(&is_copy),
-                name,
-                call: "header",
-                wire: Some(lit(&wire)),
-            });
-        }
-        if let Some(body) = &def.body {
-            let ty = Ty::parse(&body.ty)?;
-            let call = if ty.is_bytes() {
-                "bytes"
-            } else if body.encoding == BodyEncoding::Form {
-                "form"
-            } else {
-                "json"
-            };
-            params.push(Param {
-                name: "body".to_owned(),
-                ty: ty.argument(&is_copy),
-                call,
-                wire: None,
-            });
-        }
-
-        let returns = match &def.returns {
-            Some(text) => Ty::parse(text)?,
-            None => Ty::Tuple(Vec::new()),
-        };
-        let decoder = if returns.is_unit() {
-            "decode::unit"
-        } else if returns.is_bytes() {
-            "decode::bytes"
-        } else {
-            "decode::json"
-        };
-        let not_found_none = def.not_found == Some(NotFound::None);
-        let (returns, decode) = if not_found_none {
-            (
-                format!("Option<{}>", returns.render()),
-                format!("{decoder}_or_none"),
-            )
-        } else {
-            (returns.render(), decoder.to_owned())
-        };
-        let method_profile = match &def.config {
-            Some(ConfigRef::Named(config)) => resolve_config(spec, config)?,
-            Some(ConfigRef::Inline(profile)) => (**profile).clone(),
-            None => Profile::default(),
-        };
-        let mut doc = doc_lines(def.doc.as_ref());
-        if !doc.is_empty() {
-            doc.push(lit(""));
-        }
-        doc.push(lit(&format!(" `{verb} {path}`")));
-        let idempotent = def.idempotent.unwrap_or(matches!(
-            verb,
-            "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE"
-        ));
-        methods.push(Method {
-            name: names::snake(method_name),
-            spec_const: names::shouty(method_name),
-            spec_name: lit(method_name),
-            doc,
-            verb: lit(verb),
-            path: lit(path),
-            idempotent,
-            not_found_none,
-            profile: profile_literal(method_profile),
-            locals: Locals::avoiding(&params),
-            params,
-            returns,
-            decode,
-            fallback: fallback_trait.is_some() && def.fallback != Some(false),
-        });
-    }
-
-    let base_urls = file
-        .base_url
-        .as_ref()
-        .map(|u| u.0.iter().map(|u| lit(u)).collect())
-        .unwrap_or_default();
-    let mut doc = doc_lines(file.doc.as_ref());
+    let mut doc = doc_lines(client.doc.as_ref());
     if doc.is_empty() {
-        doc.push(lit(&format!(" The `{name}` HTTP client.")));
+        doc.push(format!(" The `{name}` HTTP client."));
     }
     let mut spec_static = "CLIENT_SPEC".to_owned();
     while methods.iter().any(|m| m.spec_const == spec_static) {
         spec_static.push('_');
     }
-    let default_fallback_value = if default_fallback == "remcall::NoFallback" {
-        default_fallback.clone()
-    } else {
-        format!("<{default_fallback}>::default()")
-    };
-    Ok(Client {
+    Client {
         builder: format!("{name}Builder"),
-        default_fallback_value,
         fallback_trait,
         default_fallback,
         doc,
-        base_urls,
-        base_path: lit(file.base_path.as_deref().unwrap_or("")),
-        interceptors: client_profile.interceptors.clone().unwrap_or_default(),
-        profile: profile_literal(client_profile),
+        base_urls: client.base_urls.clone(),
+        base_path: client.base_path.clone(),
+        interceptors: client.interceptors.clone(),
+        profile: profile_yaml(client.profile.clone()),
         spec_static,
         types,
         methods,
         name,
-    })
+    }
+}
+
+fn lower_type(
+    decl: &checked::TypeDecl,
+    cycles: &Containment,
+    rename_all: Option<&str>,
+) -> TypeDecl {
+    let type_name = &decl.name;
+    let mut doc = doc_lines(decl.doc.as_ref());
+    if doc.is_empty() {
+        doc = vec![format!(" The `{type_name}` type of the API.")];
+    }
+    let (fields, variants) = match &decl.shape {
+        Shape::Enum(variants) => (
+            Vec::new(),
+            variants
+                .iter()
+                .map(|v| (names::pascal(v), v.clone()))
+                .collect(),
+        ),
+        Shape::Struct(fields) => (
+            fields
+                .iter()
+                .map(|field| lower_field(field, cycles, type_name, rename_all))
+                .collect(),
+            Vec::new(),
+        ),
+    };
+    TypeDecl {
+        name: names::pascal(type_name),
+        generics: decl.generics.clone(),
+        doc,
+        is_enum: matches!(decl.shape, Shape::Enum(_)),
+        fields,
+        variants,
+    }
+}
+
+fn lower_field(
+    field: &checked::Field,
+    cycles: &Containment,
+    owner: &str,
+    rename_all: Option<&str>,
+) -> Field {
+    let ty = cycles.box_recursion(&field.ty, owner);
+    let rust = names::snake(&field.key);
+    let bare = rust.trim_start_matches("r#");
+    // The wire name is the explicit `rename`, else the spec's `rename_all` rule applied here
+    // (serde's own rule panics on some non-ASCII names, and a visible name reads better), else
+    // the key as written.
+    let wire = match (&field.rename, rename_all) {
+        (Some(wire), _) => wire.clone(),
+        (None, Some(rule)) => apply_rename_rule(rule, &field.key),
+        (None, None) => field.key.clone(),
+    };
+    let mut doc = doc_lines(field.doc.as_ref());
+    if doc.is_empty() {
+        doc = vec![format!(" `{}`.", field.key)];
+    }
+    Field {
+        name: rust.clone(),
+        ty: ty.render(),
+        doc,
+        rename: (wire != bare).then_some(wire),
+        optional: ty.inner("Option").is_some(),
+    }
+}
+
+fn lower_method(
+    method: &checked::Method,
+    is_copy: &dyn Fn(&str) -> bool,
+    has_trait: bool,
+) -> Method {
+    let param = |p: &checked::Param, call: &'static str| Param {
+        name: names::snake(&p.key),
+        ty: p.ty.argument(is_copy),
+        call,
+        wire: Some(p.wire.clone()),
+    };
+    // Path parameters in template order, then query, headers, body.
+    let mut params: Vec<Param> = method
+        .path_params
+        .iter()
+        .map(|p| param(p, "path"))
+        .chain(method.query.iter().map(|p| param(p, "query")))
+        .chain(method.headers.iter().map(|p| param(p, "header")))
+        .collect();
+    if let Some(body) = &method.body {
+        let call = if body.ty.is_bytes() {
+            "bytes"
+        } else if body.encoding == BodyEncoding::Form {
+            "form"
+        } else {
+            "json"
+        };
+        params.push(Param {
+            name: "body".to_owned(),
+            ty: body.ty.argument(is_copy),
+            call,
+            wire: None,
+        });
+    }
+    let returns = &method.returns;
+    let optional = |ty: &Ty| format!("Option<{}>", ty.render());
+    let (returns, decode) = match (returns.is_unit(), returns.is_bytes(), method.not_found_none) {
+        (true, _, false) => (returns.render(), "unit"),
+        (true, _, true) => (optional(returns), "unit_or_none"),
+        (_, true, false) => (returns.render(), "bytes"),
+        (_, true, true) => (optional(returns), "bytes_or_none"),
+        (_, _, false) => (returns.render(), "json"),
+        (_, _, true) => (optional(returns), "json_or_none"),
+    };
+    let verb = method.verb.as_str();
+    let mut doc = doc_lines(method.doc.as_ref());
+    if !doc.is_empty() {
+        doc.push(String::new());
+    }
+    doc.push(format!(" `{verb} {}`", method.path));
+    // Arguments have no rustdoc of their own: the documented ones are listed on the method.
+    let documented: Vec<(String, &String)> = method
+        .path_params
+        .iter()
+        .chain(&method.query)
+        .chain(&method.headers)
+        .filter_map(|p| Some((names::snake(&p.key), p.doc.as_ref()?)))
+        .chain(
+            method
+                .body
+                .iter()
+                .filter_map(|b| Some(("body".to_owned(), b.doc.as_ref()?))),
+        )
+        .collect();
+    if !documented.is_empty() {
+        doc.push(String::new());
+        doc.push(" # Arguments".to_owned());
+        doc.push(String::new());
+        for (name, text) in documented {
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            doc.push(format!(" - `{}`: {text}", name.trim_start_matches("r#")));
+        }
+    }
+    Method {
+        name: names::snake(&method.name),
+        spec_const: names::shouty(&method.name),
+        spec_name: method.name.clone(),
+        doc,
+        verb,
+        path: method.path.clone(),
+        idempotent: method.idempotent,
+        not_found_none: method.not_found_none,
+        profile: profile_yaml(method.profile.clone()),
+        locals: Locals::avoiding(&params),
+        params,
+        returns,
+        decode,
+        fallback: has_trait && method.fallback,
+    }
 }
 
 /// Which struct types contain which others by value (not behind a `Vec`, map or `Box`): a struct
@@ -460,17 +422,18 @@ struct Containment {
 const INDIRECT: &[&str] = &["Vec", "HashMap", "BTreeMap", "Box"];
 
 impl Containment {
-    fn of(spec: &Spec) -> Containment {
+    fn of(types: &[checked::TypeDecl]) -> Containment {
+        let declared = |name: &String| types.iter().any(|t| &t.name == name);
         let mut edges = std::collections::HashMap::new();
-        for (name, def) in &spec.types {
+        for decl in types {
             let mut contained = Vec::new();
-            for field in def.item.fields.iter().flatten() {
-                if let Ok(ty) = Ty::parse(&field.1.ty) {
-                    by_value(&ty, &mut contained);
+            if let Shape::Struct(fields) = &decl.shape {
+                for field in fields {
+                    by_value(&field.ty, &mut contained);
                 }
             }
-            contained.retain(|n| spec.types.contains_key(n));
-            edges.insert(name.clone(), contained);
+            contained.retain(declared);
+            edges.insert(decl.name.clone(), contained);
         }
         Containment { edges }
     }

@@ -1,24 +1,28 @@
 //! remcall-codegen turns a YAML client spec into a plain Rust client module.
 //!
-//! The pipeline: [`spec::load`] (YAML → model, includes merged) → [`validate`] (every semantic
-//! check, all diagnostics at once) → [`ir::lower`] (names, types, profiles resolved) →
-//! [`render`] (askama → syn → prettyplease). [`generate`] runs it for many specs;
-//! [`output::write`] and [`output::check`] put the result on disk. [`Builder`] is the build.rs API.
+//! The pipeline, each stage in its own module: `spec` (YAML → model, includes merged) →
+//! `validate` (every semantic check, all diagnostics at once, into the `checked` model) →
+//! `ir` (names cased, types and profiles written out; cannot fail) → `render` (askama → syn →
+//! prettyplease). [`generate`] runs it for many specs; [`output::write`] and [`output::check`]
+//! put the result on disk. [`Builder`] is the build.rs API.
 
 mod builder;
-pub mod diagnostic;
-pub mod ir;
-pub mod names;
+mod checked;
+mod diagnostic;
+mod ir;
+mod names;
 pub mod output;
-pub mod render;
-pub mod spec;
-pub mod types;
-pub mod validate;
+mod render;
+mod spec;
+mod types;
+mod validate;
 
 use std::path::{Path, PathBuf};
 
 pub use builder::Builder;
 pub use diagnostic::Diagnostic;
+pub use render::RenderError;
+pub use spec::model::schema;
 
 /// One generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +48,14 @@ pub enum Error {
     /// Reading or writing files failed.
     #[error("{0}")]
     Io(String),
+    /// A spec passed validation but its code could not be rendered: a bug in remcall-codegen.
+    #[error("{}: {source}; this is a bug in remcall-codegen, please report it with the spec", .spec.display())]
+    Render {
+        /// The spec being rendered.
+        spec: PathBuf,
+        /// What went wrong.
+        source: RenderError,
+    },
 }
 
 /// Every diagnostic rendered like rustc's, then a count; `color` for a terminal.
@@ -92,7 +104,8 @@ pub fn generate(specs: &[PathBuf]) -> Result<Vec<Generated>, Error> {
     for path in specs {
         match generate_one(path) {
             Ok(file) => generated.push(file),
-            Err(mut found) => diagnostics.append(&mut found),
+            Err(Error::Invalid(mut found)) => diagnostics.append(&mut found),
+            Err(error) => return Err(error),
         }
     }
     let mut modules: Vec<(&str, &Path)> = Vec::new();
@@ -123,30 +136,23 @@ pub fn generate(specs: &[PathBuf]) -> Result<Vec<Generated>, Error> {
 }
 
 /// Loads, validates and renders one spec.
-pub fn generate_one(path: &Path) -> Result<Generated, Vec<Diagnostic>> {
-    render_spec(path, spec::load(path)?)
+pub fn generate_one(path: &Path) -> Result<Generated, Error> {
+    render_spec(path, spec::load(path).map_err(Error::Invalid)?)
 }
 
 /// Validates and renders a spec held in memory, named `path` in diagnostics and the header.
-pub fn generate_text(path: &Path, text: &str) -> Result<Generated, Vec<Diagnostic>> {
-    render_spec(path, spec::load_text(path, text)?)
+pub fn generate_text(path: &Path, text: &str) -> Result<Generated, Error> {
+    render_spec(path, spec::load_text(path, text).map_err(Error::Invalid)?)
 }
 
-fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Vec<Diagnostic>> {
-    let problems = validate::validate(&spec);
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    let at_start = |message: String| {
-        vec![Diagnostic::new(
-            path,
-            diagnostic::Pos { line: 1, column: 1 },
-            message,
-        )]
-    };
-    let client = ir::lower(&spec).map_err(at_start)?;
+fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Error> {
+    let checked = validate::validate(&spec).map_err(Error::Invalid)?;
+    let client = ir::lower(&checked);
     let shown = path.to_string_lossy().replace('\\', "/");
-    let code = render::render(&client, &shown).map_err(at_start)?;
+    let code = render::render(&client, &shown).map_err(|source| Error::Render {
+        spec: path.to_path_buf(),
+        source,
+    })?;
     let module = heck::ToSnakeCase::to_snake_case(client.name.as_str());
     Ok(Generated {
         file_name: format!("{module}.rs"),

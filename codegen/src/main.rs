@@ -51,7 +51,8 @@ fn main() -> ExitCode {
             eprintln!("{}", render_diagnostics(&diagnostics, use_color()));
             ExitCode::from(1)
         }
-        Err(error @ Error::Io(_)) => {
+        // Not the spec's fault: the file system, or a bug of the generator's.
+        Err(error @ (Error::Io(_) | Error::Render { .. })) => {
             eprintln!("error: {error}");
             ExitCode::from(2)
         }
@@ -90,7 +91,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             }
         }
         Command::Schema => {
-            let schema = remcall_codegen::spec::model::schema();
+            let schema = remcall_codegen::schema();
             let text = serde_json::to_string_pretty(&schema)
                 .map_err(|e| Error::Io(format!("cannot print the schema: {e}")))?;
             println!("{text}");

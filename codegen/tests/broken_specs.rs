@@ -73,7 +73,11 @@ fn each_broken_spec_reports_its_line_column_and_message() {
                 failures.push(format!("{}: generated without error", spec.display()));
                 continue;
             }
-            Err(diagnostics) => diagnostics,
+            Err(remcall_codegen::Error::Invalid(diagnostics)) => diagnostics,
+            Err(other) => {
+                failures.push(format!("{}: {other}", spec.display()));
+                continue;
+            }
         };
         let found = diagnostics.iter().any(|d| {
             let shown = d.to_string();

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 fn schema() -> jsonschema::Validator {
-    let schema = serde_json::to_value(remcall_codegen::spec::model::schema()).unwrap();
+    let schema = serde_json::to_value(remcall_codegen::schema()).unwrap();
     jsonschema::validator_for(&schema).unwrap()
 }
 
@@ -62,8 +62,7 @@ fn structurally_broken_specs_fail_the_schema() {
 #[test]
 fn the_committed_schema_file_is_fresh() {
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/remcall.schema.json");
-    let current =
-        serde_json::to_string_pretty(&remcall_codegen::spec::model::schema()).unwrap() + "\n";
+    let current = serde_json::to_string_pretty(&remcall_codegen::schema()).unwrap() + "\n";
     assert_eq!(
         std::fs::read_to_string(&committed).unwrap_or_default(),
         current,

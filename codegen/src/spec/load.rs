@@ -50,11 +50,6 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// The spec file's path.
-    pub fn path(&self) -> &Path {
-        &self.sources[0].path
-    }
-
     /// Every file read, for `cargo:rerun-if-changed`.
     pub fn files(&self) -> impl Iterator<Item = &Path> {
         self.sources.iter().map(|s| s.path.as_path())

@@ -4,5 +4,4 @@ mod load;
 pub mod model;
 mod spans;
 
-pub use load::{Located, Source, Spec, load, load_text};
-pub use spans::SpanIndex;
+pub(crate) use load::{Spec, load, load_text};

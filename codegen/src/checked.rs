@@ -1,0 +1,197 @@
+//! The checked model: what validation leaves once a spec has no problem. Types are parsed,
+//! verbs are an enum, profiles are resolved (includes and `extends` applied), path placeholders
+//! are in template order. Lowering it into the render-ready form cannot fail.
+
+use remcall_profile::Profile;
+
+pub use crate::spec::model::BodyEncoding;
+use crate::types::Ty;
+
+/// One client.
+#[derive(Debug)]
+pub struct Client {
+    /// The client's type name, PascalCase.
+    pub name: String,
+    /// Its rustdoc.
+    pub doc: Option<String>,
+    /// Default endpoints (`${VAR}` kept for run time).
+    pub base_urls: Vec<String>,
+    /// Prefix of every method path (empty or starting with `/`).
+    pub base_path: String,
+    /// The client's profile, resolved.
+    pub profile: Profile,
+    /// Rust paths of the spec's interceptors, in order.
+    pub interceptors: Vec<String>,
+    /// Whether a fallback trait is generated, and the default fallback type.
+    pub fallback: Fallback,
+    /// A serde `rename_all` rule for every struct's fields.
+    pub rename_all: Option<String>,
+    /// Types, in spec order (includes' after the spec's own).
+    pub types: Vec<TypeDecl>,
+    /// Methods, in spec order.
+    pub methods: Vec<Method>,
+}
+
+/// The spec's `fallback:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fallback {
+    /// No fallback trait.
+    None,
+    /// A fallback trait; `remcall::NoFallback` by default.
+    Trait,
+    /// A fallback trait, with this type (a plain Rust path) as the default.
+    Default(String),
+}
+
+/// A declared type.
+#[derive(Debug)]
+pub struct TypeDecl {
+    /// The name as in the spec (a PascalCase identifier).
+    pub name: String,
+    /// Its rustdoc.
+    pub doc: Option<String>,
+    /// Generic parameters.
+    pub generics: Vec<String>,
+    /// A struct or an enum.
+    pub shape: Shape,
+}
+
+/// What a declared type is.
+#[derive(Debug)]
+pub enum Shape {
+    /// A struct with these fields.
+    Struct(Vec<Field>),
+    /// An enum with these wire values.
+    Enum(Vec<String>),
+}
+
+/// A struct field.
+#[derive(Debug)]
+pub struct Field {
+    /// The key as in the spec.
+    pub key: String,
+    /// Its type.
+    pub ty: Ty,
+    /// Its rustdoc.
+    pub doc: Option<String>,
+    /// An explicit wire name.
+    pub rename: Option<String>,
+}
+
+/// An HTTP verb a method may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    /// `GET`.
+    Get,
+    /// `HEAD`.
+    Head,
+    /// `POST`.
+    Post,
+    /// `PUT`.
+    Put,
+    /// `PATCH`.
+    Patch,
+    /// `DELETE`.
+    Delete,
+    /// `OPTIONS`.
+    Options,
+}
+
+impl Verb {
+    /// Every verb, in the order the help text lists them.
+    pub const ALL: [Verb; 7] = [
+        Verb::Get,
+        Verb::Head,
+        Verb::Post,
+        Verb::Put,
+        Verb::Patch,
+        Verb::Delete,
+        Verb::Options,
+    ];
+
+    /// The verb as written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "GET",
+            Verb::Head => "HEAD",
+            Verb::Post => "POST",
+            Verb::Put => "PUT",
+            Verb::Patch => "PATCH",
+            Verb::Delete => "DELETE",
+            Verb::Options => "OPTIONS",
+        }
+    }
+
+    /// The verb written `text`, exactly.
+    pub fn parse(text: &str) -> Option<Verb> {
+        Verb::ALL.into_iter().find(|v| v.as_str() == text)
+    }
+
+    /// True for the verbs HTTP defines as idempotent, which are retried without being told.
+    pub fn is_idempotent(self) -> bool {
+        matches!(
+            self,
+            Verb::Get | Verb::Head | Verb::Options | Verb::Put | Verb::Delete
+        )
+    }
+
+    /// True for the verbs whose requests carry no body here.
+    pub fn has_no_body(self) -> bool {
+        matches!(self, Verb::Get | Verb::Head | Verb::Delete)
+    }
+}
+
+/// A client method.
+#[derive(Debug)]
+pub struct Method {
+    /// The name as in the spec.
+    pub name: String,
+    /// Its rustdoc.
+    pub doc: Option<String>,
+    /// The verb.
+    pub verb: Verb,
+    /// The path template below the base path.
+    pub path: String,
+    /// Path parameters, in template order.
+    pub path_params: Vec<Param>,
+    /// Query parameters, in spec order.
+    pub query: Vec<Param>,
+    /// Header parameters, in spec order.
+    pub headers: Vec<Param>,
+    /// The body.
+    pub body: Option<Body>,
+    /// The return type (`()` when none).
+    pub returns: Ty,
+    /// A 404 is `Ok(None)`.
+    pub not_found_none: bool,
+    /// Retries are safe.
+    pub idempotent: bool,
+    /// The method's own profile, layered over the client's (empty when none).
+    pub profile: Profile,
+    /// Failures this method's fallback may answer go to it.
+    pub fallback: bool,
+}
+
+/// A path, query or header parameter.
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// The key as in the spec.
+    pub key: String,
+    /// The name on the wire (the placeholder, query key or header name).
+    pub wire: String,
+    /// Its type.
+    pub ty: Ty,
+    /// What it is, for the method's rustdoc.
+    pub doc: Option<String>,
+}
+
+/// A request body.
+#[derive(Debug)]
+pub struct Body {
+    /// Its type.
+    pub ty: Ty,
+    /// How it is encoded.
+    pub encoding: BodyEncoding,
+    /// What it is, for the method's rustdoc.
+    pub doc: Option<String>,
+}

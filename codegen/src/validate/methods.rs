@@ -1,0 +1,309 @@
+//! Methods: names, request lines, parameters, bodies, return types and per-method profiles.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use remcall_profile::Profile;
+
+use super::{Validator, is_header_name};
+use crate::checked::{self, Fallback, Verb};
+use crate::diagnostic::did_you_mean;
+use crate::names;
+use crate::spec::model::{ConfigRef, MethodDef, NotFound, ParamDef, Shorthand};
+use crate::types::Ty;
+
+/// Names a generated client has already: no method may take them.
+const CLIENT_METHODS: &[&str] = &["new", "builder", "stats"];
+
+impl Validator<'_> {
+    /// Every method; `None` when one of them has a problem. `fallback` is the client's, when
+    /// the client's own keys checked out.
+    pub(super) fn methods(&mut self, fallback: Option<&Fallback>) -> Option<Vec<checked::Method>> {
+        let spec = self.spec;
+        let mut seen: HashMap<String, &str> = HashMap::new();
+        let mut methods = Some(Vec::new());
+        for (name, def) in &spec.file.methods {
+            let key = format!("methods.{name}");
+            let rust = names::snake(name);
+            if let Some(first) = seen.insert(rust.clone(), name) {
+                self.push(spec.at_key(
+                    0,
+                    &key,
+                    format!("methods `{name}` and `{first}` are both `{rust}` in Rust"),
+                ));
+            }
+            let method = self.method(&key, name, def, fallback);
+            methods = methods.zip(method).map(|(mut methods, method)| {
+                methods.push(method);
+                methods
+            });
+        }
+        methods
+    }
+
+    fn method(
+        &mut self,
+        key: &str,
+        name: &str,
+        def: &MethodDef,
+        fallback: Option<&Fallback>,
+    ) -> Option<checked::Method> {
+        self.method_name(key, name);
+        let request = self.request_line(key, def);
+        let mut arg_names: HashMap<String, String> = HashMap::new();
+        let path_params = self.params(key, "path", &def.path, &mut arg_names);
+        let query = self.params(key, "query", &def.query, &mut arg_names);
+        let headers = self.params(key, "headers", &def.headers, &mut arg_names);
+        let body = match &def.body {
+            Some(body) => {
+                if arg_names.contains_key("body") {
+                    self.push(self.spec.at_key(
+                        0,
+                        &format!("{key}.body"),
+                        "the body argument is named `body`, as is a parameter",
+                    ));
+                }
+                self.type_expr(0, &format!("{key}.body"), &body.ty, &[])
+                    .map(|ty| {
+                        Some(checked::Body {
+                            ty,
+                            encoding: body.encoding,
+                            doc: body.doc.clone(),
+                        })
+                    })
+            }
+            None => Some(None),
+        };
+        let returns = match &def.returns {
+            Some(returns) => self.type_expr(0, &format!("{key}.returns"), returns, &[]),
+            None => Some(Ty::Tuple(Vec::new())),
+        };
+        let profile = self.method_profile(key, def);
+        let has_fallback = fallback.is_some_and(|f| *f != Fallback::None);
+        if def.fallback == Some(true) && fallback == Some(&Fallback::None) {
+            self.push(
+                self.spec
+                    .at(
+                        0,
+                        &format!("{key}.fallback"),
+                        "the method asks for a fallback but the client has none",
+                    )
+                    .help("set `fallback: true` at the top of the spec"),
+            );
+        }
+        let (verb, path, placeholders) = request?;
+        if def.body.is_some() && verb.has_no_body() {
+            self.push(
+                self.spec
+                    .at_key(
+                        0,
+                        &format!("{key}.body"),
+                        format!("a {} request has no body", verb.as_str()),
+                    )
+                    .help("use POST, PUT or PATCH, or send the data as query parameters"),
+            );
+        }
+        let path_params = path_params?;
+        Some(checked::Method {
+            name: name.to_owned(),
+            doc: def.doc.clone(),
+            idempotent: def.idempotent.unwrap_or(verb.is_idempotent()),
+            verb,
+            path,
+            // In template order, which is the order of the arguments.
+            path_params: placeholders
+                .iter()
+                .filter_map(|p| path_params.iter().find(|q| &q.key == p))
+                .cloned()
+                .collect(),
+            query: query?,
+            headers: headers?,
+            body: body?,
+            returns: returns?,
+            not_found_none: def.not_found == Some(NotFound::None),
+            profile: profile?,
+            fallback: has_fallback && def.fallback != Some(false),
+        })
+    }
+
+    fn method_name(&mut self, key: &str, name: &str) {
+        let rust = names::snake(name);
+        if !names::is_word(name) {
+            self.push(self.spec.at_key(
+                0,
+                key,
+                format!("method name `{name}` is not made of letters, digits and `_`"),
+            ));
+        } else if CLIENT_METHODS.contains(&rust.as_str()) {
+            self.push(
+                self.spec
+                    .at_key(
+                        0,
+                        key,
+                        format!(
+                            "method name `{name}` is taken by the generated client's `{rust}()`"
+                        ),
+                    )
+                    .help("rename the method; its path and wire names stay as they are"),
+            );
+        }
+    }
+
+    /// `request: VERB /path/{param}`: the verb, the path and its placeholders, each checked.
+    fn request_line(&mut self, key: &str, def: &MethodDef) -> Option<(Verb, String, Vec<String>)> {
+        let spec = self.spec;
+        let request_key = format!("{key}.request");
+        let (verb_text, path) = def
+            .request
+            .trim()
+            .split_once(' ')
+            .unwrap_or((def.request.trim(), ""));
+        let path = path.trim();
+        let verb = Verb::parse(verb_text);
+        if verb.is_none() {
+            let verbs = Verb::ALL.map(Verb::as_str);
+            let d = spec.at(
+                0,
+                &request_key,
+                format!("`{verb_text}` is not an HTTP method"),
+            );
+            let help = did_you_mean(verb_text, verbs).unwrap_or_else(|| {
+                format!(
+                    "write `request: GET /path`; methods are {}",
+                    verbs.join(", ")
+                )
+            });
+            self.push(d.help(help));
+        }
+        if !path.starts_with('/') {
+            self.push(
+                spec.at(0, &request_key, "the path must start with `/`")
+                    .help("write e.g. `request: GET /users/{id}`"),
+            );
+        }
+        let used = match placeholders(path) {
+            Ok(used) => used,
+            Err(message) => {
+                self.push(spec.at(0, &request_key, message));
+                return None;
+            }
+        };
+        for placeholder in &used {
+            if !def.path.contains_key(placeholder) {
+                let d = spec.at(
+                    0,
+                    &request_key,
+                    format!("`{{{placeholder}}}` is not declared in `path:`"),
+                );
+                let help = did_you_mean(placeholder, def.path.keys().map(String::as_str))
+                    .unwrap_or_else(|| format!("add `path: {{ {placeholder}: String }}`"));
+                self.push(d.help(help));
+            }
+        }
+        for declared in def.path.keys() {
+            if !used.contains(declared) {
+                let d = spec.at_key(
+                    0,
+                    &format!("{key}.path.{declared}"),
+                    format!("path parameter `{declared}` is not used in `{path}`"),
+                );
+                let help = did_you_mean(declared, used.iter().map(String::as_str));
+                self.push(d.maybe_help(help));
+            }
+        }
+        Some((verb?, path.to_owned(), used))
+    }
+
+    /// One section of parameters (`path`, `query` or `headers`); `arg_names` holds the Rust names
+    /// taken so far by the method's arguments.
+    fn params(
+        &mut self,
+        key: &str,
+        section: &str,
+        params: &IndexMap<String, Shorthand<ParamDef>>,
+        arg_names: &mut HashMap<String, String>,
+    ) -> Option<Vec<checked::Param>> {
+        let spec = self.spec;
+        let mut checked = Some(Vec::new());
+        for (param, def) in params {
+            let at = format!("{key}.{section}.{param}");
+            let ty = self.type_expr(0, &at, &def.ty, &[]);
+            let rust = names::snake(param);
+            if !names::is_identifier(&rust) {
+                self.push(
+                    spec.at_key(
+                        0,
+                        &at,
+                        format!("parameter `{param}` does not make a usable Rust name (`{rust}`)"),
+                    )
+                    .help("name it with letters, digits and `_`; set the wire name with `name:`"),
+                );
+            }
+            if let Some(first) = arg_names.insert(rust.clone(), at.clone()) {
+                self.push(spec.at_key(
+                    0,
+                    &at,
+                    format!("parameter `{param}` is `{rust}` in Rust, as is {first}"),
+                ));
+            }
+            // A path parameter's wire name is its placeholder.
+            let wire = match section {
+                "path" => param.clone(),
+                _ => def.name.clone().unwrap_or_else(|| param.clone()),
+            };
+            if section == "headers" && !is_header_name(&wire) {
+                self.push(spec.at(0, &at, format!("`{wire}` is not a valid header name")));
+            }
+            checked = checked.zip(ty).map(|(mut checked, ty)| {
+                checked.push(checked::Param {
+                    key: param.clone(),
+                    wire,
+                    ty,
+                    doc: def.doc.clone(),
+                });
+                checked
+            });
+        }
+        checked
+    }
+
+    /// The method's own profile: a named one, or an inline override.
+    fn method_profile(&mut self, key: &str, def: &MethodDef) -> Option<Profile> {
+        match &def.config {
+            Some(ConfigRef::Named(config)) => self.config_ref(0, &format!("{key}.config"), config),
+            Some(ConfigRef::Inline(profile)) => {
+                if profile.extends.is_some() {
+                    self.push(self.spec.at(0, &format!("{key}.config.extends"), "an inline method config overrides the client's profile; it cannot extend another"));
+                }
+                self.profile(0, &format!("{key}.config"), profile, false);
+                Some((**profile).clone())
+            }
+            None => Some(Profile::default()),
+        }
+    }
+}
+
+/// The `{name}` placeholders of a path, in order.
+fn placeholders(path: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest.as_bytes()[open] == b'}' {
+            return Err(format!("unmatched `}}` in `{path}`"));
+        }
+        let after = &rest[open + 1..];
+        let close = after
+            .find('}')
+            .ok_or_else(|| format!("unclosed `{{` in `{path}`"))?;
+        let name = &after[..close];
+        if !names::is_word(name) {
+            return Err(format!("`{{{name}}}` in `{path}` is not a parameter name"));
+        }
+        if out.iter().any(|n| n == name) {
+            return Err(format!("`{{{name}}}` appears twice in `{path}`"));
+        }
+        out.push(name.to_owned());
+        rest = &after[close + 1..];
+    }
+    Ok(out)
+}

@@ -1,0 +1,168 @@
+//! Every semantic check of a loaded spec, reporting all problems of a file at once; a spec with
+//! none becomes the [checked model](crate::checked).
+//!
+//! One file per part of a spec: the client's own keys here, profiles, types and methods beside.
+
+mod methods;
+mod profiles;
+mod types;
+
+use remcall_profile::vars;
+
+use crate::checked;
+use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::names;
+use crate::spec::Spec;
+use crate::spec::model::FallbackDef;
+
+/// The serde `rename_all` rules.
+const RENAME_RULES: &[&str] = &[
+    "lowercase",
+    "UPPERCASE",
+    "PascalCase",
+    "camelCase",
+    "snake_case",
+    "SCREAMING_SNAKE_CASE",
+    "kebab-case",
+    "SCREAMING-KEBAB-CASE",
+];
+
+/// Checks `spec`: its checked model, or every problem found.
+pub(crate) fn validate(spec: &Spec) -> Result<checked::Client, Vec<Diagnostic>> {
+    let mut v = Validator {
+        spec,
+        out: Vec::new(),
+    };
+    let client = v.client();
+    v.configs();
+    let types = v.types();
+    let methods = v.methods(client.as_ref().map(|c| &c.fallback));
+    if !v.out.is_empty() {
+        v.out.sort();
+        v.out.dedup();
+        return Err(v.out);
+    }
+    match (client, types, methods) {
+        (Some(mut client), Some(types), Some(methods)) => {
+            client.types = types;
+            client.methods = methods;
+            Ok(client)
+        }
+        // Each part is `None` only after it reported a problem.
+        _ => Err(v.out),
+    }
+}
+
+/// Walks a spec, collecting diagnostics.
+struct Validator<'a> {
+    spec: &'a Spec,
+    out: Vec<Diagnostic>,
+}
+
+impl Validator<'_> {
+    fn push(&mut self, d: Diagnostic) {
+        self.out.push(d);
+    }
+
+    /// The client's own keys; its types and methods are filled in by the caller.
+    fn client(&mut self) -> Option<checked::Client> {
+        let spec = self.spec;
+        let file = &spec.file;
+        // A spec without `client:` does not get this far: loading reports it.
+        let name = file.client.clone().unwrap_or_default();
+        if !names::is_pascal_identifier(&name) {
+            let d = spec.at(
+                0,
+                "client",
+                format!("`{name}` is not a PascalCase Rust identifier"),
+            );
+            let cased = names::pascal(&name);
+            self.push(d.help(format!("write `client: {cased}`")));
+        }
+        let base_urls = file
+            .base_url
+            .as_ref()
+            .map(|u| u.0.clone())
+            .unwrap_or_default();
+        for (i, url) in base_urls.iter().enumerate() {
+            let key = if base_urls.len() == 1 {
+                "base_url".to_owned()
+            } else {
+                format!("base_url.{i}")
+            };
+            self.placeholders(0, &key, url);
+            let literal_http = url.starts_with("http://") || url.starts_with("https://");
+            if !(vars::has_placeholder(url) || literal_http) {
+                self.push(spec.at(
+                    0,
+                    &key,
+                    format!("base URL `{url}` must start with http:// or https://"),
+                ));
+            }
+        }
+        let base_path = file.base_path.clone().unwrap_or_default();
+        if !base_path.is_empty() && !base_path.starts_with('/') {
+            self.push(
+                spec.at(0, "base_path", "`base_path` must start with `/`")
+                    .help(format!("write `/{base_path}`")),
+            );
+        }
+        let profile = match &file.config {
+            Some(config) => self.config_ref(0, "config", config),
+            None => Some(Default::default()),
+        };
+        let fallback = match &file.fallback {
+            None | Some(FallbackDef::Enabled(false)) => checked::Fallback::None,
+            Some(FallbackDef::Enabled(true)) => checked::Fallback::Trait,
+            Some(FallbackDef::Path(path)) => {
+                if syn::parse_str::<syn::Path>(path).is_err() {
+                    self.push(spec.at(
+                        0,
+                        "fallback",
+                        format!("`{path}` is neither true, false nor a Rust path"),
+                    ));
+                }
+                checked::Fallback::Default(path.clone())
+            }
+        };
+        let rename_all = file.serde.as_ref().and_then(|s| s.rename_all.clone());
+        if let Some(rule) = &rename_all
+            && !RENAME_RULES.contains(&rule.as_str())
+        {
+            let d = spec.at(
+                0,
+                "serde.rename_all",
+                format!("unknown rename rule `{rule}`"),
+            );
+            let help = did_you_mean(rule, RENAME_RULES.iter().copied())
+                .unwrap_or_else(|| format!("one of {}", RENAME_RULES.join(", ")));
+            self.push(d.help(help));
+        }
+        let profile = profile?;
+        Some(checked::Client {
+            name,
+            doc: file.doc.clone(),
+            base_urls,
+            base_path,
+            interceptors: profile.interceptors.clone().unwrap_or_default(),
+            profile,
+            fallback,
+            rename_all,
+            types: Vec::new(),
+            methods: Vec::new(),
+        })
+    }
+
+    /// Checks `${VAR}` placeholders in `text`.
+    fn placeholders(&mut self, source: usize, key: &str, text: &str) {
+        if let Err(message) = vars::check(text) {
+            self.push(self.spec.at(source, key, message));
+        }
+    }
+}
+
+/// Header names are RFC 9110 tokens.
+fn is_header_name(name: &str) -> bool {
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    !name.is_empty() && name.chars().all(token)
+}

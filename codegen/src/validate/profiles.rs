@@ -1,0 +1,201 @@
+//! Profiles: `configs:`, references to them, and what a profile may hold.
+
+use remcall_profile::{Layer, Profile};
+
+use super::{Validator, is_header_name};
+use crate::diagnostic::did_you_mean;
+
+impl Validator<'_> {
+    /// The profile `name` refers to, resolved; `None` (with a diagnostic) when there is none.
+    pub(super) fn config_ref(&mut self, source: usize, key: &str, name: &str) -> Option<Profile> {
+        if !self.spec.configs.contains_key(name) {
+            let d = self
+                .spec
+                .at(source, key, format!("unknown config `{name}`"));
+            let help =
+                did_you_mean(name, self.spec.configs.keys().map(String::as_str)).or_else(|| {
+                    Some("define it under `configs:` here or in an included file".to_owned())
+                });
+            self.push(d.maybe_help(help));
+            return None;
+        }
+        // An `extends` cycle is reported where it is declared, by `configs`.
+        self.resolve(name).ok()
+    }
+
+    /// Every named profile: its `extends` and its content.
+    pub(super) fn configs(&mut self) {
+        let spec = self.spec;
+        for (name, config) in &spec.configs {
+            let key = format!("configs.{name}");
+            if let Some(parent) = &config.item.extends {
+                let at = format!("{key}.extends");
+                if spec.configs.contains_key(parent) {
+                    if let Err(message) = self.resolve(name) {
+                        self.push(spec.at(config.source, &at, message));
+                    }
+                } else {
+                    self.config_ref(config.source, &at, parent);
+                }
+            }
+            self.profile(config.source, &key, &config.item, true);
+        }
+    }
+
+    /// The profile `name` with its `extends` chain applied (base first).
+    fn resolve(&self, name: &str) -> Result<Profile, String> {
+        let configs = &self.spec.configs;
+        let mut chain = Vec::new();
+        let mut current = name;
+        loop {
+            if chain.contains(&current) {
+                chain.push(current);
+                return Err(format!("`extends` cycle: {}", chain.join(" → ")));
+            }
+            chain.push(current);
+            let Some(config) = configs.get(current) else {
+                return Err(format!("unknown config `{current}`"));
+            };
+            match &config.item.extends {
+                Some(parent) => current = parent,
+                None => break,
+            }
+        }
+        let mut profile = Profile::default();
+        for name in chain.iter().rev() {
+            let mut own = configs[*name].item.clone();
+            own.extends = None;
+            profile = profile.layer(own);
+        }
+        Ok(profile)
+    }
+
+    /// Checks one profile (a named config or a method's inline override).
+    pub(super) fn profile(
+        &mut self,
+        source: usize,
+        key: &str,
+        profile: &Profile,
+        client_level: bool,
+    ) {
+        if let Some(headers) = &profile.headers {
+            for (name, def) in &headers.0 {
+                let at = format!("{key}.headers.{name}");
+                if !is_header_name(name) {
+                    self.push(self.spec.at_key(
+                        source,
+                        &at,
+                        format!("`{name}` is not a valid header name"),
+                    ));
+                }
+                if def.secret {
+                    self.secret_reference(
+                        source,
+                        &format!("{at}.value"),
+                        &format!("header `{name}`"),
+                        &def.value,
+                    );
+                }
+                self.placeholders(source, &at, &def.value);
+            }
+        }
+        if let Some(auth) = &profile.auth {
+            for (field, value) in auth.secrets() {
+                let at = format!("{key}.auth");
+                self.secret_reference(source, &at, &format!("auth `{field}`"), value);
+                self.placeholders(source, &at, value);
+            }
+        }
+        if let Some(interceptors) = &profile.interceptors {
+            for (i, path) in interceptors.iter().enumerate() {
+                if syn::parse_str::<syn::Path>(path).is_err() {
+                    self.push(self.spec.at(
+                        source,
+                        &format!("{key}.interceptors.{i}"),
+                        format!("`{path}` is not a Rust path"),
+                    ));
+                }
+            }
+        }
+        if let Some(tls) = &profile.tls {
+            if let Some(version) = tls
+                .min_version
+                .as_deref()
+                .filter(|v| !matches!(*v, "1.2" | "1.3"))
+            {
+                self.push(
+                    self.spec
+                        .at(
+                            source,
+                            &format!("{key}.tls.min_version"),
+                            format!("unknown TLS version `{version}`"),
+                        )
+                        .help("write \"1.2\" or \"1.3\""),
+                );
+            }
+            if tls.client_cert.is_some() != tls.client_key.is_some() {
+                self.push(self.spec.at_key(
+                    source,
+                    &format!("{key}.tls"),
+                    "`client_cert` and `client_key` go together",
+                ));
+            }
+            for (field, path) in [
+                ("ca_file", &tls.ca_file),
+                ("client_cert", &tls.client_cert),
+                ("client_key", &tls.client_key),
+            ] {
+                if let Some(path) = path {
+                    self.placeholders(source, &format!("{key}.tls.{field}"), path);
+                }
+            }
+        }
+        if !client_level {
+            self.client_wide_only(source, key, profile);
+        }
+    }
+
+    /// One HTTP client per generated client: these cannot differ between its methods.
+    fn client_wide_only(&mut self, source: usize, key: &str, profile: &Profile) {
+        let client_wide = [
+            (
+                "timeout.connect",
+                profile
+                    .timeout
+                    .as_ref()
+                    .is_some_and(|t| t.connect.is_some()),
+            ),
+            ("tls", profile.tls.is_some()),
+            ("interceptors", profile.interceptors.is_some()),
+            ("endpoints", profile.endpoints.is_some()),
+        ];
+        for (field, set) in client_wide {
+            if set {
+                self.push(
+                    self.spec
+                        .at(
+                            source,
+                            &format!("{key}.{field}"),
+                            format!("`{field}` applies to the whole client"),
+                        )
+                        .help("set it in the client's profile"),
+                );
+            }
+        }
+    }
+
+    /// A secret must be a `${VAR}` reference: the resolved profile is written into generated code.
+    fn secret_reference(&mut self, source: usize, at: &str, what: &str, value: &str) {
+        if !value.trim_start().starts_with("${") {
+            self.push(
+                self.spec
+                    .at(
+                        source,
+                        at,
+                        format!("{what} is written out; secrets never go into generated code"),
+                    )
+                    .help("reference an environment variable instead, e.g. `${SECRET_NAME}`"),
+            );
+        }
+    }
+}
