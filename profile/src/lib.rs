@@ -13,10 +13,10 @@ pub mod units;
 pub mod vars;
 
 pub use model::{
-    Auth, Backoff, Basic, Bearer, Breaker, ClientAuth, Condition, Dns, Eject, EndpointsPolicy,
-    HeaderDef, Headers, Isolation, Jitter, Layer, LogLevel, OAuth2, Pool, Profile, RateLimit,
-    Retry, RetryAfter, RetryBudget, Roots, Scope, Semaphore, SlowCall, Strategy, Timeouts, Tls,
-    Window,
+    Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition, Dns, Eject,
+    EndpointsPolicy, HeaderDef, Headers, Isolation, Jitter, Layer, LogLevel, OAuth2, PoolPolicy,
+    Profile, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope,
+    SemaphorePolicy, SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
     BreakerSettings, EndpointSettings, IsolationSettings, RateLimitSettings, RetrySettings,

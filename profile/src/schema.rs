@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
-use crate::model::{Condition, IsolationRepr, Pool, Semaphore};
+use crate::model::{Condition, IsolationRepr, PoolPolicy, SemaphorePolicy};
 use crate::units::ByteSize;
 
 /// A duration as written: `250ms`, `2s`, `1m`.
@@ -67,8 +67,8 @@ impl JsonSchema for IsolationRepr {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let semaphore = generator.subschema_for::<Semaphore>();
-        let pool = generator.subschema_for::<Pool>();
+        let semaphore = generator.subschema_for::<SemaphorePolicy>();
+        let pool = generator.subschema_for::<PoolPolicy>();
         json_schema!({
             "description": "none, { semaphore: {..} } or { pool: {..} }.",
             "oneOf": [

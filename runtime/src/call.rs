@@ -1,4 +1,4 @@
-//! One logical call, in DESIGN.md's order:
+//! One logical call, in the order docs/resilience.md describes:
 //!
 //! 1. rate limiter → `RateLimited` when no turn within `max_wait`;
 //! 2. breaker permit → `BreakerOpen` (with the time until half-open) when open;

@@ -44,7 +44,7 @@ pub struct Spec {
     /// The spec file's own model (its `configs:` and `types:` moved into the merged maps).
     pub file: SpecFile,
     /// Profiles from the spec and its includes.
-    pub configs: IndexMap<String, Located<Profile>>,
+    pub profiles: IndexMap<String, Located<Profile>>,
     /// Types from the spec and its includes.
     pub types: IndexMap<String, Located<TypeDef>>,
 }
@@ -92,13 +92,13 @@ fn load_with(path: &Path, text: Option<&str>) -> Result<Spec, Vec<Diagnostic>> {
     let Some(mut file) = parsed else {
         return Err(loader.diagnostics);
     };
-    let mut configs = IndexMap::new();
+    let mut profiles = IndexMap::new();
     let mut types = IndexMap::new();
-    let own_configs = std::mem::take(&mut file.configs);
+    let own_profiles = std::mem::take(&mut file.profiles);
     let own_types = std::mem::take(&mut file.types);
-    loader.merge(0, own_configs, own_types, &mut configs, &mut types);
+    loader.merge(0, own_profiles, own_types, &mut profiles, &mut types);
     let includes = file.include.clone();
-    loader.include(0, &includes, &mut configs, &mut types);
+    loader.include(0, &includes, &mut profiles, &mut types);
 
     if file.client.is_none() {
         let pos = Pos { line: 1, column: 1 };
@@ -112,7 +112,7 @@ fn load_with(path: &Path, text: Option<&str>) -> Result<Spec, Vec<Diagnostic>> {
         Ok(Spec {
             sources: loader.sources,
             file,
-            configs,
+            profiles,
             types,
         })
     } else {
@@ -178,7 +178,7 @@ impl Loader {
         &mut self,
         source: usize,
         includes: &[String],
-        configs: &mut IndexMap<String, Located<Profile>>,
+        profiles: &mut IndexMap<String, Located<Profile>>,
         types: &mut IndexMap<String, Located<TypeDef>>,
     ) {
         let here = self.sources[source].path.clone();
@@ -195,7 +195,9 @@ impl Loader {
                         s.spans.value(&key),
                         format!("include cycle: `{include}` includes this file again"),
                     )
-                    .help("move the shared configs/types into a file that includes nothing"),
+                    .help(
+                        "move the shared `configs:` and `types:` into a file that includes nothing",
+                    ),
                 );
                 continue;
             }
@@ -218,11 +220,11 @@ impl Loader {
                 ));
             }
             let (c, t) = (
-                std::mem::take(&mut file.configs),
+                std::mem::take(&mut file.profiles),
                 std::mem::take(&mut file.types),
             );
-            self.merge(index, c, t, configs, types);
-            self.include(index, &file.include, configs, types);
+            self.merge(index, c, t, profiles, types);
+            self.include(index, &file.include, profiles, types);
         }
         self.stack.pop();
     }
@@ -230,17 +232,17 @@ impl Loader {
     fn merge(
         &mut self,
         source: usize,
-        new_configs: IndexMap<String, Profile>,
+        new_profiles: IndexMap<String, Profile>,
         new_types: IndexMap<String, TypeDef>,
-        configs: &mut IndexMap<String, Located<Profile>>,
+        profiles: &mut IndexMap<String, Located<Profile>>,
         types: &mut IndexMap<String, Located<TypeDef>>,
     ) {
-        for (name, item) in new_configs {
-            if let Some(first) = configs.get(&name) {
+        for (name, item) in new_profiles {
+            if let Some(first) = profiles.get(&name) {
                 let d = self.duplicate("configs", &name, source, first.source);
                 self.diagnostics.push(d);
             } else {
-                configs.insert(name, Located { source, item });
+                profiles.insert(name, Located { source, item });
             }
         }
         for (name, item) in new_types {
@@ -317,7 +319,7 @@ fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// `specs/configs/../x.yaml` → `specs/x.yaml`, for readable diagnostics.
+/// `specs/profiles/../x.yaml` → `specs/x.yaml`, for readable diagnostics.
 fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {

@@ -20,8 +20,9 @@ pub struct SpecFile {
     pub base_url: Option<OneOrMany>,
     /// Prefix of every method path.
     pub base_path: Option<String>,
-    /// The client's profile name.
-    pub config: Option<String>,
+    /// The client's profile name (`config:`).
+    #[serde(rename = "config")]
+    pub profile: Option<String>,
     /// `true`, `false` or the Rust path of a default fallback type.
     pub fallback: Option<FallbackDef>,
     /// Files whose `configs:` and `types:` are merged, relative to this file.
@@ -29,9 +30,9 @@ pub struct SpecFile {
     pub include: Vec<String>,
     /// Wire naming of generated types.
     pub serde: Option<SerdeOptions>,
-    /// Named profiles.
-    #[serde(default)]
-    pub configs: IndexMap<String, Profile>,
+    /// Named profiles (`configs:`).
+    #[serde(default, rename = "configs")]
+    pub profiles: IndexMap<String, Profile>,
     /// Generated types.
     #[serde(default)]
     pub types: IndexMap<String, TypeDef>,
@@ -163,15 +164,16 @@ pub struct MethodDef {
     pub idempotent: Option<bool>,
     /// What a 404 means.
     pub not_found: Option<NotFound>,
-    /// A profile name, or an inline override of the client's profile.
-    pub config: Option<ConfigRef>,
+    /// A profile name, or an inline override of the client's profile (`config:`).
+    #[serde(rename = "config")]
+    pub profile: Option<ProfileRef>,
     /// `false`: no fallback for this method.
     pub fallback: Option<bool>,
 }
 
 /// A method's `config:`.
 #[derive(Debug)]
-pub enum ConfigRef {
+pub enum ProfileRef {
     /// A profile from `configs:`.
     Named(String),
     /// An inline override of the client's profile.
@@ -284,20 +286,20 @@ impl<'de> Deserialize<'de> for FallbackDef {
     }
 }
 
-impl<'de> Deserialize<'de> for ConfigRef {
+impl<'de> Deserialize<'de> for ProfileRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = ConfigRef;
+            type Value = ProfileRef;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a profile name from `configs:`, or an inline profile")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<ConfigRef, E> {
-                Ok(ConfigRef::Named(v.to_owned()))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ProfileRef, E> {
+                Ok(ProfileRef::Named(v.to_owned()))
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ConfigRef, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ProfileRef, A::Error> {
                 Profile::deserialize(MapAccessDeserializer::new(map))
-                    .map(|p| ConfigRef::Inline(Box::new(p)))
+                    .map(|p| ProfileRef::Inline(Box::new(p)))
             }
         }
         d.deserialize_any(V)
@@ -340,7 +342,7 @@ impl JsonSchema for FallbackDef {
     }
 }
 
-impl JsonSchema for ConfigRef {
+impl JsonSchema for ProfileRef {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "MethodConfig".into()
     }

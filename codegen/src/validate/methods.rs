@@ -9,7 +9,7 @@ use super::{Validator, is_header_name};
 use crate::checked::{self, Fallback, Verb};
 use crate::diagnostic::did_you_mean;
 use crate::names;
-use crate::spec::model::{ConfigRef, MethodDef, NotFound, ParamDef, Shorthand};
+use crate::spec::model::{MethodDef, NotFound, ParamDef, ProfileRef, Shorthand};
 use crate::types::Ty;
 
 /// Names a generated client has already: no method may take them.
@@ -269,9 +269,9 @@ impl Validator<'_> {
 
     /// The method's own profile: a named one, or an inline override.
     fn method_profile(&mut self, key: &str, def: &MethodDef) -> Option<Profile> {
-        match &def.config {
-            Some(ConfigRef::Named(config)) => self.config_ref(0, &format!("{key}.config"), config),
-            Some(ConfigRef::Inline(profile)) => {
+        match &def.profile {
+            Some(ProfileRef::Named(name)) => self.profile_ref(0, &format!("{key}.config"), name),
+            Some(ProfileRef::Inline(profile)) => {
                 if profile.extends.is_some() {
                     self.push(self.spec.at(0, &format!("{key}.config.extends"), "an inline method config overrides the client's profile; it cannot extend another"));
                 }

@@ -34,7 +34,7 @@ pub(crate) fn validate(spec: &Spec) -> Result<checked::Client, Vec<Diagnostic>> 
         out: Vec::new(),
     };
     let client = v.client();
-    v.configs();
+    v.profiles();
     let types = v.types();
     let methods = v.methods(client.as_ref().map(|c| &c.fallback));
     if !v.out.is_empty() {
@@ -107,8 +107,8 @@ impl Validator<'_> {
                     .help(format!("write `/{base_path}`")),
             );
         }
-        let profile = match &file.config {
-            Some(config) => self.config_ref(0, "config", config),
+        let profile = match &file.profile {
+            Some(name) => self.profile_ref(0, "config", name),
             None => Some(Default::default()),
         };
         let fallback = match &file.fallback {

@@ -7,13 +7,13 @@ use crate::diagnostic::did_you_mean;
 
 impl Validator<'_> {
     /// The profile `name` refers to, resolved; `None` (with a diagnostic) when there is none.
-    pub(super) fn config_ref(&mut self, source: usize, key: &str, name: &str) -> Option<Profile> {
-        if !self.spec.configs.contains_key(name) {
+    pub(super) fn profile_ref(&mut self, source: usize, key: &str, name: &str) -> Option<Profile> {
+        if !self.spec.profiles.contains_key(name) {
             let d = self
                 .spec
                 .at(source, key, format!("unknown config `{name}`"));
             let help =
-                did_you_mean(name, self.spec.configs.keys().map(String::as_str)).or_else(|| {
+                did_you_mean(name, self.spec.profiles.keys().map(String::as_str)).or_else(|| {
                     Some("define it under `configs:` here or in an included file".to_owned())
                 });
             self.push(d.maybe_help(help));
@@ -24,27 +24,27 @@ impl Validator<'_> {
     }
 
     /// Every named profile: its `extends` and its content.
-    pub(super) fn configs(&mut self) {
+    pub(super) fn profiles(&mut self) {
         let spec = self.spec;
-        for (name, config) in &spec.configs {
+        for (name, profile) in &spec.profiles {
             let key = format!("configs.{name}");
-            if let Some(parent) = &config.item.extends {
+            if let Some(parent) = &profile.item.extends {
                 let at = format!("{key}.extends");
-                if spec.configs.contains_key(parent) {
+                if spec.profiles.contains_key(parent) {
                     if let Err(message) = self.resolve(name) {
-                        self.push(spec.at(config.source, &at, message));
+                        self.push(spec.at(profile.source, &at, message));
                     }
                 } else {
-                    self.config_ref(config.source, &at, parent);
+                    self.profile_ref(profile.source, &at, parent);
                 }
             }
-            self.profile(config.source, &key, &config.item, true);
+            self.profile(profile.source, &key, &profile.item, true);
         }
     }
 
     /// The profile `name` with its `extends` chain applied (base first).
     fn resolve(&self, name: &str) -> Result<Profile, String> {
-        let configs = &self.spec.configs;
+        let profiles = &self.spec.profiles;
         let mut chain = Vec::new();
         let mut current = name;
         loop {
@@ -53,17 +53,17 @@ impl Validator<'_> {
                 return Err(format!("`extends` cycle: {}", chain.join(" → ")));
             }
             chain.push(current);
-            let Some(config) = configs.get(current) else {
+            let Some(profile) = profiles.get(current) else {
                 return Err(format!("unknown config `{current}`"));
             };
-            match &config.item.extends {
+            match &profile.item.extends {
                 Some(parent) => current = parent,
                 None => break,
             }
         }
         let mut profile = Profile::default();
         for name in chain.iter().rev() {
-            let mut own = configs[*name].item.clone();
+            let mut own = profiles[*name].item.clone();
             own.extends = None;
             profile = profile.layer(own);
         }

@@ -1,0 +1,173 @@
+//! The profile model: every part optional, so profiles layer field by field. One file per
+//! policy; this one holds the [`Profile`] that gathers them and the layering they share.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::ByteSize;
+
+/// Layers one partial value over another: what `over` sets wins, the rest is kept.
+pub trait Layer {
+    /// Returns `self` with every part that `over` sets replaced by `over`'s.
+    fn layer(self, over: Self) -> Self;
+}
+
+impl<T: Layer> Layer for Option<T> {
+    fn layer(self, over: Self) -> Self {
+        match (self, over) {
+            (Some(base), Some(over)) => Some(base.layer(over)),
+            (base, None) => base,
+            (None, over) => over,
+        }
+    }
+}
+
+impl<V> Layer for BTreeMap<String, V> {
+    fn layer(mut self, over: Self) -> Self {
+        self.extend(over);
+        self
+    }
+}
+
+macro_rules! replace_on_layer {
+    ($($ty:ty),*) => {$(
+        impl Layer for $ty {
+            fn layer(self, over: Self) -> Self { over }
+        }
+    )*};
+}
+replace_on_layer!(
+    Duration,
+    ByteSize,
+    u32,
+    f64,
+    bool,
+    String,
+    Vec<String>,
+    Vec<Condition>,
+    Jitter,
+    Scope,
+    Window,
+    LogLevel,
+    Auth,
+    Roots,
+    Strategy,
+    Vec<u32>
+);
+
+/// Declares a partial struct: each field optional, `deny_unknown_fields`, layered field by field.
+macro_rules! partial {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $(
+                $(#[$fmeta])*
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub $field: Option<$ty>,
+            )*
+        }
+
+        impl Layer for $name {
+            fn layer(self, over: Self) -> Self {
+                Self { $( $field: self.$field.layer(over.$field), )* }
+            }
+        }
+    };
+}
+
+partial! {
+    /// A named set of call policies: timeouts, retries, breaker, isolation, limits, auth, logging.
+    ///
+    /// Every part is optional; what a profile leaves out comes from the profile under it (the
+    /// spec's, then remcall's defaults). Build one at run time with [`Profile::from_yaml_str`] to
+    /// retune a generated client without regenerating it.
+    pub struct Profile {
+        /// Another profile of the same spec to start from (spec files only).
+        extends: String,
+        /// Connect, per-attempt and whole-call deadlines.
+        timeout: Timeouts,
+        /// When and how failed attempts are tried again.
+        retry: RetryPolicy,
+        /// When to stop calling a failing downstream for a while.
+        breaker: BreakerPolicy,
+        /// How many calls may be in flight at once.
+        isolation: Isolation,
+        /// How many calls may start per second.
+        rate_limit: RateLimitPolicy,
+        /// Credentials added to each request.
+        auth: Auth,
+        /// Headers added to each request.
+        headers: Headers,
+        /// Rust paths of interceptor types (spec files only; at run time use the builder).
+        interceptors: Vec<String>,
+        /// How much of each call is logged through `tracing`.
+        log: LogLevel,
+        /// Responses above this size fail with `BodyTooLarge`.
+        max_response_bytes: ByteSize,
+        /// Certificate roots, extra CAs, client certificates, TLS versions.
+        tls: Tls,
+        /// How calls are spread over the endpoints, ejection of failing ones, DNS discovery.
+        endpoints: EndpointsPolicy,
+    }
+}
+
+// YAML writes a one-of choice as a one-key map (`{ semaphore: {..} }`, `{ time: 10s }`); these
+// representations read and write that form, with serde's own errors for unknown keys.
+
+/// Reads a one-key map form of a choice, or a bare word for a choice without settings.
+fn one_of<T>(choices: &[(&'static str, Option<T>)], what: &str) -> Result<T, String>
+where
+    T: Clone,
+{
+    let set: Vec<_> = choices.iter().filter(|(_, v)| v.is_some()).collect();
+    match set.as_slice() {
+        [(_, Some(value))] => Ok(value.clone()),
+        [] => Err(format!(
+            "{what} needs one of: {}",
+            choices
+                .iter()
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        _ => Err(format!(
+            "{what} takes exactly one of {}, found {}",
+            choices
+                .iter()
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+                .join(", "),
+            set.iter()
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )),
+    }
+}
+
+// After the macros, which the policy files use.
+mod auth;
+mod breaker;
+mod endpoints;
+mod isolation;
+mod retry;
+
+pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
+pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
+pub use endpoints::{
+    Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, Roots, Strategy, Tls,
+};
+#[cfg(feature = "schema")]
+pub(crate) use isolation::IsolationRepr;
+pub use isolation::{Isolation, PoolPolicy, RateLimitPolicy, SemaphorePolicy};
+pub use retry::{Backoff, Jitter, RetryAfter, RetryBudgetPolicy, RetryPolicy, Timeouts};
