@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use remcall_profile::Profile;
 
+use super::keys;
 use super::model::{SpecFile, TypeDef};
 use super::spans::SpanIndex;
 use crate::diagnostic::{Diagnostic, Pos, did_you_mean};
@@ -148,15 +149,28 @@ impl Loader {
         self.parse(path, &text)
     }
 
-    /// Parses one file's text.
+    /// Parses one file's text: YAML syntax (positions from the parser), unknown keys (against
+    /// the format's schema, each where it stands), then types (positions from the key path
+    /// serde was at).
     fn parse(&mut self, path: &Path, text: &str) -> Option<SpecFile> {
         // A UTF-8 byte-order mark is legal in YAML but trips some parsers.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let spans = SpanIndex::build(text);
         self.sources.push(Source {
             path: path.to_path_buf(),
-            spans: SpanIndex::build(text),
+            spans: SpanIndex::default(),
             text: text.to_owned(),
         });
+        let source = self.sources.len() - 1;
+        let spans = match spans {
+            Ok(spans) => spans,
+            Err((pos, message)) => {
+                let d = self.sources[source].diagnostic(pos, message);
+                self.diagnostics.push(d);
+                return None;
+            }
+        };
+        self.sources[source].spans = spans;
         if text.trim().is_empty() {
             self.diagnostics.push(Diagnostic::new(
                 path,
@@ -165,10 +179,46 @@ impl Loader {
             ));
             return None;
         }
-        match serde_yaml::from_str::<SpecFile>(text) {
+        let value = match serde_yaml::from_str::<serde_yaml::Value>(text) {
+            Ok(value) => value,
+            Err(e) => {
+                // The parser above accepted what this one refuses: its message is all there is.
+                let pos = e.location().map_or(Pos { line: 1, column: 1 }, |l| Pos {
+                    line: l.line(),
+                    column: l.column(),
+                });
+                let d = self.sources[source].diagnostic(pos, e.to_string());
+                self.diagnostics.push(d);
+                return None;
+            }
+        };
+        let schema = serde_json::to_value(super::model::schema()).unwrap_or_default();
+        let unknown = keys::unknown_keys(&value, &schema);
+        if !unknown.is_empty() {
+            for key in unknown {
+                let s = &self.sources[source];
+                let d = s
+                    .diagnostic(s.spans.key(&key.path), format!("unknown key `{}`", key.key))
+                    .help(
+                        did_you_mean(&key.key, key.allowed.iter().map(String::as_str))
+                            .unwrap_or_else(|| format!("allowed here: {}", key.allowed.join(", "))),
+                    );
+                self.diagnostics.push(d);
+            }
+            return None;
+        }
+        match serde_path_to_error::deserialize::<_, SpecFile>(value) {
             Ok(file) => Some(file),
             Err(e) => {
-                self.diagnostics.push(from_serde(path, &e).in_text(text));
+                let at = key_path(e.path());
+                let s = &self.sources[source];
+                let message = if at.is_empty() {
+                    e.inner().to_string()
+                } else {
+                    format!("`{at}`: {}", e.inner())
+                };
+                self.diagnostics
+                    .push(s.diagnostic(s.spans.value(&at), message));
                 None
             }
         }
@@ -268,51 +318,23 @@ impl Loader {
     }
 }
 
-/// Turns a serde error into a diagnostic at its position, with a did-you-mean for misspelt keys.
-fn from_serde(path: &Path, error: &serde_yaml::Error) -> Diagnostic {
-    let pos = error
-        .location()
-        .map_or(Pos { line: 1, column: 1 }, |l| Pos {
-            line: l.line(),
-            column: l.column(),
-        });
-    let text = error.to_string();
-    // serde_yaml writes " at line L column C" into its messages; the diagnostic carries the
-    // position itself.
-    let message = strip_positions(&text);
-    let help = unknown_name_help(&message);
-    Diagnostic::new(path, pos, message).maybe_help(help)
-}
-
-fn strip_positions(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(" at line ") {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at + " at line ".len()..];
-        let skip_number = |t: &str| t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let after_line = &tail[tail.len() - skip_number(tail)..];
-        match after_line.strip_prefix(" column ") {
-            Some(col) => rest = &col[col.len() - skip_number(col)..],
-            None => {
-                out.push_str(" at line ");
-                rest = tail;
-            }
+/// A serde path as the span index names it: `methods.get.path.id`, `base_url.1`.
+fn key_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        let part = match segment {
+            Segment::Seq { index } => index.to_string(),
+            Segment::Map { key } => key.clone(),
+            Segment::Enum { variant } => variant.clone(),
+            Segment::Unknown => continue,
+        };
+        if !out.is_empty() {
+            out.push('.');
         }
+        out.push_str(&part);
     }
-    out.push_str(rest);
     out
-}
-
-/// For serde's "unknown field `x`, expected one of `a`, `b`": a did-you-mean.
-fn unknown_name_help(message: &str) -> Option<String> {
-    let rest = message
-        .split_once("unknown field `")
-        .or_else(|| message.split_once("unknown variant `"))?
-        .1;
-    let (wrong, expected) = rest.split_once('`')?;
-    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-    did_you_mean(wrong, known)
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -332,27 +354,4 @@ fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn positions_are_taken_out_of_serde_messages() {
-        assert_eq!(
-            strip_positions(
-                "did not find expected ',' at line 4 column 26, while parsing a flow mapping"
-            ),
-            "did not find expected ',', while parsing a flow mapping"
-        );
-    }
-
-    #[test]
-    fn serde_unknown_fields_get_a_suggestion() {
-        let help = unknown_name_help(
-            "methods.get: unknown field `requets`, expected one of `doc`, `request`, `path`",
-        );
-        assert_eq!(help.as_deref(), Some("did you mean `request`?"));
-    }
 }

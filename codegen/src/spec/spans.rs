@@ -22,12 +22,19 @@ enum Frame {
 }
 
 impl SpanIndex {
-    /// Indexes `text`; a syntax error stops indexing where it is (serde reports it).
-    pub fn build(text: &str) -> SpanIndex {
+    /// Indexes `text`, or says where its YAML is broken and how.
+    pub fn build(text: &str) -> Result<SpanIndex, (Pos, String)> {
         let mut index = SpanIndex::default();
         let mut frames: Vec<Frame> = Vec::new();
         for event in Parser::new_from_str(text) {
-            let Ok((event, span)) = event else { break };
+            let (event, span) = event.map_err(|e| {
+                let mark = e.marker();
+                let pos = Pos {
+                    line: mark.line(),
+                    column: mark.col() + 1,
+                };
+                (pos, e.info().to_owned())
+            })?;
             let pos = Pos {
                 line: span.start.line(),
                 column: span.start.col() + 1,
@@ -65,7 +72,7 @@ impl SpanIndex {
                 _ => {}
             }
         }
-        index
+        Ok(index)
     }
 
     /// The position of the value at `path` (e.g. `methods.get_user.request`), else of its key,
@@ -138,7 +145,7 @@ mod tests {
     #[test]
     fn finds_keys_and_values_by_path() {
         let text = "client: X\nmethods:\n  get:\n    request: GET /a\n    path: { id: i64 }\ninclude: [a.yaml, b.yaml]\n";
-        let index = SpanIndex::build(text);
+        let index = SpanIndex::build(text).unwrap();
         assert_eq!(index.value("client"), Pos { line: 1, column: 9 });
         assert_eq!(index.key("methods.get"), Pos { line: 3, column: 3 });
         assert_eq!(
