@@ -212,13 +212,13 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         Fallback::Trait => (Some(format!("{name}Fallback")), None),
         Fallback::Default(path) => (Some(format!("{name}Fallback")), Some(path.clone())),
     };
-    let copy_types: Vec<&str> = client
+    let copy_types: std::collections::HashSet<&str> = client
         .types
         .iter()
         .filter(|t| matches!(t.shape, Shape::Enum(_)))
         .map(|t| t.name.as_str())
         .collect();
-    let is_copy = |name: &str| copy_types.contains(&name);
+    let is_copy = |name: &str| copy_types.contains(name);
     let cycles = Containment::of(&client.types);
     let types = client
         .types
@@ -423,7 +423,9 @@ const INDIRECT: &[&str] = &["Vec", "HashMap", "BTreeMap", "Box"];
 
 impl Containment {
     fn of(types: &[checked::TypeDecl]) -> Containment {
-        let declared = |name: &String| types.iter().any(|t| &t.name == name);
+        let names: std::collections::HashSet<&str> =
+            types.iter().map(|t| t.name.as_str()).collect();
+        let declared = |name: &String| names.contains(name.as_str());
         let mut edges = std::collections::HashMap::new();
         for decl in types {
             let mut contained = Vec::new();
