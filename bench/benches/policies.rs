@@ -1,14 +1,15 @@
 //! Policy microbenches: remcall's breaker against failsafe and recloser (closed path, two threads
-//! on one breaker, open path), the semaphore bulkhead, the retry decision, the rate limiter, and
-//! a whole short-circuited call with its allocations.
+//! on one breaker, open path), the semaphore bulkhead, the retry decision, the rate limiter
+//! against governor, the retry budget against tower's `TpsBudget`, the latency histogram against
+//! hdrhistogram, and a whole short-circuited call with its allocations.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant as StdInstant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use remcall::__bench::{
-    AttemptFailure, Breaker, Bulkhead, IsolationSettings, Outcome, RateLimitSettings, RateLimiter,
-    Settings, backoff, is_retryable,
+    AttemptFailure, Breaker, Bulkhead, IsolationSettings, Latencies, Outcome, RateLimitSettings,
+    RateLimiter, RetryBudget, Settings, backoff, is_retryable,
 };
 use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
 use remcall::Profile;
@@ -330,11 +331,112 @@ fn short_circuited_call(c: &mut Criterion) {
     });
 }
 
+/// The libraries remcall could use instead of its own limiter, budget and histogram, on the
+/// operation the call path makes: one check, one deposit, one record.
+fn against_libraries(c: &mut Criterion) {
+    // Rate limiter: one admission.
+    let mut group = c.benchmark_group("rate_limit_check");
+    let ours = Arc::new(RateLimiter::new(
+        &RateLimitSettings {
+            per_second: 1e12,
+            burst: 1_000_000_000,
+            max_wait: Duration::ZERO,
+        },
+        Instant::now(),
+    ));
+    let quota = governor::Quota::per_second(std::num::NonZeroU32::MAX)
+        .allow_burst(std::num::NonZeroU32::MAX);
+    let theirs = Arc::new(governor::RateLimiter::direct(quota));
+    group.bench_function("remcall", |bench| {
+        bench.iter(|| drop(ours.reserve(Instant::now()).unwrap()))
+    });
+    group.bench_function("governor", |bench| bench.iter(|| theirs.check().unwrap()));
+    group.bench_function("remcall_two_threads", |bench| {
+        bench.iter_custom(|iters| {
+            let ours = ours.clone();
+            two_threads(iters, move || drop(ours.reserve(Instant::now()).unwrap()))
+        })
+    });
+    group.bench_function("governor_two_threads", |bench| {
+        bench.iter_custom(|iters| {
+            let theirs = theirs.clone();
+            two_threads(iters, move || theirs.check().unwrap())
+        })
+    });
+    group.finish();
+
+    // Retry budget: every call deposits; the happy path never withdraws.
+    let mut group = c.benchmark_group("retry_budget_deposit");
+    let ours = Arc::new(RetryBudget::new(0.2, 10, Instant::now()));
+    let theirs = Arc::new(tower::retry::budget::TpsBudget::new(
+        Duration::from_secs(10),
+        10,
+        0.2,
+    ));
+    // The pipeline has the call's start time at hand and passes it on.
+    group.bench_function("remcall_timestamp_given", |bench| {
+        let now = Instant::now();
+        bench.iter(|| ours.deposit(now))
+    });
+    group.bench_function("remcall", |bench| {
+        bench.iter(|| ours.deposit(Instant::now()))
+    });
+    group.bench_function("tower_tps_budget", |bench| {
+        use tower::retry::budget::Budget;
+        bench.iter(|| theirs.deposit())
+    });
+    group.bench_function("remcall_two_threads", |bench| {
+        bench.iter_custom(|iters| {
+            let ours = ours.clone();
+            two_threads(iters, move || ours.deposit(Instant::now()))
+        })
+    });
+    group.bench_function("tower_tps_budget_two_threads", |bench| {
+        bench.iter_custom(|iters| {
+            use tower::retry::budget::Budget;
+            let theirs = theirs.clone();
+            two_threads(iters, move || theirs.deposit())
+        })
+    });
+    group.finish();
+
+    // Latency histogram: one record. Calls finish on many threads at once, so hdrhistogram
+    // (which records through `&mut`) needs a lock; remcall's records with one atomic add.
+    let mut group = c.benchmark_group("latency_record");
+    let ours = Arc::new(Latencies::new(Instant::now()));
+    let theirs = Arc::new(std::sync::Mutex::new(
+        hdrhistogram::Histogram::<u32>::new_with_bounds(1, 60_000_000, 2).unwrap(),
+    ));
+    let latency = Duration::from_micros(1234);
+    group.bench_function("remcall", |bench| {
+        let now = Instant::now();
+        bench.iter(|| ours.record(latency, now))
+    });
+    group.bench_function("hdrhistogram_behind_a_mutex", |bench| {
+        bench.iter(|| theirs.lock().unwrap().record(1234).unwrap())
+    });
+    group.bench_function("remcall_two_threads", |bench| {
+        bench.iter_custom(|iters| {
+            let ours = ours.clone();
+            let now = Instant::now();
+            two_threads(iters, move || ours.record(latency, now))
+        })
+    });
+    group.bench_function("hdrhistogram_behind_a_mutex_two_threads", |bench| {
+        bench.iter_custom(|iters| {
+            let theirs = theirs.clone();
+            two_threads(iters, move || theirs.lock().unwrap().record(1234).unwrap())
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     breaker_closed,
     breaker_open,
     other_policies,
+    against_libraries,
     short_circuited_call
 );
 criterion_main!(benches);

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
+
 /// A problem at a place in a spec file.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Diagnostic {
@@ -56,62 +58,61 @@ impl Diagnostic {
 }
 
 impl Diagnostic {
-    /// Renders like rustc: the position and message, the offending line with a caret under the
-    /// span, and the help. `color` adds ANSI colours (for a terminal without `NO_COLOR`).
+    /// Renders like rustc (through annotate-snippets, rustc's own renderer): the message, the
+    /// position, the offending line with a caret under the token, and the help. `color` adds ANSI
+    /// colours (for a terminal without `NO_COLOR`).
     pub fn render(&self, color: bool) -> String {
-        let paint = |code: &str, text: &str| {
-            if color {
-                format!("\x1b[{code}m{text}\x1b[0m")
-            } else {
-                text.to_owned()
-            }
+        let renderer = if color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
         };
-        let mut out = format!(
-            "{}{} {}: {}",
-            paint("1;31", "error"),
-            paint("1", ":"),
-            paint(
-                "1",
-                &format!("{}:{}:{}", self.file.display(), self.line, self.column)
+        let path = self.file.display().to_string();
+        let title = Level::ERROR.primary_title(self.message.as_str());
+        let mut group = match &self.source_line {
+            Some(line) => {
+                let span = token_at(line, self.column);
+                title.element(
+                    Snippet::source(line.as_str())
+                        .line_start(self.line)
+                        .path(path.as_str())
+                        .annotation(AnnotationKind::Primary.span(span)),
+                )
+            }
+            None => title.element(
+                Origin::path(path.as_str())
+                    .line(self.line)
+                    .char_column(self.column),
             ),
-            paint("1", &self.message)
-        );
-        if let Some(line) = &self.source_line {
-            let number = self.line.to_string();
-            let pad = " ".repeat(number.len());
-            let bar = paint("1;34", "|");
-            let shown: String = line
-                .chars()
-                .map(|c| if c == '\t' { ' ' } else { c })
-                .collect();
-            let start = self.column.saturating_sub(1);
-            // The token at the column: up to a space, a flow-collection delimiter or a key's `: `.
-            let rest: Vec<char> = shown.chars().skip(start).collect();
-            let width = rest
-                .iter()
-                .enumerate()
-                .take_while(|&(i, c)| {
-                    let ends_key = *c == ':' && rest.get(i + 1).is_none_or(|n| n.is_whitespace());
-                    !c.is_whitespace() && !matches!(c, ',' | '}' | ']' | '#') && !ends_key
-                })
-                .count()
-                .max(1);
-            out.push_str(&format!(
-                "\n{pad} {bar}\n{} {bar} {shown}\n{pad} {bar} {}{}",
-                paint("1;34", &number),
-                " ".repeat(start),
-                paint("1;31", &"^".repeat(width))
-            ));
-        }
+        };
         if let Some(help) = &self.help {
-            out.push_str(&format!(
-                "\n{} {} {help}",
-                " ".repeat(self.line.to_string().len()),
-                paint("1;36", "= help:")
-            ));
+            group = group.element(Level::HELP.message(help.as_str()));
         }
-        out
+        renderer.render(&[group])
     }
+}
+
+/// The byte range of the YAML token at the 1-based character `column` of `line`: up to a space,
+/// a flow-collection delimiter or a key's `: `; at least one character.
+fn token_at(line: &str, column: usize) -> std::ops::Range<usize> {
+    let start = line
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    let rest = &line[start..];
+    let mut end = start;
+    let mut chars = rest.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let ends_key = c == ':' && chars.peek().is_none_or(|(_, n)| n.is_whitespace());
+        if c.is_whitespace() || matches!(c, ',' | '}' | ']' | '#') || ends_key {
+            break;
+        }
+        end = start + i + c.len_utf8();
+    }
+    if end == start {
+        end = (start + rest.chars().next().map_or(0, char::len_utf8)).min(line.len());
+    }
+    start..end
 }
 
 impl fmt::Display for Diagnostic {
@@ -172,9 +173,9 @@ mod tests {
         )
         .help("did you mean `User`?")
         .in_text(text);
-        let expected = "error: x.yaml:3:36: unknown type `Usr`\n  |\n3 |   get: { request: GET /u, returns: Usr }\n  |                                    ^^^\n  = help: did you mean `User`?";
+        let expected = "error: unknown type `Usr`\n --> x.yaml:3:36\n  |\n3 |   get: { request: GET /u, returns: Usr }\n  |                                    ^^^\n  |\n  = help: did you mean `User`?";
         assert_eq!(d.render(false), expected);
-        assert!(d.render(true).contains("\x1b[1;31m^^^\x1b[0m"));
+        assert!(d.render(true).contains("\x1b["));
     }
 
     #[test]

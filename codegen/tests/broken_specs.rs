@@ -126,10 +126,8 @@ fn the_cli_exits_1_and_writes_nothing_when_any_spec_is_broken() {
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        stderr.contains("unknown_type.yaml:6:36: unknown type `Usr`"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("error: unknown type `Usr`"), "{stderr}");
+    assert!(stderr.contains("unknown_type.yaml:6:36\n"), "{stderr}");
     assert!(stderr.contains("nothing was written"), "{stderr}");
     assert_eq!(
         std::fs::read_to_string(&marker).unwrap(),

@@ -9,7 +9,7 @@ const SECONDS: u64 = 10;
 
 /// A sliding ten-second account of calls and retries, lock-free.
 #[derive(Debug)]
-pub(crate) struct RetryBudget {
+pub struct RetryBudget {
     ratio: f64,
     min_per_second: u32,
     base: Instant,
@@ -24,7 +24,7 @@ struct Slot {
 }
 
 impl RetryBudget {
-    pub(crate) fn new(ratio: f64, min_per_second: u32, now: Instant) -> RetryBudget {
+    pub fn new(ratio: f64, min_per_second: u32, now: Instant) -> RetryBudget {
         RetryBudget {
             ratio: ratio.max(0.0),
             min_per_second,
@@ -34,12 +34,12 @@ impl RetryBudget {
     }
 
     /// Counts a logical call: it earns `ratio` retries.
-    pub(crate) fn deposit(&self, now: Instant) {
+    pub fn deposit(&self, now: Instant) {
         self.slot(now).calls.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Takes one retry from the budget; false when it is spent.
-    pub(crate) fn withdraw(&self, now: Instant) -> bool {
+    pub fn withdraw(&self, now: Instant) -> bool {
         let second = self.second(now);
         let (mut calls, mut retries) = (0_i64, 0_i64);
         for slot in &self.slots {

@@ -194,8 +194,8 @@ impl Client {
     /// The total deadline is kept without a timer of its own: each attempt's timer fires at the
     /// attempt deadline or the total one, whichever comes first; a sleep that would end past it
     /// is not taken; and the steps that can wait on something else (discovery's first lookup,
-    /// interceptors) are bounded by it. One timer per attempt instead of two is a measurable part
-    /// of the happy path's cost (docs/BENCHMARKS.md).
+    /// interceptors) are bounded by it. Each timer is a registration in the runtime's timer
+    /// wheel and a removal, on every call.
     async fn attempts(&self, request: &Request, deadline: Instant) -> Result<Response, Error> {
         if let Some(error) = &request.error {
             return Err(error.clone());

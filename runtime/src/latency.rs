@@ -13,7 +13,7 @@ const BUCKETS: usize = (LINEAR + (64 - 4) * SUB) as usize;
 const PERIOD: Duration = Duration::from_secs(60);
 
 #[derive(Debug)]
-pub(crate) struct Latencies {
+pub struct Latencies {
     base: Instant,
     /// Two windows: the current period's and the previous one's.
     windows: [Window; 2],
@@ -26,7 +26,7 @@ struct Window {
 }
 
 impl Latencies {
-    pub(crate) fn new(now: Instant) -> Latencies {
+    pub fn new(now: Instant) -> Latencies {
         let window = || Window {
             period: AtomicU64::new(u64::MAX),
             counts: (0..BUCKETS).map(|_| AtomicU32::new(0)).collect(),
@@ -37,7 +37,7 @@ impl Latencies {
         }
     }
 
-    pub(crate) fn record(&self, latency: Duration, now: Instant) {
+    pub fn record(&self, latency: Duration, now: Instant) {
         let period = self.period(now);
         let window = &self.windows[(period % 2) as usize];
         let seen = window.period.load(Ordering::Acquire);
@@ -56,7 +56,7 @@ impl Latencies {
     }
 
     /// The `q` quantile (0.5, 0.99) of the current and previous periods.
-    pub(crate) fn quantile(&self, q: f64, now: Instant) -> Duration {
+    pub fn quantile(&self, q: f64, now: Instant) -> Duration {
         let period = self.period(now);
         let live: Vec<&Window> = self
             .windows

@@ -62,7 +62,9 @@ pub mod __codegen {
 #[doc(hidden)]
 pub mod __bench {
     pub use crate::breaker::{Breaker, Outcome, Permit};
+    pub use crate::budget::RetryBudget;
     pub use crate::bulkhead::{Bulkhead, Full, Slot};
+    pub use crate::latency::Latencies;
     pub use crate::rate_limit::{RateLimiter, Reservation};
     pub use crate::retry::{AttemptFailure, backoff, is_retryable};
     pub use remcall_profile::{
