@@ -1,0 +1,434 @@
+//! The resilience pipeline on its own, through a client spec written by hand (what generated
+//! code hands the runtime), against real loopback servers: breaker, retries, Retry-After, budget,
+//! bulkheads, pool isolation, rate limit, latency figures, per-client isolation. The example
+//! crates test the same pipeline end to end through generated clients.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{any, get};
+use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, decode};
+use remcall::serde_json::{Value, json};
+use remcall::{BreakerState, Error, ErrorKind, Profile};
+use testkit::Server;
+
+static GET_USER: MethodSpec = MethodSpec {
+    index: 0,
+    name: "get_user",
+    http_method: "GET",
+    path: "/users/{id}",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+
+static ADD_PET: MethodSpec = MethodSpec {
+    index: 1,
+    name: "add_pet",
+    http_method: "POST",
+    path: "/pets",
+    idempotent: false,
+    not_found_none: false,
+    profile: "",
+};
+
+/// A client of a user service (GET, idempotent) and a pet store (POST, not idempotent).
+static SPEC: ClientSpec = ClientSpec {
+    name: "Pipeline",
+    base_urls: &[],
+    base_path: "/v1/api",
+    profile: "",
+    methods: &[&GET_USER, &ADD_PET],
+};
+
+/// The same methods under another name, so its pool's threads can be told apart.
+static POOLED: ClientSpec = ClientSpec {
+    name: "PoolOwner",
+    base_urls: &[],
+    base_path: "/v1/api",
+    profile: "",
+    methods: &[&GET_USER, &ADD_PET],
+};
+
+fn profile(yaml: &str) -> Profile {
+    Profile::from_yaml_str(yaml).unwrap()
+}
+
+/// A client of the service at `url`, with `yaml` over remcall's default profile.
+fn client_at(url: &str, yaml: &str) -> Client {
+    ClientBuilder::new(&SPEC)
+        .base_url(url)
+        .profile(profile(yaml))
+        .build()
+        .unwrap()
+}
+
+async fn get_user(client: &Client) -> Result<Value, Error> {
+    client
+        .call(GET_USER.request().path("id", 1), decode::json)
+        .await
+}
+
+async fn add_pet(client: &Client) -> Result<Value, Error> {
+    let pet = json!({ "name": "Rex" });
+    client
+        .call(ADD_PET.request().json(&pet), decode::json)
+        .await
+}
+
+/// A user service whose status the test sets; it counts the requests it gets.
+struct Flaky {
+    server: Server,
+    status: Arc<AtomicU16>,
+    hits: Arc<AtomicUsize>,
+}
+
+async fn flaky() -> Flaky {
+    let status = Arc::new(AtomicU16::new(200));
+    let hits = Arc::new(AtomicUsize::new(0));
+    let (s, h) = (status.clone(), hits.clone());
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        any(move || {
+            let (s, h) = (s.clone(), h.clone());
+            async move {
+                h.fetch_add(1, Ordering::SeqCst);
+                let code = StatusCode::from_u16(s.load(Ordering::SeqCst)).unwrap();
+                (code, axum::Json(json!({ "id": 1, "name": "Ada" })))
+            }
+        }),
+    );
+    Flaky {
+        server: Server::start(router).await,
+        status,
+        hits,
+    }
+}
+
+const FAST_BREAKER: &str = "
+retry: { max_attempts: 1 }
+breaker: { window: { calls: 10 }, min_calls: 5, failure_rate: 50, open_for: 300ms, half_open_calls: 2 }
+";
+
+fn slow_server_router(delay: Duration) -> Router {
+    Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || testkit::slow(delay, axum::Json(json!({ "id": 1, "name": "Ada" })))),
+    )
+}
+
+/// Threads of this process whose name starts with `prefix` (Linux).
+fn threads_named(prefix: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .filter(|name| name.starts_with(prefix))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn two_clients_from_one_profile_share_nothing() {
+    let downstream = flaky().await;
+    let build = || client_at(&downstream.server.url(), FAST_BREAKER);
+    let (tripped, other) = (build(), build());
+    downstream.status.store(500, Ordering::SeqCst);
+    for _ in 0..5 {
+        let _ = get_user(&tripped).await;
+    }
+    assert_eq!(
+        tripped.stats().method("get_user").unwrap().breaker,
+        BreakerState::Open
+    );
+    assert_eq!(
+        other.stats().method("get_user").unwrap().breaker,
+        BreakerState::Closed
+    );
+    downstream.status.store(200, Ordering::SeqCst);
+    assert!(get_user(&other).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_breaker_ignores_4xx_unless_recorded() {
+    let downstream = flaky().await;
+    let users = client_at(&downstream.server.url(), FAST_BREAKER);
+    downstream.status.store(400, Ordering::SeqCst);
+    for _ in 0..10 {
+        let _ = get_user(&users).await;
+    }
+    assert_eq!(
+        users.stats().method("get_user").unwrap().breaker,
+        BreakerState::Closed
+    );
+}
+
+#[tokio::test]
+async fn idempotent_calls_retry_a_503_and_post_does_not() {
+    let downstream = flaky().await;
+    let users = client_at(
+        &downstream.server.url(),
+        "retry: { max_attempts: 3, backoff: { initial: 1ms, max: 5ms } }",
+    );
+    downstream.status.store(503, Ordering::SeqCst);
+    let _ = get_user(&users).await;
+    assert_eq!(
+        downstream.hits.load(Ordering::SeqCst),
+        3,
+        "GET: three attempts"
+    );
+    assert_eq!(users.stats().method("get_user").unwrap().retries, 2);
+
+    // add_pet is a plain POST: a 503 may have been processed, so it is not retried.
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let pets = Server::start(Router::new().route(
+        "/v1/api/pets",
+        any(move || {
+            h.fetch_add(1, Ordering::SeqCst);
+            async { StatusCode::SERVICE_UNAVAILABLE }
+        }),
+    ))
+    .await;
+    let store = client_at(
+        &pets.url(),
+        "retry: { max_attempts: 3, backoff: { initial: 1ms } }",
+    );
+    assert_eq!(
+        add_pet(&store)
+            .await
+            .unwrap_err()
+            .status()
+            .map(|s| s.as_u16()),
+        Some(503)
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 1, "POST: one attempt");
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_and_never_past_the_deadline() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            let n = h.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let mut headers = HeaderMap::new();
+                headers.insert("retry-after", "1".parse().unwrap());
+                if n == 0 {
+                    (
+                        StatusCode::TOO_MANY_REQUESTS,
+                        headers,
+                        axum::Json(json!(null)),
+                    )
+                } else {
+                    (
+                        StatusCode::OK,
+                        HeaderMap::new(),
+                        axum::Json(json!({ "id": 1, "name": "Ada" })),
+                    )
+                }
+            }
+        }),
+    ))
+    .await;
+    let users = client_at(
+        &server.url(),
+        "retry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }",
+    );
+    let started = Instant::now();
+    get_user(&users).await.unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "waited for Retry-After: {:?}",
+        started.elapsed()
+    );
+
+    // With a total deadline shorter than Retry-After, the call fails at once instead of sleeping.
+    hits.store(0, Ordering::SeqCst);
+    let impatient = client_at(
+        &server.url(),
+        "timeout: { total: 500ms }\nretry: { max_attempts: 2 }",
+    );
+    let started = Instant::now();
+    let err = get_user(&impatient).await.unwrap_err();
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(429));
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn an_exhausted_budget_stops_retries() {
+    let downstream = flaky().await;
+    let users = client_at(
+        &downstream.server.url(),
+        "retry: { max_attempts: 5, backoff: { initial: 1ms, max: 1ms }, budget: { ratio: 0.5, min_per_second: 0 } }\nbreaker: { min_calls: 1000 }",
+    );
+    downstream.status.store(503, Ordering::SeqCst);
+    for _ in 0..10 {
+        let _ = get_user(&users).await;
+    }
+    let retries = users.stats().method("get_user").unwrap().retries;
+    assert_eq!(retries, 5, "half a retry per call");
+    assert_eq!(downstream.hits.load(Ordering::SeqCst), 15);
+}
+
+#[tokio::test]
+async fn a_bulkhead_of_4_rejects_exactly_4_of_8_and_cancelled_calls_free_their_slots() {
+    let server = Server::start(slow_server_router(Duration::from_millis(300))).await;
+    let users = client_at(
+        &server.url(),
+        "isolation: { semaphore: { max_concurrent: 4, max_wait: 0s } }\nretry: { max_attempts: 1 }",
+    );
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { get_user(&users).await })
+        })
+        .collect();
+    let mut rejected = 0;
+    for call in calls {
+        if let Err(e) = call.await.unwrap() {
+            assert_eq!(e.kind(), ErrorKind::Rejected);
+            rejected += 1;
+        }
+    }
+    assert_eq!(rejected, 4);
+    assert_eq!(users.stats().method("get_user").unwrap().rejected, 4);
+
+    // Four calls in flight, cancelled: their slots come back.
+    let in_flight: Vec<_> = (0..4)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { get_user(&users).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for call in &in_flight {
+        call.abort();
+    }
+    for call in in_flight {
+        let _ = call.await;
+    }
+    let again: Vec<_> = (0..4)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { get_user(&users).await })
+        })
+        .collect();
+    for call in again {
+        assert!(call.await.unwrap().is_ok(), "all four admitted");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pool_isolated_client_stuck_on_a_hanging_downstream_does_not_slow_another() {
+    let hanging = Server::start(slow_server_router(Duration::from_secs(30))).await;
+    let healthy = Server::start(slow_server_router(Duration::ZERO)).await;
+    let stuck = client_at(
+        &hanging.url(),
+        "isolation: { pool: { workers: 2, queue: 2, queue_timeout: 50ms } }\nretry: { max_attempts: 1 }\ntimeout: { attempt: 20s, total: 20s }",
+    );
+    let fine = client_at(&healthy.url(), "");
+
+    let blocked: Vec<_> = (0..16)
+        .map(|_| {
+            let stuck = stuck.clone();
+            tokio::spawn(async move { get_user(&stuck).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    for _ in 0..20 {
+        get_user(&fine).await.unwrap();
+    }
+    let healthy_time = started.elapsed();
+    assert!(
+        healthy_time < Duration::from_secs(2),
+        "20 healthy calls took {healthy_time:?}"
+    );
+    let stats = stuck.stats();
+    assert!(
+        stats.method("get_user").unwrap().rejected >= 12,
+        "only workers + queue admitted: {stats:?}"
+    );
+    for call in blocked {
+        call.abort();
+    }
+}
+
+#[tokio::test]
+async fn a_rate_limit_refuses_calls_past_the_burst() {
+    let downstream = flaky().await;
+    let users = client_at(
+        &downstream.server.url(),
+        "rate_limit: { per_second: 1, burst: 3, max_wait: 0s }",
+    );
+    let mut limited = 0;
+    for _ in 0..5 {
+        if let Err(e) = get_user(&users).await {
+            assert_eq!(e.kind(), ErrorKind::RateLimited);
+            limited += 1;
+        }
+    }
+    assert_eq!(limited, 2);
+    assert_eq!(downstream.hits.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn latency_percentiles_reflect_recent_calls() {
+    let server = Server::start(slow_server_router(Duration::from_millis(20))).await;
+    let users = client_at(&server.url(), "");
+    for _ in 0..5 {
+        get_user(&users).await.unwrap();
+    }
+    let stats = users.stats();
+    let get_user = stats.method("get_user").unwrap();
+    assert!(
+        get_user.p50 >= Duration::from_millis(20) && get_user.p99 >= get_user.p50,
+        "{get_user:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_pool_shuts_down_when_the_last_clone_drops() {
+    if !std::path::Path::new("/proc/self/task").exists() {
+        return; // thread names are read from procfs
+    }
+    let server = Server::start(slow_server_router(Duration::ZERO)).await;
+    let store = ClientBuilder::new(&POOLED)
+        .base_url(&server.url())
+        .profile(profile(
+            "isolation: { pool: { workers: 3, queue: 0, queue_timeout: 1s } }",
+        ))
+        .build()
+        .unwrap();
+    // The pool's threads are named after the client (procfs shows 15 bytes of the name).
+    let prefix = "remcall-PoolOwn";
+    // Workers start (and take their names) asynchronously.
+    let mut waited = Duration::ZERO;
+    while threads_named(prefix) < 3 && waited < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        waited += Duration::from_millis(10);
+    }
+    assert_eq!(threads_named(prefix), 3);
+    let clone = store.clone();
+    drop(store);
+    assert_eq!(threads_named(prefix), 3, "a clone still holds the pool");
+    drop(clone);
+    let mut waited = Duration::ZERO;
+    while threads_named(prefix) > 0 && waited < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        waited += Duration::from_millis(10);
+    }
+    assert_eq!(threads_named(prefix), 0, "the pool's threads ended");
+}
