@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use remcall_profile::IsolationSettings;
@@ -16,6 +17,13 @@ pub struct Full;
 /// A client's isolation policy.
 #[derive(Debug)]
 pub enum Bulkhead {
+    /// A semaphore whose calls never wait (`max_wait: 0s`, the default): a counter, so admitting
+    /// and releasing a call are one atomic operation each, with no lock and no waiter list.
+    Counter {
+        in_flight: AtomicU32,
+        max: u32,
+    },
+    /// A semaphore whose calls may wait for a slot, in turn.
     Semaphore {
         slots: Arc<Semaphore>,
         max_wait: Duration,
@@ -26,16 +34,32 @@ pub enum Bulkhead {
 
 /// An admitted call's slot; released when dropped, including when the call is cancelled.
 #[derive(Debug)]
-pub enum Slot {
+pub enum Slot<'a> {
+    Counted(&'a AtomicU32),
     Semaphore(#[allow(dead_code)] OwnedSemaphorePermit),
     /// A place among running plus queued calls, and a running slot.
     Pool(#[allow(dead_code)] (OwnedSemaphorePermit, OwnedSemaphorePermit)),
     None,
 }
 
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        if let Slot::Counted(in_flight) = self {
+            in_flight.fetch_sub(1, Ordering::Release);
+        }
+    }
+}
+
 impl Bulkhead {
     pub fn new(settings: &IsolationSettings, client: &str) -> std::io::Result<Bulkhead> {
         Ok(match settings {
+            IsolationSettings::Semaphore {
+                max_concurrent,
+                max_wait,
+            } if max_wait.is_zero() => Bulkhead::Counter {
+                in_flight: AtomicU32::new(0),
+                max: *max_concurrent,
+            },
             IsolationSettings::Semaphore {
                 max_concurrent,
                 max_wait,
@@ -53,13 +77,32 @@ impl Bulkhead {
     }
 
     /// Takes a slot, waiting at most `max_wait` (or the pool's `queue_timeout`).
-    pub async fn acquire(&self) -> Result<Slot, Full> {
+    pub async fn acquire(&self) -> Result<Slot<'_>, Full> {
         match self {
+            Bulkhead::Counter { in_flight, max } => {
+                // A compare-exchange, not an add undone on failure: a call refused at the limit
+                // must not, for a moment, make another one look over it.
+                in_flight
+                    .fetch_update(Ordering::Acquire, Ordering::Relaxed, |n| {
+                        (n < *max).then_some(n + 1)
+                    })
+                    .map(|_| Slot::Counted(in_flight))
+                    .map_err(|_| Full)
+            }
             Bulkhead::Semaphore { slots, max_wait } => {
                 acquire(slots, *max_wait).await.map(Slot::Semaphore)
             }
             Bulkhead::Pool(pool) => pool.admit().await.map(Slot::Pool),
             Bulkhead::None => Ok(Slot::None),
+        }
+    }
+
+    /// True when a call may wait for its slot, so the time it is admitted is not the time it
+    /// starts.
+    pub(crate) fn may_wait(&self) -> bool {
+        match self {
+            Bulkhead::Semaphore { .. } | Bulkhead::Pool(_) => true,
+            Bulkhead::Counter { .. } | Bulkhead::None => false,
         }
     }
 

@@ -121,14 +121,13 @@ impl Client {
             }
         }
 
-        // 2. Breaker. Dropping the call releases a half-open trial slot.
-        let admitted_at = Instant::now();
-        let permit = match state.breaker.try_acquire(admitted_at) {
+        // 2. Breaker. Dropping the call releases a half-open trial slot. The call's clock starts
+        // here: its total deadline covers a wait for a bulkhead slot too.
+        let started = Instant::now();
+        let permit = match state.breaker.try_acquire(started) {
             Ok(permit) => permit,
             Err(wait) => {
-                state
-                    .counters
-                    .record(Ending::ShortCircuited, None, admitted_at);
+                state.counters.record(Ending::ShortCircuited, None, started);
                 // The time until trials is written by Display, from `retry_in`.
                 let message = if wait.is_zero() {
                     "the circuit breaker is half-open and its trial calls are in flight"
@@ -152,15 +151,21 @@ impl Client {
             )));
         };
 
-        // 4. The attempts, within the total deadline.
-        let started = Instant::now();
+        // 4. The attempts, within the total deadline. The first is sent now: when the bulkhead
+        // made the call wait, the clock says when that is.
         let deadline = started + state.settings.total_timeout;
+        let sent = if state.bulkhead.may_wait() {
+            Instant::now()
+        } else {
+            started
+        };
         self.shared.budget.deposit(started);
         let result = match state.bulkhead.pool() {
             Some(pool) => {
                 let client = self.clone();
                 let span = tracing::Span::current();
-                pool.run(async move { client.attempts(&request, deadline).await }.instrument(span))
+                let attempts = async move { client.attempts(&request, sent, deadline).await };
+                pool.run(Box::pin(attempts).instrument(span))
                     .await
                     .unwrap_or_else(|| {
                         Err(Error::new(
@@ -169,7 +174,7 @@ impl Client {
                         ))
                     })
             }
-            None => self.attempts(&request, deadline).await,
+            None => self.attempts(&request, sent, deadline).await,
         };
         let result = result.and_then(decode);
         drop(slot);
@@ -196,7 +201,12 @@ impl Client {
     /// is not taken; and the steps that can wait on something else (discovery's first lookup,
     /// interceptors) are bounded by it. Each timer is a registration in the runtime's timer
     /// wheel and a removal, on every call.
-    async fn attempts(&self, request: &Request, deadline: Instant) -> Result<Response, Error> {
+    async fn attempts(
+        &self,
+        request: &Request,
+        sent: Instant,
+        deadline: Instant,
+    ) -> Result<Response, Error> {
         if let Some(error) = &request.error {
             return Err(error.clone());
         }
@@ -204,11 +214,16 @@ impl Client {
         let state = &self.shared.methods[method.index];
         let retry = &state.settings.retry;
         if self.shared.endpoints.discovers() {
-            within(deadline, state, self.shared.endpoints.ready()).await??;
+            Box::pin(within(deadline, state, self.shared.endpoints.ready())).await??;
         }
         let mut attempt = 1;
         let mut token_refreshed = false;
         let mut avoid = None;
+        // When the next attempt goes out: first `sent`, then the end of each sleep. Taken from
+        // readings the pipeline makes anyway, not from a clock read of its own.
+        let mut sent = sent;
+        // The call's span, whose fields the attempts fill in.
+        let span_of_call = tracing::Span::current();
         loop {
             let mut token_generation = 0;
             let lease = self.shared.endpoints.pick(avoid.as_ref())?;
@@ -217,13 +232,14 @@ impl Client {
             let target = Target {
                 attempt,
                 endpoint: &lease.endpoint,
+                sent,
                 deadline,
             };
             let outcome = self
                 .attempt(state, request, target, &mut token_generation)
                 .instrument(span)
                 .await;
-            tracing::Span::current().record("attempts", attempt);
+            span_of_call.record("attempts", attempt);
             let unhealthy = match &outcome {
                 Ok(response) => response.status.is_server_error(),
                 Err(failed) => match failed.failure {
@@ -240,7 +256,7 @@ impl Client {
                 Err(failed) => failed.error.status().map(|s| s.as_u16()),
             };
             if let Some(status) = status {
-                tracing::Span::current().record("status", status);
+                span_of_call.record("status", status);
             }
             let FailedAttempt {
                 error,
@@ -265,6 +281,7 @@ impl Client {
                 }
                 token_refreshed = true;
                 tokens.invalidate(token_generation);
+                sent = Instant::now();
                 continue;
             }
             if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent) {
@@ -279,7 +296,8 @@ impl Client {
             #[cfg(feature = "metrics")]
             crate::metrics::record_retry(self.shared.spec.name, method.name);
             tracing::info!(client = self.shared.spec.name, method = method.name, attempt, ?wait, error = %error, "retrying");
-            tokio::time::sleep(wait).await;
+            Box::pin(tokio::time::sleep(wait)).await;
+            sent = now + wait;
             attempt += 1;
         }
     }
@@ -296,6 +314,7 @@ impl Client {
         let Target {
             attempt,
             endpoint,
+            sent,
             deadline,
         } = target;
         let method = request.method;
@@ -309,8 +328,7 @@ impl Client {
         }
         let mut headers = request.headers(&state.headers, endpoint.host.as_ref());
         if let Some(credentials) = &state.credentials {
-            let (value, generation) = credentials
-                .header(deadline)
+            let (value, generation) = Box::pin(credentials.header(deadline))
                 .await
                 .map_err(FailedAttempt::other)?;
             *token_generation = generation;
@@ -330,11 +348,11 @@ impl Client {
         };
         let interceptors = &self.shared.interceptors;
         if !interceptors.is_empty() {
-            within(
+            Box::pin(within(
                 deadline,
                 state,
                 interceptor::before_send(interceptors, &mut outgoing),
-            )
+            ))
             .await
             .and_then(|refusal| refusal)
             .map_err(FailedAttempt::other)?;
@@ -347,7 +365,6 @@ impl Client {
         *sending.headers_mut() = outgoing.headers;
         *sending.body_mut() = outgoing.body.map(reqwest::Body::from);
         let limit = state.settings.max_response_bytes;
-        let sent = Instant::now();
         let exchange = async {
             let response = self
                 .shared
@@ -376,13 +393,13 @@ impl Client {
                     retry_after: None,
                 }
             })??;
-        log::response(state.settings.log, &call, &response, sent.elapsed());
+        log::response(state.settings.log, &call, &response, sent);
         if !interceptors.is_empty() {
-            within(
+            Box::pin(within(
                 deadline,
                 state,
                 interceptor::after_receive(interceptors, &call, &response),
-            )
+            ))
             .await
             .and_then(|refusal| refusal)
             .map_err(FailedAttempt::other)?;
@@ -432,6 +449,8 @@ struct Target<'a> {
     /// 1 for the first.
     attempt: u32,
     endpoint: &'a Endpoint,
+    /// When it is sent, as near as the loop knows: its attempt deadline counts from here.
+    sent: Instant,
     /// The call's total deadline.
     deadline: Instant,
 }

@@ -4,7 +4,7 @@
 //! sensitive (profile headers with `secret: true`, credentials) show as `<redacted>`.
 
 use std::fmt::Write;
-use std::time::Duration;
+use tokio::time::Instant;
 
 use remcall_profile::LogLevel;
 use reqwest::header::HeaderMap;
@@ -61,11 +61,13 @@ fn details(level: LogLevel, headers: &HeaderMap, payload: &[u8]) -> (String, Str
     (headers, body)
 }
 
-pub(crate) fn response(level: LogLevel, call: &CallInfo, response: &Response, elapsed: Duration) {
+/// `sent` is when the attempt was sent; the clock is read only when the event is logged.
+pub(crate) fn response(level: LogLevel, call: &CallInfo, response: &Response, sent: Instant) {
     if level == LogLevel::None || !tracing::enabled!(target: "remcall::http", tracing::Level::DEBUG)
     {
         return;
     }
+    let elapsed = sent.elapsed();
     let (headers, body) = details(level, &response.headers, &response.body);
     tracing::debug!(
         target: "remcall::http",
