@@ -18,14 +18,12 @@ use remcall_profile::Condition;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use reqwest::header::AUTHORIZATION;
-
 use crate::auth::Credentials;
 use crate::breaker::Outcome;
 use crate::client::{Client, MethodState};
 use crate::endpoints::Endpoint;
 use crate::error::{Error, ErrorKind, from_transport};
-use crate::interceptor::{self, CallInfo, Outgoing};
+use crate::interceptor::{self, CallInfo};
 use crate::log;
 use crate::request::Request;
 use crate::response::Response;
@@ -228,10 +226,10 @@ impl Client {
             let mut token_generation = 0;
             let lease = self.shared.endpoints.pick(avoid.as_ref())?;
             let span =
-                tracing::debug_span!("remcall.attempt", attempt, endpoint = %lease.endpoint.base);
+                tracing::debug_span!("remcall.attempt", attempt, endpoint = %lease.endpoint().base);
             let target = Target {
                 attempt,
-                endpoint: &lease.endpoint,
+                endpoint: lease.endpoint(),
                 sent,
                 deadline,
             };
@@ -250,7 +248,7 @@ impl Client {
                     AttemptFailure::Other => false,
                 },
             };
-            self.shared.endpoints.record(&lease.endpoint, unhealthy);
+            self.shared.endpoints.record(lease.endpoint(), unhealthy);
             let status = match &outcome {
                 Ok(response) => Some(response.status.as_u16()),
                 Err(failed) => failed.error.status().map(|s| s.as_u16()),
@@ -267,7 +265,7 @@ impl Client {
                 Err(failed) => failed,
             };
             // The next attempt goes elsewhere when there is anywhere else to go.
-            avoid = Some(lease.endpoint.clone());
+            avoid = Some(lease.endpoint().clone());
             // A refused OAuth2 token: fetch a new one and try once more, outside the retry
             // policy (the downstream did nothing wrong).
             if let (AttemptFailure::Status(401), Some(Credentials::OAuth2(tokens))) =
@@ -318,81 +316,67 @@ impl Client {
             deadline,
         } = target;
         let method = request.method;
-        let path = request
-            .fill_path(method.path)
-            .map_err(FailedAttempt::other)?;
-        let mut url = endpoint.url(&path).map_err(FailedAttempt::other)?;
-        if !request.query.is_empty() {
-            url.query_pairs_mut()
-                .extend_pairs(request.query.iter().map(|(k, v)| (*k, v.as_str())));
-        }
-        let mut headers = request.headers(&state.headers, endpoint.host.as_ref());
-        if let Some(credentials) = &state.credentials {
-            let (value, generation) = Box::pin(credentials.header(deadline))
-                .await
-                .map_err(FailedAttempt::other)?;
-            *token_generation = generation;
-            headers.insert(AUTHORIZATION, value);
-        }
+        let credential = match &state.credentials {
+            Some(credentials) => {
+                let (value, generation) = Box::pin(credentials.header(deadline))
+                    .await
+                    .map_err(FailedAttempt::other)?;
+                *token_generation = generation;
+                Some(value)
+            }
+            None => None,
+        };
         let call = CallInfo {
             client: self.shared.spec.name,
             method: method.name,
             attempt,
         };
-        let mut outgoing = Outgoing {
-            call,
-            http_method: state.http_method.clone(),
-            url,
-            headers,
-            body: request.body.clone(),
-        };
         let interceptors = &self.shared.interceptors;
-        if !interceptors.is_empty() {
-            Box::pin(within(
-                deadline,
-                state,
-                interceptor::before_send(interceptors, &mut outgoing),
-            ))
-            .await
-            .and_then(|refusal| refusal)
-            .map_err(FailedAttempt::other)?;
-        }
-        log::request(state.settings.log, method.path, &outgoing);
-
-        // A `reqwest::Request` built whole: the builder would merge our header map into an
-        // empty one, entry by entry.
-        let mut sending = reqwest::Request::new(outgoing.http_method, outgoing.url);
-        *sending.headers_mut() = outgoing.headers;
-        *sending.body_mut() = outgoing.body.map(reqwest::Body::from);
         let limit = state.settings.max_response_bytes;
-        let exchange = async {
-            let response = self
-                .shared
-                .http
-                .execute(sending)
-                .await
-                .map_err(from_transport)?;
-            Response::read(response, limit).await
-        };
         let attempt_timeout = state.settings.attempt_timeout;
         let attempt_deadline = (sent + attempt_timeout).min(deadline);
-        let response = tokio::time::timeout_at(attempt_deadline, exchange)
-            .await
-            .map_err(|_| {
-                let error = if attempt_deadline == deadline {
-                    past_total_deadline(state)
-                } else {
-                    Error::new(
-                        ErrorKind::Timeout,
-                        format!("the attempt ran past its deadline of {attempt_timeout:?}"),
-                    )
-                };
-                FailedAttempt {
-                    error,
-                    failure: AttemptFailure::Timeout,
-                    retry_after: None,
-                }
-            })??;
+        // The request is built inside the timeout's argument, so that what building it needs
+        // (the URL, the headers, the interceptors' view) is gone while the attempt waits for its
+        // answer: it would otherwise stay in this future's state, copied with it at every level.
+        let response = tokio::time::timeout_at(attempt_deadline, {
+            let mut outgoing = request
+                .outgoing(
+                    call,
+                    &state.http_method,
+                    endpoint,
+                    &state.headers,
+                    credential,
+                )
+                .map_err(FailedAttempt::other)?;
+            if !interceptors.is_empty() {
+                Box::pin(within(
+                    deadline,
+                    state,
+                    interceptor::before_send(interceptors, &mut outgoing),
+                ))
+                .await
+                .and_then(|refusal| refusal)
+                .map_err(FailedAttempt::other)?;
+            }
+            log::request(state.settings.log, method.path, &outgoing);
+            exchange(self.shared.http.execute(outgoing.into_request()), limit)
+        })
+        .await
+        .map_err(|_| {
+            let error = if attempt_deadline == deadline {
+                past_total_deadline(state)
+            } else {
+                Error::new(
+                    ErrorKind::Timeout,
+                    format!("the attempt ran past its deadline of {attempt_timeout:?}"),
+                )
+            };
+            FailedAttempt {
+                error,
+                failure: AttemptFailure::Timeout,
+                retry_after: None,
+            }
+        })??;
         log::response(state.settings.log, &call, &response, sent);
         if !interceptors.is_empty() {
             Box::pin(within(
@@ -420,6 +404,16 @@ impl Client {
             ),
         })
     }
+}
+
+/// Awaits a sent request's answer and reads it whole within `limit` bytes. It takes reqwest's
+/// future, not the request: a parameter stays in the future's state to the end.
+async fn exchange(
+    sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
+    limit: u64,
+) -> Result<Response, FailedAttempt> {
+    let response = sent.await.map_err(from_transport)?;
+    Response::read(response, limit).await
 }
 
 /// Runs `work` unless the call's total deadline passes first.

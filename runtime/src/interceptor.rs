@@ -44,6 +44,17 @@ pub struct Outgoing {
     pub body: Option<Bytes>,
 }
 
+impl Outgoing {
+    /// The request to send, built whole: reqwest's builder would merge this header map into an
+    /// empty one, entry by entry.
+    pub(crate) fn into_request(self) -> reqwest::Request {
+        let mut request = reqwest::Request::new(self.http_method, self.url);
+        *request.headers_mut() = self.headers;
+        *request.body_mut() = self.body.map(reqwest::Body::from);
+        request
+    }
+}
+
 /// Hooks around every attempt of a client's calls. Implement either or both; `async fn` works.
 ///
 /// ```

@@ -2,10 +2,12 @@
 
 use bytes::Bytes;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-use reqwest::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 
+use crate::endpoints::Endpoint;
 use crate::error::{Error, ErrorKind};
+use crate::interceptor::{CallInfo, Outgoing};
 use crate::params;
 use crate::spec::MethodSpec;
 
@@ -143,10 +145,39 @@ impl Request {
         self.error.get_or_insert(error);
     }
 
+    /// One attempt of this request to `endpoint`, as interceptors see it: the path filled in,
+    /// the query added, the headers assembled, the credential (when there is one) last.
+    pub(crate) fn outgoing(
+        &self,
+        call: CallInfo,
+        http_method: &reqwest::Method,
+        endpoint: &Endpoint,
+        profile_headers: &HeaderMap,
+        credential: Option<HeaderValue>,
+    ) -> Result<Outgoing, Error> {
+        let path = self.fill_path(self.method.path)?;
+        let mut url = endpoint.url(&path)?;
+        if !self.query.is_empty() {
+            url.query_pairs_mut()
+                .extend_pairs(self.query.iter().map(|(k, v)| (*k, v.as_str())));
+        }
+        let mut headers = self.headers(profile_headers, endpoint.host.as_ref());
+        if let Some(credential) = credential {
+            headers.insert(AUTHORIZATION, credential);
+        }
+        Ok(Outgoing {
+            call,
+            http_method: http_method.clone(),
+            url,
+            headers,
+            body: self.body.clone(),
+        })
+    }
+
     /// One attempt's headers: the profile's, then the method's header parameters (which replace
     /// a profile header of the same name), then `Host` for a discovered address, which stands in
     /// for the service's name. Credentials and interceptors come after.
-    pub(crate) fn headers(&self, profile: &HeaderMap, host: Option<&HeaderValue>) -> HeaderMap {
+    fn headers(&self, profile: &HeaderMap, host: Option<&HeaderValue>) -> HeaderMap {
         // Sized for everything that may follow (Host, Authorization, reqwest's Accept), so the
         // map never grows while it is filled.
         let mut headers = HeaderMap::with_capacity(profile.len() + self.headers.len() + 3);

@@ -10,6 +10,8 @@
 //! `[--only N]` runs the N-th contestant alone (1 = raw reqwest), for a profiler;
 //! `[--calls N]` makes each caller do N calls instead of running for a time, so that two runs
 //! under `valgrind --tool=callgrind` differ by an exact number of calls.
+//! `[--timeout-ms N]` is every contestant's attempt timeout (default 10000, the spec profile's);
+//! with 0 the others run without one (remcall always has one), which shows what a timer costs.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,19 +32,19 @@ struct Round {
 }
 
 /// One round of one contestant on a fresh single-threaded client runtime.
-fn round(contestant: Contestant, base: &str, length: Duration, calls: usize) -> Round {
+fn round(
+    contestant: Contestant,
+    base: &str,
+    length: Duration,
+    calls: usize,
+    attempt_timeout: Option<Duration>,
+) -> Round {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
     runtime.block_on(async {
-        let mut caller = Caller::new(
-            contestant,
-            base,
-            Setup {
-                attempt_timeout: None,
-            },
-        );
+        let mut caller = Caller::new(contestant, base, Setup { attempt_timeout });
         // Warm the connection pool.
         for _ in 0..CALLERS {
             caller.call().await;
@@ -100,6 +102,10 @@ fn main() {
     let rounds = arg("--rounds", 9) as usize;
     let length = Duration::from_secs(arg("--seconds", 1));
     let calls = arg("--calls", 0) as usize;
+    let attempt_timeout = match arg("--timeout-ms", 10_000) {
+        0 => None,
+        ms => Some(Duration::from_millis(ms)),
+    };
     let contestants: Vec<Contestant> = match arg("--only", 0) as usize {
         0 => Contestant::ALL.to_vec(),
         n => Contestant::ALL.get(n - 1).copied().into_iter().collect(),
@@ -120,7 +126,7 @@ fn main() {
             order.reverse();
         }
         for i in order {
-            results[i].push(round(contestants[i], &base, length, calls));
+            results[i].push(round(contestants[i], &base, length, calls, attempt_timeout));
         }
         eprintln!("round {}/{rounds} done", r + 1);
     }
@@ -133,7 +139,11 @@ fn main() {
     let p99 = |i: usize| figure(i, &|r| r.p99.as_secs_f64() * 1e3);
     // Ratios are to the first contestant run (raw reqwest unless `--only` picked another).
     let (base_cpu, base_rps, base_p99) = (cpu(0).0, rps(0).0, p99(0).0);
-    println!("{rounds} rounds of {length:?}, {CALLERS} callers, medians [min, max]");
+    let limits = match attempt_timeout {
+        Some(timeout) => format!("every contestant with a {timeout:?} attempt timeout"),
+        None => "no attempt timeout but remcall's own (10s)".to_owned(),
+    };
+    println!("{rounds} rounds of {length:?}, {CALLERS} callers, {limits}; medians [min, max]");
     // Interference on a shared machine only ever adds CPU time, so the ratio of the minimums is
     // printed beside the ratio of the medians.
     let base_cpu_min = cpu(0).1;

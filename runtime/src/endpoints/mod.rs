@@ -70,15 +70,27 @@ impl Endpoint {
     }
 }
 
-/// A chosen endpoint, counted in flight until dropped.
+/// A chosen endpoint, counted in flight until dropped. It borrows from a fixed list; from a
+/// discovered one, which may change while the attempt runs, it holds its own reference.
 #[derive(Debug)]
-pub(crate) struct Lease {
-    pub(crate) endpoint: Arc<Endpoint>,
+pub(crate) enum Lease<'a> {
+    Fixed(&'a Arc<Endpoint>),
+    Discovered(Arc<Endpoint>),
 }
 
-impl Drop for Lease {
+impl Lease<'_> {
+    /// The endpoint.
+    pub(crate) fn endpoint(&self) -> &Arc<Endpoint> {
+        match self {
+            Lease::Fixed(endpoint) => endpoint,
+            Lease::Discovered(endpoint) => endpoint,
+        }
+    }
+}
+
+impl Drop for Lease<'_> {
     fn drop(&mut self) {
-        self.endpoint.in_flight.fetch_sub(1, Ordering::AcqRel);
+        self.endpoint().in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -89,6 +101,8 @@ pub(crate) struct Endpoints {
     settings: EndpointSettings,
     start: Instant,
     list: RwLock<Arc<Vec<Arc<Endpoint>>>>,
+    /// The list, when no discovery can change it: read without the lock.
+    fixed: Option<Arc<Vec<Arc<Endpoint>>>>,
     next: AtomicUsize,
     discover: Option<Arc<dyn DynDiscover>>,
     /// Nanoseconds since `start` of the last discovery; `u64::MAX`: never.
@@ -178,12 +192,13 @@ impl Endpoints {
                 }
             }
         }
-        let endpoints = Endpoints {
+        let mut endpoints = Endpoints {
             client,
             base_path: base_path.trim_end_matches('/').to_owned(),
             settings,
             start: Instant::now(),
             list: RwLock::new(Arc::new(Vec::new())),
+            fixed: None,
             next: AtomicUsize::new(0),
             discover,
             discovered_at: AtomicU64::new(u64::MAX),
@@ -191,6 +206,9 @@ impl Endpoints {
             first: tokio::sync::Mutex::new(()),
         };
         endpoints.replace(list);
+        if endpoints.discover.is_none() {
+            endpoints.fixed = Some(endpoints.current());
+        }
         Ok(endpoints)
     }
 
@@ -232,17 +250,26 @@ impl Endpoints {
 
     /// Chooses an endpoint for an attempt, avoiding ejected ones and `avoid` (the one that just
     /// failed) while another is available.
-    pub(crate) fn pick(&self, avoid: Option<&Arc<Endpoint>>) -> Result<Lease, Error> {
-        let list = self.current();
+    pub(crate) fn pick(&self, avoid: Option<&Arc<Endpoint>>) -> Result<Lease<'_>, Error> {
+        let lease = match &self.fixed {
+            Some(list) => Lease::Fixed(self.choose(list, avoid)?),
+            None => Lease::Discovered(self.choose(&self.current(), avoid)?.clone()),
+        };
+        lease.endpoint().in_flight.fetch_add(1, Ordering::AcqRel);
+        Ok(lease)
+    }
+
+    fn choose<'a>(
+        &self,
+        list: &'a [Arc<Endpoint>],
+        avoid: Option<&Arc<Endpoint>>,
+    ) -> Result<&'a Arc<Endpoint>, Error> {
         if list.is_empty() {
             return Err(Error::new(ErrorKind::Connect, "no endpoint is known"));
         }
-        if let [only] = list.as_slice() {
+        if let [only] = list {
             // Ejected or just failed, it is still better than none: nothing to choose.
-            only.in_flight.fetch_add(1, Ordering::AcqRel);
-            return Ok(Lease {
-                endpoint: only.clone(),
-            });
+            return Ok(only);
         }
         let now = self.nanos(Instant::now());
         let usable = |e: &Arc<Endpoint>| {
@@ -302,9 +329,7 @@ impl Endpoints {
                 }
             }
         };
-        let endpoint = chosen.unwrap_or(candidates[0]).clone();
-        endpoint.in_flight.fetch_add(1, Ordering::AcqRel);
-        Ok(Lease { endpoint })
+        Ok(chosen.unwrap_or(candidates[0]))
     }
 
     /// Records how an attempt on `endpoint` went: `failed` for connect, timeout and 5xx.
