@@ -111,6 +111,7 @@ fn bench(quick: bool) -> anyhow::Result<()> {
             ),
         ),
         ("codegen", criterion("codegen", &[])),
+        ("futuresize", bin("futuresize", &[], &[])),
         ("buildtime", bin("buildtime", &[], &["--repeat", "1"])),
     ];
     let script = root.join("bench/scripts/callgrind.sh");
