@@ -103,14 +103,19 @@ impl Client {
         let state = &self.shared.methods[method.index];
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
 
-        // 1. Rate limiter. Dropping the call while it waits gives the turn back.
+        // 1. Rate limiter. Dropping the call while it waits gives the turn back. One clock
+        // reading serves the limiter and the breaker, unless the call waited for its turn.
+        let mut now = Instant::now();
         if let Some(limiter) = &state.rate_limit {
-            match limiter.reserve(Instant::now()) {
-                Some(turn) => turn.ready().await,
+            match limiter.reserve(now) {
+                Some(turn) => {
+                    if turn.waits() {
+                        turn.ready().await;
+                        now = Instant::now();
+                    }
+                }
                 None => {
-                    state
-                        .counters
-                        .record(Ending::Rejected, None, Instant::now());
+                    state.counters.record(Ending::Rejected, None, now);
                     return Err(named(Error::fixed(
                         ErrorKind::RateLimited,
                         "rate limit reached: no turn within max_wait",
@@ -121,7 +126,7 @@ impl Client {
 
         // 2. Breaker. Dropping the call releases a half-open trial slot. The call's clock starts
         // here: its total deadline covers a wait for a bulkhead slot too.
-        let started = Instant::now();
+        let started = now;
         let permit = match state.breaker.try_acquire(started) {
             Ok(permit) => permit,
             Err(wait) => {
