@@ -7,7 +7,8 @@
 //! with min and max.
 //!
 //! `cargo run --release -p remcall-bench --bin load -- [--rounds 9] [--seconds 1]`
-//! `[--only N]` runs the N-th contestant alone (1 = raw reqwest), for a profiler;
+//! `[--only N]` runs the N-th contestant alone (1 = raw reqwest), for a profiler; `[--pair]`
+//! runs raw reqwest and remcall only, for more rounds in the same time;
 //! `[--calls N]` makes each caller do N calls instead of running for a time, so that two runs
 //! under `valgrind --tool=callgrind` differ by an exact number of calls.
 //! `[--timeout-ms N]` is every contestant's attempt timeout (default 10000, the spec profile's);
@@ -109,6 +110,12 @@ fn main() {
     let contestants: Vec<Contestant> = match arg("--only", 0) as usize {
         0 => Contestant::ALL.to_vec(),
         n => Contestant::ALL.get(n - 1).copied().into_iter().collect(),
+    };
+    // `--pair`: raw reqwest and remcall alone, so that more rounds fit in the same time.
+    let contestants = if std::env::args().any(|a| a == "--pair") {
+        Contestant::ALL[..2].to_vec()
+    } else {
+        contestants
     };
 
     let app = Router::new().route(
