@@ -149,6 +149,18 @@ fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Error> {
     let checked = validate::validate(&spec).map_err(Error::Invalid)?;
     let client = ir::lower(&checked);
     let shown = path.to_string_lossy().replace('\\', "/");
+    // The path is written into the header comment and `mod.rs`: a line break in a file name
+    // would end the comment and make the rest of the name code.
+    if shown.chars().any(char::is_control) {
+        return Err(Error::Invalid(vec![
+            Diagnostic::new(
+                path,
+                diagnostic::Pos { line: 1, column: 1 },
+                "the spec's file name holds a control character (a line break, a tab, an escape), and it is written into the generated code",
+            )
+            .help("rename the file"),
+        ]));
+    }
     let code = render::render(&client, &shown).map_err(|source| Error::Render {
         spec: path.to_path_buf(),
         source,

@@ -56,6 +56,17 @@ pub fn is_identifier(name: &str) -> bool {
     syn::parse_str::<syn::Ident>(name).is_ok()
 }
 
+/// True for a plain Rust path, `ident(::ident)*` (an optional `crate`, `self` or `super` first):
+/// no generic arguments, no whitespace, nothing that can hold an expression. Paths the spec names
+/// (interceptors, a fallback type) are copied into generated code, so nothing else may pass.
+pub fn is_plain_path(text: &str) -> bool {
+    let mut segments = text.split("::");
+    let first = segments.next().unwrap_or_default();
+    !text.contains(char::is_whitespace)
+        && (matches!(first, "crate" | "self" | "super") || is_identifier(first))
+        && segments.all(is_identifier)
+}
+
 /// True for a name of letters, digits and `_` not starting with a digit: usable as a spec name
 /// that becomes a Rust identifier once cased (keywords included: `type` → `r#type`).
 pub fn is_word(name: &str) -> bool {
@@ -114,6 +125,31 @@ pub fn is_pascal_identifier(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_paths_only() {
+        for good in [
+            "HmacSigner",
+            "crate::auth::HmacSigner",
+            "super::Fallback",
+            "a::b_c::D2",
+        ] {
+            assert!(is_plain_path(good), "{good}");
+        }
+        for bad in [
+            "X<[u8; { 0 }]>",
+            "Vec<u8>",
+            "crate::auth::Signer<T>",
+            "a :: b",
+            "::a",
+            "a::",
+            "",
+            "a::fn",
+            "a b",
+        ] {
+            assert!(!is_plain_path(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn keywords_become_usable_identifiers() {

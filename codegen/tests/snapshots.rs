@@ -128,3 +128,17 @@ methods:
         }
     }
 }
+
+#[test]
+fn a_spec_file_name_cannot_write_code_into_the_output() {
+    let text = "client: C\nmethods: { get: { request: GET /x } }\n";
+    let evil = Path::new("specs/x.yaml\npub fn injected() {}\n//");
+    match remcall_codegen::generate_text(evil, text) {
+        Err(remcall_codegen::Error::Invalid(diagnostics)) => {
+            assert!(diagnostics[0].message.contains("control character"));
+        }
+        other => panic!("accepted a file name with a line break: {other:?}"),
+    }
+    // The same spec under a plain name generates: the name was the only problem.
+    assert!(remcall_codegen::generate_text(Path::new("specs/x.yaml"), text).is_ok());
+}

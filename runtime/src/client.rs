@@ -188,7 +188,7 @@ impl ClientBuilder {
         let client_credentials = client_settings
             .auth
             .as_ref()
-            .map(|auth| Credentials::new(auth, &http, client_settings.attempt_timeout))
+            .map(|auth| Credentials::new(auth, &client_settings, spec.name))
             .transpose()
             .map_err(named)?;
 
@@ -233,9 +233,9 @@ impl ClientBuilder {
             // One token cache per client unless a method authenticates differently.
             let credentials = match &settings.auth {
                 auth if *auth == client_settings.auth => client_credentials.clone(),
-                Some(auth) => Some(
-                    Credentials::new(auth, &http, settings.attempt_timeout).map_err(in_method)?,
-                ),
+                Some(auth) => {
+                    Some(Credentials::new(auth, &settings, spec.name).map_err(in_method)?)
+                }
                 None => None,
             };
             methods.push(MethodState {

@@ -115,12 +115,15 @@ impl Validator<'_> {
             None | Some(FallbackDef::Enabled(false)) => checked::Fallback::None,
             Some(FallbackDef::Enabled(true)) => checked::Fallback::Trait,
             Some(FallbackDef::Path(path)) => {
-                if syn::parse_str::<syn::Path>(path).is_err() {
-                    self.push(spec.at(
-                        0,
-                        "fallback",
-                        format!("`{path}` is neither true, false nor a Rust path"),
-                    ));
+                if !names::is_plain_path(path) {
+                    self.push(
+                        spec.at(
+                            0,
+                            "fallback",
+                            format!("`{path}` is neither true, false nor a plain Rust path"),
+                        )
+                        .help("name a type as `crate::fallback::UserFallback`: no generic arguments, nothing else"),
+                    );
                 }
                 checked::Fallback::Default(path.clone())
             }

@@ -4,6 +4,7 @@ use remcall_profile::{Layer, Profile};
 
 use super::{Validator, is_header_name};
 use crate::diagnostic::did_you_mean;
+use crate::names;
 
 impl Validator<'_> {
     /// The profile `name` refers to, resolved; `None` (with a diagnostic) when there is none.
@@ -108,12 +109,16 @@ impl Validator<'_> {
         }
         if let Some(interceptors) = &profile.interceptors {
             for (i, path) in interceptors.iter().enumerate() {
-                if syn::parse_str::<syn::Path>(path).is_err() {
-                    self.push(self.spec.at(
-                        source,
-                        &format!("{key}.interceptors.{i}"),
-                        format!("`{path}` is not a Rust path"),
-                    ));
+                if !names::is_plain_path(path) {
+                    self.push(
+                        self.spec
+                            .at(
+                                source,
+                                &format!("{key}.interceptors.{i}"),
+                                format!("`{path}` is not a plain Rust path"),
+                            )
+                            .help("name a type as `crate::auth::HmacSigner`: no generic arguments, nothing else"),
+                    );
                 }
             }
         }

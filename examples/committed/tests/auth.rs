@@ -256,3 +256,76 @@ async fn a_token_endpoint_error_code_is_reported_without_the_secret() {
         "{err:?}"
     );
 }
+
+/// A client of the user service at `service` whose token endpoint is `token_url`.
+fn client_with_token_url(service: &Server, token_url: &str) -> UserClient {
+    let yaml = format!(
+        "auth: {{ oauth2: {{ token_url: \"{token_url}\", client_id: app, client_secret: \"{SECRET}\" }} }}\nretry: {{ max_attempts: 1 }}"
+    );
+    UserClient::builder()
+        .base_url(&service.url())
+        .profile(Profile::from_yaml_str(&yaml).unwrap())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_token_endpoint_that_redirects_gets_no_secret_to_the_other_origin() {
+    // Another origin that would take the secret if the 307 were followed (a 307 keeps the body).
+    let elsewhere = Server::start(Router::new().route(
+        "/token",
+        post(|| async { axum::Json(json!({ "access_token": "tok-stolen" })) }),
+    ))
+    .await;
+    let target = format!("{}/token", elsewhere.url());
+    let redirecting = Server::start(Router::new().route(
+        "/token",
+        post(move || {
+            let target = target.clone();
+            async move { (StatusCode::TEMPORARY_REDIRECT, [("location", target)]) }
+        }),
+    ))
+    .await;
+    let service =
+        Server::start(Router::new().route("/v1/api/users/{id}", get(|| async { StatusCode::OK })))
+            .await;
+    let users = client_with_token_url(&service, &format!("{}/token", redirecting.url()));
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Auth, "{err}");
+    assert!(
+        elsewhere.received().is_empty(),
+        "the token request followed the redirect"
+    );
+    assert!(
+        service.received().is_empty(),
+        "no call went out without a token"
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_token_response_is_refused_without_being_read_whole() {
+    let huge = Server::start(Router::new().route(
+        "/token",
+        post(|| async { axum::body::Body::from(testkit::endless_body(8 << 20)) }),
+    ))
+    .await;
+    let service =
+        Server::start(Router::new().route("/v1/api/users/{id}", get(|| async { StatusCode::OK })))
+            .await;
+    let users = client_with_token_url(&service, &format!("{}/token", huge.url()));
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Auth, "{err}");
+    assert!(err.to_string().contains("larger than 64 KiB"), "{err}");
+
+    // A token of 60 KiB in a small enough answer is refused too: it would be a header on
+    // every call.
+    let long = Server::start(Router::new().route(
+        "/token",
+        post(|| async { axum::Json(json!({ "access_token": "t".repeat(60 << 10) })) }),
+    ))
+    .await;
+    let users = client_with_token_url(&service, &format!("{}/token", long.url()));
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert!(err.to_string().contains("longer than 16 KiB"), "{err}");
+    assert!(service.received().is_empty());
+}

@@ -4,9 +4,8 @@
 mod oauth2;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use remcall_profile::{Auth, vars};
+use remcall_profile::{Auth, Settings, vars};
 use reqwest::header::HeaderValue;
 use tokio::time::Instant;
 
@@ -24,12 +23,31 @@ pub(crate) enum Credentials {
     OAuth2(Arc<TokenSource>),
 }
 
+/// The HTTP client of an OAuth2 token endpoint: the profile's TLS settings and connect timeout,
+/// and no redirects. A redirect would re-send the client secret to wherever it points (a 307
+/// keeps the body), which oauth2-rs fixed as a security issue; a token endpoint that redirects
+/// fails with `Auth`.
+fn token_client(settings: &Settings, client: &'static str) -> Result<reqwest::Client, Error> {
+    let builder = reqwest::Client::builder()
+        .connect_timeout(settings.connect_timeout)
+        .redirect(reqwest::redirect::Policy::none());
+    crate::tls::configure(builder, &settings.tls, client)?
+        .build()
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Config,
+                "cannot build the token endpoint's HTTP client",
+            )
+            .with_source(e)
+        })
+}
+
 impl Credentials {
     /// Resolves `${VAR}`s now — at build time, never at generation time.
     pub(crate) fn new(
         auth: &Auth,
-        http: &reqwest::Client,
-        attempt_timeout: Duration,
+        settings: &Settings,
+        client: &'static str,
     ) -> Result<Credentials, Error> {
         let header = |text: String| -> Result<Credentials, Error> {
             let mut value = header_value("Authorization", &text)?;
@@ -46,10 +64,10 @@ impl Credentials {
                 let password = expand("auth.basic.password", &basic.password)?;
                 header(basic_credentials(&user, &password))
             }
-            Auth::Oauth2(settings) => Ok(Credentials::OAuth2(Arc::new(TokenSource::new(
-                settings,
-                http.clone(),
-                attempt_timeout,
+            Auth::Oauth2(oauth2) => Ok(Credentials::OAuth2(Arc::new(TokenSource::new(
+                oauth2,
+                token_client(settings, client)?,
+                settings.attempt_timeout,
             )?))),
         }
     }

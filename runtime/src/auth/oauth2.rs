@@ -13,6 +13,13 @@ use tokio::time::Instant;
 
 use super::{basic_credentials, expand};
 use crate::error::{Error, ErrorKind};
+use crate::response::Response;
+
+/// The largest token response read; token endpoints answer with a few hundred bytes.
+const MAX_TOKEN_RESPONSE: u64 = 64 << 10;
+
+/// The longest access token accepted: it is sent as a header on every call.
+const MAX_TOKEN_LENGTH: usize = 16 << 10;
 
 /// A shared, self-refreshing token.
 pub(crate) struct TokenSource {
@@ -191,10 +198,19 @@ impl TokenSource {
             .with_source(e.without_url())
         })?;
         let status = response.status();
-        let body = response.bytes().await.map_err(|e| {
-            Error::new(ErrorKind::Auth, "the OAuth2 token response was cut off")
-                .with_source(e.without_url())
-        })?;
+        // A token answer is small: a bigger one is refused before it is read whole (and before
+        // its token would go out as a header on every call).
+        let body = Response::read(response, MAX_TOKEN_RESPONSE)
+            .await
+            .map_err(|failed| {
+                let message = if failed.error.kind() == ErrorKind::BodyTooLarge {
+                    "the OAuth2 token response is larger than 64 KiB"
+                } else {
+                    "the OAuth2 token response was cut off"
+                };
+                Error::new(ErrorKind::Auth, message)
+            })?
+            .body;
         if !status.is_success() {
             // The endpoint's `error` code (RFC 6749 §5.2) says what to fix; its body is not echoed.
             let code = serde_json::from_slice::<TokenError>(&body)
@@ -218,6 +234,12 @@ impl TokenSource {
                 "the OAuth2 token response has no access_token",
             )
         })?;
+        if token.access_token.len() > MAX_TOKEN_LENGTH {
+            return Err(Error::new(
+                ErrorKind::Auth,
+                "the OAuth2 access token is longer than 16 KiB",
+            ));
+        }
         let mut header =
             HeaderValue::from_str(&format!("Bearer {}", token.access_token)).map_err(|_| {
                 Error::new(
