@@ -148,12 +148,28 @@ impl ClientBuilder {
         let client_settings =
             Settings::from_profile(&client_profile.clone().layer(runtime.clone()));
 
+        // Each method's settings: the client's profile, the method's own, the runtime's.
+        let method_settings = spec
+            .methods
+            .iter()
+            .map(|method| {
+                let own = Profile::from_yaml_str(method.profile)
+                    .map_err(|e| Error::from(e).in_call(spec.name, method.name))?;
+                Ok(Settings::from_profile(
+                    &client_profile.clone().layer(own).layer(runtime.clone()),
+                ))
+            })
+            .collect::<Result<Vec<Settings>, Error>>()?;
+        let carries_secrets = std::iter::once(&client_settings)
+            .chain(&method_settings)
+            .any(|s| s.auth.is_some() || s.headers.values().any(|h| h.secret));
+
         let http = match self.http {
             Some(http) => http,
             None => {
                 let builder = reqwest::Client::builder()
                     .connect_timeout(client_settings.connect_timeout)
-                    .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS));
+                    .redirect(redirect_policy(carries_secrets));
                 let builder =
                     tls::configure(builder, &client_settings.tls, spec.name).map_err(named)?;
                 builder.build().map_err(|e| {
@@ -193,11 +209,8 @@ impl ClientBuilder {
             .map_err(named)?;
 
         let mut methods = Vec::with_capacity(spec.methods.len());
-        for method in spec.methods {
+        for (method, settings) in spec.methods.iter().zip(method_settings) {
             let in_method = |e: Error| e.in_call(spec.name, method.name);
-            let own = Profile::from_yaml_str(method.profile).map_err(|e| in_method(e.into()))?;
-            let settings =
-                Settings::from_profile(&client_profile.clone().layer(own).layer(runtime.clone()));
             let headers = resolve_headers(&settings).map_err(in_method)?;
             let http_method =
                 reqwest::Method::from_bytes(method.http_method.as_bytes()).map_err(|_| {
@@ -279,6 +292,29 @@ impl ClientBuilder {
             shared: Arc::new(shared),
         })
     }
+}
+
+/// Redirects are followed up to [`MAX_REDIRECTS`]; for a client that carries secrets
+/// (credentials, `secret: true` headers), only within the origin (scheme, host and port) that
+/// redirects: reqwest drops `Authorization` on the way to another origin, but not an API key
+/// header, and a 307 carries the body along. A redirect not followed is the answer, a 3xx.
+fn redirect_policy(carries_secrets: bool) -> reqwest::redirect::Policy {
+    if !carries_secrets {
+        return reqwest::redirect::Policy::limited(MAX_REDIRECTS);
+    }
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .last()
+            .is_some_and(|from| from.origin() == attempt.url().origin());
+        if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error("too many redirects")
+        } else if same_origin {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
 }
 
 /// The profile's headers as header values, `${VAR}`s resolved now: at build time, never at

@@ -432,3 +432,60 @@ async fn the_pool_shuts_down_when_the_last_clone_drops() {
     }
     assert_eq!(threads_named(prefix), 0, "the pool's threads ended");
 }
+
+/// A service that redirects every user request to `to` (with a 302), and one that answers.
+async fn redirecting_to(to: &str) -> Server {
+    let location = format!("{to}/v1/api/users/1");
+    Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        any(move || {
+            let location = location.clone();
+            async move { (StatusCode::FOUND, [("location", location)]) }
+        }),
+    ))
+    .await
+}
+
+#[tokio::test]
+async fn a_client_with_secrets_follows_no_redirect_to_another_origin() {
+    let elsewhere = Server::start(slow_server_router(Duration::ZERO)).await;
+    let redirecting = redirecting_to(&elsewhere.url()).await;
+    let secret = client_at(
+        &redirecting.url(),
+        "headers: { X-Api-Key: { value: k3y-secret, secret: true } }\nretry: { max_attempts: 1 }",
+    );
+    let err = get_user(&secret).await.unwrap_err();
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(302), "{err}");
+    assert!(
+        elsewhere.received().is_empty(),
+        "the API key went to another origin"
+    );
+
+    // Without secrets the same redirect is followed, as reqwest does.
+    let plain = client_at(&redirecting.url(), "retry: { max_attempts: 1 }");
+    assert_eq!(get_user(&plain).await.unwrap()["name"], "Ada");
+    assert_eq!(elsewhere.received().len(), 1);
+    assert!(!elsewhere.received()[0].headers.contains_key("x-api-key"));
+}
+
+#[tokio::test]
+async fn credentials_in_a_base_url_are_refused_and_never_shown() {
+    let err = ClientBuilder::new(&SPEC)
+        .base_url("http://ada:hunter2@127.0.0.1:9")
+        .build()
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Config);
+    assert!(err.to_string().contains("carries credentials"), "{err}");
+    for shown in [err.to_string(), format!("{err:?}")] {
+        assert!(
+            !shown.contains("hunter2") && !shown.contains("ada"),
+            "{shown}"
+        );
+    }
+    // A broken one with credentials does not show them either.
+    let err = ClientBuilder::new(&SPEC)
+        .base_url("http://ada:hunter2@127.0.0.1:notaport")
+        .build()
+        .unwrap_err();
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+}

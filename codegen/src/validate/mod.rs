@@ -91,6 +91,15 @@ impl Validator<'_> {
                 format!("base_url.{i}")
             };
             self.placeholders(0, &key, url);
+            let authority = url.split_once("://").map_or("", |(_, rest)| {
+                rest.split(['/', '?', '#']).next().unwrap_or("")
+            });
+            if authority.contains('@') {
+                self.push(
+                    spec.at(0, &key, "the base URL carries credentials, which would be written into the generated code")
+                        .help("put them in the profile's `auth: { basic: { username: .., password: \"${PASSWORD}\" } }`"),
+                );
+            }
             let literal_http = url.starts_with("http://") || url.starts_with("https://");
             if !(vars::has_placeholder(url) || literal_http) {
                 self.push(spec.at(

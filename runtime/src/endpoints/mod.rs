@@ -126,8 +126,19 @@ impl std::fmt::Debug for Endpoints {
 fn parse_base(raw: &str) -> Result<reqwest::Url, Error> {
     let url = remcall_profile::vars::expand_env(raw)
         .map_err(|e| Error::new(ErrorKind::Config, format!("base URL: {e}")))?;
-    let parsed = reqwest::Url::parse(&url)
+    // Shown in errors without what stands before an `@`: it may be a password.
+    let url_text = url.clone();
+    let url = without_userinfo(&url_text);
+    let parsed = reqwest::Url::parse(&url_text)
         .map_err(|e| Error::new(ErrorKind::Config, format!("invalid base URL `{url}`: {e}")))?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(Error::new(
+            ErrorKind::Config,
+            format!(
+                "base URL `{url}` carries credentials; put them in the profile's `auth: {{ basic: .. }}`, where they are kept secret"
+            ),
+        ));
+    }
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
         return Err(Error::new(
             ErrorKind::Config,
@@ -141,6 +152,20 @@ fn parse_base(raw: &str) -> Result<reqwest::Url, Error> {
         ));
     }
     Ok(parsed)
+}
+
+/// `text` with anything between `://` and an `@` before the path replaced by `…`.
+fn without_userinfo(text: &str) -> String {
+    let Some(start) = text.find("://").map(|i| i + 3) else {
+        return text.to_owned();
+    };
+    let authority_end = text[start..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |i| start + i);
+    match text[start..authority_end].rfind('@') {
+        Some(at) => format!("{}…{}", &text[..start], &text[start + at..]),
+        None => text.to_owned(),
+    }
 }
 
 impl Endpoints {
