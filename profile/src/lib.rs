@@ -67,6 +67,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_literal_secret_in_a_runtime_profile_is_never_printed() {
+        let profile = Profile::from_yaml_str(
+            "auth: { oauth2: { token_url: \"http://t\", client_id: app, client_secret: lit-secret-1 } }\nheaders: { X-Key: { value: lit-secret-2, secret: true }, X-Ref: { value: \"${KEY}\", secret: true } }",
+        )
+        .unwrap();
+        let printed = format!("{}\n{profile:?}", profile.to_yaml_string());
+        assert!(
+            !printed.contains("lit-secret-1") && !printed.contains("lit-secret-2"),
+            "{printed}"
+        );
+        // A reference stays: generated code carries it, to be resolved at run time.
+        assert!(printed.contains("${KEY}"), "{printed}");
+        let bearer = Profile::from_yaml_str("auth: { bearer: { token: lit-secret-3 } }").unwrap();
+        assert!(!bearer.to_yaml_string().contains("lit-secret-3"));
+    }
+
+    #[test]
     fn a_runtime_override_changes_only_the_fields_it_sets() {
         let spec = Profile::from_yaml_str(
             "timeout: { connect: 1s, attempt: 3s }\nretry: { max_attempts: 5, backoff: { initial: 50ms } }",

@@ -18,6 +18,31 @@ pub fn check(text: &str) -> Result<(), String> {
         })
 }
 
+/// True when `text` is exactly one reference, `${NAME}`, with no default and nothing around it:
+/// the only form a secret may take in a spec, since the spec's profile is written into generated
+/// code (a default or a prefix would be the secret, or part of it, written out).
+pub fn is_reference(text: &str) -> bool {
+    text.strip_prefix("${")
+        .and_then(|rest| rest.strip_suffix('}'))
+        .is_some_and(|name| {
+            let mut chars = name.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// A secret as a profile's serialised form shows it: a `${NAME}` reference as it is (generated
+/// code needs it), anything else as `<redacted>`.
+pub fn shown_secret(text: &str) -> &str {
+    if is_reference(text) {
+        text
+    } else {
+        "<redacted>"
+    }
+}
+
 /// True when the text holds at least one placeholder.
 pub fn has_placeholder(text: &str) -> bool {
     text.contains("${")

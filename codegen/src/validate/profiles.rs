@@ -1,6 +1,6 @@
 //! Profiles: `configs:`, references to them, and what a profile may hold.
 
-use remcall_profile::{Layer, Profile};
+use remcall_profile::{Layer, Profile, vars};
 
 use super::{Validator, is_header_name};
 use crate::diagnostic::did_you_mean;
@@ -189,9 +189,10 @@ impl Validator<'_> {
         }
     }
 
-    /// A secret must be a `${VAR}` reference: the resolved profile is written into generated code.
+    /// A secret must be exactly one `${VAR}` reference, with no default and nothing around it:
+    /// the resolved profile is written into generated code.
     fn secret_reference(&mut self, source: usize, at: &str, what: &str, value: &str) {
-        if !value.trim_start().starts_with("${") {
+        if !vars::is_reference(value) {
             self.push(
                 self.spec
                     .at(
@@ -199,7 +200,7 @@ impl Validator<'_> {
                         at,
                         format!("{what} is written out; secrets never go into generated code"),
                     )
-                    .help("reference an environment variable instead, e.g. `${SECRET_NAME}`"),
+                    .help("write exactly one environment variable, e.g. `${SECRET_NAME}`: no default, nothing around it"),
             );
         }
     }

@@ -78,10 +78,25 @@ async fn gateway(tamper: Arc<AtomicBool>) -> Server {
     .await
 }
 
+/// A ledger client of the gateway at `url`. The spec's API key is `${LEDGER_API_KEY}`: a secret
+/// reaches a client at run time, here through a runtime profile, as a vault's would.
+fn ledger_at(url: &str) -> LedgerClient {
+    LedgerClient::builder()
+        .base_url(url)
+        .profile(
+            remcall::Profile::from_yaml_str(
+                "headers: { X-Ledger-Key: { value: test-ledger-key, secret: true } }",
+            )
+            .unwrap(),
+        )
+        .build()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn signed_requests_pass_and_signed_answers_verify() {
     let gateway = gateway(Arc::default()).await;
-    let ledger = LedgerClient::new(&gateway.url()).unwrap();
+    let ledger = ledger_at(&gateway.url());
     let entry = Entry {
         account: "acme".to_owned(),
         cents: 1250,
@@ -108,7 +123,7 @@ async fn signed_requests_pass_and_signed_answers_verify() {
 async fn a_tampered_response_fails_verification() {
     let tamper = Arc::new(AtomicBool::new(true));
     let gateway = gateway(tamper).await;
-    let ledger = LedgerClient::new(&gateway.url()).unwrap();
+    let ledger = ledger_at(&gateway.url());
     let err = ledger.entry(42).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Interceptor, "{err}");
     assert!(
@@ -141,6 +156,12 @@ async fn a_builder_interceptor_runs_after_the_spec_ones() {
     let gateway = gateway(Arc::default()).await;
     let ledger = LedgerClient::builder()
         .base_url(&gateway.url())
+        .profile(
+            remcall::Profile::from_yaml_str(
+                "headers: { X-Ledger-Key: { value: test-ledger-key, secret: true } }",
+            )
+            .unwrap(),
+        )
         .interceptor(Meddler)
         .build()
         .unwrap();

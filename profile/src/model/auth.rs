@@ -28,6 +28,7 @@ pub enum Auth {
 #[serde(deny_unknown_fields)]
 pub struct Bearer {
     /// The token, usually `${TOKEN}`.
+    #[serde(serialize_with = "secret")]
     pub token: String,
 }
 
@@ -39,6 +40,7 @@ pub struct Basic {
     /// User name.
     pub username: String,
     /// Password, usually `${PASSWORD}`.
+    #[serde(serialize_with = "secret")]
     pub password: String,
 }
 
@@ -52,6 +54,7 @@ pub struct OAuth2 {
     /// The client id.
     pub client_id: String,
     /// The client secret, usually `${CLIENT_SECRET}`.
+    #[serde(serialize_with = "secret")]
     pub client_secret: String,
     /// Scopes requested.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -165,4 +168,10 @@ impl From<Auth> for AuthRepr {
         }
         repr
     }
+}
+
+/// Serialises a secret as [`crate::vars::shown_secret`] shows it: a runtime profile may hold a
+/// literal secret (read from a vault by the program), and its serialised form never prints it.
+fn secret<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(crate::vars::shown_secret(value))
 }

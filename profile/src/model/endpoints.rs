@@ -167,7 +167,7 @@ impl From<HeaderDef> for HeaderRepr {
     fn from(def: HeaderDef) -> Self {
         if def.secret {
             HeaderRepr::Detailed {
-                value: def.value,
+                value: crate::vars::shown_secret(&def.value).to_owned(),
                 secret: true,
             }
         } else {

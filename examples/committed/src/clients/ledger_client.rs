@@ -62,7 +62,7 @@ timeout:
   total: 30s
 headers:
   X-Ledger-Key:
-    value: ${LEDGER_API_KEY:-dev-key}
+    value: ${LEDGER_API_KEY}
     secret: true
 log: basic
 max_response_bytes: 16MiB
