@@ -1,7 +1,7 @@
 //! The one error type of every generated call.
 
 use std::borrow::Cow;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -208,7 +208,16 @@ impl fmt::Display for Error {
             write!(f, "; trial calls in {} ms", wait.as_millis().max(1))?;
         }
         if let Some(body) = inner.body.as_ref().filter(|b| !b.is_empty()) {
-            write!(f, ": {}", String::from_utf8_lossy(body).trim())?;
+            // The server's text: a line break or an escape sequence in it must not forge a log
+            // line or repaint a terminal, so control characters are written escaped.
+            f.write_str(": ")?;
+            for c in String::from_utf8_lossy(body).trim().chars() {
+                if c.is_control() {
+                    write!(f, "{}", c.escape_default())?;
+                } else {
+                    f.write_char(c)?;
+                }
+            }
         }
         if let Some(source) = &inner.source {
             write!(f, ": {source}")?;
@@ -296,6 +305,20 @@ pub(crate) fn from_transport(error: reqwest::Error) -> FailedAttempt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_body_cannot_forge_log_lines_or_escape_sequences() {
+        let body = Bytes::from_static(b"oops\n2026-11-30 INFO all good\x1b[2J\r");
+        let shown = Error::status_error(StatusCode::INTERNAL_SERVER_ERROR, &body).to_string();
+        assert!(
+            !shown.contains('\n') && !shown.contains('\x1b') && !shown.contains('\r'),
+            "{shown:?}"
+        );
+        assert!(
+            shown.contains("oops\\n2026-11-30 INFO all good\\u{1b}[2J"),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn display_names_client_method_status_and_body() {
