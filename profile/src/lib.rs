@@ -5,6 +5,7 @@
 //! `Profile::from_yaml_str("retry: { max_attempts: 1 }")` changes that value alone.
 //! [`Settings::from_profile`] fills in the defaults.
 
+pub mod limits;
 mod model;
 #[cfg(feature = "schema")]
 pub mod schema;
@@ -49,6 +50,9 @@ impl Profile {
             return Err(ProfileError(
                 "`interceptors` name Rust types and work only in a spec; at run time use the client builder's `.interceptor(..)`".to_owned(),
             ));
+        }
+        if let Some(over) = profile.over_limits().into_iter().next() {
+            return Err(ProfileError(over.message));
         }
         Ok(profile)
     }

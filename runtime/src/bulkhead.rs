@@ -155,7 +155,7 @@ impl Pool {
             .build()?;
         Ok(Pool {
             runtime: Some(runtime),
-            admitted: Arc::new(Semaphore::new((workers + queue) as usize)),
+            admitted: Arc::new(Semaphore::new(workers.saturating_add(queue) as usize)),
             running: Arc::new(Semaphore::new(workers.max(1) as usize)),
             queue_timeout,
         })

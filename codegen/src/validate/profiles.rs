@@ -155,6 +155,13 @@ impl Validator<'_> {
                 }
             }
         }
+        for over in profile.over_limits() {
+            self.push(
+                self.spec
+                    .at(source, &format!("{key}.{}", over.path), over.message)
+                    .help("a client builds what its sizes ask for, threads and memory included"),
+            );
+        }
         if !client_level {
             self.client_wide_only(source, key, profile);
         }
