@@ -304,10 +304,9 @@ async fn a_token_endpoint_that_redirects_gets_no_secret_to_the_other_origin() {
 
 #[tokio::test]
 async fn an_oversized_token_response_is_refused_without_being_read_whole() {
-    let huge = Server::start(Router::new().route(
-        "/token",
-        post(|| async { testkit::endless_body(8 << 20) }),
-    ))
+    let huge = Server::start(
+        Router::new().route("/token", post(|| async { testkit::endless_body(8 << 20) })),
+    )
     .await;
     let service =
         Server::start(Router::new().route("/v1/api/users/{id}", get(|| async { StatusCode::OK })))
