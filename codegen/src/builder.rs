@@ -2,13 +2,14 @@
 
 use std::path::PathBuf;
 
-use crate::{Error, generate, output};
+use crate::{Error, Options, generate_with, output};
 
 /// Generates clients from a build script into `OUT_DIR`, for `remcall::include_client!`.
 #[derive(Debug, Default)]
 pub struct Builder {
     specs: Vec<PathBuf>,
     out_dir: Option<PathBuf>,
+    options: Options,
 }
 
 impl Builder {
@@ -20,6 +21,13 @@ impl Builder {
     /// Adds a spec file (or a directory of them), relative to the crate's manifest directory.
     pub fn spec(&mut self, path: impl Into<PathBuf>) -> &mut Builder {
         self.specs.push(path.into());
+        self
+    }
+
+    /// Lets specs include files from `dir` (relative to the crate's manifest directory) as well
+    /// as from their own directory tree.
+    pub fn include_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Builder {
+        self.options.include_dirs.push(dir.into());
         self
     }
 
@@ -42,7 +50,7 @@ impl Builder {
             println!("cargo:rerun-if-changed={}", spec.display());
         }
         let specs = crate::expand_inputs(&self.specs)?;
-        let generated = generate(&specs)?;
+        let generated = generate_with(&specs, &self.options)?;
         for file in &generated {
             for input in &file.inputs {
                 println!("cargo:rerun-if-changed={}", input.display());

@@ -97,12 +97,25 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     Ok(specs)
 }
 
+/// What generation may read beyond each spec's own directory tree.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Directories whose files a spec may include, besides its own directory and below.
+    pub include_dirs: Vec<PathBuf>,
+}
+
 /// Loads, validates and renders every spec; fails with all diagnostics of all specs.
 pub fn generate(specs: &[PathBuf]) -> Result<Vec<Generated>, Error> {
+    generate_with(specs, &Options::default())
+}
+
+/// [`generate`], with `options`.
+pub fn generate_with(specs: &[PathBuf], options: &Options) -> Result<Vec<Generated>, Error> {
     let mut diagnostics = Vec::new();
     let mut generated = Vec::new();
     for path in specs {
-        match generate_one(path) {
+        let loaded = spec::load(path, &options.include_dirs).map_err(Error::Invalid);
+        match loaded.and_then(|spec| render_spec(path, spec)) {
             Ok(file) => generated.push(file),
             Err(Error::Invalid(mut found)) => diagnostics.append(&mut found),
             Err(error) => return Err(error),
@@ -137,12 +150,15 @@ pub fn generate(specs: &[PathBuf]) -> Result<Vec<Generated>, Error> {
 
 /// Loads, validates and renders one spec.
 pub fn generate_one(path: &Path) -> Result<Generated, Error> {
-    render_spec(path, spec::load(path).map_err(Error::Invalid)?)
+    render_spec(path, spec::load(path, &[]).map_err(Error::Invalid)?)
 }
 
 /// Validates and renders a spec held in memory, named `path` in diagnostics and the header.
 pub fn generate_text(path: &Path, text: &str) -> Result<Generated, Error> {
-    render_spec(path, spec::load_text(path, text).map_err(Error::Invalid)?)
+    render_spec(
+        path,
+        spec::load_text(path, text, &[]).map_err(Error::Invalid)?,
+    )
 }
 
 fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Error> {

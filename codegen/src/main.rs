@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use remcall_codegen::{Error, expand_inputs, generate, output, render_diagnostics};
+use remcall_codegen::{Error, Options, expand_inputs, generate_with, output, render_diagnostics};
 
 #[derive(Parser)]
 #[command(
@@ -32,12 +32,18 @@ enum Command {
         /// Write nothing; exit 1 naming each file that is stale or missing.
         #[arg(long)]
         check: bool,
+        /// A directory specs may include files from, besides their own (repeatable).
+        #[arg(long = "include-dir", value_name = "DIR")]
+        include_dirs: Vec<PathBuf>,
     },
     /// Validate specs without generating.
     Check {
         /// Spec files, or directories of them.
         #[arg(required = true)]
         specs: Vec<PathBuf>,
+        /// A directory specs may include files from, besides their own (repeatable).
+        #[arg(long = "include-dir", value_name = "DIR")]
+        include_dirs: Vec<PathBuf>,
     },
     /// Print the JSON Schema (draft 2020-12) of the spec format, for editors' YAML completion.
     Schema,
@@ -61,8 +67,13 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
-        Command::Gen { specs, out, check } => {
-            let generated = generate(&expand_inputs(&specs)?)?;
+        Command::Gen {
+            specs,
+            out,
+            check,
+            include_dirs,
+        } => {
+            let generated = generate_with(&expand_inputs(&specs)?, &Options { include_dirs })?;
             let files = output::files(&generated);
             if check {
                 let stale = output::check(&out, &files);
@@ -96,9 +107,12 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                 .map_err(|e| Error::Io(format!("cannot print the schema: {e}")))?;
             println!("{text}");
         }
-        Command::Check { specs } => {
+        Command::Check {
+            specs,
+            include_dirs,
+        } => {
             let specs = expand_inputs(&specs)?;
-            generate(&specs)?;
+            generate_with(&specs, &Options { include_dirs })?;
             eprintln!("{} spec(s) ok", specs.len());
         }
     }

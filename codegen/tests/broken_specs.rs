@@ -167,3 +167,66 @@ fn usage_errors_exit_2() {
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
 }
+
+/// Generates `spec_text` from a spec file in a fresh directory, with `files` beside it.
+fn generate_in_dir(
+    spec_text: &str,
+    files: &[(&str, &[u8])],
+    include_dirs: Vec<std::path::PathBuf>,
+) -> Vec<remcall_codegen::Diagnostic> {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in files {
+        std::fs::write(dir.path().join(name), content).unwrap();
+    }
+    let spec = dir.path().join("spec.yaml");
+    std::fs::write(&spec, spec_text).unwrap();
+    let options = remcall_codegen::Options { include_dirs };
+    match remcall_codegen::generate_with(&[spec], &options) {
+        Err(remcall_codegen::Error::Invalid(diagnostics)) => diagnostics,
+        other => panic!("generated: {other:?}"),
+    }
+}
+
+#[test]
+fn includes_stay_in_the_spec_directory_and_are_regular_small_spec_files() {
+    // Outside the spec's directory: refused, and nothing of the file is shown.
+    let d = generate_in_dir(
+        "client: C\ninclude: [/proc/self/environ]\nmethods: {}\n",
+        &[],
+        vec![],
+    );
+    assert!(
+        d[0].message.contains("outside the spec's directory"),
+        "{d:?}"
+    );
+    assert!(!format!("{d:?}").contains("PATH="), "{d:?}");
+
+    // Allowed by the user, but a device: refused before it is read.
+    let d = generate_in_dir(
+        "client: C\ninclude: [/dev/zero]\nmethods: {}\n",
+        &[],
+        vec!["/dev".into()],
+    );
+    assert!(d[0].message.contains("is not a regular file"), "{d:?}");
+
+    // Too big: refused before it is read whole.
+    let big = vec![b'#'; (16 << 20) + 1];
+    let d = generate_in_dir(
+        "client: C\ninclude: [big.yaml]\nmethods: {}\n",
+        &[("big.yaml", &big)],
+        vec![],
+    );
+    assert!(d[0].message.contains("larger than 16 MiB"), "{d:?}");
+
+    // Not a spec (a key file, say): said without quoting it.
+    let d = generate_in_dir(
+        "client: C\ninclude: [key.pem]\nmethods: {}\n",
+        &[(
+            "key.pem",
+            b"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n",
+        )],
+        vec![],
+    );
+    assert!(d[0].message.contains("this is not a spec"), "{d:?}");
+    assert!(!format!("{d:?}").contains("MIIEvQ"), "{d:?}");
+}

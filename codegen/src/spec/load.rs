@@ -69,22 +69,43 @@ impl Spec {
     }
 }
 
-/// Loads `path` and its includes; every problem found is returned.
-pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
-    load_with(path, None)
+/// The largest spec or included file read (the format is text a person writes; 16 MiB is many
+/// thousands of methods).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Loads `path` and its includes; every problem found is returned. Includes must be regular
+/// files inside the spec's directory tree, or inside one of `include_dirs`.
+pub fn load(path: &Path, include_dirs: &[PathBuf]) -> Result<Spec, Vec<Diagnostic>> {
+    load_with(path, None, include_dirs)
 }
 
 /// Loads a spec whose text is given (named `path` in diagnostics; includes are still read
 /// relative to it). The fuzzer and tools that hold a spec in memory use this.
-pub fn load_text(path: &Path, text: &str) -> Result<Spec, Vec<Diagnostic>> {
-    load_with(path, Some(text))
+pub fn load_text(
+    path: &Path,
+    text: &str,
+    include_dirs: &[PathBuf],
+) -> Result<Spec, Vec<Diagnostic>> {
+    load_with(path, Some(text), include_dirs)
 }
 
-fn load_with(path: &Path, text: Option<&str>) -> Result<Spec, Vec<Diagnostic>> {
+fn load_with(
+    path: &Path,
+    text: Option<&str>,
+    include_dirs: &[PathBuf],
+) -> Result<Spec, Vec<Diagnostic>> {
+    let root = canonical(
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    );
+    let mut allowed = vec![root];
+    allowed.extend(include_dirs.iter().map(|d| canonical(d)));
     let mut loader = Loader {
         sources: Vec::new(),
         diagnostics: Vec::new(),
         stack: Vec::new(),
+        allowed,
     };
     let parsed = match text {
         Some(text) => loader.parse(path, text),
@@ -126,6 +147,8 @@ struct Loader {
     diagnostics: Vec<Diagnostic>,
     /// Canonical paths of the files being included, to find cycles.
     stack: Vec<PathBuf>,
+    /// Canonical directories includes may come from: the spec's own, and those the user allowed.
+    allowed: Vec<PathBuf>,
 }
 
 impl Loader {
@@ -138,10 +161,10 @@ impl Loader {
             }
             None => Diagnostic::new(path, Pos { line: 1, column: 1 }, message),
         };
-        let text = match std::fs::read_to_string(path) {
+        let text = match read_spec_file(path) {
             Ok(text) => text,
-            Err(e) => {
-                let d = at_include(self, format!("cannot read `{}`: {e}", path.display()));
+            Err(message) => {
+                let d = at_include(self, message);
                 self.diagnostics.push(d);
                 return None;
             }
@@ -192,6 +215,17 @@ impl Loader {
                 return None;
             }
         };
+        if !value.is_mapping() {
+            // Not a spec at all (a key file, an environment dump): say so without quoting it.
+            self.diagnostics.push(
+                Diagnostic::new(
+                    path,
+                    Pos { line: 1, column: 1 },
+                    "this is not a spec: a spec is a YAML mapping of `client:`, `methods:` and the like",
+                ),
+            );
+            return None;
+        }
         let schema = serde_json::to_value(super::model::schema()).unwrap_or_default();
         let unknown = keys::unknown_keys(&value, &schema);
         if !unknown.is_empty() {
@@ -217,6 +251,11 @@ impl Loader {
                 } else {
                     format!("`{at}`: {}", e.inner())
                 };
+                // serde quotes the value it refused: one line of it, and not much of that.
+                let mut message: String = message.lines().next().unwrap_or_default().to_owned();
+                if message.chars().count() > 200 {
+                    message = message.chars().take(200).collect::<String>() + "…";
+                }
                 self.diagnostics
                     .push(s.diagnostic(s.spans.value(&at), message));
                 None
@@ -248,6 +287,17 @@ impl Loader {
                     .help(
                         "move the shared `configs:` and `types:` into a file that includes nothing",
                     ),
+                );
+                continue;
+            }
+            if !self.allowed.iter().any(|dir| canon.starts_with(dir)) {
+                let s = &self.sources[source];
+                self.diagnostics.push(
+                    s.diagnostic(
+                        s.spans.value(&key),
+                        format!("`{include}` is outside the spec's directory"),
+                    )
+                    .help("move it beside the spec, or allow its directory: `remcall gen --include-dir DIR`, `Builder::include_dir(DIR)`"),
                 );
                 continue;
             }
@@ -316,6 +366,36 @@ impl Loader {
             self.sources[first].path.display()
         ))
     }
+}
+
+/// A spec file's text: a regular file (not a device, a FIFO or a directory), at most
+/// [`MAX_FILE_BYTES`], UTF-8. The error says what is wrong, never what the file holds.
+fn read_spec_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("`{shown}` is not a regular file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "`{shown}` is larger than {} MiB",
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    // The size can change between the look and the read: read no more than the cap allows.
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "`{shown}` is larger than {} MiB",
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("`{shown}` is not UTF-8 text"))
 }
 
 /// A serde path as the span index names it: `methods.get.path.id`, `base_url.1`.
