@@ -23,27 +23,64 @@ pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
     files
 }
 
-/// Writes `files` into `dir`, each through a temporary file and a rename, and only when its
-/// content changed (so cargo does not rebuild for nothing). Returns the files written.
+/// Writes `files` into `dir`, only those whose content changed (so cargo does not rebuild for
+/// nothing), and all of them or none: each is written to a temporary file first, created anew
+/// (a link placed where the temporary goes is replaced, never followed), and only when every one
+/// is written are they renamed into place. Returns the files written.
 pub fn write(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, Error> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
-    let mut written = Vec::new();
+    // Each changed file: where it goes, its temporary, the new content, and the old one (to put
+    // back should a later rename fail).
+    let mut changed: Vec<(PathBuf, PathBuf, &String, Option<Vec<u8>>)> = Vec::new();
     for (name, content) in files {
         let path = dir.join(name);
-        if std::fs::read(&path).is_ok_and(|old| old == content.as_bytes()) {
-            continue;
+        let old = std::fs::read(&path).ok();
+        if old.as_deref() != Some(content.as_bytes()) {
+            changed.push((path, dir.join(format!(".{name}.remcall-tmp")), content, old));
         }
-        let temp = dir.join(format!(".{name}.remcall-tmp"));
-        std::fs::write(&temp, content)
-            .and_then(|()| std::fs::rename(&temp, &path))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&temp);
-                Error::Io(format!("cannot write {}: {e}", path.display()))
-            })?;
-        written.push(path);
     }
-    Ok(written)
+    let remove_temps = |changed: &[(PathBuf, PathBuf, &String, Option<Vec<u8>>)]| {
+        for (_, temp, ..) in changed {
+            let _ = std::fs::remove_file(temp);
+        }
+    };
+    for (path, temp, content, _) in &changed {
+        if let Err(e) = write_new(temp, content) {
+            remove_temps(&changed);
+            return Err(Error::Io(format!("cannot write {}: {e}", path.display())));
+        }
+    }
+    for (i, (path, temp, ..)) in changed.iter().enumerate() {
+        if let Err(e) = std::fs::rename(temp, path) {
+            // Put back what the renames before this one replaced.
+            for (done, _, _, old) in &changed[..i] {
+                let _ = match old {
+                    Some(old) => std::fs::write(done, old),
+                    None => std::fs::remove_file(done),
+                };
+            }
+            remove_temps(&changed);
+            return Err(Error::Io(format!("cannot write {}: {e}", path.display())));
+        }
+    }
+    Ok(changed.into_iter().map(|(path, ..)| path).collect())
+}
+
+/// Writes `content` to a file created anew at `path`: whatever is there (a stale temporary, a
+/// link) is removed first, and the creation fails rather than follow a link put there since.
+fn write_new(path: &Path, content: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(content.as_bytes())
 }
 
 /// The files in `dir` that differ from `files` or are missing.

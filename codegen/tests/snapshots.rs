@@ -142,3 +142,42 @@ fn a_spec_file_name_cannot_write_code_into_the_output() {
     // The same spec under a plain name generates: the name was the only problem.
     assert!(remcall_codegen::generate_text(Path::new("specs/x.yaml"), text).is_ok());
 }
+
+#[test]
+fn a_link_placed_where_a_temporary_goes_is_not_followed() {
+    let out = tempfile::tempdir().unwrap();
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(outside.path(), "untouched").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path(),
+        out.path().join(".user_client.rs.remcall-tmp"),
+    )
+    .unwrap();
+    let generated = remcall_codegen::generate(&specs()).unwrap();
+    remcall_codegen::output::write(out.path(), &remcall_codegen::output::files(&generated))
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(outside.path()).unwrap(),
+        "untouched"
+    );
+    assert!(
+        std::fs::read_to_string(out.path().join("user_client.rs"))
+            .unwrap()
+            .starts_with("// @generated")
+    );
+}
+
+#[test]
+fn a_failed_write_leaves_the_directory_as_it_was() {
+    let out = tempfile::tempdir().unwrap();
+    // `mod.rs` cannot be written over a directory: nothing else may be written either.
+    std::fs::create_dir(out.path().join("mod.rs")).unwrap();
+    let generated = remcall_codegen::generate(&specs()).unwrap();
+    let files = remcall_codegen::output::files(&generated);
+    assert!(remcall_codegen::output::write(out.path(), &files).is_err());
+    let left: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["mod.rs"], "only what was there before");
+}
