@@ -177,7 +177,9 @@ fn apply_rename_rule(rule: &str, key: &str) -> String {
 
 fn doc_lines(doc: Option<&String>) -> Vec<String> {
     doc.map(|d| {
-        d.trim()
+        // A lone carriage return is a line break too (`lines()` knows only `\n` and `\r\n`).
+        d.replace('\r', "\n")
+            .trim()
             .lines()
             .map(|l| format!(" {}", l.trim_end()))
             .collect()

@@ -308,3 +308,35 @@ fn a_sample_of_generated_clients_type_checks() {
         specs.join("\n")
     );
 }
+
+/// Property: validation and rendering agree. Names from a hostile alphabet (superscripts,
+/// combining marks, carriage returns, underscores alone, digits first) either fail validation
+/// with diagnostics or generate code that parses: never a spec that passes `check` and then
+/// fails to render.
+#[test]
+fn hostile_names_are_refused_or_render() {
+    let name = "[a_²\u{301}é名0\r -]{1,4}";
+    let strategy = (name, name, name, name, name);
+    let mut runner = TestRunner::new(Config {
+        cases: 256,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&strategy, |(method, field, variant, param, doc)| {
+            let q = |s: &str| serde_json::to_string(s).unwrap();
+            let text = format!(
+                "{{\"client\": \"C\", \"doc\": {}, \"types\": {{\"T\": {{\"fields\": {{{}: \"i64\"}}}}, \"E\": {{\"enum\": [{}]}}}}, \"methods\": {{{}: {{\"request\": \"GET /x\", \"query\": {{{}: \"i64\"}}, \"returns\": \"T\"}}}}}}",
+                q(&doc),
+                q(&field),
+                q(&variant),
+                q(&method),
+                q(&param)
+            );
+            match remcall_codegen::generate_text(Path::new("hostile.yaml"), &text) {
+                Ok(_) | Err(remcall_codegen::Error::Invalid(_)) => Ok(()),
+                Err(other) => Err(TestCaseError::fail(format!("{other}\nspec: {text}"))),
+            }
+        })
+        .unwrap();
+}

@@ -128,12 +128,20 @@ impl Validator<'_> {
 
     fn method_name(&mut self, key: &str, name: &str) {
         let rust = names::snake(name);
-        if !names::is_word(name) {
-            self.push(self.spec.at_key(
-                0,
-                key,
-                format!("method name `{name}` is not made of letters, digits and `_`"),
-            ));
+        // The method and its static (`GET_USER`) must both be identifiers rustc accepts.
+        if !names::is_word(name)
+            || !names::is_identifier(&rust)
+            || !names::is_identifier(&names::shouty(name))
+        {
+            self.push(
+                self.spec
+                    .at_key(
+                        0,
+                        key,
+                        format!("method name `{name}` does not make a Rust identifier"),
+                    )
+                    .help("name it with letters, digits and `_`, starting with a letter"),
+            );
         } else if CLIENT_METHODS.contains(&rust.as_str()) {
             self.push(
                 self.spec

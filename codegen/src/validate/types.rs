@@ -153,6 +153,22 @@ impl Validator<'_> {
                 let mut seen: HashMap<String, &str> = HashMap::new();
                 for (i, variant) in variants.iter().enumerate() {
                     let rust = names::pascal(variant);
+                    if !names::is_identifier(&rust) {
+                        self.push(
+                            self.spec
+                                .at(
+                                    source,
+                                    &format!("{key}.enum.{i}"),
+                                    format!(
+                                        "enum value `{}` does not make a Rust name (`{rust}`)",
+                                        variant.escape_default()
+                                    ),
+                                )
+                                .help(
+                                    "enum values need a letter or digit a Rust name can start from",
+                                ),
+                        );
+                    }
                     if let Some(first) = seen.insert(rust.clone(), variant) {
                         self.push(self.spec.at(
                             source,
