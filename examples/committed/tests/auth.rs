@@ -328,3 +328,27 @@ async fn an_oversized_token_response_is_refused_without_being_read_whole() {
     assert!(err.to_string().contains("longer than 16 KiB"), "{err}");
     assert!(service.received().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_shorter_lived_than_the_refresh_margin_is_fetched_once_and_used() {
+    let (auth, server) = servers().await;
+    // Lives 10 s; the margin (`refresh_before`) is the default 30 s.
+    auth.expires_in.store(10, Ordering::SeqCst);
+    let users = client(&server, "");
+    let calls: Vec<_> = (0..50)
+        .map(|_| {
+            let users = users.clone();
+            tokio::spawn(async move { users.get_user(1, None, "r").await })
+        })
+        .collect();
+    for call in calls {
+        call.await.unwrap().unwrap();
+    }
+    assert_eq!(auth.issued.load(Ordering::SeqCst), 1, "one token for all");
+    users.get_user(1, None, "r").await.unwrap();
+    assert_eq!(
+        auth.issued.load(Ordering::SeqCst),
+        1,
+        "and used again later"
+    );
+}

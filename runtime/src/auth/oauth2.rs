@@ -252,7 +252,10 @@ impl TokenSource {
             .expires_in
             .filter(|s| s.is_finite() && *s >= 0.0)
             .map(|s| {
-                requested + Duration::from_secs_f64(s.min(1e9)).saturating_sub(self.refresh_before)
+                // Refreshed `refresh_before` ahead of expiry, but never before half its life:
+                // a token shorter-lived than that margin is still used, not fetched per call.
+                let lifetime = Duration::from_secs_f64(s.min(1e9));
+                requested + lifetime - self.refresh_before.min(lifetime / 2)
             });
         Ok(Token {
             header,
