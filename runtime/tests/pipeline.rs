@@ -489,3 +489,37 @@ async fn credentials_in_a_base_url_are_refused_and_never_shown() {
         .unwrap_err();
     assert!(!err.to_string().contains("hunter2"), "{err}");
 }
+
+/// A discovery that finds `count` endpoints, all on one server under different prefixes.
+struct Many {
+    base: String,
+    count: usize,
+}
+
+impl remcall::Discover for Many {
+    async fn discover(&self) -> Result<Vec<remcall::DiscoveredEndpoint>, remcall::BoxError> {
+        Ok((0..self.count)
+            .map(|i| remcall::DiscoveredEndpoint {
+                url: format!("{}/n{i}", self.base),
+                weight: 1,
+                host: None,
+            })
+            .collect())
+    }
+}
+
+#[tokio::test]
+async fn a_discovery_keeps_at_most_ten_thousand_endpoints() {
+    let server = Server::start(slow_server_router(Duration::ZERO)).await;
+    let client = ClientBuilder::new(&SPEC)
+        .discover(Many {
+            base: server.url(),
+            count: 30_000,
+        })
+        .profile(profile("retry: { max_attempts: 1 }"))
+        .build()
+        .unwrap();
+    // The first call waits for the first discovery; the prefix makes it a 404, which is fine.
+    let _ = get_user(&client).await;
+    assert_eq!(client.stats().endpoints.len(), 10_000);
+}

@@ -10,6 +10,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::Endpoints;
+
+/// The most endpoints a client keeps from one discovery; more are dropped with a WARN.
+pub const MAX_DISCOVERED: usize = 10_000;
 use crate::error::{Error, ErrorKind};
 use crate::interceptor::BoxError;
 
@@ -175,7 +178,7 @@ impl Endpoints {
     }
 
     async fn rediscover(&self, discover: &dyn DynDiscover) -> Result<(), Error> {
-        let found = discover.discover().await.map_err(|e| {
+        let mut found = discover.discover().await.map_err(|e| {
             Error::new(
                 ErrorKind::Connect,
                 format!("endpoint discovery failed: {e}"),
@@ -186,6 +189,15 @@ impl Endpoints {
                 ErrorKind::Connect,
                 "endpoint discovery found no endpoint",
             ));
+        }
+        if found.len() > MAX_DISCOVERED {
+            tracing::warn!(
+                client = self.client,
+                found = found.len(),
+                kept = MAX_DISCOVERED,
+                "endpoint discovery found more endpoints than a client keeps; using the first"
+            );
+            found.truncate(MAX_DISCOVERED);
         }
         self.replace(found);
         self.discovered_at

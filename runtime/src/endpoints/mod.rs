@@ -247,13 +247,15 @@ impl Endpoints {
     /// Installs a new list, keeping the figures of endpoints that stay.
     fn replace(&self, found: Vec<DiscoveredEndpoint>) {
         let old = self.current();
+        // By base URL, so a refresh of many endpoints stays linear.
+        let kept: std::collections::HashMap<&str, &Arc<Endpoint>> =
+            old.iter().map(|e| (e.base.as_str(), e)).collect();
         let list = found
             .into_iter()
             .map(|d| {
                 let base = format!("{}{}", d.url.trim_end_matches('/'), self.base_path);
-                old.iter()
-                    .find(|e| e.base == base)
-                    .cloned()
+                kept.get(base.as_str())
+                    .map(|e| Arc::clone(e))
                     .unwrap_or_else(|| {
                         let host = d
                             .host
