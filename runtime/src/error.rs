@@ -269,7 +269,15 @@ impl From<remcall_profile::ProfileError> for Error {
 /// the retry decision (a connect error sent nothing; anything later may have reached the server).
 /// The URL is stripped: it may carry credentials in its query.
 pub(crate) fn from_transport(error: reqwest::Error) -> FailedAttempt {
-    let (kind, failure, message) = if error.is_connect() {
+    let (kind, failure, message) = if is_malformed_answer(&error) {
+        // An endless header line, too many headers, a response that is not HTTP: the server
+        // will answer the same again, so it is not retried.
+        (
+            ErrorKind::Connect,
+            AttemptFailure::Other,
+            "the server's answer is not valid HTTP (a header past the limits, or malformed)",
+        )
+    } else if error.is_connect() {
         let message = if error.is_redirect() {
             "too many redirects, or a redirect loop"
         } else {
@@ -300,6 +308,18 @@ pub(crate) fn from_transport(error: reqwest::Error) -> FailedAttempt {
         failure,
         retry_after: None,
     }
+}
+
+/// True when hyper, under reqwest, could not parse the server's answer.
+fn is_malformed_answer(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
+            return hyper.is_parse() || hyper.is_parse_too_large();
+        }
+        source = cause.source();
+    }
+    false
 }
 
 #[cfg(test)]

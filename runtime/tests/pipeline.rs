@@ -523,3 +523,32 @@ async fn a_discovery_keeps_at_most_ten_thousand_endpoints() {
     let _ = get_user(&client).await;
     assert_eq!(client.stats().endpoints.len(), 10_000);
 }
+
+#[tokio::test]
+async fn an_endless_header_line_is_a_failure_that_is_not_retried() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = connections.clone();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut socket, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut request = [0_u8; 4096];
+                let _ = socket.read(&mut request).await;
+                let mut answer = b"HTTP/1.1 200 OK\r\nX-Long: ".to_vec();
+                answer.extend(std::iter::repeat_n(b'a', 1 << 20));
+                let _ = socket.write_all(&answer).await;
+            });
+        }
+    });
+    let client = client_at(
+        &url,
+        "retry: { max_attempts: 3, backoff: { initial: 1ms } }",
+    );
+    let err = get_user(&client).await.unwrap_err();
+    assert!(err.to_string().contains("not valid HTTP"), "{err}");
+    assert_eq!(connections.load(Ordering::SeqCst), 1, "not retried");
+    assert_eq!(client.stats().method("get_user").unwrap().retries, 0);
+}
