@@ -101,9 +101,18 @@ pub(crate) fn redacted(headers: &HeaderMap) -> String {
     out
 }
 
+/// A body as `full` logs it: the first [`BODY_BYTES`], with control characters escaped, so a
+/// server's line breaks and escape sequences cannot forge log lines or repaint a terminal.
 fn body(bytes: &[u8]) -> String {
     let shown = &bytes[..bytes.len().min(BODY_BYTES)];
-    let mut text = String::from_utf8_lossy(shown).into_owned();
+    let mut text = String::with_capacity(shown.len());
+    for c in String::from_utf8_lossy(shown).chars() {
+        if c.is_control() {
+            let _ = write!(text, "{}", c.escape_default());
+        } else {
+            text.push(c);
+        }
+    }
     if bytes.len() > BODY_BYTES {
         let _ = write!(text, "… ({} bytes in all)", bytes.len());
     }
@@ -115,6 +124,16 @@ mod tests {
     use reqwest::header::HeaderValue;
 
     use super::*;
+
+    #[test]
+    fn a_logged_body_cannot_forge_lines_or_escape_sequences() {
+        let logged = body(b"{}\n2026-11-30T00:00:00Z INFO forged\x1b[2J");
+        assert!(
+            !logged.contains('\n') && !logged.contains('\x1b'),
+            "{logged:?}"
+        );
+        assert!(logged.contains("\\n2026"), "{logged}");
+    }
 
     #[test]
     fn secrets_are_redacted() {
