@@ -352,3 +352,26 @@ async fn a_token_shorter_lived_than_the_refresh_margin_is_fetched_once_and_used(
         "and used again later"
     );
 }
+
+#[tokio::test]
+async fn a_token_endpoint_cannot_put_text_of_its_own_into_errors() {
+    let endpoint = Server::start(Router::new().route(
+        "/token",
+        post(|| async {
+            (
+                StatusCode::BAD_REQUEST,
+                axum::Json(json!({ "error": format!("{SECRET}\nforged log line") })),
+            )
+        }),
+    ))
+    .await;
+    let users = client_with_token_url(&endpoint, &format!("{}/token", endpoint.url()));
+    let err = users.get_user(1, None, "r").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Auth);
+    let shown = format!("{err} {err:?}");
+    assert!(
+        !shown.contains(SECRET) && !shown.contains("forged"),
+        "{shown}"
+    );
+    assert!(err.to_string().contains("error `unknown`"), "{err}");
+}

@@ -18,6 +18,16 @@ use crate::response::Response;
 /// The largest token response read; token endpoints answer with a few hundred bytes.
 const MAX_TOKEN_RESPONSE: u64 = 64 << 10;
 
+/// The error codes RFC 6749 §5.2 defines for a token request.
+const RFC_6749_ERRORS: &[&str] = &[
+    "invalid_request",
+    "invalid_client",
+    "invalid_grant",
+    "unauthorized_client",
+    "unsupported_grant_type",
+    "invalid_scope",
+];
+
 /// The longest access token accepted: it is sent as a header on every call.
 const MAX_TOKEN_LENGTH: usize = 16 << 10;
 
@@ -212,15 +222,14 @@ impl TokenSource {
             })?
             .body;
         if !status.is_success() {
-            // The endpoint's `error` code (RFC 6749 §5.2) says what to fix; its body is not echoed.
+            // The endpoint's `error` code (RFC 6749 §5.2) says what to fix. Only the codes the RFC
+            // defines are shown: the field is the server's text, and could hold anything, the
+            // client secret included.
             let code = serde_json::from_slice::<TokenError>(&body)
+                .ok()
                 .map(|e| e.error)
-                .unwrap_or_else(|_| "unknown".to_owned());
-            let code: String = code
-                .chars()
-                .filter(|c| c.is_ascii_graphic())
-                .take(64)
-                .collect();
+                .filter(|code| RFC_6749_ERRORS.contains(&code.as_str()))
+                .unwrap_or_else(|| "unknown".to_owned());
             return Err(Error::new(
                 ErrorKind::Auth,
                 format!(
