@@ -4,7 +4,7 @@
 //! crates test the same pipeline end to end through generated clients.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -13,7 +13,7 @@ use axum::routing::{any, get};
 use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, decode};
 use remcall::serde_json::{Value, json};
 use remcall::{BreakerState, Error, ErrorKind, Profile};
-use testkit::Server;
+use testkit::{Flaky, Server};
 
 static GET_USER: MethodSpec = MethodSpec {
     index: 0,
@@ -79,35 +79,6 @@ async fn add_pet(client: &Client) -> Result<Value, Error> {
         .await
 }
 
-/// A user service whose status the test sets; it counts the requests it gets.
-struct Flaky {
-    server: Server,
-    status: Arc<AtomicU16>,
-    hits: Arc<AtomicUsize>,
-}
-
-async fn flaky() -> Flaky {
-    let status = Arc::new(AtomicU16::new(200));
-    let hits = Arc::new(AtomicUsize::new(0));
-    let (s, h) = (status.clone(), hits.clone());
-    let router = Router::new().route(
-        "/v1/api/users/{id}",
-        any(move || {
-            let (s, h) = (s.clone(), h.clone());
-            async move {
-                h.fetch_add(1, Ordering::SeqCst);
-                let code = StatusCode::from_u16(s.load(Ordering::SeqCst)).unwrap();
-                (code, axum::Json(json!({ "id": 1, "name": "Ada" })))
-            }
-        }),
-    );
-    Flaky {
-        server: Server::start(router).await,
-        status,
-        hits,
-    }
-}
-
 const FAST_BREAKER: &str = "
 retry: { max_attempts: 1 }
 breaker: { window: { calls: 10 }, min_calls: 5, failure_rate: 50, open_for: 300ms, half_open_calls: 2 }
@@ -134,7 +105,7 @@ fn threads_named(prefix: &str) -> usize {
 
 #[tokio::test]
 async fn two_clients_from_one_profile_share_nothing() {
-    let downstream = flaky().await;
+    let downstream = Flaky::start().await;
     let build = || client_at(&downstream.server.url(), FAST_BREAKER);
     let (tripped, other) = (build(), build());
     downstream.status.store(500, Ordering::SeqCst);
@@ -155,7 +126,7 @@ async fn two_clients_from_one_profile_share_nothing() {
 
 #[tokio::test]
 async fn a_breaker_ignores_4xx_unless_recorded() {
-    let downstream = flaky().await;
+    let downstream = Flaky::start().await;
     let users = client_at(&downstream.server.url(), FAST_BREAKER);
     downstream.status.store(400, Ordering::SeqCst);
     for _ in 0..10 {
@@ -169,7 +140,7 @@ async fn a_breaker_ignores_4xx_unless_recorded() {
 
 #[tokio::test]
 async fn idempotent_calls_retry_a_503_and_post_does_not() {
-    let downstream = flaky().await;
+    let downstream = Flaky::start().await;
     let users = client_at(
         &downstream.server.url(),
         "retry: { max_attempts: 3, backoff: { initial: 1ms, max: 5ms } }",
@@ -268,7 +239,7 @@ async fn retry_after_is_honoured_and_never_past_the_deadline() {
 
 #[tokio::test]
 async fn an_exhausted_budget_stops_retries() {
-    let downstream = flaky().await;
+    let downstream = Flaky::start().await;
     let users = client_at(
         &downstream.server.url(),
         "retry: { max_attempts: 5, backoff: { initial: 1ms, max: 1ms }, budget: { ratio: 0.5, min_per_second: 0 } }\nbreaker: { min_calls: 1000 }",
@@ -368,7 +339,7 @@ async fn a_pool_isolated_client_stuck_on_a_hanging_downstream_does_not_slow_anot
 
 #[tokio::test]
 async fn a_rate_limit_refuses_calls_past_the_burst() {
-    let downstream = flaky().await;
+    let downstream = Flaky::start().await;
     let users = client_at(
         &downstream.server.url(),
         "rate_limit: { per_second: 1, burst: 3, max_wait: 0s }",

@@ -200,3 +200,46 @@ pub async fn slow<T>(delay: Duration, answer: T) -> T {
     tokio::time::sleep(delay).await;
     answer
 }
+
+/// A user service (`/v1/api/users/{id}`, answering `{"id": 1, "name": "Ada"}`) whose status the
+/// test sets, counting the requests it gets: the resilience tests' downstream.
+#[derive(Debug)]
+pub struct Flaky {
+    /// The running service.
+    pub server: Server,
+    /// The status every request gets (200 to start with).
+    pub status: Arc<std::sync::atomic::AtomicU16>,
+    /// Requests received.
+    pub hits: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Flaky {
+    /// Starts the service on a free loopback port.
+    pub async fn start() -> Flaky {
+        use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+        let status = Arc::new(AtomicU16::new(200));
+        let hits = Arc::new(AtomicUsize::new(0));
+        let (s, h) = (status.clone(), hits.clone());
+        let router = Router::new().route(
+            "/v1/api/users/{id}",
+            axum::routing::any(move || {
+                let (s, h) = (s.clone(), h.clone());
+                async move {
+                    h.fetch_add(1, Ordering::SeqCst);
+                    let code = axum::http::StatusCode::from_u16(s.load(Ordering::SeqCst))
+                        .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+                    (
+                        code,
+                        [("content-type", "application/json")],
+                        r#"{"id": 1, "name": "Ada"}"#,
+                    )
+                }
+            }),
+        );
+        Flaky {
+            server: Server::start(router).await,
+            status,
+            hits,
+        }
+    }
+}

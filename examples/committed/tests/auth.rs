@@ -76,15 +76,12 @@ async fn servers() -> (Auth, Server) {
 }
 
 fn client(server: &Server, extra: &str) -> UserClient {
-    let yaml = format!(
-        "auth: {{ oauth2: {{ token_url: \"{}/oauth/token\", client_id: app, client_secret: \"{SECRET}\", scopes: [users.read, users.write] {extra} }} }}\nretry: {{ max_attempts: 1 }}",
-        server.url()
-    );
-    UserClient::builder()
-        .base_url(&server.url())
-        .profile(Profile::from_yaml_str(&yaml).unwrap())
-        .build()
-        .unwrap()
+    let token_url = format!("{}/oauth/token", server.url());
+    oauth2_client(
+        server,
+        &token_url,
+        &format!(", scopes: [users.read, users.write] {extra}"),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -259,8 +256,14 @@ async fn a_token_endpoint_error_code_is_reported_without_the_secret() {
 
 /// A client of the user service at `service` whose token endpoint is `token_url`.
 fn client_with_token_url(service: &Server, token_url: &str) -> UserClient {
+    oauth2_client(service, token_url, "")
+}
+
+/// A client of the user service at `service` with OAuth2 against `token_url`, `more` added to
+/// the `oauth2:` settings, and no retries.
+fn oauth2_client(service: &Server, token_url: &str, more: &str) -> UserClient {
     let yaml = format!(
-        "auth: {{ oauth2: {{ token_url: \"{token_url}\", client_id: app, client_secret: \"{SECRET}\" }} }}\nretry: {{ max_attempts: 1 }}"
+        "auth: {{ oauth2: {{ token_url: \"{token_url}\", client_id: app, client_secret: \"{SECRET}\" {more} }} }}\nretry: {{ max_attempts: 1 }}"
     );
     UserClient::builder()
         .base_url(&service.url())

@@ -3,47 +3,16 @@
 //! after a refused connection. The pipeline's policies one by one are tested in the runtime's
 //! own tests (`runtime/tests/pipeline.rs`).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::http::StatusCode;
 use axum::routing::any;
 use remcall::serde_json::json;
 use remcall::{BreakerState, ErrorKind, Profile};
 use remcall_example_committed::clients::pet_store::{NewPet, PetStore, Status};
 use remcall_example_committed::clients::user_client::UserClient;
-use testkit::Server;
-
-/// A user service whose status the test sets; it counts the requests it gets.
-struct Flaky {
-    server: Server,
-    status: Arc<AtomicU16>,
-    hits: Arc<AtomicUsize>,
-}
-
-async fn flaky() -> Flaky {
-    let status = Arc::new(AtomicU16::new(200));
-    let hits = Arc::new(AtomicUsize::new(0));
-    let (s, h) = (status.clone(), hits.clone());
-    let router = Router::new().route(
-        "/v1/api/users/{id}",
-        any(move || {
-            let (s, h) = (s.clone(), h.clone());
-            async move {
-                h.fetch_add(1, Ordering::SeqCst);
-                let code = StatusCode::from_u16(s.load(Ordering::SeqCst)).unwrap();
-                (code, axum::Json(json!({ "id": 1, "name": "Ada" })))
-            }
-        }),
-    );
-    Flaky {
-        server: Server::start(router).await,
-        status,
-        hits,
-    }
-}
+use testkit::{Flaky, Server};
 
 fn profile(yaml: &str) -> Profile {
     Profile::from_yaml_str(yaml).unwrap()
@@ -65,7 +34,7 @@ breaker: { window: { calls: 10 }, min_calls: 5, failure_rate: 50, open_for: 300m
 
 #[tokio::test]
 async fn a_5xx_burst_opens_the_breaker_and_half_open_trials_close_it() {
-    let downstream = flaky().await;
+    let downstream = Flaky::start().await;
     let users = users_at(&downstream.server.url(), FAST_BREAKER);
 
     downstream.status.store(503, Ordering::SeqCst);
