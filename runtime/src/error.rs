@@ -315,7 +315,8 @@ fn is_malformed_answer(error: &reqwest::Error) -> bool {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
-            return hyper.is_parse() || hyper.is_parse_too_large();
+            // Every parse error, a head past the size limits included.
+            return hyper.is_parse();
         }
         source = cause.source();
     }
