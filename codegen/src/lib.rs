@@ -40,7 +40,9 @@ pub struct Generated {
 }
 
 /// Why generation failed.
-#[derive(Debug, thiserror::Error)]
+/// Its `Debug` is its `Display`: cargo shows a build script's error through `Debug`, and a
+/// `Builder::generate()?` in build.rs should read like the CLI.
+#[derive(thiserror::Error)]
 pub enum Error {
     /// Specs with problems; every problem of every spec.
     #[error("{}", render_diagnostics(.0, false))]
@@ -58,6 +60,12 @@ pub enum Error {
     },
 }
 
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
 /// Every diagnostic rendered like rustc's, then a count; `color` for a terminal.
 pub fn render_diagnostics(diagnostics: &[Diagnostic], color: bool) -> String {
     let mut out = String::new();
@@ -73,7 +81,8 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], color: bool) -> String {
     out
 }
 
-/// Expands directories to the `*.yaml` / `*.yml` files directly inside them, sorted.
+/// Expands directories to the `*.yaml` / `*.yml` files directly inside them, sorted. A directory
+/// with none, or a file that does not exist, is an I/O error: there is no spec to check.
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut specs = Vec::new();
     for input in inputs {
@@ -88,10 +97,21 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
                         && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
                 })
                 .collect();
+            if found.is_empty() {
+                return Err(Error::Io(format!(
+                    "no specs (*.yaml, *.yml) in {}",
+                    input.display()
+                )));
+            }
             found.sort();
             specs.extend(found);
-        } else {
+        } else if input.exists() {
             specs.push(input.clone());
+        } else {
+            return Err(Error::Io(format!(
+                "cannot read {}: there is no such file",
+                input.display()
+            )));
         }
     }
     Ok(specs)

@@ -230,3 +230,34 @@ fn includes_stay_in_the_spec_directory_and_are_regular_small_spec_files() {
     assert!(d[0].message.contains("this is not a spec"), "{d:?}");
     assert!(!format!("{d:?}").contains("MIIEvQ"), "{d:?}");
 }
+
+#[test]
+fn no_spec_to_check_is_an_io_error_exit_2() {
+    let empty = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_remcall"))
+        .arg("check")
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("no specs"));
+    let run = Command::new(env!("CARGO_BIN_EXE_remcall"))
+        .args(["check", "no/such/spec.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("there is no such file"));
+}
+
+#[test]
+fn a_build_script_error_reads_like_the_cli() {
+    // cargo prints a build script's `Err` through `Debug`.
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/broken/unknown_type.yaml");
+    let err = remcall_codegen::generate(&[spec]).unwrap_err();
+    let shown = format!("{err:?}");
+    assert!(shown.starts_with("error: unknown type `Usr`"), "{shown}");
+    assert!(
+        shown.contains("unknown_type.yaml:6:36") && !shown.contains("Diagnostic {"),
+        "{shown}"
+    );
+}

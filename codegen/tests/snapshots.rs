@@ -181,3 +181,18 @@ fn a_failed_write_leaves_the_directory_as_it_was() {
         .collect();
     assert_eq!(left, ["mod.rs"], "only what was there before");
 }
+
+#[test]
+fn generated_modules_allow_what_generated_code_may_trip_once() {
+    let generated = remcall_codegen::generate(&specs()).unwrap();
+    let files = remcall_codegen::output::files(&generated);
+    let (_, index) = files.iter().find(|(name, _)| name == "mod.rs").unwrap();
+    // A program that calls some methods must not be warned about the others, in a file it
+    // cannot edit; and no generated item carries an allowance of its own.
+    assert!(index.contains("#[allow(dead_code, "), "{index}");
+    for (name, code) in &files {
+        if name != "mod.rs" {
+            assert!(!code.contains("#[allow("), "{name} allows a lint itself");
+        }
+    }
+}

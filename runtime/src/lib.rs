@@ -87,7 +87,12 @@ pub struct NoFallback;
 macro_rules! include_client {
     ($name:literal) => {
         #[doc(hidden)]
-        #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_variables)]
+        #[allow(
+            dead_code,
+            clippy::too_many_arguments,
+            clippy::type_complexity,
+            unused_variables
+        )]
         mod __remcall_generated {
             include!(concat!(env!("OUT_DIR"), "/", $name, ".rs"));
         }

@@ -51,7 +51,8 @@ pub struct MethodStats {
 }
 
 fn millis<S: Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(duration.as_secs_f64() * 1000.0)
+    // Microsecond precision, not binary float noise (`2097.1510000000003`).
+    s.serialize_f64((duration.as_secs_f64() * 1e6).round() / 1000.0)
 }
 
 /// One endpoint's state.
@@ -181,5 +182,29 @@ impl Counters {
             p50: self.latencies.quantile(0.5, now),
             p99: self.latencies.quantile(0.99, now),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latencies_in_json_are_whole_microseconds() {
+        let stats = MethodStats {
+            calls: 1,
+            successes: 1,
+            failures: 0,
+            retries: 0,
+            short_circuited: 0,
+            rejected: 0,
+            fallbacks: 0,
+            breaker: BreakerState::Closed,
+            p50: Duration::from_nanos(2_097_151_000),
+            p99: Duration::from_nanos(2_097_151_499),
+        };
+        let json = serde_json::to_string(&stats).unwrap();
+        assert!(json.contains("\"p50_ms\":2097.151,"), "{json}");
+        assert!(json.contains("\"p99_ms\":2097.151}"), "{json}");
     }
 }
