@@ -143,6 +143,20 @@ pub struct Pos {
 
 /// `did you mean `x`?` for the known name nearest to `wrong`, when one is near enough.
 pub fn did_you_mean<'a>(wrong: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let known: Vec<&str> = known.into_iter().collect();
+    // A plural for a singular (`retries` for `retry`, `methodss`…) is further off by letters
+    // than it is in meaning.
+    let lower = wrong.to_lowercase();
+    let singular = match lower.strip_suffix("ies") {
+        Some(stem) => format!("{stem}y"),
+        None => lower.trim_end_matches('s').to_owned(),
+    };
+    if let Some(k) = known
+        .iter()
+        .find(|k| singular != lower && k.to_lowercase() == singular)
+    {
+        return Some(format!("did you mean `{k}`?"));
+    }
     known
         .into_iter()
         .map(|k| {
@@ -185,5 +199,9 @@ mod tests {
             Some("did you mean `User`?")
         );
         assert_eq!(did_you_mean("Zebra", ["User", "Pet"]), None);
+        assert_eq!(
+            did_you_mean("retries", ["retry", "timeout"]).as_deref(),
+            Some("did you mean `retry`?")
+        );
     }
 }
