@@ -188,7 +188,10 @@ impl Loader {
         let spans = match spans {
             Ok(spans) => spans,
             Err((pos, message)) => {
-                let d = self.sources[source].diagnostic(pos, message);
+                let help = syntax_help(text, pos, &message);
+                let d = self.sources[source]
+                    .diagnostic(pos, message)
+                    .maybe_help(help);
                 self.diagnostics.push(d);
                 return None;
             }
@@ -256,8 +259,17 @@ impl Loader {
                 if message.chars().count() > 200 {
                     message = message.chars().take(200).collect::<String>() + "…";
                 }
+                // `tags: HashMap<String, i64>` inside `{ … }`: the comma split the type, and its
+                // second half became a key of its own.
+                let split_type = at
+                    .rsplit('.')
+                    .next()
+                    .is_some_and(|last| last.ends_with('>') || last.ends_with(')'));
+                let help = split_type.then(|| {
+                    "a type with a comma inside `{ … }` must be quoted: `tags: \"HashMap<String, i64>\"`".to_owned()
+                });
                 self.diagnostics
-                    .push(s.diagnostic(s.spans.value(&at), message));
+                    .push(s.diagnostic(s.spans.value(&at), message).maybe_help(help));
                 None
             }
         }
@@ -366,6 +378,16 @@ impl Loader {
             self.sources[first].path.display()
         ))
     }
+}
+
+/// What to do about a YAML syntax error, where it is a spec's usual mistake: a `{placeholder}`
+/// inside a flow mapping (`get: { request: GET /orders/{id} }`) opens a mapping of its own.
+fn syntax_help(text: &str, pos: Pos, message: &str) -> Option<String> {
+    let line = text.lines().nth(pos.line.saturating_sub(1))?;
+    let at = line.chars().nth(pos.column.saturating_sub(1))?;
+    (message.contains("flow mapping") && at == '{').then(|| {
+        "a `{` in a value inside `{ … }` opens a mapping: quote the value (`request: \"GET /orders/{id}\"`), or write the entry in block style".to_owned()
+    })
 }
 
 /// A spec file's text: a regular file (not a device, a FIFO or a directory), at most
