@@ -1,7 +1,7 @@
 //! The one error type of every generated call.
 
 use std::borrow::Cow;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -211,13 +211,7 @@ impl fmt::Display for Error {
             // The server's text: a line break or an escape sequence in it must not forge a log
             // line or repaint a terminal, so control characters are written escaped.
             f.write_str(": ")?;
-            for c in String::from_utf8_lossy(body).trim().chars() {
-                if c.is_control() {
-                    write!(f, "{}", c.escape_default())?;
-                } else {
-                    f.write_char(c)?;
-                }
-            }
+            write_escaped(f, String::from_utf8_lossy(body).trim())?;
         }
         if let Some(source) = &inner.source {
             write!(f, ": {source}")?;
@@ -308,6 +302,19 @@ pub(crate) fn from_transport(error: reqwest::Error) -> FailedAttempt {
         failure,
         retry_after: None,
     }
+}
+
+/// Writes a server's `text` with its control characters escaped (`\n`, `\u{1b}`): a line break
+/// or an escape sequence in it must not forge a log line or repaint a terminal.
+pub(crate) fn write_escaped(out: &mut impl fmt::Write, text: &str) -> fmt::Result {
+    for c in text.chars() {
+        if c.is_control() {
+            write!(out, "{}", c.escape_default())?;
+        } else {
+            out.write_char(c)?;
+        }
+    }
+    Ok(())
 }
 
 /// True when hyper, under reqwest, could not parse the server's answer.

@@ -106,13 +106,7 @@ pub(crate) fn redacted(headers: &HeaderMap) -> String {
 fn body(bytes: &[u8]) -> String {
     let shown = &bytes[..bytes.len().min(BODY_BYTES)];
     let mut text = String::with_capacity(shown.len());
-    for c in String::from_utf8_lossy(shown).chars() {
-        if c.is_control() {
-            let _ = write!(text, "{}", c.escape_default());
-        } else {
-            text.push(c);
-        }
-    }
+    let _ = crate::error::write_escaped(&mut text, &String::from_utf8_lossy(shown));
     if bytes.len() > BODY_BYTES {
         let _ = write!(text, "… ({} bytes in all)", bytes.len());
     }

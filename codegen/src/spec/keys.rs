@@ -52,33 +52,11 @@ impl<'a> Walk<'a> {
         schema
     }
 
-    /// The object schemas a mapping may match: the schema itself, or its `anyOf`/`oneOf`
-    /// branches that describe objects.
-    fn object_schemas(&self, schema: &'a Json) -> Vec<&'a Map<String, Json>> {
+    /// The schema with `$ref`s followed, and, recursively, the branches of its `anyOf`, `oneOf`
+    /// and `allOf`: every shape a value may take there.
+    fn alternatives(&self, schema: &'a Json) -> Vec<&'a Json> {
         let schema = self.resolve(schema);
-        let mut out = Vec::new();
-        if let Some(object) = schema.as_object() {
-            if object.contains_key("properties") || object.contains_key("additionalProperties") {
-                out.push(object);
-            }
-            for combinator in ["anyOf", "oneOf", "allOf"] {
-                for branch in object
-                    .get(combinator)
-                    .and_then(Json::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    out.extend(self.object_schemas(branch));
-                }
-            }
-        }
-        out
-    }
-
-    /// The schemas a sequence's items may match.
-    fn item_schemas(&self, schema: &'a Json) -> Vec<&'a Json> {
-        let schema = self.resolve(schema);
-        let mut out: Vec<&Json> = schema.get("items").into_iter().collect();
+        let mut out = vec![schema];
         for combinator in ["anyOf", "oneOf", "allOf"] {
             for branch in schema
                 .get(combinator)
@@ -86,10 +64,27 @@ impl<'a> Walk<'a> {
                 .into_iter()
                 .flatten()
             {
-                out.extend(self.item_schemas(branch));
+                out.extend(self.alternatives(branch));
             }
         }
         out
+    }
+
+    /// The object schemas a mapping may match.
+    fn object_schemas(&self, schema: &'a Json) -> Vec<&'a Map<String, Json>> {
+        self.alternatives(schema)
+            .into_iter()
+            .filter_map(Json::as_object)
+            .filter(|o| o.contains_key("properties") || o.contains_key("additionalProperties"))
+            .collect()
+    }
+
+    /// The schemas a sequence's items may match.
+    fn item_schemas(&self, schema: &'a Json) -> Vec<&'a Json> {
+        self.alternatives(schema)
+            .into_iter()
+            .filter_map(|s| s.get("items"))
+            .collect()
     }
 
     fn value(&mut self, value: &Yaml, schema: &'a Json, path: &str) {

@@ -106,6 +106,7 @@ fn load_with(
         diagnostics: Vec::new(),
         stack: Vec::new(),
         allowed,
+        schema: serde_json::to_value(super::model::schema()).unwrap_or_default(),
     };
     let parsed = match text {
         Some(text) => loader.parse(path, text),
@@ -149,6 +150,8 @@ struct Loader {
     stack: Vec<PathBuf>,
     /// Canonical directories includes may come from: the spec's own, and those the user allowed.
     allowed: Vec<PathBuf>,
+    /// The format's JSON Schema, for finding unknown keys; made once, for every file read.
+    schema: serde_json::Value,
 }
 
 impl Loader {
@@ -229,8 +232,7 @@ impl Loader {
             );
             return None;
         }
-        let schema = serde_json::to_value(super::model::schema()).unwrap_or_default();
-        let unknown = keys::unknown_keys(&value, &schema);
+        let unknown = keys::unknown_keys(&value, &self.schema);
         if !unknown.is_empty() {
             for key in unknown {
                 let s = &self.sources[source];

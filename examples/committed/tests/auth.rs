@@ -84,11 +84,9 @@ fn client(server: &Server, extra: &str) -> UserClient {
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hundred_concurrent_first_calls_fetch_one_token() {
-    let (auth, server) = servers().await;
-    let users = client(&server, "");
-    let calls: Vec<_> = (0..100)
+/// `count` calls of `get_user` at once, each of which must succeed.
+async fn get_users_at_once(users: &UserClient, count: usize) {
+    let calls: Vec<_> = (0..count)
         .map(|_| {
             let users = users.clone();
             tokio::spawn(async move { users.get_user(1, None, "r").await })
@@ -97,6 +95,13 @@ async fn a_hundred_concurrent_first_calls_fetch_one_token() {
     for call in calls {
         call.await.unwrap().unwrap();
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_concurrent_first_calls_fetch_one_token() {
+    let (auth, server) = servers().await;
+    let users = client(&server, "");
+    get_users_at_once(&users, 100).await;
     assert_eq!(auth.issued.load(Ordering::SeqCst), 1);
 
     // The token request: client credentials grant, scopes, client authenticated by Basic.
@@ -338,15 +343,7 @@ async fn a_token_shorter_lived_than_the_refresh_margin_is_fetched_once_and_used(
     // Lives 10 s; the margin (`refresh_before`) is the default 30 s.
     auth.expires_in.store(10, Ordering::SeqCst);
     let users = client(&server, "");
-    let calls: Vec<_> = (0..50)
-        .map(|_| {
-            let users = users.clone();
-            tokio::spawn(async move { users.get_user(1, None, "r").await })
-        })
-        .collect();
-    for call in calls {
-        call.await.unwrap().unwrap();
-    }
+    get_users_at_once(&users, 50).await;
     assert_eq!(auth.issued.load(Ordering::SeqCst), 1, "one token for all");
     users.get_user(1, None, "r").await.unwrap();
     assert_eq!(
