@@ -20,8 +20,8 @@ pub use model::{
     SemaphorePolicy, SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
-    BreakerSettings, EndpointSettings, IsolationSettings, RateLimitSettings, RetrySettings,
-    Settings,
+    BreakerSettings, EndpointSettings, HalfOpenRule, IsolationSettings, RateLimitSettings,
+    RetrySettings, Settings,
 };
 pub use units::ByteSize;
 
@@ -120,6 +120,8 @@ breaker:
   open_for: 5s
   open_for_max: 60s
   half_open_calls: 5
+  close_after: 3
+  reopen_after: 2
   record: [connect, timeout, 5xx]
 isolation: { semaphore: { max_concurrent: 128, max_wait: 0s } }
 rate_limit: { per_second: 100, burst: 20, max_wait: 0s }
@@ -135,10 +137,49 @@ max_response_bytes: 16MiB
         let settings = Settings::from_profile(&profile);
         assert_eq!(settings.breaker.record[2], Condition::StatusClass(5));
         assert_eq!(
+            settings.breaker.half_open,
+            HalfOpenRule::Count {
+                close_after: 3,
+                reopen_after: 2
+            }
+        );
+        assert_eq!(
             settings.breaker.slow_call,
             Some((Duration::from_secs(2), 100.0))
         );
         assert_eq!(settings.max_response_bytes, 16 << 20);
+    }
+
+    #[test]
+    fn either_half_open_count_selects_the_counting_rule_with_the_other_defaulted() {
+        let rule = |yaml: &str| {
+            Settings::from_profile(&Profile::from_yaml_str(yaml).unwrap())
+                .breaker
+                .half_open
+        };
+        assert_eq!(rule("breaker: { half_open_calls: 3 }"), HalfOpenRule::Rate);
+        assert_eq!(
+            rule("breaker: { half_open_calls: 3, reopen_after: 2 }"),
+            HalfOpenRule::Count {
+                close_after: 3,
+                reopen_after: 2
+            }
+        );
+        assert_eq!(
+            rule("breaker: { close_after: 4 }"),
+            HalfOpenRule::Count {
+                close_after: 4,
+                reopen_after: 1
+            }
+        );
+        assert_eq!(
+            rule("breaker: { close_after: 0, reopen_after: 0 }"),
+            HalfOpenRule::Count {
+                close_after: 1,
+                reopen_after: 1
+            },
+            "zero would close or re-open before any trial"
+        );
     }
 
     #[test]

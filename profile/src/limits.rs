@@ -64,6 +64,16 @@ impl Profile {
                 breaker.half_open_calls,
                 MAX_HALF_OPEN_CALLS,
             );
+            check(
+                "breaker.close_after",
+                breaker.close_after,
+                MAX_HALF_OPEN_CALLS,
+            );
+            check(
+                "breaker.reopen_after",
+                breaker.reopen_after,
+                MAX_HALF_OPEN_CALLS,
+            );
         }
         if let Some(retry) = &self.retry {
             check("retry.max_attempts", retry.max_attempts, MAX_ATTEMPTS);

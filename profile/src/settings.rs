@@ -95,10 +95,29 @@ pub struct BreakerSettings {
     pub open_for: Duration,
     /// Longest open period after repeated re-opens.
     pub open_for_max: Duration,
-    /// Trials when half-open.
+    /// Trials when half-open: in all under the rate rule, at a time under the counting rule.
     pub half_open_calls: u32,
+    /// How the trials decide between CLOSED and OPEN.
+    pub half_open: HalfOpenRule,
     /// Outcomes that count as failures.
     pub record: Vec<Condition>,
+}
+
+/// How a half-open breaker's trials decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfOpenRule {
+    /// Once `half_open_calls` trials have finished, their failure (and slow) rate against the
+    /// closed state's thresholds: Resilience4j's rule.
+    Rate,
+    /// Closes at `close_after` successful trials, re-opens at `reopen_after` failed ones (a slow
+    /// success is a failed trial), whichever comes first: Hystrix's single trial and the
+    /// consecutive-count breaker are both this rule.
+    Count {
+        /// Successful trials that close the breaker.
+        close_after: u32,
+        /// Failed trials that re-open it.
+        reopen_after: u32,
+    },
 }
 
 /// Effective isolation policy.
@@ -180,6 +199,15 @@ impl Settings {
                 open_for: breaker.open_for.unwrap_or(s(5)),
                 open_for_max: breaker.open_for_max.unwrap_or(s(60)),
                 half_open_calls: breaker.half_open_calls.unwrap_or(5).max(1),
+                half_open: match (breaker.close_after, breaker.reopen_after) {
+                    (None, None) => HalfOpenRule::Rate,
+                    (close_after, reopen_after) => HalfOpenRule::Count {
+                        close_after: close_after
+                            .unwrap_or_else(|| breaker.half_open_calls.unwrap_or(5))
+                            .max(1),
+                        reopen_after: reopen_after.unwrap_or(1).max(1),
+                    },
+                },
                 record: breaker.record.unwrap_or_else(|| {
                     vec![
                         Condition::Connect,

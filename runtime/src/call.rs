@@ -5,7 +5,8 @@
 //! 3. bulkhead slot → `Rejected` when full past `max_wait`;
 //! 4. within the `total` deadline, the attempts: pick an endpoint, add headers, send with the
 //!    `attempt` timeout, read within `max_response_bytes`, classify; a retryable failure sleeps
-//!    its backoff (or `Retry-After`), never past the deadline, and only with budget left;
+//!    its backoff (or `Retry-After`), never past the deadline, and only with budget left; a
+//!    half-open trial makes one attempt;
 //! 5. the outcome of the whole call is recorded once, in the breaker and the statistics;
 //! 6. a failure a fallback may answer goes to the generated method's fallback, if it has one.
 //!
@@ -163,11 +164,22 @@ impl Client {
             started
         };
         self.shared.budget.deposit(started);
+        // A half-open trial is a probe: one attempt, whatever the retry policy says, so a
+        // recovering downstream sees one request per trial.
+        let max_attempts = if permit.is_trial() {
+            1
+        } else {
+            state.settings.retry.max_attempts
+        };
         let result = match state.bulkhead.pool() {
             Some(pool) => {
                 let client = self.clone();
                 let span = tracing::Span::current();
-                let attempts = async move { client.attempts(&request, sent, deadline).await };
+                let attempts = async move {
+                    client
+                        .attempts(&request, max_attempts, sent, deadline)
+                        .await
+                };
                 pool.run(Box::pin(attempts).instrument(span))
                     .await
                     .unwrap_or_else(|| {
@@ -177,7 +189,7 @@ impl Client {
                         ))
                     })
             }
-            None => self.attempts(&request, sent, deadline).await,
+            None => self.attempts(&request, max_attempts, sent, deadline).await,
         };
         let result = result.and_then(decode);
         drop(slot);
@@ -196,8 +208,8 @@ impl Client {
         result.map_err(named)
     }
 
-    /// The retry loop: attempts until one answers, the failure is not retryable, attempts or
-    /// budget run out, or the next sleep would end past the deadline.
+    /// The retry loop: attempts until one answers, the failure is not retryable, `max_attempts`
+    /// or the budget run out, or the next sleep would end past the deadline.
     ///
     /// The total deadline is kept without a timer of its own: each attempt's timer fires at the
     /// attempt deadline or the total one, whichever comes first; a sleep that would end past it
@@ -207,6 +219,7 @@ impl Client {
     async fn attempts(
         &self,
         request: &Request,
+        max_attempts: u32,
         sent: Instant,
         deadline: Instant,
     ) -> Result<Response, Error> {
@@ -287,7 +300,7 @@ impl Client {
                 sent = Instant::now();
                 continue;
             }
-            if attempt >= retry.max_attempts || !is_retryable(retry, failure, method.idempotent) {
+            if attempt >= max_attempts || !is_retryable(retry, failure, method.idempotent) {
                 return Err(error);
             }
             let wait = retry_after.unwrap_or_else(|| backoff(retry, attempt, fastrand::f64()));

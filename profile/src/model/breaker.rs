@@ -30,8 +30,13 @@ partial! {
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         open_for_max: Duration,
-        /// Trial calls let through when half-open.
+        /// Trial calls let through when half-open (at a time, under the counting rule).
         half_open_calls: u32,
+        /// Successful trials that close a half-open breaker. Setting it (or `reopen_after`)
+        /// replaces the rate rule with the counting rule; default `half_open_calls`.
+        close_after: u32,
+        /// Failed trials that re-open a half-open breaker (counting rule); default 1.
+        reopen_after: u32,
         /// Outcomes that count as failures.
         record: Vec<Condition>,
     }

@@ -1,6 +1,7 @@
 //! The circuit breaker: CLOSED → OPEN when the window's failure (or slow) rate reaches the
 //! threshold, OPEN → HALF_OPEN after `open_for`, HALF_OPEN → CLOSED or OPEN (with a doubled
-//! `open_for`) once its trial calls finish.
+//! `open_for`) by the half-open rule: the trials' rate once they have all finished, or a count of
+//! successful and failed trials.
 //!
 //! The hot path takes no lock: a closed breaker admits a call with one atomic load and records
 //! it with a few atomic adds into a lock-free window. A small per-breaker mutex is taken only on
@@ -10,7 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::Duration;
 
-use remcall_profile::BreakerSettings;
+use remcall_profile::{BreakerSettings, HalfOpenRule};
 use tokio::time::Instant;
 
 use crate::stats::BreakerState;
@@ -53,8 +54,10 @@ pub struct Breaker {
 
 #[derive(Debug, Default)]
 struct Trials {
+    /// Trials let through: in all under the rate rule, in flight under the counting rule.
     admitted: u32,
     done: u32,
+    successes: u32,
     failures: u32,
     slow: u32,
     /// Consecutive re-opens from half-open, for the doubling of `open_for`.
@@ -209,27 +212,54 @@ impl Breaker {
         if self.state.load(Ordering::Acquire) != HALF_OPEN {
             return;
         }
-        match outcome {
+        let (failed, slow) = match outcome {
             Outcome::Ignored => {
                 // Says nothing about the downstream: give the slot to another call.
                 trials.admitted = trials.admitted.saturating_sub(1);
                 return;
             }
-            Outcome::Failure => trials.failures += 1,
-            Outcome::Success { slow } => trials.slow += u32::from(slow),
-        }
+            Outcome::Failure => (true, false),
+            Outcome::Success { slow } => (false, slow),
+        };
         trials.done += 1;
-        if trials.done >= self.settings.half_open_calls {
-            let (done, failures, slow) = (trials.done, trials.failures, trials.slow);
-            if self.over_threshold(done, failures, slow, 0) {
-                trials.reopened += 1;
-                let reopened = trials.reopened;
-                self.open(now, reopened);
-            } else {
-                trials.reopened = 0;
-                self.window.reset();
-                self.transition(HALF_OPEN, CLOSED);
+        trials.failures += u32::from(failed);
+        trials.slow += u32::from(slow);
+        let close = match self.settings.half_open {
+            HalfOpenRule::Rate => {
+                if trials.done < self.settings.half_open_calls {
+                    return;
+                }
+                !self.over_threshold(trials.done, trials.failures, trials.slow, 0)
             }
+            HalfOpenRule::Count {
+                close_after,
+                reopen_after,
+            } => {
+                // The slot goes to the next trial. A slow success (only ever reported when
+                // `slow_call` is set) is a failed trial: slowness is what the breaker guards.
+                trials.admitted = trials.admitted.saturating_sub(1);
+                if failed || slow {
+                    if trials.failures + trials.slow < reopen_after {
+                        return;
+                    }
+                    false
+                } else {
+                    trials.successes += 1;
+                    if trials.successes < close_after {
+                        return;
+                    }
+                    true
+                }
+            }
+        };
+        if close {
+            trials.reopened = 0;
+            self.window.reset();
+            self.transition(HALF_OPEN, CLOSED);
+        } else {
+            trials.reopened += 1;
+            let reopened = trials.reopened;
+            self.open(now, reopened);
         }
     }
 
@@ -312,6 +342,14 @@ impl Breaker {
     }
 }
 
+impl Permit<'_> {
+    /// A half-open trial: a probe of the downstream, sent once and never retried.
+    #[inline]
+    pub fn is_trial(&self) -> bool {
+        self.trial
+    }
+}
+
 impl Drop for Permit<'_> {
     #[inline]
     fn drop(&mut self) {
@@ -337,6 +375,7 @@ mod tests {
             open_for: Duration::from_secs(5),
             open_for_max: Duration::from_secs(60),
             half_open_calls,
+            half_open: HalfOpenRule::Rate,
             record: Vec::new(),
         }
     }
@@ -505,6 +544,76 @@ mod tests {
             call(&breaker, outcome, t1).unwrap();
         }
         assert_eq!(breaker.state(), BreakerState::Closed, "25% < 50%");
+    }
+
+    fn counting(close_after: u32, reopen_after: u32, half_open_calls: u32) -> BreakerSettings {
+        BreakerSettings {
+            half_open: HalfOpenRule::Count {
+                close_after,
+                reopen_after,
+            },
+            ..settings(Window::Calls(10), 5, half_open_calls)
+        }
+    }
+
+    #[test]
+    fn counting_admits_trials_one_at_a_time_until_close_after_successes() {
+        let t0 = Instant::now();
+        let breaker = tripped(counting(3, 1, 1), t0);
+        let t1 = t0 + Duration::from_secs(5);
+        for n in 1..=3 {
+            let trial = breaker
+                .try_acquire(t1)
+                .expect("the previous trial finished");
+            assert!(trial.is_trial());
+            assert_eq!(
+                breaker.try_acquire(t1).unwrap_err(),
+                Duration::ZERO,
+                "one at a time"
+            );
+            breaker.record(trial, S, t1);
+            let expected = if n < 3 {
+                BreakerState::HalfOpen
+            } else {
+                BreakerState::Closed
+            };
+            assert_eq!(breaker.state(), expected, "after {n} good trials");
+        }
+        assert!(!breaker.try_acquire(t1).unwrap().is_trial());
+    }
+
+    #[test]
+    fn counting_reopens_at_reopen_after_failures_whatever_the_successes() {
+        let t0 = Instant::now();
+        let breaker = tripped(counting(5, 2, 5), t0);
+        let t1 = t0 + Duration::from_secs(5);
+        for outcome in [S, F, S, S] {
+            call(&breaker, outcome, t1).unwrap();
+            assert_eq!(breaker.state(), BreakerState::HalfOpen);
+        }
+        call(&breaker, F, t1).unwrap();
+        assert_eq!(
+            breaker.state(),
+            BreakerState::Open,
+            "the second failed trial"
+        );
+        assert_eq!(
+            breaker.try_acquire(t1).unwrap_err(),
+            Duration::from_secs(10),
+            "doubled"
+        );
+    }
+
+    #[test]
+    fn counting_takes_a_slow_trial_for_a_failed_one() {
+        let t0 = Instant::now();
+        let mut s = counting(2, 1, 2);
+        s.slow_call = Some((Duration::from_secs(1), 100.0));
+        let breaker = tripped(s, t0);
+        let t1 = t0 + Duration::from_secs(5);
+        call(&breaker, S, t1).unwrap();
+        call(&breaker, Outcome::Success { slow: true }, t1).unwrap();
+        assert_eq!(breaker.state(), BreakerState::Open);
     }
 
     #[test]
