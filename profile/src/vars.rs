@@ -3,9 +3,9 @@
 
 /// A placeholder whose variable is unset and has no default.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "environment variable `{0}` is not set and has no default (write ${{{0}:-default}} to give one)"
-)]
+// No advice to write a default: for a secret that would put it into generated code. The
+// build-time check (the runtime's `environment`) gives advice that knows which field it is.
+#[error("environment variable `{0}` is not set and has no default")]
 pub struct MissingVar(pub String);
 
 /// Checks placeholder syntax; the error says what is wrong, for a diagnostic.
@@ -60,6 +60,84 @@ pub fn expand(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<Str
 /// [`expand`] against the process environment.
 pub fn expand_env(text: &str) -> Result<String, MissingVar> {
     expand(text, |name| std::env::var(name).ok())
+}
+
+/// The variables `text` names that `lookup` does not know and that have no default, each once,
+/// in order. Malformed placeholders are left to [`check`].
+pub fn missing(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let inner = &after[..end];
+        if !inner.contains(":-")
+            && is_var_name(inner)
+            && lookup(inner).is_none()
+            && !found.iter().any(|f| f == inner)
+        {
+            found.push(inner.to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    found
+}
+
+/// A setting that may hold `${VAR}`s: where it sits (`auth.oauth2.client_secret`,
+/// `headers.X-Api-Key`), its text, and whether it is a secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VarField<'a> {
+    /// The key's dotted path in a profile.
+    pub key: String,
+    /// The text as written.
+    pub text: &'a str,
+    /// A secret: a default for it would be written into generated code.
+    pub secret: bool,
+}
+
+impl crate::Settings {
+    /// Every setting resolved from the environment when a client is built.
+    pub fn var_fields(&self) -> Vec<VarField<'_>> {
+        use crate::Auth;
+        fn field(key: String, text: &str, secret: bool) -> VarField<'_> {
+            VarField { key, text, secret }
+        }
+        let mut fields = Vec::new();
+        match &self.auth {
+            Some(Auth::Bearer(b)) => fields.push(field("auth.bearer.token".into(), &b.token, true)),
+            Some(Auth::Basic(b)) => {
+                fields.push(field("auth.basic.username".into(), &b.username, false));
+                fields.push(field("auth.basic.password".into(), &b.password, true));
+            }
+            Some(Auth::Oauth2(o)) => {
+                fields.push(field("auth.oauth2.token_url".into(), &o.token_url, false));
+                fields.push(field("auth.oauth2.client_id".into(), &o.client_id, false));
+                fields.push(field(
+                    "auth.oauth2.client_secret".into(),
+                    &o.client_secret,
+                    true,
+                ));
+                for (name, value) in &o.params {
+                    fields.push(field(format!("auth.oauth2.params.{name}"), value, false));
+                }
+            }
+            None => {}
+        }
+        for (name, def) in &self.headers {
+            fields.push(field(format!("headers.{name}"), &def.value, def.secret));
+        }
+        let tls = &self.tls;
+        for (key, path) in [
+            ("tls.ca_file", &tls.ca_file),
+            ("tls.client_cert", &tls.client_cert),
+            ("tls.client_key", &tls.client_key),
+        ] {
+            if let Some(path) = path {
+                fields.push(field(key.into(), path, false));
+            }
+        }
+        fields
+    }
 }
 
 enum ExpandError {
@@ -128,6 +206,15 @@ mod tests {
         let err = expand("${CLIENT_SECRET}", env).unwrap_err();
         assert_eq!(err.0, "CLIENT_SECRET");
         assert!(err.to_string().contains("`CLIENT_SECRET` is not set"));
+    }
+
+    #[test]
+    fn missing_lists_every_unset_variable_without_a_default_once() {
+        assert_eq!(
+            missing("${A}/${HOST}/${B:-b}/${C}/${A}/${1X}/${D", env),
+            ["A", "C"]
+        );
+        assert!(missing("plain", env).is_empty());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::breaker::Breaker;
 use crate::budget::RetryBudget;
 use crate::bulkhead::Bulkhead;
 use crate::endpoints::{Discover, DynDiscover, Endpoints};
+use crate::environment;
 use crate::error::{Error, ErrorKind};
 use crate::interceptor::{DynInterceptor, Erased, Interceptor};
 use crate::rate_limit::RateLimiter;
@@ -139,7 +140,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Resolves profiles, environment placeholders, credentials, TLS and endpoints.
+    /// Resolves profiles, environment placeholders (an error names every unset one),
+    /// credentials, TLS and endpoints.
     pub fn build(self) -> Result<Client, Error> {
         let spec = self.spec;
         let named = |e: Error| e.in_call(spec.name, "");
@@ -160,6 +162,17 @@ impl ClientBuilder {
                 ))
             })
             .collect::<Result<Vec<Settings>, Error>>()?;
+        let base_urls = match self.base_urls {
+            Some(urls) => urls,
+            None => spec.base_urls.iter().map(|u| (*u).to_owned()).collect(),
+        };
+        environment::check(
+            spec,
+            &client_settings,
+            &method_settings,
+            &base_urls,
+            |name| std::env::var(name).ok(),
+        )?;
         let carries_secrets = std::iter::once(&client_settings)
             .chain(&method_settings)
             .any(|s| s.auth.is_some() || s.headers.values().any(|h| h.secret));
@@ -268,10 +281,6 @@ impl ClientBuilder {
             now,
         );
 
-        let base_urls = match self.base_urls {
-            Some(urls) => urls,
-            None => spec.base_urls.iter().map(|u| (*u).to_owned()).collect(),
-        };
         let endpoints = Endpoints::new(
             spec.name,
             &base_urls,

@@ -17,6 +17,7 @@ mod bulkhead;
 mod call;
 mod client;
 mod endpoints;
+mod environment;
 mod error;
 mod interceptor;
 mod latency;

@@ -61,8 +61,13 @@ async fn a_bad_runtime_profile_fails_build_with_config() {
         .build()
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Config);
+    let text = err.to_string();
     assert!(
-        err.to_string().contains("REMCALL_DEMO_UNSET_TOKEN"),
-        "{err}"
+        text.contains("`REMCALL_DEMO_UNSET_TOKEN` for `auth.bearer.token` (a secret: set it in the environment)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(":-"),
+        "no default suggested for a secret: {text}"
     );
 }
