@@ -10,6 +10,7 @@ mod model;
 #[cfg(feature = "schema")]
 pub mod schema;
 mod settings;
+pub mod suggest;
 pub mod units;
 pub mod vars;
 
@@ -39,8 +40,11 @@ impl Profile {
         if text.trim().is_empty() {
             return Ok(Profile::default());
         }
-        let profile: Profile =
-            serde_yaml::from_str(text).map_err(|e| ProfileError(e.to_string()))?;
+        let profile: Profile = serde_yaml::from_str(text).map_err(|e| {
+            ProfileError(suggest::for_unknown_field(suggest::in_yaml_words(
+                &e.to_string(),
+            )))
+        })?;
         if profile.extends.is_some() {
             return Err(ProfileError(
                 "`extends` works only inside a spec's `configs:`".to_owned(),

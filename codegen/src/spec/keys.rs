@@ -19,22 +19,27 @@ pub(crate) struct UnknownKey {
 
 /// Every unknown key of `value` under `schema` (a root schema with `$defs`).
 pub(crate) fn unknown_keys(value: &Yaml, schema: &Json) -> Vec<UnknownKey> {
-    let mut walk = Walk {
-        root: schema,
-        found: Vec::new(),
-    };
+    let mut walk = Walk::new(schema);
     walk.value(value, schema, "");
     walk.found
 }
 
-struct Walk<'a> {
+pub(crate) struct Walk<'a> {
     root: &'a Json,
     found: Vec<UnknownKey>,
 }
 
 impl<'a> Walk<'a> {
+    /// A walk over `root`, a schema with `$defs`.
+    pub(crate) fn new(root: &'a Json) -> Walk<'a> {
+        Walk {
+            root,
+            found: Vec::new(),
+        }
+    }
+
     /// Follows `$ref`s to `#/$defs/..`.
-    fn resolve(&self, schema: &'a Json) -> &'a Json {
+    pub(crate) fn resolve(&self, schema: &'a Json) -> &'a Json {
         let mut schema = schema;
         // A bounded number of hops: a schema whose refs loop is not one serde would read either.
         for _ in 0..16 {
@@ -54,7 +59,7 @@ impl<'a> Walk<'a> {
 
     /// The schema with `$ref`s followed, and, recursively, the branches of its `anyOf`, `oneOf`
     /// and `allOf`: every shape a value may take there.
-    fn alternatives(&self, schema: &'a Json) -> Vec<&'a Json> {
+    pub(crate) fn alternatives(&self, schema: &'a Json) -> Vec<&'a Json> {
         let schema = self.resolve(schema);
         let mut out = vec![schema];
         for combinator in ["anyOf", "oneOf", "allOf"] {
@@ -71,7 +76,7 @@ impl<'a> Walk<'a> {
     }
 
     /// The object schemas a mapping may match.
-    fn object_schemas(&self, schema: &'a Json) -> Vec<&'a Map<String, Json>> {
+    pub(crate) fn object_schemas(&self, schema: &'a Json) -> Vec<&'a Map<String, Json>> {
         self.alternatives(schema)
             .into_iter()
             .filter_map(Json::as_object)
@@ -80,7 +85,7 @@ impl<'a> Walk<'a> {
     }
 
     /// The schemas a sequence's items may match.
-    fn item_schemas(&self, schema: &'a Json) -> Vec<&'a Json> {
+    pub(crate) fn item_schemas(&self, schema: &'a Json) -> Vec<&'a Json> {
         self.alternatives(schema)
             .into_iter()
             .filter_map(|s| s.get("items"))
@@ -153,7 +158,7 @@ impl<'a> Walk<'a> {
     }
 }
 
-fn properties(object: &Map<String, Json>) -> Option<&Map<String, Json>> {
+pub(crate) fn properties(object: &Map<String, Json>) -> Option<&Map<String, Json>> {
     object.get("properties").and_then(Json::as_object)
 }
 

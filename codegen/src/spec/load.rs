@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use remcall_profile::Profile;
 
-use super::keys;
 use super::model::{SpecFile, TypeDef};
 use super::spans::SpanIndex;
+use super::{keys, shape};
 use crate::diagnostic::{Diagnostic, Pos, did_you_mean};
 
 /// One file that was read, with the positions of its keys.
@@ -246,15 +246,17 @@ impl Loader {
             }
             return None;
         }
-        match serde_path_to_error::deserialize::<_, SpecFile>(value) {
+        match serde_path_to_error::deserialize::<_, SpecFile>(&value) {
             Ok(file) => Some(file),
             Err(e) => {
                 let at = key_path(e.path());
                 let s = &self.sources[source];
+                // serde names the Rust type it wanted (`struct Bearer`); the user wrote YAML.
+                let inner = remcall_profile::suggest::in_yaml_words(&e.inner().to_string());
                 let message = if at.is_empty() {
-                    e.inner().to_string()
+                    inner
                 } else {
-                    format!("`{at}`: {}", e.inner())
+                    format!("`{at}`: {inner}")
                 };
                 // serde quotes the value it refused: one line of it, and not much of that.
                 let mut message: String = message.lines().next().unwrap_or_default().to_owned();
@@ -267,9 +269,14 @@ impl Loader {
                     .rsplit('.')
                     .next()
                     .is_some_and(|last| last.ends_with('>') || last.ends_with(')'));
-                let help = split_type.then(|| {
-                    "a type with a comma inside `{ … }` must be quoted: `tags: \"HashMap<String, i64>\"`".to_owned()
-                });
+                let help = if split_type {
+                    Some("a type with a comma inside `{ … }` must be quoted: `tags: \"HashMap<String, i64>\"`".to_owned())
+                } else if message.contains("invalid type") {
+                    value_at(&value, &at)
+                        .and_then(|written| shape::help(&self.schema, &at, written))
+                } else {
+                    None
+                };
                 self.diagnostics
                     .push(s.diagnostic(s.spans.value(&at), message).maybe_help(help));
                 None
@@ -423,6 +430,18 @@ fn read_spec_file(path: &Path) -> Result<String, String> {
 }
 
 /// A serde path as the span index names it: `methods.get.path.id`, `base_url.1`.
+/// The value at a dotted path of a parsed file.
+fn value_at<'a>(value: &'a serde_yaml::Value, path: &str) -> Option<&'a serde_yaml::Value> {
+    path.split('.')
+        .filter(|s| !s.is_empty())
+        .try_fold(value, |value, segment| match value {
+            serde_yaml::Value::Mapping(map) => map.get(segment),
+            serde_yaml::Value::Sequence(items) => items.get(segment.parse::<usize>().ok()?),
+            serde_yaml::Value::Tagged(tagged) => value_at(&tagged.value, segment),
+            _ => None,
+        })
+}
+
 fn key_path(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::new();

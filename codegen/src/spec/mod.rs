@@ -3,6 +3,7 @@
 mod keys;
 mod load;
 pub mod model;
+mod shape;
 mod spans;
 
 pub(crate) use load::{Spec, load, load_text};
