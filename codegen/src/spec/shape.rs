@@ -100,14 +100,13 @@ fn forms(walk: &Walk<'_>, schema: &Json, written: &Yaml) -> Vec<String> {
         });
     }
     // A list that takes the value as its item: `on: connect` wanted `on: [connect]`.
-    if let Some(value) = scalar(written) {
-        if walk
+    if let Some(value) = scalar(written)
+        && walk
             .item_schemas(schema)
             .into_iter()
             .any(|items| accepts(walk, items, written))
-        {
-            forms.push(format!("[{value}]"));
-        }
+    {
+        forms.push(format!("[{value}]"));
     }
     for alternative in walk.alternatives(schema) {
         forms.extend(words(alternative).into_iter().map(str::to_owned));
