@@ -33,6 +33,9 @@ pub struct Generated {
     pub module: String,
     /// The spec it came from.
     pub spec: PathBuf,
+    /// The spec as the generated code names it: relative to its workspace (or crate), so the
+    /// same spec gives the same bytes from whatever directory, however its path is spelt.
+    pub spec_label: String,
     /// Every file read for it (spec and includes).
     pub inputs: Vec<PathBuf>,
     /// The code.
@@ -181,10 +184,50 @@ pub fn generate_text(path: &Path, text: &str) -> Result<Generated, Error> {
     )
 }
 
+/// A spec's path relative to its workspace's root (or its crate's, outside a workspace), with `/`
+/// separators; its file name when no crate holds it; the path as given, without `./`s, when it cannot be resolved (a spec held in
+/// memory).
+fn spec_label(path: &Path) -> String {
+    let lexical = || {
+        let parts: Vec<String> = path
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        parts.join("/")
+    };
+    let Ok(canonical) = path.canonicalize() else {
+        return lexical();
+    };
+    // The workspace's root as cargo finds it (the first manifest above with a `[workspace]`),
+    // else the crate's.
+    let manifests: Vec<&Path> = canonical
+        .ancestors()
+        .skip(1)
+        .filter(|dir| dir.join("Cargo.toml").is_file())
+        .collect();
+    let crate_root = manifests
+        .iter()
+        .find(|dir| {
+            std::fs::read_to_string(dir.join("Cargo.toml"))
+                .is_ok_and(|manifest| manifest.lines().any(|l| l.trim() == "[workspace]"))
+        })
+        .or(manifests.first());
+    let relative = match crate_root {
+        Some(root) => canonical.strip_prefix(root).unwrap_or(&canonical),
+        None => Path::new(canonical.file_name().unwrap_or(canonical.as_os_str())),
+    };
+    let parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
 fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Error> {
     let checked = validate::validate(&spec).map_err(Error::Invalid)?;
     let client = ir::lower(&checked);
-    let shown = path.to_string_lossy().replace('\\', "/");
+    let shown = spec_label(path);
     // The path is written into the header comment and `mod.rs`: a line break in a file name
     // would end the comment and make the rest of the name code.
     if shown.chars().any(char::is_control) {
@@ -206,6 +249,7 @@ fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Error> {
         file_name: format!("{module}.rs"),
         module,
         spec: path.to_path_buf(),
+        spec_label: shown,
         inputs: spec.files().map(Path::to_path_buf).collect(),
         code,
     })

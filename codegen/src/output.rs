@@ -12,12 +12,7 @@ pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
         .collect();
     let modules: Vec<(String, String)> = generated
         .iter()
-        .map(|g| {
-            (
-                g.module.clone(),
-                g.spec.to_string_lossy().replace('\\', "/"),
-            )
-        })
+        .map(|g| (g.module.clone(), g.spec_label.clone()))
         .collect();
     files.push(("mod.rs".to_owned(), render::module_index(&modules)));
     files
