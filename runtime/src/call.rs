@@ -116,7 +116,7 @@ impl Client {
                     }
                 }
                 None => {
-                    state.counters.record(Ending::Rejected, None, now);
+                    state.counters.record(Ending::RateLimited, None, now);
                     return Err(named(Error::fixed(
                         ErrorKind::RateLimited,
                         "rate limit reached: no turn within max_wait",

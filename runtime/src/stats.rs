@@ -29,15 +29,17 @@ pub struct MethodStats {
     pub calls: u64,
     /// Calls that returned `Ok` without a fallback.
     pub successes: u64,
-    /// Calls that failed, including short-circuited and rejected ones (whether or not a fallback
-    /// then answered).
+    /// Calls that failed, including short-circuited, rejected and rate-limited ones (whether or
+    /// not a fallback then answered).
     pub failures: u64,
     /// Attempts after the first.
     pub retries: u64,
     /// Calls refused by an open breaker.
     pub short_circuited: u64,
-    /// Calls refused by a full bulkhead or the rate limiter.
+    /// Calls refused by a full bulkhead (or isolation pool).
     pub rejected: u64,
+    /// Calls refused by the rate limiter: no turn within its `max_wait`.
+    pub rate_limited: u64,
     /// Failed calls a fallback answered (with `Ok`; one that passes the failure on is not counted).
     pub fallbacks: u64,
     /// The method's breaker state.
@@ -108,12 +110,14 @@ pub(crate) struct Counters {
     retries: AtomicU64,
     short_circuited: AtomicU64,
     rejected: AtomicU64,
+    rate_limited: AtomicU64,
     fallbacks: AtomicU64,
     latencies: Latencies,
 }
 
 /// How a logical call ended, for the counters. Not an [`crate::ErrorKind`]: the counters file a
-/// call by where the pipeline stopped it (refused by the breaker, refused by a limit, or sent),
+/// call by where the pipeline stopped it (refused by the limiter, the breaker or the bulkhead, or
+/// sent),
 /// and a sent call that failed is a failure whatever its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ending {
@@ -121,6 +125,7 @@ pub(crate) enum Ending {
     Failure,
     ShortCircuited,
     Rejected,
+    RateLimited,
 }
 
 impl Counters {
@@ -132,6 +137,7 @@ impl Counters {
             retries: AtomicU64::new(0),
             short_circuited: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
+            rate_limited: AtomicU64::new(0),
             fallbacks: AtomicU64::new(0),
             latencies: Latencies::new(now),
         }
@@ -153,6 +159,10 @@ impl Counters {
             Ending::Rejected => {
                 bump(&self.failures);
                 bump(&self.rejected);
+            }
+            Ending::RateLimited => {
+                bump(&self.failures);
+                bump(&self.rate_limited);
             }
         }
         if let Some(latency) = latency {
@@ -177,6 +187,7 @@ impl Counters {
             retries: load(&self.retries),
             short_circuited: load(&self.short_circuited),
             rejected: load(&self.rejected),
+            rate_limited: load(&self.rate_limited),
             fallbacks: load(&self.fallbacks),
             breaker,
             p50: self.latencies.quantile(0.5, now),
@@ -198,6 +209,7 @@ mod tests {
             retries: 0,
             short_circuited: 0,
             rejected: 0,
+            rate_limited: 0,
             fallbacks: 0,
             breaker: BreakerState::Closed,
             p50: Duration::from_nanos(2_097_151_000),

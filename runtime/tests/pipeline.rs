@@ -353,6 +353,13 @@ async fn a_rate_limit_refuses_calls_past_the_burst() {
     }
     assert_eq!(limited, 2);
     assert_eq!(downstream.hits.load(Ordering::SeqCst), 3);
+    let stats = users.stats();
+    let stats = stats.method("get_user").unwrap();
+    assert_eq!(
+        (stats.rate_limited, stats.rejected, stats.failures),
+        (2, 0, 2),
+        "the limiter's refusals are not the bulkhead's"
+    );
 }
 
 #[tokio::test]

@@ -37,7 +37,7 @@ pub fn page(clients: &[ClientStats]) -> String {
     for client in clients {
         let _ = write!(
             html,
-            "<h2>{}</h2><table><tr><th>method</th><th>calls</th><th>ok</th><th>failed</th><th>retries</th><th>short-circuited</th><th>rejected</th><th>fallbacks</th><th>breaker</th><th>p50 ms</th><th>p99 ms</th></tr>",
+            "<h2>{}</h2><table><tr><th>method</th><th>calls</th><th>ok</th><th>failed</th><th>retries</th><th>short-circuited</th><th>rejected</th><th>rate-limited</th><th>fallbacks</th><th>breaker</th><th>p50 ms</th><th>p99 ms</th></tr>",
             escape(client.client)
         );
         for (method, s) in &client.methods {
@@ -48,7 +48,7 @@ pub fn page(clients: &[ClientStats]) -> String {
             };
             let _ = write!(
                 html,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{state}\">{state}</td><td>{:.1}</td><td>{:.1}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{state}\">{state}</td><td>{:.1}</td><td>{:.1}</td></tr>",
                 escape(method),
                 s.calls,
                 s.successes,
@@ -56,6 +56,7 @@ pub fn page(clients: &[ClientStats]) -> String {
                 s.retries,
                 s.short_circuited,
                 s.rejected,
+                s.rate_limited,
                 s.fallbacks,
                 s.p50.as_secs_f64() * 1000.0,
                 s.p99.as_secs_f64() * 1000.0
