@@ -223,6 +223,31 @@ impl Client {
         sent: Instant,
         deadline: Instant,
     ) -> Result<Response, Error> {
+        let mut tally = Tally::default();
+        let result = self
+            .retry_loop(request, max_attempts, sent, deadline, &mut tally)
+            .await;
+        // The call span's fields are recorded once, when the attempts are over: a formatter
+        // shows every recording of a field, so recording per attempt would repeat them.
+        let span = tracing::Span::current();
+        if tally.attempts > 0 {
+            span.record("attempts", tally.attempts);
+        }
+        if let Some(status) = tally.status {
+            span.record("status", status);
+        }
+        result
+    }
+
+    /// [`Client::attempts`] without the span: counts attempts and the last status in `tally`.
+    async fn retry_loop(
+        &self,
+        request: &Request,
+        max_attempts: u32,
+        sent: Instant,
+        deadline: Instant,
+        tally: &mut Tally,
+    ) -> Result<Response, Error> {
         if let Some(error) = &request.error {
             return Err(error.clone());
         }
@@ -238,8 +263,6 @@ impl Client {
         // When the next attempt goes out: first `sent`, then the end of each sleep. Taken from
         // readings the pipeline makes anyway, not from a clock read of its own.
         let mut sent = sent;
-        // The call's span, whose fields the attempts fill in.
-        let span_of_call = tracing::Span::current();
         loop {
             let mut token_generation = 0;
             let lease = self.shared.endpoints.pick(avoid.as_ref())?;
@@ -255,7 +278,7 @@ impl Client {
                 .attempt(state, request, target, &mut token_generation)
                 .instrument(span)
                 .await;
-            span_of_call.record("attempts", attempt);
+            tally.attempts = attempt;
             let unhealthy = match &outcome {
                 Ok(response) => response.status.is_server_error(),
                 Err(failed) => match failed.failure {
@@ -271,8 +294,8 @@ impl Client {
                 Ok(response) => Some(response.status.as_u16()),
                 Err(failed) => failed.error.status().map(|s| s.as_u16()),
             };
-            if let Some(status) = status {
-                span_of_call.record("status", status);
+            if status.is_some() {
+                tally.status = status;
             }
             let FailedAttempt {
                 error,
@@ -376,7 +399,7 @@ impl Client {
                 .and_then(|refusal| refusal)
                 .map_err(FailedAttempt::other)?;
             }
-            log::request(state.settings.log, method.path, &outgoing);
+            log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
             exchange(self.shared.http.execute(outgoing.into_request()), limit)
         })
         .await
@@ -395,7 +418,7 @@ impl Client {
                 retry_after: None,
             }
         })??;
-        log::response(state.settings.log, &call, &response, sent);
+        log::response(state.settings.log, &call, &endpoint.base, &response, sent);
         if !interceptors.is_empty() {
             Box::pin(within(
                 deadline,
@@ -465,6 +488,13 @@ struct Target<'a> {
     sent: Instant,
     /// The call's total deadline.
     deadline: Instant,
+}
+
+/// What the call span reports of the attempts: how many, and the last HTTP status.
+#[derive(Default)]
+struct Tally {
+    attempts: u32,
+    status: Option<u16>,
 }
 
 /// How a finished call counts for the breaker: `record:` decides which failures count; slow

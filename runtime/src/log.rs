@@ -1,6 +1,6 @@
 //! Per-attempt logging through `tracing` (target `remcall::http`, level DEBUG), as the profile's
-//! `log:` asks: `basic` (method, URL template, status, time), `headers` (plus headers), `full`
-//! (plus bodies). Authorization, Proxy-Authorization, Cookie, Set-Cookie and every header marked
+//! `log:` asks: `basic` (method, URL template, the endpoint sent to, status, time), `headers`
+//! (plus headers), `full` (plus bodies); a field the level leaves out is absent, not empty. Authorization, Proxy-Authorization, Cookie, Set-Cookie and every header marked
 //! sensitive (profile headers with `secret: true`, credentials) show as `<redacted>`.
 
 use std::fmt::Write;
@@ -22,7 +22,8 @@ const ALWAYS_SECRET: &[&str] = &[
     "set-cookie",
 ];
 
-pub(crate) fn request(level: LogLevel, template: &str, request: &Outgoing) {
+/// `endpoint`: the base URL the attempt went to, so with several instances the log says which.
+pub(crate) fn request(level: LogLevel, template: &str, endpoint: &str, request: &Outgoing) {
     if level == LogLevel::None || !tracing::enabled!(target: "remcall::http", tracing::Level::DEBUG)
     {
         return;
@@ -40,29 +41,33 @@ pub(crate) fn request(level: LogLevel, template: &str, request: &Outgoing) {
         attempt = call.attempt,
         http.method = %request.http_method,
         url.template = template,
-        headers,
-        body,
+        endpoint,
+        headers = headers.as_deref(),
+        body = body.as_deref(),
         "request"
     );
 }
 
-/// The headers (from `headers` up, redacted) and the body (`full` only) as `level` asks.
-fn details(level: LogLevel, headers: &HeaderMap, payload: &[u8]) -> (String, String) {
-    let headers = if level >= LogLevel::Headers {
-        redacted(headers)
-    } else {
-        String::new()
-    };
-    let body = if level == LogLevel::Full {
-        body(payload)
-    } else {
-        String::new()
-    };
+/// The headers (from `headers` up, redacted) and the body (`full` only) as `level` asks; `None`
+/// leaves the field out of the event (tracing records an `Option` only when it is `Some`).
+fn details(
+    level: LogLevel,
+    headers: &HeaderMap,
+    payload: &[u8],
+) -> (Option<String>, Option<String>) {
+    let headers = (level >= LogLevel::Headers).then(|| redacted(headers));
+    let body = (level == LogLevel::Full).then(|| body(payload));
     (headers, body)
 }
 
 /// `sent` is when the attempt was sent; the clock is read only when the event is logged.
-pub(crate) fn response(level: LogLevel, call: &CallInfo, response: &Response, sent: Instant) {
+pub(crate) fn response(
+    level: LogLevel,
+    call: &CallInfo,
+    endpoint: &str,
+    response: &Response,
+    sent: Instant,
+) {
     if level == LogLevel::None || !tracing::enabled!(target: "remcall::http", tracing::Level::DEBUG)
     {
         return;
@@ -74,10 +79,11 @@ pub(crate) fn response(level: LogLevel, call: &CallInfo, response: &Response, se
         client = call.client,
         method = call.method,
         attempt = call.attempt,
+        endpoint,
         status = response.status.as_u16(),
         elapsed_ms = elapsed.as_secs_f64() * 1000.0,
-        headers,
-        body,
+        headers = headers.as_deref(),
+        body = body.as_deref(),
         "response"
     );
 }

@@ -53,6 +53,38 @@ async fn logs_carry_calls_and_transitions_but_never_secrets() {
     full_level_call_without_secrets(&captured).await;
     breaker_transitions(&captured).await;
     call_spans(&captured).await;
+    basic_level_events(&captured).await;
+}
+
+async fn basic_level_events(captured: &Captured) {
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(|| async { axum::Json(json!({ "id": 1, "name": "Ada" })) }),
+    ))
+    .await;
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str("log: basic").unwrap())
+        .build()
+        .unwrap();
+    users.get_user(42, None, "basic").await.unwrap();
+    let log = captured.take();
+    let events: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("remcall::http: request") || l.contains("remcall::http: response"))
+        .collect();
+    assert_eq!(events.len(), 2, "a request and a response:\n{log}");
+    for event in events {
+        // With several instances, the log says which one answered.
+        assert!(
+            event.contains(&format!("endpoint={}", server.url())),
+            "{event}"
+        );
+        assert!(
+            !event.contains("headers=") && !event.contains("body="),
+            "basic logs no empty headers or body: {event}"
+        );
+    }
 }
 
 async fn call_spans(captured: &Captured) {
@@ -104,6 +136,9 @@ async fn call_spans(captured: &Captured) {
         "outcome=\"success\"",
     ] {
         assert!(close.contains(field), "{field} missing from {close}");
+    }
+    for field in ["attempts=", "status="] {
+        assert_eq!(close.matches(field).count(), 1, "{field} once: {close}");
     }
     assert_eq!(
         log.lines()
