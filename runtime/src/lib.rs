@@ -37,6 +37,12 @@ pub use endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemRe
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
 pub use interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
 pub use remcall_profile::{Profile, ProfileError};
+
+/// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields
+/// link here), for building or inspecting a profile in code; the defaults and what each policy
+/// does are in the user guide (docs/resilience.md, docs/spec.md).
+#[doc(inline)]
+pub use remcall_profile as profile;
 pub use response::Response;
 pub use stats::{BreakerState, ClientStats, EndpointStats, MethodStats};
 

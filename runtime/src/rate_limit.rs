@@ -158,6 +158,45 @@ mod tests {
         );
     }
 
+    /// docs/resilience.md's example: 60 calls at once against `{ per_second: 20 }`.
+    #[test]
+    fn sixty_calls_at_once_against_twenty_a_second_as_documented() {
+        let t0 = Instant::now();
+        let settings = |yaml: &str| {
+            remcall_profile::Settings::from_profile(
+                &remcall_profile::Profile::from_yaml_str(yaml).unwrap(),
+            )
+            .rate_limit
+            .unwrap()
+        };
+        let defaults = settings("rate_limit: { per_second: 20 }");
+        assert_eq!((defaults.burst, defaults.max_wait), (20, Duration::ZERO));
+        let limiter = RateLimiter::new(&defaults, t0);
+        let passed = (0..60).filter(|_| limiter.reserve(t0).is_some()).count();
+        assert_eq!(
+            passed, 20,
+            "max_wait 0s: the burst passes, the other 40 fail at once"
+        );
+
+        let queued = RateLimiter::new(
+            &settings("rate_limit: { per_second: 20, max_wait: 2s }"),
+            t0,
+        );
+        // Held, not dropped: a reservation dropped while it waits gives its turn back.
+        let turns: Vec<Reservation<'_>> = (0..60).map(|_| queued.reserve(t0).unwrap()).collect();
+        assert_eq!(turns[19].wait, Duration::ZERO);
+        assert_eq!(turns[20].wait, Duration::from_millis(50));
+        assert_eq!(
+            turns[59].wait,
+            Duration::from_secs(2),
+            "the last waits 40 turns of 50 ms"
+        );
+        assert!(
+            queued.reserve(t0).is_none(),
+            "a 61st would wait past max_wait"
+        );
+    }
+
     #[test]
     fn a_cancelled_reservation_gives_its_turn_back() {
         let t0 = Instant::now();

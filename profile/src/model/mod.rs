@@ -91,6 +91,12 @@ partial! {
     /// Every part is optional; what a profile leaves out comes from the profile under it (the
     /// spec's, then remcall's defaults). Build one at run time with [`Profile::from_yaml_str`] to
     /// retune a generated client without regenerating it.
+    ///
+    /// Each field's type documents its keys: [`Timeouts`], [`RetryPolicy`], [`BreakerPolicy`],
+    /// [`Isolation`], [`RateLimitPolicy`], [`Auth`], [`Headers`], [`LogLevel`], [`Tls`],
+    /// [`EndpointsPolicy`]. The values a client runs with, defaults filled in, are
+    /// [`Settings::from_profile`](crate::Settings::from_profile); the defaults are also listed in
+    /// docs/resilience.md and docs/spec.md.
     pub struct Profile {
         /// Another profile of the same spec to start from (spec files only).
         extends: String,
