@@ -10,15 +10,90 @@ use remcall::__codegen::decode;
 {%- for line in ty.doc %}
 #[doc = {{ "{:?}"|format(line) }}]
 {%- endfor %}
-{%- if ty.is_enum %}
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, remcall::serde::Serialize, remcall::serde::Deserialize)]
+{%- if ty.is_union %}
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
+#[serde(crate = "remcall::serde", untagged)]
+pub enum {{ ty.name }} {
+    {%- for variant in ty.variants %}
+    {%- for line in variant.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
+    {%- endfor %}
+    {{ variant.name }}({{ variant.wire }}),
+    {%- endfor %}
+    {%- if ty.open %}
+    /// A value none of the alternatives reads, kept as it came.
+    Other(remcall::serde_json::Value),
+    {%- endif %}
+}
+
+impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        {%- if let Some(tag) = ty.tag %}
+        remcall::__codegen::union::tagged(deserializer, {{ "{:?}"|format(ty.name) }}, {{ "{:?}"|format(tag) }}, &[
+            {%- for variant in ty.variants %}
+            {%- for value in variant.tags %}
+            ({{ "{:?}"|format(value) }}, |value| <{{ variant.wire }} as remcall::serde::Deserialize>::deserialize(value).map(Self::{{ variant.name }})),
+            {%- endfor %}
+            {%- endfor %}
+        ], {% if ty.open %}Some(Self::Other){% else %}None{% endif %})
+        {%- else %}
+        remcall::__codegen::union::untagged(deserializer, {{ "{:?}"|format(ty.name) }}, &[
+            {%- for variant in ty.variants %}
+            ({{ "{:?}"|format(variant.name) }}, |value| <{{ variant.wire }} as remcall::serde::Deserialize>::deserialize(value).map(Self::{{ variant.name }})),
+            {%- endfor %}
+        ], {% if ty.open %}Some(Self::Other){% else %}None{% endif %})
+        {%- endif %}
+    }
+}
+{%- else if ty.is_enum && ty.is_integer %}
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum {{ ty.name }} {
+    {%- for variant in ty.variants %}
+    {%- for line in variant.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
+    {%- endfor %}
+    {{ variant.name }},
+    {%- endfor %}
+    {%- if ty.open %}
+    /// A value this client does not know.
+    Other(i64),
+    {%- endif %}
+}
+
+impl remcall::serde::Serialize for {{ ty.name }} {
+    fn serialize<S: remcall::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i64(match self {
+            {%- for variant in ty.variants %}
+            Self::{{ variant.name }} => {{ variant.wire }},
+            {%- endfor %}
+            {%- if ty.open %}
+            Self::Other(value) => *value,
+            {%- endif %}
+        })
+    }
+}
+
+impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        remcall::__codegen::int_enum(deserializer, {{ "{:?}"|format(ty.name) }}, &[{% for variant in ty.variants %}({{ variant.wire }}, Self::{{ variant.name }}), {% endfor %}], {% if ty.open %}Some(Self::Other){% else %}None{% endif %})
+    }
+}
+{%- else if ty.is_enum %}
+#[derive(Debug, Clone, {% if ty.copy %}Copy, {% endif %}PartialEq, Eq, Hash, remcall::serde::Serialize, remcall::serde::Deserialize)]
 #[serde(crate = "remcall::serde")]
 pub enum {{ ty.name }} {
-    {%- for (variant, wire) in ty.variants %}
-    #[doc = {{ "{:?}"|format(wire) }}]
-    #[serde(rename = {{ "{:?}"|format(wire) }})]
-    {{ variant }},
+    {%- for variant in ty.variants %}
+    {%- for line in variant.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
     {%- endfor %}
+    #[serde(rename = {{ "{:?}"|format(variant.wire) }})]
+    {{ variant.name }},
+    {%- endfor %}
+    {%- if ty.open %}
+    /// A value this client does not know.
+    #[serde(untagged)]
+    Other(String),
+    {%- endif %}
 }
 {%- else %}
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize)]
@@ -33,9 +108,16 @@ pub struct {{ ty.name }}{% if !ty.generics.is_empty() %}<{{ ty.generics|join(", 
     {%- endif %}
     {%- if field.optional %}
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    {%- else if field.nullable %}
+    #[serde(default, skip_serializing_if = "remcall::Nullable::is_absent")]
     {%- endif %}
     pub {{ field.name }}: {{ field.ty }},
     {%- endfor %}
+    {%- if let Some(values) = ty.additional %}
+    /// The keys this type does not declare, with their values.
+    #[serde(flatten)]
+    pub additional_properties: std::collections::BTreeMap<String, {{ values }}>,
+    {%- endif %}
 }
 {%- endif %}
 {% endfor %}

@@ -59,23 +59,84 @@ pub struct TypeDecl {
 /// What a declared type is.
 #[derive(Debug)]
 pub enum Shape {
-    /// A struct with these fields.
-    Struct(Vec<Field>),
-    /// An enum with these wire values.
-    Enum(Vec<String>),
+    /// A struct.
+    Struct(Struct),
+    /// An enum of wire values.
+    Enum(Enum),
+    /// A union of types.
+    Union(Union),
+}
+
+/// A struct: its `all_of:` parts' fields first, then its own, each once.
+#[derive(Debug)]
+pub struct Struct {
+    /// The fields.
+    pub fields: Vec<Field>,
+    /// The type of the values of undeclared keys, kept in a map.
+    pub additional: Option<Ty>,
 }
 
 /// A struct field.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Field {
     /// The key as in the spec.
     pub key: String,
+    /// The Rust name (unique in its struct: a name two keys case to gets a suffix).
+    pub rust: String,
     /// Its type.
     pub ty: Ty,
     /// Its rustdoc.
     pub doc: Option<String>,
     /// An explicit wire name.
     pub rename: Option<String>,
+    /// An `Option` always sent (`null` when `None`).
+    pub required: bool,
+}
+
+/// An enum: its values all strings or all integers.
+#[derive(Debug)]
+pub struct Enum {
+    /// The values, in spec order.
+    pub values: Vec<EnumValue>,
+    /// The values are integers.
+    pub integer: bool,
+    /// An unknown value is kept (`Other(..)`) rather than refused.
+    pub open: bool,
+}
+
+/// An enum value.
+#[derive(Debug, Clone)]
+pub struct EnumValue {
+    /// The Rust variant name (unique in its enum).
+    pub variant: String,
+    /// The value on the wire, as text (an integer's digits).
+    pub wire: String,
+    /// Its rustdoc.
+    pub doc: Option<String>,
+}
+
+/// A union.
+#[derive(Debug)]
+pub struct Union {
+    /// The alternatives, in spec order.
+    pub alternatives: Vec<Alternative>,
+    /// The wire name of the tag field, for a tagged union.
+    pub tag: Option<String>,
+    /// A value no alternative reads is kept (`Other(serde_json::Value)`) rather than refused.
+    pub open: bool,
+}
+
+/// A union alternative.
+#[derive(Debug, Clone)]
+pub struct Alternative {
+    /// The Rust variant name (unique in its union).
+    pub variant: String,
+    /// Its type.
+    pub ty: Ty,
+    /// Its tag values (tagged unions; several when `mapping:` gives it more than one).
+    pub tags: Vec<String>,
+    /// Its rustdoc.
+    pub doc: Option<String>,
 }
 
 /// An HTTP verb a method may use.

@@ -47,7 +47,7 @@ pub struct ProfileYaml {
     pub hashes: String,
 }
 
-/// A generated struct or enum.
+/// A generated struct, enum or union (an enum of types).
 #[derive(Debug)]
 pub struct TypeDecl {
     /// Rust name.
@@ -56,12 +56,37 @@ pub struct TypeDecl {
     pub generics: Vec<String>,
     /// Rustdoc lines.
     pub doc: Vec<String>,
-    /// Struct fields (empty for enums).
+    /// Struct fields (empty for enums and unions).
     pub fields: Vec<Field>,
-    /// Enum variants: (Rust name, wire name); empty for structs.
-    pub variants: Vec<(String, String)>,
-    /// True for enums.
+    /// A struct's map of undeclared keys: the type of its values.
+    pub additional: Option<String>,
+    /// Enum values (wire: the value as text) or union alternatives (wire: the Rust type).
+    pub variants: Vec<Variant>,
+    /// An enum of wire values.
     pub is_enum: bool,
+    /// Its values are integers.
+    pub is_integer: bool,
+    /// A union.
+    pub is_union: bool,
+    /// A tagged union's tag field (wire name).
+    pub tag: Option<String>,
+    /// Keeps what it does not know in `Other(..)`.
+    pub open: bool,
+    /// The enum is `Copy`.
+    pub copy: bool,
+}
+
+/// An enum value or a union alternative.
+#[derive(Debug)]
+pub struct Variant {
+    /// Rust name.
+    pub name: String,
+    /// An enum value as on the wire (an integer's digits), or an alternative's Rust type.
+    pub wire: String,
+    /// A tagged union alternative's tag values.
+    pub tags: Vec<String>,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
 }
 
 /// A struct field.
@@ -75,8 +100,10 @@ pub struct Field {
     pub doc: Vec<String>,
     /// The wire name, when it differs from the Rust name.
     pub rename: Option<String>,
-    /// `Option<_>`: skipped when `None`, defaulted when absent.
+    /// `Option<_>`: skipped when `None`, defaulted when absent (unless `required: true`).
     pub optional: bool,
+    /// `Nullable<_>`: skipped when absent, defaulted when absent.
+    pub nullable: bool,
 }
 
 /// A client method.
@@ -156,25 +183,6 @@ impl Locals {
     }
 }
 
-/// The wire name serde's `rename_all = rule` gives the field `key` (rules checked by validation).
-fn apply_rename_rule(rule: &str, key: &str) -> String {
-    use heck::{
-        ToKebabCase, ToLowerCamelCase, ToPascalCase, ToShoutyKebabCase, ToShoutySnakeCase,
-        ToSnakeCase,
-    };
-    let snake = key.to_snake_case();
-    match rule {
-        "lowercase" => snake.to_lowercase(),
-        "UPPERCASE" => snake.to_uppercase(),
-        "PascalCase" => snake.to_pascal_case(),
-        "camelCase" => snake.to_lower_camel_case(),
-        "SCREAMING_SNAKE_CASE" => snake.to_shouty_snake_case(),
-        "kebab-case" => snake.to_kebab_case(),
-        "SCREAMING-KEBAB-CASE" => snake.to_shouty_kebab_case(),
-        _ => snake,
-    }
-}
-
 fn doc_lines(doc: Option<&String>) -> Vec<String> {
     doc.map(|d| {
         // A lone carriage return is a line break too (`lines()` knows only `\n` and `\r\n`).
@@ -217,7 +225,7 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
     let copy_types: std::collections::HashSet<&str> = client
         .types
         .iter()
-        .filter(|t| matches!(t.shape, Shape::Enum(_)))
+        .filter(|t| is_copy_type(&t.shape))
         .map(|t| t.name.as_str())
         .collect();
     let is_copy = |name: &str| copy_types.contains(name);
@@ -257,6 +265,11 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
     }
 }
 
+/// Closed string enums and integer enums are `Copy`; an open string enum holds a `String`.
+fn is_copy_type(shape: &Shape) -> bool {
+    matches!(shape, Shape::Enum(e) if e.integer || !e.open)
+}
+
 fn lower_type(
     decl: &checked::TypeDecl,
     cycles: &Containment,
@@ -267,30 +280,76 @@ fn lower_type(
     if doc.is_empty() {
         doc = vec![format!(" The `{type_name}` type of the API.")];
     }
-    let (fields, variants) = match &decl.shape {
-        Shape::Enum(variants) => (
-            Vec::new(),
-            variants
-                .iter()
-                .map(|v| (names::pascal(v), v.clone()))
-                .collect(),
-        ),
-        Shape::Struct(fields) => (
-            fields
-                .iter()
-                .map(|field| lower_field(field, cycles, type_name, rename_all))
-                .collect(),
-            Vec::new(),
-        ),
-    };
-    TypeDecl {
+    let mut out = TypeDecl {
         name: names::pascal(type_name),
         generics: decl.generics.clone(),
         doc,
-        is_enum: matches!(decl.shape, Shape::Enum(_)),
-        fields,
-        variants,
+        fields: Vec::new(),
+        additional: None,
+        variants: Vec::new(),
+        is_enum: false,
+        is_integer: false,
+        is_union: false,
+        tag: None,
+        open: false,
+        copy: is_copy_type(&decl.shape),
+    };
+    match &decl.shape {
+        Shape::Enum(e) => {
+            out.is_enum = true;
+            out.is_integer = e.integer;
+            out.open = e.open;
+            out.variants = e
+                .values
+                .iter()
+                .map(|v| {
+                    let mut doc = doc_lines(v.doc.as_ref());
+                    if doc.is_empty() && v.wire.is_empty() {
+                        doc = vec![" The empty string.".to_owned()];
+                    } else if doc.is_empty() {
+                        doc = vec![format!(" `{}`", v.wire)];
+                    }
+                    Variant {
+                        name: v.variant.clone(),
+                        wire: v.wire.clone(),
+                        tags: Vec::new(),
+                        doc,
+                    }
+                })
+                .collect();
+        }
+        Shape::Struct(s) => {
+            out.fields = s
+                .fields
+                .iter()
+                .map(|field| lower_field(field, cycles, type_name, rename_all))
+                .collect();
+            out.additional = s.additional.as_ref().map(Ty::render);
+        }
+        Shape::Union(u) => {
+            out.is_union = true;
+            out.open = u.open;
+            out.tag = u.tag.clone();
+            out.variants = u
+                .alternatives
+                .iter()
+                .map(|a| {
+                    let ty = cycles.box_recursion(&a.ty, type_name);
+                    let mut doc = doc_lines(a.doc.as_ref());
+                    if doc.is_empty() {
+                        doc = vec![format!(" `{}`.", a.ty.render())];
+                    }
+                    Variant {
+                        name: a.variant.clone(),
+                        wire: ty.render(),
+                        tags: a.tags.clone(),
+                        doc,
+                    }
+                })
+                .collect();
+        }
     }
+    out
 }
 
 fn lower_field(
@@ -300,14 +359,14 @@ fn lower_field(
     rename_all: Option<&str>,
 ) -> Field {
     let ty = cycles.box_recursion(&field.ty, owner);
-    let rust = names::snake(&field.key);
+    let rust = field.rust.clone();
     let bare = rust.trim_start_matches("r#");
     // The wire name is the explicit `rename`, else the spec's `rename_all` rule applied here
     // (serde's own rule panics on some non-ASCII names, and a visible name reads better), else
     // the key as written.
     let wire = match (&field.rename, rename_all) {
         (Some(wire), _) => wire.clone(),
-        (None, Some(rule)) => apply_rename_rule(rule, &field.key),
+        (None, Some(rule)) => names::apply_rename_rule(rule, &field.key),
         (None, None) => field.key.clone(),
     };
     let mut doc = doc_lines(field.doc.as_ref());
@@ -319,7 +378,8 @@ fn lower_field(
         ty: ty.render(),
         doc,
         rename: (wire != bare).then_some(wire),
-        optional: ty.inner("Option").is_some(),
+        optional: ty.inner("Option").is_some() && !field.required,
+        nullable: ty.inner("Nullable").is_some(),
     }
 }
 
@@ -431,10 +491,18 @@ impl Containment {
         let mut edges = std::collections::HashMap::new();
         for decl in types {
             let mut contained = Vec::new();
-            if let Shape::Struct(fields) = &decl.shape {
-                for field in fields {
-                    by_value(&field.ty, &mut contained);
+            match &decl.shape {
+                Shape::Struct(s) => {
+                    for field in &s.fields {
+                        by_value(&field.ty, &mut contained);
+                    }
                 }
+                Shape::Union(u) => {
+                    for alternative in &u.alternatives {
+                        by_value(&alternative.ty, &mut contained);
+                    }
+                }
+                Shape::Enum(_) => {}
             }
             contained.retain(declared);
             edges.insert(decl.name.clone(), contained);

@@ -115,7 +115,92 @@ pub const PRELUDE: &[&str] = &[
     "AsMut",
     "Extend",
     "IntoIterator",
+    "Nullable",
 ];
+
+/// The wire name serde's `rename_all = rule` gives the field `key` (rules checked by validation).
+pub fn apply_rename_rule(rule: &str, key: &str) -> String {
+    use heck::{
+        ToKebabCase, ToLowerCamelCase, ToPascalCase, ToShoutyKebabCase, ToShoutySnakeCase,
+        ToSnakeCase,
+    };
+    let snake = key.to_snake_case();
+    match rule {
+        "lowercase" => snake.to_lowercase(),
+        "UPPERCASE" => snake.to_uppercase(),
+        "PascalCase" => snake.to_pascal_case(),
+        "camelCase" => snake.to_lower_camel_case(),
+        "SCREAMING_SNAKE_CASE" => snake.to_shouty_snake_case(),
+        "kebab-case" => snake.to_kebab_case(),
+        "SCREAMING-KEBAB-CASE" => snake.to_shouty_kebab_case(),
+        _ => snake,
+    }
+}
+
+/// `base`, or `base2`, `base3`… : the first not in `taken` (names resolved in spec order, so
+/// the same spec always gives the same names).
+pub fn unique(base: String, taken: &[String]) -> String {
+    let mut name = base.clone();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{base}{n}");
+        n += 1;
+    }
+    name
+}
+
+/// The variant name of an enum value (`in_progress` → `InProgress`, `+1` → `Plus1`, `-1` →
+/// `Minus1`, `""` → `Empty`, `2` → `V2`); `Value{index}` for a value with nothing to name it by.
+pub fn variant(wire: &str, index: usize) -> String {
+    if wire.is_empty() {
+        return "Empty".to_owned();
+    }
+    let (sign, rest) = match wire.as_bytes()[0] {
+        b'+' => ("Plus", &wire[1..]),
+        b'-' => ("Minus", &wire[1..]),
+        _ => ("", wire),
+    };
+    let cased = rest.to_pascal_case();
+    let mut name = format!("{sign}{cased}");
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'V');
+    }
+    if RESERVED.contains(&name.as_str()) {
+        name.push('_');
+    }
+    if cased.is_empty() && sign.is_empty() || !is_identifier(&name) {
+        format!("Value{index}")
+    } else {
+        name
+    }
+}
+
+/// The variant name of a union alternative of type `ty`: its type's name (`Card`), a list's
+/// `CardList`, a map's `CardMap`, a primitive's `I64`; `Variant{index}` for a tuple.
+pub fn variant_of_type(ty: &crate::types::Ty, index: usize) -> String {
+    use crate::types::Ty;
+    match ty {
+        Ty::Path { segments, args } => {
+            let last = segments.last().map(String::as_str).unwrap_or_default();
+            match (last, args.as_slice()) {
+                ("Vec", [item]) => format!("{}List", variant_of_type(item, index)),
+                ("HashMap" | "BTreeMap", [_, value]) => {
+                    format!("{}Map", variant_of_type(value, index))
+                }
+                ("Option" | "Box" | "Nullable", [inner]) => variant_of_type(inner, index),
+                (name, _) => {
+                    let cased = name.to_pascal_case();
+                    if is_pascal_identifier(&cased) {
+                        cased
+                    } else {
+                        format!("Variant{index}")
+                    }
+                }
+            }
+        }
+        Ty::Tuple(_) => format!("Variant{index}"),
+    }
+}
 
 /// True when `name` is a PascalCase identifier (`UserClient`).
 pub fn is_pascal_identifier(name: &str) -> bool {
@@ -125,6 +210,40 @@ pub fn is_pascal_identifier(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variants_of_values_that_are_not_identifiers() {
+        for (wire, expected) in [
+            ("in_progress", "InProgress"),
+            ("+1", "Plus1"),
+            ("-1", "Minus1"),
+            ("", "Empty"),
+            ("2", "V2"),
+            ("*", "Value7"),
+            ("self", "Self_"),
+            ("0²", "Value7"),
+        ] {
+            assert_eq!(variant(wire, 7), expected, "{wire:?}");
+        }
+        assert_eq!(
+            unique("Plus1".into(), &["Plus1".into(), "Plus12".into()]),
+            "Plus13"
+        );
+    }
+
+    #[test]
+    fn variants_of_alternative_types() {
+        for (ty, expected) in [
+            ("Card", "Card"),
+            ("Vec<Card>", "CardList"),
+            ("HashMap<String, i64>", "I64Map"),
+            ("crate::model::Money", "Money"),
+            ("(i64, String)", "Variant3"),
+        ] {
+            let ty = crate::types::Ty::parse(ty).unwrap();
+            assert_eq!(variant_of_type(&ty, 3), expected);
+        }
+    }
 
     #[test]
     fn plain_paths_only() {

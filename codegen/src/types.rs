@@ -25,7 +25,9 @@ pub const PRIMITIVES: &[&str] = &[
 ];
 
 /// Bare names that need no declaration.
-pub const STD_NAMES: &[&str] = &["String", "Vec", "Option", "HashMap", "BTreeMap", "Box"];
+pub const STD_NAMES: &[&str] = &[
+    "String", "Vec", "Option", "HashMap", "BTreeMap", "Box", "Nullable",
+];
 
 impl Ty {
     /// Parses a type expression; the error says what is wrong.
@@ -143,6 +145,7 @@ impl Ty {
                 let prefix = match segments.first().map(String::as_str) {
                     Some("serde_json" | "bytes") if segments.len() > 1 => "remcall::",
                     Some("HashMap" | "BTreeMap") if segments.len() == 1 => "std::collections::",
+                    Some("Nullable") if segments.len() == 1 => "remcall::",
                     _ => "",
                 };
                 out.push_str(prefix);

@@ -26,6 +26,7 @@ const FIELD_NAMES: &[&str] = &[
     "loop",
     "r#x",
 ];
+/// `Either` and `Composite` are added to every spec: a union and an `all_of:` struct.
 const TYPE_NAMES: &[&str] = &[
     "User", "Pet", "Größe", "Café", "Node", "Tree", "Item", "Data2", "Ñandú",
 ];
@@ -80,6 +81,7 @@ fn type_expr(types: &[&str], depth: u32) -> BoxedStrategy<String> {
         1 => inner.clone().prop_map(|t| format!("HashMap<String, {t}>")),
         1 => inner.clone().prop_map(|t| format!("BTreeMap<String, {t}>")),
         1 => inner.clone().prop_map(|t| format!("Box<{t}>")),
+        1 => inner.clone().prop_map(|t| format!("Nullable<{t}>")),
         1 => (inner.clone(), inner).prop_map(|(a, b)| format!("({a}, {b})")),
     ]
     .boxed()
@@ -147,7 +149,26 @@ fn spec() -> impl Strategy<Value = String> {
                     .boxed()
             })
             .collect::<Vec<_>>();
-        let enum_defs: Vec<String> = enums.iter().map(|name| format!("{}: {{\"enum\": [{}]}}", q(name), VARIANTS.iter().map(|v| q(v)).collect::<Vec<_>>().join(", "))).collect();
+        // String enums, the first of them open; the last (when there are two) of integers.
+        let enum_defs: Vec<String> = enums
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                if i > 0 && i + 1 == enums.len() {
+                    format!("{}: {{\"enum\": [0, 1, -1, {{\"value\": 7, \"name\": \"Seven\"}}], \"open\": true}}", q(name))
+                } else {
+                    format!("{}: {{\"enum\": [{}], \"open\": {}}}", q(name), VARIANTS.iter().map(|v| q(v)).collect::<Vec<_>>().join(", "), i == 0)
+                }
+            })
+            .collect();
+        // A union over every declared type (and a list of the first), and a struct composed
+        // of the first struct with a three-state field and a map of undeclared keys.
+        let mut alternatives: Vec<String> = all.iter().map(|t| q(t)).collect();
+        alternatives.push(q(&format!("Vec<{}>", all[0])));
+        let composite_defs = vec![
+            format!("\"Either\": {{\"one_of\": [{}], \"open\": true}}", alternatives.join(", ")),
+            format!("\"Composite\": {{\"all_of\": [{}], \"fields\": {{\"extra_field\": \"Nullable<i64>\", \"note\": {{\"type\": \"Option<String>\", \"required\": true}}}}, \"additional_properties\": \"String\"}}", q(structs[0])),
+        ];
         let methods = proptest::sample::subsequence(METHOD_NAMES.to_vec(), 0..5).prop_flat_map({
             let all = all.clone();
             let structs = structs.clone();
@@ -156,7 +177,7 @@ fn spec() -> impl Strategy<Value = String> {
         (struct_defs, methods, profile(), prop::bool::ANY).prop_map(move |(structs, methods, profile, fallback)| {
             let mut text = String::from("{\"client\": \"Generated\", \"base_url\": [\"http://localhost:1\", \"${OTHER:-http://localhost:2}\"], \"base_path\": \"/v1\", \"config\": \"main\", ");
             write!(text, "\"fallback\": {fallback}, \"serde\": {{\"rename_all\": \"camelCase\"}}, \"configs\": {{\"base\": {profile}, \"main\": {{\"extends\": \"base\"}}}}, ").unwrap();
-            let types: Vec<String> = structs.iter().chain(&enum_defs).cloned().collect();
+            let types: Vec<String> = structs.iter().chain(&enum_defs).chain(&composite_defs).cloned().collect();
             write!(text, "\"types\": {{{}}}, \"methods\": {{{}}}}}", types.join(", "), methods.join(", ")).unwrap();
             text
         })

@@ -19,11 +19,13 @@ mod client;
 mod endpoints;
 mod environment;
 mod error;
+mod int_enum;
 mod interceptor;
 mod latency;
 mod log;
 #[cfg(feature = "metrics")]
 mod metrics;
+mod nullable;
 mod params;
 mod rate_limit;
 mod request;
@@ -32,10 +34,12 @@ mod retry;
 mod spec;
 mod stats;
 mod tls;
+mod union;
 
 pub use endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
 pub use interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
+pub use nullable::Nullable;
 pub use remcall_profile::{Profile, ProfileError};
 
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields
@@ -59,9 +63,14 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __codegen {
     pub use crate::client::{Client, ClientBuilder};
+    pub use crate::int_enum::read as int_enum;
     pub use crate::request::Request;
     pub use crate::response::decode;
     pub use crate::spec::{ClientSpec, MethodSpec};
+    /// Reading `one_of:` unions, with errors that say what was tried.
+    pub mod union {
+        pub use crate::union::{Alternative, tagged, untagged};
+    }
 }
 
 /// The policies one by one, for remcall's own benchmarks (`bench/`). Not a stable API: use the

@@ -62,23 +62,75 @@ pub enum FallbackDef {
     Path(String),
 }
 
-/// A `types:` entry: a struct (`fields:`) or an enum (`enum:`).
+/// A `types:` entry: a struct (`fields:` and/or `all_of:`), an enum (`enum:`) or a union
+/// (`one_of:`).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TypeDef {
     /// Rustdoc.
     pub doc: Option<String>,
-    /// Generic parameters, e.g. `[T]`.
+    /// Generic parameters of a struct, e.g. `[T]`.
     #[serde(default)]
     pub generics: Vec<String>,
     /// Struct fields.
     pub fields: Option<IndexMap<String, Shorthand<FieldDef>>>,
-    /// Enum variants, as on the wire.
+    /// Struct types whose fields this struct holds too, before its own (OpenAPI's `allOf`).
+    pub all_of: Option<Vec<String>>,
+    /// The type of the values of keys a struct does not declare, kept in a map field
+    /// `additional_properties` (OpenAPI's `additionalProperties`).
+    pub additional_properties: Option<String>,
+    /// Enum values as on the wire: strings, or integers, each optionally `{ value, name, doc }`.
     #[serde(rename = "enum")]
-    pub variants: Option<Vec<String>>,
+    pub variants: Option<Vec<EnumValueDef>>,
+    /// The alternatives of a union (OpenAPI's `oneOf`/`anyOf`): types, each optionally
+    /// `{ type, name, doc }`.
+    pub one_of: Option<Vec<Shorthand<AlternativeDef>>>,
+    /// A union's discriminator: the wire name of the field whose value says which alternative a
+    /// value is (each alternative must be a struct declaring it). Without it, the first
+    /// alternative that reads the value is taken.
+    pub tag: Option<String>,
+    /// A tagged union's tag values, each naming its alternative's type; an alternative not listed
+    /// is tagged with its type's name.
+    pub mapping: Option<IndexMap<String, String>>,
+    /// An enum or union that keeps a value it does not know (`Other(..)`) instead of failing, so
+    /// a server that adds one does not break this client.
+    pub open: Option<bool>,
 }
 
-/// A struct field: `name: Type` or `name: { type: Type, doc: .., rename: .. }`.
+/// An enum value: `active`, `2`, or `{ value: "+1", name: PlusOne, doc: .. }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnumValueDef {
+    /// The value on the wire.
+    pub value: WireValue,
+    /// The Rust variant name (default: from the value).
+    pub name: Option<String>,
+    /// Rustdoc.
+    pub doc: Option<String>,
+}
+
+/// A value on the wire: a string or an integer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WireValue {
+    /// A string.
+    Str(String),
+    /// An integer.
+    Int(i64),
+}
+
+/// A union alternative: `Card` or `{ type: Card, name: CardSource, doc: .. }`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AlternativeDef {
+    /// The Rust type expression.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The Rust variant name (default: from the type).
+    pub name: Option<String>,
+    /// Rustdoc.
+    pub doc: Option<String>,
+}
+
+/// A struct field: `name: Type` or `name: { type: Type, doc: .., rename: .., required: .. }`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldDef {
@@ -89,6 +141,8 @@ pub struct FieldDef {
     pub doc: Option<String>,
     /// The name on the wire.
     pub rename: Option<String>,
+    /// An `Option` field that is always sent, `null` when `None` (required and nullable).
+    pub required: Option<bool>,
 }
 
 /// A parameter: `name: Type` or `name: { type: Type, doc: .., name: WireName }`.
@@ -207,6 +261,15 @@ impl FromType for FieldDef {
     }
 }
 
+impl FromType for AlternativeDef {
+    fn from_type(ty: String) -> Self {
+        AlternativeDef {
+            ty,
+            ..Default::default()
+        }
+    }
+}
+
 impl FromType for ParamDef {
     fn from_type(ty: String) -> Self {
         ParamDef {
@@ -267,6 +330,76 @@ impl<'de> Deserialize<'de> for OneOrMany {
     }
 }
 
+impl<'de> Deserialize<'de> for EnumValueDef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Detailed {
+            value: WireValue,
+            name: Option<String>,
+            doc: Option<String>,
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = EnumValueDef;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, an integer, or a map with `value:`")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<EnumValueDef, E> {
+                Ok(bare(WireValue::Str(v.to_owned())))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<EnumValueDef, E> {
+                Ok(bare(WireValue::Int(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<EnumValueDef, E> {
+                i64::try_from(v)
+                    .map(|v| bare(WireValue::Int(v)))
+                    .map_err(|_| E::custom(format!("{v} is past the largest 64-bit integer")))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<EnumValueDef, A::Error> {
+                let d = Detailed::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(EnumValueDef {
+                    value: d.value,
+                    name: d.name,
+                    doc: d.doc,
+                })
+            }
+        }
+        fn bare(value: WireValue) -> EnumValueDef {
+            EnumValueDef {
+                value,
+                name: None,
+                doc: None,
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for WireValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = WireValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an integer")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<WireValue, E> {
+                Ok(WireValue::Str(v.to_owned()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<WireValue, E> {
+                Ok(WireValue::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<WireValue, E> {
+                i64::try_from(v)
+                    .map(WireValue::Int)
+                    .map_err(|_| E::custom(format!("{v} is past the largest 64-bit integer")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 impl<'de> Deserialize<'de> for FallbackDef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -316,6 +449,32 @@ impl<T: JsonSchema> JsonSchema for Shorthand<T> {
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let detailed = generator.subschema_for::<T>();
         json_schema!({ "anyOf": [{ "type": "string", "description": "A Rust type expression." }, detailed] })
+    }
+}
+
+impl JsonSchema for EnumValueDef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EnumValue".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "An enum value as on the wire, or `{ value, name, doc }`.",
+            "anyOf": [
+                { "type": "string" },
+                { "type": "integer" },
+                {
+                    "type": "object",
+                    "properties": {
+                        "value": { "description": "The value on the wire.", "type": ["string", "integer"] },
+                        "name": { "description": "The Rust variant name.", "type": "string" },
+                        "doc": { "description": "Rustdoc.", "type": "string" }
+                    },
+                    "required": ["value"],
+                    "additionalProperties": false
+                }
+            ]
+        })
     }
 }
 

@@ -6,15 +6,16 @@ use super::Validator;
 use crate::checked;
 use crate::diagnostic::did_you_mean;
 use crate::names;
-use crate::spec::model::TypeDef;
+use crate::spec::model::{EnumValueDef, TypeDef, WireValue};
 use crate::types::{PRIMITIVES, STD_NAMES, Ty};
 
 impl Validator<'_> {
-    /// Every declared type; `None` when one of them has a problem.
+    /// Every declared type; `None` when one of them has a problem. Two passes: each type on its
+    /// own, then what needs the others (`all_of:` parts, a tagged union's alternatives).
     pub(super) fn types(&mut self) -> Option<Vec<checked::TypeDecl>> {
         let spec = self.spec;
         let mut seen: HashMap<String, &str> = HashMap::new();
-        let mut decls = Some(Vec::new());
+        let mut own: Vec<Option<Own>> = Vec::new();
         for (name, ty) in &spec.types {
             let source = ty.source;
             let key = format!("types.{name}");
@@ -27,7 +28,46 @@ impl Validator<'_> {
                 ));
             }
             self.type_name(source, &key, name);
-            let shape = self.type_def(source, &key, &ty.item);
+            own.push(self.type_def(source, &key, &ty.item));
+        }
+        // Every type read on its own: the second pass may look any of them up.
+        let all: Option<Vec<Own>> = own.into_iter().collect();
+        let all = all?;
+        let mut decls = Some(Vec::new());
+        for (i, (name, ty)) in spec.types.iter().enumerate() {
+            let key = format!("types.{name}");
+            let shape = match &all[i] {
+                Own::Struct { .. } => {
+                    self.expand(&all, i, &mut Vec::new())
+                        .map(|(fields, additional)| {
+                            checked::Shape::Struct(checked::Struct {
+                                fields: unique_field_names(fields, additional.is_some()),
+                                additional,
+                            })
+                        })
+                }
+                Own::Enum(values, integer, open) => Some(checked::Shape::Enum(checked::Enum {
+                    values: values.clone(),
+                    integer: *integer,
+                    open: *open,
+                })),
+                Own::Union(alternatives, open) => {
+                    let tag = ty.item.tag.clone();
+                    let alternatives = match &tag {
+                        Some(tag) => {
+                            self.tagged(&all, ty.source, &key, tag, &ty.item, alternatives)
+                        }
+                        None => Some(alternatives.clone()),
+                    };
+                    alternatives.map(|alternatives| {
+                        checked::Shape::Union(checked::Union {
+                            alternatives,
+                            tag,
+                            open: *open,
+                        })
+                    })
+                }
+            };
             decls = decls.zip(shape).map(|(mut decls, shape)| {
                 decls.push(checked::TypeDecl {
                     name: name.clone(),
@@ -87,7 +127,8 @@ impl Validator<'_> {
         }
     }
 
-    fn type_def(&mut self, source: usize, key: &str, def: &TypeDef) -> Option<checked::Shape> {
+    /// One type on its own: its own fields, values or alternatives, checked.
+    fn type_def(&mut self, source: usize, key: &str, def: &TypeDef) -> Option<Own> {
         for (i, generic) in def.generics.iter().enumerate() {
             if !names::is_pascal_identifier(generic) {
                 self.push(self.spec.at(
@@ -97,91 +138,497 @@ impl Validator<'_> {
                 ));
             }
         }
-        match (&def.fields, &def.variants) {
-            (Some(_), Some(_)) => {
+        let is_struct =
+            def.fields.is_some() || def.all_of.is_some() || def.additional_properties.is_some();
+        let kinds: Vec<&str> = [
+            (is_struct, "a struct (`fields:`, `all_of:`)"),
+            (def.variants.is_some(), "an enum (`enum:`)"),
+            (def.one_of.is_some(), "a union (`one_of:`)"),
+        ]
+        .into_iter()
+        .filter_map(|(set, kind)| set.then_some(kind))
+        .collect();
+        match kinds.as_slice() {
+            [] => {
                 self.push(self.spec.at_key(
                     source,
                     key,
-                    "a type has `fields:` or `enum:`, not both",
+                    "a type needs `fields:` (a struct), `enum:` (an enum) or `one_of:` (a union)",
                 ));
-                None
+                return None;
             }
-            (None, None) => {
+            [_] => {}
+            [first, second, ..] => {
                 self.push(self.spec.at_key(
                     source,
                     key,
-                    "a type needs `fields:` (a struct) or `enum:` (an enum)",
+                    format!("a type is one thing, and this one is both {first} and {second}"),
                 ));
-                None
+                return None;
             }
-            (Some(fields), None) => {
-                let mut seen: HashMap<String, &str> = HashMap::new();
-                let mut checked = Some(Vec::new());
-                for (field, field_def) in fields {
-                    let at = format!("{key}.fields.{field}");
-                    let rust = names::snake(field);
-                    if let Some(first) = seen.insert(rust.clone(), field) {
-                        self.push(self.spec.at_key(
-                            source,
-                            &at,
-                            format!("field `{field}` and `{first}` are both `{rust}` in Rust"),
-                        ));
-                    }
-                    if !names::is_identifier(&rust) {
-                        self.push(self.spec.at_key(source, &at, format!("field `{field}` does not make a Rust name (`{rust}`)")).help("give it a name of letters, digits and `_`, and the wire name with `rename:`"));
-                    }
-                    let ty = self.type_expr(source, &at, &field_def.ty, &def.generics);
-                    checked = checked.zip(ty).map(|(mut fields, ty)| {
-                        fields.push(checked::Field {
-                            key: field.clone(),
-                            ty,
-                            doc: field_def.doc.clone(),
-                            rename: field_def.rename.clone(),
-                        });
-                        fields
-                    });
-                }
-                checked.map(checked::Shape::Struct)
+        }
+        // Keys that belong to another kind of type.
+        let misplaced: Vec<(&str, bool, &str)> = vec![
+            ("tag", def.tag.is_some() && def.one_of.is_none(), "a union"),
+            (
+                "mapping",
+                def.mapping.is_some() && def.one_of.is_none(),
+                "a union",
+            ),
+            (
+                "open",
+                def.open.is_some() && is_struct,
+                "an enum or a union",
+            ),
+            (
+                "generics",
+                !def.generics.is_empty() && !is_struct,
+                "a struct",
+            ),
+        ];
+        let mut fine = true;
+        for (what, wrong, belongs) in misplaced {
+            if wrong {
+                fine = false;
+                self.push(self.spec.at_key(
+                    source,
+                    &format!("{key}.{what}"),
+                    format!("`{what}:` belongs to {belongs}"),
+                ));
             }
-            (None, Some(variants)) => {
-                if variants.is_empty() {
+        }
+        if def.mapping.is_some() && def.tag.is_none() {
+            fine = false;
+            self.push(
+                self.spec
+                    .at_key(source, &format!("{key}.mapping"), "`mapping:` needs `tag:`")
+                    .help(
+                        "name the field whose value says which alternative a value is: `tag: type`",
+                    ),
+            );
+        }
+        let own = if is_struct {
+            self.struct_def(source, key, def)
+        } else if let Some(values) = &def.variants {
+            self.enum_def(source, key, values, def.open.unwrap_or(false))
+        } else {
+            self.union_def(source, key, def)
+        };
+        own.filter(|_| fine)
+    }
+
+    fn struct_def(&mut self, source: usize, key: &str, def: &TypeDef) -> Option<Own> {
+        let mut fields = Some(Vec::new());
+        for (field, field_def) in def.fields.iter().flatten() {
+            let at = format!("{key}.fields.{field}");
+            let rust = names::snake(field);
+            if !names::is_identifier(&rust) {
+                self.push(self.spec.at_key(source, &at, format!("field `{field}` does not make a Rust name (`{rust}`)")).help("give it a name of letters, digits and `_`, and the wire name with `rename:`"));
+            }
+            let ty = self.type_expr(source, &at, &field_def.ty, &def.generics);
+            let required = field_def.required.unwrap_or(false);
+            if required && ty.as_ref().is_some_and(|ty| ty.inner("Option").is_none()) {
+                self.push(
+                    self.spec
+                        .at(source, &format!("{at}.required"), "`required: true` is for an `Option` field: one that is always sent, `null` when `None`")
+                        .help("a field that is not an `Option` is required already"),
+                );
+            }
+            fields = fields.zip(ty).map(|(mut fields, ty)| {
+                fields.push(checked::Field {
+                    key: field.clone(),
+                    rust,
+                    ty,
+                    doc: field_def.doc.clone(),
+                    rename: field_def.rename.clone(),
+                    required,
+                });
+                fields
+            });
+        }
+        let additional = match &def.additional_properties {
+            Some(text) => Some(self.type_expr(
+                source,
+                &format!("{key}.additional_properties"),
+                text,
+                &def.generics,
+            )?),
+            None => None,
+        };
+        let parts = def.all_of.clone().unwrap_or_default();
+        for (i, part) in parts.iter().enumerate() {
+            let at = format!("{key}.all_of.{i}");
+            match self.spec.types.get(part) {
+                None => {
+                    let help = did_you_mean(part, self.spec.types.keys().map(String::as_str))
+                        .unwrap_or_else(|| "declare it under `types:` with `fields:`".to_owned());
                     self.push(
                         self.spec
-                            .at_key(source, key, "an enum needs at least one variant"),
+                            .at(source, &at, format!("unknown type `{part}`"))
+                            .help(help),
                     );
+                    return None;
                 }
-                let mut seen: HashMap<String, &str> = HashMap::new();
-                for (i, variant) in variants.iter().enumerate() {
-                    let rust = names::pascal(variant);
-                    if !names::is_identifier(&rust) {
-                        self.push(
-                            self.spec
-                                .at(
-                                    source,
-                                    &format!("{key}.enum.{i}"),
-                                    format!(
-                                        "enum value `{}` does not make a Rust name (`{rust}`)",
-                                        variant.escape_default()
-                                    ),
-                                )
-                                .help(
-                                    "enum values need a letter or digit a Rust name can start from",
-                                ),
-                        );
-                    }
-                    if let Some(first) = seen.insert(rust.clone(), variant) {
+                Some(found) if found.item.variants.is_some() || found.item.one_of.is_some() => {
+                    self.push(self.spec.at(
+                        source,
+                        &at,
+                        format!("`{part}` is not a struct: `all_of:` takes the fields of structs"),
+                    ));
+                    return None;
+                }
+                Some(found) if !found.item.generics.is_empty() => {
+                    self.push(self.spec.at(
+                        source,
+                        &at,
+                        format!("`{part}` has generic parameters, which `all_of:` cannot fill"),
+                    ));
+                    return None;
+                }
+                Some(_) => {}
+            }
+        }
+        Some(Own::Struct {
+            fields: fields?,
+            parts,
+            additional,
+        })
+    }
+
+    fn enum_def(
+        &mut self,
+        source: usize,
+        key: &str,
+        values: &[EnumValueDef],
+        open: bool,
+    ) -> Option<Own> {
+        if values.is_empty() {
+            self.push(
+                self.spec
+                    .at_key(source, key, "an enum needs at least one value"),
+            );
+            return None;
+        }
+        let integer = matches!(values[0].value, WireValue::Int(_));
+        let mut out = Vec::new();
+        let mut taken: Vec<String> = Vec::new();
+        let mut seen_wire: HashMap<String, usize> = HashMap::new();
+        for (i, value) in values.iter().enumerate() {
+            let at = format!("{key}.enum.{i}");
+            let wire = match &value.value {
+                WireValue::Str(text) if !integer => text.clone(),
+                WireValue::Int(n) if integer => n.to_string(),
+                _ => {
+                    self.push(
+                        self.spec
+                            .at(
+                                source,
+                                &at,
+                                "an enum's values are all strings or all integers",
+                            )
+                            .help("quote the numbers to make them strings: `\"1\"`"),
+                    );
+                    return None;
+                }
+            };
+            if let Some(first) = seen_wire.insert(wire.clone(), i) {
+                self.push(self.spec.at(
+                    source,
+                    &at,
+                    format!(
+                        "value `{}` is listed twice (first as value {first})",
+                        wire.escape_default()
+                    ),
+                ));
+            }
+            let variant = match &value.name {
+                Some(name) => {
+                    if !names::is_pascal_identifier(name) {
                         self.push(self.spec.at(
                             source,
-                            &format!("{key}.enum.{i}"),
-                            format!("variants `{variant}` and `{first}` are both `{rust}` in Rust"),
+                            &format!("{at}.name"),
+                            format!("variant name `{name}` is not a PascalCase Rust identifier"),
                         ));
                     }
+                    if taken.contains(name) {
+                        self.push(self.spec.at(
+                            source,
+                            &format!("{at}.name"),
+                            format!("variant name `{name}` is taken by another value"),
+                        ));
+                    }
+                    name.clone()
                 }
-                Some(checked::Shape::Enum(variants.clone()))
+                None => names::unique(names::variant(&wire, i), &taken),
+            };
+            taken.push(variant.clone());
+            out.push(checked::EnumValue {
+                variant,
+                wire,
+                doc: value.doc.clone(),
+            });
+        }
+        if open && taken.iter().any(|t| t == "Other") {
+            self.push(
+                self.spec
+                    .at_key(source, key, "an open enum keeps unknown values in a variant named `Other`, and a value already takes the name")
+                    .help("give that value another `name:`"),
+            );
+        }
+        Some(Own::Enum(out, integer, open))
+    }
+
+    fn union_def(&mut self, source: usize, key: &str, def: &TypeDef) -> Option<Own> {
+        let alternatives = def.one_of.as_deref().unwrap_or_default();
+        if alternatives.is_empty() {
+            self.push(
+                self.spec
+                    .at_key(source, key, "a union needs at least one alternative"),
+            );
+            return None;
+        }
+        let open = def.open.unwrap_or(false);
+        let mut out = Some(Vec::new());
+        let mut taken: Vec<String> = Vec::new();
+        for (i, alternative) in alternatives.iter().enumerate() {
+            let at = format!("{key}.one_of.{i}");
+            let ty = self.type_expr(source, &at, &alternative.ty, &[]);
+            let variant = match (&alternative.name, &ty) {
+                (Some(name), _) => {
+                    if !names::is_pascal_identifier(name) {
+                        self.push(self.spec.at(
+                            source,
+                            &format!("{at}.name"),
+                            format!("variant name `{name}` is not a PascalCase Rust identifier"),
+                        ));
+                    }
+                    if taken.contains(name) || (open && name == "Other") {
+                        self.push(self.spec.at(
+                            source,
+                            &format!("{at}.name"),
+                            format!("variant name `{name}` is taken"),
+                        ));
+                    }
+                    name.clone()
+                }
+                (None, Some(ty)) => {
+                    let mut reserved = taken.clone();
+                    if open {
+                        reserved.push("Other".to_owned());
+                    }
+                    names::unique(names::variant_of_type(ty, i), &reserved)
+                }
+                (None, None) => String::new(),
+            };
+            taken.push(variant.clone());
+            out = out.zip(ty).map(|(mut out, ty)| {
+                out.push(checked::Alternative {
+                    variant,
+                    ty,
+                    tags: Vec::new(),
+                    doc: alternative.doc.clone(),
+                });
+                out
+            });
+        }
+        Some(Own::Union(out?, open))
+    }
+
+    /// A struct's fields with its `all_of:` parts' first (theirs recursively), each key once, and
+    /// its map of undeclared keys (its own, else a part's).
+    fn expand(
+        &mut self,
+        all: &[Own],
+        index: usize,
+        stack: &mut Vec<usize>,
+    ) -> Option<(Vec<checked::Field>, Option<Ty>)> {
+        let (name, located) = self.spec.types.get_index(index)?;
+        let Own::Struct {
+            fields,
+            parts,
+            additional,
+        } = &all[index]
+        else {
+            return None;
+        };
+        if let Some(start) = stack.iter().position(|i| *i == index) {
+            // Reported once, at the cycle's first type in spec order.
+            let cycle = &stack[start..];
+            if cycle.iter().min() != Some(&index) {
+                return None;
+            }
+            let path: Vec<&str> = cycle
+                .iter()
+                .filter_map(|i| self.spec.types.get_index(*i).map(|(n, _)| n.as_str()))
+                .chain([name.as_str()])
+                .collect();
+            self.push(
+                self.spec
+                    .at(
+                        located.source,
+                        &format!("types.{name}.all_of"),
+                        format!("`all_of:` goes round in a circle: {}", path.join(" → ")),
+                    )
+                    .help("a struct cannot hold its own fields through its parts"),
+            );
+            return None;
+        }
+        stack.push(index);
+        let mut merged: Vec<checked::Field> = Vec::new();
+        let mut additional = additional.clone();
+        let mut fine = true;
+        for (i, part) in parts.iter().enumerate() {
+            let Some(part_index) = self.spec.types.get_index_of(part) else {
+                fine = false;
+                continue;
+            };
+            let Some((part_fields, part_additional)) = self.expand(all, part_index, stack) else {
+                fine = false;
+                continue;
+            };
+            additional = additional.or(part_additional);
+            for field in part_fields {
+                fine &= self.merge(
+                    &mut merged,
+                    field,
+                    located.source,
+                    &format!("types.{name}.all_of.{i}"),
+                );
+            }
+        }
+        for field in fields {
+            let at = format!("types.{name}.fields.{}", field.key);
+            fine &= self.merge(&mut merged, field.clone(), located.source, &at);
+        }
+        stack.pop();
+        fine.then_some((merged, additional))
+    }
+
+    /// Adds `field` unless a field of that key is there: the same type is one field, another
+    /// type is a conflict.
+    fn merge(
+        &mut self,
+        fields: &mut Vec<checked::Field>,
+        field: checked::Field,
+        source: usize,
+        at: &str,
+    ) -> bool {
+        match fields.iter().find(|f| f.key == field.key) {
+            None => {
+                fields.push(field);
+                true
+            }
+            Some(there) if there.ty == field.ty => true,
+            Some(there) => {
+                self.push(self.spec.at(
+                    source,
+                    at,
+                    format!(
+                        "field `{}` is `{}` here and `{}` in another part",
+                        field.key,
+                        field.ty.render(),
+                        there.ty.render()
+                    ),
+                ));
+                false
             }
         }
     }
 
+    /// A tagged union's alternatives with their tag values: each a struct declaring the tag
+    /// field, tagged by `mapping:` or its type's name.
+    fn tagged(
+        &mut self,
+        all: &[Own],
+        source: usize,
+        key: &str,
+        tag: &str,
+        def: &TypeDef,
+        alternatives: &[checked::Alternative],
+    ) -> Option<Vec<checked::Alternative>> {
+        let rename_all = self
+            .spec
+            .file
+            .serde
+            .as_ref()
+            .and_then(|s| s.rename_all.clone());
+        let mut fine = true;
+        let mut out: Vec<checked::Alternative> = Vec::new();
+        for (i, alternative) in alternatives.iter().enumerate() {
+            let at = format!("{key}.one_of.{i}");
+            let name = alternative.ty.bare().unwrap_or_default();
+            let index = self.spec.types.get_index_of(name);
+            let is_struct = index.is_some_and(|i| matches!(all[i], Own::Struct { .. }));
+            if !is_struct
+                || !matches!(&alternative.ty, crate::types::Ty::Path { args, .. } if args.is_empty())
+            {
+                fine = false;
+                self.push(
+                    self.spec
+                        .at(source, &at, format!("`{}` is not a struct of this spec: the alternatives of a tagged union are structs declaring the tag field `{tag}`", alternative.ty.render()))
+                        .help("declare it under `types:` with `fields:`, or drop `tag:` to try the alternatives in order"),
+                );
+                continue;
+            }
+            let fields = index.and_then(|i| self.expand(all, i, &mut Vec::new()));
+            let has_tag = fields.is_some_and(|(fields, _)| {
+                fields.iter().any(|f| {
+                    let wire = match (&f.rename, &rename_all) {
+                        (Some(wire), _) => wire.clone(),
+                        (None, Some(rule)) => names::apply_rename_rule(rule, &f.key),
+                        (None, None) => f.key.clone(),
+                    };
+                    wire == tag
+                })
+            });
+            if !has_tag {
+                fine = false;
+                self.push(
+                    self.spec
+                        .at(
+                            source,
+                            &at,
+                            format!("`{name}` has no field `{tag}`, the union's tag"),
+                        )
+                        .help(format!("add `{tag}: String` to `{name}`'s fields")),
+                );
+                continue;
+            }
+            out.push(checked::Alternative {
+                variant: alternative.variant.clone(),
+                ty: alternative.ty.clone(),
+                tags: Vec::new(),
+                doc: alternative.doc.clone(),
+            });
+        }
+        for (value, target) in def.mapping.iter().flatten() {
+            match out
+                .iter_mut()
+                .find(|a| a.ty.bare() == Some(target.as_str()))
+            {
+                Some(alternative) => alternative.tags.push(value.clone()),
+                None => {
+                    fine = false;
+                    let names = out.iter().filter_map(|a| a.ty.bare());
+                    let d = self.spec.at(
+                        source,
+                        &format!("{key}.mapping.{value}"),
+                        format!("`{target}` is not one of the union's alternatives"),
+                    );
+                    let help = did_you_mean(target, names);
+                    self.push(d.maybe_help(help));
+                }
+            }
+        }
+        for alternative in &mut out {
+            if alternative.tags.is_empty() {
+                alternative
+                    .tags
+                    .push(alternative.ty.bare().unwrap_or_default().to_owned());
+            }
+        }
+        fine.then_some(out)
+    }
     /// Parses `text` and checks that every bare name in it is known; `None` after a diagnostic.
     pub(super) fn type_expr(
         &mut self,
@@ -224,4 +671,36 @@ impl Validator<'_> {
         }
         known_all.then_some(ty)
     }
+}
+
+/// A type read on its own, before what needs the others.
+enum Own {
+    Struct {
+        fields: Vec<checked::Field>,
+        parts: Vec<String>,
+        additional: Option<Ty>,
+    },
+    Enum(Vec<checked::EnumValue>, bool, bool),
+    Union(Vec<checked::Alternative>, bool),
+}
+
+/// The fields with Rust names made unique in order: `fooBar` and `foo_bar` are `foo_bar` and
+/// `foo_bar_2`, and the map field's name, when there is one, stays free.
+fn unique_field_names(mut fields: Vec<checked::Field>, map: bool) -> Vec<checked::Field> {
+    let mut taken: Vec<String> = Vec::new();
+    if map {
+        taken.push("additional_properties".to_owned());
+    }
+    for field in &mut fields {
+        let base = field.rust.clone();
+        let mut name = base.clone();
+        let mut n = 2;
+        while taken.contains(&name) {
+            name = format!("{}_{n}", base.trim_start_matches("r#"));
+            n += 1;
+        }
+        taken.push(name.clone());
+        field.rust = name;
+    }
+    fields
 }

@@ -3,6 +3,10 @@
 #[rustfmt::skip]
 #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity, unused_variables)]
 pub mod ledger_client;
+/// The client generated from `specs/payments.yaml`.
+#[rustfmt::skip]
+#[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity, unused_variables)]
+pub mod payments;
 /// The client generated from `specs/petstore.yaml`.
 #[rustfmt::skip]
 #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity, unused_variables)]

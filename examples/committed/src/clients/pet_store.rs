@@ -13,13 +13,13 @@ use remcall::__codegen::decode;
 )]
 #[serde(crate = "remcall::serde")]
 pub enum Status {
-    ///available
+    /// `available`
     #[serde(rename = "available")]
     Available,
-    ///pending
+    /// `pending`
     #[serde(rename = "pending")]
     Pending,
-    ///sold
+    /// `sold`
     #[serde(rename = "sold")]
     Sold,
 }

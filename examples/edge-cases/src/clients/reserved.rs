@@ -38,16 +38,16 @@ pub struct Type {
 )]
 #[serde(crate = "remcall::serde")]
 pub enum Keyword {
-    ///type
+    /// `type`
     #[serde(rename = "type")]
     Type,
-    ///match
+    /// `match`
     #[serde(rename = "match")]
     Match,
-    ///crate
+    /// `crate`
     #[serde(rename = "crate")]
     Crate,
-    ///loop
+    /// `loop`
     #[serde(rename = "loop")]
     Loop,
 }

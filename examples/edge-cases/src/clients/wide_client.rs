@@ -28,10 +28,10 @@ pub struct Filter {
 )]
 #[serde(crate = "remcall::serde")]
 pub enum Kind {
-    ///a
+    /// `a`
     #[serde(rename = "a")]
     A,
-    ///b
+    /// `b`
     #[serde(rename = "b")]
     B,
 }
