@@ -119,6 +119,16 @@ pub struct {{ ty.name }}{% if !ty.generics.is_empty() %}<{{ ty.generics|join(", 
     pub additional_properties: std::collections::BTreeMap<String, {{ values }}>,
     {%- endif %}
 }
+{%- if !ty.multipart.is_empty() %}
+
+impl remcall::__codegen::Multipart for {{ ty.name }} {
+    fn parts(&self, form: &mut remcall::__codegen::Form) {
+        {%- for (wire, field, file) in ty.multipart %}
+        form.{% if file %}file{% else %}text{% endif %}({{ "{:?}"|format(wire) }}, &self.{{ field }});
+        {%- endfor %}
+    }
+}
+{%- endif %}
 {%- endif %}
 {% endfor %}
 
@@ -198,7 +208,13 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
         let {{ method.locals.request }} = {{ method.spec_const }}.request()
         {%- for param in method.params %}
             .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
-        {%- endfor %};
+        {%- endfor %}
+        {%- if let Some(content_type) = method.content_type %}
+            .content_type({{ "{:?}"|format(content_type) }})
+        {%- endif %}
+        {%- if let Some(header) = method.idempotency_key %}
+            .idempotency_key({{ "{:?}"|format(header) }})
+        {%- endif %};
         {%- if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% for param in method.params %}{{ param.name }}, {% endfor %}{{ method.locals.cause }});
         self.inner.call_or_fallback({{ method.locals.request }}, decode::{{ method.decode }}, {{ method.locals.fallback }}).await

@@ -196,9 +196,10 @@ impl Verb {
         )
     }
 
-    /// True for the verbs whose requests carry no body here.
+    /// True for the verbs whose requests carry no body here (a DELETE may: Kubernetes'
+    /// `DeleteOptions`).
     pub fn has_no_body(self) -> bool {
-        matches!(self, Verb::Get | Verb::Head | Verb::Delete)
+        matches!(self, Verb::Get | Verb::Head)
     }
 }
 
@@ -227,6 +228,8 @@ pub struct Method {
     pub not_found_none: bool,
     /// Retries are safe.
     pub idempotent: bool,
+    /// The header carrying a per-call idempotency key.
+    pub idempotency_key: Option<String>,
     /// The method's own profile, layered over the client's (empty when none).
     pub profile: Profile,
     /// Failures this method's fallback may answer go to it.
@@ -244,6 +247,21 @@ pub struct Param {
     pub ty: Ty,
     /// What it is, for the method's rustdoc.
     pub doc: Option<String>,
+    /// How a query parameter is written.
+    pub style: QueryWriting,
+}
+
+/// How a query parameter is written on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryWriting {
+    /// One pair per value (a list repeats its key).
+    Pairs,
+    /// An object's fields as parameters of their own.
+    Object,
+    /// `name[field]=v`.
+    Deep,
+    /// `name=a,b,c`.
+    Comma,
 }
 
 /// A request body.
@@ -253,6 +271,8 @@ pub struct Body {
     pub ty: Ty,
     /// How it is encoded.
     pub encoding: BodyEncoding,
+    /// A content type sent instead of the encoding's.
+    pub content_type: Option<String>,
     /// What it is, for the method's rustdoc.
     pub doc: Option<String>,
 }

@@ -4,7 +4,7 @@
 
 use remcall_profile::Profile;
 
-use crate::checked::{self, BodyEncoding, Fallback, Shape};
+use crate::checked::{self, BodyEncoding, Fallback, QueryWriting, Shape};
 use crate::names;
 use crate::types::Ty;
 
@@ -74,6 +74,8 @@ pub struct TypeDecl {
     pub open: bool,
     /// The enum is `Copy`.
     pub copy: bool,
+    /// A multipart body somewhere: its parts (wire name, field, a file part), in field order.
+    pub multipart: Vec<(String, String, bool)>,
 }
 
 /// An enum value or a union alternative.
@@ -135,6 +137,10 @@ pub struct Method {
     pub returns: String,
     /// The decoder in `remcall::__codegen::decode`, e.g. `json_or_none`.
     pub decode: &'static str,
+    /// A content type sent instead of the body's encoding's.
+    pub content_type: Option<String>,
+    /// The header given a new idempotency key per call.
+    pub idempotency_key: Option<String>,
     /// The method calls the fallback on eligible errors.
     pub fallback: bool,
 }
@@ -146,8 +152,8 @@ pub struct Param {
     pub name: String,
     /// Argument type (borrowed form).
     pub ty: String,
-    /// The request builder method that takes it: `path`, `query`, `header`, `json`, `form` or
-    /// `bytes`.
+    /// The request builder method that takes it: `path`, `query` (or `query_object`,
+    /// `query_deep`, `query_csv`), `header`, `json`, `form`, `multipart`, `text` or `bytes`.
     pub call: &'static str,
     /// The wire name, for path, query and header parameters.
     pub wire: Option<String>,
@@ -230,10 +236,36 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         .collect();
     let is_copy = |name: &str| copy_types.contains(name);
     let cycles = Containment::of(&client.types);
+    let multipart_bodies: std::collections::HashSet<&str> = client
+        .methods
+        .iter()
+        .filter_map(|m| m.body.as_ref())
+        .filter(|b| b.encoding == BodyEncoding::Multipart)
+        .filter_map(|b| b.ty.bare())
+        .collect();
     let types = client
         .types
         .iter()
-        .map(|decl| lower_type(decl, &cycles, client.rename_all.as_deref()))
+        .map(|decl| {
+            let mut lowered = lower_type(decl, &cycles, client.rename_all.as_deref());
+            if multipart_bodies.contains(decl.name.as_str())
+                && let Shape::Struct(s) = &decl.shape
+            {
+                lowered.multipart = s
+                    .fields
+                    .iter()
+                    .zip(&lowered.fields)
+                    .map(|(field, out)| {
+                        let wire = out
+                            .rename
+                            .clone()
+                            .unwrap_or_else(|| out.name.trim_start_matches("r#").to_owned());
+                        (wire, out.name.clone(), field.ty.is_file())
+                    })
+                    .collect();
+            }
+            lowered
+        })
         .collect();
     let methods: Vec<Method> = client
         .methods
@@ -293,6 +325,7 @@ fn lower_type(
         tag: None,
         open: false,
         copy: is_copy_type(&decl.shape),
+        multipart: Vec::new(),
     };
     match &decl.shape {
         Shape::Enum(e) => {
@@ -394,21 +427,28 @@ fn lower_method(
         call,
         wire: Some(p.wire.clone()),
     };
+    let query_call = |p: &checked::Param| match p.style {
+        QueryWriting::Pairs => "query",
+        QueryWriting::Object => "query_object",
+        QueryWriting::Deep => "query_deep",
+        QueryWriting::Comma => "query_csv",
+    };
     // Path parameters in template order, then query, headers, body.
     let mut params: Vec<Param> = method
         .path_params
         .iter()
         .map(|p| param(p, "path"))
-        .chain(method.query.iter().map(|p| param(p, "query")))
+        .chain(method.query.iter().map(|p| param(p, query_call(p))))
         .chain(method.headers.iter().map(|p| param(p, "header")))
         .collect();
     if let Some(body) = &method.body {
-        let call = if body.ty.is_bytes() {
-            "bytes"
-        } else if body.encoding == BodyEncoding::Form {
-            "form"
-        } else {
-            "json"
+        let call = match body.encoding {
+            BodyEncoding::Json if body.ty.is_bytes() => "bytes",
+            BodyEncoding::Json => "json",
+            BodyEncoding::Form => "form",
+            BodyEncoding::Multipart => "multipart",
+            BodyEncoding::Text => "text",
+            BodyEncoding::Bytes => "bytes",
         };
         params.push(Param {
             name: "body".to_owned(),
@@ -470,6 +510,8 @@ fn lower_method(
         params,
         returns,
         decode,
+        content_type: method.body.as_ref().and_then(|b| b.content_type.clone()),
+        idempotency_key: method.idempotency_key.clone(),
         fallback: has_trait && method.fallback,
     }
 }

@@ -116,6 +116,7 @@ pub const PRELUDE: &[&str] = &[
     "Extend",
     "IntoIterator",
     "Nullable",
+    "File",
 ];
 
 /// The wire name serde's `rename_all = rule` gives the field `key` (rules checked by validation).

@@ -26,7 +26,7 @@ pub const PRIMITIVES: &[&str] = &[
 
 /// Bare names that need no declaration.
 pub const STD_NAMES: &[&str] = &[
-    "String", "Vec", "Option", "HashMap", "BTreeMap", "Box", "Nullable",
+    "String", "Vec", "Option", "HashMap", "BTreeMap", "Box", "Nullable", "File",
 ];
 
 impl Ty {
@@ -127,6 +127,15 @@ impl Ty {
         matches!(self, Ty::Path { segments, .. } if segments.len() == 2 && segments[0] == "bytes" && segments[1] == "Bytes")
     }
 
+    /// True for `File`, `Option<File>` and `Vec<File>`: what a multipart body sends as file parts.
+    pub fn is_file(&self) -> bool {
+        let inner = self
+            .inner("Option")
+            .or_else(|| self.inner("Vec"))
+            .unwrap_or(self);
+        inner.bare() == Some("File")
+    }
+
     /// True for `()`.
     pub fn is_unit(&self) -> bool {
         matches!(self, Ty::Tuple(items) if items.is_empty())
@@ -145,7 +154,7 @@ impl Ty {
                 let prefix = match segments.first().map(String::as_str) {
                     Some("serde_json" | "bytes") if segments.len() > 1 => "remcall::",
                     Some("HashMap" | "BTreeMap") if segments.len() == 1 => "std::collections::",
-                    Some("Nullable") if segments.len() == 1 => "remcall::",
+                    Some("Nullable" | "File") if segments.len() == 1 => "remcall::",
                     _ => "",
                 };
                 out.push_str(prefix);

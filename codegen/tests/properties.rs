@@ -199,7 +199,10 @@ fn method(name: &'static str, types: &[&str], structs: &[&'static str]) -> Boxed
         "Vec<i64>",
     ]);
     let params = proptest::collection::vec(scalar.clone(), 0..4);
-    let body = proptest::option::of((prop::sample::select(structs.to_vec()), prop::bool::ANY));
+    let body = proptest::option::of((
+        prop::sample::select(structs.to_vec()),
+        prop::sample::select(vec!["json", "form", "multipart"]),
+    ));
     (verb, proptest::collection::vec(prop::sample::select(vec!["i64", "String", "u8"]), 0..3), params.clone(), params, body, proptest::option::of(type_expr(types, 2)), prop::bool::ANY, prop::bool::ANY)
         .prop_map(move |(verb, path_types, query, headers, body, returns, not_found, inline)| {
             let placeholders: Vec<String> = (0..path_types.len()).map(|i| ["id", "type", "größe"][i].to_owned()).collect();
@@ -213,7 +216,9 @@ fn method(name: &'static str, types: &[&str], structs: &[&'static str]) -> Boxed
                         if header {
                             format!("\"{prefix}{i}\": {{\"type\": {}, \"name\": \"X-H{i}\"}}", q(t))
                         } else {
-                            format!("\"{prefix}{i}\": {}", q(t))
+                            // Every query style in turn: pairs, deepObject, comma-separated.
+                            let style = ["", ", \"style\": \"deep_object\"", ", \"explode\": false"][i % 3];
+                            format!("\"{prefix}{i}\": {{\"type\": {}{style}}}", q(t))
                         }
                     })
                     .collect::<Vec<_>>()
@@ -221,8 +226,11 @@ fn method(name: &'static str, types: &[&str], structs: &[&'static str]) -> Boxed
             };
             let path_params: Vec<String> = placeholders.iter().zip(&path_types).map(|(p, t)| format!("{}: {}", q(p), q(t))).collect();
             write!(text, ", \"path\": {{{}}}, \"query\": {{{}}}, \"headers\": {{{}}}", path_params.join(", "), map("q_", &query, false), map("h_", &headers, true)).unwrap();
-            if let Some((body, form)) = body.filter(|_| !matches!(verb, "GET" | "HEAD" | "DELETE")) {
-                write!(text, ", \"body\": {{\"type\": {}, \"as\": \"{}\"}}", q(body), if form { "form" } else { "json" }).unwrap();
+            if let Some((body, encoding)) = body.filter(|_| !matches!(verb, "GET" | "HEAD")) {
+                write!(text, ", \"body\": {{\"type\": {}, \"as\": \"{encoding}\"}}", q(body)).unwrap();
+                if verb == "POST" {
+                    text.push_str(", \"idempotency_key\": \"Idempotency-Key\"");
+                }
             }
             if let Some(returns) = returns {
                 write!(text, ", \"returns\": {}", q(&returns)).unwrap();

@@ -25,8 +25,10 @@ mod latency;
 mod log;
 #[cfg(feature = "metrics")]
 mod metrics;
+mod multipart;
 mod nullable;
 mod params;
+mod query;
 mod rate_limit;
 mod request;
 mod response;
@@ -39,6 +41,7 @@ mod union;
 pub use endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
 pub use interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
+pub use multipart::File;
 pub use nullable::Nullable;
 pub use remcall_profile::{Profile, ProfileError};
 
@@ -64,6 +67,7 @@ pub use serde_json;
 pub mod __codegen {
     pub use crate::client::{Client, ClientBuilder};
     pub use crate::int_enum::read as int_enum;
+    pub use crate::multipart::{Files, Form, Multipart};
     pub use crate::request::Request;
     pub use crate::response::decode;
     pub use crate::spec::{ClientSpec, MethodSpec};

@@ -1,5 +1,7 @@
 //! The parts of one request, filled in by a generated method before the pipeline runs.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
@@ -8,7 +10,9 @@ use serde::Serialize;
 use crate::endpoints::Endpoint;
 use crate::error::{Error, ErrorKind};
 use crate::interceptor::{CallInfo, Outgoing};
+use crate::multipart::{Form, Multipart};
 use crate::params;
+use crate::query;
 use crate::spec::MethodSpec;
 
 /// Everything but the unreserved characters of RFC 3986: a path parameter stays one segment
@@ -25,7 +29,8 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 pub struct Request {
     pub(crate) method: &'static MethodSpec,
     pub(crate) path_params: Vec<(&'static str, String)>,
-    pub(crate) query: Vec<(&'static str, String)>,
+    /// Names are the spec's (static), or made from them for an object parameter (`filter[a]`).
+    pub(crate) query: Vec<(Cow<'static, str>, String)>,
     /// In the order added; a `Vec`, not a `HeaderMap`: they are copied into each attempt's map
     /// anyway, and most requests have none or one.
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
@@ -80,10 +85,41 @@ impl Request {
     pub fn query(mut self, name: &'static str, value: impl Serialize) -> Request {
         let query = &mut self.query;
         if let Err(e) = params::each_text(name, &value, |text| {
-            query.push((name, text.to_owned()));
+            query.push((Cow::Borrowed(name), text.to_owned()));
             Ok(())
         }) {
             self.fail(e);
+        }
+        self
+    }
+
+    /// Adds an object as `name[field]=value` pairs, nested objects and lists likewise
+    /// (OpenAPI's `deepObject`); nothing for `None`.
+    pub fn query_deep(self, name: &'static str, value: impl Serialize) -> Request {
+        self.query_styled(name, &value, query::Style::Deep)
+    }
+
+    /// Adds an object's fields as parameters of their own (an exploded form object).
+    pub fn query_object(self, name: &'static str, value: impl Serialize) -> Request {
+        self.query_styled(name, &value, query::Style::Object)
+    }
+
+    /// Adds a list as one comma-separated value, `name=a,b,c` (`explode: false`).
+    pub fn query_csv(self, name: &'static str, value: impl Serialize) -> Request {
+        self.query_styled(name, &value, query::Style::Comma)
+    }
+
+    fn query_styled(
+        mut self,
+        name: &'static str,
+        value: &impl Serialize,
+        style: query::Style,
+    ) -> Request {
+        match query::pairs(name, value, style) {
+            Ok(pairs) => self
+                .query
+                .extend(pairs.into_iter().map(|(k, v)| (Cow::Owned(k), v))),
+            Err(e) => self.fail(e),
         }
         self
     }
@@ -129,6 +165,66 @@ impl Request {
         self.with_body(Ok(body.clone()), "application/octet-stream")
     }
 
+    /// Sends text (`text/plain; charset=utf-8`).
+    pub fn text(self, body: &str) -> Request {
+        self.with_body(
+            Ok(Bytes::copy_from_slice(body.as_bytes())),
+            "text/plain; charset=utf-8",
+        )
+    }
+
+    /// Sends `body` as `multipart/form-data`, its parts encoded once for every attempt.
+    pub fn multipart(mut self, body: &impl Multipart) -> Request {
+        let mut form = Form::default();
+        body.parts(&mut form);
+        match form.encode() {
+            Ok((bytes, content_type)) => match HeaderValue::from_str(&content_type) {
+                Ok(value) => {
+                    self.headers.push((CONTENT_TYPE, value));
+                    self.body = Some(bytes);
+                }
+                Err(_) => self.fail(Error::new(
+                    ErrorKind::Encode,
+                    "the multipart content type is not a valid header value",
+                )),
+            },
+            Err(e) => self.fail(e),
+        }
+        self
+    }
+
+    /// Sends the body with this content type instead of its encoding's
+    /// (`application/merge-patch+json` for a JSON body, say).
+    pub fn content_type(mut self, content_type: &'static str) -> Request {
+        match HeaderValue::from_str(content_type) {
+            Ok(value) => {
+                self.headers.retain(|(name, _)| name != CONTENT_TYPE);
+                self.headers.push((CONTENT_TYPE, value));
+            }
+            Err(_) => self.fail(Error::new(
+                ErrorKind::Encode,
+                "the content type is not a valid header value",
+            )),
+        }
+        self
+    }
+
+    /// Adds the header `name` with a new UUID (v4): one key per logical call, sent unchanged on
+    /// every attempt, so a server that applies each key once applies a retried POST once.
+    pub fn idempotency_key(mut self, name: &'static str) -> Request {
+        match static_header_name(name) {
+            Ok(header) => {
+                let key = uuid::Uuid::new_v4().hyphenated().to_string();
+                // A UUID's text is always a valid header value.
+                if let Ok(value) = HeaderValue::from_str(&key) {
+                    self.headers.push((header, value));
+                }
+            }
+            Err(e) => self.fail(e),
+        }
+        self
+    }
+
     fn with_body(mut self, body: Result<Bytes, Error>, content_type: &'static str) -> Request {
         match body {
             Ok(body) => {
@@ -159,7 +255,7 @@ impl Request {
         let mut url = endpoint.url(&path)?;
         if !self.query.is_empty() {
             url.query_pairs_mut()
-                .extend_pairs(self.query.iter().map(|(k, v)| (*k, v.as_str())));
+                .extend_pairs(self.query.iter().map(|(k, v)| (k.as_ref(), v.as_str())));
         }
         let mut headers = self.headers(profile_headers, endpoint.host.as_ref());
         if let Some(credential) = credential {
@@ -304,7 +400,10 @@ mod tests {
             .query("tag", ["x", "y"]);
         assert_eq!(
             request.query,
-            [("tag", "x".to_owned()), ("tag", "y".to_owned())]
+            [
+                ("tag".into(), "x".to_owned()),
+                ("tag".into(), "y".to_owned())
+            ]
         );
     }
 }

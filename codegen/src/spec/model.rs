@@ -145,7 +145,7 @@ pub struct FieldDef {
     pub required: Option<bool>,
 }
 
-/// A parameter: `name: Type` or `name: { type: Type, doc: .., name: WireName }`.
+/// A parameter: `name: Type` or `name: { type: Type, doc: .., name: WireName, style: .. }`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParamDef {
@@ -156,9 +156,24 @@ pub struct ParamDef {
     pub doc: Option<String>,
     /// The name on the wire (query key or header name).
     pub name: Option<String>,
+    /// How a query object is written: `form` (the default) or `deep_object` (`name[field]=v`).
+    pub style: Option<QueryStyle>,
+    /// `false`: a query list (or object) is one comma-separated value, `name=a,b`; `true` (the
+    /// default): one pair per value, and an object's fields as parameters of their own.
+    pub explode: Option<bool>,
 }
 
-/// A request body: `Type` or `{ type: Type, as: json | form | bytes }`.
+/// OpenAPI's query `style`s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryStyle {
+    /// `name=v` pairs.
+    Form,
+    /// `name[field]=v` pairs, nested likewise.
+    DeepObject,
+}
+
+/// A request body: `Type` or `{ type: Type, as: json | form | multipart | text | bytes }`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BodyDef {
@@ -168,6 +183,8 @@ pub struct BodyDef {
     /// The encoding.
     #[serde(rename = "as", default)]
     pub encoding: BodyEncoding,
+    /// The `Content-Type` sent instead of the encoding's (`application/merge-patch+json`).
+    pub content_type: Option<String>,
     /// Rustdoc of the argument.
     pub doc: Option<String>,
 }
@@ -181,6 +198,12 @@ pub enum BodyEncoding {
     Json,
     /// `application/x-www-form-urlencoded`.
     Form,
+    /// `multipart/form-data`: a struct of the spec, each field a part (`File` fields are files).
+    Multipart,
+    /// `text/plain; charset=utf-8`: a `String`.
+    Text,
+    /// `application/octet-stream`: a `bytes::Bytes`.
+    Bytes,
 }
 
 /// What a 404 means.
@@ -216,6 +239,9 @@ pub struct MethodDef {
     pub returns: Option<String>,
     /// Retries are safe even for POST/PATCH.
     pub idempotent: Option<bool>,
+    /// A header (`Idempotency-Key`) given a new UUID per call, the same on every attempt: the
+    /// server applies a retried call once, so the method is retried as an idempotent one.
+    pub idempotency_key: Option<String>,
     /// What a 404 means.
     pub not_found: Option<NotFound>,
     /// A profile name, or an inline override of the client's profile (`config:`).

@@ -9,7 +9,9 @@ use super::{Validator, is_header_name};
 use crate::checked::{self, Fallback, Verb};
 use crate::diagnostic::did_you_mean;
 use crate::names;
-use crate::spec::model::{MethodDef, NotFound, ParamDef, ProfileRef, Shorthand};
+use crate::spec::model::{
+    BodyDef, BodyEncoding, MethodDef, NotFound, ParamDef, ProfileRef, QueryStyle, Shorthand,
+};
 use crate::types::Ty;
 
 /// Names a generated client has already: no method may take them.
@@ -64,10 +66,12 @@ impl Validator<'_> {
                     ));
                 }
                 self.type_expr(0, &format!("{key}.body"), &body.ty, &[])
+                    .and_then(|ty| self.body_encoding(key, body, &ty).then_some(ty))
                     .map(|ty| {
                         Some(checked::Body {
                             ty,
                             encoding: body.encoding,
+                            content_type: body.content_type.clone(),
                             doc: body.doc.clone(),
                         })
                     })
@@ -103,11 +107,24 @@ impl Validator<'_> {
                     .help("use POST, PUT or PATCH, or send the data as query parameters"),
             );
         }
+        if let Some(header) = &def.idempotency_key
+            && !is_header_name(header)
+        {
+            self.push(self.spec.at(
+                0,
+                &format!("{key}.idempotency_key"),
+                format!("`{header}` is not a valid header name"),
+            ));
+        }
         let path_params = path_params?;
         Some(checked::Method {
             name: name.to_owned(),
             doc: def.doc.clone(),
-            idempotent: def.idempotent.unwrap_or(verb.is_idempotent()),
+            // A key makes a retried call one the server applies once.
+            idempotent: def
+                .idempotent
+                .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some()),
+            idempotency_key: def.idempotency_key.clone(),
             verb,
             path,
             // In template order, which is the order of the arguments.
@@ -262,17 +279,101 @@ impl Validator<'_> {
             if section == "headers" && !is_header_name(&wire) {
                 self.push(spec.at(0, &at, format!("`{wire}` is not a valid header name")));
             }
+            for (what, set) in [
+                ("style", def.style.is_some()),
+                ("explode", def.explode.is_some()),
+            ] {
+                if set && section != "query" {
+                    self.push(spec.at_key(
+                        0,
+                        &format!("{at}.{what}"),
+                        format!("`{what}:` is for query parameters"),
+                    ));
+                }
+            }
             checked = checked.zip(ty).map(|(mut checked, ty)| {
+                let style = self.query_writing(def, &ty);
                 checked.push(checked::Param {
                     key: param.clone(),
                     wire,
                     ty,
                     doc: def.doc.clone(),
+                    style,
                 });
                 checked
             });
         }
         checked
+    }
+
+    /// How a query parameter is written: `style:` and `explode:` as OpenAPI has them, an object
+    /// (a struct of the spec, a map) exploded into parameters of its own by default.
+    fn query_writing(&self, def: &ParamDef, ty: &Ty) -> checked::QueryWriting {
+        let ty = ty.inner("Option").unwrap_or(ty);
+        let map = matches!(ty, Ty::Path { segments, .. } if segments.len() == 1 && matches!(segments[0].as_str(), "HashMap" | "BTreeMap"));
+        let object = map
+            || ty.bare().is_some_and(|name| {
+                self.spec
+                    .types
+                    .get(name)
+                    .is_some_and(|t| t.item.fields.is_some() || t.item.all_of.is_some())
+            });
+        match (def.style, def.explode) {
+            (Some(QueryStyle::DeepObject), _) => checked::QueryWriting::Deep,
+            (_, Some(false)) => checked::QueryWriting::Comma,
+            _ if object => checked::QueryWriting::Object,
+            _ => checked::QueryWriting::Pairs,
+        }
+    }
+
+    /// A body's type fits its encoding: a struct of the spec for multipart, a `String` for text,
+    /// `bytes::Bytes` for bytes; a content type is one header value.
+    fn body_encoding(&mut self, key: &str, body: &BodyDef, ty: &Ty) -> bool {
+        let at = format!("{key}.body");
+        let needs = match body.encoding {
+            BodyEncoding::Multipart => {
+                let is_struct = ty.bare().is_some_and(|name| {
+                    self.spec.types.get(name).is_some_and(|t| {
+                        (t.item.fields.is_some() || t.item.all_of.is_some())
+                            && t.item.generics.is_empty()
+                    })
+                });
+                (!is_struct).then_some(
+                    "a struct of this spec (each field is a part; `File` fields are files)",
+                )
+            }
+            BodyEncoding::Text => (ty.bare() != Some("String")).then_some("`String`"),
+            BodyEncoding::Bytes => (!ty.is_bytes()).then_some("`bytes::Bytes`"),
+            BodyEncoding::Json | BodyEncoding::Form => None,
+        };
+        let mut fine = true;
+        if let Some(needs) = needs {
+            fine = false;
+            self.push(self.spec.at(
+                0,
+                &at,
+                format!(
+                    "a `{}` body is {needs}, not `{}`",
+                    encoding_name(body.encoding),
+                    ty.render()
+                ),
+            ));
+        }
+        if let Some(content_type) = &body.content_type
+            && (!content_type.contains('/') || content_type.chars().any(char::is_control))
+        {
+            fine = false;
+            self.push(
+                self.spec
+                    .at(
+                        0,
+                        &format!("{at}.content_type"),
+                        format!("`{}` is not a content type", content_type.escape_default()),
+                    )
+                    .help("write a media type such as `application/merge-patch+json`"),
+            );
+        }
+        fine
     }
 
     /// The method's own profile: a named one, or an inline override.
@@ -288,6 +389,16 @@ impl Validator<'_> {
             }
             None => Some(Profile::default()),
         }
+    }
+}
+
+fn encoding_name(encoding: BodyEncoding) -> &'static str {
+    match encoding {
+        BodyEncoding::Json => "json",
+        BodyEncoding::Form => "form",
+        BodyEncoding::Multipart => "multipart",
+        BodyEncoding::Text => "text",
+        BodyEncoding::Bytes => "bytes",
     }
 }
 

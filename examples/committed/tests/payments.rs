@@ -219,3 +219,258 @@ async fn an_untagged_union_takes_what_fits_and_says_what_it_tried() {
         "{error}"
     );
 }
+
+/// A server of the request side: what it parsed of each body, and what it applied.
+mod requests {
+    use std::collections::HashMap;
+
+    use axum::extract::Multipart;
+    use axum::http::{HeaderMap, StatusCode};
+
+    use super::*;
+
+    /// Idempotency keys the server has applied, and the refunds it made.
+    #[derive(Clone, Default)]
+    pub struct Ledger {
+        pub applied: Arc<Mutex<HashMap<String, Value>>>,
+        pub effects: Arc<Mutex<usize>>,
+        pub attempts: Arc<Mutex<usize>>,
+    }
+
+    pub async fn server(parsed: Received, ledger: Ledger) -> Server {
+        let router = Router::new()
+            .route(
+                "/v1/files",
+                post(
+                    |State((parsed, _)): State<(Received, Ledger)>, mut form: Multipart| async move {
+                        // multer, a real parser: every part with its name, file name and type.
+                        let mut parts = Vec::new();
+                        while let Some(field) = form.next_field().await.unwrap() {
+                            let name = field.name().map(str::to_owned);
+                            let file = field.file_name().map(str::to_owned);
+                            let kind = field.content_type().map(str::to_owned);
+                            let data = field.bytes().await.unwrap();
+                            parts.push(json!([name, file, kind, String::from_utf8_lossy(&data)]));
+                        }
+                        parsed.lock().unwrap().push(Value::Array(parts));
+                        axum::Json(json!({ "id": "file_1", "size": 3, "purpose": "dispute" }))
+                    },
+                ),
+            )
+            .route(
+                "/v1/customers/{id}/note",
+                axum::routing::put(|| async { StatusCode::NO_CONTENT }),
+            )
+            .route(
+                "/v1/customers/{id}",
+                axum::routing::patch(|| async { axum::Json(customer()) })
+                    .delete(|| async { StatusCode::NO_CONTENT }),
+            )
+            .route("/v1/charges", get(|| async { axum::Json(json!([])) }))
+            .route(
+                "/v1/refunds",
+                post(
+                    |State((_, ledger)): State<(Received, Ledger)>,
+                     headers: HeaderMap,
+                     axum::Json(refund): axum::Json<Value>| async move {
+                        *ledger.attempts.lock().unwrap() += 1;
+                        let key = headers["idempotency-key"].to_str().unwrap().to_owned();
+                        let mut applied = ledger.applied.lock().unwrap();
+                        if let Some(done) = applied.get(&key) {
+                            return (StatusCode::OK, axum::Json(done.clone()));
+                        }
+                        // Applied once per key; the first answer is lost on the way back.
+                        *ledger.effects.lock().unwrap() += 1;
+                        let done = json!({ "id": "re_1", "charge": refund["charge"], "amount": refund["amount"] });
+                        applied.insert(key, done.clone());
+                        (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({})))
+                    },
+                ),
+            )
+            .with_state((parsed, ledger));
+        Server::start(router).await
+    }
+}
+
+async fn request_side() -> (Payments, Received, requests::Ledger, Server) {
+    let parsed = Received::default();
+    let ledger = requests::Ledger::default();
+    let server = requests::server(parsed.clone(), ledger.clone()).await;
+    let payments = Payments::builder()
+        .base_url(&server.url())
+        .profile(
+            remcall::Profile::from_yaml_str("retry: { backoff: { initial: 1ms, max: 1ms } }")
+                .unwrap(),
+        )
+        .build()
+        .unwrap();
+    (payments, parsed, ledger, server)
+}
+
+#[tokio::test]
+async fn a_multipart_body_reaches_a_real_parser_part_by_part() {
+    use remcall::File;
+    use remcall_example_committed::clients::payments::FileUpload;
+    let (payments, parsed, _, server) = request_side().await;
+    let upload = FileUpload {
+        purpose: "dispute".into(),
+        file: File::new(&b"PDF"[..])
+            .filename("evidence \"1\".pdf")
+            .content_type("application/pdf"),
+        attachments: vec![File::new(&b"a"[..]).filename("a.txt"), File::new(&b"b"[..])],
+        tags: vec!["x".into(), "y".into()],
+        note: None,
+    };
+    let stored = payments.upload_file(&upload).await.unwrap();
+    assert_eq!(stored.id, "file_1");
+    let received = &server.received()[0];
+    assert!(
+        received.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("multipart/form-data; boundary="),
+    );
+    assert_eq!(
+        parsed.lock().unwrap()[0],
+        json!([
+            ["purpose", null, null, "dispute"],
+            ["file", "evidence %221%22.pdf", "application/pdf", "PDF"],
+            ["attachments", "a.txt", "application/octet-stream", "a"],
+            ["attachments", null, "application/octet-stream", "b"],
+            ["tags", null, null, "x"],
+            ["tags", null, null, "y"]
+        ])
+    );
+}
+
+#[tokio::test]
+async fn text_a_custom_content_type_and_a_delete_with_a_body_go_out_as_declared() {
+    use remcall_example_committed::clients::payments::DeleteOptions;
+    let (payments, _, _, server) = request_side().await;
+    payments
+        .set_note("cus_1", "line one\nline two")
+        .await
+        .unwrap();
+    let patch = CustomerPatch {
+        email: Nullable::Null,
+        description: Nullable::Absent,
+        balance: None,
+    };
+    payments.merge_customer("cus_1", &patch).await.unwrap();
+    let options = DeleteOptions {
+        reason: "requested".into(),
+        grace_seconds: Some(30),
+    };
+    payments.delete_customer("cus_1", &options).await.unwrap();
+    let received = server.received();
+    let seen: Vec<(&str, &str, &str, String)> = received
+        .iter()
+        .map(|r| {
+            (
+                r.method.as_str(),
+                r.uri.as_str(),
+                r.headers["content-type"].to_str().unwrap(),
+                String::from_utf8_lossy(&r.body).into_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "PUT",
+                "/v1/customers/cus_1/note",
+                "text/plain; charset=utf-8",
+                "line one\nline two".to_owned()
+            ),
+            (
+                "PATCH",
+                "/v1/customers/cus_1",
+                "application/merge-patch+json",
+                r#"{"email":null}"#.to_owned()
+            ),
+            (
+                "DELETE",
+                "/v1/customers/cus_1",
+                "application/json",
+                r#"{"reason":"requested","grace_seconds":30}"#.to_owned()
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn query_objects_go_deep_exploded_or_comma_separated() {
+    use remcall_example_committed::clients::payments::{ChargeFilter, Page, Range};
+    let (payments, _, _, server) = request_side().await;
+    let filter = ChargeFilter {
+        status: Some("succeeded".into()),
+        created: Some(Range {
+            gte: Some(10),
+            lt: None,
+        }),
+    };
+    let page = Page {
+        limit: 2,
+        starting_after: Some("ch_9".into()),
+    };
+    let expand = ["customer".to_owned(), "source".to_owned()];
+    payments
+        .list_charges(Some(&filter), &expand, &page)
+        .await
+        .unwrap();
+    payments.list_charges(None, &[], &page).await.unwrap();
+    let uris: Vec<String> = server.received().iter().map(|r| r.uri.clone()).collect();
+    let (path, query) = uris[0].split_once('?').unwrap();
+    assert_eq!(path, "/v1/charges");
+    let mut pairs: Vec<&str> = query.split('&').collect();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        [
+            "expand=customer%2Csource",
+            "filter%5Bcreated%5D%5Bgte%5D=10",
+            "filter%5Bstatus%5D=succeeded",
+            "limit=2",
+            "starting_after=ch_9"
+        ]
+    );
+    // No filter: nothing of it; an empty list: the key with no value.
+    let mut second: Vec<&str> = uris[1].split_once('?').unwrap().1.split('&').collect();
+    second.sort();
+    assert_eq!(second, ["expand=", "limit=2", "starting_after=ch_9"]);
+}
+
+#[tokio::test]
+async fn an_idempotency_key_makes_a_retried_post_take_effect_once() {
+    use remcall_example_committed::clients::payments::NewRefund;
+    let (payments, _, ledger, server) = request_side().await;
+    let refund = payments
+        .create_refund(&NewRefund {
+            charge: "ch_1".into(),
+            amount: 500,
+        })
+        .await
+        .unwrap();
+    assert_eq!((refund.id.as_str(), refund.amount), ("re_1", 500));
+    // The POST was retried after the 503 (the key made it safe), with the same key.
+    assert_eq!(*ledger.attempts.lock().unwrap(), 2);
+    assert_eq!(*ledger.effects.lock().unwrap(), 1, "applied once");
+    let keys: Vec<String> = server
+        .received()
+        .iter()
+        .map(|r| r.headers["idempotency-key"].to_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(keys[0], keys[1]);
+    assert_eq!(keys[0].len(), 36, "a UUID: {}", keys[0]);
+    // A second logical call gets a key of its own.
+    payments
+        .create_refund(&NewRefund {
+            charge: "ch_2".into(),
+            amount: 1,
+        })
+        .await
+        .unwrap();
+    let third = server.received()[2].headers["idempotency-key"].clone();
+    assert_ne!(third.to_str().unwrap(), keys[0]);
+}

@@ -306,6 +306,152 @@ pub struct Charge {
         remcall::serde_json::Value,
     >,
 }
+/// A file and what it is for, sent as multipart/form-data.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct FileUpload {
+    /// `purpose`.
+    pub purpose: String,
+    /// `file`.
+    pub file: remcall::File,
+    /// `attachments`.
+    pub attachments: Vec<remcall::File>,
+    /// `tags`.
+    pub tags: Vec<String>,
+    /// `note`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+impl remcall::__codegen::Multipart for FileUpload {
+    fn parts(&self, form: &mut remcall::__codegen::Form) {
+        form.text("purpose", &self.purpose);
+        form.file("file", &self.file);
+        form.file("attachments", &self.attachments);
+        form.text("tags", &self.tags);
+        form.text("note", &self.note);
+    }
+}
+/// The `StoredFile` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct StoredFile {
+    /// `id`.
+    pub id: String,
+    /// `size`.
+    pub size: u64,
+    /// `purpose`.
+    pub purpose: String,
+}
+/// The `DeleteOptions` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct DeleteOptions {
+    /// `reason`.
+    pub reason: String,
+    /// `grace_seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_seconds: Option<u32>,
+}
+/// The `ChargeFilter` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct ChargeFilter {
+    /// `status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// `created`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<Range>,
+}
+/// The `Range` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct Range {
+    /// `gte`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gte: Option<i64>,
+    /// `lt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lt: Option<i64>,
+}
+/// The `Page` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct Page {
+    /// `limit`.
+    pub limit: u32,
+    /// `starting_after`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starting_after: Option<String>,
+}
+/// The `Refund` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct Refund {
+    /// `id`.
+    pub id: String,
+    /// `charge`.
+    pub charge: String,
+    /// `amount`.
+    pub amount: i64,
+}
+/// The `NewRefund` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct NewRefund {
+    /// `charge`.
+    pub charge: String,
+    /// `amount`.
+    pub amount: i64,
+}
 static GET_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "get_customer",
@@ -342,12 +488,77 @@ static CREATE_CHARGE: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     not_found_none: false,
     profile: "",
 };
+static UPLOAD_FILE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 4,
+    name: "upload_file",
+    http_method: "POST",
+    path: "/files",
+    idempotent: false,
+    not_found_none: false,
+    profile: "",
+};
+static SET_NOTE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 5,
+    name: "set_note",
+    http_method: "PUT",
+    path: "/customers/{id}/note",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static MERGE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 6,
+    name: "merge_customer",
+    http_method: "PATCH",
+    path: "/customers/{id}",
+    idempotent: false,
+    not_found_none: false,
+    profile: "",
+};
+static DELETE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 7,
+    name: "delete_customer",
+    http_method: "DELETE",
+    path: "/customers/{id}",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static LIST_CHARGES: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 8,
+    name: "list_charges",
+    http_method: "GET",
+    path: "/charges",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static CREATE_REFUND: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 9,
+    name: "create_refund",
+    http_method: "POST",
+    path: "/refunds",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "Payments",
     base_urls: &["http://localhost:8082"],
     base_path: "/v1",
     profile: "",
-    methods: &[&GET_CUSTOMER, &UPDATE_CUSTOMER, &GET_SOURCE, &CREATE_CHARGE],
+    methods: &[
+        &GET_CUSTOMER,
+        &UPDATE_CUSTOMER,
+        &GET_SOURCE,
+        &CREATE_CHARGE,
+        &UPLOAD_FILE,
+        &SET_NOTE,
+        &MERGE_CUSTOMER,
+        &DELETE_CUSTOMER,
+        &LIST_CHARGES,
+        &CREATE_REFUND,
+    ],
 };
 /// A Stripe-shaped payments API.
 ///
@@ -411,6 +622,68 @@ impl<F> Payments<F> {
     /// `POST /charges`
     pub async fn create_charge(&self, body: &Charge) -> Result<Charge, remcall::Error> {
         let request = CREATE_CHARGE.request().json(body);
+        self.inner.call(request, decode::json).await
+    }
+    /// `POST /files`
+    pub async fn upload_file(
+        &self,
+        body: &FileUpload,
+    ) -> Result<StoredFile, remcall::Error> {
+        let request = UPLOAD_FILE.request().multipart(body);
+        self.inner.call(request, decode::json).await
+    }
+    /// `PUT /customers/{id}/note`
+    pub async fn set_note(&self, id: &str, body: &str) -> Result<(), remcall::Error> {
+        let request = SET_NOTE.request().path("id", id).text(body);
+        self.inner.call(request, decode::unit).await
+    }
+    /// `PATCH /customers/{id}`
+    pub async fn merge_customer(
+        &self,
+        id: &str,
+        body: &CustomerPatch,
+    ) -> Result<Customer, remcall::Error> {
+        let request = MERGE_CUSTOMER
+            .request()
+            .path("id", id)
+            .json(body)
+            .content_type("application/merge-patch+json");
+        self.inner.call(request, decode::json).await
+    }
+    /// Deletes a customer; the options travel in the DELETE's body.
+    ///
+    /// `DELETE /customers/{id}`
+    pub async fn delete_customer(
+        &self,
+        id: &str,
+        body: &DeleteOptions,
+    ) -> Result<(), remcall::Error> {
+        let request = DELETE_CUSTOMER.request().path("id", id).json(body);
+        self.inner.call(request, decode::unit).await
+    }
+    /// `GET /charges`
+    pub async fn list_charges(
+        &self,
+        filter: Option<&ChargeFilter>,
+        expand: &[String],
+        page: &Page,
+    ) -> Result<Vec<Charge>, remcall::Error> {
+        let request = LIST_CHARGES
+            .request()
+            .query_deep("filter", filter)
+            .query_csv("expand", expand)
+            .query_object("page", page);
+        self.inner.call(request, decode::json).await
+    }
+    /// `POST /refunds`
+    pub async fn create_refund(
+        &self,
+        body: &NewRefund,
+    ) -> Result<Refund, remcall::Error> {
+        let request = CREATE_REFUND
+            .request()
+            .json(body)
+            .idempotency_key("Idempotency-Key");
         self.inner.call(request, decode::json).await
     }
 }
