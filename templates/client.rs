@@ -133,6 +133,78 @@ impl remcall::__codegen::Multipart for {{ ty.name }} {
 {% endfor %}
 
 {%- for method in client.methods %}
+{%- if let Some(responses) = method.responses %}
+#[doc = {{ "{:?}"|format(responses.doc) }}]
+#[derive(Debug, Clone, PartialEq)]
+pub enum {{ responses.name }} {
+    {%- for (variant, status, payload, _) in responses.variants %}
+    #[doc = " `{{ status }}`"]
+    {{ variant }}{% if let Some(payload) = payload %}({{ payload }}){% endif %},
+    {%- endfor %}
+}
+
+impl {{ responses.name }} {
+    fn decode(response: remcall::Response) -> Result<Self, remcall::Error> {
+        match response.status.as_u16() {
+            {%- for (variant, status, payload, decoder) in responses.variants %}
+            {%- if payload.is_some() %}
+            {{ status }} => decode::{{ decoder }}(response).map(Self::{{ variant }}),
+            {%- else %}
+            {{ status }} => Ok(Self::{{ variant }}),
+            {%- endif %}
+            {%- endfor %}
+            _ => Err(decode::unexpected_status(&response, {{ "{:?}"|format(responses.expected) }})),
+        }
+    }
+}
+{%- endif %}
+{%- if let Some(errors) = method.errors %}
+#[doc = {{ "{:?}"|format(errors.doc) }}]
+#[derive(Debug, Clone, PartialEq)]
+pub enum {{ errors.name }} {
+    {%- for (variant, _, written, payload) in errors.variants %}
+    #[doc = " `{{ written }}`"]
+    {{ variant }}({{ payload }}),
+    {%- endfor %}
+}
+
+impl {{ errors.name }} {
+    fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
+        let decoded = match status {
+            {%- for (variant, pattern, _, _) in errors.variants %}
+            {{ pattern }} => remcall::serde_json::from_slice(body).map(Self::{{ variant }}),
+            {%- endfor %}
+            {%- if !errors.has_default %}
+            _ => return None,
+            {%- endif %}
+        };
+        decoded.ok().map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
+    }
+}
+{%- endif %}
+{%- if let Some(headers) = method.headers %}
+#[doc = {{ "{:?}"|format(headers.doc) }}]
+#[derive(Debug, Clone, PartialEq)]
+pub struct {{ headers.name }} {
+    {%- for (field, wire, ty) in headers.fields %}
+    #[doc = {{ "{:?}"|format(wire) }}]
+    pub {{ field }}: {{ ty }},
+    {%- endfor %}
+}
+
+impl {{ headers.name }} {
+    fn read(response: &remcall::Response) -> Result<Self, remcall::Error> {
+        Ok(Self {
+            {%- for (field, wire, _) in headers.fields %}
+            {{ field }}: decode::header(response, {{ "{:?}"|format(wire) }})?,
+            {%- endfor %}
+        })
+    }
+}
+{%- endif %}
+{%- endfor %}
+
+{%- for method in client.methods %}
 static {{ method.spec_const }}: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: {{ loop.index0 }},
     name: {{ "{:?}"|format(method.spec_name) }},
@@ -214,12 +286,15 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
         {%- endif %}
         {%- if let Some(header) = method.idempotency_key %}
             .idempotency_key({{ "{:?}"|format(header) }})
+        {%- endif %}
+        {%- if let Some(errors) = method.errors %}
+            .errors({{ errors.name }}::from_status)
         {%- endif %};
         {%- if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% for param in method.params %}{{ param.name }}, {% endfor %}{{ method.locals.cause }});
-        self.inner.call_or_fallback({{ method.locals.request }}, decode::{{ method.decode }}, {{ method.locals.fallback }}).await
+        self.inner.call_or_fallback({{ method.locals.request }}, {{ method.decode }}, {{ method.locals.fallback }}).await
         {%- else %}
-        self.inner.call({{ method.locals.request }}, decode::{{ method.decode }}).await
+        self.inner.call({{ method.locals.request }}, {{ method.decode }}).await
         {%- endif %}
     }
 {% endfor %}

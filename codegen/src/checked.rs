@@ -4,7 +4,7 @@
 
 use remcall_profile::Profile;
 
-pub use crate::spec::model::BodyEncoding;
+pub use crate::spec::model::{BodyEncoding, ReturnsEncoding};
 use crate::types::Ty;
 
 /// One client.
@@ -224,6 +224,14 @@ pub struct Method {
     pub body: Option<Body>,
     /// The return type (`()` when none).
     pub returns: Ty,
+    /// How the response body is read.
+    pub returns_as: ReturnsEncoding,
+    /// Several success shapes by status, in spec order (empty: `returns`).
+    pub responses: Vec<(u16, Ty)>,
+    /// Declared error bodies, in spec order.
+    pub errors: Vec<(StatusMatch, Ty)>,
+    /// Declared response headers.
+    pub response_headers: Vec<Param>,
     /// A 404 is `Ok(None)`.
     pub not_found_none: bool,
     /// Retries are safe.
@@ -234,6 +242,17 @@ pub struct Method {
     pub profile: Profile,
     /// Failures this method's fallback may answer go to it.
     pub fallback: bool,
+}
+
+/// The statuses an `errors:` entry covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusMatch {
+    /// One status.
+    Exact(u16),
+    /// A class: 4 for `4XX`, 5 for `5XX`.
+    Class(u16),
+    /// Every other error status.
+    Default,
 }
 
 /// A path, query or header parameter.

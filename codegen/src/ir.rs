@@ -135,14 +135,57 @@ pub struct Method {
     pub locals: Locals,
     /// Return type.
     pub returns: String,
-    /// The decoder in `remcall::__codegen::decode`, e.g. `json_or_none`.
-    pub decode: &'static str,
+    /// The decoder: a path (`decode::json_or_none`, `GetUserResponse::decode`) or a closure.
+    pub decode: String,
+    /// The enum of several success shapes.
+    pub responses: Option<ResponseEnum>,
+    /// The enum of declared error bodies.
+    pub errors: Option<ErrorEnum>,
+    /// The struct of declared response headers.
+    pub headers: Option<HeadersStruct>,
     /// A content type sent instead of the body's encoding's.
     pub content_type: Option<String>,
     /// The header given a new idempotency key per call.
     pub idempotency_key: Option<String>,
     /// The method calls the fallback on eligible errors.
     pub fallback: bool,
+}
+
+/// A method's success shapes by status.
+#[derive(Debug)]
+pub struct ResponseEnum {
+    /// Its rustdoc (one line, with its leading space).
+    pub doc: String,
+    /// `CreateCustomerResponse`.
+    pub name: String,
+    /// (variant, status, payload type or none for `()`, the payload's decoder path).
+    pub variants: Vec<(String, u16, Option<String>, &'static str)>,
+    /// The statuses, for the error on another one: `200 or 201`.
+    pub expected: String,
+}
+
+/// A method's declared error bodies.
+#[derive(Debug)]
+pub struct ErrorEnum {
+    /// Its rustdoc (one line, with its leading space).
+    pub doc: String,
+    /// `GetUserError`.
+    pub name: String,
+    /// (variant, match pattern `404` / `400..=499` / `_`, as written in the spec, payload type).
+    pub variants: Vec<(String, String, String, String)>,
+    /// A `default` entry covers every other status.
+    pub has_default: bool,
+}
+
+/// A method's declared response headers.
+#[derive(Debug)]
+pub struct HeadersStruct {
+    /// Its rustdoc (one line, with its leading space).
+    pub doc: String,
+    /// `GetUserHeaders`.
+    pub name: String,
+    /// (field, header name, type).
+    pub fields: Vec<(String, String, String)>,
 }
 
 /// A method argument and how it enters the request.
@@ -457,15 +500,51 @@ fn lower_method(
             wire: None,
         });
     }
-    let returns = &method.returns;
-    let optional = |ty: &Ty| format!("Option<{}>", ty.render());
-    let (returns, decode) = match (returns.is_unit(), returns.is_bytes(), method.not_found_none) {
-        (true, _, false) => (returns.render(), "unit"),
-        (true, _, true) => (optional(returns), "unit_or_none"),
-        (_, true, false) => (returns.render(), "bytes"),
-        (_, true, true) => (optional(returns), "bytes_or_none"),
-        (_, _, false) => (returns.render(), "json"),
-        (_, _, true) => (optional(returns), "json_or_none"),
+    let base = names::pascal(&method.name);
+    let responses = (!method.responses.is_empty()).then(|| response_enum(method, &base));
+    let errors = (!method.errors.is_empty()).then(|| error_enum(method, &base));
+    let headers = (!method.response_headers.is_empty()).then(|| HeadersStruct {
+        doc: format!(" The response headers of `{}`.", method.name),
+        name: format!("{base}Headers"),
+        fields: method
+            .response_headers
+            .iter()
+            .map(|p| (names::snake(&p.key), p.wire.clone(), p.ty.render()))
+            .collect(),
+    });
+    let (body_type, decode) = match &responses {
+        Some(responses) => (
+            responses.name.clone(),
+            format!("{}::decode", responses.name),
+        ),
+        None => {
+            let returns = &method.returns;
+            let optional = |ty: &Ty| format!("Option<{}>", ty.render());
+            let kind = if returns.is_unit() {
+                "unit"
+            } else if returns.is_bytes() {
+                "bytes"
+            } else if method.returns_as == checked::ReturnsEncoding::Text {
+                "text"
+            } else {
+                "json"
+            };
+            if method.not_found_none {
+                (optional(returns), format!("decode::{kind}_or_none"))
+            } else {
+                (returns.render(), format!("decode::{kind}"))
+            }
+        }
+    };
+    let (returns, decode) = match &headers {
+        Some(h) => (
+            format!("remcall::WithHeaders<{body_type}, {}>", h.name),
+            format!(
+                "|response| decode::with_headers(response, {}::read, {decode})",
+                h.name
+            ),
+        ),
+        None => (body_type, decode),
     };
     let verb = method.verb.as_str();
     let mut doc = doc_lines(method.doc.as_ref());
@@ -510,9 +589,93 @@ fn lower_method(
         params,
         returns,
         decode,
+        responses,
+        errors,
+        headers,
         content_type: method.body.as_ref().and_then(|b| b.content_type.clone()),
         idempotency_key: method.idempotency_key.clone(),
         fallback: has_trait && method.fallback,
+    }
+}
+
+/// The enum of a method's success shapes: one variant per status, named by its reason phrase.
+fn response_enum(method: &checked::Method, base: &str) -> ResponseEnum {
+    let variants = method
+        .responses
+        .iter()
+        .map(|(status, ty)| {
+            let (payload, decoder) = if ty.is_unit() {
+                (None, "unit")
+            } else if ty.is_bytes() {
+                (Some(ty.render()), "bytes")
+            } else {
+                (Some(ty.render()), "json")
+            };
+            (names::status_variant(*status), *status, payload, decoder)
+        })
+        .collect();
+    let statuses: Vec<String> = method
+        .responses
+        .iter()
+        .map(|(s, _)| s.to_string())
+        .collect();
+    ResponseEnum {
+        doc: format!(" The answers of `{}`, by status.", method.name),
+        name: format!("{base}Response"),
+        variants,
+        expected: match statuses.as_slice() {
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+            [] => String::new(),
+        },
+    }
+}
+
+/// The enum of a method's declared error bodies, matched exact statuses first, then classes,
+/// then `default`.
+fn error_enum(method: &checked::Method, base: &str) -> ErrorEnum {
+    use checked::StatusMatch;
+    let mut entries: Vec<&(StatusMatch, Ty)> = method.errors.iter().collect();
+    entries.sort_by_key(|(matched, _)| match matched {
+        StatusMatch::Exact(_) => 0,
+        StatusMatch::Class(_) => 1,
+        StatusMatch::Default => 2,
+    });
+    let variants = entries
+        .iter()
+        .map(|(matched, ty)| {
+            let (variant, pattern, written) = match matched {
+                StatusMatch::Exact(code) => (
+                    names::status_variant(*code),
+                    code.to_string(),
+                    code.to_string(),
+                ),
+                StatusMatch::Class(4) => (
+                    "ClientError".to_owned(),
+                    "400..=499".to_owned(),
+                    "4XX".to_owned(),
+                ),
+                StatusMatch::Class(class) => (
+                    "ServerError".to_owned(),
+                    format!("{class}00..={class}99"),
+                    format!("{class}XX"),
+                ),
+                StatusMatch::Default => ("Other".to_owned(), "_".to_owned(), "default".to_owned()),
+            };
+            (variant, pattern, written, ty.render())
+        })
+        .collect();
+    ErrorEnum {
+        doc: format!(
+            " The error bodies of `{}`, by status: `error.detail::<{base}Error>()`.",
+            method.name
+        ),
+        name: format!("{base}Error"),
+        has_default: method
+            .errors
+            .iter()
+            .any(|(m, _)| *m == StatusMatch::Default),
+        variants,
     }
 }
 

@@ -203,6 +203,45 @@ pub fn variant_of_type(ty: &crate::types::Ty, index: usize) -> String {
     }
 }
 
+/// A status's variant name: its reason phrase (`201` → `Created`, `404` → `NotFound`), or
+/// `Status{code}` for one without a well-known phrase.
+pub fn status_variant(status: u16) -> String {
+    let phrase = match status {
+        200 => "Ok",
+        201 => "Created",
+        202 => "Accepted",
+        203 => "NonAuthoritativeInformation",
+        204 => "NoContent",
+        205 => "ResetContent",
+        206 => "PartialContent",
+        207 => "MultiStatus",
+        400 => "BadRequest",
+        401 => "Unauthorized",
+        402 => "PaymentRequired",
+        403 => "Forbidden",
+        404 => "NotFound",
+        405 => "MethodNotAllowed",
+        406 => "NotAcceptable",
+        408 => "RequestTimeout",
+        409 => "Conflict",
+        410 => "Gone",
+        412 => "PreconditionFailed",
+        413 => "PayloadTooLarge",
+        415 => "UnsupportedMediaType",
+        422 => "UnprocessableEntity",
+        423 => "Locked",
+        428 => "PreconditionRequired",
+        429 => "TooManyRequests",
+        500 => "InternalServerError",
+        501 => "NotImplemented",
+        502 => "BadGateway",
+        503 => "ServiceUnavailable",
+        504 => "GatewayTimeout",
+        _ => return format!("Status{status}"),
+    };
+    phrase.to_owned()
+}
+
 /// True when `name` is a PascalCase identifier (`UserClient`).
 pub fn is_pascal_identifier(name: &str) -> bool {
     is_identifier(name) && name.to_pascal_case() == name

@@ -199,6 +199,7 @@ fn method(name: &'static str, types: &[&str], structs: &[&'static str]) -> Boxed
         "Vec<i64>",
     ]);
     let params = proptest::collection::vec(scalar.clone(), 0..4);
+    let first_struct: &'static str = structs[0];
     let body = proptest::option::of((
         prop::sample::select(structs.to_vec()),
         prop::sample::select(vec!["json", "form", "multipart"]),
@@ -232,8 +233,16 @@ fn method(name: &'static str, types: &[&str], structs: &[&'static str]) -> Boxed
                     text.push_str(", \"idempotency_key\": \"Idempotency-Key\"");
                 }
             }
-            if let Some(returns) = returns {
-                write!(text, ", \"returns\": {}", q(&returns)).unwrap();
+            match returns {
+                // Without `not_found: none`, the response side's other forms: several success
+                // shapes, declared error bodies, declared headers.
+                Some(returns) if !not_found && inline => {
+                    write!(text, ", \"responses\": {{\"200\": {}, \"204\": \"()\"}}", q(&returns)).unwrap();
+                    write!(text, ", \"errors\": {{\"404\": {s}, \"5XX\": {s}, \"default\": \"serde_json::Value\"}}", s = q(first_struct)).unwrap();
+                    text.push_str(", \"response_headers\": {\"etag\": {\"type\": \"Option<String>\", \"name\": \"ETag\"}, \"left\": {\"type\": \"Option<u32>\", \"name\": \"X-Left\"}}");
+                }
+                Some(returns) => write!(text, ", \"returns\": {}", q(&returns)).unwrap(),
+                None => {}
             }
             if not_found {
                 text.push_str(", \"not_found\": \"none\", \"idempotent\": true");

@@ -435,8 +435,12 @@ impl Client {
         if answered {
             return Ok(response);
         }
+        // The declared error type reads the whole body: the error keeps only its first bytes.
+        let detail = request
+            .error_detail
+            .and_then(|decode| decode(response.status.as_u16(), &response.body));
         Err(FailedAttempt {
-            error: Error::status_error(response.status, &response.body),
+            error: Error::status_error(response.status, &response.body).with_detail(detail),
             failure: AttemptFailure::Status(response.status.as_u16()),
             retry_after: retry_after(
                 &response.headers,

@@ -83,7 +83,13 @@ struct Inner {
     body: Option<Bytes>,
     retry_in: Option<Duration>,
     source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+    /// The error body decoded as the method's declared error type (`errors:`).
+    detail: Option<Detail>,
 }
+
+/// A decoded error body of a method's declared error type, kept in the [`Error`] whatever the
+/// type; [`Error::detail`] gives it back typed.
+pub type Detail = Arc<dyn std::any::Any + Send + Sync>;
 
 impl Error {
     /// A new error of `kind`; the pipeline adds the client and method.
@@ -106,6 +112,7 @@ impl Error {
             body: None,
             retry_in: None,
             source: None,
+            detail: None,
         }))
     }
 
@@ -166,6 +173,19 @@ impl Error {
     /// The first bytes (at most [`BODY_SNIPPET_BYTES`]) of the error response's body.
     pub fn body(&self) -> Option<&[u8]> {
         self.0.body.as_deref()
+    }
+
+    /// The error body decoded as the method's declared error type, for a method with `errors:`
+    /// (`err.detail::<GetUserError>()`); `None` for another type, another kind of error, or a
+    /// body that did not decode.
+    pub fn detail<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.detail.as_deref()?.downcast_ref()
+    }
+
+    /// Attaches a decoded error body.
+    pub(crate) fn with_detail(mut self, detail: Option<Detail>) -> Error {
+        self.0.detail = detail;
+        self
     }
 
     /// For `BreakerOpen`: how long until the breaker turns half-open.

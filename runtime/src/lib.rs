@@ -50,7 +50,7 @@ pub use remcall_profile::{Profile, ProfileError};
 /// does are in the user guide (docs/resilience.md, docs/spec.md).
 #[doc(inline)]
 pub use remcall_profile as profile;
-pub use response::Response;
+pub use response::{Response, WithHeaders};
 pub use stats::{BreakerState, ClientStats, EndpointStats, MethodStats};
 
 // What generated code names, so user crates need no dependency of their own.
@@ -66,6 +66,7 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __codegen {
     pub use crate::client::{Client, ClientBuilder};
+    pub use crate::error::Detail;
     pub use crate::int_enum::read as int_enum;
     pub use crate::multipart::{Files, Form, Multipart};
     pub use crate::request::Request;

@@ -8,7 +8,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderName, 
 use serde::Serialize;
 
 use crate::endpoints::Endpoint;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Detail, Error, ErrorKind};
 use crate::interceptor::{CallInfo, Outgoing};
 use crate::multipart::{Form, Multipart};
 use crate::params;
@@ -36,7 +36,13 @@ pub struct Request {
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
     pub(crate) body: Option<Bytes>,
     pub(crate) error: Option<Error>,
+    /// Decodes an error response's whole body as the method's declared error type.
+    pub(crate) error_detail: Option<DetailDecoder>,
 }
+
+/// How a method's declared error bodies are read: the status and the whole body in, the decoded
+/// value out (none for a status it declares nothing for, or a body that does not decode).
+pub type DetailDecoder = fn(u16, &[u8]) -> Option<Detail>;
 
 impl Request {
     /// An empty request of `method`.
@@ -48,7 +54,15 @@ impl Request {
             headers: Vec::new(),
             body: None,
             error: None,
+            error_detail: None,
         }
+    }
+
+    /// Reads error responses' bodies with `decode` (the method's `errors:`), so the caller and the
+    /// fallback find them in [`Error::detail`].
+    pub fn errors(mut self, decode: DetailDecoder) -> Request {
+        self.error_detail = Some(decode);
+        self
     }
 
     /// Fills the `{name}` placeholder of the path template with one percent-encoded segment.

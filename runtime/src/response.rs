@@ -70,6 +70,15 @@ impl Response {
     }
 }
 
+/// A response body with the response headers its method declares (`response_headers:`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WithHeaders<B, H> {
+    /// The decoded body.
+    pub body: B,
+    /// The declared headers, typed.
+    pub headers: H,
+}
+
 /// Decoders: how a generated method turns a successful [`Response`] into its return type.
 pub mod decode {
     use super::*;
@@ -85,6 +94,83 @@ pub mod decode {
                 ),
             )
             .with_source(e)
+        })
+    }
+
+    /// The body as UTF-8 text (`as: text`).
+    pub fn text(response: Response) -> Result<String, Error> {
+        String::from_utf8(response.body.to_vec()).map_err(|e| {
+            Error::new(ErrorKind::Decode, "the response body is not UTF-8 text").with_source(e)
+        })
+    }
+
+    /// [`text`], except that a 404 (`not_found: none`) is `None`.
+    pub fn text_or_none(response: Response) -> Result<Option<String>, Error> {
+        or_none(response, text)
+    }
+
+    /// The error for a success status a method declares no shape for.
+    pub fn unexpected_status(response: &Response, expected: &str) -> Error {
+        Error::new(
+            ErrorKind::Decode,
+            format!(
+                "unexpected status {}: the method declares {expected}",
+                response.status.as_u16()
+            ),
+        )
+    }
+
+    /// A declared response header as type `T`: a number or `true`/`false` as such, anything
+    /// else as text; a missing header is `null` (so an `Option` is `None`, anything else an
+    /// error).
+    pub fn header<T: DeserializeOwned>(response: &Response, name: &str) -> Result<T, Error> {
+        let value = match response.headers.get(name) {
+            None => serde_json::Value::Null,
+            Some(value) => {
+                let text = value.to_str().map_err(|_| {
+                    Error::new(
+                        ErrorKind::Decode,
+                        format!("response header `{name}` is not text"),
+                    )
+                })?;
+                // `42` and `true` read as JSON; `W/"abc"` and `a, b` are text.
+                serde_json::from_str::<serde_json::Value>(text)
+                    .ok()
+                    .filter(|v| v.is_number() || v.is_boolean())
+                    .unwrap_or_else(|| serde_json::Value::String(text.to_owned()))
+            }
+        };
+        let read = |value: serde_json::Value| serde_json::from_value::<T>(value);
+        read(value.clone())
+            .or_else(|e| match &value {
+                // A number-like text for a `String` field: the text as sent.
+                serde_json::Value::Number(_) | serde_json::Value::Bool(_) => {
+                    read(serde_json::Value::String(value.to_string())).map_err(|_| e)
+                }
+                _ => Err(e),
+            })
+            .map_err(|e| {
+                Error::new(
+                    ErrorKind::Decode,
+                    format!(
+                        "response header `{name}` is not a valid `{}`",
+                        short_type_name::<T>()
+                    ),
+                )
+                .with_source(e)
+            })
+    }
+
+    /// The body by `body`, with the declared headers by `headers` next to it.
+    pub fn with_headers<B, H>(
+        response: Response,
+        headers: fn(&Response) -> Result<H, Error>,
+        body: fn(Response) -> Result<B, Error>,
+    ) -> Result<crate::WithHeaders<B, H>, Error> {
+        let headers = headers(&response)?;
+        Ok(crate::WithHeaders {
+            body: body(response)?,
+            headers,
         })
     }
 
@@ -146,6 +232,32 @@ pub mod decode {
 
     #[cfg(test)]
     mod tests {
+        use super::*;
+
+        fn with_header(name: &'static str, value: &'static str) -> Response {
+            let mut headers = HeaderMap::new();
+            headers.insert(name, reqwest::header::HeaderValue::from_static(value));
+            Response {
+                status: StatusCode::OK,
+                headers,
+                body: Bytes::new(),
+            }
+        }
+
+        #[test]
+        fn declared_headers_read_as_their_types() {
+            let response = with_header("x-count", "42");
+            assert_eq!(header::<u32>(&response, "X-Count").unwrap(), 42);
+            assert_eq!(header::<String>(&response, "x-count").unwrap(), "42");
+            assert_eq!(header::<Option<i64>>(&response, "x-other").unwrap(), None);
+            let missing = header::<String>(&response, "Request-Id").unwrap_err();
+            assert_eq!(missing.kind(), ErrorKind::Decode);
+            assert!(missing.to_string().contains("`Request-Id` is not a valid `String`"));
+            let text = with_header("etag", "W/\"1\"");
+            assert!(header::<u32>(&text, "etag").is_err());
+            assert_eq!(header::<String>(&text, "etag").unwrap(), "W/\"1\"");
+        }
+
         #[test]
         fn type_names_are_short() {
             assert_eq!(

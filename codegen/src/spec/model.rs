@@ -206,6 +206,35 @@ pub enum BodyEncoding {
     Bytes,
 }
 
+/// A method's return: `Type` or `{ type: Type, as: json | text | bytes }`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReturnsDef {
+    /// The Rust type expression.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// How the body is read.
+    #[serde(rename = "as", default)]
+    pub encoding: ReturnsEncoding,
+}
+
+/// How a response body is read.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReturnsEncoding {
+    /// JSON (a `bytes::Bytes` return is the raw body).
+    #[default]
+    Json,
+    /// UTF-8 text: a `String`.
+    Text,
+    /// The raw body: a `bytes::Bytes`.
+    Bytes,
+}
+
+/// A status key of `responses:` or `errors:`: `200`, `4XX`, `default`, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StatusKey(pub String);
+
 /// What a 404 means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -235,8 +264,18 @@ pub struct MethodDef {
     pub headers: IndexMap<String, Shorthand<ParamDef>>,
     /// The request body.
     pub body: Option<Shorthand<BodyDef>>,
-    /// The return type (none: `()`).
-    pub returns: Option<String>,
+    /// The return type (none: `()`), or `{ type, as: json | text | bytes }`.
+    pub returns: Option<Shorthand<ReturnsDef>>,
+    /// Several success shapes by status (`200: Customer`, `202: Job`, `204: ()`), read into a
+    /// generated enum; instead of `returns:`.
+    pub responses: Option<IndexMap<StatusKey, String>>,
+    /// Error bodies by status (`404`), class (`4XX`) or `default`, read into a generated enum
+    /// that the caller and the fallback find in `Error::detail`.
+    pub errors: Option<IndexMap<StatusKey, String>>,
+    /// Response headers returned next to the body, typed: `etag: { type: Option<String>, name:
+    /// ETag }`.
+    #[serde(default)]
+    pub response_headers: IndexMap<String, Shorthand<ParamDef>>,
     /// Retries are safe even for POST/PATCH.
     pub idempotent: Option<bool>,
     /// A header (`Idempotency-Key`) given a new UUID per call, the same on every attempt: the
@@ -290,6 +329,15 @@ impl FromType for FieldDef {
 impl FromType for AlternativeDef {
     fn from_type(ty: String) -> Self {
         AlternativeDef {
+            ty,
+            ..Default::default()
+        }
+    }
+}
+
+impl FromType for ReturnsDef {
+    fn from_type(ty: String) -> Self {
+        ReturnsDef {
             ty,
             ..Default::default()
         }
@@ -426,6 +474,28 @@ impl<'de> Deserialize<'de> for WireValue {
     }
 }
 
+impl<'de> Deserialize<'de> for StatusKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = StatusKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a status (404), a class (4XX) or `default`")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<StatusKey, E> {
+                Ok(StatusKey(v.to_owned()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StatusKey, E> {
+                Ok(StatusKey(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StatusKey, E> {
+                Ok(StatusKey(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 impl<'de> Deserialize<'de> for FallbackDef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -500,6 +570,19 @@ impl JsonSchema for EnumValueDef {
                     "additionalProperties": false
                 }
             ]
+        })
+    }
+}
+
+impl JsonSchema for StatusKey {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StatusKey".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A status (404), a class (4XX) or `default`.",
+            "type": "string"
         })
     }
 }

@@ -10,7 +10,8 @@ use crate::checked::{self, Fallback, Verb};
 use crate::diagnostic::did_you_mean;
 use crate::names;
 use crate::spec::model::{
-    BodyDef, BodyEncoding, MethodDef, NotFound, ParamDef, ProfileRef, QueryStyle, Shorthand,
+    BodyDef, BodyEncoding, MethodDef, NotFound, ParamDef, ProfileRef, QueryStyle, ReturnsEncoding,
+    Shorthand,
 };
 use crate::types::Ty;
 
@@ -79,9 +80,48 @@ impl Validator<'_> {
             None => Some(None),
         };
         let returns = match &def.returns {
-            Some(returns) => self.type_expr(0, &format!("{key}.returns"), returns, &[]),
+            Some(returns) => self
+                .type_expr(0, &format!("{key}.returns"), &returns.ty, &[])
+                .filter(|ty| self.returns_encoding(key, returns.encoding, ty)),
             None => Some(Ty::Tuple(Vec::new())),
         };
+        let responses = self.responses(key, def);
+        let errors = self.errors(key, def);
+        let mut header_names = HashMap::new();
+        let response_headers = self.params(
+            key,
+            "response_headers",
+            &def.response_headers,
+            &mut header_names,
+        );
+        for (what, set) in [
+            ("responses", def.responses.is_some()),
+            ("response_headers", !def.response_headers.is_empty()),
+        ] {
+            if set && def.not_found == Some(NotFound::None) {
+                self.push(
+                    self.spec
+                        .at_key(
+                            0,
+                            &format!("{key}.not_found"),
+                            format!("`not_found: none` and `{what}:` do not go together"),
+                        )
+                        .help("declare the 404 under `responses:` or `errors:` instead"),
+                );
+            }
+        }
+        if def.responses.is_some() && def.returns.is_some() {
+            self.push(
+                self.spec
+                    .at_key(
+                        0,
+                        &format!("{key}.responses"),
+                        "a method has `returns:` or `responses:`, not both",
+                    )
+                    .help("list every success shape under `responses:`"),
+            );
+        }
+        self.generated_names_free(key, name, def);
         let profile = self.method_profile(key, def);
         let has_fallback = fallback.is_some_and(|f| *f != Fallback::None);
         if def.fallback == Some(true) && fallback == Some(&Fallback::None) {
@@ -137,6 +177,10 @@ impl Validator<'_> {
             headers: headers?,
             body: body?,
             returns: returns?,
+            returns_as: def.returns.as_ref().map(|r| r.encoding).unwrap_or_default(),
+            responses: responses?,
+            errors: errors?,
+            response_headers: response_headers?,
             not_found_none: def.not_found == Some(NotFound::None),
             profile: profile?,
             fallback: has_fallback && def.fallback != Some(false),
@@ -276,7 +320,7 @@ impl Validator<'_> {
                 "path" => param.clone(),
                 _ => def.name.clone().unwrap_or_else(|| param.clone()),
             };
-            if section == "headers" && !is_header_name(&wire) {
+            if matches!(section, "headers" | "response_headers") && !is_header_name(&wire) {
                 self.push(spec.at(0, &at, format!("`{wire}` is not a valid header name")));
             }
             for (what, set) in [
@@ -304,6 +348,125 @@ impl Validator<'_> {
             });
         }
         checked
+    }
+
+    /// `returns: { type, as }`: a `String` as text, a `bytes::Bytes` as bytes.
+    fn returns_encoding(&mut self, key: &str, encoding: ReturnsEncoding, ty: &Ty) -> bool {
+        let needs = match encoding {
+            ReturnsEncoding::Text => (ty.bare() != Some("String")).then_some("`String`"),
+            ReturnsEncoding::Bytes => (!ty.is_bytes()).then_some("`bytes::Bytes`"),
+            ReturnsEncoding::Json => None,
+        };
+        if let Some(needs) = needs {
+            let name = if encoding == ReturnsEncoding::Text {
+                "text"
+            } else {
+                "bytes"
+            };
+            self.push(self.spec.at(
+                0,
+                &format!("{key}.returns"),
+                format!("a `{name}` return is {needs}, not `{}`", ty.render()),
+            ));
+        }
+        needs.is_none()
+    }
+
+    /// `responses:`: success statuses, each with its shape.
+    fn responses(&mut self, key: &str, def: &MethodDef) -> Option<Vec<(u16, Ty)>> {
+        let mut out = Some(Vec::new());
+        for (status, text) in def.responses.iter().flatten() {
+            let at = format!("{key}.responses.{}", status.0);
+            let code = status
+                .0
+                .parse::<u16>()
+                .ok()
+                .filter(|c| (200..300).contains(c));
+            if code.is_none() {
+                self.push(
+                    self.spec
+                        .at_key(0, &at, format!("`{}` is not a success status", status.0))
+                        .help("`responses:` lists 2xx statuses; error bodies go under `errors:`"),
+                );
+            }
+            let ty = self.type_expr(0, &at, text, &[]);
+            out = match (out, code, ty) {
+                (Some(mut out), Some(code), Some(ty)) => {
+                    out.push((code, ty));
+                    Some(out)
+                }
+                _ => None,
+            };
+        }
+        out
+    }
+
+    /// `errors:`: error statuses, classes or `default`, each with its body's type.
+    fn errors(&mut self, key: &str, def: &MethodDef) -> Option<Vec<(checked::StatusMatch, Ty)>> {
+        let mut out = Some(Vec::new());
+        for (status, text) in def.errors.iter().flatten() {
+            let at = format!("{key}.errors.{}", status.0);
+            let matched = match status.0.to_ascii_uppercase().as_str() {
+                "DEFAULT" => Some(checked::StatusMatch::Default),
+                "4XX" => Some(checked::StatusMatch::Class(4)),
+                "5XX" => Some(checked::StatusMatch::Class(5)),
+                other => other
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|c| (400..600).contains(c))
+                    .map(checked::StatusMatch::Exact),
+            };
+            if matched.is_none() {
+                self.push(
+                    self.spec
+                        .at_key(0, &at, format!("`{}` is not an error status", status.0))
+                        .help("write a 4xx or 5xx status (`404`), a class (`4XX`, `5XX`) or `default`"),
+                );
+            }
+            let ty = self.type_expr(0, &at, text, &[]).filter(|ty| {
+                let unit = ty.is_unit();
+                if unit {
+                    self.push(
+                        self.spec
+                            .at(0, &at, "an error body needs a type, not `()`")
+                            .help("leave the status out: its error has no body to read"),
+                    );
+                }
+                !unit
+            });
+            out = match (out, matched, ty) {
+                (Some(mut out), Some(matched), Some(ty)) => {
+                    out.push((matched, ty));
+                    Some(out)
+                }
+                _ => None,
+            };
+        }
+        out
+    }
+
+    /// The types generated for a method (`GetUserResponse`, `GetUserError`, `GetUserHeaders`)
+    /// must not be names the spec declares.
+    fn generated_names_free(&mut self, key: &str, name: &str, def: &MethodDef) {
+        let base = names::pascal(name);
+        for (section, suffix, set) in [
+            ("responses", "Response", def.responses.is_some()),
+            ("errors", "Error", def.errors.is_some()),
+            (
+                "response_headers",
+                "Headers",
+                !def.response_headers.is_empty(),
+            ),
+        ] {
+            let generated = format!("{base}{suffix}");
+            if set && self.spec.types.contains_key(&generated) {
+                self.push(
+                    self.spec
+                        .at_key(0, &format!("{key}.{section}"), format!("`{section}:` generates the type `{generated}`, which `types:` declares too"))
+                        .help(format!("rename the declared `{generated}`")),
+                );
+            }
+        }
     }
 
     /// How a query parameter is written: `style:` and `explode:` as OpenAPI has them, an object

@@ -474,3 +474,175 @@ async fn an_idempotency_key_makes_a_retried_post_take_effect_once() {
     let third = server.received()[2].headers["idempotency-key"].clone();
     assert_ne!(third.to_str().unwrap(), keys[0]);
 }
+
+/// A server of the response side: several success shapes, error bodies, headers, text.
+async fn response_side() -> Server {
+    use axum::http::StatusCode;
+    let error = |kind: &str| json!({ "error": { "type": kind, "message": "no such customer", "code": null } });
+    let router = Router::new()
+        .route(
+            "/v1/customers/{id}",
+            get(move |Path(id): Path<String>| async move {
+                match id.as_str() {
+                    "gone" => (
+                        StatusCode::NOT_FOUND,
+                        axum::Json(json!({ "missing": "gone" })),
+                    ),
+                    "bad" => (
+                        StatusCode::BAD_REQUEST,
+                        axum::Json(error("invalid_request")),
+                    ),
+                    "down" => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        axum::Json(error("maintenance")),
+                    ),
+                    "odd" => (
+                        StatusCode::IM_A_TEAPOT,
+                        axum::Json(json!("not an ApiError")),
+                    ),
+                    _ => (StatusCode::OK, axum::Json(customer())),
+                }
+            }),
+        )
+        .route(
+            "/v1/customers",
+            post(|axum::Json(new): axum::Json<Value>| async move {
+                match new["email"].as_str() {
+                    Some("later@example.com") => (
+                        StatusCode::ACCEPTED,
+                        axum::Json(json!({ "job_id": "job_1", "status_url": "/v1/jobs/job_1" })),
+                    ),
+                    Some("weird@example.com") => (StatusCode::OK, axum::Json(customer())),
+                    _ => (StatusCode::CREATED, axum::Json(customer())),
+                }
+            }),
+        )
+        .route(
+            "/v1/balance",
+            get(|| async {
+                (
+                    [
+                        ("etag", "W/\"b-1\""),
+                        ("x-ratelimit-remaining", "99"),
+                        ("request-id", "req_42"),
+                    ],
+                    axum::Json(json!({ "available": 100, "pending": 5 })),
+                )
+            }),
+        )
+        .route(
+            "/v1/customers/{id}/statement",
+            get(|| async { "Statement\nTotal: 12.50 €" }),
+        );
+    Server::start(router).await
+}
+
+#[tokio::test]
+async fn several_success_shapes_become_one_enum_and_another_2xx_is_an_error() {
+    use remcall_example_committed::clients::payments::{CreateCustomerResponse, NewCustomer};
+    let server = response_side().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let new = |email: &str| NewCustomer {
+        email: email.into(),
+    };
+    let created = payments
+        .create_customer(&new("ada@example.com"))
+        .await
+        .unwrap();
+    assert!(matches!(created, CreateCustomerResponse::Created(c) if c.id == "cus_1"));
+    let accepted = payments
+        .create_customer(&new("later@example.com"))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&accepted, CreateCustomerResponse::Accepted(job) if job.job_id == "job_1"),
+        "{accepted:?}"
+    );
+    let odd = payments
+        .create_customer(&new("weird@example.com"))
+        .await
+        .unwrap_err();
+    assert_eq!(odd.kind(), ErrorKind::Decode);
+    assert!(
+        odd.to_string()
+            .contains("unexpected status 200: the method declares 201 or 202"),
+        "{odd}"
+    );
+}
+
+#[tokio::test]
+async fn declared_error_bodies_are_typed_for_the_caller_and_the_fallback() {
+    use remcall_example_committed::clients::payments::{
+        ApiError, Customer, GetCustomerError, Missing, PaymentsFallback,
+    };
+    let server = response_side().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let gone = payments.get_customer("gone").await.unwrap_err();
+    assert_eq!(gone.kind(), ErrorKind::Status);
+    assert_eq!(
+        gone.detail::<GetCustomerError>(),
+        Some(&GetCustomerError::NotFound(Missing {
+            missing: "gone".into()
+        }))
+    );
+    let bad = payments.get_customer("bad").await.unwrap_err();
+    assert!(
+        matches!(bad.detail::<GetCustomerError>(), Some(GetCustomerError::ClientError(ApiError { error })) if error.r#type == "invalid_request"),
+        "{bad:?}"
+    );
+    // A body that is not the declared type: no detail, the error as before.
+    let odd = payments.get_customer("odd").await.unwrap_err();
+    assert_eq!(odd.status().map(|s| s.as_u16()), Some(418));
+    assert!(odd.detail::<GetCustomerError>().is_none());
+    assert!(odd.detail::<String>().is_none(), "only the declared type");
+
+    // The fallback sees the decoded body of a 503 and answers from what it says.
+    struct Cached;
+    impl PaymentsFallback for Cached {
+        async fn get_customer(
+            &self,
+            id: &str,
+            cause: remcall::Error,
+        ) -> Result<Customer, remcall::Error> {
+            match cause.detail::<GetCustomerError>() {
+                Some(GetCustomerError::Other(ApiError { error }))
+                    if error.r#type == "maintenance" =>
+                {
+                    let mut cached: Customer = remcall::serde_json::from_value(customer()).unwrap();
+                    cached.id = format!("cached-{id}");
+                    Ok(cached)
+                }
+                _ => Err(cause),
+            }
+        }
+    }
+    let with_fallback = Payments::builder()
+        .base_url(&server.url())
+        .profile(remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }").unwrap())
+        .fallback(Cached)
+        .build()
+        .unwrap();
+    let answered = with_fallback.get_customer("down").await.unwrap();
+    assert_eq!(answered.id, "cached-down");
+    assert_eq!(
+        with_fallback
+            .stats()
+            .method("get_customer")
+            .unwrap()
+            .fallbacks,
+        1
+    );
+}
+
+#[tokio::test]
+async fn declared_response_headers_come_typed_next_to_the_body_and_text_as_text() {
+    let server = response_side().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let balance = payments.get_balance().await.unwrap();
+    assert_eq!((balance.body.available, balance.body.pending), (100, 5));
+    assert_eq!(balance.headers.etag.as_deref(), Some("W/\"b-1\""));
+    assert_eq!(balance.headers.remaining, Some(99));
+    assert_eq!(balance.headers.request_id, "req_42");
+    let statement = payments.get_statement("cus_1").await.unwrap();
+    assert_eq!(statement, "Statement\nTotal: 12.50 €");
+}

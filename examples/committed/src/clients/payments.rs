@@ -452,6 +452,151 @@ pub struct NewRefund {
     /// `amount`.
     pub amount: i64,
 }
+/// The API's error body.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct ApiError {
+    /// `error`.
+    pub error: ErrorDetail,
+}
+/// The `ErrorDetail` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct ErrorDetail {
+    /// `type`.
+    pub r#type: String,
+    /// `message`.
+    pub message: String,
+    /// `code`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+/// The `Missing` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct Missing {
+    /// `missing`.
+    pub missing: String,
+}
+/// The `NewCustomer` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct NewCustomer {
+    /// `email`.
+    pub email: String,
+}
+/// An accepted request that finishes later.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct Job {
+    /// `job_id`.
+    pub job_id: String,
+    /// `status_url`.
+    pub status_url: String,
+}
+/// The `Balance` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct Balance {
+    /// `available`.
+    pub available: i64,
+    /// `pending`.
+    pub pending: i64,
+}
+/// The error bodies of `get_customer`, by status: `error.detail::<GetCustomerError>()`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetCustomerError {
+    /// `404`
+    NotFound(Missing),
+    /// `4XX`
+    ClientError(ApiError),
+    /// `default`
+    Other(ApiError),
+}
+impl GetCustomerError {
+    fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
+        let decoded = match status {
+            404 => remcall::serde_json::from_slice(body).map(Self::NotFound),
+            400..=499 => remcall::serde_json::from_slice(body).map(Self::ClientError),
+            _ => remcall::serde_json::from_slice(body).map(Self::Other),
+        };
+        decoded
+            .ok()
+            .map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
+    }
+}
+/// The answers of `create_customer`, by status.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateCustomerResponse {
+    /// `201`
+    Created(Customer),
+    /// `202`
+    Accepted(Job),
+}
+impl CreateCustomerResponse {
+    fn decode(response: remcall::Response) -> Result<Self, remcall::Error> {
+        match response.status.as_u16() {
+            201 => decode::json(response).map(Self::Created),
+            202 => decode::json(response).map(Self::Accepted),
+            _ => Err(decode::unexpected_status(&response, "201 or 202")),
+        }
+    }
+}
+/// The response headers of `get_balance`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetBalanceHeaders {
+    ///ETag
+    pub etag: Option<String>,
+    ///X-RateLimit-Remaining
+    pub remaining: Option<u32>,
+    ///Request-Id
+    pub request_id: String,
+}
+impl GetBalanceHeaders {
+    fn read(response: &remcall::Response) -> Result<Self, remcall::Error> {
+        Ok(Self {
+            etag: decode::header(response, "ETag")?,
+            remaining: decode::header(response, "X-RateLimit-Remaining")?,
+            request_id: decode::header(response, "Request-Id")?,
+        })
+    }
+}
 static GET_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "get_customer",
@@ -461,8 +606,35 @@ static GET_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     not_found_none: false,
     profile: "",
 };
-static UPDATE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+static CREATE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 1,
+    name: "create_customer",
+    http_method: "POST",
+    path: "/customers",
+    idempotent: false,
+    not_found_none: false,
+    profile: "",
+};
+static GET_BALANCE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 2,
+    name: "get_balance",
+    http_method: "GET",
+    path: "/balance",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static GET_STATEMENT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 3,
+    name: "get_statement",
+    http_method: "GET",
+    path: "/customers/{id}/statement",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static UPDATE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 4,
     name: "update_customer",
     http_method: "PATCH",
     path: "/customers/{id}",
@@ -471,7 +643,7 @@ static UPDATE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     profile: "",
 };
 static GET_SOURCE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 2,
+    index: 5,
     name: "get_source",
     http_method: "GET",
     path: "/sources/{id}",
@@ -480,7 +652,7 @@ static GET_SOURCE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSp
     profile: "",
 };
 static CREATE_CHARGE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 3,
+    index: 6,
     name: "create_charge",
     http_method: "POST",
     path: "/charges",
@@ -489,7 +661,7 @@ static CREATE_CHARGE: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     profile: "",
 };
 static UPLOAD_FILE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 4,
+    index: 7,
     name: "upload_file",
     http_method: "POST",
     path: "/files",
@@ -498,7 +670,7 @@ static UPLOAD_FILE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodS
     profile: "",
 };
 static SET_NOTE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 5,
+    index: 8,
     name: "set_note",
     http_method: "PUT",
     path: "/customers/{id}/note",
@@ -507,7 +679,7 @@ static SET_NOTE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec
     profile: "",
 };
 static MERGE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 6,
+    index: 9,
     name: "merge_customer",
     http_method: "PATCH",
     path: "/customers/{id}",
@@ -516,7 +688,7 @@ static MERGE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Meth
     profile: "",
 };
 static DELETE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 7,
+    index: 10,
     name: "delete_customer",
     http_method: "DELETE",
     path: "/customers/{id}",
@@ -525,7 +697,7 @@ static DELETE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     profile: "",
 };
 static LIST_CHARGES: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 8,
+    index: 11,
     name: "list_charges",
     http_method: "GET",
     path: "/charges",
@@ -534,7 +706,7 @@ static LIST_CHARGES: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     profile: "",
 };
 static CREATE_REFUND: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 9,
+    index: 12,
     name: "create_refund",
     http_method: "POST",
     path: "/refunds",
@@ -549,6 +721,9 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
     profile: "",
     methods: &[
         &GET_CUSTOMER,
+        &CREATE_CUSTOMER,
+        &GET_BALANCE,
+        &GET_STATEMENT,
         &UPDATE_CUSTOMER,
         &GET_SOURCE,
         &CREATE_CHARGE,
@@ -585,7 +760,7 @@ impl Payments {
     pub fn new(base_url: &str) -> Result<Self, remcall::Error> {
         Self::builder().base_url(base_url).build()
     }
-    /// A builder to set endpoints, a runtime profile, an HTTP client.
+    /// A builder to set endpoints, a runtime profile, an HTTP client or a fallback.
     pub fn builder() -> PaymentsBuilder {
         PaymentsBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
@@ -599,11 +774,50 @@ impl<F> Payments<F> {
         self.inner.stats()
     }
 }
-impl<F> Payments<F> {
+impl<F: PaymentsFallback> Payments<F> {
     /// `GET /customers/{id}`
     pub async fn get_customer(&self, id: &str) -> Result<Customer, remcall::Error> {
-        let request = GET_CUSTOMER.request().path("id", id);
-        self.inner.call(request, decode::json).await
+        let request = GET_CUSTOMER
+            .request()
+            .path("id", id)
+            .errors(GetCustomerError::from_status);
+        let fallback = |cause| self.fallback.get_customer(id, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// `POST /customers`
+    pub async fn create_customer(
+        &self,
+        body: &NewCustomer,
+    ) -> Result<CreateCustomerResponse, remcall::Error> {
+        let request = CREATE_CUSTOMER.request().json(body);
+        let fallback = |cause| self.fallback.create_customer(body, cause);
+        self.inner
+            .call_or_fallback(request, CreateCustomerResponse::decode, fallback)
+            .await
+    }
+    /// `GET /balance`
+    pub async fn get_balance(
+        &self,
+    ) -> Result<remcall::WithHeaders<Balance, GetBalanceHeaders>, remcall::Error> {
+        let request = GET_BALANCE.request();
+        let fallback = |cause| self.fallback.get_balance(cause);
+        self.inner
+            .call_or_fallback(
+                request,
+                |response| decode::with_headers(
+                    response,
+                    GetBalanceHeaders::read,
+                    decode::json,
+                ),
+                fallback,
+            )
+            .await
+    }
+    /// `GET /customers/{id}/statement`
+    pub async fn get_statement(&self, id: &str) -> Result<String, remcall::Error> {
+        let request = GET_STATEMENT.request().path("id", id);
+        let fallback = |cause| self.fallback.get_statement(id, cause);
+        self.inner.call_or_fallback(request, decode::text, fallback).await
     }
     /// `PATCH /customers/{id}`
     pub async fn update_customer(
@@ -612,17 +826,20 @@ impl<F> Payments<F> {
         body: &CustomerPatch,
     ) -> Result<Customer, remcall::Error> {
         let request = UPDATE_CUSTOMER.request().path("id", id).json(body);
-        self.inner.call(request, decode::json).await
+        let fallback = |cause| self.fallback.update_customer(id, body, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// `GET /sources/{id}`
     pub async fn get_source(&self, id: &str) -> Result<PaymentSource, remcall::Error> {
         let request = GET_SOURCE.request().path("id", id);
-        self.inner.call(request, decode::json).await
+        let fallback = |cause| self.fallback.get_source(id, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// `POST /charges`
     pub async fn create_charge(&self, body: &Charge) -> Result<Charge, remcall::Error> {
         let request = CREATE_CHARGE.request().json(body);
-        self.inner.call(request, decode::json).await
+        let fallback = |cause| self.fallback.create_charge(body, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// `POST /files`
     pub async fn upload_file(
@@ -630,12 +847,14 @@ impl<F> Payments<F> {
         body: &FileUpload,
     ) -> Result<StoredFile, remcall::Error> {
         let request = UPLOAD_FILE.request().multipart(body);
-        self.inner.call(request, decode::json).await
+        let fallback = |cause| self.fallback.upload_file(body, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// `PUT /customers/{id}/note`
     pub async fn set_note(&self, id: &str, body: &str) -> Result<(), remcall::Error> {
         let request = SET_NOTE.request().path("id", id).text(body);
-        self.inner.call(request, decode::unit).await
+        let fallback = |cause| self.fallback.set_note(id, body, cause);
+        self.inner.call_or_fallback(request, decode::unit, fallback).await
     }
     /// `PATCH /customers/{id}`
     pub async fn merge_customer(
@@ -648,7 +867,8 @@ impl<F> Payments<F> {
             .path("id", id)
             .json(body)
             .content_type("application/merge-patch+json");
-        self.inner.call(request, decode::json).await
+        let fallback = |cause| self.fallback.merge_customer(id, body, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// Deletes a customer; the options travel in the DELETE's body.
     ///
@@ -659,7 +879,8 @@ impl<F> Payments<F> {
         body: &DeleteOptions,
     ) -> Result<(), remcall::Error> {
         let request = DELETE_CUSTOMER.request().path("id", id).json(body);
-        self.inner.call(request, decode::unit).await
+        let fallback = |cause| self.fallback.delete_customer(id, body, cause);
+        self.inner.call_or_fallback(request, decode::unit, fallback).await
     }
     /// `GET /charges`
     pub async fn list_charges(
@@ -673,7 +894,8 @@ impl<F> Payments<F> {
             .query_deep("filter", filter)
             .query_csv("expand", expand)
             .query_object("page", page);
-        self.inner.call(request, decode::json).await
+        let fallback = |cause| self.fallback.list_charges(filter, expand, page, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// `POST /refunds`
     pub async fn create_refund(
@@ -684,7 +906,8 @@ impl<F> Payments<F> {
             .request()
             .json(body)
             .idempotency_key("Idempotency-Key");
-        self.inner.call(request, decode::json).await
+        let fallback = |cause| self.fallback.create_refund(body, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
 }
 /// Builds a [`Payments`].
@@ -731,6 +954,13 @@ impl<F> PaymentsBuilder<F> {
         self.inner = self.inner.http_client(http);
         self
     }
+    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx, 429) with `fallback`.
+    pub fn fallback<F2: PaymentsFallback>(self, fallback: F2) -> PaymentsBuilder<F2> {
+        PaymentsBuilder {
+            inner: self.inner,
+            fallback,
+        }
+    }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
     pub fn build(self) -> Result<Payments<F>, remcall::Error> {
         Ok(Payments {
@@ -739,3 +969,123 @@ impl<F> PaymentsBuilder<F> {
         })
     }
 }
+/// Answers for failed calls of [`Payments`]. Every method passes the cause through by
+/// default; override the ones that have a sensible answer (an `async fn` works).
+pub trait PaymentsFallback: Send + Sync + 'static {
+    /// The fallback of [`Payments::get_customer`].
+    fn get_customer(
+        &self,
+        id: &str,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<Customer, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::create_customer`].
+    fn create_customer(
+        &self,
+        body: &NewCustomer,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<
+        Output = Result<CreateCustomerResponse, remcall::Error>,
+    > + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::get_balance`].
+    fn get_balance(
+        &self,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<
+        Output = Result<remcall::WithHeaders<Balance, GetBalanceHeaders>, remcall::Error>,
+    > + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::get_statement`].
+    fn get_statement(
+        &self,
+        id: &str,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<String, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::update_customer`].
+    fn update_customer(
+        &self,
+        id: &str,
+        body: &CustomerPatch,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<Customer, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::get_source`].
+    fn get_source(
+        &self,
+        id: &str,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<
+        Output = Result<PaymentSource, remcall::Error>,
+    > + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::create_charge`].
+    fn create_charge(
+        &self,
+        body: &Charge,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<Charge, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::upload_file`].
+    fn upload_file(
+        &self,
+        body: &FileUpload,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<StoredFile, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::set_note`].
+    fn set_note(
+        &self,
+        id: &str,
+        body: &str,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<(), remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::merge_customer`].
+    fn merge_customer(
+        &self,
+        id: &str,
+        body: &CustomerPatch,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<Customer, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::delete_customer`].
+    fn delete_customer(
+        &self,
+        id: &str,
+        body: &DeleteOptions,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<(), remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::list_charges`].
+    fn list_charges(
+        &self,
+        filter: Option<&ChargeFilter>,
+        expand: &[String],
+        page: &Page,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<Vec<Charge>, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::create_refund`].
+    fn create_refund(
+        &self,
+        body: &NewRefund,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<Refund, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+}
+impl PaymentsFallback for remcall::NoFallback {}
