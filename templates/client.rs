@@ -216,6 +216,15 @@ static {{ method.spec_const }}: remcall::__codegen::MethodSpec = remcall::__code
 };
 {%- endfor %}
 
+{%- for method in client.methods %}
+{%- if let Some(paging) = method.paging %}
+static {{ paging.static_name }}: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &[{{ paging.items|join(", ") }}],
+    next: remcall::__codegen::NextPage::{{ paging.next }},
+};
+{%- endif %}
+{%- endfor %}
+
 static {{ client.spec_static }}: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: {{ "{:?}"|format(client.name) }},
     base_urls: &[{% for url in client.base_urls %}{{ "{:?}"|format(url) }}, {% endfor %}],
@@ -297,6 +306,26 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
         self.inner.call({{ method.locals.request }}, {{ method.decode }}).await
         {%- endif %}
     }
+    {%- if let Some(paging) = method.paging %}
+
+    #[doc = {{ "{:?}"|format(format!(" [`Self::{}`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.", method.name)) }}]
+    pub fn {{ paging.stream }}(&self, {% for param in method.params %}{{ param.name }}: {{ param.ty }}, {% endfor %}) -> remcall::Pages<{{ paging.item }}> {
+        let {{ method.locals.request }} = {{ method.spec_const }}.request()
+        {%- for param in method.params %}
+            .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
+        {%- endfor %}
+        {%- if let Some(content_type) = method.content_type %}
+            .content_type({{ "{:?}"|format(content_type) }})
+        {%- endif %}
+        {%- if let Some(header) = method.idempotency_key %}
+            .idempotency_key({{ "{:?}"|format(header) }})
+        {%- endif %}
+        {%- if let Some(errors) = method.errors %}
+            .errors({{ errors.name }}::from_status)
+        {%- endif %};
+        self.inner.paginate({{ method.locals.request }}, &{{ paging.static_name }})
+    }
+    {%- endif %}
 {% endfor %}
 }
 

@@ -232,6 +232,8 @@ pub struct Method {
     pub errors: Vec<(StatusMatch, Ty)>,
     /// Declared response headers.
     pub response_headers: Vec<Param>,
+    /// How its pages are read, when it is paginated.
+    pub paginate: Option<Pagination>,
     /// A 404 is `Ok(None)`.
     pub not_found_none: bool,
     /// Retries are safe.
@@ -242,6 +244,49 @@ pub struct Method {
     pub profile: Profile,
     /// Failures this method's fallback may answer go to it.
     pub fallback: bool,
+}
+
+/// A paginated method's pages: the item type, where the items are and where the next page is,
+/// every path in wire names.
+#[derive(Debug, Clone)]
+pub struct Pagination {
+    /// The type of one item.
+    pub item: Ty,
+    /// The path of the list in a page (empty: the page is the list).
+    pub items: Vec<String>,
+    /// Where the next page is.
+    pub next: NextPage,
+}
+
+/// Where a paginated method's next page is.
+#[derive(Debug, Clone)]
+pub enum NextPage {
+    /// The last item's `field` as query parameter `param`, while `has_more`.
+    ItemCursor {
+        /// The query parameter's wire name.
+        param: String,
+        /// The cursor's path in an item.
+        field: Vec<String>,
+        /// The path of the page's "more" flag.
+        has_more: Option<Vec<String>>,
+    },
+    /// The page's `field` as query parameter `param`.
+    BodyCursor {
+        /// The query parameter's wire name.
+        param: String,
+        /// The cursor's path in the page.
+        field: Vec<String>,
+    },
+    /// The URL in the page's `field`.
+    BodyUrl {
+        /// Its path in the page.
+        field: Vec<String>,
+    },
+    /// The `Link` header entry of this `rel`.
+    LinkHeader {
+        /// The relation.
+        rel: String,
+    },
 }
 
 /// The statuses an `errors:` entry covers.

@@ -143,12 +143,29 @@ pub struct Method {
     pub errors: Option<ErrorEnum>,
     /// The struct of declared response headers.
     pub headers: Option<HeadersStruct>,
+    /// The pages of a paginated method.
+    pub paging: Option<PagingIr>,
     /// A content type sent instead of the body's encoding's.
     pub content_type: Option<String>,
     /// The header given a new idempotency key per call.
     pub idempotency_key: Option<String>,
     /// The method calls the fallback on eligible errors.
     pub fallback: bool,
+}
+
+/// A paginated method's `<method>_stream` and the static saying how its pages read.
+#[derive(Debug)]
+pub struct PagingIr {
+    /// `list_charges_stream`.
+    pub stream: String,
+    /// `LIST_CHARGES_PAGING`.
+    pub static_name: String,
+    /// The item type.
+    pub item: String,
+    /// The items' path in a page, wire names.
+    pub items: Vec<String>,
+    /// The `NextPage` variant, written out (`ItemCursor { param: "..", .. }`).
+    pub next: String,
 }
 
 /// A method's success shapes by status.
@@ -592,9 +609,44 @@ fn lower_method(
         responses,
         errors,
         headers,
+        paging: method.paginate.as_ref().map(|p| paging(method, p)),
         content_type: method.body.as_ref().and_then(|b| b.content_type.clone()),
         idempotency_key: method.idempotency_key.clone(),
         fallback: has_trait && method.fallback,
+    }
+}
+
+/// A paginated method's stream and paging static.
+fn paging(method: &checked::Method, p: &checked::Pagination) -> PagingIr {
+    use checked::NextPage;
+    let list = |path: &[String]| {
+        let items: Vec<String> = path.iter().map(|s| format!("{s:?}")).collect();
+        format!("&[{}]", items.join(", "))
+    };
+    let next = match &p.next {
+        NextPage::ItemCursor {
+            param,
+            field,
+            has_more,
+        } => format!(
+            "ItemCursor {{ param: {param:?}, field: {}, has_more: {} }}",
+            list(field),
+            has_more
+                .as_ref()
+                .map_or("None".to_owned(), |h| format!("Some({})", list(h)))
+        ),
+        NextPage::BodyCursor { param, field } => {
+            format!("BodyCursor {{ param: {param:?}, field: {} }}", list(field))
+        }
+        NextPage::BodyUrl { field } => format!("BodyUrl {{ field: {} }}", list(field)),
+        NextPage::LinkHeader { rel } => format!("LinkHeader {{ rel: {rel:?} }}"),
+    };
+    PagingIr {
+        stream: names::snake(&format!("{}_stream", method.name)),
+        static_name: format!("{}_PAGING", names::shouty(&method.name)),
+        item: p.item.render(),
+        items: p.items.iter().map(|s| format!("{s:?}")).collect(),
+        next,
     }
 }
 

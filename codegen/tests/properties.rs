@@ -166,6 +166,7 @@ fn spec() -> impl Strategy<Value = String> {
         let mut alternatives: Vec<String> = all.iter().map(|t| q(t)).collect();
         alternatives.push(q(&format!("Vec<{}>", all[0])));
         let composite_defs = vec![
+            "\"Listing\": {\"fields\": {\"entries\": \"Vec<i64>\", \"next\": \"Option<String>\"}}".to_owned(),
             format!("\"Either\": {{\"one_of\": [{}], \"open\": true}}", alternatives.join(", ")),
             format!("\"Composite\": {{\"all_of\": [{}], \"fields\": {{\"extra_field\": \"Nullable<i64>\", \"note\": {{\"type\": \"Option<String>\", \"required\": true}}}}, \"additional_properties\": \"String\"}}", q(structs[0])),
         ];
@@ -178,6 +179,9 @@ fn spec() -> impl Strategy<Value = String> {
             let mut text = String::from("{\"client\": \"Generated\", \"base_url\": [\"http://localhost:1\", \"${OTHER:-http://localhost:2}\"], \"base_path\": \"/v1\", \"config\": \"main\", ");
             write!(text, "\"fallback\": {fallback}, \"serde\": {{\"rename_all\": \"camelCase\"}}, \"configs\": {{\"base\": {profile}, \"main\": {{\"extends\": \"base\"}}}}, ").unwrap();
             let types: Vec<String> = structs.iter().chain(&enum_defs).chain(&composite_defs).cloned().collect();
+            // A paginated method, its stream beside it.
+            let mut methods = methods.clone();
+            methods.push("\"list_all\": {\"request\": \"GET /all\", \"query\": {\"after\": \"Option<String>\"}, \"returns\": \"Listing\", \"paginate\": {\"items\": \"entries\", \"cursor\": {\"param\": \"after\", \"from\": \"next\"}}}".to_owned());
             write!(text, "\"types\": {{{}}}, \"methods\": {{{}}}}}", types.join(", "), methods.join(", ")).unwrap();
             text
         })

@@ -27,6 +27,7 @@ mod log;
 mod metrics;
 mod multipart;
 mod nullable;
+mod paginate;
 mod params;
 mod query;
 mod rate_limit;
@@ -43,6 +44,7 @@ pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
 pub use interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
 pub use multipart::File;
 pub use nullable::Nullable;
+pub use paginate::Pages;
 pub use remcall_profile::{Profile, ProfileError};
 
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields
@@ -69,6 +71,7 @@ pub mod __codegen {
     pub use crate::error::Detail;
     pub use crate::int_enum::read as int_enum;
     pub use crate::multipart::{Files, Form, Multipart};
+    pub use crate::paginate::{NextPage, Paging};
     pub use crate::request::Request;
     pub use crate::response::decode;
     pub use crate::spec::{ClientSpec, MethodSpec};

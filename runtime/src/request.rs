@@ -24,8 +24,9 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// A request of one method under construction. Builder methods never fail; the first problem is
-/// kept and returned when the call runs, before anything is sent.
-#[derive(Debug)]
+/// kept and returned when the call runs, before anything is sent. A clone is the next page's
+/// request, with its cursor or URL changed.
+#[derive(Debug, Clone)]
 pub struct Request {
     pub(crate) method: &'static MethodSpec,
     pub(crate) path_params: Vec<(&'static str, String)>,
@@ -38,6 +39,9 @@ pub struct Request {
     pub(crate) error: Option<Error>,
     /// Decodes an error response's whole body as the method's declared error type.
     pub(crate) error_detail: Option<DetailDecoder>,
+    /// A next page's URL, path and encoded query, sent to the endpoint in place of the method's
+    /// path and query.
+    pub(crate) next_url: Option<(String, Option<String>)>,
 }
 
 /// How a method's declared error bodies are read: the status and the whole body in, the decoded
@@ -55,7 +59,27 @@ impl Request {
             body: None,
             error: None,
             error_detail: None,
+            next_url: None,
         }
+    }
+
+    /// The same request with the query parameter `name` set to `value` alone (a next page's
+    /// cursor).
+    pub(crate) fn with_query(mut self, name: &'static str, value: String) -> Request {
+        self.query.retain(|(key, _)| key != name);
+        self.query.push((Cow::Borrowed(name), value));
+        self
+    }
+
+    /// The same request sent to `path?query` on the client's endpoints (a next page's URL).
+    pub(crate) fn with_next_url(mut self, path: String, query: Option<String>) -> Request {
+        self.next_url = Some((path, query));
+        self
+    }
+
+    /// What tells this page's request from another: its query and next URL.
+    pub(crate) fn page_pointer(&self) -> String {
+        format!("{:?} {:?}", self.query, self.next_url)
     }
 
     /// Reads error responses' bodies with `decode` (the method's `errors:`), so the caller and the
@@ -265,9 +289,16 @@ impl Request {
         profile_headers: &HeaderMap,
         credential: Option<HeaderValue>,
     ) -> Result<Outgoing, Error> {
-        let path = self.fill_path()?;
-        let mut url = endpoint.url(&path)?;
-        if !self.query.is_empty() {
+        let mut url = match &self.next_url {
+            Some((path, query)) => {
+                let mut url = endpoint.url("")?;
+                url.set_path(path);
+                url.set_query(query.as_deref());
+                url
+            }
+            None => endpoint.url(&self.fill_path()?)?,
+        };
+        if !self.query.is_empty() && self.next_url.is_none() {
             url.query_pairs_mut()
                 .extend_pairs(self.query.iter().map(|(k, v)| (k.as_ref(), v.as_str())));
         }

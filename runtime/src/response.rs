@@ -252,7 +252,11 @@ pub mod decode {
             assert_eq!(header::<Option<i64>>(&response, "x-other").unwrap(), None);
             let missing = header::<String>(&response, "Request-Id").unwrap_err();
             assert_eq!(missing.kind(), ErrorKind::Decode);
-            assert!(missing.to_string().contains("`Request-Id` is not a valid `String`"));
+            assert!(
+                missing
+                    .to_string()
+                    .contains("`Request-Id` is not a valid `String`")
+            );
             let text = with_header("etag", "W/\"1\"");
             assert!(header::<u32>(&text, "etag").is_err());
             assert_eq!(header::<String>(&text, "etag").unwrap(), "W/\"1\"");

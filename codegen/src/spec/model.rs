@@ -231,6 +231,36 @@ pub enum ReturnsEncoding {
     Bytes,
 }
 
+/// `paginate:`: where a page's items are, and one way to the next page.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PaginateDef {
+    /// The field holding the page's items, a dotted path of field keys (`data`); none: the page
+    /// is the list.
+    pub items: Option<String>,
+    /// A cursor sent back as a query parameter.
+    pub cursor: Option<CursorDef>,
+    /// The field holding the next page's URL (`next_page_uri`, `links.next`).
+    pub next_url: Option<String>,
+    /// The `rel` of the `Link` header entry naming the next page (`next`).
+    pub link_header: Option<String>,
+}
+
+/// A cursor: from the last item (`from_item: id`, while `has_more`) or from the page (`from:
+/// next_cursor`), sent as the query parameter `param`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CursorDef {
+    /// The query parameter (a key of the method's `query:`).
+    pub param: String,
+    /// The cursor's field in the last item.
+    pub from_item: Option<String>,
+    /// The cursor's field in the page.
+    pub from: Option<String>,
+    /// The page's boolean field saying more pages follow (with `from_item`).
+    pub has_more: Option<String>,
+}
+
 /// A status key of `responses:` or `errors:`: `200`, `4XX`, `default`, as written.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StatusKey(pub String);
@@ -276,6 +306,8 @@ pub struct MethodDef {
     /// ETag }`.
     #[serde(default)]
     pub response_headers: IndexMap<String, Shorthand<ParamDef>>,
+    /// The method's pages as a stream of items: a `<method>_stream` method.
+    pub paginate: Option<PaginateDef>,
     /// Retries are safe even for POST/PATCH.
     pub idempotent: Option<bool>,
     /// A header (`Idempotency-Key`) given a new UUID per call, the same on every attempt: the

@@ -122,6 +122,11 @@ impl Validator<'_> {
             );
         }
         self.generated_names_free(key, name, def);
+        let paginate = match (&def.paginate, &returns) {
+            (Some(_), Some(ty)) => self.paginate(key, name, def, ty).map(Some),
+            (Some(_), None) => None,
+            (None, _) => Some(None),
+        };
         let profile = self.method_profile(key, def);
         let has_fallback = fallback.is_some_and(|f| *f != Fallback::None);
         if def.fallback == Some(true) && fallback == Some(&Fallback::None) {
@@ -181,6 +186,7 @@ impl Validator<'_> {
             responses: responses?,
             errors: errors?,
             response_headers: response_headers?,
+            paginate: paginate?,
             not_found_none: def.not_found == Some(NotFound::None),
             profile: profile?,
             fallback: has_fallback && def.fallback != Some(false),

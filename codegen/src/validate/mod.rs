@@ -4,6 +4,7 @@
 //! One file per part of a spec: the client's own keys here, profiles, types and methods beside.
 
 mod methods;
+mod paginate;
 mod profiles;
 mod types;
 

@@ -646,3 +646,212 @@ async fn declared_response_headers_come_typed_next_to_the_body_and_text_as_text(
     let statement = payments.get_statement("cus_1").await.unwrap();
     assert_eq!(statement, "Statement\nTotal: 12.50 €");
 }
+
+/// A server of pages in every style; `/v1/payouts` fails on its second page when told to.
+async fn pages_side() -> Server {
+    use axum::extract::Query;
+    use axum::http::StatusCode;
+    use std::collections::HashMap;
+    type Params = Query<HashMap<String, String>>;
+    let customer_page = |Query(q): Params| async move {
+        let all: Vec<Value> = (1..=5)
+            .map(|i| {
+                let mut c = customer();
+                c["id"] = json!(format!("cus_{i}"));
+                c
+            })
+            .collect();
+        let limit: usize = q.get("limit").map_or(10, |l| l.parse().unwrap());
+        let start = q.get("starting_after").map_or(0, |after| {
+            all.iter().position(|c| c["id"] == **after).unwrap() + 1
+        });
+        let page: Vec<Value> = all.iter().skip(start).take(limit).cloned().collect();
+        axum::Json(json!({ "data": page, "has_more": start + limit < all.len() }))
+    };
+    let event_page = |Query(q): Params| async move {
+        let (events, next) = match q.get("cursor").map(String::as_str) {
+            None => (vec!["e1", "e2"], json!("c2")),
+            Some("c2") => (vec![], json!("c3")),
+            Some("c3") => (vec!["e3"], Value::Null),
+            Some("loop") | Some(_) => (vec!["again"], json!("loop")),
+        };
+        let events: Vec<Value> = events
+            .iter()
+            .map(|e| json!({ "id": e, "kind": "ping" }))
+            .collect();
+        axum::Json(json!({ "events": events, "meta": { "next_cursor": next } }))
+    };
+    let router = Router::new()
+        .route("/v1/customers", get(customer_page))
+        .route("/v1/events", get(event_page))
+        .route(
+            "/v1/invoices",
+            get(|Query(q): Params, headers: axum::http::HeaderMap| async move {
+                let own = format!("http://{}", headers["host"].to_str().unwrap());
+                let (id, next) = match q.get("page").map(String::as_str) {
+                    None => ("in_1", json!("/v1/invoices?page=2")),
+                    Some("2") => ("in_2", json!(format!("{own}/v1/invoices?page=3"))),
+                    Some("3") => ("in_3", json!("http://elsewhere.test/v1/invoices?page=4")),
+                    _ => ("in_9", Value::Null),
+                };
+                axum::Json(json!({ "invoices": [{ "id": id, "total": 1 }], "next_page_uri": next }))
+            }),
+        )
+        .route(
+            "/v1/payouts",
+            get(|Query(q): Params, headers: axum::http::HeaderMap| async move {
+                let own = format!("http://{}", headers["host"].to_str().unwrap());
+                let per_page = q.get("per_page").cloned().unwrap_or_else(|| "1".to_owned());
+                match q.get("page").map(String::as_str) {
+                    None => (
+                        StatusCode::OK,
+                        [("link", format!("<{own}/v1/payouts?page=2&per_page={per_page}>; rel=\"next\", <{own}/v1/payouts?page=9>; rel=\"last\""))],
+                        axum::Json(json!([{ "id": "po_1", "kind": "payout" }])),
+                    ),
+                    // Page two of 13 a page is broken.
+                    Some("2") if per_page == "13" => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        [("link", String::new())],
+                        axum::Json(json!({})),
+                    ),
+                    _ => (
+                        StatusCode::OK,
+                        [("link", String::new())],
+                        axum::Json(json!([{ "id": "po_2", "kind": "payout" }])),
+                    ),
+                }
+            }),
+        );
+    Server::start(router).await
+}
+
+async fn all<T: remcall::serde::de::DeserializeOwned + Send + 'static>(
+    mut pages: remcall::Pages<T>,
+) -> Vec<Result<T, remcall::Error>> {
+    let mut out = Vec::new();
+    while let Some(item) = pages.next().await {
+        out.push(item);
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_cursor_from_the_last_item_walks_every_page_lazily() {
+    let server = pages_side().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let mut pages = payments.list_customers_stream(Some(2), None);
+    // Lazy: two items are one page.
+    for expected in ["cus_1", "cus_2"] {
+        assert_eq!(pages.next().await.unwrap().unwrap().id, expected);
+    }
+    assert_eq!(
+        server.received().len(),
+        1,
+        "the second page is fetched when it is needed"
+    );
+    let rest: Vec<String> = all(pages)
+        .await
+        .into_iter()
+        .map(|c| c.unwrap().id)
+        .collect();
+    assert_eq!(rest, ["cus_3", "cus_4", "cus_5"]);
+    let uris: Vec<String> = server.received().iter().map(|r| r.uri.clone()).collect();
+    assert_eq!(
+        uris,
+        [
+            "/v1/customers?limit=2",
+            "/v1/customers?limit=2&starting_after=cus_2",
+            "/v1/customers?limit=2&starting_after=cus_4"
+        ]
+    );
+    assert_eq!(
+        payments.stats().method("list_customers").unwrap().calls,
+        3,
+        "a call per page"
+    );
+}
+
+#[tokio::test]
+async fn a_cursor_in_the_page_goes_on_past_an_empty_page_and_a_repeated_one_stops() {
+    let server = pages_side().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let ids: Vec<String> = all(payments.list_events_stream(None))
+        .await
+        .into_iter()
+        .map(|e| e.unwrap().id)
+        .collect();
+    assert_eq!(ids, ["e1", "e2", "e3"]);
+    let looping = all(payments.list_events_stream(Some("loop"))).await;
+    assert_eq!(looping.len(), 2, "{looping:?}");
+    assert_eq!(looping[0].as_ref().unwrap().id, "again");
+    let error = looping[1].as_ref().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode);
+    assert!(
+        error
+            .to_string()
+            .starts_with("Payments.list_events: the server pointed at the same next page twice"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_next_url_is_followed_on_the_clients_endpoints_and_refused_elsewhere() {
+    let server = pages_side().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let results = all(payments.list_invoices_stream()).await;
+    let ids: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        ["in_1", "in_2", "in_3"],
+        "a relative and an absolute URL of this server: {results:?}"
+    );
+    let error = results.last().unwrap().as_ref().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode);
+    assert!(error.to_string().contains("`http://elsewhere.test/v1/invoices?page=4` is not on the client's endpoints; not followed"), "{error}");
+    assert_eq!(server.received().len(), 3);
+}
+
+#[tokio::test]
+async fn a_link_header_leads_on_and_a_failing_page_ends_the_stream_with_its_error() {
+    let server = pages_side().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let ids: Vec<String> = all(payments.list_payouts_stream(None))
+        .await
+        .into_iter()
+        .map(|p| p.unwrap().id)
+        .collect();
+    assert_eq!(ids, ["po_1", "po_2"]);
+    assert_eq!(server.received()[1].uri, "/v1/payouts?page=2&per_page=1");
+
+    // The next page fails (503, retried and failing again): page one's items, then the error,
+    // named, then the end.
+    let failing = Payments::builder()
+        .base_url(&server.url())
+        .profile(
+            remcall::Profile::from_yaml_str(
+                "retry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }",
+            )
+            .unwrap(),
+        )
+        .build()
+        .unwrap();
+    let before = server.received().len();
+    let results = all(failing.list_payouts_stream(Some(13))).await;
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0].as_ref().unwrap().id, "po_1");
+    let error = results[1].as_ref().unwrap_err();
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
+    assert!(
+        error.to_string().starts_with("Payments.list_payouts: "),
+        "{error}"
+    );
+    assert_eq!(
+        server.received().len() - before,
+        3,
+        "page one, and page two twice (retried)"
+    );
+}

@@ -539,6 +539,96 @@ pub struct Balance {
     /// `pending`.
     pub pending: i64,
 }
+/// The `CustomerList` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct CustomerList {
+    /// `data`.
+    pub data: Vec<Customer>,
+    /// `has_more`.
+    pub has_more: bool,
+}
+/// The `EventPage` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct EventPage {
+    /// `events`.
+    pub events: Vec<Event>,
+    /// `meta`.
+    pub meta: PageMeta,
+}
+/// The `PageMeta` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct PageMeta {
+    /// `next_cursor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+/// The `Event` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct Event {
+    /// `id`.
+    pub id: String,
+    /// `kind`.
+    pub kind: String,
+}
+/// The `InvoicePage` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct InvoicePage {
+    /// `invoices`.
+    pub invoices: Vec<Invoice>,
+    /// `next_page_uri`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_page_uri: Option<String>,
+}
+/// The `Invoice` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct Invoice {
+    /// `id`.
+    pub id: String,
+    /// `total`.
+    pub total: i64,
+}
 /// The error bodies of `get_customer`, by status: `error.detail::<GetCustomerError>()`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetCustomerError {
@@ -714,6 +804,69 @@ static CREATE_REFUND: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     not_found_none: false,
     profile: "",
 };
+static LIST_CUSTOMERS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 13,
+    name: "list_customers",
+    http_method: "GET",
+    path: "/customers",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static LIST_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 14,
+    name: "list_events",
+    http_method: "GET",
+    path: "/events",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static LIST_INVOICES: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 15,
+    name: "list_invoices",
+    http_method: "GET",
+    path: "/invoices",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 16,
+    name: "list_payouts",
+    http_method: "GET",
+    path: "/payouts",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static LIST_CUSTOMERS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["data"],
+    next: remcall::__codegen::NextPage::ItemCursor {
+        param: "starting_after",
+        field: &["id"],
+        has_more: Some(&["has_more"]),
+    },
+};
+static LIST_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["events"],
+    next: remcall::__codegen::NextPage::BodyCursor {
+        param: "cursor",
+        field: &["meta", "next_cursor"],
+    },
+};
+static LIST_INVOICES_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["invoices"],
+    next: remcall::__codegen::NextPage::BodyUrl {
+        field: &["next_page_uri"],
+    },
+};
+static LIST_PAYOUTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &[],
+    next: remcall::__codegen::NextPage::LinkHeader {
+        rel: "next",
+    },
+};
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "Payments",
     base_urls: &["http://localhost:8082"],
@@ -733,6 +886,10 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
         &DELETE_CUSTOMER,
         &LIST_CHARGES,
         &CREATE_REFUND,
+        &LIST_CUSTOMERS,
+        &LIST_EVENTS,
+        &LIST_INVOICES,
+        &LIST_PAYOUTS,
     ],
 };
 /// A Stripe-shaped payments API.
@@ -908,6 +1065,74 @@ impl<F: PaymentsFallback> Payments<F> {
             .idempotency_key("Idempotency-Key");
         let fallback = |cause| self.fallback.create_refund(body, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// Customers, a page at a time; `list_customers_stream` gives them all.
+    ///
+    /// `GET /customers`
+    pub async fn list_customers(
+        &self,
+        limit: Option<u32>,
+        starting_after: Option<&str>,
+    ) -> Result<CustomerList, remcall::Error> {
+        let request = LIST_CUSTOMERS
+            .request()
+            .query("limit", limit)
+            .query("starting_after", starting_after);
+        let fallback = |cause| {
+            self.fallback.list_customers(limit, starting_after, cause)
+        };
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::list_customers`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    pub fn list_customers_stream(
+        &self,
+        limit: Option<u32>,
+        starting_after: Option<&str>,
+    ) -> remcall::Pages<Customer> {
+        let request = LIST_CUSTOMERS
+            .request()
+            .query("limit", limit)
+            .query("starting_after", starting_after);
+        self.inner.paginate(request, &LIST_CUSTOMERS_PAGING)
+    }
+    /// `GET /events`
+    pub async fn list_events(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<EventPage, remcall::Error> {
+        let request = LIST_EVENTS.request().query("cursor", cursor);
+        let fallback = |cause| self.fallback.list_events(cursor, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::list_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    pub fn list_events_stream(&self, cursor: Option<&str>) -> remcall::Pages<Event> {
+        let request = LIST_EVENTS.request().query("cursor", cursor);
+        self.inner.paginate(request, &LIST_EVENTS_PAGING)
+    }
+    /// `GET /invoices`
+    pub async fn list_invoices(&self) -> Result<InvoicePage, remcall::Error> {
+        let request = LIST_INVOICES.request();
+        let fallback = |cause| self.fallback.list_invoices(cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::list_invoices`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    pub fn list_invoices_stream(&self) -> remcall::Pages<Invoice> {
+        let request = LIST_INVOICES.request();
+        self.inner.paginate(request, &LIST_INVOICES_PAGING)
+    }
+    /// `GET /payouts`
+    pub async fn list_payouts(
+        &self,
+        per_page: Option<u32>,
+    ) -> Result<Vec<Event>, remcall::Error> {
+        let request = LIST_PAYOUTS.request().query("per_page", per_page);
+        let fallback = |cause| self.fallback.list_payouts(per_page, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::list_payouts`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    pub fn list_payouts_stream(&self, per_page: Option<u32>) -> remcall::Pages<Event> {
+        let request = LIST_PAYOUTS.request().query("per_page", per_page);
+        self.inner.paginate(request, &LIST_PAYOUTS_PAGING)
     }
 }
 /// Builds a [`Payments`].
@@ -1085,6 +1310,38 @@ pub trait PaymentsFallback: Send + Sync + 'static {
         body: &NewRefund,
         cause: remcall::Error,
     ) -> impl std::future::Future<Output = Result<Refund, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::list_customers`].
+    fn list_customers(
+        &self,
+        limit: Option<u32>,
+        starting_after: Option<&str>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<CustomerList, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::list_events`].
+    fn list_events(
+        &self,
+        cursor: Option<&str>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<EventPage, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::list_invoices`].
+    fn list_invoices(
+        &self,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<InvoicePage, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::list_payouts`].
+    fn list_payouts(
+        &self,
+        per_page: Option<u32>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<Vec<Event>, remcall::Error>> + Send {
         async move { Err(cause) }
     }
 }

@@ -1,0 +1,240 @@
+//! `paginate:`: the paths it names are fields of the page and item types, the page holds a list,
+//! the cursor goes back as a declared query parameter, and exactly one way to the next page.
+
+use super::Validator;
+use crate::checked::{NextPage, Pagination};
+use crate::diagnostic::did_you_mean;
+use crate::names;
+use crate::spec::model::{MethodDef, PaginateDef, TypeDef};
+use crate::types::Ty;
+
+impl Validator<'_> {
+    /// The checked pagination of a method returning `returns`; `None` after a diagnostic.
+    pub(super) fn paginate(
+        &mut self,
+        key: &str,
+        name: &str,
+        def: &MethodDef,
+        returns: &Ty,
+    ) -> Option<Pagination> {
+        let paginate = def.paginate.as_ref()?;
+        let at = format!("{key}.paginate");
+        let fail = |v: &mut Self, path: &str, message: String, help: Option<String>| {
+            let d = v.spec.at(0, path, message);
+            v.push(d.maybe_help(help));
+            None
+        };
+        if def.responses.is_some() || !def.response_headers.is_empty() {
+            return fail(
+                self,
+                &at,
+                "a paginated method returns one page type: no `responses:` or `response_headers:`"
+                    .to_owned(),
+                None,
+            );
+        }
+        if self
+            .spec
+            .file
+            .methods
+            .contains_key(&format!("{name}_stream"))
+        {
+            return fail(
+                self,
+                &at,
+                format!("`paginate:` generates `{name}_stream`, a method of the spec already"),
+                Some(format!("rename the method `{name}_stream`")),
+            );
+        }
+        // The list: a field of the page, or the page itself.
+        let items_path = paginate.items.as_deref().unwrap_or("");
+        let (list, items) = match self.field_path(returns, items_path) {
+            Ok(found) => found,
+            Err(message) => return fail(self, &format!("{at}.items"), message, None),
+        };
+        let Some(item) = list.inner("Vec").cloned() else {
+            let what = if items_path.is_empty() {
+                format!("the method returns `{}`, not a list", returns.render())
+            } else {
+                format!("`{items_path}` is `{}`, not a list", list.render())
+            };
+            return fail(
+                self,
+                &at,
+                format!("nothing to paginate: {what}"),
+                Some("name the page's list with `items:`, or return a `Vec<Item>`".to_owned()),
+            );
+        };
+        let ways = [
+            paginate.cursor.is_some(),
+            paginate.next_url.is_some(),
+            paginate.link_header.is_some(),
+        ];
+        if ways.iter().filter(|w| **w).count() != 1 {
+            return fail(
+                self,
+                &at,
+                "`paginate:` needs exactly one of `cursor:`, `next_url:` and `link_header:`"
+                    .to_owned(),
+                None,
+            );
+        }
+        let next = self.next_page(&at, def, paginate, returns, &item)?;
+        Some(Pagination { item, items, next })
+    }
+
+    fn next_page(
+        &mut self,
+        at: &str,
+        def: &MethodDef,
+        paginate: &PaginateDef,
+        page: &Ty,
+        item: &Ty,
+    ) -> Option<NextPage> {
+        if let Some(rel) = &paginate.link_header {
+            return Some(NextPage::LinkHeader { rel: rel.clone() });
+        }
+        if let Some(url) = &paginate.next_url {
+            return match self.field_path(page, url) {
+                Ok((_, field)) => Some(NextPage::BodyUrl { field }),
+                Err(message) => {
+                    self.push(self.spec.at(0, &format!("{at}.next_url"), message));
+                    None
+                }
+            };
+        }
+        let cursor = paginate.cursor.as_ref()?;
+        let at = format!("{at}.cursor");
+        let Some(param) = def.query.get(&cursor.param) else {
+            let d = self.spec.at(
+                0,
+                &format!("{at}.param"),
+                format!("`{}` is not a query parameter of the method", cursor.param),
+            );
+            let help = did_you_mean(&cursor.param, def.query.keys().map(String::as_str))
+                .unwrap_or_else(|| {
+                    format!(
+                        "declare it, so the first page can send it too: `query: {{ {}: Option<String> }}`",
+                        cursor.param
+                    )
+                });
+            self.push(d.help(help));
+            return None;
+        };
+        let param = param.name.clone().unwrap_or_else(|| cursor.param.clone());
+        let resolve = |v: &mut Self, ty: &Ty, path: &str, what: &str| match v.field_path(ty, path) {
+            Ok((_, wire)) => Some(wire),
+            Err(message) => {
+                v.push(v.spec.at(0, &format!("{at}.{what}"), message));
+                None
+            }
+        };
+        match (&cursor.from_item, &cursor.from) {
+            (Some(field), None) => {
+                let field = resolve(self, item, field, "from_item")?;
+                let has_more = match &cursor.has_more {
+                    Some(flag) => Some(resolve(self, page, flag, "has_more")?),
+                    None => None,
+                };
+                Some(NextPage::ItemCursor {
+                    param,
+                    field,
+                    has_more,
+                })
+            }
+            (None, Some(field)) => {
+                if cursor.has_more.is_some() {
+                    self.push(self.spec.at_key(
+                        0,
+                        &format!("{at}.has_more"),
+                        "`has_more:` goes with `from_item:`: a cursor from the page ends when it is empty",
+                    ));
+                    return None;
+                }
+                let field = resolve(self, page, field, "from")?;
+                Some(NextPage::BodyCursor { param, field })
+            }
+            _ => {
+                self.push(self.spec.at(
+                    0,
+                    &at,
+                    "a cursor comes from the last item (`from_item:`) or from the page (`from:`): one of them",
+                ));
+                None
+            }
+        }
+    }
+
+    /// Follows a dotted path of field keys from `ty` (a struct of the spec, through `Option`s and
+    /// `Box`es): the type at its end and the path in wire names. An empty path is `ty` itself.
+    fn field_path(&self, ty: &Ty, path: &str) -> Result<(Ty, Vec<String>), String> {
+        let rename_all = self
+            .spec
+            .file
+            .serde
+            .as_ref()
+            .and_then(|s| s.rename_all.as_deref());
+        let mut current = ty.clone();
+        let mut wire = Vec::new();
+        for segment in path.split('.').filter(|s| !s.is_empty()) {
+            let unwrapped = strip(&current);
+            let fields = unwrapped
+                .bare()
+                .and_then(|name| self.spec.types.get(name))
+                .map(|found| self.struct_fields(&found.item, 0));
+            let Some(fields) = fields.filter(|f| !f.is_empty()) else {
+                return Err(format!(
+                    "`{}` in `{path}`: `{}` is not a struct of this spec",
+                    segment,
+                    unwrapped.render()
+                ));
+            };
+            let Some((key, field)) = fields.iter().find(|(key, _)| key == segment) else {
+                let known: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+                let suggestion = did_you_mean(segment, known.iter().copied())
+                    .map(|s| format!("; {s}"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "`{}` has no field `{segment}`{suggestion}",
+                    unwrapped.render()
+                ));
+            };
+            wire.push(match (&field.rename, rename_all) {
+                (Some(name), _) => name.clone(),
+                (None, Some(rule)) => names::apply_rename_rule(rule, key),
+                (None, None) => key.clone(),
+            });
+            current = Ty::parse(&field.ty).map_err(|e| e.to_string())?;
+        }
+        Ok((strip(&current).clone(), wire))
+    }
+
+    /// A struct's fields with its `all_of:` parts' (a circle of parts is reported elsewhere).
+    fn struct_fields<'s>(
+        &'s self,
+        def: &'s TypeDef,
+        depth: usize,
+    ) -> Vec<(String, &'s crate::spec::model::FieldDef)> {
+        let mut out = Vec::new();
+        if depth > 32 {
+            return out;
+        }
+        for part in def.all_of.iter().flatten() {
+            if let Some(found) = self.spec.types.get(part) {
+                out.extend(self.struct_fields(&found.item, depth + 1));
+            }
+        }
+        for (key, field) in def.fields.iter().flatten() {
+            out.push((key.clone(), &field.0));
+        }
+        out
+    }
+}
+
+/// `Option<T>` and `Box<T>` are `T` for a path.
+fn strip(ty: &Ty) -> &Ty {
+    match ty.inner("Option").or_else(|| ty.inner("Box")) {
+        Some(inner) => strip(inner),
+        None => ty,
+    }
+}

@@ -1,0 +1,390 @@
+//! Pagination: a method's pages as a stream of items, each page a logical call of its own
+//! through the whole pipeline (retries, breaker, limits apply per page), fetched when the items
+//! before it have been taken.
+//!
+//! Three styles: a cursor (from the last item, as Stripe's `starting_after`, or from a field of
+//! the page, `next_cursor`) sent back as a query parameter; a next-page URL in the body (Twilio's
+//! `next_page_uri`); a `Link: <…>; rel="next"` header (GitHub's). A next URL is followed only to
+//! the client's own endpoints: credentials must not follow it anywhere else.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_core::Stream;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::client::Client;
+use crate::error::{Error, ErrorKind};
+use crate::request::Request;
+use crate::response::Response;
+
+/// How a method's pages are read: where the items are and where the next page is.
+#[derive(Debug)]
+pub struct Paging {
+    /// The path of the list in the page's JSON (wire names); empty: the page is the list.
+    pub items: &'static [&'static str],
+    /// Where the next page is.
+    pub next: NextPage,
+}
+
+/// Where the next page is.
+#[derive(Debug)]
+pub enum NextPage {
+    /// The last item's `field`, sent as the query parameter `param`, while the page's `has_more`
+    /// (when there is one) is true.
+    ItemCursor {
+        /// The query parameter.
+        param: &'static str,
+        /// The path of the cursor in an item.
+        field: &'static [&'static str],
+        /// The path of the page's "more to come" flag.
+        has_more: Option<&'static [&'static str]>,
+    },
+    /// The page's `field`, sent as the query parameter `param`; no value (or an empty one) ends.
+    BodyCursor {
+        /// The query parameter.
+        param: &'static str,
+        /// The path of the cursor in the page.
+        field: &'static [&'static str],
+    },
+    /// The URL in the page's `field`; none ends.
+    BodyUrl {
+        /// The path of the URL in the page.
+        field: &'static [&'static str],
+    },
+    /// The URL of the `Link` header entry with this `rel`; none ends.
+    LinkHeader {
+        /// The relation, usually `next`.
+        rel: &'static str,
+    },
+}
+
+type PageFuture<T> = Pin<Box<dyn Future<Output = Result<Page<T>, Error>> + Send>>;
+
+struct Page<T> {
+    items: Vec<T>,
+    /// The next page's request, or why there is none to follow (a URL elsewhere): the items of
+    /// this page still count.
+    next: Result<Option<Request>, Error>,
+}
+
+/// A method's items, page after page. A [`Stream`]; without a stream library,
+/// `while let Some(item) = pages.next().await`. An error ends the stream after it is given.
+pub struct Pages<T> {
+    client: Client,
+    paging: &'static Paging,
+    buffer: VecDeque<T>,
+    next: Option<Request>,
+    fetching: Option<PageFuture<T>>,
+    /// The page fetched last: a server that points at it again would loop for ever.
+    last_next: Option<String>,
+    /// An error to give once the items before it are taken.
+    failed: Option<Error>,
+}
+
+// Items are only ever moved, never pinned: the stream is `Unpin` whatever they are.
+impl<T> Unpin for Pages<T> {}
+
+impl<T> std::fmt::Debug for Pages<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pages")
+            .field("buffered", &self.buffer.len())
+            .field("more", &(self.next.is_some() || self.fetching.is_some()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// The items of `first` and of the pages after it, as `paging` finds them.
+    pub fn paginate<T: DeserializeOwned + Send + 'static>(
+        &self,
+        first: Request,
+        paging: &'static Paging,
+    ) -> Pages<T> {
+        Pages {
+            client: self.clone(),
+            paging,
+            buffer: VecDeque::new(),
+            last_next: Some(first.page_pointer()),
+            next: Some(first),
+            fetching: None,
+            failed: None,
+        }
+    }
+}
+
+impl<T: DeserializeOwned + Send + 'static> Pages<T> {
+    /// The next item, fetching the next page when this one is used up; `None` after the last.
+    pub async fn next(&mut self) -> Option<Result<T, Error>> {
+        std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
+    }
+
+    fn fetch(&self, request: Request) -> PageFuture<T> {
+        let client = self.client.clone();
+        let paging = self.paging;
+        let origins = client.origins();
+        Box::pin(async move {
+            let again = request.clone();
+            let method = request.method.name;
+            // The call names its errors, decoding ones included; a refused next URL is named here.
+            let mut page = client
+                .call(request, move |response| {
+                    read_page(response, paging, again, &origins)
+                })
+                .await?;
+            page.next = page.next.map_err(|e| e.in_call(client.name(), method));
+            Ok(page)
+        })
+    }
+}
+
+impl<T: DeserializeOwned + Send + 'static> Stream for Pages<T> {
+    type Item = Result<T, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if let Some(item) = this.buffer.pop_front() {
+                return Poll::Ready(Some(Ok(item)));
+            }
+            if let Some(fetching) = &mut this.fetching {
+                let page = match fetching.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(page) => page,
+                };
+                this.fetching = None;
+                let page = match page {
+                    Ok(page) => page,
+                    Err(error) => return Poll::Ready(Some(Err(error))),
+                };
+                this.buffer.extend(page.items);
+                match page.next {
+                    Ok(Some(next)) => {
+                        let pointer = next.page_pointer();
+                        if this.last_next.as_ref() == Some(&pointer) {
+                            this.failed = Some(
+                                Error::new(
+                                    ErrorKind::Decode,
+                                    "the server pointed at the same next page twice; stopped rather than loop",
+                                )
+                                .in_call(this.client.name(), next.method.name),
+                            );
+                        } else {
+                            this.last_next = Some(pointer);
+                            this.next = Some(next);
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(error) => this.failed = Some(error),
+                }
+                continue;
+            }
+            if let Some(error) = this.failed.take() {
+                return Poll::Ready(Some(Err(error)));
+            }
+            match this.next.take() {
+                Some(request) => this.fetching = Some(this.fetch(request)),
+                None => return Poll::Ready(None),
+            }
+        }
+    }
+}
+
+/// Reads one page: its items, and the request of the next page, if there is one.
+fn read_page<T: DeserializeOwned>(
+    response: Response,
+    paging: &Paging,
+    request: Request,
+    origins: &[(String, String)],
+) -> Result<Page<T>, Error> {
+    let page: Value = serde_json::from_slice(&response.body)
+        .map_err(|e| Error::new(ErrorKind::Decode, "the page is not JSON").with_source(e))?;
+    let list = at(&page, paging.items)
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Decode,
+                format!("the page has no list at `{}`", shown(paging.items)),
+            )
+        })?;
+    let items = list
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            T::deserialize(item).map_err(|e| {
+                Error::new(
+                    ErrorKind::Decode,
+                    format!("item {i} of the page does not read"),
+                )
+                .with_source(e)
+            })
+        })
+        .collect::<Result<Vec<T>, Error>>()?;
+    let next = match &paging.next {
+        NextPage::ItemCursor {
+            param,
+            field,
+            has_more,
+        } => {
+            let more = has_more.is_none_or(|flag| at(&page, flag) == Some(&Value::Bool(true)));
+            let cursor = list.last().and_then(|last| at(last, field)).and_then(text);
+            match cursor {
+                Some(cursor) if more => Some(request.with_query(param, cursor)),
+                _ => None,
+            }
+        }
+        NextPage::BodyCursor { param, field } => at(&page, field)
+            .and_then(text)
+            .filter(|c| !c.is_empty())
+            .map(|cursor| request.with_query(param, cursor)),
+        NextPage::BodyUrl { field } => match at(&page, field).and_then(Value::as_str) {
+            Some(url) if !url.is_empty() => {
+                return Ok(Page {
+                    items,
+                    next: next_at(request, url, origins).map(Some),
+                });
+            }
+            _ => None,
+        },
+        NextPage::LinkHeader { rel } => match link(&response, rel) {
+            Some(url) => {
+                return Ok(Page {
+                    items,
+                    next: next_at(request, &url, origins).map(Some),
+                });
+            }
+            None => None,
+        },
+    };
+    Ok(Page {
+        items,
+        next: Ok(next),
+    })
+}
+
+/// The request for a next-page URL: its path and query sent to the client's endpoints, when it
+/// names one of them (or none: a path alone).
+fn next_at(request: Request, url: &str, origins: &[(String, String)]) -> Result<Request, Error> {
+    let refused = || {
+        let mut shown = String::new();
+        let _ = crate::error::write_escaped(&mut shown, url);
+        Error::new(
+            ErrorKind::Decode,
+            format!("the next page's URL `{shown}` is not on the client's endpoints; not followed"),
+        )
+    };
+    let (path, query) = if url.starts_with('/') && !url.starts_with("//") {
+        match url.split_once('?') {
+            Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
+            None => (url.to_owned(), None),
+        }
+    } else {
+        let parsed = reqwest::Url::parse(url).map_err(|_| refused())?;
+        let origin = parsed.origin().ascii_serialization();
+        // The endpoint's base path stays: a next URL below it is taken as the full path.
+        if !origins.iter().any(|(o, _)| *o == origin) {
+            return Err(refused());
+        }
+        (parsed.path().to_owned(), parsed.query().map(str::to_owned))
+    };
+    Ok(request.with_next_url(path, query))
+}
+
+/// The URL of the `Link` header entry whose `rel` is `rel` (RFC 8288).
+fn link(response: &Response, rel: &str) -> Option<String> {
+    for value in response.headers.get_all(reqwest::header::LINK) {
+        let text = value.to_str().ok()?;
+        for entry in text.split(',') {
+            let mut parts = entry.split(';');
+            let target = parts.next()?.trim();
+            let target = target.strip_prefix('<')?.strip_suffix('>')?;
+            let matches = parts.any(|param| {
+                let param = param.trim();
+                param
+                    .strip_prefix("rel=")
+                    .map(|v| v.trim_matches('"'))
+                    .is_some_and(|v| v.split_whitespace().any(|r| r.eq_ignore_ascii_case(rel)))
+            });
+            if matches {
+                return Some(target.to_owned());
+            }
+        }
+    }
+    None
+}
+
+fn at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    path.iter().try_fold(value, |value, key| value.get(*key))
+}
+
+/// A cursor's text: a string as it is, a number as its digits.
+fn text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn shown(path: &[&str]) -> String {
+    if path.is_empty() {
+        "the top".to_owned()
+    } else {
+        path.join(".")
+    }
+}
+
+impl Client {
+    /// The origins (`http://host:port`) of the client's endpoints, with their base paths.
+    fn origins(&self) -> Vec<(String, String)> {
+        self.shared
+            .endpoints
+            .snapshot()
+            .into_iter()
+            .filter_map(|(url, _, _)| {
+                let parsed = reqwest::Url::parse(&url).ok()?;
+                Some((
+                    parsed.origin().ascii_serialization(),
+                    parsed.path().to_owned(),
+                ))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response_with_link(value: &'static str) -> Response {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            reqwest::header::LINK,
+            reqwest::header::HeaderValue::from_static(value),
+        );
+        Response {
+            status: reqwest::StatusCode::OK,
+            headers,
+            body: bytes::Bytes::new(),
+        }
+    }
+
+    #[test]
+    fn link_headers_as_github_writes_them() {
+        let response = response_with_link(
+            r#"<https://api.test/repos?page=3>; rel="next", <https://api.test/repos?page=9>; rel="last""#,
+        );
+        assert_eq!(
+            link(&response, "next").as_deref(),
+            Some("https://api.test/repos?page=3")
+        );
+        assert_eq!(
+            link(&response, "last").as_deref(),
+            Some("https://api.test/repos?page=9")
+        );
+        assert_eq!(link(&response, "prev"), None);
+    }
+}
