@@ -299,7 +299,9 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
         {%- if let Some(errors) = method.errors %}
             .errors({{ errors.name }}::from_status)
         {%- endif %};
-        {%- if method.fallback %}
+        {%- if method.stream %}
+        self.inner.call_stream({{ method.locals.request }}).await
+        {%- else if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% for param in method.params %}{{ param.name }}, {% endfor %}{{ method.locals.cause }});
         self.inner.call_or_fallback({{ method.locals.request }}, {{ method.decode }}, {{ method.locals.fallback }}).await
         {%- else %}

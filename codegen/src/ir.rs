@@ -145,6 +145,8 @@ pub struct Method {
     pub headers: Option<HeadersStruct>,
     /// The pages of a paginated method.
     pub paging: Option<PagingIr>,
+    /// The body comes as a stream (`call_stream`, no fallback).
+    pub stream: bool,
     /// A content type sent instead of the body's encoding's.
     pub content_type: Option<String>,
     /// The header given a new idempotency key per call.
@@ -553,6 +555,12 @@ fn lower_method(
             }
         }
     };
+    let stream = method.returns_as == checked::ReturnsEncoding::Stream;
+    let (body_type, decode) = if stream {
+        ("remcall::ByteStream".to_owned(), String::new())
+    } else {
+        (body_type, decode)
+    };
     let (returns, decode) = match &headers {
         Some(h) => (
             format!("remcall::WithHeaders<{body_type}, {}>", h.name),
@@ -610,9 +618,11 @@ fn lower_method(
         errors,
         headers,
         paging: method.paginate.as_ref().map(|p| paging(method, p)),
+        stream,
         content_type: method.body.as_ref().and_then(|b| b.content_type.clone()),
         idempotency_key: method.idempotency_key.clone(),
-        fallback: has_trait && method.fallback,
+        // A fallback answers a call; a stream is handed over as it comes.
+        fallback: has_trait && method.fallback && !stream,
     }
 }
 

@@ -400,7 +400,11 @@ impl Client {
                 .map_err(FailedAttempt::other)?;
             }
             log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
-            exchange(self.shared.http.execute(outgoing.into_request()), limit)
+            exchange(
+                self.shared.http.execute(outgoing.into_request()),
+                limit,
+                request.download.clone(),
+            )
         })
         .await
         .map_err(|_| {
@@ -451,13 +455,28 @@ impl Client {
     }
 }
 
-/// Awaits a sent request's answer and reads it whole within `limit` bytes. It takes reqwest's
-/// future, not the request: a parameter stays in the future's state to the end.
+/// Awaits a sent request's answer and reads it whole within `limit` bytes; for a download, a
+/// success is left unread in `download` (its body is the stream's). It takes reqwest's future,
+/// not the request: a parameter stays in the future's state to the end.
 async fn exchange(
     sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
     limit: u64,
+    download: Option<crate::download::Slot>,
 ) -> Result<Response, FailedAttempt> {
     let response = sent.await.map_err(from_transport)?;
+    if let Some(slot) = download
+        && response.status().is_success()
+    {
+        let answered = Response {
+            status: response.status(),
+            headers: response.headers().clone(),
+            body: bytes::Bytes::new(),
+        };
+        *slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(response);
+        return Ok(answered);
+    }
     Response::read(response, limit).await
 }
 

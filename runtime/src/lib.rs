@@ -16,6 +16,7 @@ mod budget;
 mod bulkhead;
 mod call;
 mod client;
+mod download;
 mod endpoints;
 mod environment;
 mod error;
@@ -39,6 +40,7 @@ mod stats;
 mod tls;
 mod union;
 
+pub use download::ByteStream;
 pub use endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
 pub use interceptor::{BoxError, CallInfo, Interceptor, Outgoing};

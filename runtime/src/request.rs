@@ -42,6 +42,8 @@ pub struct Request {
     /// A next page's URL, path and encoded query, sent to the endpoint in place of the method's
     /// path and query.
     pub(crate) next_url: Option<(String, Option<String>)>,
+    /// For a download: where a success response is left unread, for the stream.
+    pub(crate) download: Option<crate::download::Slot>,
 }
 
 /// How a method's declared error bodies are read: the status and the whole body in, the decoded
@@ -60,6 +62,7 @@ impl Request {
             error: None,
             error_detail: None,
             next_url: None,
+            download: None,
         }
     }
 

@@ -195,6 +195,24 @@ pub fn chunked_body(parts: Vec<&'static str>, gap: Duration) -> Body {
     Body::from_stream(stream)
 }
 
+/// A body that sends `parts` a few milliseconds apart (so the headers and the first part are on
+/// the wire), then breaks off: the server aborts the response mid-body.
+pub fn broken_body(parts: Vec<&'static str>) -> Body {
+    let items: Vec<std::io::Result<Bytes>> = parts
+        .into_iter()
+        .map(|part| Ok(Bytes::from_static(part.as_bytes())))
+        .chain(std::iter::once(Err(std::io::Error::other(
+            "the server broke off",
+        ))))
+        .collect();
+    let stream = futures_util::stream::unfold(items.into_iter(), |mut items| async move {
+        let item = items.next()?;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        Some((item, items))
+    });
+    Body::from_stream(stream)
+}
+
 /// Sleeps, then answers: a slow downstream.
 pub async fn slow<T>(delay: Duration, answer: T) -> T {
     tokio::time::sleep(delay).await;

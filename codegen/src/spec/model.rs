@@ -206,7 +206,7 @@ pub enum BodyEncoding {
     Bytes,
 }
 
-/// A method's return: `Type` or `{ type: Type, as: json | text | bytes }`.
+/// A method's return: `Type` or `{ type: Type, as: json | text | bytes | stream }`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReturnsDef {
@@ -229,6 +229,9 @@ pub enum ReturnsEncoding {
     Text,
     /// The raw body: a `bytes::Bytes`.
     Bytes,
+    /// The body as a stream of chunks (`remcall::ByteStream`), for downloads larger than
+    /// `max_response_bytes`: a `bytes::Bytes`.
+    Stream,
 }
 
 /// `paginate:`: where a page's items are, and one way to the next page.
@@ -294,7 +297,7 @@ pub struct MethodDef {
     pub headers: IndexMap<String, Shorthand<ParamDef>>,
     /// The request body.
     pub body: Option<Shorthand<BodyDef>>,
-    /// The return type (none: `()`), or `{ type, as: json | text | bytes }`.
+    /// The return type (none: `()`), or `{ type, as: json | text | bytes | stream }`.
     pub returns: Option<Shorthand<ReturnsDef>>,
     /// Several success shapes by status (`200: Customer`, `202: Job`, `204: ()`), read into a
     /// generated enum; instead of `returns:`.

@@ -110,6 +110,13 @@ impl Validator<'_> {
                 );
             }
         }
+        if def
+            .returns
+            .as_ref()
+            .is_some_and(|r| r.encoding == ReturnsEncoding::Stream)
+        {
+            self.stream_return(key, def);
+        }
         if def.responses.is_some() && def.returns.is_some() {
             self.push(
                 self.spec
@@ -360,14 +367,16 @@ impl Validator<'_> {
     fn returns_encoding(&mut self, key: &str, encoding: ReturnsEncoding, ty: &Ty) -> bool {
         let needs = match encoding {
             ReturnsEncoding::Text => (ty.bare() != Some("String")).then_some("`String`"),
-            ReturnsEncoding::Bytes => (!ty.is_bytes()).then_some("`bytes::Bytes`"),
+            ReturnsEncoding::Bytes | ReturnsEncoding::Stream => {
+                (!ty.is_bytes()).then_some("`bytes::Bytes`")
+            }
             ReturnsEncoding::Json => None,
         };
         if let Some(needs) = needs {
-            let name = if encoding == ReturnsEncoding::Text {
-                "text"
-            } else {
-                "bytes"
+            let name = match encoding {
+                ReturnsEncoding::Text => "text",
+                ReturnsEncoding::Stream => "stream",
+                _ => "bytes",
             };
             self.push(self.spec.at(
                 0,
@@ -376,6 +385,40 @@ impl Validator<'_> {
             ));
         }
         needs.is_none()
+    }
+
+    /// A streamed body is handed over as it comes: nothing may need it whole.
+    fn stream_return(&mut self, key: &str, def: &MethodDef) {
+        let others = [
+            ("not_found", def.not_found == Some(NotFound::None)),
+            ("response_headers", !def.response_headers.is_empty()),
+            ("paginate", def.paginate.is_some()),
+        ];
+        for (what, set) in others {
+            if set {
+                self.push(self.spec.at_key(
+                    0,
+                    &format!("{key}.{what}"),
+                    format!("`{what}:` does not go with a streamed body (`as: stream`)"),
+                ));
+            }
+        }
+        let limit = match &def.profile {
+            Some(ProfileRef::Inline(profile)) => profile.max_response_bytes.is_some(),
+            Some(ProfileRef::Named(name)) => self
+                .spec
+                .profiles
+                .get(name)
+                .is_some_and(|p| p.item.max_response_bytes.is_some()),
+            None => false,
+        };
+        if limit {
+            self.push(
+                self.spec
+                    .at_key(0, &format!("{key}.config"), "`max_response_bytes` does not apply to a streamed body (`as: stream`)")
+                    .help("a stream hands chunks over as they come; count them as you read, or drop the setting"),
+            );
+        }
     }
 
     /// `responses:`: success statuses, each with its shape.

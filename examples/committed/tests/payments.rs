@@ -855,3 +855,123 @@ async fn a_link_header_leads_on_and_a_failing_page_ends_the_stream_with_its_erro
         "page one, and page two twice (retried)"
     );
 }
+
+/// Reports: 256 KiB in 64 KiB chunks, a body that breaks off, one that trickles.
+async fn reports_side() -> Server {
+    use axum::body::Body;
+    let router = Router::new().route(
+        "/v1/reports/{id}",
+        get(|Path(id): Path<String>| async move {
+            match id.as_str() {
+                "broken" => Body::from_stream_broken(),
+                "slow" => testkit::chunked_body(
+                    vec!["a", "b", "c", "d"],
+                    std::time::Duration::from_millis(120),
+                ),
+                "missing" => {
+                    return (
+                        axum::http::StatusCode::NOT_FOUND,
+                        Body::from("no such report"),
+                    );
+                }
+                _ => testkit::endless_body(256 << 10),
+            }
+            .into_pair()
+        }),
+    );
+    Server::start(router).await
+}
+
+/// Builds the test bodies above in one expression each.
+trait TestBody {
+    fn from_stream_broken() -> axum::body::Body;
+    fn into_pair(self) -> (axum::http::StatusCode, axum::body::Body);
+}
+
+impl TestBody for axum::body::Body {
+    fn from_stream_broken() -> axum::body::Body {
+        testkit::broken_body(vec!["first part,", " second part"])
+    }
+    fn into_pair(self) -> (axum::http::StatusCode, axum::body::Body) {
+        (axum::http::StatusCode::OK, self)
+    }
+}
+
+fn small_limit(server: &Server, extra: &str) -> Payments {
+    Payments::builder()
+        .base_url(&server.url())
+        .profile(
+            remcall::Profile::from_yaml_str(&format!("max_response_bytes: 1KiB\n{extra}")).unwrap(),
+        )
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_download_streams_past_max_response_bytes_that_a_whole_read_refuses() {
+    let server = reports_side().await;
+    let payments = small_limit(&server, "");
+    let whole = payments.get_report("big").await.unwrap_err();
+    assert_eq!(whole.kind(), ErrorKind::BodyTooLarge);
+    let mut body = payments.download_report("big").await.unwrap();
+    assert_eq!(body.status().as_u16(), 200);
+    let (mut total, mut chunks) = (0, 0);
+    while let Some(chunk) = body.next().await {
+        total += chunk.unwrap().len();
+        chunks += 1;
+    }
+    assert_eq!(total, 256 << 10);
+    assert!(chunks >= 4, "read chunk by chunk: {chunks}");
+    // An error status is an error as ever, its body read within the limit.
+    let missing = payments.download_report("missing").await.unwrap_err();
+    assert_eq!(
+        (missing.kind(), missing.status().map(|s| s.as_u16())),
+        (ErrorKind::Status, Some(404))
+    );
+    assert_eq!(missing.body(), Some(&b"no such report"[..]));
+}
+
+#[tokio::test]
+async fn a_body_that_breaks_off_or_runs_past_the_deadline_ends_with_a_named_error() {
+    let server = reports_side().await;
+    let payments = small_limit(&server, "");
+    let mut broken = payments.download_report("broken").await.unwrap();
+    let mut read = Vec::new();
+    let error = loop {
+        match broken.next().await.expect("an error before the end") {
+            Ok(chunk) => read.extend_from_slice(&chunk),
+            Err(error) => break error,
+        }
+    };
+    assert!(
+        error.to_string().starts_with("Payments.download_report: "),
+        "{error}"
+    );
+    assert!(
+        broken.next().await.is_none(),
+        "the stream ends after its error"
+    );
+    assert!(read.len() < "first part, second part".len() + 1);
+
+    let hurried = small_limit(&server, "timeout: { total: 300ms }");
+    let mut slow = hurried.download_report("slow").await.unwrap();
+    let mut chunks = 0;
+    let error = loop {
+        match slow
+            .next()
+            .await
+            .expect("the deadline comes before the end")
+        {
+            Ok(_) => chunks += 1,
+            Err(error) => break error,
+        }
+    };
+    assert_eq!(error.kind(), ErrorKind::Timeout);
+    assert!(
+        error
+            .to_string()
+            .contains("ran past the call's total deadline of 300ms"),
+        "{error}"
+    );
+    assert!(chunks < 4, "{chunks}");
+}

@@ -840,6 +840,24 @@ static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     not_found_none: false,
     profile: "",
 };
+static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 17,
+    name: "download_report",
+    http_method: "GET",
+    path: "/reports/{id}",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static GET_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 18,
+    name: "get_report",
+    http_method: "GET",
+    path: "/reports/{id}",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
 static LIST_CUSTOMERS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &["data"],
     next: remcall::__codegen::NextPage::ItemCursor {
@@ -890,6 +908,8 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
         &LIST_EVENTS,
         &LIST_INVOICES,
         &LIST_PAYOUTS,
+        &DOWNLOAD_REPORT,
+        &GET_REPORT,
     ],
 };
 /// A Stripe-shaped payments API.
@@ -1134,6 +1154,27 @@ impl<F: PaymentsFallback> Payments<F> {
         let request = LIST_PAYOUTS.request().query("per_page", per_page);
         self.inner.paginate(request, &LIST_PAYOUTS_PAGING)
     }
+    /// A report, as large as it is, chunk by chunk.
+    ///
+    /// `GET /reports/{id}`
+    pub async fn download_report(
+        &self,
+        id: &str,
+    ) -> Result<remcall::ByteStream, remcall::Error> {
+        let request = DOWNLOAD_REPORT.request().path("id", id);
+        self.inner.call_stream(request).await
+    }
+    /// The same report, read whole (within max_response_bytes).
+    ///
+    /// `GET /reports/{id}`
+    pub async fn get_report(
+        &self,
+        id: &str,
+    ) -> Result<remcall::bytes::Bytes, remcall::Error> {
+        let request = GET_REPORT.request().path("id", id);
+        let fallback = |cause| self.fallback.get_report(id, cause);
+        self.inner.call_or_fallback(request, decode::bytes, fallback).await
+    }
 }
 /// Builds a [`Payments`].
 pub struct PaymentsBuilder<F = remcall::NoFallback> {
@@ -1342,6 +1383,16 @@ pub trait PaymentsFallback: Send + Sync + 'static {
         per_page: Option<u32>,
         cause: remcall::Error,
     ) -> impl std::future::Future<Output = Result<Vec<Event>, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::get_report`].
+    fn get_report(
+        &self,
+        id: &str,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<
+        Output = Result<remcall::bytes::Bytes, remcall::Error>,
+    > + Send {
         async move { Err(cause) }
     }
 }
