@@ -132,6 +132,24 @@ impl remcall::__codegen::Multipart for {{ ty.name }} {
 {%- endif %}
 {% endfor %}
 
+{%- for (name, doc, value) in client.constants %}
+#[doc = {{ "{:?}"|format(doc) }}]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct {{ name }};
+
+impl remcall::serde::Serialize for {{ name }} {
+    fn serialize<S: remcall::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        remcall::serde::Serialize::serialize(&remcall::__codegen::Const::{{ value }}, serializer)
+    }
+}
+
+impl<'de> remcall::serde::Deserialize<'de> for {{ name }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        remcall::__codegen::constant(deserializer, remcall::__codegen::Const::{{ value }}).map(|()| Self)
+    }
+}
+{%- endfor %}
+
 {%- for method in client.methods %}
 {%- if let Some(responses) = method.responses %}
 #[doc = {{ "{:?}"|format(responses.doc) }}]

@@ -4,7 +4,7 @@
 
 use remcall_profile::Profile;
 
-pub use crate::spec::model::{BodyEncoding, ReturnsEncoding};
+pub use crate::spec::model::{BodyEncoding, ConstValue, ReturnsEncoding};
 use crate::types::Ty;
 
 /// One client.
@@ -91,6 +91,8 @@ pub struct Field {
     pub rename: Option<String>,
     /// An `Option` always sent (`null` when `None`).
     pub required: bool,
+    /// A constant field: the marker type holding its value, and the value.
+    pub constant: Option<(String, ConstValue)>,
 }
 
 /// An enum: its values all strings or all integers.

@@ -34,6 +34,8 @@ pub struct Client {
     pub interceptors: Vec<String>,
     /// Generated types.
     pub types: Vec<TypeDecl>,
+    /// The marker types of constant fields: (name, rustdoc line, `Const` variant written out).
+    pub constants: Vec<(String, String, String)>,
     /// Methods.
     pub methods: Vec<Method>,
 }
@@ -343,7 +345,32 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
     while methods.iter().any(|m| m.spec_const == spec_static) {
         spec_static.push('_');
     }
+    let mut constants: Vec<(String, String, String)> = Vec::new();
+    for decl in &client.types {
+        let Shape::Struct(s) = &decl.shape else {
+            continue;
+        };
+        for field in &s.fields {
+            if let Some((marker, value)) = &field.constant
+                && !constants.iter().any(|(m, _, _)| m == marker)
+            {
+                let (shown, written) = match value {
+                    checked::ConstValue::Str(text) => {
+                        (format!("{text:?}"), format!("Str({text:?})"))
+                    }
+                    checked::ConstValue::Int(n) => (n.to_string(), format!("Int({n})")),
+                    checked::ConstValue::Bool(b) => (b.to_string(), format!("Bool({b})")),
+                };
+                let doc = format!(
+                    " `{}` is always `{shown}`: written so, read only so.",
+                    field.key
+                );
+                constants.push((marker.clone(), doc, written));
+            }
+        }
+    }
     Client {
+        constants,
         builder: format!("{name}Builder"),
         fallback_trait,
         default_fallback,
@@ -470,7 +497,10 @@ fn lower_field(
     }
     Field {
         name: rust.clone(),
-        ty: ty.render(),
+        ty: match &field.constant {
+            Some((marker, _)) => marker.clone(),
+            None => ty.render(),
+        },
         doc,
         rename: (wire != bare).then_some(wire),
         optional: ty.inner("Option").is_some() && !field.required,

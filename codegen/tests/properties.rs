@@ -166,7 +166,7 @@ fn spec() -> impl Strategy<Value = String> {
         let mut alternatives: Vec<String> = all.iter().map(|t| q(t)).collect();
         alternatives.push(q(&format!("Vec<{}>", all[0])));
         let composite_defs = vec![
-            "\"Listing\": {\"fields\": {\"entries\": \"Vec<i64>\", \"next\": \"Option<String>\"}}".to_owned(),
+            "\"Listing\": {\"fields\": {\"entries\": \"Vec<i64>\", \"next\": \"Option<String>\", \"object\": {\"type\": \"String\", \"const\": \"list\"}, \"version\": {\"type\": \"u8\", \"const\": 2}}}".to_owned(),
             format!("\"Either\": {{\"one_of\": [{}], \"open\": true}}", alternatives.join(", ")),
             format!("\"Composite\": {{\"all_of\": [{}], \"fields\": {{\"extra_field\": \"Nullable<i64>\", \"note\": {{\"type\": \"Option<String>\", \"required\": true}}}}, \"additional_properties\": \"String\"}}", q(structs[0])),
         ];

@@ -16,6 +16,7 @@ mod budget;
 mod bulkhead;
 mod call;
 mod client;
+mod constant;
 mod download;
 mod endpoints;
 mod environment;
@@ -70,6 +71,7 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __codegen {
     pub use crate::client::{Client, ClientBuilder};
+    pub use crate::constant::{Const, constant};
     pub use crate::error::Detail;
     pub use crate::int_enum::read as int_enum;
     pub use crate::multipart::{Files, Form, Multipart};

@@ -143,6 +143,22 @@ pub struct FieldDef {
     pub rename: Option<String>,
     /// An `Option` field that is always sent, `null` when `None` (required and nullable).
     pub required: Option<bool>,
+    /// The field's one value (OpenAPI's `const`): always written, and read only when the wire
+    /// holds it. A string for a `String`, an integer for an integer type, or a boolean.
+    #[serde(rename = "const")]
+    pub constant: Option<ConstValue>,
+}
+
+/// A constant: a string, an integer or a boolean.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ConstValue {
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A string.
+    Str(String),
 }
 
 /// A parameter: `name: Type` or `name: { type: Type, doc: .., name: WireName, style: .. }`.

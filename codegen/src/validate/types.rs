@@ -6,7 +6,7 @@ use super::Validator;
 use crate::checked;
 use crate::diagnostic::did_you_mean;
 use crate::names;
-use crate::spec::model::{EnumValueDef, TypeDef, WireValue};
+use crate::spec::model::{ConstValue, EnumValueDef, TypeDef, WireValue};
 use crate::types::{PRIMITIVES, STD_NAMES, Ty};
 
 impl Validator<'_> {
@@ -226,6 +226,10 @@ impl Validator<'_> {
                 self.push(self.spec.at_key(source, &at, format!("field `{field}` does not make a Rust name (`{rust}`)")).help("give it a name of letters, digits and `_`, and the wire name with `rename:`"));
             }
             let ty = self.type_expr(source, &at, &field_def.ty, &def.generics);
+            let constant = match (&field_def.constant, &ty) {
+                (Some(value), Some(ty)) => self.constant(source, &at, key, field, value, ty),
+                _ => None,
+            };
             let required = field_def.required.unwrap_or(false);
             if required && ty.as_ref().is_some_and(|ty| ty.inner("Option").is_none()) {
                 self.push(
@@ -242,6 +246,7 @@ impl Validator<'_> {
                     doc: field_def.doc.clone(),
                     rename: field_def.rename.clone(),
                     required,
+                    constant,
                 });
                 fields
             });
@@ -293,6 +298,44 @@ impl Validator<'_> {
             parts,
             additional,
         })
+    }
+
+    /// A constant field: its value fits its type, and its marker type's name (`CardObject`, the
+    /// struct's name and the field's) is free.
+    fn constant(
+        &mut self,
+        source: usize,
+        at: &str,
+        key: &str,
+        field: &str,
+        value: &ConstValue,
+        ty: &Ty,
+    ) -> Option<(String, ConstValue)> {
+        let name = ty.bare().unwrap_or_default();
+        let fits = match value {
+            ConstValue::Str(_) => name == "String",
+            ConstValue::Int(_) => PRIMITIVES.contains(&name) && name.starts_with(['i', 'u']),
+            ConstValue::Bool(_) => name == "bool",
+        };
+        if !fits {
+            self.push(
+                self.spec
+                    .at(source, &format!("{at}.const"), format!("the constant does not fit the field's type `{}`", ty.render()))
+                    .help("a string constant is a `String`, an integer one an integer type, a boolean one a `bool`"),
+            );
+            return None;
+        }
+        let owner = key.trim_start_matches("types.");
+        let marker = format!("{}{}", names::pascal(owner), names::pascal(field));
+        if self.spec.types.contains_key(&marker) {
+            self.push(
+                self.spec
+                    .at(source, &format!("{at}.const"), format!("the constant field makes the type `{marker}`, which `types:` declares too"))
+                    .help(format!("rename the declared `{marker}`")),
+            );
+            return None;
+        }
+        Some((marker, value.clone()))
     }
 
     fn enum_def(

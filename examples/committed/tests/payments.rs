@@ -159,6 +159,23 @@ async fn a_tagged_union_reads_each_alternative_by_its_tag_and_keeps_an_unknown_o
         remcall::serde_json::to_value(&card).unwrap(),
         source("card_1")
     );
+    // `object` is a constant of `Card`: written as "card" whatever, read only as "card".
+    let PaymentSource::Card(read) = &card else {
+        unreachable!()
+    };
+    assert_eq!(
+        remcall::serde_json::to_value(read).unwrap()["object"],
+        "card"
+    );
+    let mut wrong = source("card_1");
+    wrong["object"] = json!("bank_account");
+    let refused = remcall::serde_json::from_value::<Card>(wrong).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains(r#"expected the constant "card", found "bank_account""#),
+        "{refused}"
+    );
     let wallet = payments.get_source("wallet_1").await.unwrap();
     assert_eq!(wallet, PaymentSource::Other(source("wallet_1")));
     // A known tag whose value does not fit: a Decode error naming client, method and the field.

@@ -172,7 +172,7 @@ pub struct Card {
     /// `livemode`.
     pub livemode: bool,
     /// `object`.
-    pub object: String,
+    pub object: CardObject,
     /// `brand`.
     pub brand: String,
     /// `last4`.
@@ -628,6 +628,31 @@ pub struct Invoice {
     pub id: String,
     /// `total`.
     pub total: i64,
+}
+/// `object` is always `"card"`: written so, read only so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct CardObject;
+impl remcall::serde::Serialize for CardObject {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::serde::Serialize::serialize(
+            &remcall::__codegen::Const::Str("card"),
+            serializer,
+        )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for CardObject {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::constant(
+                deserializer,
+                remcall::__codegen::Const::Str("card"),
+            )
+            .map(|()| Self)
+    }
 }
 /// The error bodies of `get_customer`, by status: `error.detail::<GetCustomerError>()`.
 #[derive(Debug, Clone, PartialEq)]
