@@ -45,6 +45,23 @@ enum Command {
         #[arg(long = "include-dir", value_name = "DIR")]
         include_dirs: Vec<PathBuf>,
     },
+    /// Write a spec from an OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1).
+    Import {
+        /// The description (JSON or YAML); `$ref`s into files beside it are followed.
+        description: PathBuf,
+        /// The spec to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// The client's type name (default: from the description's title).
+        #[arg(long)]
+        client: Option<String>,
+        /// Only operations with one of these tags.
+        #[arg(long, value_delimiter = ',')]
+        tags: Vec<String>,
+        /// Only these operations (operationId or method name).
+        #[arg(long, value_delimiter = ',')]
+        operations: Vec<String>,
+    },
     /// Print the JSON Schema (draft 2020-12) of the spec format, for editors' YAML completion.
     Schema,
 }
@@ -67,6 +84,13 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
+        Command::Import {
+            description,
+            out,
+            client,
+            tags,
+            operations,
+        } => return import(&description, &out, client, tags, operations),
         Command::Gen {
             specs,
             out,
@@ -116,6 +140,55 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             eprintln!("{} spec(s) ok", specs.len());
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `remcall import`: the description's spec, checked as `remcall check` would, then written.
+fn import(
+    description: &std::path::Path,
+    out: &std::path::Path,
+    client: Option<String>,
+    tags: Vec<String>,
+    operations: Vec<String>,
+) -> Result<ExitCode, Error> {
+    let options = remcall_openapi::Options {
+        client,
+        tags,
+        operations,
+    };
+    let imported = match remcall_openapi::import(description, &options) {
+        Ok(imported) => imported,
+        Err(error) => {
+            eprintln!("error: {error}");
+            eprintln!("nothing was written");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    // What is written must check: an import that does not is the importer's bug.
+    if let Err(error) = remcall_codegen::generate_text(out, &imported.spec) {
+        eprintln!("{error:?}");
+        eprintln!(
+            "error: the spec imported from {} does not check; this is a bug in `remcall import`, please report it with the description. Nothing was written.",
+            description.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = match out.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    output::write(&dir, &[(name, imported.spec)])?;
+    for (operation, reason) in &imported.summary.skipped {
+        eprintln!("skipped {operation}: {reason}");
+    }
+    for note in &imported.summary.notes {
+        eprintln!("note: {note}");
+    }
+    eprintln!("{}; wrote {}", imported.summary, out.display());
     Ok(ExitCode::SUCCESS)
 }
 

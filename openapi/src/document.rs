@@ -1,0 +1,275 @@
+//! Reading a description and the files its `$ref`s point into, and following `$ref`s.
+//!
+//! Every file becomes a `serde_json::Value` tree (YAML read as such). A `$ref` is `#/pointer`
+//! (this file), `other.yaml#/pointer` or `other.yaml` (a file relative to the one that refers to
+//! it, inside the description's directory: a description is other parties' input, and may not
+//! read the rest of the disk). `$ref` keys under `example`/`examples` are data and never followed.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::Error;
+
+/// The most bytes a description file may have: the largest public ones are a few MB.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Which OpenAPI a description is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Version {
+    /// Swagger 2.0.
+    Swagger2,
+    /// OpenAPI 3.0.x.
+    V30,
+    /// OpenAPI 3.1.x (and 3.2: read as 3.1).
+    V31,
+}
+
+/// A place in a description: a file and a JSON pointer in it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Place {
+    pub(crate) file: PathBuf,
+    pub(crate) pointer: String,
+}
+
+impl Place {
+    /// The place of `key` below this one.
+    pub(crate) fn child(&self, key: &str) -> Place {
+        Place {
+            file: self.file.clone(),
+            pointer: format!("{}/{}", self.pointer, escape(key)),
+        }
+    }
+}
+
+/// The description's files, read as they are needed.
+#[derive(Debug)]
+pub(crate) struct Documents {
+    /// The directory every file must be in.
+    root: PathBuf,
+    /// The description itself.
+    pub(crate) main: PathBuf,
+    files: HashMap<PathBuf, Value>,
+    pub(crate) version: Version,
+}
+
+impl Documents {
+    /// Reads the description at `path`.
+    pub(crate) fn open(path: &Path) -> Result<Documents, Error> {
+        let main = canonical(path)?;
+        let root = main
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let value = read(&main)?;
+        let version = version(&value, &main)?;
+        let mut files = HashMap::new();
+        files.insert(main.clone(), value);
+        Ok(Documents {
+            root,
+            main,
+            files,
+            version,
+        })
+    }
+
+    /// Every file read so far.
+    pub(crate) fn files(&self) -> Vec<PathBuf> {
+        self.files.keys().cloned().collect()
+    }
+
+    /// The description's top-level value.
+    pub(crate) fn root_value(&self) -> &Value {
+        &self.files[&self.main]
+    }
+
+    /// The place of the description's top.
+    pub(crate) fn top(&self) -> Place {
+        Place {
+            file: self.main.clone(),
+            pointer: String::new(),
+        }
+    }
+
+    /// The value at `place`.
+    pub(crate) fn get(&self, place: &Place) -> Option<&Value> {
+        self.files.get(&place.file)?.pointer(&place.pointer)
+    }
+
+    /// Follows `value`'s `$ref` (found at `at`), repeatedly, to the value it names and its place;
+    /// a value without one is itself.
+    pub(crate) fn follow(&mut self, at: &Place, value: &Value) -> Result<(Place, Value), Error> {
+        let mut place = at.clone();
+        let mut value = value.clone();
+        for _ in 0..64 {
+            let Some(reference) = value.get("$ref").and_then(Value::as_str) else {
+                return Ok((place, value));
+            };
+            let target = self.target(&place, reference)?;
+            value = self
+                .get(&target)
+                .cloned()
+                .ok_or_else(|| Error::at(&place, format!("`$ref: {reference}` points at nothing")))?;
+            place = target;
+        }
+        Err(Error::at(&place, "`$ref`s go round in a circle"))
+    }
+
+    /// The place a `$ref` found at `from` names, its file read if it is new.
+    pub(crate) fn target(&mut self, from: &Place, reference: &str) -> Result<Place, Error> {
+        let (file, pointer) = match reference.split_once('#') {
+            Some((file, pointer)) => (file, pointer),
+            None => (reference, ""),
+        };
+        let pointer = percent_decode(pointer);
+        let file = if file.is_empty() {
+            from.file.clone()
+        } else {
+            if file.contains("://") || Path::new(file).is_absolute() {
+                return Err(Error::at(
+                    from,
+                    format!("`$ref: {reference}` leaves the description: only files beside it are read"),
+                ));
+            }
+            let joined = from.file.parent().unwrap_or(Path::new("")).join(percent_decode(file));
+            let path = normalize(&joined);
+            if !path.starts_with(&self.root) {
+                return Err(Error::at(
+                    from,
+                    format!("`$ref: {reference}` is outside the description's directory"),
+                ));
+            }
+            if !self.files.contains_key(&path) {
+                let value = read(&path).map_err(|e| Error::at(from, e.message))?;
+                self.files.insert(path.clone(), value);
+            }
+            path
+        };
+        Ok(Place { file, pointer })
+    }
+}
+
+/// What a description's top says it is.
+fn version(value: &Value, file: &Path) -> Result<Version, Error> {
+    let top = Place {
+        file: file.to_path_buf(),
+        pointer: String::new(),
+    };
+    if !value.is_object() {
+        return Err(Error::at(&top, "not an OpenAPI description: the top is not a mapping"));
+    }
+    if let Some(swagger) = value.get("swagger") {
+        return match swagger.as_str() {
+            Some(v) if v.starts_with("2.") => Ok(Version::Swagger2),
+            _ => Err(Error::at(&top.child("swagger"), format!("unknown Swagger version {swagger}: 2.0 is read"))),
+        };
+    }
+    match value.get("openapi").and_then(Value::as_str) {
+        Some(v) if v.starts_with("3.0") => Ok(Version::V30),
+        Some(v) if v.starts_with("3.1") || v.starts_with("3.2") => Ok(Version::V31),
+        Some(v) => Err(Error::at(
+            &top.child("openapi"),
+            format!("unknown OpenAPI version `{v}`: 2.0, 3.0.x and 3.1.x are read"),
+        )),
+        None => Err(Error::at(
+            &top,
+            "not an OpenAPI description: no `openapi:` (or `swagger:`) version",
+        )),
+    }
+}
+
+/// A file as a value tree: JSON, or YAML (by extension, else by trying JSON first).
+fn read(path: &Path) -> Result<Value, Error> {
+    let place = Place {
+        file: path.to_path_buf(),
+        pointer: String::new(),
+    };
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, format!("cannot read it: {e}")))?;
+    if !meta.is_file() {
+        return Err(Error::io(path, "not a file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Error::io(path, format!("larger than {} MiB", MAX_FILE_BYTES >> 20)));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, format!("cannot read it: {e}")))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let json_first = path.extension().is_some_and(|e| e == "json");
+    let as_json = || {
+        serde_json::from_str::<Value>(text).map_err(|e| {
+            Error::at(&place, format!("invalid JSON at {}:{}: {e}", e.line(), e.column()))
+        })
+    };
+    if json_first {
+        return as_json();
+    }
+    match serde_yaml::from_str::<Value>(text) {
+        Ok(value) => Ok(value),
+        Err(e) => match as_json() {
+            Ok(value) => Ok(value),
+            Err(_) => {
+                let at = e
+                    .location()
+                    .map(|l| format!(" at {}:{}", l.line(), l.column()))
+                    .unwrap_or_default();
+                let first = e.to_string();
+                let first = first.lines().next().unwrap_or_default();
+                Err(Error::at(&place, format!("invalid YAML{at}: {first}")))
+            }
+        },
+    }
+}
+
+fn canonical(path: &Path) -> Result<PathBuf, Error> {
+    path.canonicalize()
+        .map_err(|e| Error::io(path, format!("cannot read it: {e}")))
+}
+
+/// `a/./b/../c` → `a/c`, without touching the disk (a missing file is reported when read).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// A key as a JSON pointer segment.
+pub(crate) fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = text.get(i + 1..i + 3)
+            && let Ok(byte) = u8::from_str_radix(hex, 16)
+        {
+            out.push(byte);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The last segment of a JSON pointer, unescaped: a named schema's name.
+pub(crate) fn last_segment(pointer: &str) -> String {
+    pointer
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .replace("~1", "/")
+        .replace("~0", "~")
+}

@@ -1,0 +1,344 @@
+//! The spec as YAML: block style, keys in a fixed order, every scalar quoted unless it is plainly
+//! a word, so the same description always gives the same bytes and the output reads like a spec
+//! written by hand.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::spec::{Auth, BodyOut, MethodOut, ParamOut, Spec, TypeOut};
+
+/// The spec's text.
+pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
+    let mut out = String::new();
+    let name = source
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let _ = writeln!(out, "# Imported from {} by `remcall import`.", one_line(&name));
+    let _ = writeln!(out, "# {}.", spec.summary);
+    for (operation, reason) in &spec.summary.skipped {
+        let _ = writeln!(out, "# skipped {}: {}", one_line(operation), one_line(reason));
+    }
+    for note in &spec.summary.notes {
+        let _ = writeln!(out, "# note: {}", one_line(note));
+    }
+    let _ = writeln!(out, "client: {}", scalar(&spec.client));
+    if let Some(doc) = &spec.doc {
+        write_doc(&mut out, 0, doc);
+    }
+    if let Some(url) = &spec.base_url {
+        let _ = writeln!(out, "base_url: {}", scalar(url));
+    }
+    let profile = &spec.profile;
+    if profile.auth.is_some() || !profile.headers.is_empty() {
+        out.push_str("config: main\nconfigs:\n  main:\n");
+        match &profile.auth {
+            Some(Auth::Bearer(token)) => {
+                let _ = writeln!(out, "    auth: {{ bearer: {{ token: {} }} }}", scalar(token));
+            }
+            Some(Auth::Basic(user, password)) => {
+                let _ = writeln!(
+                    out,
+                    "    auth: {{ basic: {{ username: {}, password: {} }} }}",
+                    scalar(user),
+                    scalar(password)
+                );
+            }
+            Some(Auth::OAuth2 {
+                token_url,
+                client_id,
+                client_secret,
+                scopes,
+            }) => {
+                out.push_str("    auth:\n      oauth2:\n");
+                let _ = writeln!(out, "        token_url: {}", scalar(token_url));
+                let _ = writeln!(out, "        client_id: {}", scalar(client_id));
+                let _ = writeln!(out, "        client_secret: {}", scalar(client_secret));
+                if !scopes.is_empty() {
+                    let listed: Vec<String> = scopes.iter().map(|s| scalar(s)).collect();
+                    let _ = writeln!(out, "        scopes: [{}]", listed.join(", "));
+                }
+            }
+            None => {}
+        }
+        if !profile.headers.is_empty() {
+            out.push_str("    headers:\n");
+            for (name, value) in &profile.headers {
+                let _ = writeln!(
+                    out,
+                    "      {}: {{ value: {}, secret: true }}",
+                    scalar(name),
+                    scalar(value)
+                );
+            }
+        }
+    }
+    if !spec.types.is_empty() {
+        out.push_str("\ntypes:\n");
+        for (name, ty) in &spec.types {
+            write_type(&mut out, name, ty);
+        }
+    }
+    out.push_str("\nmethods:");
+    if spec.methods.is_empty() {
+        out.push_str(" {}\n");
+    } else {
+        out.push('\n');
+        for method in &spec.methods {
+            write_method(&mut out, method);
+        }
+    }
+    out
+}
+
+fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
+    let _ = writeln!(out, "  {name}:");
+    match ty {
+        TypeOut::Struct(s) => {
+            if let Some(doc) = &s.doc {
+                write_doc(out, 4, doc);
+            }
+            if !s.all_of.is_empty() {
+                let _ = writeln!(out, "    all_of: [{}]", s.all_of.join(", "));
+            }
+            if s.fields.is_empty() {
+                out.push_str("    fields: {}\n");
+            } else {
+                out.push_str("    fields:\n");
+                for field in &s.fields {
+                    let plain = field.doc.is_none()
+                        && field.rename.is_none()
+                        && !field.required_null
+                        && field.constant.is_none();
+                    if plain {
+                        let _ = writeln!(out, "      {}: {}", field.key, scalar(&field.ty));
+                        continue;
+                    }
+                    let _ = writeln!(out, "      {}:", field.key);
+                    let _ = writeln!(out, "        type: {}", scalar(&field.ty));
+                    if let Some(rename) = &field.rename {
+                        let _ = writeln!(out, "        rename: {}", scalar(rename));
+                    }
+                    if field.required_null {
+                        out.push_str("        required: true\n");
+                    }
+                    if let Some(constant) = &field.constant {
+                        let _ = writeln!(out, "        const: {}", json_scalar(constant));
+                    }
+                    if let Some(doc) = &field.doc {
+                        write_doc(out, 8, doc);
+                    }
+                }
+            }
+            if let Some(values) = &s.additional {
+                let _ = writeln!(out, "    additional_properties: {}", scalar(values));
+            }
+        }
+        TypeOut::Enum(e) => {
+            if let Some(doc) = &e.doc {
+                write_doc(out, 4, doc);
+            }
+            // An open enum keeps unknown values in `Other`: a value that would take the name
+            // is `OtherValue`.
+            let values: Vec<(Value, Option<String>, Option<String>)> = e
+                .values
+                .iter()
+                .map(|(value, name, doc)| {
+                    let derived = value.as_str().map(crate::names::type_name);
+                    let name = match name.as_deref().or(derived.as_deref()) {
+                        Some("Other") => Some("OtherValue".to_owned()),
+                        _ => name.clone(),
+                    };
+                    (value.clone(), name, doc.clone())
+                })
+                .collect();
+            let e = crate::spec::EnumOut {
+                doc: None,
+                values,
+            };
+            if e.values.iter().all(|(_, name, doc)| name.is_none() && doc.is_none()) {
+                let values: Vec<String> = e.values.iter().map(|(v, _, _)| json_scalar(v)).collect();
+                let _ = writeln!(out, "    enum: [{}]", values.join(", "));
+            } else {
+                out.push_str("    enum:\n");
+                for (value, name, doc) in &e.values {
+                    let _ = write!(out, "      - {{ value: {}", json_scalar(value));
+                    if let Some(name) = name {
+                        let _ = write!(out, ", name: {name}");
+                    }
+                    if let Some(doc) = doc {
+                        let _ = write!(out, ", doc: {}", serde_json::to_string(&one_line(doc)).unwrap_or_default());
+                    }
+                    out.push_str(" }\n");
+                }
+            }
+            // A server that adds a value must not break the client.
+            out.push_str("    open: true\n");
+        }
+        TypeOut::Union(u) => {
+            if let Some(doc) = &u.doc {
+                write_doc(out, 4, doc);
+            }
+            let alternatives: Vec<String> = u.alternatives.iter().map(|a| scalar(a)).collect();
+            let _ = writeln!(out, "    one_of: [{}]", alternatives.join(", "));
+            if let Some(tag) = &u.tag {
+                let _ = writeln!(out, "    tag: {}", scalar(tag));
+                if !u.mapping.is_empty() {
+                    out.push_str("    mapping:\n");
+                    for (value, ty) in &u.mapping {
+                        let _ = writeln!(out, "      {}: {}", scalar(value), scalar(ty));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn write_method(out: &mut String, method: &MethodOut) {
+    let _ = writeln!(out, "  {}:", method.name);
+    if let Some(doc) = &method.doc {
+        write_doc(out, 4, doc);
+    }
+    let _ = writeln!(out, "    request: {}", scalar(&method.request));
+    for (section, params) in [
+        ("path", &method.path),
+        ("query", &method.query),
+        ("headers", &method.headers),
+    ] {
+        if params.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "    {section}:");
+        for param in params {
+            write_param(out, param);
+        }
+    }
+    if let Some(body) = &method.body {
+        write_body(out, body);
+    }
+    match &method.returns {
+        Some((ty, "json")) => {
+            let _ = writeln!(out, "    returns: {}", scalar(ty));
+        }
+        Some((ty, encoding)) => {
+            let _ = writeln!(out, "    returns: {{ type: {}, as: {encoding} }}", scalar(ty));
+        }
+        None => {}
+    }
+    if !method.responses.is_empty() {
+        out.push_str("    responses:\n");
+        for (status, ty) in &method.responses {
+            let _ = writeln!(out, "      {status}: {}", scalar(ty));
+        }
+    }
+    if !method.errors.is_empty() {
+        out.push_str("    errors:\n");
+        for (status, ty) in &method.errors {
+            let _ = writeln!(out, "      {}: {}", scalar(status), scalar(ty));
+        }
+    }
+    if let Some(header) = &method.idempotency_key {
+        let _ = writeln!(out, "    idempotency_key: {}", scalar(header));
+    }
+}
+
+fn write_param(out: &mut String, param: &ParamOut) {
+    let plain = param.wire.is_none() && param.doc.is_none() && !param.deep && !param.comma;
+    if plain {
+        let _ = writeln!(out, "      {}: {}", param.key, scalar(&param.ty));
+        return;
+    }
+    let _ = writeln!(out, "      {}:", param.key);
+    let _ = writeln!(out, "        type: {}", scalar(&param.ty));
+    if let Some(wire) = &param.wire {
+        let _ = writeln!(out, "        name: {}", scalar(wire));
+    }
+    if param.deep {
+        out.push_str("        style: deep_object\n");
+    } else if param.comma {
+        out.push_str("        explode: false\n");
+    }
+    if let Some(doc) = &param.doc {
+        write_doc(out, 8, doc);
+    }
+}
+
+fn write_body(out: &mut String, body: &BodyOut) {
+    if body.encoding == "json" && body.content_type.is_none() && body.doc.is_none() {
+        let _ = writeln!(out, "    body: {}", scalar(&body.ty));
+        return;
+    }
+    out.push_str("    body:\n");
+    let _ = writeln!(out, "      type: {}", scalar(&body.ty));
+    if body.encoding != "json" {
+        let _ = writeln!(out, "      as: {}", body.encoding);
+    }
+    if let Some(content_type) = &body.content_type {
+        let _ = writeln!(out, "      content_type: {}", scalar(content_type));
+    }
+    if let Some(doc) = &body.doc {
+        write_doc(out, 6, doc);
+    }
+}
+
+/// `doc: |-` and the text, indented; control characters other than line breaks and tabs go.
+fn write_doc(out: &mut String, indent: usize, doc: &str) {
+    let pad = " ".repeat(indent);
+    let cleaned: String = doc
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .chars()
+        .filter(|c| !c.is_control() || *c == '\n')
+        .map(|c| if c == '\u{2028}' || c == '\u{2029}' { '\n' } else { c })
+        .collect();
+    let lines: Vec<&str> = cleaned.trim().lines().map(str::trim_end).collect();
+    if lines.len() == 1 {
+        let _ = writeln!(out, "{pad}doc: {}", scalar(lines[0]));
+        return;
+    }
+    let _ = writeln!(out, "{pad}doc: |-");
+    for line in lines {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "{pad}  {line}");
+        }
+    }
+}
+
+/// A string as a YAML scalar: plain when it is plainly a word or a type, else JSON-quoted
+/// (which YAML reads as a double-quoted string).
+pub(crate) fn scalar(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '/')
+        && text.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '<' | '>' | ' ' | ':')
+        })
+        && !text.contains(": ")
+        && !text.ends_with(':')
+        && !text.ends_with(' ')
+        && !matches!(
+            text.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n" | "~"
+        );
+    if plain {
+        text.to_owned()
+    } else {
+        serde_json::to_string(text).unwrap_or_default()
+    }
+}
+
+fn json_scalar(value: &Value) -> String {
+    match value {
+        Value::String(text) => serde_json::to_string(text).unwrap_or_default(),
+        other => other.to_string(),
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}

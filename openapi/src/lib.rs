@@ -1,0 +1,120 @@
+//! OpenAPI import: a Swagger 2.0, OpenAPI 3.0 or 3.1 description (JSON or YAML, with `$ref`s
+//! into other files) becomes a remcall client spec — types, methods, base URL and credentials —
+//! written as readable, deterministic YAML that `remcall check` accepts.
+//!
+//! The description is read as a plain value tree, not through a typed OpenAPI model: real
+//! descriptions break the strict models (see docs/IMPORT.md for the evidence), and a value tree
+//! lets every problem be reported with its file and JSON pointer. Whatever cannot become part of
+//! the spec is reported, never dropped silently: an operation left out is listed with its reason,
+//! and every field that falls back to `serde_json::Value` is counted.
+
+mod document;
+mod emit;
+mod names;
+mod operations;
+mod schema;
+mod service;
+mod spec;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use document::{Documents, Place};
+
+/// What to import.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The client's type name (default: from the description's title).
+    pub client: Option<String>,
+    /// Only operations with one of these tags (default: all).
+    pub tags: Vec<String>,
+    /// Only these operations, by operationId or method name (default: all).
+    pub operations: Vec<String>,
+}
+
+/// An imported description.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The spec, as YAML.
+    pub spec: String,
+    /// Every file read: the description and the files its `$ref`s point into.
+    pub files: Vec<PathBuf>,
+    /// The figures of the import.
+    pub summary: Summary,
+}
+
+/// What an import made of a description.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Operations in the description (after the tag and operation filters).
+    pub operations: usize,
+    /// Methods written.
+    pub methods: usize,
+    /// Operations left out, with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Types written.
+    pub types: usize,
+    /// Fields, parameters and bodies typed `serde_json::Value` for want of a schema remcall reads.
+    pub value_fallbacks: usize,
+    /// Everything else worth knowing: renamed methods, dropped parameters, unsupported schemes.
+    pub notes: Vec<String>,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} operation(s): {} method(s), {} skipped; {} type(s); {} serde_json::Value fallback(s)",
+            self.operations,
+            self.methods,
+            self.skipped.len(),
+            self.types,
+            self.value_fallbacks
+        )
+    }
+}
+
+/// Why a description cannot be imported: the file, the JSON pointer in it, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}: {message}", file.display(), if pointer.is_empty() { String::new() } else { format!(" at {pointer}") })]
+pub struct Error {
+    /// The file.
+    pub file: PathBuf,
+    /// The JSON pointer of the offending value (empty: the file as a whole).
+    pub pointer: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Error {
+    pub(crate) fn at(place: &Place, message: impl Into<String>) -> Error {
+        Error {
+            file: place.file.clone(),
+            pointer: place.pointer.clone(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn io(file: &Path, message: impl Into<String>) -> Error {
+        Error {
+            file: file.to_path_buf(),
+            pointer: String::new(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Imports the description at `path`.
+pub fn import(path: &Path, options: &Options) -> Result<Imported, Error> {
+    let mut documents = Documents::open(path)?;
+    let spec = spec::build(&mut documents, options)?;
+    let summary = spec.summary.clone();
+    let text = emit::yaml(&spec, path);
+    let mut files = documents.files();
+    files.sort();
+    Ok(Imported {
+        spec: text,
+        files,
+        summary,
+    })
+}

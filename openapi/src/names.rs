@@ -1,0 +1,140 @@
+//! Names the spec can take from a description's: type names (PascalCase identifiers, clear of
+//! what Rust and remcall name), field, parameter and method names (snake_case words), made unique
+//! in the order they come, so the same description always gives the same names.
+
+use heck::{ToPascalCase, ToSnakeCase};
+
+/// Type names generated code or Rust already uses: an imported type of that name is `Api…`.
+const TAKEN_TYPES: &[&str] = &[
+    "Box", "Clone", "Copy", "Default", "Drop", "Eq", "Err", "Fn", "FnMut", "FnOnce", "From",
+    "Into", "Iterator", "None", "Ok", "Option", "Ord", "PartialEq", "PartialOrd", "Result", "Send",
+    "Sized", "Some", "String", "Sync", "ToOwned", "ToString", "TryFrom", "TryInto", "Unpin", "Vec",
+    "HashMap", "BTreeMap", "AsRef", "AsMut", "Extend", "IntoIterator", "Nullable", "File", "Self",
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32",
+    "f64", "bool", "char",
+];
+
+/// Method names the generated client has already.
+const TAKEN_METHODS: &[&str] = &["new", "builder", "stats"];
+
+/// A PascalCase type name for `raw`: letters and digits kept, the rest word breaks.
+pub(crate) fn type_name(raw: &str) -> String {
+    let words: String = raw
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })
+        .collect();
+    let mut name = words.to_pascal_case();
+    if name.is_empty() {
+        name = "Type".to_owned();
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'T');
+    }
+    if TAKEN_TYPES.contains(&name.as_str()) {
+        name.insert_str(0, "Api");
+    }
+    name
+}
+
+/// A snake_case word for `raw` (a field, parameter or method name): `+1` → `plus_1`,
+/// `x-rate-limit` → `x_rate_limit`, `2fa` → `n2fa`.
+pub(crate) fn word(raw: &str) -> String {
+    let signed = match raw.as_bytes().first() {
+        Some(b'+') => format!("plus {}", &raw[1..]),
+        Some(b'-') => format!("minus {}", &raw[1..]),
+        _ => raw.to_owned(),
+    };
+    let spaced: String = signed
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })
+        .collect();
+    let mut name = spaced.to_snake_case();
+    if name.is_empty() {
+        name = "value".to_owned();
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'n');
+    }
+    // `self`, `super`, `crate` and `Self` cannot even be raw identifiers.
+    if matches!(name.as_str(), "self" | "super" | "crate") {
+        name.push('_');
+    }
+    name
+}
+
+/// A method name: a word, clear of the client's own methods.
+pub(crate) fn method(raw: &str) -> String {
+    let mut name = word(raw);
+    if TAKEN_METHODS.contains(&name.as_str()) {
+        name.push_str("_call");
+    }
+    name
+}
+
+/// `base`, or `base_2`, `base_3`… (`sep` between): the first that `taken` does not hold.
+pub(crate) fn unique(base: &str, sep: &str, taken: &mut Vec<String>) -> String {
+    let mut name = base.to_owned();
+    let mut n = 2;
+    while taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) {
+        name = format!("{base}{sep}{n}");
+        n += 1;
+    }
+    taken.push(name.clone());
+    name
+}
+
+/// A method name for an operation without an operationId: the verb and the path's words, a
+/// collection before a parameter in the singular (`GET /accounts/{id}/transactions` →
+/// `get_account_transactions`).
+pub(crate) fn from_route(verb: &str, path: &str) -> String {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let mut words = vec![verb.to_ascii_lowercase()];
+    for (i, segment) in segments.iter().enumerate() {
+        if segment.starts_with('{') {
+            continue;
+        }
+        let before_param = segments.get(i + 1).is_some_and(|next| next.starts_with('{'));
+        let word = word(segment);
+        words.push(if before_param { singular(&word) } else { word });
+    }
+    words.join("_")
+}
+
+fn singular(word: &str) -> String {
+    if let Some(stem) = word.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if word.ends_with("ss") {
+        word.to_owned()
+    } else {
+        word.strip_suffix('s').unwrap_or(word).to_owned()
+    }
+}
+
+/// `CLIENT_NAME`: the prefix of the environment variables a client's credentials come from.
+pub(crate) fn env_prefix(client: &str) -> String {
+    heck::ToShoutySnakeCase::to_shouty_snake_case(client)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_messy_descriptions() {
+        assert_eq!(type_name("repo-search-result-item"), "RepoSearchResultItem");
+        assert_eq!(type_name("File"), "ApiFile");
+        assert_eq!(type_name("2fa"), "T2fa");
+        assert_eq!(word("+1"), "plus_1");
+        assert_eq!(word("-1"), "minus_1");
+        assert_eq!(word("X-RateLimit-Limit"), "x_rate_limit_limit");
+        assert_eq!(word("self"), "self_");
+        assert_eq!(method("new"), "new_call");
+        assert_eq!(
+            from_route("GET", "/accounts/{id}/transactions"),
+            "get_account_transactions"
+        );
+        assert_eq!(from_route("POST", "/categories"), "post_categories");
+        let mut taken = vec!["get_user".to_owned()];
+        assert_eq!(unique("get_user", "_", &mut taken), "get_user_2");
+    }
+}

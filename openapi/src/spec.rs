@@ -1,0 +1,251 @@
+//! The spec an import writes, as plain data, and the walk that fills it: the service's own keys
+//! first (`service.rs`), then each operation (`operations.rs`), whose schemas become types as
+//! they are met (`schema.rs`).
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::document::{Documents, Place};
+use crate::{Error, Options, Summary};
+
+/// A client spec.
+#[derive(Debug, Default)]
+pub(crate) struct Spec {
+    pub(crate) client: String,
+    pub(crate) doc: Option<String>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) profile: Profile,
+    pub(crate) types: IndexMap<String, TypeOut>,
+    pub(crate) methods: Vec<MethodOut>,
+    pub(crate) summary: Summary,
+}
+
+/// The client's profile: credentials and secret headers, each from an environment variable.
+#[derive(Debug, Default)]
+pub(crate) struct Profile {
+    pub(crate) auth: Option<Auth>,
+    /// Header name and the `${VAR}` of its secret value.
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+/// Credentials, each secret a `${VAR}`.
+#[derive(Debug)]
+pub(crate) enum Auth {
+    Bearer(String),
+    Basic(String, String),
+    OAuth2 {
+        token_url: String,
+        client_id: String,
+        client_secret: String,
+        scopes: Vec<String>,
+    },
+}
+
+/// A type of the spec.
+#[derive(Debug, Clone)]
+pub(crate) enum TypeOut {
+    Struct(StructOut),
+    Enum(EnumOut),
+    Union(UnionOut),
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StructOut {
+    pub(crate) doc: Option<String>,
+    pub(crate) all_of: Vec<String>,
+    pub(crate) fields: Vec<FieldOut>,
+    pub(crate) additional: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FieldOut {
+    /// The spec key: a snake_case word.
+    pub(crate) key: String,
+    /// The name on the wire, when it is not the key.
+    pub(crate) rename: Option<String>,
+    pub(crate) ty: String,
+    pub(crate) doc: Option<String>,
+    /// An `Option` that is required on the wire (nullable).
+    pub(crate) required_null: bool,
+    /// A constant value (a string, an integer or a boolean).
+    pub(crate) constant: Option<Value>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct EnumOut {
+    pub(crate) doc: Option<String>,
+    /// Strings, or integers, each with a variant name and a doc when the description gives them.
+    pub(crate) values: Vec<(Value, Option<String>, Option<String>)>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct UnionOut {
+    pub(crate) doc: Option<String>,
+    pub(crate) alternatives: Vec<String>,
+    pub(crate) tag: Option<String>,
+    /// Tag value → alternative type name.
+    pub(crate) mapping: Vec<(String, String)>,
+}
+
+/// A method.
+#[derive(Debug, Default)]
+pub(crate) struct MethodOut {
+    pub(crate) name: String,
+    pub(crate) doc: Option<String>,
+    /// `VERB /path/{param}`.
+    pub(crate) request: String,
+    pub(crate) path: Vec<ParamOut>,
+    pub(crate) query: Vec<ParamOut>,
+    pub(crate) headers: Vec<ParamOut>,
+    pub(crate) body: Option<BodyOut>,
+    pub(crate) returns: Option<(String, &'static str)>,
+    pub(crate) responses: Vec<(u16, String)>,
+    pub(crate) errors: Vec<(String, String)>,
+    pub(crate) idempotency_key: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ParamOut {
+    pub(crate) key: String,
+    pub(crate) ty: String,
+    /// The wire name, when it is not the key (query and headers).
+    pub(crate) wire: Option<String>,
+    pub(crate) doc: Option<String>,
+    pub(crate) deep: bool,
+    pub(crate) comma: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct BodyOut {
+    pub(crate) ty: String,
+    /// `json`, `form`, `multipart`, `text` or `bytes`.
+    pub(crate) encoding: &'static str,
+    pub(crate) content_type: Option<String>,
+    pub(crate) doc: Option<String>,
+}
+
+/// The walk's state: the description, the spec so far, and where each named schema went.
+pub(crate) struct Builder<'d> {
+    pub(crate) docs: &'d mut Documents,
+    pub(crate) spec: Spec,
+    /// A named schema's place → its type expression (a type name, or what an alias stands for).
+    pub(crate) named: HashMap<Place, String>,
+    /// Type names taken, in the order they were given.
+    pub(crate) taken_types: Vec<String>,
+    /// Named schemas met but not yet defined.
+    pub(crate) pending: Vec<(Place, String)>,
+    /// Original schema name → type name, for a discriminator's default mapping.
+    pub(crate) schema_names: HashMap<String, String>,
+}
+
+/// Builds the spec of the description in `docs`.
+pub(crate) fn build(docs: &mut Documents, options: &Options) -> Result<Spec, Error> {
+    let mut builder = Builder {
+        docs,
+        spec: Spec::default(),
+        named: HashMap::new(),
+        taken_types: Vec::new(),
+        pending: Vec::new(),
+        schema_names: HashMap::new(),
+    };
+    builder.service(options)?;
+    builder.operations(options)?;
+    builder.define_pending()?;
+    builder.settle_types();
+    builder.clear_generated_names();
+    builder.spec.summary.types = builder.spec.types.len();
+    builder.spec.summary.methods = builder.spec.methods.len();
+    Ok(builder.spec)
+}
+
+impl Builder<'_> {
+    /// A method with several success shapes or declared errors generates `<Method>Response` or
+    /// `<Method>Error`: a schema of that name is renamed (`…Schema`) wherever it is used.
+    fn clear_generated_names(&mut self) {
+        let mut generated = Vec::new();
+        for method in &self.spec.methods {
+            let base = heck::ToPascalCase::to_pascal_case(method.name.as_str());
+            if !method.responses.is_empty() {
+                generated.push(format!("{base}Response"));
+            }
+            if !method.errors.is_empty() {
+                generated.push(format!("{base}Error"));
+            }
+        }
+        for name in generated {
+            if !self.spec.types.contains_key(&name) {
+                continue;
+            }
+            let mut taken: Vec<String> = self.spec.types.keys().cloned().collect();
+            taken.extend(self.taken_types.iter().cloned());
+            let new = crate::names::unique(&format!("{name}Schema"), "", &mut taken);
+            self.rename_type(&name, &new);
+            self.spec
+                .summary
+                .notes
+                .push(format!("the schema `{name}` is the type `{new}`: a method generates `{name}`"));
+        }
+    }
+
+    /// Renames a type, and every use of it in a type expression.
+    fn rename_type(&mut self, old: &str, new: &str) {
+        let swap = |text: &mut String| *text = replace_word(text, old, new);
+        if let Some(index) = self.spec.types.get_index_of(old) {
+            let (_, definition) = self.spec.types.swap_remove_index(index).expect("present");
+            self.spec.types.insert(new.to_owned(), definition);
+            let last = self.spec.types.len() - 1;
+            self.spec.types.move_index(last, index);
+        }
+        for definition in self.spec.types.values_mut() {
+            match definition {
+                TypeOut::Struct(s) => {
+                    s.all_of.iter_mut().for_each(swap);
+                    s.fields.iter_mut().for_each(|f| swap(&mut f.ty));
+                    if let Some(a) = &mut s.additional {
+                        swap(a);
+                    }
+                }
+                TypeOut::Union(u) => {
+                    u.alternatives.iter_mut().for_each(swap);
+                    u.mapping.iter_mut().for_each(|(_, ty)| swap(ty));
+                }
+                TypeOut::Enum(_) => {}
+            }
+        }
+        for method in &mut self.spec.methods {
+            for param in method.path.iter_mut().chain(&mut method.query).chain(&mut method.headers) {
+                swap(&mut param.ty);
+            }
+            if let Some(body) = &mut method.body {
+                swap(&mut body.ty);
+            }
+            if let Some((ty, _)) = &mut method.returns {
+                swap(ty);
+            }
+            method.responses.iter_mut().for_each(|(_, ty)| swap(ty));
+            method.errors.iter_mut().for_each(|(_, ty)| swap(ty));
+        }
+    }
+}
+
+/// `text` with every whole-word `old` (a type name) replaced by `new`.
+fn replace_word(text: &str, old: &str, new: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(if word == old { new } else { word });
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
