@@ -188,6 +188,9 @@ pub enum {{ errors.name }} {
 
 impl {{ errors.name }} {
     fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
+        {%- if errors.variants.len() == 1 && errors.has_default %}
+        let decoded = remcall::serde_json::from_slice(body).map(Self::Other);
+        {%- else %}
         let decoded = match status {
             {%- for (variant, pattern, _, _) in errors.variants %}
             {{ pattern }} => remcall::serde_json::from_slice(body).map(Self::{{ variant }}),
@@ -196,6 +199,7 @@ impl {{ errors.name }} {
             _ => return None,
             {%- endif %}
         };
+        {%- endif %}
         decoded.ok().map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
     }
 }

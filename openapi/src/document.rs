@@ -107,10 +107,9 @@ impl Documents {
                 return Ok((place, value));
             };
             let target = self.target(&place, reference)?;
-            value = self
-                .get(&target)
-                .cloned()
-                .ok_or_else(|| Error::at(&place, format!("`$ref: {reference}` points at nothing")))?;
+            value = self.get(&target).cloned().ok_or_else(|| {
+                Error::at(&place, format!("`$ref: {reference}` points at nothing"))
+            })?;
             place = target;
         }
         Err(Error::at(&place, "`$ref`s go round in a circle"))
@@ -129,10 +128,16 @@ impl Documents {
             if file.contains("://") || Path::new(file).is_absolute() {
                 return Err(Error::at(
                     from,
-                    format!("`$ref: {reference}` leaves the description: only files beside it are read"),
+                    format!(
+                        "`$ref: {reference}` leaves the description: only files beside it are read"
+                    ),
                 ));
             }
-            let joined = from.file.parent().unwrap_or(Path::new("")).join(percent_decode(file));
+            let joined = from
+                .file
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join(percent_decode(file));
             let path = normalize(&joined);
             if !path.starts_with(&self.root) {
                 return Err(Error::at(
@@ -141,7 +146,12 @@ impl Documents {
                 ));
             }
             if !self.files.contains_key(&path) {
-                let value = read(&path).map_err(|e| Error::at(from, e.message))?;
+                let value = read(&path).map_err(|e| {
+                    Error::at(
+                        from,
+                        format!("`$ref: {reference}`: {}: {}", path.display(), e.message),
+                    )
+                })?;
                 self.files.insert(path.clone(), value);
             }
             path
@@ -157,12 +167,18 @@ fn version(value: &Value, file: &Path) -> Result<Version, Error> {
         pointer: String::new(),
     };
     if !value.is_object() {
-        return Err(Error::at(&top, "not an OpenAPI description: the top is not a mapping"));
+        return Err(Error::at(
+            &top,
+            "not an OpenAPI description: the top is not a mapping",
+        ));
     }
     if let Some(swagger) = value.get("swagger") {
         return match swagger.as_str() {
             Some(v) if v.starts_with("2.") => Ok(Version::Swagger2),
-            _ => Err(Error::at(&top.child("swagger"), format!("unknown Swagger version {swagger}: 2.0 is read"))),
+            _ => Err(Error::at(
+                &top.child("swagger"),
+                format!("unknown Swagger version {swagger}: 2.0 is read"),
+            )),
         };
     }
     match value.get("openapi").and_then(Value::as_str) {
@@ -185,19 +201,27 @@ fn read(path: &Path) -> Result<Value, Error> {
         file: path.to_path_buf(),
         pointer: String::new(),
     };
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, format!("cannot read it: {e}")))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| Error::io(path, format!("cannot read it: {e}")))?;
     if !meta.is_file() {
         return Err(Error::io(path, "not a file"));
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::io(path, format!("larger than {} MiB", MAX_FILE_BYTES >> 20)));
+        return Err(Error::io(
+            path,
+            format!("larger than {} MiB", MAX_FILE_BYTES >> 20),
+        ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, format!("cannot read it: {e}")))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::io(path, format!("cannot read it: {e}")))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let json_first = path.extension().is_some_and(|e| e == "json");
     let as_json = || {
         serde_json::from_str::<Value>(text).map_err(|e| {
-            Error::at(&place, format!("invalid JSON at {}:{}: {e}", e.line(), e.column()))
+            Error::at(
+                &place,
+                format!("invalid JSON at {}:{}: {e}", e.line(), e.column()),
+            )
         })
     };
     if json_first {

@@ -16,10 +16,19 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let _ = writeln!(out, "# Imported from {} by `remcall import`.", one_line(&name));
+    let _ = writeln!(
+        out,
+        "# Imported from {} by `remcall import`.",
+        one_line(&name)
+    );
     let _ = writeln!(out, "# {}.", spec.summary);
     for (operation, reason) in &spec.summary.skipped {
-        let _ = writeln!(out, "# skipped {}: {}", one_line(operation), one_line(reason));
+        let _ = writeln!(
+            out,
+            "# skipped {}: {}",
+            one_line(operation),
+            one_line(reason)
+        );
     }
     for note in &spec.summary.notes {
         let _ = writeln!(out, "# note: {}", one_line(note));
@@ -36,7 +45,11 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
         out.push_str("config: main\nconfigs:\n  main:\n");
         match &profile.auth {
             Some(Auth::Bearer(token)) => {
-                let _ = writeln!(out, "    auth: {{ bearer: {{ token: {} }} }}", scalar(token));
+                let _ = writeln!(
+                    out,
+                    "    auth: {{ bearer: {{ token: {} }} }}",
+                    scalar(token)
+                );
             }
             Some(Auth::Basic(user, password)) => {
                 let _ = writeln!(
@@ -142,7 +155,7 @@ fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
             }
             // An open enum keeps unknown values in `Other`: a value that would take the name
             // is `OtherValue`.
-            let values: Vec<(Value, Option<String>, Option<String>)> = e
+            let values: Vec<crate::spec::EnumValue> = e
                 .values
                 .iter()
                 .map(|(value, name, doc)| {
@@ -154,11 +167,11 @@ fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
                     (value.clone(), name, doc.clone())
                 })
                 .collect();
-            let e = crate::spec::EnumOut {
-                doc: None,
-                values,
-            };
-            if e.values.iter().all(|(_, name, doc)| name.is_none() && doc.is_none()) {
+            let e = crate::spec::EnumOut { doc: None, values };
+            if e.values
+                .iter()
+                .all(|(_, name, doc)| name.is_none() && doc.is_none())
+            {
                 let values: Vec<String> = e.values.iter().map(|(v, _, _)| json_scalar(v)).collect();
                 let _ = writeln!(out, "    enum: [{}]", values.join(", "));
             } else {
@@ -169,7 +182,11 @@ fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
                         let _ = write!(out, ", name: {name}");
                     }
                     if let Some(doc) = doc {
-                        let _ = write!(out, ", doc: {}", serde_json::to_string(&one_line(doc)).unwrap_or_default());
+                        let _ = write!(
+                            out,
+                            ", doc: {}",
+                            serde_json::to_string(&one_line(doc)).unwrap_or_default()
+                        );
                     }
                     out.push_str(" }\n");
                 }
@@ -223,7 +240,11 @@ fn write_method(out: &mut String, method: &MethodOut) {
             let _ = writeln!(out, "    returns: {}", scalar(ty));
         }
         Some((ty, encoding)) => {
-            let _ = writeln!(out, "    returns: {{ type: {}, as: {encoding} }}", scalar(ty));
+            let _ = writeln!(
+                out,
+                "    returns: {{ type: {}, as: {encoding} }}",
+                scalar(ty)
+            );
         }
         None => {}
     }
@@ -291,7 +312,13 @@ fn write_doc(out: &mut String, indent: usize, doc: &str) {
         .replace('\r', "\n")
         .chars()
         .filter(|c| !c.is_control() || *c == '\n')
-        .map(|c| if c == '\u{2028}' || c == '\u{2029}' { '\n' } else { c })
+        .map(|c| {
+            if c == '\u{2028}' || c == '\u{2029}' {
+                '\n'
+            } else {
+                c
+            }
+        })
         .collect();
     let lines: Vec<&str> = cleaned.trim().lines().map(str::trim_end).collect();
     if lines.len() == 1 {

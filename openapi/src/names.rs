@@ -6,12 +6,62 @@ use heck::{ToPascalCase, ToSnakeCase};
 
 /// Type names generated code or Rust already uses: an imported type of that name is `Api…`.
 const TAKEN_TYPES: &[&str] = &[
-    "Box", "Clone", "Copy", "Default", "Drop", "Eq", "Err", "Fn", "FnMut", "FnOnce", "From",
-    "Into", "Iterator", "None", "Ok", "Option", "Ord", "PartialEq", "PartialOrd", "Result", "Send",
-    "Sized", "Some", "String", "Sync", "ToOwned", "ToString", "TryFrom", "TryInto", "Unpin", "Vec",
-    "HashMap", "BTreeMap", "AsRef", "AsMut", "Extend", "IntoIterator", "Nullable", "File", "Self",
-    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32",
-    "f64", "bool", "char",
+    "Box",
+    "Clone",
+    "Copy",
+    "Default",
+    "Drop",
+    "Eq",
+    "Err",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "Into",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Vec",
+    "HashMap",
+    "BTreeMap",
+    "AsRef",
+    "AsMut",
+    "Extend",
+    "IntoIterator",
+    "Nullable",
+    "File",
+    "Self",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "f32",
+    "f64",
+    "bool",
+    "char",
 ];
 
 /// Method names the generated client has already.
@@ -93,7 +143,9 @@ pub(crate) fn from_route(verb: &str, path: &str) -> String {
         if segment.starts_with('{') {
             continue;
         }
-        let before_param = segments.get(i + 1).is_some_and(|next| next.starts_with('{'));
+        let before_param = segments
+            .get(i + 1)
+            .is_some_and(|next| next.starts_with('{'));
         let word = word(segment);
         words.push(if before_param { singular(&word) } else { word });
     }

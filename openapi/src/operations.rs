@@ -6,11 +6,11 @@
 use serde_json::{Map, Value};
 
 use crate::Error;
+use crate::Options;
 use crate::document::{Place, Version};
 use crate::names;
 use crate::schema::doc;
 use crate::spec::{BodyOut, Builder, FieldOut, MethodOut, ParamOut, StructOut, TypeOut};
-use crate::Options;
 
 const VERBS: [&str; 7] = ["get", "put", "post", "delete", "options", "head", "patch"];
 
@@ -33,7 +33,9 @@ impl Builder<'_> {
             let (item_place, item) = self.docs.follow(&item_place, item)?;
             let shared = item.get("parameters").cloned().unwrap_or(Value::Null);
             for verb in VERBS {
-                let Some(operation) = item.get(verb) else { continue };
+                let Some(operation) = item.get(verb) else {
+                    continue;
+                };
                 let place = item_place.child(verb);
                 let id = operation.get("operationId").and_then(Value::as_str);
                 let tags: Vec<&str> = operation
@@ -41,7 +43,9 @@ impl Builder<'_> {
                     .and_then(Value::as_array)
                     .map(|t| t.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                if !options.tags.is_empty() && !tags.iter().any(|t| options.tags.iter().any(|w| w == t)) {
+                if !options.tags.is_empty()
+                    && !tags.iter().any(|t| options.tags.iter().any(|w| w == t))
+                {
                     continue;
                 }
                 let base_name = match id {
@@ -95,10 +99,15 @@ impl Builder<'_> {
         let mut parameters: Vec<(Place, Value)> = Vec::new();
         for (list, list_place) in [
             (shared, item_place.child("parameters")),
-            (operation.get("parameters").unwrap_or(&Value::Null), at.child("parameters")),
+            (
+                operation.get("parameters").unwrap_or(&Value::Null),
+                at.child("parameters"),
+            ),
         ] {
             for (i, parameter) in list.as_array().into_iter().flatten().enumerate() {
-                let (place, parameter) = self.docs.follow(&list_place.child(&i.to_string()), parameter)?;
+                let (place, parameter) = self
+                    .docs
+                    .follow(&list_place.child(&i.to_string()), parameter)?;
                 let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
                 parameters.retain(|(_, p)| key(p) != key(&parameter));
                 parameters.push((place, parameter));
@@ -109,8 +118,14 @@ impl Builder<'_> {
         let mut form_fields: Vec<(Place, Value)> = Vec::new();
         let mut body_parameter = None;
         for (place, parameter) in &parameters {
-            let wire = parameter.get("name").and_then(Value::as_str).unwrap_or_default();
-            let location = parameter.get("in").and_then(Value::as_str).unwrap_or_default();
+            let wire = parameter
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let location = parameter
+                .get("in")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let required = parameter.get("required") == Some(&Value::Bool(true));
             match location {
                 "body" => {
@@ -123,7 +138,9 @@ impl Builder<'_> {
                 }
                 "cookie" => {
                     if required {
-                        return Ok(Err(format!("it needs the cookie `{wire}`, which remcall does not send")));
+                        return Ok(Err(format!(
+                            "it needs the cookie `{wire}`, which remcall does not send"
+                        )));
                     }
                     self.spec
                         .summary
@@ -141,7 +158,11 @@ impl Builder<'_> {
             let schema = parameter_schema(parameter, self.docs.version);
             let hint = format!("{type_base}{}", names::type_name(wire));
             let mut ty = self.ty(&place.child("schema"), &schema, &hint)?;
-            if !required && location != "path" && !ty.starts_with("Option<") && !ty.starts_with("Vec<") {
+            if !required
+                && location != "path"
+                && !ty.starts_with("Option<")
+                && !ty.starts_with("Vec<")
+            {
                 ty = format!("Option<{ty}>");
             }
             let key = names::unique(&names::word(wire), "_", &mut taken);
@@ -188,7 +209,8 @@ impl Builder<'_> {
             Version::Swagger2 => {
                 if let Some((place, parameter)) = body_parameter {
                     let schema = parameter.get("schema").cloned().unwrap_or(Value::Null);
-                    let ty = self.ty(&place.child("schema"), &schema, &format!("{type_base}Body"))?;
+                    let ty =
+                        self.ty(&place.child("schema"), &schema, &format!("{type_base}Body"))?;
                     Some(BodyOut {
                         ty,
                         encoding: "json",
@@ -223,7 +245,11 @@ impl Builder<'_> {
         }
 
         // Responses.
-        let responses = operation.get("responses").and_then(Value::as_object).cloned().unwrap_or_default();
+        let responses = operation
+            .get("responses")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         let mut successes: Vec<(u16, String, &'static str)> = Vec::new();
         for (status, response) in &responses {
             let place = at.child("responses").child(status);
@@ -240,7 +266,11 @@ impl Builder<'_> {
                     successes.push((code, ty, encoding));
                 }
                 _ => {
-                    let (ty, encoding) = self.response_type(&place, &response, &format!("{type_base}Error{}", status.to_ascii_uppercase()))?;
+                    let (ty, encoding) = self.response_type(
+                        &place,
+                        &response,
+                        &format!("{type_base}Error{}", status.to_ascii_uppercase()),
+                    )?;
                     if encoding == "json" && ty != "()" {
                         let key = match status.to_ascii_uppercase().as_str() {
                             "DEFAULT" => "default".to_owned(),
@@ -255,11 +285,11 @@ impl Builder<'_> {
             }
         }
         successes.sort_by_key(|(code, _, _)| *code);
-        let distinct: Vec<&(u16, String, &str)> = successes
-            .iter()
-            .filter(|(_, ty, _)| ty != "()")
-            .collect();
-        let all_same = distinct.windows(2).all(|w| w[0].1 == w[1].1 && w[0].2 == w[1].2);
+        let distinct: Vec<&(u16, String, &str)> =
+            successes.iter().filter(|(_, ty, _)| ty != "()").collect();
+        let all_same = distinct
+            .windows(2)
+            .all(|w| w[0].1 == w[1].1 && w[0].2 == w[1].2);
         match (successes.as_slice(), all_same) {
             ([], _) => {}
             (_, true) => {
@@ -269,7 +299,10 @@ impl Builder<'_> {
             }
             (_, false) => {
                 if successes.iter().all(|(_, _, e)| *e == "json") {
-                    method.responses = successes.iter().map(|(c, ty, _)| (*c, ty.clone())).collect();
+                    method.responses = successes
+                        .iter()
+                        .map(|(c, ty, _)| (*c, ty.clone()))
+                        .collect();
                 } else {
                     let (_, ty, encoding) = distinct[0];
                     method.returns = Some((ty.clone(), encoding));
@@ -281,14 +314,22 @@ impl Builder<'_> {
 
     /// A 3.x `requestBody`: the JSON media type when there is one, else form, multipart, text or
     /// bytes.
-    fn body_v3(&mut self, at: &Place, body: &Value, type_base: &str) -> Result<Option<BodyOut>, Error> {
+    fn body_v3(
+        &mut self,
+        at: &Place,
+        body: &Value,
+        type_base: &str,
+    ) -> Result<Option<BodyOut>, Error> {
         let Some(content) = body.get("content").and_then(Value::as_object) else {
             return Ok(None);
         };
         let Some((media, encoding)) = pick_media(content) else {
             return Ok(None);
         };
-        let schema = content[&media].get("schema").cloned().unwrap_or(Value::Null);
+        let schema = content[&media]
+            .get("schema")
+            .cloned()
+            .unwrap_or(Value::Null);
         let place = at.child("content").child(&media).child("schema");
         let hint = format!("{type_base}Body");
         let ty = match encoding {
@@ -296,7 +337,9 @@ impl Builder<'_> {
             "bytes" => "bytes::Bytes".to_owned(),
             "multipart" => {
                 let ty = self.ty(&place, &schema, &hint)?;
-                if !matches!(self.spec.types.get(&ty), Some(TypeOut::Struct(_))) && !self.pending.iter().any(|(_, n)| *n == ty) {
+                if !matches!(self.spec.types.get(&ty), Some(TypeOut::Struct(_)))
+                    && !self.pending.iter().any(|(_, n)| *n == ty)
+                {
                     // Not an object: the whole body as one part is not a form; send JSON.
                     return Ok(Some(BodyOut {
                         ty,
@@ -305,15 +348,16 @@ impl Builder<'_> {
                         doc: doc(body),
                     }));
                 }
-                self.define_pending()?;
-                self.files_for_binary(&ty);
                 ty
             }
             _ => self.ty(&place, &schema, &hint)?,
         };
         let standard = matches!(
             media.as_str(),
-            "application/json" | "application/x-www-form-urlencoded" | "text/plain" | "application/octet-stream"
+            "application/json"
+                | "application/x-www-form-urlencoded"
+                | "text/plain"
+                | "application/octet-stream"
         ) || media.starts_with("multipart/form-data");
         Ok(Some(BodyOut {
             ty,
@@ -324,16 +368,27 @@ impl Builder<'_> {
     }
 
     /// A 2.0 `formData` body: a struct of its fields, multipart when it has a file.
-    fn form_body(&mut self, fields: &[(Place, Value)], operation: &Value, type_base: &str) -> Result<BodyOut, Error> {
+    fn form_body(
+        &mut self,
+        fields: &[(Place, Value)],
+        operation: &Value,
+        type_base: &str,
+    ) -> Result<BodyOut, Error> {
         let name = names::unique(&format!("{type_base}Form"), "", &mut self.taken_types);
         let mut definition = StructOut::default();
         let mut taken = Vec::new();
         let mut multipart = operation
             .get("consumes")
             .and_then(Value::as_array)
-            .is_some_and(|c| c.iter().any(|c| c.as_str().is_some_and(|c| c.starts_with("multipart/"))));
+            .is_some_and(|c| {
+                c.iter()
+                    .any(|c| c.as_str().is_some_and(|c| c.starts_with("multipart/")))
+            });
         for (place, field) in fields {
-            let wire = field.get("name").and_then(Value::as_str).unwrap_or_default();
+            let wire = field
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let required = field.get("required") == Some(&Value::Bool(true));
             let mut ty = if field.get("type").and_then(Value::as_str) == Some("file") {
                 multipart = true;
@@ -355,7 +410,9 @@ impl Builder<'_> {
                 constant: None,
             });
         }
-        self.spec.types.insert(name.clone(), TypeOut::Struct(definition));
+        self.spec
+            .types
+            .insert(name.clone(), TypeOut::Struct(definition));
         Ok(BodyOut {
             ty: name,
             encoding: if multipart { "multipart" } else { "form" },
@@ -364,19 +421,13 @@ impl Builder<'_> {
         })
     }
 
-    /// A multipart body's binary fields are files.
-    fn files_for_binary(&mut self, name: &str) {
-        if let Some(TypeOut::Struct(definition)) = self.spec.types.get_mut(name) {
-            for field in &mut definition.fields {
-                field.ty = field
-                    .ty
-                    .replace("bytes::Bytes", "File");
-            }
-        }
-    }
-
     /// A response's body type and how it is read (`json`, `text` or `bytes`); `()` without one.
-    fn response_type(&mut self, at: &Place, response: &Value, hint: &str) -> Result<(String, &'static str), Error> {
+    fn response_type(
+        &mut self,
+        at: &Place,
+        response: &Value,
+        hint: &str,
+    ) -> Result<(String, &'static str), Error> {
         if let Some(content) = response.get("content").and_then(Value::as_object) {
             let Some((media, encoding)) = pick_media(content) else {
                 return Ok(("()".to_owned(), "json"));
@@ -385,14 +436,23 @@ impl Builder<'_> {
                 "text" => ("String".to_owned(), "text"),
                 "bytes" | "multipart" => ("bytes::Bytes".to_owned(), "bytes"),
                 _ => match content[&media].get("schema") {
-                    Some(schema) => (self.ty(&at.child("content").child(&media).child("schema"), schema, hint)?, "json"),
+                    Some(schema) => (
+                        self.ty(
+                            &at.child("content").child(&media).child("schema"),
+                            schema,
+                            hint,
+                        )?,
+                        "json",
+                    ),
                     None => ("()".to_owned(), "json"),
                 },
             });
         }
         // Swagger 2.0: the schema sits on the response.
         match response.get("schema") {
-            Some(schema) if schema.get("type").and_then(Value::as_str) == Some("file") => Ok(("bytes::Bytes".to_owned(), "bytes")),
+            Some(schema) if schema.get("type").and_then(Value::as_str) == Some("file") => {
+                Ok(("bytes::Bytes".to_owned(), "bytes"))
+            }
             Some(schema) => Ok((self.ty(&at.child("schema"), schema, hint)?, "json")),
             None => Ok(("()".to_owned(), "json")),
         }
@@ -421,26 +481,43 @@ fn parameter_schema(parameter: &Value, version: Version) -> Value {
 
 /// The media type to use, and its encoding: JSON first, then form, multipart, text, bytes.
 fn pick_media(content: &Map<String, Value>) -> Option<(String, &'static str)> {
-    let json = |m: &str| m == "application/json" || m.ends_with("+json") || m.starts_with("application/json;");
-    let order: [(&dyn Fn(&str) -> bool, &'static str); 6] = [
-        (&|m| json(m), "json"),
-        (&|m| m == "*/*" || m == "application/*", "json"),
-        (&|m| m.starts_with("application/x-www-form-urlencoded"), "form"),
-        (&|m| m.starts_with("multipart/form-data"), "multipart"),
-        (&|m| m.starts_with("text/"), "text"),
-        (&|_| true, "bytes"),
-    ];
-    for (matches, encoding) in order {
-        if let Some(media) = content.keys().find(|m| matches(m)) {
-            return Some((media.clone(), encoding));
+    /// What a media type is read as, best first.
+    fn rank(media: &str) -> (u8, &'static str) {
+        if media == "application/json"
+            || media.ends_with("+json")
+            || media.starts_with("application/json;")
+        {
+            (0, "json")
+        } else if media == "*/*" || media == "application/*" {
+            (1, "json")
+        } else if media.starts_with("application/x-www-form-urlencoded") {
+            (2, "form")
+        } else if media.starts_with("multipart/form-data") {
+            (3, "multipart")
+        } else if media.starts_with("text/") {
+            (4, "text")
+        } else {
+            (5, "bytes")
         }
     }
-    None
+    content
+        .keys()
+        .map(|media| (rank(media), media))
+        .min_by(|(a, m), (b, n)| a.0.cmp(&b.0).then(m.cmp(n)))
+        .map(|((_, encoding), media)| (media.clone(), encoding))
 }
 
 fn operation_doc(operation: &Value) -> Option<String> {
-    let summary = operation.get("summary").and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
-    let description = operation.get("description").and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+    let summary = operation
+        .get("summary")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let description = operation
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
     match (summary, description) {
         (Some(s), Some(d)) if d.starts_with(s) => Some(d.to_owned()),
         (Some(s), Some(d)) => Some(format!("{s}\n\n{d}")),
@@ -458,14 +535,17 @@ fn status_code(status: &str) -> Option<u16> {
 }
 
 fn status_key_ok(key: &str) -> bool {
-    matches!(key, "default" | "4XX" | "5XX") || key.parse::<u16>().is_ok_and(|c| (400..600).contains(&c))
+    matches!(key, "default" | "4XX" | "5XX")
+        || key.parse::<u16>().is_ok_and(|c| (400..600).contains(&c))
 }
 
 fn placeholders(path: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = path;
     while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else { break };
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
         out.push(rest[open + 1..open + close].to_owned());
         rest = &rest[open + close + 1..];
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::Error;
 use crate::document::{Place, last_segment};
 use crate::names;
-use crate::spec::{Builder, EnumOut, FieldOut, StructOut, TypeOut, UnionOut};
+use crate::spec::{Builder, EnumOut, EnumValue, FieldOut, StructOut, TypeOut, UnionOut};
 
 const VALUE: &str = "serde_json::Value";
 
@@ -41,11 +41,13 @@ impl Builder<'_> {
         }
         let nullable = is_nullable(schema);
         let inner = self.non_null_ty(at, schema, hint, depth)?;
-        Ok(if nullable && !inner.starts_with("Option<") && inner != VALUE {
-            format!("Option<{inner}>")
-        } else {
-            inner
-        })
+        Ok(
+            if nullable && !inner.starts_with("Option<") && inner != VALUE {
+                format!("Option<{inner}>")
+            } else {
+                inner
+            },
+        )
     }
 
     /// The type of a schema, `null` aside.
@@ -77,12 +79,19 @@ impl Builder<'_> {
                 return match real.as_slice() {
                     [] => Ok(self.fallback()),
                     [(i, only)] if schema.get("discriminator").is_none() => {
-                        let ty = self.ty_at_depth(&at.child(key).child(&i.to_string()), only, hint, depth + 1)?;
-                        Ok(if real.len() < alternatives.len() && !ty.starts_with("Option<") {
-                            format!("Option<{ty}>")
-                        } else {
-                            ty
-                        })
+                        let ty = self.ty_at_depth(
+                            &at.child(key).child(&i.to_string()),
+                            only,
+                            hint,
+                            depth + 1,
+                        )?;
+                        Ok(
+                            if real.len() < alternatives.len() && !ty.starts_with("Option<") {
+                                format!("Option<{ty}>")
+                            } else {
+                                ty
+                            },
+                        )
                     }
                     _ => {
                         let name = self.inline_name(hint);
@@ -101,7 +110,9 @@ impl Builder<'_> {
             let name = self.inline_name(hint);
             self.taken_types.push(name.clone());
             let definition = self.struct_of(at, schema, &name, depth)?;
-            self.spec.types.insert(name.clone(), TypeOut::Struct(definition));
+            self.spec
+                .types
+                .insert(name.clone(), TypeOut::Struct(definition));
             return Ok(name);
         }
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
@@ -122,6 +133,11 @@ impl Builder<'_> {
         }
         let kind = schema_type(schema);
         Ok(match kind.as_deref() {
+            // Binary content: a file part in a multipart body, text anywhere else (settled
+            // once every body is known).
+            Some("string") if schema.get("format").and_then(Value::as_str) == Some("binary") => {
+                "bytes::Bytes".to_owned()
+            }
             Some("string") => "String".to_owned(),
             Some("integer") => match schema.get("format").and_then(Value::as_str) {
                 Some("int32") => "i32",
@@ -134,7 +150,12 @@ impl Builder<'_> {
             Some("boolean") => "bool".to_owned(),
             Some("array") => match schema.get("items") {
                 Some(items) => {
-                    let item = self.ty_at_depth(&at.child("items"), items, &format!("{hint}Item"), depth + 1)?;
+                    let item = self.ty_at_depth(
+                        &at.child("items"),
+                        items,
+                        &format!("{hint}Item"),
+                        depth + 1,
+                    )?;
                     format!("Vec<{item}>")
                 }
                 None => format!("Vec<{}>", self.fallback()),
@@ -143,12 +164,21 @@ impl Builder<'_> {
                 let name = self.inline_name(hint);
                 self.taken_types.push(name.clone());
                 let definition = self.struct_of(at, schema, &name, depth)?;
-                self.spec.types.insert(name.clone(), TypeOut::Struct(definition));
+                self.spec
+                    .types
+                    .insert(name.clone(), TypeOut::Struct(definition));
                 name
             }
             Some("object") | None => match schema.get("additionalProperties") {
-                Some(values) if values.is_object() && !values.as_object().is_some_and(|o| o.is_empty()) => {
-                    let value = self.ty_at_depth(&at.child("additionalProperties"), values, &format!("{hint}Value"), depth + 1)?;
+                Some(values)
+                    if values.is_object() && !values.as_object().is_some_and(|o| o.is_empty()) =>
+                {
+                    let value = self.ty_at_depth(
+                        &at.child("additionalProperties"),
+                        values,
+                        &format!("{hint}Value"),
+                        depth + 1,
+                    )?;
                     format!("HashMap<String, {value}>")
                 }
                 _ => self.fallback(),
@@ -278,7 +308,11 @@ impl Builder<'_> {
             .unwrap_or_default();
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
             for (property, definition) in properties {
-                if out.fields.iter().any(|f| f.rename.as_deref().unwrap_or(&f.key) == property) {
+                if out
+                    .fields
+                    .iter()
+                    .any(|f| f.rename.as_deref().unwrap_or(&f.key) == property)
+                {
                     continue;
                 }
                 let place = at.child("properties").child(property);
@@ -288,7 +322,9 @@ impl Builder<'_> {
                 let nullable = ty.starts_with("Option<");
                 let constant = definition
                     .get("const")
-                    .filter(|c| is_required && !nullable && (c.is_string() || c.is_i64() || c.is_boolean()))
+                    .filter(|c| {
+                        is_required && !nullable && (c.is_string() || c.is_i64() || c.is_boolean())
+                    })
                     .cloned();
                 if !is_required && !nullable {
                     ty = format!("Option<{ty}>");
@@ -337,7 +373,8 @@ impl Builder<'_> {
                 continue;
             }
             let place = at.child(key).child(&i.to_string());
-            let ty = self.ty_at_depth(&place, alternative, &format!("{name}Variant{i}"), depth + 1)?;
+            let ty =
+                self.ty_at_depth(&place, alternative, &format!("{name}Variant{i}"), depth + 1)?;
             if !alternatives.contains(&ty) {
                 alternatives.push(ty);
             }
@@ -355,12 +392,17 @@ impl Builder<'_> {
                 .into_iter()
                 .flatten()
             {
-                let Some(reference) = reference.as_str() else { continue };
+                let Some(reference) = reference.as_str() else {
+                    continue;
+                };
                 let ty = if reference.contains('#') || reference.contains('/') {
                     let target = self.docs.target(at, reference)?;
                     self.named_type(&target, depth + 1)?
                 } else {
-                    self.schema_names.get(reference).cloned().unwrap_or_default()
+                    self.schema_names
+                        .get(reference)
+                        .cloned()
+                        .unwrap_or_default()
                 };
                 if alternatives.contains(&ty) {
                     mapping.push((value.clone(), ty));
@@ -396,10 +438,10 @@ impl Builder<'_> {
                 continue;
             };
             let Some(tag) = &union.tag else { continue };
-            let tagged = union
-                .alternatives
-                .iter()
-                .all(|a| self.field_types(a, 0).is_some_and(|fields| fields.iter().any(|(wire, _)| wire == tag)));
+            let tagged = union.alternatives.iter().all(|a| {
+                self.field_types(a, 0)
+                    .is_some_and(|fields| fields.iter().any(|(wire, _)| wire == tag))
+            });
             let mut settled = union.clone();
             if !tagged {
                 settled.tag = None;
@@ -427,7 +469,30 @@ impl Builder<'_> {
                     }
                 }
             }
-            self.spec.types.insert(name.clone(), TypeOut::Union(settled));
+            self.spec
+                .types
+                .insert(name.clone(), TypeOut::Union(settled));
+        }
+        // Binary fields: files in the structs multipart bodies send, text elsewhere.
+        let multipart: Vec<String> = self
+            .spec
+            .methods
+            .iter()
+            .filter_map(|m| m.body.as_ref())
+            .filter(|b| b.encoding == "multipart")
+            .map(|b| b.ty.clone())
+            .collect();
+        for (name, definition) in self.spec.types.iter_mut() {
+            if let TypeOut::Struct(s) = definition {
+                let file = if multipart.contains(name) {
+                    "File"
+                } else {
+                    "String"
+                };
+                for field in &mut s.fields {
+                    field.ty = field.ty.replace("bytes::Bytes", file);
+                }
+            }
         }
         // all_of: parts must be structs; an own field a part has with another type goes.
         for name in &names {
@@ -436,7 +501,8 @@ impl Builder<'_> {
             };
             let mut settled = definition.clone();
             settled.all_of.retain(|part| {
-                matches!(self.spec.types.get(part), Some(TypeOut::Struct(_))) && !self.reaches(part, name, 0)
+                matches!(self.spec.types.get(part), Some(TypeOut::Struct(_)))
+                    && !self.reaches(part, name, 0)
             });
             let inherited: Vec<(String, String)> = settled
                 .all_of
@@ -448,7 +514,9 @@ impl Builder<'_> {
                 let wire = field.rename.clone().unwrap_or_else(|| field.key.clone());
                 !inherited.iter().any(|(w, _)| *w == wire)
             });
-            self.spec.types.insert(name.clone(), TypeOut::Struct(settled));
+            self.spec
+                .types
+                .insert(name.clone(), TypeOut::Struct(settled));
         }
     }
 
@@ -466,12 +534,12 @@ impl Builder<'_> {
             .filter_map(|part| self.field_types(part, depth + 1))
             .flatten()
             .collect();
-        out.extend(
-            definition
-                .fields
-                .iter()
-                .map(|f| (f.rename.clone().unwrap_or_else(|| f.key.clone()), f.ty.clone())),
-        );
+        out.extend(definition.fields.iter().map(|f| {
+            (
+                f.rename.clone().unwrap_or_else(|| f.key.clone()),
+                f.ty.clone(),
+            )
+        }));
         Some(out)
     }
 
@@ -492,7 +560,7 @@ impl Builder<'_> {
 
 /// A `oneOf` (or `anyOf`) whose alternatives are all `const`s of one kind, as Discord writes its
 /// enums: the values, each with the alternative's title as its name and its description.
-fn const_alternatives(schema: &Value) -> Option<Vec<(Value, Option<String>, Option<String>)>> {
+fn const_alternatives(schema: &Value) -> Option<Vec<EnumValue>> {
     let alternatives = schema
         .get("oneOf")
         .or_else(|| schema.get("anyOf"))
@@ -576,11 +644,15 @@ fn is_nullable(schema: &Value) -> bool {
 
 fn is_null_schema(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("null")
-        || schema.get("enum").and_then(Value::as_array).is_some_and(|v| v.len() == 1 && v[0].is_null())
+        || schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.len() == 1 && v[0].is_null())
 }
 
 fn is_type_name(ty: &str) -> bool {
-    ty.chars().all(|c| c.is_ascii_alphanumeric()) && ty.starts_with(|c: char| c.is_ascii_uppercase())
+    ty.chars().all(|c| c.is_ascii_alphanumeric())
+        && ty.starts_with(|c: char| c.is_ascii_uppercase())
 }
 
 /// A schema's description (or title) as a doc.

@@ -59,14 +59,21 @@ impl Builder<'_> {
             return Some(format!("${{{prefix}_URL:-{url}}}"));
         }
         let server = top.get("servers")?.as_array()?.first()?;
-        let mut url = server.get("url")?.as_str()?.trim_end_matches('/').to_owned();
+        let mut url = server
+            .get("url")?
+            .as_str()?
+            .trim_end_matches('/')
+            .to_owned();
         for (name, variable) in server
             .get("variables")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
         {
-            let default = variable.get("default").and_then(Value::as_str).unwrap_or("");
+            let default = variable
+                .get("default")
+                .and_then(Value::as_str)
+                .unwrap_or("");
             let var = format!("{prefix}_{}", names::env_prefix(&names::word(name)));
             url = url.replace(&format!("{{{name}}}"), &format!("${{{var}:-{default}}}"));
         }

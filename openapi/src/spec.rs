@@ -77,8 +77,11 @@ pub(crate) struct FieldOut {
 pub(crate) struct EnumOut {
     pub(crate) doc: Option<String>,
     /// Strings, or integers, each with a variant name and a doc when the description gives them.
-    pub(crate) values: Vec<(Value, Option<String>, Option<String>)>,
+    pub(crate) values: Vec<EnumValue>,
 }
+
+/// An enum value: the value, its variant name and its doc (when the description gives them).
+pub(crate) type EnumValue = (Value, Option<String>, Option<String>);
 
 #[derive(Debug, Clone)]
 pub(crate) struct UnionOut {
@@ -182,10 +185,9 @@ impl Builder<'_> {
             taken.extend(self.taken_types.iter().cloned());
             let new = crate::names::unique(&format!("{name}Schema"), "", &mut taken);
             self.rename_type(&name, &new);
-            self.spec
-                .summary
-                .notes
-                .push(format!("the schema `{name}` is the type `{new}`: a method generates `{name}`"));
+            self.spec.summary.notes.push(format!(
+                "the schema `{name}` is the type `{new}`: a method generates `{name}`"
+            ));
         }
     }
 
@@ -215,7 +217,12 @@ impl Builder<'_> {
             }
         }
         for method in &mut self.spec.methods {
-            for param in method.path.iter_mut().chain(&mut method.query).chain(&mut method.headers) {
+            for param in method
+                .path
+                .iter_mut()
+                .chain(&mut method.query)
+                .chain(&mut method.headers)
+            {
                 swap(&mut param.ty);
             }
             if let Some(body) = &mut method.body {

@@ -119,6 +119,10 @@ macro_rules! include_client {
             dead_code,
             clippy::too_many_arguments,
             clippy::type_complexity,
+            clippy::large_enum_variant,
+            clippy::doc_lazy_continuation,
+            clippy::doc_overindented_list_items,
+            clippy::disallowed_names,
             unused_variables
         )]
         mod __remcall_generated {

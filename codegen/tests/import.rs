@@ -1,0 +1,280 @@
+//! `remcall import`: small descriptions, one per version and feature, written for these tests
+//! (codegen/tests/openapi/), through the CLI as a user runs it; and every way a description can
+//! be broken.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn description(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/openapi")
+        .join(name)
+}
+
+/// Runs `remcall import`: the exit code, stderr, and the spec written (if any).
+fn import(doc: &Path, extra: &[&str]) -> (i32, String, Option<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("spec.yaml");
+    let output = Command::new(env!("CARGO_BIN_EXE_remcall"))
+        .arg("import")
+        .arg(doc)
+        .arg("--out")
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
+    let spec = std::fs::read_to_string(&out).ok();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        spec,
+    )
+}
+
+fn imported(name: &str) -> String {
+    let (code, stderr, spec) = import(&description(name), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    spec.unwrap()
+}
+
+#[track_caller]
+fn has(spec: &str, expected: &str) {
+    assert!(spec.contains(expected), "`{expected}` not in:\n{spec}");
+}
+
+#[test]
+fn openapi_3_0_becomes_a_spec_with_every_feature() {
+    let spec = imported("shop-3.0.yaml");
+    for expected in [
+        // Server variables and the bearer scheme, each from the environment.
+        "base_url: \"${SHOP_CLIENT_URL:-https://${SHOP_CLIENT_REGION:-eu}.shop.test/v1}\"",
+        "auth: { bearer: { token: \"${SHOP_CLIENT_TOKEN}\" } }",
+        // allOf, nullable-and-required, a field that is not an identifier, recursion.
+        "  Order:\n    doc: An order.\n    all_of: [Entity]",
+        "      plus_1:\n        type: Option<i64>\n        rename: \"+1\"",
+        "      note:\n        type: Option<String>\n        required: true",
+        "      parent: Option<Order>",
+        // Enums are open; `other` steps aside for `Other`; integer enums.
+        "      - { value: \"other\", name: OtherValue }",
+        "    enum: [1, 2, 3]\n    open: true",
+        // A discriminated union, its default mapping the schema's name.
+        "    one_of: [Card, Transfer]\n    tag: kind\n    mapping:\n      card: Card\n      Transfer: Transfer",
+        // Path-level parameters through $ref, renamed placeholders, explode: false, headers.
+        "    request: \"GET /orders/{order_id}\"",
+        "      expand:\n        type: Vec<String>\n        explode: false",
+        "      x_trace:\n        type: Option<String>\n        name: X-Trace",
+        // Declared errors, several success shapes, an idempotency key instead of a parameter.
+        "    errors:\n      \"404\": Problem\n      \"4XX\": Problem",
+        "    responses:\n      201: Order\n      202: Line\n    idempotency_key: Idempotency-Key",
+        // deepObject, a custom content type, multipart with a file, text.
+        "      filter:\n        type: Option<GetOrdersFilter>\n        style: deep_object",
+        "      content_type: \"application/merge-patch+json\"",
+        "      file: Option<File>",
+        "    returns: { type: String, as: text }",
+        // Operations without an operationId are named from their route.
+        "  delete_order:\n    request: \"DELETE /orders/{order_id}\"",
+        // What could not be imported is said, in the spec and on stderr.
+        "# skipped GET /session: it needs the cookie `sid`, which remcall does not send",
+    ] {
+        has(&spec, expected);
+    }
+}
+
+#[test]
+fn swagger_2_0_reads_host_form_data_files_and_basic_auth() {
+    let spec = imported("petstore-2.0.yaml");
+    for expected in [
+        "base_url: \"${PETS_CLIENT_URL:-https://pets.test/api}\"",
+        "auth: { basic: { username: \"${PETS_CLIENT_USERNAME}\", password: \"${PETS_CLIENT_PASSWORD}\" } }",
+        "      tags:\n        type: Vec<String>\n        explode: false",
+        "  UploadPhotoForm:\n    fields:\n      photo: File\n      caption: Option<String>",
+        "      type: UploadPhotoForm\n      as: multipart",
+        "    body: NewPet",
+        "      tag: Option<String>",
+        "  Pet:\n    all_of: [NewPet]",
+    ] {
+        has(&spec, expected);
+    }
+}
+
+#[test]
+fn openapi_3_1_reads_null_types_consts_const_enums_and_files_beside_it() {
+    let spec = imported("chat-3.1.json");
+    for expected in [
+        "token_url: https://chat.test/token",
+        "client_secret: \"${CHAT_CLIENT_CLIENT_SECRET}\"",
+        "scopes: [read, write]",
+        "      kind:\n        type: String\n        const: \"message\"",
+        "      text:\n        type: Option<String>\n        required: true",
+        "      - { value: 0, name: GuildText, doc: \"a text channel\" }",
+        "      - { value: 1, name: Dm }",
+        // A $ref into another file is followed; a `$ref` key in an example is data.
+        "      attachments: Option<Vec<Attachment>>",
+        "  Attachment:",
+        "    request: \"POST /channels/{channel_id}/messages\"",
+        "    errors:\n      default: CreateMessageErrorDefault",
+    ] {
+        has(&spec, expected);
+    }
+}
+
+#[test]
+fn the_same_description_gives_the_same_bytes() {
+    for name in ["shop-3.0.yaml", "petstore-2.0.yaml", "chat-3.1.json"] {
+        assert_eq!(imported(name), imported(name), "{name}");
+    }
+}
+
+#[test]
+fn tags_and_operations_narrow_the_import() {
+    let (code, stderr, spec) = import(
+        &description("shop-3.0.yaml"),
+        &["--operations", "getOrder,pay", "--client", "Orders"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let spec = spec.unwrap();
+    has(&spec, "client: Orders");
+    has(&spec, "  get_order:");
+    has(&spec, "  pay:");
+    assert!(!spec.contains("create_order"), "{spec}");
+}
+
+/// A description written to a temporary directory, with the files beside it.
+fn broken(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let main = dir.path().join(files[0].0);
+    (dir, main)
+}
+
+#[test]
+fn a_broken_description_is_named_with_its_place_and_nothing_is_written() {
+    let paths = r#""paths": { "/a": { "get": { "responses": { "200": { "description": "x", "content": { "application/json": { "schema": { "$ref": "REF" } } } } } } } }"#;
+    let doc = |reference: &str| {
+        format!(
+            r#"{{ "openapi": "3.0.0", "info": {{ "title": "T" }}, {} }}"#,
+            paths.replace("REF", reference)
+        )
+    };
+    let cases: Vec<(Vec<(&str, String)>, &str)> = vec![
+        (
+            vec![("api.json", "{ \"openapi\": ".to_owned())],
+            "invalid JSON at 1:",
+        ),
+        (
+            vec![("api.yaml", "openapi: [3.0\n  broken".to_owned())],
+            "invalid YAML",
+        ),
+        (
+            vec![(
+                "api.json",
+                r#"{ "openapi": "4.0.0", "info": {} }"#.to_owned(),
+            )],
+            "at /openapi: unknown OpenAPI version `4.0.0`",
+        ),
+        (
+            vec![("api.json", r#"{ "info": {} }"#.to_owned())],
+            "not an OpenAPI description: no `openapi:`",
+        ),
+        (
+            vec![("api.json", doc("#/components/schemas/Missing"))],
+            "at /components/schemas/Missing: a `$ref` points here, and there is nothing",
+        ),
+        (
+            vec![("api.json", doc("../outside.json"))],
+            "is outside the description's directory",
+        ),
+        (
+            vec![("api.json", doc("https://evil.test/schema.json"))],
+            "leaves the description: only files beside it are read",
+        ),
+        (
+            vec![("api.json", doc("gone.json#/X"))],
+            "gone.json: cannot read it",
+        ),
+    ];
+    for (files, expected) in cases {
+        let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        let (dir, main) = broken(&files);
+        let out = dir.path().join("spec.yaml");
+        let output = Command::new(env!("CARGO_BIN_EXE_remcall"))
+            .args(["import"])
+            .arg(&main)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{expected}: {stderr}");
+        assert!(stderr.contains(expected), "`{expected}` not in: {stderr}");
+        assert!(
+            stderr.contains(&main.file_name().unwrap().to_string_lossy().to_string())
+                || expected.contains(".json"),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "nothing written for {expected}");
+    }
+    let (code, stderr, _) = import(Path::new("/nonexistent/api.json"), &[]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("/nonexistent/api.json: cannot read it"),
+        "{stderr}"
+    );
+}
+
+/// The imported clients compile and are clippy-clean against the real runtime.
+#[test]
+fn imported_clients_type_check() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let specs = dir.path().join("specs");
+    std::fs::create_dir_all(&specs).unwrap();
+    for name in ["shop-3.0.yaml", "petstore-2.0.yaml", "chat-3.1.json"] {
+        let stem = name.split('-').next().unwrap();
+        std::fs::write(specs.join(format!("{stem}.yaml")), imported(name)).unwrap();
+    }
+    let generated = remcall_codegen::generate(&remcall_codegen::expand_inputs(&[specs]).unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    for (name, content) in remcall_codegen::output::files(&generated) {
+        let (name, content) = match name.as_str() {
+            "mod.rs" => ("lib.rs".to_owned(), format!("//! Imported.\n{content}")),
+            _ => (name, content),
+        };
+        std::fs::write(src.join(name), content).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"imported\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\n\n[workspace]\n",
+            workspace.join("runtime")
+        ),
+    )
+    .unwrap();
+    std::fs::copy(workspace.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "clippy",
+            "--quiet",
+            "--offline",
+            "--message-format",
+            "short",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", workspace.join("target/sample-check"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
