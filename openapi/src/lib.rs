@@ -54,6 +54,9 @@ pub struct Summary {
     pub skipped: Vec<(String, String)>,
     /// Types written.
     pub types: usize,
+    /// Struct fields, parameters, bodies and returns written: what the fallbacks are counted
+    /// against.
+    pub fields: usize,
     /// Fields, parameters and bodies typed `serde_json::Value` for want of a schema remcall reads.
     pub value_fallbacks: usize,
     /// Everything else worth knowing: renamed methods, dropped parameters, unsupported schemes.
@@ -64,12 +67,13 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} operation(s): {} method(s), {} skipped; {} type(s); {} serde_json::Value fallback(s)",
+            "{} operation(s): {} method(s), {} skipped; {} type(s); {} of {} field(s) serde_json::Value",
             self.operations,
             self.methods,
             self.skipped.len(),
             self.types,
-            self.value_fallbacks
+            self.value_fallbacks,
+            self.fields
         )
     }
 }

@@ -159,6 +159,28 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Result<Spec, Err
     builder.settle_types();
     builder.clear_generated_names();
     builder.spec.summary.types = builder.spec.types.len();
+    builder.spec.summary.fields = builder
+        .spec
+        .types
+        .values()
+        .map(|t| match t {
+            TypeOut::Struct(s) => s.fields.len(),
+            _ => 0,
+        })
+        .sum::<usize>()
+        + builder
+            .spec
+            .methods
+            .iter()
+            .map(|m| {
+                m.path.len()
+                    + m.query.len()
+                    + m.headers.len()
+                    + usize::from(m.body.is_some())
+                    + usize::from(m.returns.is_some())
+                    + m.responses.len()
+            })
+            .sum::<usize>();
     builder.spec.summary.methods = builder.spec.methods.len();
     Ok(builder.spec)
 }
