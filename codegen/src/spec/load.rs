@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use remcall_profile::Profile;
 
-use super::model::{SpecFile, TypeDef};
+use super::model::{MethodDef, OpenApiDef, SpecFile, TypeDef};
 use super::spans::SpanIndex;
 use super::{keys, shape};
 use crate::diagnostic::{Diagnostic, Pos, did_you_mean};
@@ -48,12 +48,17 @@ pub struct Spec {
     pub profiles: IndexMap<String, Located<Profile>>,
     /// Types from the spec and its includes.
     pub types: IndexMap<String, Located<TypeDef>>,
+    /// The OpenAPI description of `openapi:` and the files its `$ref`s point into.
+    pub imported_files: Vec<PathBuf>,
 }
 
 impl Spec {
     /// Every file read, for `cargo:rerun-if-changed`.
     pub fn files(&self) -> impl Iterator<Item = &Path> {
-        self.sources.iter().map(|s| s.path.as_path())
+        self.sources
+            .iter()
+            .map(|s| s.path.as_path())
+            .chain(self.imported_files.iter().map(PathBuf::as_path))
     }
 
     /// A diagnostic at the value of `key_path` in file `source`.
@@ -122,6 +127,10 @@ fn load_with(
     loader.merge(0, own_profiles, own_types, &mut profiles, &mut types);
     let includes = file.include.clone();
     loader.include(0, &includes, &mut profiles, &mut types);
+    let mut imported_files = Vec::new();
+    if let Some(openapi) = file.openapi.clone() {
+        imported_files = loader.openapi(&openapi, &mut file, &mut profiles, &mut types);
+    }
 
     if file.client.is_none() {
         let pos = Pos { line: 1, column: 1 };
@@ -137,6 +146,7 @@ fn load_with(
             file,
             profiles,
             types,
+            imported_files,
         })
     } else {
         Err(loader.diagnostics)
@@ -350,6 +360,108 @@ impl Loader {
         self.stack.pop();
     }
 
+    /// `openapi:`: the description's methods, types, base URL and credentials (as the profile
+    /// `openapi`, the client's unless it names another), with the spec's `methods:` entries that
+    /// have no `request:` laid over the imported methods of their name. Returns the files read.
+    fn openapi(
+        &mut self,
+        def: &OpenApiDef,
+        file: &mut SpecFile,
+        profiles: &mut IndexMap<String, Located<Profile>>,
+        types: &mut IndexMap<String, Located<TypeDef>>,
+    ) -> Vec<PathBuf> {
+        let here = self.sources[0].path.clone();
+        let path = normalize(&here.parent().unwrap_or(Path::new("")).join(&def.file));
+        let at = |loader: &mut Self, message: String, help: Option<String>| {
+            let s = &loader.sources[0];
+            let d = s.diagnostic(s.spans.value("openapi.file"), message);
+            loader.diagnostics.push(d.maybe_help(help));
+        };
+        let canon = canonical(&path);
+        if !self.allowed.iter().any(|dir| canon.starts_with(dir)) {
+            at(
+                self,
+                format!("`{}` is outside the spec's directory", def.file),
+                Some("move it beside the spec, or allow its directory: `remcall gen --include-dir DIR`, `Builder::include_dir(DIR)`".to_owned()),
+            );
+            return Vec::new();
+        }
+        let options = remcall_openapi::Options {
+            client: file.client.clone(),
+            tags: def.tags.clone(),
+            operations: def.operations.clone(),
+        };
+        let imported = match remcall_openapi::import(&path, &options) {
+            Ok(imported) => imported,
+            Err(error) => {
+                at(self, error.to_string(), None);
+                return Vec::new();
+            }
+        };
+        // The imported spec is a source of its own, named by the description: its text is what
+        // a diagnostic in it shows.
+        let Some(mut from) = self.parse(&path, &imported.spec) else {
+            return imported.files;
+        };
+        let source = self.sources.len() - 1;
+        if let Some(profile) = from.profiles.shift_remove("main") {
+            profiles.insert(
+                "openapi".to_owned(),
+                Located {
+                    source,
+                    item: profile,
+                },
+            );
+            if file.profile.is_none() {
+                file.profile = Some("openapi".to_owned());
+            }
+        }
+        if file.base_url.is_none() {
+            file.base_url = from.base_url.take();
+        }
+        if file.doc.is_none() {
+            file.doc = from.doc.take();
+        }
+        let imported_types = std::mem::take(&mut from.types);
+        self.merge(source, IndexMap::new(), imported_types, profiles, types);
+        // Imported methods in the description's order, each with its overlay; then the spec's
+        // own methods.
+        let mut own = std::mem::take(&mut file.methods);
+        let mut methods = IndexMap::new();
+        for (name, mut method) in std::mem::take(&mut from.methods) {
+            if let Some(overlay) = own.get(&name).filter(|o| o.request.is_none()) {
+                overlay_onto(&mut method, overlay);
+                own.shift_remove(&name);
+            }
+            methods.insert(name, method);
+        }
+        for (name, method) in own {
+            if method.request.is_none() {
+                let s = &self.sources[0];
+                let d = s.diagnostic(
+                    s.spans.key(&format!("methods.{name}")),
+                    format!("`{name}` is no method of the description, so there is nothing for it to change"),
+                );
+                let help = did_you_mean(&name, methods.keys().map(String::as_str))
+                    .or_else(|| Some("give it `request:` to add a method of your own".to_owned()));
+                self.diagnostics.push(d.maybe_help(help));
+                continue;
+            }
+            if methods.contains_key(&name) {
+                let s = &self.sources[0];
+                let d = s.diagnostic(
+                    s.spans.key(&format!("methods.{name}")),
+                    format!("`{name}` is a method of the description already"),
+                ).help("leave `request:` out to change the imported method, or name yours otherwise");
+                self.diagnostics.push(d);
+                continue;
+            }
+            methods.insert(name, method);
+        }
+        file.methods = methods;
+        imported.files
+    }
+
     fn merge(
         &mut self,
         source: usize,
@@ -386,6 +498,38 @@ impl Loader {
             "the first definition is in {}",
             self.sources[first].path.display()
         ))
+    }
+}
+
+/// Lays an overlay's settings over an imported method: how it is called (profile, retries,
+/// fallback, what a 404 means, its doc), never what it sends.
+fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
+    let MethodDef {
+        doc,
+        idempotent,
+        idempotency_key,
+        not_found,
+        profile,
+        fallback,
+        ..
+    } = overlay;
+    if let Some(doc) = doc {
+        method.doc = Some(doc.clone());
+    }
+    if let Some(idempotent) = idempotent {
+        method.idempotent = Some(*idempotent);
+    }
+    if let Some(key) = idempotency_key {
+        method.idempotency_key = Some(key.clone());
+    }
+    if let Some(not_found) = not_found {
+        method.not_found = Some(*not_found);
+    }
+    if let Some(profile) = profile {
+        method.profile = Some(profile.clone());
+    }
+    if let Some(fallback) = fallback {
+        method.fallback = Some(*fallback);
     }
 }
 

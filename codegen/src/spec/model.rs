@@ -36,9 +36,25 @@ pub struct SpecFile {
     /// Generated types.
     #[serde(default)]
     pub types: IndexMap<String, TypeDef>,
-    /// Client methods.
+    /// Client methods; with `openapi:`, entries without `request:` overlay imported methods.
     #[serde(default)]
     pub methods: IndexMap<String, MethodDef>,
+    /// Methods and types from an OpenAPI description.
+    pub openapi: Option<OpenApiDef>,
+}
+
+/// `openapi:`: a description whose operations become the client's methods.
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenApiDef {
+    /// The description (Swagger 2.0, OpenAPI 3.0 or 3.1; JSON or YAML), relative to this spec.
+    pub file: String,
+    /// Only operations with one of these tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Only these operations (operationId or method name).
+    #[serde(default)]
+    pub operations: Vec<String>,
 }
 
 /// `serde:` options.
@@ -300,8 +316,8 @@ pub enum NotFound {
 pub struct MethodDef {
     /// Rustdoc.
     pub doc: Option<String>,
-    /// `VERB /path/{param}`.
-    pub request: String,
+    /// `VERB /path/{param}` (none: an overlay of a method imported with `openapi:`).
+    pub request: Option<String>,
     /// Path parameters.
     #[serde(default)]
     pub path: IndexMap<String, Shorthand<ParamDef>>,
@@ -342,7 +358,7 @@ pub struct MethodDef {
 }
 
 /// A method's `config:`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum ProfileRef {
     /// A profile from `configs:`.
     Named(String),

@@ -235,11 +235,23 @@ impl Validator<'_> {
     fn request_line(&mut self, key: &str, def: &MethodDef) -> Option<(Verb, String, Vec<String>)> {
         let spec = self.spec;
         let request_key = format!("{key}.request");
-        let (verb_text, path) = def
-            .request
+        let Some(request) = &def.request else {
+            let d = spec.at_key(
+                0,
+                key,
+                "a method needs `request:`, e.g. `request: GET /users/{id}`",
+            );
+            let help = spec.file.openapi.as_ref().map(|_| {
+                "with `openapi:`, an entry without `request:` changes an imported method of that name; this name is not one"
+                    .to_owned()
+            });
+            self.push(d.maybe_help(help));
+            return None;
+        };
+        let (verb_text, path) = request
             .trim()
             .split_once(' ')
-            .unwrap_or((def.request.trim(), ""));
+            .unwrap_or((request.trim(), ""));
         let path = path.trim();
         let verb = Verb::parse(verb_text);
         if verb.is_none() {
