@@ -86,7 +86,7 @@ impl Client {
             Err(cause) if cause.allows_fallback() => {
                 let answer = fallback(cause).await;
                 if answer.is_ok() {
-                    self.shared.methods[method.index].counters.record_fallback();
+                    self.shared.method(method).counters.record_fallback();
                 }
                 answer
             }
@@ -101,7 +101,7 @@ impl Client {
         decode: impl FnOnce(Response) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let method = request.method;
-        let state = &self.shared.methods[method.index];
+        let state = self.shared.method(method);
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
 
         // 1. Rate limiter. Dropping the call while it waits gives the turn back. One clock
@@ -252,7 +252,7 @@ impl Client {
             return Err(error.clone());
         }
         let method = request.method;
-        let state = &self.shared.methods[method.index];
+        let state = self.shared.method(method);
         let retry = &state.settings.retry;
         if self.shared.endpoints.discovers() {
             Box::pin(within(deadline, state, self.shared.endpoints.ready())).await??;

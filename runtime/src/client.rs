@@ -1,6 +1,6 @@
 //! The shared state of one client, built from its spec and profile.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use remcall_profile::{Layer, Profile, Scope, Settings, vars};
 use reqwest::header::HeaderMap;
@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorKind};
 use crate::interceptor::{DynInterceptor, Erased, Interceptor};
 use crate::rate_limit::RateLimiter;
 use crate::request::{header_name, header_value};
-use crate::spec::ClientSpec;
+use crate::spec::{ClientSpec, MethodSpec};
 use crate::stats::{ClientStats, Counters, EndpointStats};
 use crate::tls;
 
@@ -56,9 +56,70 @@ pub(crate) struct Shared {
     pub(crate) spec: &'static ClientSpec,
     pub(crate) http: reqwest::Client,
     pub(crate) endpoints: Endpoints,
-    pub(crate) methods: Vec<MethodState>,
+    /// Each method's state, made on its first call (a client from a large API description has
+    /// hundreds of methods, of which a service calls a few); a method with a profile of its own
+    /// is made when the client is built, so its mistakes fail `build()`.
+    pub(crate) methods: Vec<OnceLock<Box<MethodState>>>,
+    /// What an untouched method's state is made from: the client's own.
+    pub(crate) template: Template,
     pub(crate) budget: RetryBudget,
     pub(crate) interceptors: Vec<Arc<dyn DynInterceptor>>,
+}
+
+/// The client-level parts every method without a profile of its own shares or copies.
+#[derive(Debug)]
+pub(crate) struct Template {
+    settings: Settings,
+    headers: HeaderMap,
+    credentials: Option<Credentials>,
+    breaker: Arc<Breaker>,
+    bulkhead: Arc<Bulkhead>,
+    rate_limit: Option<Arc<RateLimiter>>,
+}
+
+impl Shared {
+    /// The state of `method`, made now if this is its first call.
+    #[inline]
+    pub(crate) fn method(&self, method: &'static MethodSpec) -> &MethodState {
+        match self.methods[method.index].get() {
+            Some(state) => state,
+            None => self.first_use(method),
+        }
+    }
+
+    #[inline(never)]
+    fn first_use(&self, method: &'static MethodSpec) -> &MethodState {
+        self.methods[method.index].get_or_init(|| {
+            let template = &self.template;
+            let settings = template.settings.clone();
+            let breaker = match settings.breaker.scope {
+                Scope::Client => template.breaker.clone(),
+                Scope::Method => Arc::new(Breaker::new(
+                    settings.breaker.clone(),
+                    self.spec.name,
+                    method.name,
+                    Instant::now(),
+                )),
+            };
+            Box::new(MethodState {
+                // Checked when the client was built.
+                http_method: reqwest::Method::from_bytes(method.http_method.as_bytes())
+                    .unwrap_or(reqwest::Method::GET),
+                headers: template.headers.clone(),
+                credentials: template.credentials.clone(),
+                counters: Counters::new(Instant::now()),
+                breaker,
+                bulkhead: template.bulkhead.clone(),
+                rate_limit: template.rate_limit.clone(),
+                settings,
+            })
+        })
+    }
+
+    /// A method's state if it has been made.
+    pub(crate) fn made(&self, index: usize) -> Option<&MethodState> {
+        self.methods[index].get().map(|state| &**state)
+    }
 }
 
 /// What one method needs at call time, computed once when the client is built.
@@ -150,31 +211,36 @@ impl ClientBuilder {
         let client_settings =
             Settings::from_profile(&client_profile.clone().layer(runtime.clone()));
 
-        // Each method's settings: the client's profile, the method's own, the runtime's.
-        let method_settings = spec
-            .methods
-            .iter()
-            .map(|method| {
-                let own = Profile::from_yaml_str(method.profile)
-                    .map_err(|e| Error::from(e).in_call(spec.name, method.name))?;
-                Ok(Settings::from_profile(
-                    &client_profile.clone().layer(own).layer(runtime.clone()),
-                ))
-            })
-            .collect::<Result<Vec<Settings>, Error>>()?;
+        // The settings of each method with a profile of its own: the client's profile, the
+        // method's, the runtime's. The others' are the client's.
+        let mut own_settings: Vec<(&'static MethodSpec, Settings)> = Vec::new();
+        for method in spec.methods {
+            reqwest::Method::from_bytes(method.http_method.as_bytes()).map_err(|_| {
+                Error::new(
+                    ErrorKind::Config,
+                    format!("invalid HTTP method `{}`", method.http_method),
+                )
+                .in_call(spec.name, method.name)
+            })?;
+            if method.profile.is_empty() {
+                continue;
+            }
+            let own = Profile::from_yaml_str(method.profile)
+                .map_err(|e| Error::from(e).in_call(spec.name, method.name))?;
+            own_settings.push((
+                method,
+                Settings::from_profile(&client_profile.clone().layer(own).layer(runtime.clone())),
+            ));
+        }
         let base_urls = match self.base_urls {
             Some(urls) => urls,
             None => spec.base_urls.iter().map(|u| (*u).to_owned()).collect(),
         };
-        environment::check(
-            spec,
-            &client_settings,
-            &method_settings,
-            &base_urls,
-            |name| std::env::var(name).ok(),
-        )?;
+        environment::check(spec, &client_settings, &own_settings, &base_urls, |name| {
+            std::env::var(name).ok()
+        })?;
         let carries_secrets = std::iter::once(&client_settings)
-            .chain(&method_settings)
+            .chain(own_settings.iter().map(|(_, s)| s))
             .any(|s| s.auth.is_some() || s.headers.values().any(|h| h.secret));
 
         let http = match self.http {
@@ -221,17 +287,22 @@ impl ClientBuilder {
             .transpose()
             .map_err(named)?;
 
-        let mut methods = Vec::with_capacity(spec.methods.len());
-        for (method, settings) in spec.methods.iter().zip(method_settings) {
+        let template = Template {
+            headers: resolve_headers(&client_settings).map_err(named)?,
+            credentials: client_credentials.clone(),
+            breaker: client_breaker.clone(),
+            bulkhead: client_bulkhead.clone(),
+            rate_limit: client_limiter.clone(),
+            settings: client_settings.clone(),
+        };
+        let mut methods: Vec<OnceLock<Box<MethodState>>> = std::iter::repeat_with(OnceLock::new)
+            .take(spec.methods.len())
+            .collect();
+        for (method, settings) in own_settings {
             let in_method = |e: Error| e.in_call(spec.name, method.name);
             let headers = resolve_headers(&settings).map_err(in_method)?;
-            let http_method =
-                reqwest::Method::from_bytes(method.http_method.as_bytes()).map_err(|_| {
-                    in_method(Error::new(
-                        ErrorKind::Config,
-                        format!("invalid HTTP method `{}`", method.http_method),
-                    ))
-                })?;
+            let http_method = reqwest::Method::from_bytes(method.http_method.as_bytes())
+                .unwrap_or(reqwest::Method::GET);
             let breaker = match settings.breaker.scope {
                 Scope::Client => client_breaker.clone(),
                 Scope::Method => Arc::new(Breaker::new(
@@ -264,7 +335,7 @@ impl ClientBuilder {
                 }
                 None => None,
             };
-            methods.push(MethodState {
+            methods[method.index] = OnceLock::from(Box::new(MethodState {
                 settings,
                 http_method,
                 headers,
@@ -273,7 +344,7 @@ impl ClientBuilder {
                 breaker,
                 bulkhead,
                 rate_limit,
-            });
+            }));
         }
         let budget = RetryBudget::new(
             client_settings.retry.budget_ratio,
@@ -294,6 +365,7 @@ impl ClientBuilder {
             http,
             endpoints,
             methods,
+            template,
             budget,
             interceptors: self.interceptors,
         };
@@ -349,9 +421,17 @@ impl Client {
             .spec
             .methods
             .iter()
-            .map(|m| {
-                let state = &shared.methods[m.index];
-                (m.name, state.counters.snapshot(state.breaker.state(), now))
+            .map(|m| match shared.made(m.index) {
+                Some(state) => (m.name, state.counters.snapshot(state.breaker.state(), now)),
+                // Never called: nothing was made for it. A client-scoped breaker is still the
+                // client's.
+                None => {
+                    let breaker = match shared.template.settings.breaker.scope {
+                        Scope::Client => shared.template.breaker.state(),
+                        Scope::Method => crate::stats::BreakerState::Closed,
+                    };
+                    (m.name, crate::stats::MethodStats::untouched(breaker))
+                }
             })
             .collect();
         let endpoints = shared

@@ -122,7 +122,7 @@ impl Client {
     /// Runs one logical call up to its response headers and hands the body over as a stream.
     pub async fn call_stream(&self, mut request: Request) -> Result<ByteStream, Error> {
         let method = request.method;
-        let total = self.shared.methods[method.index].settings.total_timeout;
+        let total = self.shared.method(method).settings.total_timeout;
         let deadline = Instant::now() + total;
         let slot = Slot::default();
         request.download = Some(slot.clone());

@@ -7,7 +7,7 @@ use remcall_profile::Settings;
 use remcall_profile::vars::{self, VarField};
 
 use crate::error::{Error, ErrorKind};
-use crate::spec::ClientSpec;
+use crate::spec::{ClientSpec, MethodSpec};
 
 /// One unset variable: which, for which key, of which method (`None`: the client's).
 struct Unset {
@@ -17,11 +17,12 @@ struct Unset {
     secret: bool,
 }
 
-/// Fails with every unset variable of the client's settings, its methods' own and its base URLs.
+/// Fails with every unset variable of the client's settings, the settings of the methods with a
+/// profile of their own, and its base URLs.
 pub(crate) fn check(
     spec: &ClientSpec,
     client: &Settings,
-    methods: &[Settings],
+    methods: &[(&'static MethodSpec, Settings)],
     base_urls: &[String],
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<(), Error> {
@@ -50,7 +51,7 @@ pub(crate) fn check(
     note(&urls, None);
     let shared = client.var_fields();
     note(&shared, None);
-    for (method, settings) in spec.methods.iter().zip(methods) {
+    for (method, settings) in methods {
         // A method's own: what its profile set differently from the client's.
         let own: Vec<VarField<'_>> = settings
             .var_fields()
@@ -103,7 +104,6 @@ mod tests {
     use remcall_profile::{Layer, Profile};
 
     use super::*;
-    use crate::spec::MethodSpec;
 
     static SEARCH: MethodSpec = MethodSpec {
         index: 0,
@@ -154,7 +154,7 @@ mod tests {
         let error = check(
             &SPEC,
             &client,
-            &[search, client.clone()],
+            &[(&SEARCH, search)],
             &["http://${HOST}".to_owned()],
             env,
         )
@@ -187,13 +187,13 @@ mod tests {
     fn one_method_alone_missing_one_names_the_method() {
         let client = settings("");
         let search = settings("headers: { X-Key: \"${SEARCH_KEY}\" }");
-        let error = check(&SPEC, &client, &[search, client.clone()], &[], env).unwrap_err();
+        let error = check(&SPEC, &client, &[(&SEARCH, search)], &[], env).unwrap_err();
         assert_eq!(error.method(), "search");
         assert!(
             error
                 .to_string()
                 .contains("an environment variable is not set")
         );
-        assert!(check(&SPEC, &client, &[client.clone(), client.clone()], &[], env).is_ok());
+        assert!(check(&SPEC, &client, &[(&LIST, client.clone())], &[], env).is_ok());
     }
 }

@@ -530,3 +530,38 @@ async fn an_endless_header_line_is_a_failure_that_is_not_retried() {
     assert_eq!(connections.load(Ordering::SeqCst), 1, "not retried");
     assert_eq!(client.stats().method("get_user").unwrap().retries, 0);
 }
+
+#[tokio::test]
+async fn a_method_is_made_on_its_first_call_and_stats_say_which_are_untouched() {
+    let downstream = Flaky::start().await;
+    let users = client_at(&downstream.server.url(), "");
+    let used = |c: &Client| {
+        let stats = c.stats();
+        (
+            stats.method("get_user").unwrap().used,
+            stats.method("add_pet").unwrap().used,
+        )
+    };
+    assert_eq!(used(&users), (false, false));
+    get_user(&users).await.unwrap();
+    assert_eq!(used(&users), (true, false));
+    let stats = users.stats();
+    let untouched = stats.method("add_pet").unwrap();
+    assert_eq!(
+        (untouched.calls, untouched.breaker),
+        (0, BreakerState::Closed)
+    );
+
+    // A client-scoped breaker is the untouched methods' too.
+    let shared = client_at(
+        &downstream.server.url(),
+        "retry: { max_attempts: 1 }\nbreaker: { scope: client, window: { calls: 4 }, min_calls: 4, failure_rate: 50, open_for: 60s }",
+    );
+    downstream.status.store(503, Ordering::SeqCst);
+    for _ in 0..4 {
+        let _ = get_user(&shared).await;
+    }
+    let stats = shared.stats();
+    assert_eq!(stats.method("add_pet").unwrap().breaker, BreakerState::Open);
+    assert!(!stats.method("add_pet").unwrap().used);
+}
