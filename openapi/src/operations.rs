@@ -326,6 +326,17 @@ impl Builder<'_> {
         let Some((media, encoding)) = pick_media(content) else {
             return Ok(None);
         };
+        if content.len() > 1 {
+            let others: Vec<&str> = content
+                .keys()
+                .filter(|m| **m != media)
+                .map(String::as_str)
+                .collect();
+            self.spec.summary.notes.push(format!(
+                "{type_base}: sends `{media}`; the description also takes {}",
+                others.join(", ")
+            ));
+        }
         let schema = content[&media]
             .get("schema")
             .cloned()

@@ -1,5 +1,9 @@
 //! `cargo xtask codegen [--check]`: regenerate the committed clients, or fail when they are stale.
 //! `cargo xtask bench [--quick]`: run every benchmark docs/BENCHMARKS.md reports, in its order.
+//! `cargo xtask corpus DIR`: import every OpenAPI description in DIR and build the clients
+//! (docs/IMPORT.md).
+
+mod corpus;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,7 +24,10 @@ fn main() -> anyhow::Result<()> {
         ["codegen", "--check"] => codegen(true),
         ["bench"] => bench(false),
         ["bench", "--quick"] => bench(true),
-        _ => bail!("usage: cargo xtask codegen [--check] | cargo xtask bench [--quick]"),
+        ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir)),
+        _ => bail!(
+            "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR"
+        ),
     }
 }
 

@@ -1,0 +1,235 @@
+//! `cargo xtask corpus DIR`: every OpenAPI description in DIR imported, generated, built in a
+//! scratch crate with `cargo check` and then clippy, one table row each; and, beside it,
+//! progenitor's result on the same document when `bench/corpus-progenitor` can be built (it
+//! needs crates.io; see its README).
+//!
+//! The documents are a measuring set: nothing here knows any of them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+/// One document's row.
+struct Row {
+    name: String,
+    summary: String,
+    import: Duration,
+    check: Option<(bool, Duration)>,
+    clippy_warnings: Option<usize>,
+    progenitor: String,
+}
+
+pub(crate) fn run(root: &Path, dir: &Path) -> anyhow::Result<()> {
+    let status = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(["build", "--release", "--quiet", "-p", "remcall-codegen"])
+        .status()
+        .context("building remcall")?;
+    if !status.success() {
+        bail!("cargo build of remcall failed");
+    }
+    let cli = root.join("target/release/remcall");
+    let mut documents: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("json" | "yaml" | "yml")
+            )
+        })
+        .collect();
+    documents.sort();
+    let scratch = root.join("target/corpus");
+    std::fs::create_dir_all(&scratch)?;
+    let progenitor = progenitor_tool(root);
+    let mut rows = Vec::new();
+    for (i, document) in documents.iter().enumerate() {
+        let name = document
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        eprintln!("[{}/{}] {name}", i + 1, documents.len());
+        let krate = scratch.join(format!("remcall-{name}"));
+        let _ = std::fs::remove_dir_all(&krate);
+        std::fs::create_dir_all(krate.join("src"))?;
+        let spec = krate.join("spec.yaml");
+        let start = Instant::now();
+        let output = Command::new(&cli)
+            .arg("import")
+            .arg(document)
+            .arg("--out")
+            .arg(&spec)
+            .output()
+            .context("running remcall import")?;
+        let import = start.elapsed();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let summary = stderr
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .split("; wrote")
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        let mut row = Row {
+            name: name.clone(),
+            summary: if output.status.success() {
+                summary
+            } else {
+                format!("FAILED: {}", stderr.lines().next().unwrap_or_default())
+            },
+            import,
+            check: None,
+            clippy_warnings: None,
+            progenitor: String::new(),
+        };
+        if output.status.success() {
+            let generated = Command::new(&cli)
+                .arg("gen")
+                .arg(&spec)
+                .arg("--out")
+                .arg(krate.join("src"))
+                .output()?;
+            if generated.status.success() {
+                std::fs::rename(krate.join("src/mod.rs"), krate.join("src/lib.rs"))?;
+                let lib = std::fs::read_to_string(krate.join("src/lib.rs"))?;
+                std::fs::write(krate.join("src/lib.rs"), format!("//! {name}.\n{lib}"))?;
+                scratch_manifest(
+                    root,
+                    &krate,
+                    &format!("remcall-{name}"),
+                    "remcall = { path = \"RUNTIME\" }",
+                )?;
+                row.check = Some(cargo(root, &krate, "check")?);
+                row.clippy_warnings = Some(clippy_warnings(root, &krate)?);
+            }
+        }
+        row.progenitor = match &progenitor {
+            Some(tool) => progenitor_row(root, tool, document, &scratch, &name)?,
+            None => "not run (see bench/corpus-progenitor/README.md)".to_owned(),
+        };
+        rows.push(row);
+    }
+    println!(
+        "| document | remcall import | import + generate | cargo check | clippy warnings | progenitor |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for row in rows {
+        let check = match row.check {
+            Some((true, time)) => format!("ok, {:.1} s", time.as_secs_f64()),
+            Some((false, _)) => "FAILS".to_owned(),
+            None => "—".to_owned(),
+        };
+        let clippy = row
+            .clippy_warnings
+            .map_or("—".to_owned(), |n| n.to_string());
+        println!(
+            "| {} | {} | {} ms | {check} | {clippy} | {} |",
+            row.name,
+            row.summary,
+            row.import.as_millis(),
+            row.progenitor
+        );
+    }
+    Ok(())
+}
+
+/// A scratch crate's manifest, its own workspace, with the main workspace's lock file.
+fn scratch_manifest(
+    root: &Path,
+    krate: &Path,
+    name: &str,
+    dependencies: &str,
+) -> anyhow::Result<()> {
+    let dependencies = dependencies.replace("RUNTIME", &root.join("runtime").to_string_lossy());
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\n{dependencies}\n\n[workspace]\n"
+        ),
+    )?;
+    std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock"))?;
+    Ok(())
+}
+
+/// `cargo check` (or another subcommand) of a scratch crate: whether it passed, how long it took.
+fn cargo(root: &Path, krate: &Path, subcommand: &str) -> anyhow::Result<(bool, Duration)> {
+    let start = Instant::now();
+    let status = Command::new(env!("CARGO"))
+        .current_dir(krate)
+        .args([subcommand, "--quiet", "--offline"])
+        .env("CARGO_TARGET_DIR", root.join("target/corpus-check"))
+        .stderr(std::process::Stdio::null())
+        .status()?;
+    Ok((status.success(), start.elapsed()))
+}
+
+fn clippy_warnings(root: &Path, krate: &Path) -> anyhow::Result<usize> {
+    let output = Command::new(env!("CARGO"))
+        .current_dir(krate)
+        .args(["clippy", "--offline", "--message-format", "short"])
+        .env("CARGO_TARGET_DIR", root.join("target/corpus-check"))
+        .output()?;
+    Ok(String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .filter(|l| l.contains(": warning:") || l.contains(": error:"))
+        .count())
+}
+
+/// The progenitor helper, built, if it can be (it needs crates.io for its dependencies).
+fn progenitor_tool(root: &Path) -> Option<PathBuf> {
+    let manifest = root.join("bench/corpus-progenitor/Cargo.toml");
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "--manifest-path"])
+        .arg(&manifest)
+        .status()
+        .ok()?;
+    status
+        .success()
+        .then(|| root.join("bench/corpus-progenitor/target/release/corpus-progenitor"))
+}
+
+/// Progenitor on one document: what it made of it, and whether its output compiles.
+fn progenitor_row(
+    root: &Path,
+    tool: &Path,
+    document: &Path,
+    scratch: &Path,
+    name: &str,
+) -> anyhow::Result<String> {
+    let krate = scratch.join(format!("progenitor-{name}"));
+    let _ = std::fs::remove_dir_all(&krate);
+    std::fs::create_dir_all(krate.join("src"))?;
+    let output = Command::new(tool)
+        .arg(document)
+        .arg(krate.join("src/lib.rs"))
+        .output()?;
+    let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if !output.status.success() {
+        return Ok(said);
+    }
+    let manifest = root.join("bench/corpus-progenitor");
+    let dependencies = std::fs::read_to_string(manifest.join("client-dependencies.toml"))?;
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"progenitor-{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[dependencies]\n{dependencies}\n[workspace]\n"
+        ),
+    )?;
+    std::fs::copy(manifest.join("Cargo.lock"), krate.join("Cargo.lock"))?;
+    let start = Instant::now();
+    let status = Command::new(env!("CARGO"))
+        .current_dir(&krate)
+        .args(["check", "--quiet", "--offline"])
+        .env("CARGO_TARGET_DIR", manifest.join("target/check"))
+        .stderr(std::process::Stdio::null())
+        .status()?;
+    Ok(if status.success() {
+        format!("{said}; compiles ({:.1} s)", start.elapsed().as_secs_f64())
+    } else {
+        format!("{said}; does not compile")
+    })
+}
