@@ -2,6 +2,8 @@
 //! (codegen/tests/openapi/), through the CLI as a user runs it; and every way a description can
 //! be broken.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -229,7 +231,6 @@ fn a_broken_description_is_named_with_its_place_and_nothing_is_written() {
 /// The imported clients compile and are clippy-clean against the real runtime.
 #[test]
 fn imported_clients_type_check() {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let specs = dir.path().join("specs");
     std::fs::create_dir_all(&specs).unwrap();
@@ -239,42 +240,7 @@ fn imported_clients_type_check() {
     }
     let generated = remcall_codegen::generate(&remcall_codegen::expand_inputs(&[specs]).unwrap())
         .unwrap_or_else(|e| panic!("{e}"));
-    let src = dir.path().join("src");
-    std::fs::create_dir_all(&src).unwrap();
-    for (name, content) in remcall_codegen::output::files(&generated) {
-        let (name, content) = match name.as_str() {
-            "mod.rs" => ("lib.rs".to_owned(), format!("//! Imported.\n{content}")),
-            _ => (name, content),
-        };
-        std::fs::write(src.join(name), content).unwrap();
+    if let Err(clippy) = common::clippy_clean(&generated) {
+        panic!("{clippy}");
     }
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"imported\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\n\n[workspace]\n",
-            workspace.join("runtime")
-        ),
-    )
-    .unwrap();
-    std::fs::copy(workspace.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
-    let output = Command::new(env!("CARGO"))
-        .args([
-            "clippy",
-            "--quiet",
-            "--offline",
-            "--message-format",
-            "short",
-            "--",
-            "-D",
-            "warnings",
-        ])
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", workspace.join("target/sample-check"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
 }

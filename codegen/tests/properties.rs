@@ -5,6 +5,8 @@
 use std::fmt::Write;
 use std::path::Path;
 
+mod common;
+
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
@@ -288,10 +290,7 @@ fn every_valid_spec_generates_code_that_parses() {
 /// is re-resolved.
 #[test]
 fn a_sample_of_generated_clients_type_checks() {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("src");
-    std::fs::create_dir_all(&src).unwrap();
     let spec_path = dir.path().join("spec.yaml");
     let mut runner = TestRunner::new(Config {
         cases: 6,
@@ -311,44 +310,9 @@ fn a_sample_of_generated_clients_type_checks() {
         client.file_name = format!("client_{i}.rs");
         generated.push(client);
     }
-    // The crate root is `remcall gen`'s mod.rs: the modules with their lint allowances.
-    for (name, content) in remcall_codegen::output::files(&generated) {
-        let (name, content) = match name.as_str() {
-            "mod.rs" => ("lib.rs".to_owned(), format!("//! Sample.\n{content}")),
-            _ => (name, content),
-        };
-        std::fs::write(src.join(name), content).unwrap();
+    if let Err(clippy) = common::clippy_clean(&generated) {
+        panic!("{clippy}\nspecs:\n{}", specs.join("\n"));
     }
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"sample\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\n\n[workspace]\n",
-            workspace.join("runtime")
-        ),
-    )
-    .unwrap();
-    std::fs::copy(workspace.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
-    let output = std::process::Command::new(env!("CARGO"))
-        .args([
-            "clippy",
-            "--quiet",
-            "--offline",
-            "--message-format",
-            "short",
-            "--",
-            "-D",
-            "warnings",
-        ])
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", workspace.join("target/sample-check"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}\nspecs:\n{}",
-        String::from_utf8_lossy(&output.stderr),
-        specs.join("\n")
-    );
 }
 
 /// Property: validation and rendering agree. Names from a hostile alphabet (superscripts,
