@@ -75,6 +75,11 @@ fn openapi_3_0_becomes_a_spec_with_every_feature() {
         "    returns: { type: String, as: text }",
         // Operations without an operationId are named from their route.
         "  delete_order:\n    request: \"DELETE /orders/{order_id}\"",
+        // Pagination as the description shows it: a Link header on a list, a next URL beside a
+        // list, dropshot's page token.
+        "    returns: Vec<Order>\n    paginate: { link_header: next }",
+        "    paginate: { items: data, next_url: links.next }",
+        "    paginate: { items: items, cursor: { param: page_token, from: next_page } }",
         // What could not be imported is said, in the spec and on stderr.
         "# skipped GET /session: it needs the cookie `sid`, which remcall does not send",
     ] {

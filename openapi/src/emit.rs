@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::spec::{Auth, BodyOut, MethodOut, ParamOut, Spec, TypeOut};
+use crate::spec::{Auth, BodyOut, MethodOut, Paginate, ParamOut, Spec, TypeOut};
 
 /// The spec's text.
 pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
@@ -262,6 +262,19 @@ fn write_method(out: &mut String, method: &MethodOut) {
     }
     if let Some(header) = &method.idempotency_key {
         let _ = writeln!(out, "    idempotency_key: {}", scalar(header));
+    }
+    match &method.paginate {
+        Some(Paginate::LinkHeader) => out.push_str("    paginate: { link_header: next }\n"),
+        Some(Paginate::NextUrl { items, next }) => {
+            let _ = writeln!(out, "    paginate: {{ items: {items}, next_url: {next} }}");
+        }
+        Some(Paginate::Cursor { items, param, from }) => {
+            let _ = writeln!(
+                out,
+                "    paginate: {{ items: {items}, cursor: {{ param: {param}, from: {from} }} }}"
+            );
+        }
+        None => {}
     }
 }
 

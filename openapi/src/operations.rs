@@ -95,6 +95,7 @@ impl Builder<'_> {
             doc: operation_doc(operation),
             ..MethodOut::default()
         };
+        method.pages_hint.dropshot = operation.get("x-dropshot-pagination").is_some();
         // Parameters: the path item's, replaced by the operation's of the same name and place.
         let mut parameters: Vec<(Place, Value)> = Vec::new();
         for (list, list_place) in [
@@ -257,6 +258,10 @@ impl Builder<'_> {
             let code = status_code(status);
             match code {
                 Some(code) if (200..300).contains(&code) => {
+                    let headers = response.get("headers").and_then(Value::as_object);
+                    if headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("link"))) {
+                        method.pages_hint.link_header = true;
+                    }
                     let hint = if code == 200 || code == 201 {
                         format!("{type_base}Result")
                     } else {

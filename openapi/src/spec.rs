@@ -107,6 +107,32 @@ pub(crate) struct MethodOut {
     pub(crate) responses: Vec<(u16, String)>,
     pub(crate) errors: Vec<(String, String)>,
     pub(crate) idempotency_key: Option<String>,
+    pub(crate) paginate: Option<Paginate>,
+    /// What the description says of its pages, for [`Builder::paginate_methods`]: a `Link`
+    /// response header, dropshot's pagination extension.
+    pub(crate) pages_hint: PagesHint,
+}
+
+/// How an imported method's pages are read.
+#[derive(Debug, Clone)]
+pub(crate) enum Paginate {
+    /// `paginate: { link_header: next }`: the page is the list.
+    LinkHeader,
+    /// `paginate: { items, next_url }`.
+    NextUrl { items: String, next: String },
+    /// `paginate: { items, cursor: { param, from } }`.
+    Cursor {
+        items: String,
+        param: String,
+        from: String,
+    },
+}
+
+/// What an operation's description says of its pages.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct PagesHint {
+    pub(crate) link_header: bool,
+    pub(crate) dropshot: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -158,6 +184,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Result<Spec, Err
     builder.define_pending()?;
     builder.settle_types();
     builder.clear_generated_names();
+    builder.paginate_methods();
     builder.spec.summary.types = builder.spec.types.len();
     builder.spec.summary.fields = builder
         .spec
@@ -277,4 +304,75 @@ fn replace_word(text: &str, old: &str, new: &str) -> String {
     }
     flush(&mut word, &mut out);
     out
+}
+
+impl Builder<'_> {
+    /// Pagination a description shows: dropshot's extension (a page of `items` with a
+    /// `next_page` token sent back as `page_token`), a `Link` header on a list (GitHub's), or a
+    /// list beside a next-page URL (`links.next`, `next_page_uri`, `next_page_url`, `next`).
+    pub(crate) fn paginate_methods(&mut self) {
+        let names: Vec<String> = self.spec.methods.iter().map(|m| m.name.clone()).collect();
+        for index in 0..self.spec.methods.len() {
+            let method = &self.spec.methods[index];
+            let Some((page, "json")) = method.returns.clone() else {
+                continue;
+            };
+            if !method.responses.is_empty() || names.contains(&format!("{}_stream", method.name)) {
+                continue;
+            }
+            let hint = method.pages_hint;
+            let fields = match self.spec.types.get(&page) {
+                Some(TypeOut::Struct(s)) if s.all_of.is_empty() => s.fields.clone(),
+                _ => Vec::new(),
+            };
+            let wire = |f: &FieldOut| f.rename.clone().unwrap_or_else(|| f.key.clone());
+            let field = |name: &str| fields.iter().find(|f| wire(f) == name).cloned();
+            let list = |f: &FieldOut| f.ty.starts_with("Vec<") || f.ty.starts_with("Option<Vec<");
+            let text = |f: &FieldOut| f.ty == "String" || f.ty == "Option<String>";
+            let lists: Vec<FieldOut> = fields.iter().filter(|f| list(f)).cloned().collect();
+            let paginate = if hint.dropshot {
+                let token = method
+                    .query
+                    .iter()
+                    .find(|p| p.wire.as_deref().unwrap_or(&p.key) == "page_token");
+                match (field("items"), field("next_page"), token) {
+                    (Some(items), Some(next), Some(token)) if list(&items) && text(&next) => {
+                        Some(Paginate::Cursor {
+                            items: items.key,
+                            param: token.key.clone(),
+                            from: next.key,
+                        })
+                    }
+                    _ => None,
+                }
+            } else if hint.link_header && page.starts_with("Vec<") {
+                Some(Paginate::LinkHeader)
+            } else if let [items] = lists.as_slice() {
+                let next = field("links")
+                    .and_then(|links| {
+                        let name = links.ty.trim_start_matches("Option<").trim_end_matches('>');
+                        match self.spec.types.get(name) {
+                            Some(TypeOut::Struct(s)) => s
+                                .fields
+                                .iter()
+                                .find(|f| wire(f) == "next" && text(f))
+                                .map(|next| format!("{}.{}", links.key, next.key)),
+                            _ => None,
+                        }
+                    })
+                    .or_else(|| {
+                        ["next_page_uri", "next_page_url", "next"]
+                            .iter()
+                            .find_map(|name| field(name).filter(text).map(|f| f.key))
+                    });
+                next.map(|next| Paginate::NextUrl {
+                    items: items.key.clone(),
+                    next,
+                })
+            } else {
+                None
+            };
+            self.spec.methods[index].paginate = paginate;
+        }
+    }
 }
