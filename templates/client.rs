@@ -3,6 +3,23 @@
     module stands alone (a file of its own, or the module `include_client!` wraps it in), where
     the lint allowances generated code needs are written once. Text from the spec arrives plain:
     `"{:?}"|format(text)` writes it as a Rust string literal, quoted and escaped. -#}
+{#- The request a method builds, for its own body and for its `_stream`'s. -#}
+{%- macro request_of(method) %}
+        let {{ method.locals.request }} = {{ method.spec_const }}.request()
+        {%- for param in method.params %}
+            .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
+        {%- endfor %}
+        {%- if let Some(content_type) = method.content_type %}
+            .content_type({{ "{:?}"|format(content_type) }})
+        {%- endif %}
+        {%- if let Some(header) = method.idempotency_key %}
+            .idempotency_key({{ "{:?}"|format(header) }})
+        {%- endif %}
+        {%- if let Some(errors) = method.errors %}
+            .errors({{ errors.name }}::from_status)
+        {%- endif %};
+{%- endmacro %}
+
 {%- if !client.methods.is_empty() %}
 use remcall::__codegen::decode;
 {%- endif %}
@@ -308,19 +325,7 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     #[doc = {{ "{:?}"|format(line) }}]
     {%- endfor %}
     pub async fn {{ method.name }}(&self, {% for param in method.params %}{{ param.name }}: {{ param.ty }}, {% endfor %}) -> Result<{{ method.returns }}, remcall::Error> {
-        let {{ method.locals.request }} = {{ method.spec_const }}.request()
-        {%- for param in method.params %}
-            .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
-        {%- endfor %}
-        {%- if let Some(content_type) = method.content_type %}
-            .content_type({{ "{:?}"|format(content_type) }})
-        {%- endif %}
-        {%- if let Some(header) = method.idempotency_key %}
-            .idempotency_key({{ "{:?}"|format(header) }})
-        {%- endif %}
-        {%- if let Some(errors) = method.errors %}
-            .errors({{ errors.name }}::from_status)
-        {%- endif %};
+        {%- call request_of(method) %}{% endcall %}
         {%- if method.stream %}
         self.inner.call_stream({{ method.locals.request }}).await
         {%- else if method.fallback %}
@@ -334,19 +339,7 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
 
     #[doc = {{ "{:?}"|format(format!(" [`Self::{}`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.", method.name)) }}]
     pub fn {{ paging.stream }}(&self, {% for param in method.params %}{{ param.name }}: {{ param.ty }}, {% endfor %}) -> remcall::Pages<{{ paging.item }}> {
-        let {{ method.locals.request }} = {{ method.spec_const }}.request()
-        {%- for param in method.params %}
-            .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
-        {%- endfor %}
-        {%- if let Some(content_type) = method.content_type %}
-            .content_type({{ "{:?}"|format(content_type) }})
-        {%- endif %}
-        {%- if let Some(header) = method.idempotency_key %}
-            .idempotency_key({{ "{:?}"|format(header) }})
-        {%- endif %}
-        {%- if let Some(errors) = method.errors %}
-            .errors({{ errors.name }}::from_status)
-        {%- endif %};
+        {%- call request_of(method) %}{% endcall %}
         self.inner.paginate({{ method.locals.request }}, &{{ paging.static_name }})
     }
     {%- endif %}
