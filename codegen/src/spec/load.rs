@@ -428,10 +428,24 @@ impl Loader {
         // own methods.
         let mut own = std::mem::take(&mut file.methods);
         let mut methods = IndexMap::new();
-        for (name, mut method) in std::mem::take(&mut from.methods) {
-            if let Some(overlay) = own.get(&name).filter(|o| o.request.is_none()) {
+        let imported_names: Vec<String> = from.methods.keys().cloned().collect();
+        for (imported, mut method) in std::mem::take(&mut from.methods) {
+            let mut name = imported.clone();
+            if let Some(overlay) = own.get(&imported).filter(|o| o.request.is_none()) {
                 overlay_onto(&mut method, overlay);
-                own.shift_remove(&name);
+                if let Some(renamed) = overlay.rename.clone() {
+                    name = renamed;
+                }
+                own.shift_remove(&imported);
+            }
+            if name != imported && (imported_names.contains(&name) || methods.contains_key(&name)) {
+                let s = &self.sources[0];
+                let d = s.diagnostic(
+                    s.spans.value(&format!("methods.{imported}.rename")),
+                    format!("`{name}` is the name of another method of the description"),
+                );
+                self.diagnostics.push(d);
+                continue;
             }
             methods.insert(name, method);
         }
@@ -502,7 +516,7 @@ impl Loader {
 }
 
 /// Lays an overlay's settings over an imported method: how it is called (profile, retries,
-/// fallback, what a 404 means, its doc), never what it sends.
+/// fallback, what a 404 means, its doc), never what it sends. (`rename:` is the caller's.)
 fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
     let MethodDef {
         doc,

@@ -355,6 +355,8 @@ pub struct MethodDef {
     pub profile: Option<ProfileRef>,
     /// `false`: no fallback for this method.
     pub fallback: Option<bool>,
+    /// With `openapi:`, in an entry without `request:`: the imported method's name in the client.
+    pub rename: Option<String>,
 }
 
 /// A method's `config:`.

@@ -52,6 +52,13 @@ impl Validator<'_> {
         fallback: Option<&Fallback>,
     ) -> Option<checked::Method> {
         self.method_name(key, name);
+        if def.rename.is_some() {
+            self.push(
+                self.spec
+                    .at_key(0, &format!("{key}.rename"), "`rename:` names an imported method in the client; this method is the spec's own")
+                    .help("name the method by its key; `rename:` is for `openapi:` entries without `request:`"),
+            );
+        }
         let request = self.request_line(key, def);
         let mut arg_names: HashMap<String, String> = HashMap::new();
         let path_params = self.params(key, "path", &def.path, &mut arg_names);

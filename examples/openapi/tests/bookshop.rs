@@ -89,8 +89,9 @@ async fn what_the_description_declares_goes_on_the_wire_and_comes_back_typed() {
         format: Some(Format::Ebook),
         author: None,
     };
+    // `search_books` in the description, renamed by the spec.
     let books = shop
-        .search_books(Some(&filter), &["isbn".to_owned(), "title".to_owned()])
+        .find_books(Some(&filter), &["isbn".to_owned(), "title".to_owned()])
         .await
         .unwrap();
     let request = &server.received()[0];
