@@ -167,16 +167,15 @@ fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
                     (value.clone(), name, doc.clone())
                 })
                 .collect();
-            let e = crate::spec::EnumOut { doc: None, values };
-            if e.values
+            if values
                 .iter()
                 .all(|(_, name, doc)| name.is_none() && doc.is_none())
             {
-                let values: Vec<String> = e.values.iter().map(|(v, _, _)| json_scalar(v)).collect();
+                let values: Vec<String> = values.iter().map(|(v, _, _)| json_scalar(v)).collect();
                 let _ = writeln!(out, "    enum: [{}]", values.join(", "));
             } else {
                 out.push_str("    enum:\n");
-                for (value, name, doc) in &e.values {
+                for (value, name, doc) in &values {
                     let _ = write!(out, "      - {{ value: {}", json_scalar(value));
                     if let Some(name) = name {
                         let _ = write!(out, ", name: {name}");

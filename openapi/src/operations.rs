@@ -156,7 +156,7 @@ impl Builder<'_> {
                 }
                 _ => {}
             }
-            let schema = parameter_schema(parameter, self.docs.version);
+            let schema = parameter_schema(parameter);
             let hint = format!("{type_base}{}", names::type_name(wire));
             let mut ty = self.ty(&place.child("schema"), &schema, &hint)?;
             if !required
@@ -410,7 +410,7 @@ impl Builder<'_> {
                 multipart = true;
                 "File".to_owned()
             } else {
-                let schema = parameter_schema(field, Version::Swagger2);
+                let schema = parameter_schema(field);
                 self.ty(place, &schema, &format!("{name}{}", names::type_name(wire)))?
             };
             if !required && !ty.starts_with("Option<") {
@@ -476,7 +476,7 @@ impl Builder<'_> {
 }
 
 /// A parameter's schema: 3.x `schema`, or the 2.0 parameter's own `type`/`items`/`format`.
-fn parameter_schema(parameter: &Value, version: Version) -> Value {
+fn parameter_schema(parameter: &Value) -> Value {
     if let Some(schema) = parameter.get("schema") {
         return schema.clone();
     }
@@ -485,7 +485,6 @@ fn parameter_schema(parameter: &Value, version: Version) -> Value {
     {
         return schema.clone();
     }
-    let _ = version;
     let mut schema = Map::new();
     for key in ["type", "format", "items", "enum"] {
         if let Some(value) = parameter.get(key) {

@@ -223,6 +223,7 @@ fn read_page<T: DeserializeOwned>(
             })
         })
         .collect::<Result<Vec<T>, Error>>()?;
+    // A URL that may not be followed still leaves this page's items to give.
     let next = match &paging.next {
         NextPage::ItemCursor {
             param,
@@ -231,38 +232,24 @@ fn read_page<T: DeserializeOwned>(
         } => {
             let more = has_more.is_none_or(|flag| at(&page, flag) == Some(&Value::Bool(true)));
             let cursor = list.last().and_then(|last| at(last, field)).and_then(text);
-            match cursor {
-                Some(cursor) if more => Some(request.with_query(param, cursor)),
-                _ => None,
-            }
+            Ok(cursor
+                .filter(|_| more)
+                .map(|cursor| request.with_query(param, cursor)))
         }
-        NextPage::BodyCursor { param, field } => at(&page, field)
+        NextPage::BodyCursor { param, field } => Ok(at(&page, field)
             .and_then(text)
             .filter(|c| !c.is_empty())
-            .map(|cursor| request.with_query(param, cursor)),
-        NextPage::BodyUrl { field } => match at(&page, field).and_then(Value::as_str) {
-            Some(url) if !url.is_empty() => {
-                return Ok(Page {
-                    items,
-                    next: next_at(request, url, origins).map(Some),
-                });
-            }
-            _ => None,
-        },
-        NextPage::LinkHeader { rel } => match link(&response, rel) {
-            Some(url) => {
-                return Ok(Page {
-                    items,
-                    next: next_at(request, &url, origins).map(Some),
-                });
-            }
-            None => None,
-        },
+            .map(|cursor| request.with_query(param, cursor))),
+        NextPage::BodyUrl { field } => at(&page, field)
+            .and_then(Value::as_str)
+            .filter(|url| !url.is_empty())
+            .map(|url| next_at(request, url, origins))
+            .transpose(),
+        NextPage::LinkHeader { rel } => link(&response, rel)
+            .map(|url| next_at(request, &url, origins))
+            .transpose(),
     };
-    Ok(Page {
-        items,
-        next: Ok(next),
-    })
+    Ok(Page { items, next })
 }
 
 /// The request for a next-page URL: its path and query sent to the client's endpoints, when it
