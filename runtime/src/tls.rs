@@ -60,10 +60,8 @@ pub(crate) fn configure(
         && tls.client_key.is_none()
         && tls.min_version.is_none()
         && tls.insecure != Some(true);
-    if says_nothing {
-        if let Some(preconfigured) = default_config() {
-            return Ok(builder.tls_backend_preconfigured(preconfigured));
-        }
+    if says_nothing && let Some(preconfigured) = default_config() {
+        return Ok(builder.tls_backend_preconfigured(preconfigured));
     }
     let config = |message: String| Error::new(ErrorKind::Config, message);
     let read = |field: &str, path: &str| -> Result<Vec<u8>, Error> {
@@ -145,6 +143,6 @@ mod tests {
         assert!(Arc::ptr_eq(&first, &second), "one verifier per process");
 
         let a = default_config().unwrap();
-                assert_eq!(a.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        assert_eq!(a.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
     }
 }
