@@ -147,7 +147,7 @@ fn tags_and_operations_narrow_the_import() {
 }
 
 /// A description written to a temporary directory, with the files beside it.
-fn broken(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+fn written(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
         let path = dir.path().join(name);
@@ -156,6 +156,37 @@ fn broken(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
     }
     let main = dir.path().join(files[0].0);
     (dir, main)
+}
+
+#[test]
+fn api_keys_become_secret_headers_or_query_parameters_from_the_environment() {
+    let doc = |place: &str| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{ title: Keyed, version: '1' }}\nsecurity: [{{ key: [] }}]\ncomponents:\n  securitySchemes:\n    key: {{ type: apiKey, in: {place}, name: api_key }}\npaths:\n  /ping:\n    get:\n      operationId: ping\n      responses: {{ '204': {{ description: ok }} }}\n"
+        )
+    };
+    for (place, expected) in [
+        (
+            "query",
+            "    query:\n      api_key: { value: \"${KEYED_CLIENT_API_KEY}\", secret: true }",
+        ),
+        (
+            "header",
+            "    headers:\n      api_key: { value: \"${KEYED_CLIENT_API_KEY}\", secret: true }",
+        ),
+    ] {
+        let (_dir, path) = written(&[("keyed.yaml", &doc(place))]);
+        let (code, stderr, spec) = import(&path, &[]);
+        assert_eq!(code, 0, "{stderr}");
+        has(&spec.unwrap(), expected);
+    }
+    let (_dir, path) = written(&[("keyed.yaml", &doc("cookie"))]);
+    let (code, stderr, _) = import(&path, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("an API key in the cookie is not supported"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -206,7 +237,7 @@ fn a_broken_description_is_named_with_its_place_and_nothing_is_written() {
     ];
     for (files, expected) in cases {
         let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
-        let (dir, main) = broken(&files);
+        let (dir, main) = written(&files);
         let out = dir.path().join("spec.yaml");
         let output = Command::new(env!("CARGO_BIN_EXE_remcall"))
             .args(["import"])

@@ -41,7 +41,7 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
         let _ = writeln!(out, "base_url: {}", scalar(url));
     }
     let profile = &spec.profile;
-    if profile.auth.is_some() || !profile.headers.is_empty() {
+    if profile.auth.is_some() || !profile.headers.is_empty() || !profile.query.is_empty() {
         out.push_str("config: main\nconfigs:\n  main:\n");
         match &profile.auth {
             Some(Auth::Bearer(token)) => {
@@ -76,9 +76,12 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
             }
             None => {}
         }
-        if !profile.headers.is_empty() {
-            out.push_str("    headers:\n");
-            for (name, value) in &profile.headers {
+        for (key, secrets) in [("headers", &profile.headers), ("query", &profile.query)] {
+            if secrets.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "    {key}:");
+            for (name, value) in secrets {
                 let _ = writeln!(
                     out,
                     "      {}: {{ value: {}, secret: true }}",

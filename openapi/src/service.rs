@@ -126,12 +126,10 @@ impl Builder<'_> {
             }
             ("apiKey", _) => {
                 let name = scheme.get("name").and_then(Value::as_str).unwrap_or("X-Api-Key");
+                let key = (name.to_owned(), format!("${{{prefix}_API_KEY}}"));
                 match scheme.get("in").and_then(Value::as_str) {
-                    Some("header") => self
-                        .spec
-                        .profile
-                        .headers
-                        .push((name.to_owned(), format!("${{{prefix}_API_KEY}}"))),
+                    Some("header") => self.spec.profile.headers.push(key),
+                    Some("query") => self.spec.profile.query.push(key),
                     other => self.spec.summary.notes.push(format!(
                         "security scheme `{chosen}`: an API key in the {} is not supported; add it with an interceptor",
                         other.unwrap_or("?")

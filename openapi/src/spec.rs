@@ -22,12 +22,15 @@ pub(crate) struct Spec {
     pub(crate) summary: Summary,
 }
 
-/// The client's profile: credentials and secret headers, each from an environment variable.
+/// The client's profile: credentials, secret headers and query parameters, each from an
+/// environment variable.
 #[derive(Debug, Default)]
 pub(crate) struct Profile {
     pub(crate) auth: Option<Auth>,
     /// Header name and the `${VAR}` of its secret value.
     pub(crate) headers: Vec<(String, String)>,
+    /// Query parameter name and the `${VAR}` of its secret value.
+    pub(crate) query: Vec<(String, String)>,
 }
 
 /// Credentials, each secret a `${VAR}`.

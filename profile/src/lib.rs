@@ -17,8 +17,8 @@ pub mod vars;
 pub use model::{
     Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition, Dns, Eject,
     EndpointsPolicy, HeaderDef, Headers, Isolation, Jitter, Layer, LogLevel, OAuth2, PoolPolicy,
-    Profile, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope,
-    SemaphorePolicy, SlowCall, Strategy, Timeouts, Tls, Window,
+    Profile, QueryParams, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots,
+    Scope, SemaphorePolicy, SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
     BreakerSettings, EndpointSettings, HalfOpenRule, IsolationSettings, RateLimitSettings,

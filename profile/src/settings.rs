@@ -28,6 +28,8 @@ pub struct Settings {
     pub auth: Option<Auth>,
     /// Extra headers (placeholders not yet resolved).
     pub headers: BTreeMap<String, HeaderDef>,
+    /// Extra query parameters (placeholders not yet resolved).
+    pub query: BTreeMap<String, HeaderDef>,
     /// Logging level.
     pub log: LogLevel,
     /// Response size limit in bytes.
@@ -239,6 +241,7 @@ impl Settings {
             }),
             auth: profile.auth.clone(),
             headers: profile.headers.clone().map(|h| h.0).unwrap_or_default(),
+            query: profile.query.clone().map(|q| q.0).unwrap_or_default(),
             log: profile.log.unwrap_or(LogLevel::Basic),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
             tls: profile.tls.clone().unwrap_or_default(),

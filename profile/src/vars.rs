@@ -126,6 +126,9 @@ impl crate::Settings {
         for (name, def) in &self.headers {
             fields.push(field(format!("headers.{name}"), &def.value, def.secret));
         }
+        for (name, def) in &self.query {
+            fields.push(field(format!("query.{name}"), &def.value, def.secret));
+        }
         let tls = &self.tls;
         for (key, path) in [
             ("tls.ca_file", &tls.ca_file),

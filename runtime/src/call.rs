@@ -386,6 +386,7 @@ impl Client {
                     &state.http_method,
                     endpoint,
                     &state.headers,
+                    &state.query,
                     credential,
                 )
                 .map_err(FailedAttempt::other)?;

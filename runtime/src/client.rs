@@ -71,6 +71,7 @@ pub(crate) struct Shared {
 pub(crate) struct Template {
     settings: Settings,
     headers: HeaderMap,
+    query: ProfileQuery,
     credentials: Option<Credentials>,
     breaker: Arc<Breaker>,
     bulkhead: Arc<Bulkhead>,
@@ -106,6 +107,7 @@ impl Shared {
                 http_method: reqwest::Method::from_bytes(method.http_method.as_bytes())
                     .unwrap_or(reqwest::Method::GET),
                 headers: template.headers.clone(),
+                query: template.query.clone(),
                 credentials: template.credentials.clone(),
                 counters: Counters::new(Instant::now()),
                 breaker,
@@ -129,6 +131,8 @@ pub(crate) struct MethodState {
     pub(crate) http_method: reqwest::Method,
     /// Profile headers, placeholders resolved; secret ones marked sensitive.
     pub(crate) headers: HeaderMap,
+    /// Profile query parameters, placeholders resolved.
+    pub(crate) query: ProfileQuery,
     /// The client's credentials, or the method's own when its profile sets another `auth`.
     pub(crate) credentials: Option<Credentials>,
     pub(crate) counters: Counters,
@@ -241,7 +245,11 @@ impl ClientBuilder {
         })?;
         let carries_secrets = std::iter::once(&client_settings)
             .chain(own_settings.iter().map(|(_, s)| s))
-            .any(|s| s.auth.is_some() || s.headers.values().any(|h| h.secret));
+            .any(|s| {
+                s.auth.is_some()
+                    || s.headers.values().any(|h| h.secret)
+                    || s.query.values().any(|q| q.secret)
+            });
 
         let http = match self.http {
             Some(http) => http,
@@ -289,6 +297,7 @@ impl ClientBuilder {
 
         let template = Template {
             headers: resolve_headers(&client_settings).map_err(named)?,
+            query: ProfileQuery::resolve(&client_settings).map_err(named)?,
             credentials: client_credentials.clone(),
             breaker: client_breaker.clone(),
             bulkhead: client_bulkhead.clone(),
@@ -301,6 +310,7 @@ impl ClientBuilder {
         for (method, settings) in own_settings {
             let in_method = |e: Error| e.in_call(spec.name, method.name);
             let headers = resolve_headers(&settings).map_err(in_method)?;
+            let query = ProfileQuery::resolve(&settings).map_err(in_method)?;
             let http_method = reqwest::Method::from_bytes(method.http_method.as_bytes())
                 .unwrap_or(reqwest::Method::GET);
             let breaker = match settings.breaker.scope {
@@ -339,6 +349,7 @@ impl ClientBuilder {
                 settings,
                 http_method,
                 headers,
+                query,
                 credentials,
                 counters: Counters::new(now),
                 breaker,
@@ -410,6 +421,32 @@ fn resolve_headers(settings: &Settings) -> Result<HeaderMap, Error> {
         headers.insert(header_name(name)?, value);
     }
     Ok(headers)
+}
+
+/// Profile query parameters, placeholders resolved. `Debug` shows their names only: the values
+/// are often API keys.
+#[derive(Clone, Default)]
+pub(crate) struct ProfileQuery(pub(crate) Vec<(String, String)>);
+
+impl ProfileQuery {
+    fn resolve(settings: &Settings) -> Result<ProfileQuery, Error> {
+        let mut params = Vec::with_capacity(settings.query.len());
+        for (name, def) in &settings.query {
+            let value = vars::expand_env(&def.value).map_err(|e| {
+                Error::new(ErrorKind::Config, format!("query parameter `{name}`: {e}"))
+            })?;
+            params.push((name.clone(), value));
+        }
+        Ok(ProfileQuery(params))
+    }
+}
+
+impl std::fmt::Debug for ProfileQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
 }
 
 impl Client {

@@ -7,6 +7,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 
+use crate::client::ProfileQuery;
 use crate::endpoints::Endpoint;
 use crate::error::{Detail, Error, ErrorKind};
 use crate::interceptor::{CallInfo, Outgoing};
@@ -290,6 +291,7 @@ impl Request {
         http_method: &reqwest::Method,
         endpoint: &Endpoint,
         profile_headers: &HeaderMap,
+        profile_query: &ProfileQuery,
         credential: Option<HeaderValue>,
     ) -> Result<Outgoing, Error> {
         let mut url = match &self.next_url {
@@ -305,6 +307,7 @@ impl Request {
             url.query_pairs_mut()
                 .extend_pairs(self.query.iter().map(|(k, v)| (k.as_ref(), v.as_str())));
         }
+        add_profile_query(&mut url, profile_query);
         let mut headers = self.headers(profile_headers, endpoint.host.as_ref());
         if let Some(credential) = credential {
             headers.insert(AUTHORIZATION, credential);
@@ -410,6 +413,24 @@ pub(crate) fn header_value(name: &str, value: &str) -> Result<HeaderValue, Error
     })
 }
 
+/// Adds the profile's query parameters (an API key, say) to `url`, each unless the URL has one of
+/// that name already: a method's parameter of the same name wins, and a next page's URL that
+/// echoes the key does not get it twice.
+fn add_profile_query(url: &mut reqwest::Url, profile: &ProfileQuery) {
+    let missing: Vec<&(String, String)> = profile
+        .0
+        .iter()
+        .filter(|(name, _)| {
+            !url.query_pairs()
+                .any(|(present, _)| present == name.as_str())
+        })
+        .collect();
+    if !missing.is_empty() {
+        url.query_pairs_mut()
+            .extend_pairs(missing.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,6 +444,23 @@ mod tests {
         not_found_none: false,
         profile: "",
     };
+
+    #[test]
+    fn a_profile_query_parameter_steps_aside_for_one_already_there() {
+        let profile = ProfileQuery(vec![
+            ("api_key".into(), "k".into()),
+            ("v".into(), "2".into()),
+        ]);
+        let mut url = reqwest::Url::parse("http://h/p?v=1").unwrap();
+        add_profile_query(&mut url, &profile);
+        assert_eq!(url.query(), Some("v=1&api_key=k"));
+        // A next page's URL that echoes the key, or a request with no query at all.
+        add_profile_query(&mut url, &profile);
+        assert_eq!(url.query(), Some("v=1&api_key=k"));
+        let mut bare = reqwest::Url::parse("http://h/p").unwrap();
+        add_profile_query(&mut bare, &ProfileQuery::default());
+        assert_eq!(bare.as_str(), "http://h/p");
+    }
 
     #[test]
     fn a_path_parameter_stays_one_segment() {

@@ -100,6 +100,27 @@ impl Validator<'_> {
                 self.placeholders(source, &at, &def.value);
             }
         }
+        if let Some(query) = &profile.query {
+            for (name, def) in &query.0 {
+                let at = format!("{key}.query.{name}");
+                if name.is_empty() {
+                    self.push(self.spec.at_key(
+                        source,
+                        &at,
+                        "a query parameter needs a name".to_owned(),
+                    ));
+                }
+                if def.secret {
+                    self.secret_reference(
+                        source,
+                        &format!("{at}.value"),
+                        &format!("query parameter `{name}`"),
+                        &def.value,
+                    );
+                }
+                self.placeholders(source, &at, &def.value);
+            }
+        }
         if let Some(auth) = &profile.auth {
             for (field, value) in auth.secrets() {
                 let at = format!("{key}.auth");

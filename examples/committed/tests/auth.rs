@@ -375,3 +375,52 @@ async fn a_token_endpoint_cannot_put_text_of_its_own_into_errors() {
     );
     assert!(err.to_string().contains("error `unknown`"), "{err}");
 }
+
+#[tokio::test]
+async fn an_api_key_in_the_query_goes_on_every_attempt_and_shows_nowhere() {
+    const KEY: &str = "q-k3y-value";
+    let profile = |url: &str| {
+        UserClient::builder()
+            .base_url(url)
+            .profile(
+                Profile::from_yaml_str(&format!(
+                    "retry: {{ max_attempts: 2, backoff: {{ initial: 1ms }} }}\nquery: {{ api_key: {{ value: {KEY}, secret: true }} }}"
+                ))
+                .unwrap(),
+            )
+            .build()
+            .unwrap()
+    };
+    let seen = Arc::new(AtomicUsize::new(0));
+    let first_fails = move || {
+        let seen = seen.clone();
+        async move {
+            let status = match seen.fetch_add(1, Ordering::SeqCst) {
+                0 => StatusCode::SERVICE_UNAVAILABLE,
+                _ => StatusCode::OK,
+            };
+            (status, axum::Json(json!({ "id": 7, "name": "Ada" })))
+        }
+    };
+    let server = Server::start(Router::new().route("/v1/api/users/{id}", get(first_fails))).await;
+    let users = profile(&server.url());
+    users.get_user(7, None, "r").await.unwrap();
+    let received = server.received();
+    assert_eq!(received.len(), 2, "the 503, then the retry");
+    for request in &received {
+        assert!(
+            request.uri.ends_with("/users/7?api_key=q-k3y-value"),
+            "{}",
+            request.uri
+        );
+    }
+    assert!(!format!("{users:?}").contains(KEY));
+
+    let err = profile(&testkit::refused_url().await)
+        .get_user(7, None, "r")
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Connect);
+    let shown = format!("{err} {err:?} {:?}", std::error::Error::source(&err));
+    assert!(!shown.contains(KEY), "{shown}");
+}

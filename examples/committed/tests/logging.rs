@@ -168,7 +168,7 @@ async fn full_level_call_without_secrets(captured: &Captured) {
     )
     .await;
     let yaml = format!(
-        "auth: {{ oauth2: {{ token_url: \"{}/oauth/token\", client_id: app, client_secret: \"{SECRET}\" }} }}\nlog: full\nheaders: {{ X-Api-Key: {{ value: k3y-v4lue, secret: true }}, X-App: crm }}",
+        "auth: {{ oauth2: {{ token_url: \"{}/oauth/token\", client_id: app, client_secret: \"{SECRET}\" }} }}\nlog: full\nheaders: {{ X-Api-Key: {{ value: k3y-v4lue, secret: true }}, X-App: crm }}\nquery: {{ key: {{ value: q-v4lue, secret: true }} }}",
         server.url()
     );
     let users = UserClient::builder()
@@ -193,6 +193,7 @@ async fn full_level_call_without_secrets(captured: &Captured) {
         SECRET,
         "tok-1",
         "k3y-v4lue",
+        "q-v4lue",
         "YXBwOnMzY3IzdC1jbGllbnQtdmFsdWU=",
     ] {
         assert!(

@@ -113,8 +113,16 @@ pub enum LogLevel {
 #[serde(transparent)]
 pub struct Headers(pub BTreeMap<String, HeaderDef>);
 
-/// One profile header: `X-App: crm`, or `X-Api-Key: { value: "${KEY}", secret: true }` for a
-/// value that is redacted from logs and errors.
+/// Query parameters added to each request: for APIs that take an API key in the URL
+/// (`api_key: { value: "${KEY}", secret: true }`). `Debug` shows their names only.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct QueryParams(pub BTreeMap<String, HeaderDef>);
+
+/// One profile header or query parameter: `X-App: crm`, or
+/// `X-Api-Key: { value: "${KEY}", secret: true }` for a value that is redacted from logs and
+/// errors.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(from = "HeaderRepr", into = "HeaderRepr")]
@@ -183,6 +191,20 @@ impl Layer for Headers {
 }
 
 impl fmt::Debug for Headers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.keys().map(|k| (k, "<redacted>")))
+            .finish()
+    }
+}
+
+impl Layer for QueryParams {
+    fn layer(self, over: Self) -> Self {
+        QueryParams(self.0.layer(over.0))
+    }
+}
+
+impl fmt::Debug for QueryParams {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map()
             .entries(self.0.keys().map(|k| (k, "<redacted>")))

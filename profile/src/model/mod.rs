@@ -114,6 +114,8 @@ partial! {
         auth: Auth,
         /// Headers added to each request.
         headers: Headers,
+        /// Query parameters added to each request (API keys some servers take in the URL).
+        query: QueryParams,
         /// Rust paths of interceptor types (spec files only; at run time use the builder).
         interceptors: Vec<String>,
         /// How much of each call is logged through `tracing`.
@@ -171,7 +173,7 @@ mod retry;
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
 pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
 pub use endpoints::{
-    Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, Roots, Strategy, Tls,
+    Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots, Strategy, Tls,
 };
 #[cfg(feature = "schema")]
 pub(crate) use isolation::IsolationRepr;
