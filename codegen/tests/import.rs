@@ -189,6 +189,65 @@ fn api_keys_become_secret_headers_or_query_parameters_from_the_environment() {
     );
 }
 
+/// A description the way big APIs publish theirs (DigitalOcean's is 2,850 files): path items,
+/// parameters and schemas in files of their own, in other directories, referring to each other
+/// and round in a cycle, with a `$ref` key inside an example that is data.
+#[test]
+fn a_description_spread_over_hundreds_of_files_imports_whole() {
+    const N: usize = 300;
+    let mut files: Vec<(String, String)> = Vec::new();
+    let paths: String = (0..N)
+        .map(|i| format!("  /things{i}/{{id}}:\n    $ref: 'resources/things/thing{i}.yaml'\n"))
+        .collect();
+    files.push((
+        "api.yaml".into(),
+        format!("openapi: 3.0.3\ninfo: {{ title: Many, version: '1' }}\npaths:\n{paths}"),
+    ));
+    for i in 0..N {
+        files.push((
+            format!("resources/things/thing{i}.yaml"),
+            format!(
+                "parameters: [{{ $ref: '../../shared/params.yaml#/Id' }}]\nget:\n  operationId: get_thing_{i}\n  responses:\n    '200':\n      description: ok\n      content:\n        application/json:\n          schema: {{ $ref: '../../shared/models/thing{i}.yaml' }}\n"
+            ),
+        ));
+        files.push((
+            format!("shared/models/thing{i}.yaml"),
+            format!(
+                "type: object\nrequired: [id]\nproperties:\n  id: {{ $ref: '../common.yaml#/components/schemas/Id' }}\n  next: {{ $ref: 'thing{}.yaml' }}\n",
+                (i + 1) % N
+            ),
+        ));
+    }
+    files.push((
+        "shared/params.yaml".into(),
+        "Id: { name: id, in: path, required: true, schema: { $ref: 'common.yaml#/components/schemas/Id' } }\n".into(),
+    ));
+    files.push((
+        "shared/common.yaml".into(),
+        "components:\n  schemas:\n    Id: { type: string, example: { $ref: 'no-such-file.yaml' } }\n".into(),
+    ));
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_str()))
+        .collect();
+    let (_dir, path) = written(&borrowed);
+    let (code, stderr, spec) = import(&path, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("300 operation(s): 300 method(s), 0 skipped"),
+        "{stderr}"
+    );
+    let spec = spec.unwrap();
+    has(
+        &spec,
+        "  Thing299:\n    fields:\n      id: String\n      next: Option<Thing0>",
+    );
+    has(
+        &spec,
+        "  get_thing_7:\n    request: \"GET /things7/{id}\"\n    path:\n      id: String\n    returns: Thing7",
+    );
+}
+
 #[test]
 fn a_broken_description_is_named_with_its_place_and_nothing_is_written() {
     let paths = r#""paths": { "/a": { "get": { "responses": { "200": { "description": "x", "content": { "application/json": { "schema": { "$ref": "REF" } } } } } } } }"#;
