@@ -7,6 +7,7 @@
 
 pub mod limits;
 mod model;
+mod ranges;
 #[cfg(feature = "schema")]
 pub mod schema;
 mod settings;
@@ -15,14 +16,15 @@ pub mod units;
 pub mod vars;
 
 pub use model::{
-    Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition, Dns, Eject,
-    EndpointsPolicy, HeaderDef, Headers, Isolation, Jitter, Layer, LogLevel, OAuth2, PoolPolicy,
-    Profile, QueryParams, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots,
-    Scope, SemaphorePolicy, SlowCall, Strategy, Timeouts, Tls, Window,
+    AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition,
+    DeadlinePolicy, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy,
+    Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2, PoolPolicy, Profile, QueryParams,
+    RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope, SemaphorePolicy,
+    SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
-    BreakerSettings, EndpointSettings, HalfOpenRule, IsolationSettings, RateLimitSettings,
-    RetrySettings, Settings,
+    BreakerSettings, EndpointSettings, HalfOpenRule, HedgeSettings, IsolationSettings,
+    RateLimitSettings, RetrySettings, Settings,
 };
 pub use units::ByteSize;
 
@@ -55,7 +57,12 @@ impl Profile {
                 "`interceptors` name Rust types and work only in a spec; at run time use the client builder's `.interceptor(..)`".to_owned(),
             ));
         }
-        if let Some(over) = profile.over_limits().into_iter().next() {
+        if let Some(over) = profile
+            .over_limits()
+            .into_iter()
+            .chain(profile.out_of_range())
+            .next()
+        {
             return Err(ProfileError(over.message));
         }
         Ok(profile)

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
-use crate::model::{Condition, IsolationRepr, PoolPolicy, SemaphorePolicy};
+use crate::model::{AdaptivePolicy, Condition, IsolationRepr, PoolPolicy, SemaphorePolicy};
 use crate::units::ByteSize;
 
 /// A duration as written: `250ms`, `2s`, `1m`.
@@ -69,12 +69,14 @@ impl JsonSchema for IsolationRepr {
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let semaphore = generator.subschema_for::<SemaphorePolicy>();
         let pool = generator.subschema_for::<PoolPolicy>();
+        let adaptive = generator.subschema_for::<AdaptivePolicy>();
         json_schema!({
-            "description": "none, { semaphore: {..} } or { pool: {..} }.",
+            "description": "none, { semaphore: {..} }, { pool: {..} } or { adaptive: {..} }.",
             "oneOf": [
-                { "enum": ["none", "semaphore", "pool"] },
+                { "enum": ["none", "semaphore", "pool", "adaptive"] },
                 { "type": "object", "properties": { "semaphore": semaphore }, "required": ["semaphore"], "additionalProperties": false },
-                { "type": "object", "properties": { "pool": pool }, "required": ["pool"], "additionalProperties": false }
+                { "type": "object", "properties": { "pool": pool }, "required": ["pool"], "additionalProperties": false },
+                { "type": "object", "properties": { "adaptive": adaptive }, "required": ["adaptive"], "additionalProperties": false }
             ]
         })
     }

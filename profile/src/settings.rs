@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::model::{
-    Auth, Condition, HeaderDef, Isolation, Jitter, LogLevel, Profile, Scope, Strategy, Tls, Window,
+    Auth, Condition, HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel, Profile,
+    Scope, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -24,6 +25,10 @@ pub struct Settings {
     pub isolation: IsolationSettings,
     /// Rate limit, if any.
     pub rate_limit: Option<RateLimitSettings>,
+    /// Hedged requests, if any (idempotent methods only).
+    pub hedge: Option<HedgeSettings>,
+    /// The header that carries the time a call has left, if any.
+    pub deadline_header: Option<String>,
     /// Credentials, if any (placeholders not yet resolved).
     pub auth: Option<Auth>,
     /// Extra headers (placeholders not yet resolved).
@@ -141,8 +146,34 @@ pub enum IsolationSettings {
         /// Wait in the queue.
         queue_timeout: Duration,
     },
+    /// Adaptive concurrency limit.
+    Adaptive {
+        /// How the limit follows latency.
+        algorithm: LimitAlgorithm,
+        /// The limit at first.
+        initial: u32,
+        /// Lowest limit.
+        min: u32,
+        /// Highest limit.
+        max: u32,
+        /// Wait for room under the limit.
+        max_wait: Duration,
+    },
     /// None.
     None,
+}
+
+/// Effective hedging policy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HedgeSettings {
+    /// After how long a hedge goes out.
+    pub delay: HedgeDelay,
+    /// Floor of a percentile delay.
+    pub min_delay: Duration,
+    /// Hedges in flight per call.
+    pub max_extra: u32,
+    /// Hedges as a percentage of the method's calls over ten seconds.
+    pub budget_percent: f64,
 }
 
 /// Effective rate limit.
@@ -220,6 +251,17 @@ impl Settings {
             },
             isolation: match profile.isolation.clone() {
                 Some(Isolation::None) => IsolationSettings::None,
+                Some(Isolation::Adaptive(adaptive)) => {
+                    let min = adaptive.min.unwrap_or(2).max(1);
+                    let max = adaptive.max.unwrap_or(500).max(min);
+                    IsolationSettings::Adaptive {
+                        algorithm: adaptive.algorithm.unwrap_or(LimitAlgorithm::Gradient2),
+                        initial: adaptive.initial.unwrap_or(20).clamp(min, max),
+                        min,
+                        max,
+                        max_wait: adaptive.max_wait.unwrap_or(Duration::ZERO),
+                    }
+                }
                 Some(Isolation::Pool(pool)) => IsolationSettings::Pool {
                     workers: pool.workers.unwrap_or(8).max(1),
                     queue: pool.queue.unwrap_or(64),
@@ -239,6 +281,13 @@ impl Settings {
                 burst: limit.burst.unwrap_or(20),
                 max_wait: limit.max_wait.unwrap_or(Duration::ZERO),
             }),
+            hedge: profile.hedge.as_ref().map(|hedge| HedgeSettings {
+                delay: hedge.delay.unwrap_or(HedgeDelay::Percentile(0.95)),
+                min_delay: hedge.min_delay.unwrap_or(ms(2)),
+                max_extra: hedge.max_extra.unwrap_or(1).max(1),
+                budget_percent: hedge.budget_percent.unwrap_or(10.0),
+            }),
+            deadline_header: profile.deadline.as_ref().and_then(|d| d.propagate.clone()),
             auth: profile.auth.clone(),
             headers: profile.headers.clone().map(|h| h.0).unwrap_or_default(),
             query: profile.query.clone().map(|q| q.0).unwrap_or_default(),

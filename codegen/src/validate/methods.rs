@@ -155,6 +155,25 @@ impl Validator<'_> {
             );
         }
         let (verb, path, placeholders) = request?;
+        // A key makes a retried call one the server applies once.
+        let idempotent = def
+            .idempotent
+            .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some());
+        if !idempotent && profile.as_ref().is_some_and(|p| p.hedge.is_some()) {
+            let at = match &def.profile {
+                Some(ProfileRef::Inline(_)) => format!("{key}.config.hedge"),
+                _ => format!("{key}.config"),
+            };
+            self.push(
+                self.spec
+                    .at(
+                        0,
+                        &at,
+                        format!("`{name}` is a {} and not idempotent: a hedge would send it twice", verb.as_str()),
+                    )
+                    .help("hedge it only if the server applies it once: add `idempotency_key: Idempotency-Key` (or `idempotent: true`), or take `hedge` out of its config"),
+            );
+        }
         if def.body.is_some() && verb.has_no_body() {
             self.push(
                 self.spec
@@ -179,10 +198,7 @@ impl Validator<'_> {
         Some(checked::Method {
             name: name.to_owned(),
             doc: def.doc.clone(),
-            // A key makes a retried call one the server applies once.
-            idempotent: def
-                .idempotent
-                .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some()),
+            idempotent,
             idempotency_key: def.idempotency_key.clone(),
             verb,
             path,

@@ -183,6 +183,13 @@ impl Validator<'_> {
                     .help("a client builds what its sizes ask for, threads and memory included"),
             );
         }
+        for wrong in profile.out_of_range() {
+            self.push(
+                self.spec
+                    .at(source, &format!("{key}.{}", wrong.path), wrong.message)
+                    .help("docs/resilience.md lists each key's range and default"),
+            );
+        }
         if !client_level {
             self.client_wide_only(source, key, profile);
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::{Layer, one_of};
+use super::{AdaptivePolicy, Layer, one_of};
 use crate::units::duration;
 
 partial! {
@@ -58,6 +58,8 @@ pub enum Isolation {
     Semaphore(SemaphorePolicy),
     /// A dedicated runtime with its own workers and queue.
     Pool(PoolPolicy),
+    /// A limit on calls in flight that moves with the latency the downstream shows.
+    Adaptive(AdaptivePolicy),
     /// No isolation.
     None,
 }
@@ -67,6 +69,7 @@ impl Layer for Isolation {
         match (self, over) {
             (Isolation::Semaphore(a), Isolation::Semaphore(b)) => Isolation::Semaphore(a.layer(b)),
             (Isolation::Pool(a), Isolation::Pool(b)) => Isolation::Pool(a.layer(b)),
+            (Isolation::Adaptive(a), Isolation::Adaptive(b)) => Isolation::Adaptive(a.layer(b)),
             (_, over) => over,
         }
     }
@@ -79,9 +82,11 @@ struct IsolationMap {
     semaphore: Option<SemaphorePolicy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pool: Option<PoolPolicy>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    adaptive: Option<AdaptivePolicy>,
 }
 
-/// `none`, `{ semaphore: {..} }` or `{ pool: {..} }`.
+/// `none`, `{ semaphore: {..} }`, `{ pool: {..} }` or `{ adaptive: {..} }`.
 pub(crate) struct IsolationRepr(Isolation);
 
 impl<'de> Deserialize<'de> for IsolationRepr {
@@ -90,7 +95,7 @@ impl<'de> Deserialize<'de> for IsolationRepr {
         impl<'de> Visitor<'de> for V {
             type Value = IsolationRepr;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("none, { semaphore: {..} } or { pool: {..} }")
+                f.write_str("none, { semaphore: {..} }, { pool: {..} } or { adaptive: {..} }")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<IsolationRepr, E> {
                 match v {
@@ -99,8 +104,11 @@ impl<'de> Deserialize<'de> for IsolationRepr {
                         SemaphorePolicy::default(),
                     ))),
                     "pool" => Ok(IsolationRepr(Isolation::Pool(PoolPolicy::default()))),
+                    "adaptive" => Ok(IsolationRepr(
+                        Isolation::Adaptive(AdaptivePolicy::default()),
+                    )),
                     other => Err(E::custom(format!(
-                        "unknown isolation `{other}`: expected none, semaphore or pool"
+                        "unknown isolation `{other}`: expected none, semaphore, pool or adaptive"
                     ))),
                 }
             }
@@ -110,6 +118,7 @@ impl<'de> Deserialize<'de> for IsolationRepr {
                     &[
                         ("semaphore", m.semaphore.map(Isolation::Semaphore)),
                         ("pool", m.pool.map(Isolation::Pool)),
+                        ("adaptive", m.adaptive.map(Isolation::Adaptive)),
                     ],
                     "isolation",
                 );
@@ -126,12 +135,17 @@ impl Serialize for IsolationRepr {
             Isolation::None => s.serialize_str("none"),
             Isolation::Semaphore(sem) => IsolationMap {
                 semaphore: Some(sem.clone()),
-                pool: None,
+                ..IsolationMap::default()
             }
             .serialize(s),
             Isolation::Pool(pool) => IsolationMap {
-                semaphore: None,
                 pool: Some(pool.clone()),
+                ..IsolationMap::default()
+            }
+            .serialize(s),
+            Isolation::Adaptive(adaptive) => IsolationMap {
+                adaptive: Some(adaptive.clone()),
+                ..IsolationMap::default()
             }
             .serialize(s),
         }

@@ -93,7 +93,7 @@ partial! {
     /// retune a generated client without regenerating it.
     ///
     /// Each field's type documents its keys: [`Timeouts`], [`RetryPolicy`], [`BreakerPolicy`],
-    /// [`Isolation`], [`RateLimitPolicy`], [`Auth`], [`Headers`], [`LogLevel`], [`Tls`],
+    /// [`Isolation`], [`RateLimitPolicy`], [`HedgePolicy`], [`DeadlinePolicy`], [`Auth`], [`Headers`], [`LogLevel`], [`Tls`],
     /// [`EndpointsPolicy`]. The values a client runs with, defaults filled in, are
     /// [`Settings::from_profile`](crate::Settings::from_profile); the defaults are also listed in
     /// docs/resilience.md and docs/spec.md.
@@ -110,6 +110,10 @@ partial! {
         isolation: Isolation,
         /// How many calls may start per second.
         rate_limit: RateLimitPolicy,
+        /// Backup requests for a slow answer (idempotent methods only).
+        hedge: HedgePolicy,
+        /// Sending the time a call has left; a `remcall::deadline` scope caps it.
+        deadline: DeadlinePolicy,
         /// Credentials added to each request.
         auth: Auth,
         /// Headers added to each request.
@@ -168,6 +172,7 @@ mod auth;
 mod breaker;
 mod endpoints;
 mod isolation;
+mod overload;
 mod retry;
 
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
@@ -178,4 +183,5 @@ pub use endpoints::{
 #[cfg(feature = "schema")]
 pub(crate) use isolation::IsolationRepr;
 pub use isolation::{Isolation, PoolPolicy, RateLimitPolicy, SemaphorePolicy};
+pub use overload::{AdaptivePolicy, DeadlinePolicy, HedgeDelay, HedgePolicy, LimitAlgorithm};
 pub use retry::{Backoff, Jitter, RetryAfter, RetryBudgetPolicy, RetryPolicy, Timeouts};

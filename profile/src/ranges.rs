@@ -1,0 +1,123 @@
+//! Values a profile's types accept but its meaning does not: a zero hedge delay, a percentile
+//! outside p50–p99.9, an adaptive limit whose `min` is above its `max`. Reported with their key
+//! paths, like sizes past their limits, so a spec names their place and a run-time profile fails
+//! to parse.
+
+use crate::limits::OverLimit;
+use crate::model::{HedgeDelay, Isolation, Profile};
+
+impl Profile {
+    /// Every value of this profile outside the range its key allows.
+    pub fn out_of_range(&self) -> Vec<OverLimit> {
+        let mut found = Vec::new();
+        let mut wrong = |path: &str, message: String| {
+            found.push(OverLimit {
+                path: path.to_owned(),
+                message,
+            });
+        };
+        if let Some(hedge) = &self.hedge {
+            match hedge.delay {
+                Some(HedgeDelay::After(delay)) if delay.is_zero() => wrong(
+                    "hedge.delay",
+                    "`hedge.delay` is zero: every call would be sent twice at once; write a duration above zero or a percentile (p95)".to_owned(),
+                ),
+                Some(HedgeDelay::Percentile(q)) if !(0.5 - 1e-9..=0.999 + 1e-9).contains(&q) => wrong(
+                    "hedge.delay",
+                    format!(
+                        "`hedge.delay` is {}: a percentile from p50 to p99.9",
+                        HedgeDelay::Percentile(q)
+                    ),
+                ),
+                _ => {}
+            }
+            if hedge.max_extra == Some(0) {
+                wrong(
+                    "hedge.max_extra",
+                    "`hedge.max_extra` is 0: no hedge could be sent; at least 1 (or leave `hedge` out)"
+                        .to_owned(),
+                );
+            }
+            if let Some(percent) = hedge.budget_percent
+                && !(percent > 0.0 && percent <= 100.0)
+            {
+                wrong(
+                    "hedge.budget_percent",
+                    format!("`hedge.budget_percent` is {percent}: above 0, at most 100"),
+                );
+            }
+        }
+        if let Some(Isolation::Adaptive(adaptive)) = &self.isolation {
+            if adaptive.min == Some(0) {
+                wrong(
+                    "isolation.adaptive.min",
+                    "`isolation.adaptive.min` is 0: the limit could shut every call out; at least 1"
+                        .to_owned(),
+                );
+            }
+            if let (Some(min), Some(max)) = (adaptive.min, adaptive.max)
+                && min > max
+            {
+                wrong(
+                    "isolation.adaptive.min",
+                    format!("`isolation.adaptive.min` ({min}) is above `max` ({max})"),
+                );
+            }
+            let (min, max) = (adaptive.min.unwrap_or(2), adaptive.max.unwrap_or(500));
+            if let Some(initial) = adaptive.initial.filter(|i| *i < min || *i > max) {
+                wrong(
+                    "isolation.adaptive.initial",
+                    format!(
+                        "`isolation.adaptive.initial` ({initial}) is outside min–max ({min}–{max})"
+                    ),
+                );
+            }
+        }
+        if let Some(header) = self.deadline.as_ref().and_then(|d| d.propagate.as_deref())
+            && (header.is_empty()
+                || !header
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)))
+        {
+            wrong(
+                "deadline.propagate",
+                format!("`deadline.propagate`: `{header}` is not a valid header name"),
+            );
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(yaml: &str) -> Vec<String> {
+        let profile: Profile = serde_yaml::from_str(yaml).unwrap();
+        profile.out_of_range().into_iter().map(|o| o.path).collect()
+    }
+
+    #[test]
+    fn hedge_adaptive_and_deadline_values_out_of_range_are_found() {
+        assert_eq!(
+            paths("hedge: { delay: 0ms, max_extra: 0, budget_percent: 0 }"),
+            ["hedge.delay", "hedge.max_extra", "hedge.budget_percent"]
+        );
+        assert_eq!(paths("hedge: { delay: p99.95 }"), ["hedge.delay"]);
+        assert_eq!(paths("hedge: { delay: p40 }"), ["hedge.delay"]);
+        assert!(paths("hedge: { delay: p99.9, max_extra: 2, budget_percent: 5 }").is_empty());
+        assert!(paths("hedge: { delay: 20ms }").is_empty());
+        assert_eq!(
+            paths("isolation: { adaptive: { min: 10, max: 5, initial: 50 } }"),
+            ["isolation.adaptive.min", "isolation.adaptive.initial"]
+        );
+        assert_eq!(
+            paths("deadline: { propagate: \"X Timeout\" }"),
+            ["deadline.propagate"]
+        );
+        let refused = Profile::from_yaml_str("hedge: { delay: p100 }").unwrap_err();
+        assert!(refused.0.contains("p50 to p99.9"), "{refused}");
+        let refused = Profile::from_yaml_str("hedge: { delay: -5ms }").unwrap_err();
+        assert!(refused.0.contains("invalid duration"), "{refused}");
+    }
+}
