@@ -1,6 +1,7 @@
 //! Isolation: a semaphore bulkhead caps the calls in flight; a pool bulkhead runs a client's calls
 //! on a dedicated runtime with its own workers and a bounded queue, so a hanging downstream
-//! cannot take the caller's threads.
+//! cannot take the caller's threads; an adaptive one moves its cap with the downstream's latency
+//! (adaptive.rs).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -9,6 +10,8 @@ use std::time::Duration;
 
 use remcall_profile::IsolationSettings;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::adaptive::{AdaptiveLimit, Admitted};
 
 /// Why a call was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,24 +32,38 @@ pub enum Bulkhead {
         max_wait: Duration,
     },
     Pool(Pool),
+    Adaptive(AdaptiveLimit),
     None,
 }
 
 /// An admitted call's slot; released when dropped, including when the call is cancelled.
 #[derive(Debug)]
 pub enum Slot<'a> {
-    Counted(&'a AtomicU32),
+    Counted(Counted<'a>),
     Semaphore(#[allow(dead_code)] OwnedSemaphorePermit),
     /// A place among running plus queued calls, and a running slot.
     Pool(#[allow(dead_code)] (OwnedSemaphorePermit, OwnedSemaphorePermit)),
+    Adaptive(Admitted<'a>),
     None,
 }
 
-impl Drop for Slot<'_> {
-    fn drop(&mut self) {
-        if let Slot::Counted(in_flight) = self {
-            in_flight.fetch_sub(1, Ordering::Release);
+impl Slot<'_> {
+    /// Releases the slot after the call: an adaptive limit learns from `rtt` and whether the
+    /// downstream dropped the call; the others just let the next call in.
+    pub(crate) fn finish(self, rtt: Duration, dropped: bool) {
+        if let Slot::Adaptive(admitted) = self {
+            admitted.finish(rtt, dropped);
         }
+    }
+}
+
+/// A counter bulkhead's place: one less in flight when dropped.
+#[derive(Debug)]
+pub struct Counted<'a>(&'a AtomicU32);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
     }
 }
 
@@ -72,6 +89,15 @@ impl Bulkhead {
                 queue,
                 queue_timeout,
             } => Bulkhead::Pool(Pool::new(client, *workers, *queue, *queue_timeout)?),
+            IsolationSettings::Adaptive {
+                algorithm,
+                initial,
+                min,
+                max,
+                max_wait,
+            } => Bulkhead::Adaptive(AdaptiveLimit::new(
+                *algorithm, *initial, *min, *max, *max_wait,
+            )),
             IsolationSettings::None => Bulkhead::None,
         })
     }
@@ -86,13 +112,14 @@ impl Bulkhead {
                     .fetch_update(Ordering::Acquire, Ordering::Relaxed, |n| {
                         (n < *max).then_some(n + 1)
                     })
-                    .map(|_| Slot::Counted(in_flight))
+                    .map(|_| Slot::Counted(Counted(in_flight)))
                     .map_err(|_| Full)
             }
             Bulkhead::Semaphore { slots, max_wait } => {
                 acquire(slots, *max_wait).await.map(Slot::Semaphore)
             }
             Bulkhead::Pool(pool) => pool.admit().await.map(Slot::Pool),
+            Bulkhead::Adaptive(limit) => limit.admit().await.map(Slot::Adaptive).ok_or(Full),
             Bulkhead::None => Ok(Slot::None),
         }
     }
@@ -102,7 +129,16 @@ impl Bulkhead {
     pub(crate) fn may_wait(&self) -> bool {
         match self {
             Bulkhead::Semaphore { .. } | Bulkhead::Pool(_) => true,
+            Bulkhead::Adaptive(limit) => !limit.max_wait().is_zero(),
             Bulkhead::Counter { .. } | Bulkhead::None => false,
+        }
+    }
+
+    /// The adaptive limit now, when there is one.
+    pub(crate) fn adaptive_limit(&self) -> Option<u32> {
+        match self {
+            Bulkhead::Adaptive(limit) => Some(limit.limit()),
+            _ => None,
         }
     }
 

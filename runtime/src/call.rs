@@ -13,6 +13,8 @@
 //! The breaker sits outside the retry loop, as in Hystrix and Feign: one outcome per logical call,
 //! so retries cannot make a struggling downstream look worse (or better) than it is.
 
+use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, SystemTime};
 
 use remcall_profile::Condition;
@@ -22,7 +24,7 @@ use tracing::Instrument;
 use crate::auth::Credentials;
 use crate::breaker::Outcome;
 use crate::client::{Client, MethodState};
-use crate::endpoints::Endpoint;
+use crate::endpoints::{Endpoint, Lease};
 use crate::error::{Error, ErrorKind, from_transport};
 use crate::interceptor::{self, CallInfo};
 use crate::log;
@@ -47,6 +49,7 @@ impl Client {
             http.method = method.http_method,
             url.template = method.path,
             attempts = tracing::field::Empty,
+            hedges = tracing::field::Empty,
             status = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
@@ -164,20 +167,17 @@ impl Client {
             started
         };
         self.shared.budget.deposit(started);
-        // A half-open trial is a probe: one attempt, whatever the retry policy says, so a
-        // recovering downstream sees one request per trial.
-        let max_attempts = if permit.is_trial() {
-            1
-        } else {
-            state.settings.retry.max_attempts
-        };
+        if let Some(hedging) = &state.hedging {
+            hedging.deposit(started);
+        }
+        let trial = permit.is_trial();
         let result = match state.bulkhead.pool() {
             Some(pool) => {
                 let client = self.clone();
                 let span = tracing::Span::current();
                 let attempts = async move {
                     client
-                        .attempts(&request, max_attempts, sent, deadline)
+                        .attempts(&request, trial, sent, deadline)
                         .await
                 };
                 pool.run(Box::pin(attempts).instrument(span))
@@ -189,13 +189,18 @@ impl Client {
                         ))
                     })
             }
-            None => self.attempts(&request, max_attempts, sent, deadline).await,
+            None => self.attempts(&request, trial, sent, deadline).await,
         };
+        // An adaptive limit learns whether the downstream dropped the call.
+        let dropped = result.as_ref().is_err_and(|error| {
+            matches!(error.kind(), ErrorKind::Timeout | ErrorKind::Connect)
+                || error.status().is_some_and(|s| matches!(s.as_u16(), 429 | 503))
+        });
         let result = result.and_then(decode);
-        drop(slot);
 
         // 5. Record the logical call once.
         let finished = Instant::now();
+        slot.finish(finished.saturating_duration_since(sent), dropped);
         let elapsed = finished - started;
         let outcome = breaker_outcome(&result, elapsed, state);
         state.breaker.record(permit, outcome, finished);
@@ -219,13 +224,13 @@ impl Client {
     async fn attempts(
         &self,
         request: &Request,
-        max_attempts: u32,
+        trial: bool,
         sent: Instant,
         deadline: Instant,
     ) -> Result<Response, Error> {
         let mut tally = Tally::default();
         let result = self
-            .retry_loop(request, max_attempts, sent, deadline, &mut tally)
+            .retry_loop(request, trial, sent, deadline, &mut tally)
             .await;
         // The call span's fields are recorded once, when the attempts are over: a formatter
         // shows every recording of a field, so recording per attempt would repeat them.
@@ -236,6 +241,9 @@ impl Client {
         if let Some(status) = tally.status {
             span.record("status", status);
         }
+        if tally.hedges > 0 {
+            span.record("hedges", tally.hedges);
+        }
         result
     }
 
@@ -243,7 +251,7 @@ impl Client {
     async fn retry_loop(
         &self,
         request: &Request,
-        max_attempts: u32,
+        trial: bool,
         sent: Instant,
         deadline: Instant,
         tally: &mut Tally,
@@ -254,6 +262,9 @@ impl Client {
         let method = request.method;
         let state = self.shared.method(method);
         let retry = &state.settings.retry;
+        // A half-open trial is a probe: one attempt, whatever the retry policy says, so a
+        // recovering downstream sees one request per trial.
+        let max_attempts = if trial { 1 } else { retry.max_attempts };
         if self.shared.endpoints.discovers() {
             Box::pin(within(deadline, state, self.shared.endpoints.ready())).await??;
         }
@@ -264,32 +275,36 @@ impl Client {
         // readings the pipeline makes anyway, not from a clock read of its own.
         let mut sent = sent;
         loop {
-            let mut token_generation = 0;
-            let lease = self.shared.endpoints.pick(avoid.as_ref())?;
-            let span =
-                tracing::debug_span!("remcall.attempt", attempt, endpoint = %lease.endpoint().base);
-            let target = Target {
-                attempt,
-                endpoint: lease.endpoint(),
-                sent,
-                deadline,
+            let lease = self.shared.endpoints.pick(Option::as_slice(&avoid))?;
+            // A half-open trial is a probe of one request: it is not hedged either.
+            let hedge_after = match &state.hedging {
+                Some(hedging) if !trial => hedging.delay(&state.counters, sent),
+                _ => None,
             };
-            let outcome = self
-                .attempt(state, request, target, &mut token_generation)
-                .instrument(span)
-                .await;
+            let Landed {
+                lease,
+                outcome,
+                token_generation,
+                ..
+            } = match hedge_after {
+                None => {
+                    let when = When {
+                        attempt,
+                        sent,
+                        deadline,
+                    };
+                    self.send(state, request, when, false, lease).await
+                }
+                Some(delay) => {
+                    let (landed, hedges) = Box::pin(self.race(
+                        state, request, attempt, lease, sent, deadline, delay,
+                    ))
+                    .await;
+                    tally.hedges += hedges;
+                    landed
+                }
+            };
             tally.attempts = attempt;
-            let unhealthy = match &outcome {
-                Ok(response) => response.status.is_server_error(),
-                Err(failed) => match failed.failure {
-                    AttemptFailure::Connect | AttemptFailure::Timeout | AttemptFailure::Broken => {
-                        true
-                    }
-                    AttemptFailure::Status(status) => status >= 500,
-                    AttemptFailure::Other => false,
-                },
-            };
-            self.shared.endpoints.record(lease.endpoint(), unhealthy);
             let status = match &outcome {
                 Ok(response) => Some(response.status.as_u16()),
                 Err(failed) => failed.error.status().map(|s| s.as_u16()),
@@ -338,6 +353,143 @@ impl Client {
             Box::pin(tokio::time::sleep(wait)).await;
             sent = now + wait;
             attempt += 1;
+        }
+    }
+
+    /// One attempt to `lease`'s endpoint, in its span, its endpoint's health recorded.
+    async fn send<'a>(
+        &'a self,
+        state: &'a MethodState,
+        request: &'a Request,
+        when: When,
+        hedge: bool,
+        lease: Lease<'a>,
+    ) -> Landed<'a> {
+        let mut token_generation = 0;
+        let target = Target {
+            attempt: when.attempt,
+            endpoint: lease.endpoint(),
+            sent: when.sent,
+            deadline: when.deadline,
+        };
+        let span = tracing::debug_span!(
+            "remcall.attempt",
+            attempt = target.attempt,
+            endpoint = %lease.endpoint().base,
+            hedge = tracing::field::Empty,
+        );
+        if hedge {
+            span.record("hedge", true);
+        }
+        let outcome = self
+            .attempt(state, request, target, &mut token_generation)
+            .instrument(span)
+            .await;
+        let unhealthy = match &outcome {
+            Ok(response) => response.status.is_server_error(),
+            Err(failed) => match failed.failure {
+                AttemptFailure::Connect | AttemptFailure::Timeout | AttemptFailure::Broken => true,
+                AttemptFailure::Status(status) => status >= 500,
+                AttemptFailure::Other => false,
+            },
+        };
+        self.shared.endpoints.record(lease.endpoint(), unhealthy);
+        Landed {
+            lease,
+            outcome,
+            token_generation,
+            hedge,
+        }
+    }
+
+    /// One attempt and its hedges: after `delay` without an answer, the same request again, to
+    /// an endpoint none of the others is at when there is one, while `max_extra` and the
+    /// budgets allow. The first answer wins, and so does a failure no retry would follow (a
+    /// 4xx: the server has spoken); a retryable failure waits for the others and is the
+    /// result only when it is the last. Returning drops the attempts still running, which
+    /// closes their connections. The second value is the hedges sent.
+    #[allow(clippy::too_many_arguments)]
+    async fn race<'a>(
+        &'a self,
+        state: &'a MethodState,
+        request: &'a Request,
+        attempt: u32,
+        first: Lease<'a>,
+        sent: Instant,
+        deadline: Instant,
+        delay: Duration,
+    ) -> (Landed<'a>, u32) {
+        type Flight<'f> = std::pin::Pin<Box<dyn Future<Output = Landed<'f>> + Send + 'f>>;
+        enum Event<'e> {
+            Landed(Landed<'e>),
+            Hedge,
+        }
+        let Some(hedging) = state.hedging.as_deref() else {
+            unreachable!("a race is run for a hedged method only")
+        };
+        let retry = &state.settings.retry;
+        let mut at = vec![first.endpoint().clone()];
+        let when = |sent| When {
+            attempt,
+            sent,
+            deadline,
+        };
+        let mut flights: Vec<Flight<'a>> = Vec::with_capacity(2);
+        flights.push(Box::pin(self.send(state, request, when(sent), false, first)));
+        let mut hedges = 0;
+        let mut timer = Some(Box::pin(tokio::time::sleep_until(sent + delay)));
+        loop {
+            let event = std::future::poll_fn(|cx| {
+                for i in 0..flights.len() {
+                    if let Poll::Ready(landed) = flights[i].as_mut().poll(cx) {
+                        drop(flights.swap_remove(i));
+                        return Poll::Ready(Event::Landed(landed));
+                    }
+                }
+                if let Some(sleep) = timer.as_mut()
+                    && sleep.as_mut().poll(cx).is_ready()
+                {
+                    timer = None;
+                    return Poll::Ready(Event::Hedge);
+                }
+                Poll::Pending
+            })
+            .await;
+            match event {
+                Event::Landed(landed) => {
+                    let settled = match &landed.outcome {
+                        Ok(_) => true,
+                        Err(failed) => !is_retryable(retry, failed.failure, true),
+                    };
+                    if settled || flights.is_empty() {
+                        if landed.hedge && landed.outcome.is_ok() {
+                            state.counters.record_hedge_win();
+                        }
+                        return (landed, hedges);
+                    }
+                    // Held back: another attempt may still answer.
+                    at.retain(|e| !Arc::ptr_eq(e, landed.lease.endpoint()));
+                }
+                Event::Hedge => {
+                    let now = Instant::now();
+                    if now >= deadline
+                        || !hedging.withdraw(now)
+                        || !self.shared.budget.withdraw(now)
+                    {
+                        continue;
+                    }
+                    let Ok(lease) = self.shared.endpoints.pick(&at) else {
+                        continue;
+                    };
+                    hedges += 1;
+                    state.counters.record_hedge();
+                    at.push(lease.endpoint().clone());
+                    flights.push(Box::pin(self.send(state, request, when(now), true, lease)));
+                    if hedges < hedging.settings.max_extra {
+                        timer = Some(Box::pin(tokio::time::sleep_until(now + delay)));
+                    }
+                }
+            }
         }
     }
 
@@ -502,6 +654,23 @@ fn past_total_deadline(state: &MethodState) -> Error {
     )
 }
 
+/// A finished attempt: where it went, what came back, which OAuth2 token it carried, and
+/// whether it was a hedge.
+struct Landed<'a> {
+    lease: Lease<'a>,
+    outcome: Result<Response, FailedAttempt>,
+    token_generation: u64,
+    hedge: bool,
+}
+
+/// When one attempt goes: which it is, when it is sent, the call's deadline.
+#[derive(Clone, Copy)]
+struct When {
+    attempt: u32,
+    sent: Instant,
+    deadline: Instant,
+}
+
 /// Where and when one attempt goes.
 #[derive(Clone, Copy)]
 struct Target<'a> {
@@ -514,10 +683,12 @@ struct Target<'a> {
     deadline: Instant,
 }
 
-/// What the call span reports of the attempts: how many, and the last HTTP status.
+/// What the call span reports of the attempts: how many, the hedges among them, and the last
+/// HTTP status.
 #[derive(Default)]
 struct Tally {
     attempts: u32,
+    hedges: u32,
     status: Option<u16>,
 }
 

@@ -13,6 +13,7 @@ use crate::bulkhead::Bulkhead;
 use crate::endpoints::{Discover, DynDiscover, Endpoints};
 use crate::environment;
 use crate::error::{Error, ErrorKind};
+use crate::hedge::Hedging;
 use crate::interceptor::{DynInterceptor, Erased, Interceptor};
 use crate::rate_limit::RateLimiter;
 use crate::request::{header_name, header_value};
@@ -110,6 +111,7 @@ impl Shared {
                 query: template.query.clone(),
                 credentials: template.credentials.clone(),
                 counters: Counters::new(Instant::now()),
+                hedging: hedging(&settings, method, Instant::now()),
                 breaker,
                 bulkhead: template.bulkhead.clone(),
                 rate_limit: template.rate_limit.clone(),
@@ -136,6 +138,8 @@ pub(crate) struct MethodState {
     /// The client's credentials, or the method's own when its profile sets another `auth`.
     pub(crate) credentials: Option<Credentials>,
     pub(crate) counters: Counters,
+    /// Hedged requests, when the profile asks for them and the method is idempotent.
+    pub(crate) hedging: Option<Box<Hedging>>,
     /// The method's own breaker, or the client's when `scope: client`.
     pub(crate) breaker: Arc<Breaker>,
     /// The client's bulkhead, or the method's own when its profile sets another `isolation`.
@@ -346,6 +350,7 @@ impl ClientBuilder {
                 None => None,
             };
             methods[method.index] = OnceLock::from(Box::new(MethodState {
+                hedging: hedging(&settings, method, now),
                 settings,
                 http_method,
                 headers,
@@ -423,6 +428,13 @@ fn resolve_headers(settings: &Settings) -> Result<HeaderMap, Error> {
     Ok(headers)
 }
 
+/// A method's hedging state: only for idempotent methods (a client profile's `hedge:` skips the
+/// others; the generator refuses it in a non-idempotent method's own config).
+fn hedging(settings: &Settings, method: &MethodSpec, now: Instant) -> Option<Box<Hedging>> {
+    let hedge = settings.hedge?;
+    method.idempotent.then(|| Box::new(Hedging::new(hedge, now)))
+}
+
 /// Profile query parameters, placeholders resolved. `Debug` shows their names only: the values
 /// are often API keys.
 #[derive(Clone, Default)]
@@ -459,7 +471,11 @@ impl Client {
             .methods
             .iter()
             .map(|m| match shared.made(m.index) {
-                Some(state) => (m.name, state.counters.snapshot(state.breaker.state(), now)),
+                Some(state) => {
+                    let mut stats = state.counters.snapshot(state.breaker.state(), now);
+                    stats.concurrency_limit = state.bulkhead.adaptive_limit();
+                    (m.name, stats)
+                }
                 // Never called: nothing was made for it. A client-scoped breaker is still the
                 // client's.
                 None => {
@@ -467,7 +483,9 @@ impl Client {
                         Scope::Client => shared.template.breaker.state(),
                         Scope::Method => crate::stats::BreakerState::Closed,
                     };
-                    (m.name, crate::stats::MethodStats::untouched(breaker))
+                    let mut stats = crate::stats::MethodStats::untouched(breaker);
+                    stats.concurrency_limit = shared.template.bulkhead.adaptive_limit();
+                    (m.name, stats)
                 }
             })
             .collect();

@@ -62,6 +62,11 @@ impl Latencies {
 
     /// The `q` quantile (0.5, 0.99) of the current and previous periods.
     pub fn quantile(&self, q: f64, now: Instant) -> Duration {
+        self.quantile_of(q, now).0
+    }
+
+    /// The `q` quantile and how many calls it is of.
+    pub fn quantile_of(&self, q: f64, now: Instant) -> (Duration, u64) {
         let period = self.period(now);
         let live: Vec<&Window> = self
             .windows
@@ -77,7 +82,7 @@ impl Latencies {
             .map(|c| u64::from(c.load(Ordering::Relaxed)))
             .sum();
         if total == 0 {
-            return Duration::ZERO;
+            return (Duration::ZERO, 0);
         }
         let rank = ((total as f64) * q).ceil().max(1.0) as u64;
         let mut seen = 0;
@@ -87,10 +92,10 @@ impl Latencies {
                 .map(|w| u64::from(w.counts[index].load(Ordering::Relaxed)))
                 .sum::<u64>();
             if seen >= rank {
-                return Duration::from_micros(upper_bound(index));
+                return (Duration::from_micros(upper_bound(index)), total);
             }
         }
-        Duration::from_micros(upper_bound(BUCKETS - 1))
+        (Duration::from_micros(upper_bound(BUCKETS - 1)), total)
     }
 
     fn period(&self, now: Instant) -> u64 {

@@ -10,6 +10,7 @@
 //! A crate that uses generated code depends on `remcall` (and tokio) only: everything generated
 //! code names is re-exported here.
 
+mod adaptive;
 mod auth;
 mod breaker;
 mod budget;
@@ -19,6 +20,7 @@ mod client;
 mod constant;
 mod download;
 mod endpoints;
+mod hedge;
 mod environment;
 mod error;
 mod int_enum;

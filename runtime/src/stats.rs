@@ -42,6 +42,13 @@ pub struct MethodStats {
     pub rate_limited: u64,
     /// Failed calls a fallback answered (with `Ok`; one that passes the failure on is not counted).
     pub fallbacks: u64,
+    /// Hedged requests sent (backup copies of a slow attempt).
+    pub hedges: u64,
+    /// Calls a hedge answered first.
+    pub hedge_wins: u64,
+    /// The adaptive concurrency limit now, under `isolation: adaptive`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency_limit: Option<u32>,
     /// The method's breaker state.
     pub breaker: BreakerState,
     /// Median latency of the calls of the last one to two minutes.
@@ -67,6 +74,9 @@ impl MethodStats {
             rejected: 0,
             rate_limited: 0,
             fallbacks: 0,
+            hedges: 0,
+            hedge_wins: 0,
+            concurrency_limit: None,
             breaker,
             p50: Duration::ZERO,
             p99: Duration::ZERO,
@@ -135,6 +145,8 @@ pub(crate) struct Counters {
     rejected: AtomicU64,
     rate_limited: AtomicU64,
     fallbacks: AtomicU64,
+    hedges: AtomicU64,
+    hedge_wins: AtomicU64,
     latencies: Latencies,
 }
 
@@ -162,6 +174,8 @@ impl Counters {
             rejected: AtomicU64::new(0),
             rate_limited: AtomicU64::new(0),
             fallbacks: AtomicU64::new(0),
+            hedges: AtomicU64::new(0),
+            hedge_wins: AtomicU64::new(0),
             latencies: Latencies::new(now),
         }
     }
@@ -201,6 +215,19 @@ impl Counters {
         self.fallbacks.fetch_add(1, Ordering::Relaxed);
     }
 
+    pub(crate) fn record_hedge(&self) {
+        self.hedges.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn record_hedge_win(&self) {
+        self.hedge_wins.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The `q` quantile of the method's recent latency, and how many calls it is of.
+    pub(crate) fn recent_quantile(&self, q: f64, now: Instant) -> (Duration, u64) {
+        self.latencies.quantile_of(q, now)
+    }
+
     pub(crate) fn snapshot(&self, breaker: BreakerState, now: Instant) -> MethodStats {
         let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
         MethodStats {
@@ -212,6 +239,9 @@ impl Counters {
             rejected: load(&self.rejected),
             rate_limited: load(&self.rate_limited),
             fallbacks: load(&self.fallbacks),
+            hedges: load(&self.hedges),
+            hedge_wins: load(&self.hedge_wins),
+            concurrency_limit: None,
             breaker,
             p50: self.latencies.quantile(0.5, now),
             p99: self.latencies.quantile(0.99, now),
@@ -235,6 +265,9 @@ mod tests {
             rejected: 0,
             rate_limited: 0,
             fallbacks: 0,
+            hedges: 0,
+            hedge_wins: 0,
+            concurrency_limit: None,
             breaker: BreakerState::Closed,
             p50: Duration::from_nanos(2_097_151_000),
             p99: Duration::from_nanos(2_097_151_499),

@@ -277,7 +277,9 @@ impl Endpoints {
 
     /// Chooses an endpoint for an attempt, avoiding ejected ones and `avoid` (the one that just
     /// failed) while another is available.
-    pub(crate) fn pick(&self, avoid: Option<&Arc<Endpoint>>) -> Result<Lease<'_>, Error> {
+    /// An endpoint for one attempt, other than those in `avoid` when there is another to take
+    /// (the one that just failed, or those a call's other attempts are at).
+    pub(crate) fn pick(&self, avoid: &[Arc<Endpoint>]) -> Result<Lease<'_>, Error> {
         let lease = match &self.fixed {
             Some(list) => Lease::Fixed(self.choose(list, avoid)?),
             None => Lease::Discovered(self.choose(&self.current(), avoid)?.clone()),
@@ -289,7 +291,7 @@ impl Endpoints {
     fn choose<'a>(
         &self,
         list: &'a [Arc<Endpoint>],
-        avoid: Option<&Arc<Endpoint>>,
+        avoid: &[Arc<Endpoint>],
     ) -> Result<&'a Arc<Endpoint>, Error> {
         if list.is_empty() {
             return Err(Error::new(ErrorKind::Connect, "no endpoint is known"));
@@ -300,7 +302,7 @@ impl Endpoints {
         }
         let now = self.nanos(Instant::now());
         let usable = |e: &Arc<Endpoint>| {
-            avoid.is_none_or(|a| !Arc::ptr_eq(a, e))
+            !avoid.iter().any(|a| Arc::ptr_eq(a, e))
                 && e.ejected_until.load(Ordering::Acquire) <= now
         };
         let mut candidates: Vec<&Arc<Endpoint>> = list.iter().filter(|e| usable(e)).collect();
@@ -308,7 +310,7 @@ impl Endpoints {
             // Everything is ejected or just failed: better any endpoint than none.
             candidates = list
                 .iter()
-                .filter(|e| avoid.is_none_or(|a| !Arc::ptr_eq(a, e)))
+                .filter(|e| !avoid.iter().any(|a| Arc::ptr_eq(a, e)))
                 .collect();
             if candidates.is_empty() {
                 candidates = list.iter().collect();
