@@ -175,11 +175,8 @@ impl Client {
             Some(pool) => {
                 let client = self.clone();
                 let span = tracing::Span::current();
-                let attempts = async move {
-                    client
-                        .attempts(&request, trial, sent, deadline)
-                        .await
-                };
+                let attempts =
+                    async move { client.attempts(&request, trial, sent, deadline).await };
                 pool.run(Box::pin(attempts).instrument(span))
                     .await
                     .unwrap_or_else(|| {
@@ -194,7 +191,9 @@ impl Client {
         // An adaptive limit learns whether the downstream dropped the call.
         let dropped = result.as_ref().is_err_and(|error| {
             matches!(error.kind(), ErrorKind::Timeout | ErrorKind::Connect)
-                || error.status().is_some_and(|s| matches!(s.as_u16(), 429 | 503))
+                || error
+                    .status()
+                    .is_some_and(|s| matches!(s.as_u16(), 429 | 503))
         });
         let result = result.and_then(decode);
 
@@ -296,10 +295,9 @@ impl Client {
                     self.send(state, request, when, false, lease).await
                 }
                 Some(delay) => {
-                    let (landed, hedges) = Box::pin(self.race(
-                        state, request, attempt, lease, sent, deadline, delay,
-                    ))
-                    .await;
+                    let (landed, hedges) =
+                        Box::pin(self.race(state, request, attempt, lease, sent, deadline, delay))
+                            .await;
                     tally.hedges += hedges;
                     landed
                 }
@@ -435,7 +433,13 @@ impl Client {
             deadline,
         };
         let mut flights: Vec<Flight<'a>> = Vec::with_capacity(2);
-        flights.push(Box::pin(self.send(state, request, when(sent), false, first)));
+        flights.push(Box::pin(self.send(
+            state,
+            request,
+            when(sent),
+            false,
+            first,
+        )));
         let mut hedges = 0;
         let mut timer = Some(Box::pin(tokio::time::sleep_until(sent + delay)));
         loop {

@@ -432,7 +432,9 @@ fn resolve_headers(settings: &Settings) -> Result<HeaderMap, Error> {
 /// others; the generator refuses it in a non-idempotent method's own config).
 fn hedging(settings: &Settings, method: &MethodSpec, now: Instant) -> Option<Box<Hedging>> {
     let hedge = settings.hedge?;
-    method.idempotent.then(|| Box::new(Hedging::new(hedge, now)))
+    method
+        .idempotent
+        .then(|| Box::new(Hedging::new(hedge, now)))
 }
 
 /// Profile query parameters, placeholders resolved. `Debug` shows their names only: the values

@@ -59,7 +59,11 @@ impl fmt::Display for HedgeDelay {
             // Written back as read: 0.999 → p99.9, not p99.90000000000001.
             HedgeDelay::Percentile(q) => {
                 let percent = format!("{:.3}", q * 100.0);
-                write!(f, "p{}", percent.trim_end_matches('0').trim_end_matches('.'))
+                write!(
+                    f,
+                    "p{}",
+                    percent.trim_end_matches('0').trim_end_matches('.')
+                )
             }
         }
     }

@@ -1,0 +1,210 @@
+//! Tail latency and overload through generated clients against loopback servers: hedged requests
+//! (the winner, the loser's connection closed, a failed hedge that does not fail the call, no
+//! hedge for a POST without a key, the budget, a cancelled caller) and the adaptive limit.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::{any, get};
+use remcall::serde_json::json;
+use remcall::{ErrorKind, Profile};
+use remcall_example_committed::clients::pet_store::{NewPet, PetStore, Status};
+use remcall_example_committed::clients::user_client::UserClient;
+use testkit::Server;
+
+/// What a request does, by its arrival order (0 for the first).
+type Script = Arc<dyn Fn(usize) -> (Duration, StatusCode) + Send + Sync>;
+
+/// Requests seen, and handlers dropped before they answered (their connection was closed).
+#[derive(Clone, Default)]
+struct Seen {
+    arrived: Arc<AtomicUsize>,
+    abandoned: Arc<AtomicUsize>,
+}
+
+/// Counts an answer that was never given: the handler's future dropped mid-sleep.
+struct Abandoned(Option<Arc<AtomicUsize>>);
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        if let Some(count) = self.0.take() {
+            count.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A user service whose requests sleep and answer as `script` says.
+async fn scripted(script: Script) -> (Server, Seen) {
+    let seen = Seen::default();
+    let handler = {
+        let seen = seen.clone();
+        move || {
+            let (seen, script) = (seen.clone(), script.clone());
+            async move {
+                let n = seen.arrived.fetch_add(1, Ordering::SeqCst);
+                let (delay, status) = script(n);
+                let mut guard = Abandoned(Some(seen.abandoned.clone()));
+                tokio::time::sleep(delay).await;
+                guard.0 = None;
+                (status, axum::Json(json!({ "id": n, "name": "Ada" })))
+            }
+        }
+    };
+    let router = Router::new()
+        .route("/v1/api/users/{id}", get(handler.clone()))
+        .route("/api/v3/pets", any(handler));
+    (Server::start(router).await, seen)
+}
+
+fn users(url: &str, yaml: &str) -> UserClient {
+    UserClient::builder()
+        .base_url(url)
+        .profile(Profile::from_yaml_str(yaml).unwrap())
+        .build()
+        .unwrap()
+}
+
+/// Waits (a little, on real time: the server's side of a closed connection) for `count` to reach
+/// `expected`.
+async fn eventually(count: &AtomicUsize, expected: usize) {
+    for _ in 0..200 {
+        if count.load(Ordering::SeqCst) >= expected {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(count.load(Ordering::SeqCst), expected);
+}
+
+const SLOW: Duration = Duration::from_secs(10);
+
+#[tokio::test]
+async fn a_hedge_answers_first_and_the_slow_attempt_is_cut_off() {
+    let (server, seen) = scripted(Arc::new(|n| match n {
+        0 => (SLOW, StatusCode::OK),
+        _ => (Duration::ZERO, StatusCode::OK),
+    }))
+    .await;
+    // Hedges are a share of calls: 100% lets the first call have one.
+    let users = users(&server.url(), "hedge: { delay: 20ms, budget_percent: 100 }");
+    let started = std::time::Instant::now();
+    let user = users.get_user(1, None, "r").await.unwrap().unwrap();
+    assert_eq!(user.id, 1, "the hedge's answer");
+    assert!(started.elapsed() < SLOW / 2);
+    let stats = users.stats();
+    let get_user = stats.method("get_user").unwrap();
+    assert_eq!((get_user.hedges, get_user.hedge_wins), (1, 1));
+    assert_eq!(get_user.retries, 0);
+    // The first attempt's connection was dropped: the server saw its request abandoned.
+    eventually(&seen.abandoned, 1).await;
+    assert_eq!(seen.arrived.load(Ordering::SeqCst), 2);
+    assert!(stats.endpoints.iter().all(|e| e.in_flight == 0));
+}
+
+#[tokio::test]
+async fn a_failed_hedge_does_not_fail_the_call_while_the_first_attempt_runs() {
+    let (server, seen) = scripted(Arc::new(|n| match n {
+        0 => (Duration::from_millis(150), StatusCode::OK),
+        _ => (Duration::ZERO, StatusCode::SERVICE_UNAVAILABLE),
+    }))
+    .await;
+    let users = users(
+        &server.url(),
+        "retry: { max_attempts: 1 }\nhedge: { delay: 10ms, budget_percent: 100 }",
+    );
+    let user = users.get_user(1, None, "r").await.unwrap().unwrap();
+    assert_eq!(user.id, 0, "the first attempt's answer");
+    let get_user = users.stats().method("get_user").cloned().unwrap();
+    assert_eq!((get_user.hedges, get_user.hedge_wins), (1, 0));
+    assert_eq!(seen.arrived.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_post_without_a_key_is_never_hedged() {
+    let (server, seen) = scripted(Arc::new(|_| (Duration::from_millis(100), StatusCode::OK))).await;
+    let store = PetStore::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str("hedge: { delay: 5ms, max_extra: 3 }").unwrap())
+        .build()
+        .unwrap();
+    let pet = NewPet {
+        name: "Rex".to_owned(),
+        status: Status::Available,
+        tags: vec![],
+    };
+    // The answer does not decode as a Pet; what matters is what the server got.
+    let _ = store.add_pet(&pet).await;
+    assert_eq!(seen.arrived.load(Ordering::SeqCst), 1, "one POST");
+    assert_eq!(store.stats().method("add_pet").unwrap().hedges, 0);
+}
+
+#[tokio::test]
+async fn hedges_stop_when_their_budget_is_spent() {
+    let (server, seen) = scripted(Arc::new(|_| (Duration::from_millis(30), StatusCode::OK))).await;
+    let users = users(
+        &server.url(),
+        "hedge: { delay: 2ms, budget_percent: 10 }\nretry: { budget: { ratio: 1.0 } }",
+    );
+    for _ in 0..20 {
+        users.get_user(1, None, "r").await.unwrap();
+    }
+    let get_user = users.stats().method("get_user").cloned().unwrap();
+    assert_eq!(get_user.hedges, 2, "10% of 20 calls");
+    assert_eq!(seen.arrived.load(Ordering::SeqCst), 22);
+}
+
+#[tokio::test]
+async fn a_cancelled_caller_takes_every_hedge_with_it() {
+    let (server, seen) = scripted(Arc::new(|n| match n {
+        0 => (Duration::ZERO, StatusCode::OK),
+        _ => (SLOW, StatusCode::OK),
+    }))
+    .await;
+    let users = users(
+        &server.url(),
+        "hedge: { delay: 20ms, max_extra: 2, budget_percent: 100 }\nretry: { budget: { ratio: 1.0 } }",
+    );
+    // A quick call first: two calls at 100% earn the two hedges.
+    users.get_user(1, None, "r").await.unwrap();
+    let call = users.get_user(1, None, "r");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), call)
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        seen.arrived.load(Ordering::SeqCst),
+        4,
+        "the quick call, then the attempt and two hedges"
+    );
+    eventually(&seen.abandoned, 3).await;
+    let stats = users.stats();
+    assert_eq!(stats.method("get_user").unwrap().hedges, 2);
+    assert!(stats.endpoints.iter().all(|e| e.in_flight == 0));
+}
+
+#[tokio::test]
+async fn the_adaptive_limit_rejects_past_it_and_shows_in_the_stats() {
+    let (server, _) = scripted(Arc::new(|_| (Duration::from_millis(200), StatusCode::OK))).await;
+    let users = users(
+        &server.url(),
+        "isolation: { adaptive: { initial: 2, min: 2, max: 2 } }",
+    );
+    assert_eq!(
+        users.stats().method("get_user").unwrap().concurrency_limit,
+        Some(2)
+    );
+    let (a, b, c) = tokio::join!(
+        users.get_user(1, None, "a"),
+        users.get_user(2, None, "b"),
+        async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            users.get_user(3, None, "c").await
+        }
+    );
+    assert!(a.is_ok() && b.is_ok());
+    assert_eq!(c.unwrap_err().kind(), ErrorKind::Rejected);
+}
