@@ -110,6 +110,18 @@ impl Client {
         // 1. Rate limiter. Dropping the call while it waits gives the turn back. One clock
         // reading serves the limiter and the breaker, unless the call waited for its turn.
         let mut now = Instant::now();
+        // A caller's deadline (a `remcall::deadline` scope) that leaves no time: nothing is
+        // sent, and the downstream is not blamed.
+        let caller_deadline = crate::deadline::current();
+        if let Some(by) = caller_deadline
+            && by.saturating_duration_since(now) < MIN_TIME_LEFT
+        {
+            state.counters.record(Ending::Failure, None, now);
+            return Err(named(Error::fixed(
+                ErrorKind::Timeout,
+                "no time left: the caller's deadline has passed",
+            )));
+        }
         if let Some(limiter) = &state.rate_limit {
             match limiter.reserve(now) {
                 Some(turn) => {
@@ -160,7 +172,8 @@ impl Client {
 
         // 4. The attempts, within the total deadline. The first is sent now: when the bulkhead
         // made the call wait, the clock says when that is.
-        let deadline = started + state.settings.total_timeout;
+        let total = started + state.settings.total_timeout;
+        let deadline = caller_deadline.map_or(total, |by| by.min(total));
         let sent = if state.bulkhead.may_wait() {
             Instant::now()
         } else {
@@ -546,6 +559,15 @@ impl Client {
                     credential,
                 )
                 .map_err(FailedAttempt::other)?;
+            if let Some(header) = &state.settings.deadline_header {
+                // What this attempt will wait, in whole milliseconds: the downstream can stop
+                // when nobody waits any more.
+                let left = attempt_deadline.saturating_duration_since(Instant::now());
+                let value = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
+                if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
+                    outgoing.headers.insert(name, value.into());
+                }
+            }
             if !interceptors.is_empty() {
                 Box::pin(within(
                     deadline,
@@ -652,11 +674,15 @@ fn past_total_deadline(state: &MethodState) -> Error {
     Error::new(
         ErrorKind::Timeout,
         format!(
-            "the call ran past its total deadline of {:?}",
+            "the call ran past its deadline (total {:?}, or the caller's when sooner)",
             state.settings.total_timeout
         ),
     )
 }
+
+/// Less time than this left in a caller's deadline and a call is not started: no attempt could
+/// get an answer back in it.
+const MIN_TIME_LEFT: Duration = Duration::from_millis(1);
 
 /// A finished attempt: where it went, what came back, which OAuth2 token it carried, and
 /// whether it was a hedge.

@@ -18,6 +18,7 @@ mod bulkhead;
 mod call;
 mod client;
 mod constant;
+pub mod deadline;
 mod download;
 mod endpoints;
 mod environment;

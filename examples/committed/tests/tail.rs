@@ -208,3 +208,86 @@ async fn the_adaptive_limit_rejects_past_it_and_shows_in_the_stats() {
     assert!(a.is_ok() && b.is_ok());
     assert_eq!(c.unwrap_err().kind(), ErrorKind::Rejected);
 }
+
+#[tokio::test]
+async fn a_callers_deadline_travels_down_the_chain_and_stops_work_nobody_waits_for() {
+    const HEADER: &str = "X-Request-Timeout-Ms";
+    // C: half a second of work, unless its caller goes away first.
+    let (c, c_seen) = scripted(Arc::new(|_| (Duration::from_millis(500), StatusCode::OK))).await;
+    // B: reads the deadline A sends, and calls C inside it, sending on what is left.
+    let to_c = users(
+        &c.url(),
+        &format!("retry: {{ max_attempts: 1 }}\ndeadline: {{ propagate: {HEADER} }}"),
+    );
+    let b_errors = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let handler = {
+        let b_errors = b_errors.clone();
+        move || {
+            let (to_c, b_errors) = (to_c.clone(), b_errors.clone());
+            async move {
+                let left = remcall::deadline::remaining();
+                match to_c.get_user(1, None, "b").await {
+                    Ok(_) => StatusCode::OK,
+                    Err(error) => {
+                        b_errors.lock().unwrap().push((left, error.kind()));
+                        StatusCode::GATEWAY_TIMEOUT
+                    }
+                }
+            }
+        }
+    };
+    let b = Server::start(
+        Router::new()
+            .route("/v1/api/users/{id}", get(handler))
+            .layer(remcall::deadline::DeadlineLayer::new(HEADER)),
+    )
+    .await;
+    // A: 150 ms for the whole call.
+    let a = users(
+        &b.url(),
+        &format!(
+            "retry: {{ max_attempts: 1 }}\ntimeout: {{ total: 150ms }}\ndeadline: {{ propagate: {HEADER} }}"
+        ),
+    );
+    let started = std::time::Instant::now();
+    assert_eq!(
+        a.get_user(1, None, "a").await.unwrap_err().kind(),
+        ErrorKind::Timeout
+    );
+    assert!(started.elapsed() < Duration::from_millis(400));
+
+    // B ran with A's deadline, not its own 30 s, and gave up on C in time.
+    eventually(&c_seen.abandoned, 1).await;
+    let errors = b_errors.lock().unwrap().clone();
+    let (left, kind) = errors[0];
+    assert!(left.unwrap() <= Duration::from_millis(150), "{left:?}");
+    assert_eq!(kind, ErrorKind::Timeout);
+    // C was told how long it had.
+    let sent: u64 = c.received()[0].headers[HEADER]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(sent <= 150, "{sent} ms");
+    // And it did not finish the work after A's deadline.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(c_seen.arrived.load(Ordering::SeqCst), 1);
+    assert_eq!(c_seen.abandoned.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_call_with_no_time_left_sends_nothing() {
+    let (server, seen) = scripted(Arc::new(|_| (Duration::ZERO, StatusCode::OK))).await;
+    let users = users(&server.url(), "");
+    let error = remcall::deadline::scope(Duration::ZERO, users.get_user(1, None, "r"))
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Timeout);
+    assert!(error.to_string().contains("no time left"), "{error}");
+    assert_eq!(seen.arrived.load(Ordering::SeqCst), 0);
+    // Within a scope with time, calls go as usual, capped by it.
+    let user = remcall::deadline::scope(Duration::from_secs(1), users.get_user(1, None, "r"))
+        .await
+        .unwrap();
+    assert!(user.is_some());
+}
