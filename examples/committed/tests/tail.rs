@@ -220,19 +220,26 @@ async fn a_callers_deadline_travels_down_the_chain_and_stops_work_nobody_waits_f
         &format!("retry: {{ max_attempts: 1 }}\ndeadline: {{ propagate: {HEADER} }}"),
     );
     let b_errors = Arc::new(std::sync::Mutex::new(Vec::new()));
+    // B does its downstream work in a task of its own, as services that must not lose work when
+    // their caller hangs up do: A going away does not cancel it, only the deadline can. A task
+    // does not inherit the scope: it is handed on with `scope_until`.
     let handler = {
         let b_errors = b_errors.clone();
         move || {
             let (to_c, b_errors) = (to_c.clone(), b_errors.clone());
             async move {
+                let by = remcall::deadline::current().expect("the layer's scope");
                 let left = remcall::deadline::remaining();
-                match to_c.get_user(1, None, "b").await {
-                    Ok(_) => StatusCode::OK,
-                    Err(error) => {
-                        b_errors.lock().unwrap().push((left, error.kind()));
-                        StatusCode::GATEWAY_TIMEOUT
+                let work = tokio::spawn(remcall::deadline::scope_until(by, async move {
+                    match to_c.get_user(1, None, "b").await {
+                        Ok(_) => StatusCode::OK,
+                        Err(error) => {
+                            b_errors.lock().unwrap().push((left, error.kind()));
+                            StatusCode::GATEWAY_TIMEOUT
+                        }
                     }
-                }
+                }));
+                work.await.unwrap()
             }
         }
     };
