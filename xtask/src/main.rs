@@ -118,6 +118,10 @@ fn bench(quick: bool) -> anyhow::Result<()> {
             ),
         ),
         ("codegen", criterion("codegen", &[])),
+        (
+            "tail",
+            bin("tail", &[], &["--calls", "1000", "--step-seconds", "1"]),
+        ),
         ("futuresize", bin("futuresize", &[], &[])),
         ("buildtime", bin("buildtime", &[], &["--repeat", "1"])),
     ];
