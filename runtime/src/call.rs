@@ -671,13 +671,14 @@ async fn within<T>(
 }
 
 fn past_total_deadline(state: &MethodState) -> Error {
-    Error::new(
-        ErrorKind::Timeout,
-        format!(
-            "the call ran past its deadline (total {:?}, or the caller's when sooner)",
-            state.settings.total_timeout
+    let total = state.settings.total_timeout;
+    let message = match crate::deadline::current() {
+        Some(_) => format!(
+            "the call ran past its deadline: the caller's, or its total of {total:?}, whichever came first"
         ),
-    )
+        None => format!("the call ran past its total deadline of {total:?}"),
+    };
+    Error::new(ErrorKind::Timeout, message)
 }
 
 /// Less time than this left in a caller's deadline and a call is not started: no attempt could
