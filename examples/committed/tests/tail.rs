@@ -298,3 +298,45 @@ async fn a_call_with_no_time_left_sends_nothing() {
         .unwrap();
     assert!(user.is_some());
 }
+
+#[tokio::test]
+async fn a_post_with_an_idempotency_key_is_hedged_under_the_same_key() {
+    use remcall_example_committed::clients::payments::{NewRefund, Payments};
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let refunds = {
+        let arrived = arrived.clone();
+        axum::routing::post(move || {
+            let arrived = arrived.clone();
+            async move {
+                if arrived.fetch_add(1, Ordering::SeqCst) == 0 {
+                    tokio::time::sleep(SLOW).await;
+                }
+                axum::Json(json!({ "id": "re_1", "charge": "ch_1", "amount": 500 }))
+            }
+        })
+    };
+    let server = Server::start(Router::new().route("/v1/refunds", refunds)).await;
+    let payments = Payments::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str("hedge: { delay: 20ms, budget_percent: 100 }").unwrap())
+        .build()
+        .unwrap();
+    let refund = payments
+        .create_refund(&NewRefund {
+            charge: "ch_1".into(),
+            amount: 500,
+        })
+        .await
+        .unwrap();
+    assert_eq!(refund.id, "re_1");
+    let received = server.received();
+    assert_eq!(received.len(), 2, "the POST and its hedge");
+    assert_eq!(
+        received[0].headers["idempotency-key"], received[1].headers["idempotency-key"],
+        "one key: the server applies it once"
+    );
+    assert_eq!(
+        payments.stats().method("create_refund").unwrap().hedge_wins,
+        1
+    );
+}
