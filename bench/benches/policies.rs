@@ -267,6 +267,7 @@ fn other_policies(c: &mut Criterion) {
             // is late by milliseconds on this machine, and must not be refused.
             burst: 1_000_000_000,
             max_wait: Duration::ZERO,
+            shared: None,
         },
         Instant::now(),
     );
@@ -341,6 +342,7 @@ fn against_libraries(c: &mut Criterion) {
             per_second: 1e12,
             burst: 1_000_000_000,
             max_wait: Duration::ZERO,
+            shared: None,
         },
         Instant::now(),
     ));

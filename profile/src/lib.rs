@@ -18,13 +18,13 @@ pub mod vars;
 pub use model::{
     AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition,
     DeadlinePolicy, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy,
-    Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2, PoolPolicy, Profile, QueryParams,
-    RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope, SemaphorePolicy,
-    SlowCall, Strategy, Timeouts, Tls, Window,
+    Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile,
+    QueryParams, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope,
+    SemaphorePolicy, SharedBudget, SharedLimit, SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
     BreakerSettings, EndpointSettings, HalfOpenRule, HedgeSettings, IsolationSettings,
-    RateLimitSettings, RetrySettings, Settings,
+    RateLimitSettings, RetrySettings, Settings, SharedBudgetSettings, SharedLimitSettings,
 };
 pub use units::ByteSize;
 

@@ -73,6 +73,35 @@ impl Profile {
                 );
             }
         }
+        let shared_limit = self.rate_limit.as_ref().and_then(|r| r.shared.as_ref());
+        if let Some(shared) = shared_limit {
+            if shared.replicas == Some(0) {
+                wrong(
+                    "rate_limit.shared.replicas",
+                    "`rate_limit.shared.replicas` is 0: at least 1 (the replicas sharing the key)"
+                        .to_owned(),
+                );
+            }
+            shared_place(
+                &mut wrong,
+                "rate_limit.shared",
+                shared.redis.as_deref(),
+                shared.key.as_deref(),
+            );
+        }
+        if let Some(shared) = self
+            .retry
+            .as_ref()
+            .and_then(|r| r.budget.as_ref())
+            .and_then(|b| b.shared.as_ref())
+        {
+            shared_place(
+                &mut wrong,
+                "retry.budget.shared",
+                shared.redis.as_deref(),
+                shared.key.as_deref(),
+            );
+        }
         if let Some(header) = self.deadline.as_ref().and_then(|d| d.propagate.as_deref())
             && (header.is_empty()
                 || !header
@@ -85,6 +114,41 @@ impl Profile {
             );
         }
         found
+    }
+}
+
+/// A shared limit or budget needs where (a `redis://` or `rediss://` URL, or a `${VAR}` for one)
+/// and under which key.
+fn shared_place(
+    wrong: &mut impl FnMut(&str, String),
+    at: &str,
+    redis: Option<&str>,
+    key: Option<&str>,
+) {
+    match redis {
+        None => wrong(
+            &format!("{at}.redis"),
+            format!("`{at}` needs `redis`, the server's URL (`redis: \"${{REDIS_URL}}\"`)"),
+        ),
+        Some(url)
+            if !(url.starts_with("redis://")
+                || url.starts_with("rediss://")
+                || url.starts_with("${")) =>
+        {
+            wrong(
+                &format!("{at}.redis"),
+                format!(
+                    "`{at}.redis` is not a Redis URL: write redis://host:6379 or rediss://host:6380"
+                ),
+            )
+        }
+        _ => {}
+    }
+    if key.is_none_or(str::is_empty) {
+        wrong(
+            &format!("{at}.key"),
+            format!("`{at}` needs `key`: replicas with the same key share it"),
+        );
     }
 }
 

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::model::{
-    Auth, Condition, HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel, Profile,
-    Scope, Strategy, Tls, Window,
+    Auth, Condition, HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel,
+    OnRedisError, Profile, Scope, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -83,6 +83,34 @@ pub struct RetrySettings {
     pub budget_ratio: f64,
     /// Retries per second always allowed.
     pub budget_min_per_second: u32,
+    /// The budget kept in Redis for every replica, if any.
+    pub budget_shared: Option<SharedBudgetSettings>,
+}
+
+/// Effective shared retry budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedBudgetSettings {
+    /// Redis URL (placeholders not yet resolved).
+    pub redis: String,
+    /// The key replicas share.
+    pub key: String,
+    /// Slower than this: Redis is down.
+    pub timeout: Duration,
+}
+
+/// Effective shared rate limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedLimitSettings {
+    /// Redis URL (placeholders not yet resolved).
+    pub redis: String,
+    /// The key replicas share.
+    pub key: String,
+    /// Slower than this: Redis is down.
+    pub timeout: Duration,
+    /// What a call gets while Redis cannot answer.
+    pub on_error: OnRedisError,
+    /// Replicas sharing the key.
+    pub replicas: u32,
 }
 
 /// Effective breaker policy.
@@ -185,6 +213,8 @@ pub struct RateLimitSettings {
     pub burst: u32,
     /// Wait for a token.
     pub max_wait: Duration,
+    /// The limit kept in Redis for every replica, if any.
+    pub shared: Option<SharedLimitSettings>,
 }
 
 impl Settings {
@@ -220,6 +250,11 @@ impl Settings {
                 retry_after_max: retry.retry_after.and_then(|r| r.max).unwrap_or(s(10)),
                 budget_ratio: budget.ratio.unwrap_or(0.2),
                 budget_min_per_second: budget.min_per_second.unwrap_or(10),
+                budget_shared: budget.shared.map(|shared| SharedBudgetSettings {
+                    redis: shared.redis.unwrap_or_default(),
+                    key: shared.key.unwrap_or_default(),
+                    timeout: shared.timeout.unwrap_or(ms(50)),
+                }),
             },
             breaker: BreakerSettings {
                 scope: breaker.scope.unwrap_or(Scope::Method),
@@ -280,6 +315,13 @@ impl Settings {
                 per_second: limit.per_second.unwrap_or(100.0),
                 burst: limit.burst.unwrap_or(20),
                 max_wait: limit.max_wait.unwrap_or(Duration::ZERO),
+                shared: limit.shared.map(|shared| SharedLimitSettings {
+                    redis: shared.redis.unwrap_or_default(),
+                    key: shared.key.unwrap_or_default(),
+                    timeout: shared.timeout.unwrap_or(ms(50)),
+                    on_error: shared.on_error.unwrap_or(OnRedisError::LocalShare),
+                    replicas: shared.replicas.unwrap_or(1).max(1),
+                }),
             }),
             hedge: profile.hedge.as_ref().map(|hedge| HedgeSettings {
                 delay: hedge.delay.unwrap_or(HedgeDelay::Percentile(0.95)),

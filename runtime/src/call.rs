@@ -110,6 +110,27 @@ impl Client {
         // 1. Rate limiter. Dropping the call while it waits gives the turn back. One clock
         // reading serves the limiter and the breaker, unless the call waited for its turn.
         let mut now = Instant::now();
+        // A rate limit shared with the fleet (in Redis) stands in for the local one.
+        if let Some(shared) = &state.fleet_limit {
+            let decision = crate::fleet::admit(shared, now).await;
+            if decision.without_redis {
+                state.counters.record_without_redis();
+                #[cfg(feature = "metrics")]
+                crate::metrics::record_without_redis(self.shared.spec.name, method.name);
+            }
+            if !decision.admitted {
+                state
+                    .counters
+                    .record(Ending::RateLimited, None, Instant::now());
+                return Err(named(Error::fixed(
+                    ErrorKind::RateLimited,
+                    "shared rate limit reached: no turn within max_wait",
+                )));
+            }
+            if decision.waited {
+                now = Instant::now();
+            }
+        }
         // A caller's deadline (a `remcall::deadline` scope) that leaves no time: nothing is
         // sent, and the downstream is not blamed.
         let caller_deadline = crate::deadline::current();
@@ -180,6 +201,9 @@ impl Client {
             started
         };
         self.shared.budget.deposit(started);
+        if let Some(fleet) = &self.shared.fleet_budget {
+            crate::fleet::deposit(fleet, started);
+        }
         if let Some(hedging) = &state.hedging {
             hedging.deposit(started);
         }
@@ -354,7 +378,7 @@ impl Client {
             }
             let wait = retry_after.unwrap_or_else(|| backoff(retry, attempt, fastrand::f64()));
             let now = Instant::now();
-            if now + wait >= deadline || !self.shared.budget.withdraw(now) {
+            if now + wait >= deadline || !self.retry_allowed(state, method, now).await {
                 return Err(error);
             }
             state.counters.record_retry();
@@ -365,6 +389,28 @@ impl Client {
             sent = now + wait;
             attempt += 1;
         }
+    }
+
+    /// Whether the budget allows a retry: the fleet's when the profile shares one and Redis
+    /// answers, else the client's own.
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    async fn retry_allowed(
+        &self,
+        state: &MethodState,
+        method: &'static crate::spec::MethodSpec,
+        now: Instant,
+    ) -> bool {
+        if let Some(fleet) = &self.shared.fleet_budget {
+            match crate::fleet::withdraw(fleet).await {
+                Some(granted) => return granted,
+                None => {
+                    state.counters.record_without_redis();
+                    #[cfg(feature = "metrics")]
+                    crate::metrics::record_without_redis(self.shared.spec.name, method.name);
+                }
+            }
+        }
+        self.shared.budget.withdraw(now)
     }
 
     /// One attempt to `lease`'s endpoint, in its span, its endpoint's health recorded.

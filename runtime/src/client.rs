@@ -13,6 +13,7 @@ use crate::bulkhead::Bulkhead;
 use crate::endpoints::{Discover, DynDiscover, Endpoints};
 use crate::environment;
 use crate::error::{Error, ErrorKind};
+use crate::fleet;
 use crate::hedge::Hedging;
 use crate::interceptor::{DynInterceptor, Erased, Interceptor};
 use crate::rate_limit::RateLimiter;
@@ -64,6 +65,8 @@ pub(crate) struct Shared {
     /// What an untouched method's state is made from: the client's own.
     pub(crate) template: Template,
     pub(crate) budget: RetryBudget,
+    /// The fleet's retry budget in Redis, when the profile shares one.
+    pub(crate) fleet_budget: fleet::Budget,
     pub(crate) interceptors: Vec<Arc<dyn DynInterceptor>>,
 }
 
@@ -77,6 +80,7 @@ pub(crate) struct Template {
     breaker: Arc<Breaker>,
     bulkhead: Arc<Bulkhead>,
     rate_limit: Option<Arc<RateLimiter>>,
+    fleet_limit: fleet::Limit,
 }
 
 impl Shared {
@@ -115,6 +119,7 @@ impl Shared {
                 breaker,
                 bulkhead: template.bulkhead.clone(),
                 rate_limit: template.rate_limit.clone(),
+                fleet_limit: template.fleet_limit.clone(),
                 settings,
             })
         })
@@ -146,6 +151,8 @@ pub(crate) struct MethodState {
     pub(crate) bulkhead: Arc<Bulkhead>,
     /// Likewise for the rate limiter.
     pub(crate) rate_limit: Option<Arc<RateLimiter>>,
+    /// The rate limit shared with the fleet, in place of `rate_limit`, when the profile says so.
+    pub(crate) fleet_limit: fleet::Limit,
 }
 
 /// Builds a [`Client`]; generated builders wrap this one.
@@ -285,7 +292,9 @@ impl ClientBuilder {
         let client_limiter = client_settings
             .rate_limit
             .as_ref()
+            .filter(|r| r.shared.is_none())
             .map(|r| Arc::new(RateLimiter::new(r, now)));
+        let client_fleet_limit = fleet::limiter(&client_settings, spec.name, now).map_err(named)?;
         let client_breaker = Arc::new(Breaker::new(
             client_settings.breaker.clone(),
             spec.name,
@@ -306,6 +315,7 @@ impl ClientBuilder {
             breaker: client_breaker.clone(),
             bulkhead: client_bulkhead.clone(),
             rate_limit: client_limiter.clone(),
+            fleet_limit: client_fleet_limit.clone(),
             settings: client_settings.clone(),
         };
         let mut methods: Vec<OnceLock<Box<MethodState>>> = std::iter::repeat_with(OnceLock::new)
@@ -334,12 +344,16 @@ impl ClientBuilder {
                         .map_err(|e| in_method(pool_error(e)))?,
                 )
             };
-            let rate_limit = match &settings.rate_limit {
+            let (rate_limit, fleet_limit) = match &settings.rate_limit {
                 Some(limit) if Some(limit) == client_settings.rate_limit.as_ref() => {
-                    client_limiter.clone()
+                    (client_limiter.clone(), client_fleet_limit.clone())
                 }
-                Some(limit) => Some(Arc::new(RateLimiter::new(limit, now))),
-                None => None,
+                Some(limit) if limit.shared.is_some() => (
+                    None,
+                    fleet::limiter(&settings, spec.name, now).map_err(in_method)?,
+                ),
+                Some(limit) => (Some(Arc::new(RateLimiter::new(limit, now))), None),
+                None => (None, None),
             };
             // One token cache per client unless a method authenticates differently.
             let credentials = match &settings.auth {
@@ -360,6 +374,7 @@ impl ClientBuilder {
                 breaker,
                 bulkhead,
                 rate_limit,
+                fleet_limit,
             }));
         }
         let budget = RetryBudget::new(
@@ -367,6 +382,7 @@ impl ClientBuilder {
             client_settings.retry.budget_min_per_second,
             now,
         );
+        let fleet_budget = fleet::budget(&client_settings, spec.name, now).map_err(named)?;
 
         let endpoints = Endpoints::new(
             spec.name,
@@ -383,6 +399,7 @@ impl ClientBuilder {
             methods,
             template,
             budget,
+            fleet_budget,
             interceptors: self.interceptors,
         };
         Ok(Client {

@@ -23,6 +23,7 @@ mod download;
 mod endpoints;
 mod environment;
 mod error;
+mod fleet;
 mod hedge;
 mod int_enum;
 mod interceptor;
@@ -36,6 +37,8 @@ mod paginate;
 mod params;
 mod query;
 mod rate_limit;
+#[cfg(feature = "redis")]
+mod redis;
 mod request;
 mod response;
 mod retry;

@@ -111,6 +111,7 @@ mod tests {
                 per_second,
                 burst,
                 max_wait: Duration::from_millis(max_wait_ms),
+                shared: None,
             },
             now,
         )

@@ -46,6 +46,9 @@ pub struct MethodStats {
     pub hedges: u64,
     /// Calls a hedge answered first.
     pub hedge_wins: u64,
+    /// Rate-limit and retry-budget decisions made without Redis (it was down or slow) under
+    /// `rate_limit.shared` or `retry.budget.shared`.
+    pub without_redis: u64,
     /// The adaptive concurrency limit now, under `isolation: adaptive`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency_limit: Option<u32>,
@@ -76,6 +79,7 @@ impl MethodStats {
             fallbacks: 0,
             hedges: 0,
             hedge_wins: 0,
+            without_redis: 0,
             concurrency_limit: None,
             breaker,
             p50: Duration::ZERO,
@@ -147,6 +151,7 @@ pub(crate) struct Counters {
     fallbacks: AtomicU64,
     hedges: AtomicU64,
     hedge_wins: AtomicU64,
+    without_redis: AtomicU64,
     latencies: Latencies,
 }
 
@@ -176,6 +181,7 @@ impl Counters {
             fallbacks: AtomicU64::new(0),
             hedges: AtomicU64::new(0),
             hedge_wins: AtomicU64::new(0),
+            without_redis: AtomicU64::new(0),
             latencies: Latencies::new(now),
         }
     }
@@ -219,6 +225,10 @@ impl Counters {
         self.hedges.fetch_add(1, Ordering::Relaxed);
     }
 
+    pub(crate) fn record_without_redis(&self) {
+        self.without_redis.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(crate) fn record_hedge_win(&self) {
         self.hedge_wins.fetch_add(1, Ordering::Relaxed);
     }
@@ -241,6 +251,7 @@ impl Counters {
             fallbacks: load(&self.fallbacks),
             hedges: load(&self.hedges),
             hedge_wins: load(&self.hedge_wins),
+            without_redis: load(&self.without_redis),
             concurrency_limit: None,
             breaker,
             p50: self.latencies.quantile(0.5, now),
@@ -267,6 +278,7 @@ mod tests {
             fallbacks: 0,
             hedges: 0,
             hedge_wins: 0,
+            without_redis: 0,
             concurrency_limit: None,
             breaker: BreakerState::Closed,
             p50: Duration::from_nanos(2_097_151_000),

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::{AdaptivePolicy, Layer, one_of};
+use super::{AdaptivePolicy, Layer, SharedLimit, one_of};
 use crate::units::duration;
 
 partial! {
@@ -46,6 +46,8 @@ partial! {
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         max_wait: Duration,
+        /// One limit for every replica, kept in Redis.
+        shared: SharedLimit,
     }
 }
 

@@ -183,5 +183,8 @@ pub use endpoints::{
 #[cfg(feature = "schema")]
 pub(crate) use isolation::IsolationRepr;
 pub use isolation::{Isolation, PoolPolicy, RateLimitPolicy, SemaphorePolicy};
-pub use overload::{AdaptivePolicy, DeadlinePolicy, HedgeDelay, HedgePolicy, LimitAlgorithm};
+pub use overload::{
+    AdaptivePolicy, DeadlinePolicy, HedgeDelay, HedgePolicy, LimitAlgorithm, OnRedisError,
+    SharedBudget, SharedLimit,
+};
 pub use retry::{Backoff, Jitter, RetryAfter, RetryBudgetPolicy, RetryPolicy, Timeouts};

@@ -150,3 +150,54 @@ partial! {
         propagate: String,
     }
 }
+
+partial! {
+    /// A rate limit shared by every replica, kept in Redis (the runtime's `redis` feature).
+    pub struct SharedLimit {
+        /// `redis://` or `rediss://` URL; a password in it makes it a secret: write `${VAR}`.
+        redis: String,
+        /// Replicas with the same key share the limit.
+        key: String,
+        /// Slower than this counts as Redis being down.
+        #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        timeout: Duration,
+        /// What a call gets while Redis cannot answer: `open`, `closed` or `local_share`.
+        on_error: OnRedisError,
+        /// Replicas sharing the key: `local_share` allows `per_second / replicas` locally.
+        replicas: u32,
+    }
+}
+
+partial! {
+    /// A retry budget shared by every replica, kept in Redis.
+    pub struct SharedBudget {
+        /// `redis://` or `rediss://` URL; a password in it makes it a secret: write `${VAR}`.
+        redis: String,
+        /// Replicas with the same key share the budget.
+        key: String,
+        /// Slower than this counts as Redis being down (then the local budget decides).
+        #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        timeout: Duration,
+    }
+}
+
+/// What a shared rate limit does while Redis cannot answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum OnRedisError {
+    /// Let the call through.
+    Open,
+    /// Refuse it with `RateLimited`.
+    Closed,
+    /// Limit locally to `per_second / replicas`: the fleet stays near its limit.
+    LocalShare,
+}
+
+impl Layer for OnRedisError {
+    fn layer(self, over: Self) -> Self {
+        over
+    }
+}

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::Layer;
 use super::breaker::Condition;
+use super::{Layer, SharedBudget};
 use crate::units::duration;
 
 partial! {
@@ -77,6 +77,8 @@ partial! {
         ratio: f64,
         /// Retries allowed per second whatever the ratio says.
         min_per_second: u32,
+        /// One budget for every replica, kept in Redis.
+        shared: SharedBudget,
     }
 }
 

@@ -1,0 +1,244 @@
+//! Limits a fleet shares through a real `redis-server` (started by each test on a loopback port):
+//! the aggregate rate of several clients, every `on_error` mode when Redis goes away and the
+//! return to Redis when it comes back, a slow Redis held to `timeout`, NOSCRIPT after a script
+//! flush, and a retry budget that caps the fleet's retries.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::get;
+use remcall::serde_json::json;
+use remcall::{ErrorKind, Profile};
+use remcall_example_committed::clients::user_client::UserClient;
+use testkit::Server;
+use testkit::redis::{RedisServer, SlowProxy};
+
+/// A user service that answers every request, counting them.
+async fn service() -> (Server, Arc<AtomicUsize>) {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            let counted = counted.clone();
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                axum::Json(json!({ "id": 1, "name": "Ada" }))
+            }
+        }),
+    );
+    (Server::start(router).await, hits)
+}
+
+fn client(url: &str, yaml: &str) -> UserClient {
+    UserClient::builder()
+        .base_url(url)
+        .profile(Profile::from_yaml_str(yaml).unwrap())
+        .build()
+        .unwrap()
+}
+
+/// A shared limit of one call a second after a burst of `burst`, on `redis`.
+fn limited(redis: &str, key: &str, burst: u32, on_error: &str) -> String {
+    format!(
+        "retry: {{ max_attempts: 1 }}\nrate_limit: {{ per_second: 1, burst: {burst}, shared: {{ redis: \"{redis}\", key: {key}, timeout: 50ms, on_error: {on_error}, replicas: 2 }} }}"
+    )
+}
+
+/// Of `calls` calls made at once by each client, how many got through.
+async fn admitted(clients: &[UserClient], calls: usize) -> usize {
+    let mut tasks = Vec::new();
+    for users in clients {
+        for _ in 0..calls {
+            let users = users.clone();
+            tasks.push(tokio::spawn(
+                async move { users.get_user(1, None, "f").await },
+            ));
+        }
+    }
+    let mut passed = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(_) => passed += 1,
+            Err(error) => assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}"),
+        }
+    }
+    passed
+}
+
+#[tokio::test]
+async fn clients_on_separate_connections_share_one_limit() {
+    let redis = RedisServer::start().await;
+    let (server, hits) = service().await;
+    let fleet: Vec<UserClient> = (0..3)
+        .map(|_| {
+            client(
+                &server.url(),
+                &limited(&redis.url(), "shared-api", 6, "closed"),
+            )
+        })
+        .collect();
+    // 30 calls at once across three replicas: the burst of 6 in all, not 6 each.
+    let passed = admitted(&fleet, 10).await;
+    assert!((6..=7).contains(&passed), "{passed} admitted");
+    assert_eq!(hits.load(Ordering::SeqCst), passed);
+    let stats = fleet[0].stats();
+    assert_eq!(stats.method("get_user").unwrap().without_redis, 0);
+    // A separate key is a separate limit.
+    let other = client(
+        &server.url(),
+        &limited(&redis.url(), "other-api", 6, "closed"),
+    );
+    assert_eq!(admitted(&[other], 6).await, 6);
+}
+
+#[tokio::test]
+async fn when_redis_goes_away_each_mode_decides_at_once_and_redis_is_back_when_it_returns() {
+    let mut redis = RedisServer::start().await;
+    let (server, _) = service().await;
+    let url = redis.url();
+    let open = client(&server.url(), &limited(&url, "down", 1, "open"));
+    let closed = client(&server.url(), &limited(&url, "down", 1, "closed"));
+    let local = client(&server.url(), &limited(&url, "down", 4, "local_share"));
+    // Up: the three share one key and its burst of 1, which the first call takes.
+    assert!(open.get_user(1, None, "a").await.is_ok());
+    assert_eq!(
+        closed.get_user(1, None, "b").await.unwrap_err().kind(),
+        ErrorKind::RateLimited
+    );
+
+    let port = redis.stop();
+    let started = Instant::now();
+    // Open: everything passes; closed: nothing; local share: per_second / replicas with a burst
+    // of 4 / 2.
+    assert_eq!(admitted(std::slice::from_ref(&open), 5).await, 5);
+    assert_eq!(admitted(std::slice::from_ref(&closed), 5).await, 0);
+    assert_eq!(admitted(std::slice::from_ref(&local), 5).await, 2);
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "no call waited on the dead Redis: {:?}",
+        started.elapsed()
+    );
+    for users in [&open, &closed, &local] {
+        assert!(users.stats().method("get_user").unwrap().without_redis >= 5);
+    }
+
+    // Back: within the reconnection backoff, decisions are Redis's again.
+    let _redis = RedisServer::start_on(port).await;
+    let mut back = false;
+    for _ in 0..60 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let before = closed.stats().method("get_user").unwrap().without_redis;
+        let _ = closed.get_user(1, None, "c").await;
+        if closed.stats().method("get_user").unwrap().without_redis == before {
+            back = true;
+            break;
+        }
+    }
+    assert!(back, "the closed client decides with Redis again");
+    // With Redis back, the open client is limited again (the burst of 1 is Redis's to give),
+    // and it decides nothing without it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = open.stats().method("get_user").unwrap().without_redis;
+    assert!(admitted(std::slice::from_ref(&open), 3).await <= 1);
+    assert_eq!(
+        open.stats().method("get_user").unwrap().without_redis,
+        before
+    );
+}
+
+#[tokio::test]
+async fn a_slow_redis_is_waited_on_no_longer_than_timeout() {
+    let redis = RedisServer::start().await;
+    let proxy = SlowProxy::start(redis.addr()).await;
+    let (server, _) = service().await;
+    let users = client(&server.url(), &limited(&proxy.url(), "slow", 100, "open"));
+    users.get_user(1, None, "warm").await.unwrap();
+    proxy.set_delay(Duration::from_millis(500));
+    let started = Instant::now();
+    users.get_user(1, None, "slow").await.unwrap();
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(300),
+        "waited {took:?} on a slow Redis"
+    );
+    assert_eq!(users.stats().method("get_user").unwrap().without_redis, 1);
+}
+
+#[tokio::test]
+async fn the_script_is_loaded_again_after_a_flush() {
+    let redis = RedisServer::start().await;
+    let (server, _) = service().await;
+    let users = client(
+        &server.url(),
+        &limited(&redis.url(), "flushed", 100, "closed"),
+    );
+    users.get_user(1, None, "a").await.unwrap();
+    assert_eq!(redis.command("SCRIPT FLUSH").await, "+OK");
+    users.get_user(1, None, "b").await.unwrap();
+    assert_eq!(users.stats().method("get_user").unwrap().without_redis, 0);
+}
+
+#[tokio::test]
+async fn a_shared_retry_budget_caps_the_fleets_retries() {
+    let redis = RedisServer::start().await;
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let counted = attempts.clone();
+    let failing = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            let counted = counted.clone();
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+        }),
+    ))
+    .await;
+    // One retry a second for the whole fleet: 10 in the ten-second window, however many
+    // replicas. Four local budgets of the same figure would allow 40.
+    let budget = |shared: bool| {
+        let shared = if shared {
+            format!(
+                ", shared: {{ redis: \"{}\", key: fleet-budget }}",
+                redis.url()
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "retry: {{ max_attempts: 3, backoff: {{ initial: 1ms, max: 1ms }}, budget: {{ ratio: 0, min_per_second: 1{shared} }} }}\nbreaker: {{ min_calls: 1000 }}"
+        )
+    };
+    let fleet: Vec<UserClient> = (0..4)
+        .map(|_| client(&failing.url(), &budget(true)))
+        .collect();
+    for users in &fleet {
+        for _ in 0..10 {
+            assert!(users.get_user(1, None, "r").await.is_err());
+        }
+    }
+    let retries: u64 = fleet
+        .iter()
+        .map(|u| u.stats().method("get_user").unwrap().retries)
+        .sum();
+    assert_eq!(retries, 10, "the fleet's budget");
+    assert_eq!(attempts.load(Ordering::SeqCst), 40 + 10);
+
+    let local: Vec<UserClient> = (0..4)
+        .map(|_| client(&failing.url(), &budget(false)))
+        .collect();
+    for users in &local {
+        for _ in 0..10 {
+            let _ = users.get_user(1, None, "r").await;
+        }
+    }
+    let retries: u64 = local
+        .iter()
+        .map(|u| u.stats().method("get_user").unwrap().retries)
+        .sum();
+    assert_eq!(retries, 40, "four budgets of 10 each");
+}

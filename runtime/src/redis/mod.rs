@@ -1,0 +1,232 @@
+//! Limits shared by a fleet, kept in Redis (feature `redis`): the rate limit
+//! (`rate_limit.shared`, limit.rs) and the retry budget (`retry.budget.shared`, budget.rs), over
+//! one connection each with the failure handling they share (this file).
+//!
+//! Redis is never waited on longer than `timeout`. A command that fails or is slower marks the
+//! link down: one WARN for the outage, every call decides without Redis (as its `on_error` or the
+//! local budget says) and at once, and a task reconnects in the background with backoff. When
+//! Redis answers a PING again the link is up, with one INFO saying how many decisions were made
+//! without it.
+
+mod budget;
+mod limit;
+
+pub(crate) use budget::SharedBudget;
+pub(crate) use limit::{Admission, SharedLimiter};
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use redis::aio::MultiplexedConnection;
+
+use crate::error::{Error, ErrorKind};
+
+/// The first and the longest wait between reconnection attempts.
+const BACKOFF_FIRST: Duration = Duration::from_millis(50);
+const BACKOFF_MAX: Duration = Duration::from_secs(2);
+
+/// One Redis server, as a client's shared limit or budget reaches it.
+pub(crate) struct Link {
+    redis: redis::Client,
+    /// The URL without its password, for logs.
+    label: String,
+    /// The password, to take out of the text of Redis's errors.
+    password: Option<String>,
+    timeout: Duration,
+    client: &'static str,
+    conn: Mutex<Option<MultiplexedConnection>>,
+    down: AtomicBool,
+    reconnecting: AtomicBool,
+    /// Decisions made without Redis in the current outage.
+    without: AtomicU64,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link")
+            .field("redis", &self.label)
+            .field("down", &self.down.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl Link {
+    /// `url` resolved from the environment; `field` names it in errors (never its text, which
+    /// may hold a password).
+    pub(crate) fn new(
+        url: &str,
+        timeout: Duration,
+        client: &'static str,
+        field: &str,
+    ) -> Result<Arc<Link>, Error> {
+        let parsed = reqwest::Url::parse(url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "redis" | "rediss") && u.host_str().is_some());
+        let Some(mut parsed) = parsed else {
+            return Err(Error::new(
+                ErrorKind::Config,
+                format!("{field}: not a redis:// or rediss:// URL"),
+            ));
+        };
+        let password = parsed.password().map(str::to_owned);
+        if password.is_some() {
+            let _ = parsed.set_password(Some("***"));
+        }
+        let redis = redis::Client::open(url).map_err(|_| {
+            Error::new(
+                ErrorKind::Config,
+                format!("{field}: Redis cannot use this URL ({})", parsed.as_str()),
+            )
+        })?;
+        Ok(Arc::new(Link {
+            redis,
+            label: parsed.as_str().to_owned(),
+            password,
+            timeout,
+            client,
+            conn: Mutex::new(None),
+            down: AtomicBool::new(false),
+            reconnecting: AtomicBool::new(false),
+            without: AtomicU64::new(0),
+        }))
+    }
+
+    /// Runs `command` on the connection within `timeout`; `None` when Redis is down, slow or
+    /// failing (the link is then marked down).
+    pub(crate) async fn run<T, F, Fut>(self: &Arc<Self>, command: F) -> Option<T>
+    where
+        F: FnOnce(MultiplexedConnection) -> Fut,
+        Fut: Future<Output = redis::RedisResult<T>>,
+    {
+        if self.down.load(Ordering::Acquire) {
+            self.reconnect();
+            return None;
+        }
+        let held = self.lock().clone();
+        let outcome = tokio::time::timeout(self.timeout, async {
+            let conn = match held {
+                Some(conn) => conn,
+                None => {
+                    let conn = self.redis.get_multiplexed_async_connection().await?;
+                    *self.lock() = Some(conn.clone());
+                    conn
+                }
+            };
+            command(conn).await
+        })
+        .await;
+        match outcome {
+            Ok(Ok(value)) => Some(value),
+            Ok(Err(error)) => {
+                self.fail(&error.to_string());
+                None
+            }
+            Err(_) => {
+                self.fail(&format!("no answer within {:?}", self.timeout));
+                None
+            }
+        }
+    }
+
+    /// Counts a decision made without Redis.
+    pub(crate) fn without_redis(&self) {
+        self.without.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<MultiplexedConnection>> {
+        self.conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Marks the link down (one WARN an outage) and starts reconnecting.
+    fn fail(self: &Arc<Self>, why: &str) {
+        *self.lock() = None;
+        if !self.down.swap(true, Ordering::AcqRel) {
+            self.without.store(0, Ordering::Relaxed);
+            tracing::warn!(
+                client = self.client,
+                redis = %self.label,
+                error = %self.redact(why),
+                "Redis cannot be reached: shared limits decide without it until it answers again"
+            );
+        }
+        self.reconnect();
+    }
+
+    /// Starts the background reconnection, unless it runs already.
+    fn reconnect(self: &Arc<Self>) {
+        if self.reconnecting.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.reconnecting.store(false, Ordering::Release);
+            return;
+        };
+        let link = Arc::downgrade(self);
+        runtime.spawn(async move {
+            let mut wait = BACKOFF_FIRST;
+            loop {
+                tokio::time::sleep(wait).await;
+                // The client is gone: nothing to reconnect for.
+                let Some(link) = link.upgrade() else { return };
+                let attempt = tokio::time::timeout(link.timeout, async {
+                    let mut conn = link.redis.get_multiplexed_async_connection().await?;
+                    redis::cmd("PING").query_async::<()>(&mut conn).await?;
+                    Ok::<_, redis::RedisError>(conn)
+                })
+                .await;
+                if let Ok(Ok(conn)) = attempt {
+                    *link.lock() = Some(conn);
+                    link.down.store(false, Ordering::Release);
+                    link.reconnecting.store(false, Ordering::Release);
+                    tracing::info!(
+                        client = link.client,
+                        redis = %link.label,
+                        decided_without = link.without.load(Ordering::Relaxed),
+                        "Redis answers again: shared limits are back on it"
+                    );
+                    return;
+                }
+                wait = (wait * 2).min(BACKOFF_MAX);
+            }
+        });
+    }
+
+    /// `text` with the URL's password taken out.
+    fn redact(&self, text: &str) -> String {
+        match &self.password {
+            Some(password) if !password.is_empty() => text.replace(password.as_str(), "***"),
+            _ => text.to_owned(),
+        }
+    }
+}
+
+/// A key of this crate's, hash-tagged so that Redis Cluster puts a key's parts in one slot.
+fn tagged(key: &str, part: &str) -> String {
+    format!("remcall:{{{key}}}:{part}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_password_stays_out_of_labels_errors_and_debug() {
+        let link = Link::new(
+            "redis://app:s3cr3t-pw@127.0.0.1:6379/0",
+            Duration::from_millis(50),
+            "C",
+            "rate_limit.shared.redis",
+        )
+        .unwrap();
+        let shown = format!("{link:?} {}", link.redact("auth failed for s3cr3t-pw"));
+        assert!(!shown.contains("s3cr3t-pw"), "{shown}");
+        assert!(shown.contains("app:***@127.0.0.1"), "{shown}");
+        let refused = Link::new("http://app:s3cr3t-pw@h", Duration::ZERO, "C", "f").unwrap_err();
+        assert!(!refused.to_string().contains("s3cr3t"), "{refused}");
+        assert_eq!(tagged("stripe-api", "rate"), "remcall:{stripe-api}:rate");
+    }
+}

@@ -1,0 +1,167 @@
+//! A real `redis-server` for the tests of limits shared through Redis, on a free loopback port,
+//! and a TCP proxy in front of it that can be made slow. A test that needs Redis fails, with the
+//! package to install, when `redis-server` is not there: it never skips.
+
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A `redis-server` child process; stopped when dropped.
+#[derive(Debug)]
+pub struct RedisServer {
+    child: Option<Child>,
+    port: u16,
+}
+
+impl RedisServer {
+    /// Starts one on a free loopback port and waits until it answers PING.
+    pub async fn start() -> RedisServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        RedisServer::start_on(port).await
+    }
+
+    /// Starts one on `port` (again, after [`RedisServer::stop`]).
+    pub async fn start_on(port: u16) -> RedisServer {
+        let child = Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server is not installed (Debian: apt-get install -y redis-server)");
+        let server = RedisServer {
+            child: Some(child),
+            port,
+        };
+        for _ in 0..200 {
+            if ping(server.addr()).await {
+                return server;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("redis-server on port {port} did not answer PING within 2 s");
+    }
+
+    /// Its address.
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    /// `redis://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("redis://{}", self.addr())
+    }
+
+    /// Kills it (its port can be started again with [`RedisServer::start_on`]).
+    pub fn stop(&mut self) -> u16 {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.port
+    }
+
+    /// Sends one command (inline syntax) and returns the first line of the answer.
+    pub async fn command(&self, line: &str) -> String {
+        let mut stream = TcpStream::connect(self.addr()).await.expect("connect");
+        stream
+            .write_all(format!("{line}\r\n").as_bytes())
+            .await
+            .expect("write");
+        let mut answer = vec![0; 512];
+        let n = stream.read(&mut answer).await.expect("read");
+        String::from_utf8_lossy(&answer[..n]).trim().to_owned()
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+async fn ping(addr: SocketAddr) -> bool {
+    let Ok(mut stream) = TcpStream::connect(addr).await else {
+        return false;
+    };
+    if stream.write_all(b"PING\r\n").await.is_err() {
+        return false;
+    }
+    let mut answer = [0; 7];
+    matches!(stream.read(&mut answer).await, Ok(n) if answer[..n].starts_with(b"+PONG"))
+}
+
+/// A loopback TCP proxy that holds every chunk the server sends for `delay` first: a slow Redis.
+#[derive(Debug, Clone)]
+pub struct SlowProxy {
+    addr: SocketAddr,
+    delay_ms: Arc<AtomicU64>,
+}
+
+impl SlowProxy {
+    /// Proxies a new loopback port to `upstream`, without delay to start with.
+    pub async fn start(upstream: SocketAddr) -> SlowProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let delay_ms = Arc::new(AtomicU64::new(0));
+        let delay = delay_ms.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let delay = delay.clone();
+                tokio::spawn(async move {
+                    let Ok(server) = TcpStream::connect(upstream).await else {
+                        return;
+                    };
+                    let (mut client_read, mut client_write) = client.into_split();
+                    let (mut server_read, mut server_write) = server.into_split();
+                    let up = tokio::spawn(async move {
+                        let _ = tokio::io::copy(&mut client_read, &mut server_write).await;
+                    });
+                    let mut buffer = vec![0; 16 * 1024];
+                    loop {
+                        let n = match server_read.read(&mut buffer).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => n,
+                        };
+                        let wait = delay.load(Ordering::Relaxed);
+                        if wait > 0 {
+                            tokio::time::sleep(Duration::from_millis(wait)).await;
+                        }
+                        if client_write.write_all(&buffer[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                    up.abort();
+                });
+            }
+        });
+        SlowProxy { addr, delay_ms }
+    }
+
+    /// `redis://` to the proxy.
+    pub fn url(&self) -> String {
+        format!("redis://{}", self.addr)
+    }
+
+    /// Every answer from now on waits this long.
+    pub fn set_delay(&self, delay: Duration) {
+        self.delay_ms
+            .store(delay.as_millis() as u64, Ordering::Relaxed);
+    }
+}
