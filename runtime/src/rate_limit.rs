@@ -75,6 +75,19 @@ impl RateLimiter {
     }
 }
 
+impl RateLimiter {
+    /// Empties the burst: from `now` on, calls pass at the average rate only. A shared limit's
+    /// local share starts so when Redis goes away, so that the fleet's second of the switch does
+    /// not get the shared burst and the local ones.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn drain(&self, now: Instant) {
+        let now =
+            u64::try_from(now.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX);
+        self.tat
+            .fetch_max(now.saturating_add(self.tolerance), Ordering::AcqRel);
+    }
+}
+
 impl Reservation<'_> {
     /// True when the turn is later than now: the call waits for it.
     pub(crate) fn waits(&self) -> bool {

@@ -43,8 +43,13 @@ fn client(url: &str, yaml: &str) -> UserClient {
 
 /// A shared limit of one call a second after a burst of `burst`, on `redis`.
 fn limited(redis: &str, key: &str, burst: u32, on_error: &str) -> String {
+    limited_at(redis, key, 1, burst, on_error)
+}
+
+/// A shared limit of `per_second` after a burst of `burst`, for two replicas.
+fn limited_at(redis: &str, key: &str, per_second: u32, burst: u32, on_error: &str) -> String {
     format!(
-        "retry: {{ max_attempts: 1 }}\nrate_limit: {{ per_second: 1, burst: {burst}, shared: {{ redis: \"{redis}\", key: {key}, timeout: 50ms, on_error: {on_error}, replicas: 2 }} }}"
+        "retry: {{ max_attempts: 1 }}\nrate_limit: {{ per_second: {per_second}, burst: {burst}, shared: {{ redis: \"{redis}\", key: {key}, timeout: 50ms, on_error: {on_error}, replicas: 2 }} }}"
     )
 }
 
@@ -102,7 +107,10 @@ async fn when_redis_goes_away_each_mode_decides_at_once_and_redis_is_back_when_i
     let url = redis.url();
     let open = client(&server.url(), &limited(&url, "down", 1, "open"));
     let closed = client(&server.url(), &limited(&url, "down", 1, "closed"));
-    let local = client(&server.url(), &limited(&url, "down", 4, "local_share"));
+    let local = client(
+        &server.url(),
+        &limited_at(&url, "down-local", 100, 4, "local_share"),
+    );
     // Up: the three share one key and its burst of 1, which the first call takes.
     assert!(open.get_user(1, None, "a").await.is_ok());
     assert_eq!(
@@ -112,13 +120,15 @@ async fn when_redis_goes_away_each_mode_decides_at_once_and_redis_is_back_when_i
 
     let port = redis.stop();
     let started = Instant::now();
-    // Open: everything passes; closed: nothing; local share: per_second / replicas with a burst
-    // of 4 / 2.
+    // Open: everything passes; closed: nothing; local share: per_second / replicas (50/s) with
+    // a burst of 4 / 2, starting empty (the shared burst may have just been spent).
     assert_eq!(admitted(std::slice::from_ref(&open), 5).await, 5);
     assert_eq!(admitted(std::slice::from_ref(&closed), 5).await, 0);
+    assert_eq!(admitted(std::slice::from_ref(&local), 5).await, 0);
+    tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(admitted(std::slice::from_ref(&local), 5).await, 2);
     assert!(
-        started.elapsed() < Duration::from_millis(500),
+        started.elapsed() < Duration::from_millis(600),
         "no call waited on the dead Redis: {:?}",
         started.elapsed()
     );

@@ -120,7 +120,7 @@ impl SharedBudget {
             })
             .await;
         if answer.is_none() && withdraw {
-            self.link.without_redis();
+            let _ = self.link.without_redis();
         }
         answer.map(|granted| granted == 1)
     }

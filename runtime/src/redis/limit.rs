@@ -141,7 +141,9 @@ impl SharedLimiter {
                 without_redis: false,
             },
             None => {
-                self.link.without_redis();
+                if self.link.without_redis() {
+                    self.local.drain(now);
+                }
                 match self.on_error {
                     OnRedisError::Open => Admission::Go(Turn {
                         kind: TurnKind::Now,

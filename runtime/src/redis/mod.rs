@@ -130,9 +130,9 @@ impl Link {
         }
     }
 
-    /// Counts a decision made without Redis.
-    pub(crate) fn without_redis(&self) {
-        self.without.fetch_add(1, Ordering::Relaxed);
+    /// Counts a decision made without Redis; true for the outage's first.
+    pub(crate) fn without_redis(&self) -> bool {
+        self.without.fetch_add(1, Ordering::Relaxed) == 0
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<MultiplexedConnection>> {
