@@ -252,3 +252,33 @@ async fn a_shared_retry_budget_caps_the_fleets_retries() {
         .sum();
     assert_eq!(retries, 40, "four budgets of 10 each");
 }
+
+#[tokio::test]
+async fn a_call_cancelled_while_it_waits_gives_its_shared_turn_back() {
+    let redis = RedisServer::start().await;
+    let (server, _) = service().await;
+    let users = client(
+        &server.url(),
+        &format!(
+            "retry: {{ max_attempts: 1 }}\nrate_limit: {{ per_second: 2, burst: 1, max_wait: 2s, shared: {{ redis: \"{}\", key: give-back }} }}",
+            redis.url()
+        ),
+    );
+    users.get_user(1, None, "first").await.unwrap();
+    // The second call's turn is half a second away; it is cancelled after 50 ms.
+    let second = users.get_user(1, None, "second");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(50), second)
+            .await
+            .is_err()
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The third gets the turn the second gave back: about 0.4 s from now, not 0.9 s.
+    let started = Instant::now();
+    users.get_user(1, None, "third").await.unwrap();
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_millis(700),
+        "waited {waited:?}: the cancelled turn was not given back"
+    );
+}
