@@ -122,6 +122,10 @@ fn bench(quick: bool) -> anyhow::Result<()> {
             "tail",
             bin("tail", &[], &["--calls", "1000", "--step-seconds", "1"]),
         ),
+        (
+            "fleet",
+            bin("fleet", &["--seconds", "60"], &["--seconds", "6"]),
+        ),
         ("futuresize", bin("futuresize", &[], &[])),
         ("buildtime", bin("buildtime", &[], &["--repeat", "1"])),
     ];
