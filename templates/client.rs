@@ -319,6 +319,12 @@ impl<F> {{ client.name }}<F> {
     }
 }
 
+impl<F> remcall::Observe for {{ client.name }}<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
+
 impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endif %}> {{ client.name }}<F> {
 {%- for method in client.methods %}
     {%- for line in method.doc %}

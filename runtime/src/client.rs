@@ -480,6 +480,55 @@ impl std::fmt::Debug for ProfileQuery {
     }
 }
 
+/// A weak handle on a client for watching it (the dashboard): it does not keep the client
+/// alive, and says `None` once every clone of the client is gone.
+#[derive(Clone, Debug)]
+pub struct Observer {
+    shared: std::sync::Weak<Shared>,
+}
+
+impl Observer {
+    /// The client's statistics, while it lives.
+    pub fn stats(&self) -> Option<ClientStats> {
+        let shared = self.shared.upgrade()?;
+        Some(Client { shared }.stats())
+    }
+
+    /// Each used method's last two minutes, second by second, oldest first (feature
+    /// `dashboard`); methods never called are left out.
+    #[cfg(feature = "dashboard")]
+    pub fn history(&self) -> Option<Vec<(&'static str, Vec<crate::history::Second>)>> {
+        let shared = self.shared.upgrade()?;
+        let now = Instant::now();
+        Some(
+            shared
+                .spec
+                .methods
+                .iter()
+                .filter_map(|m| {
+                    shared
+                        .made(m.index)
+                        .map(|state| (m.name, state.counters.history.series(now)))
+                })
+                .collect(),
+        )
+    }
+}
+
+/// What can be watched: every generated client (and the runtime's [`Client`]).
+pub trait Observe {
+    /// A weak handle on the client's figures.
+    fn observe(&self) -> Observer;
+}
+
+impl Observe for Client {
+    fn observe(&self) -> Observer {
+        Observer {
+            shared: Arc::downgrade(&self.shared),
+        }
+    }
+}
+
 impl Client {
     /// A snapshot of every method's figures and every endpoint's state.
     pub fn stats(&self) -> ClientStats {

@@ -18,6 +18,8 @@ mod bulkhead;
 mod call;
 mod client;
 mod constant;
+#[cfg(feature = "dashboard")]
+pub mod dashboard;
 pub mod deadline;
 mod download;
 mod endpoints;
@@ -25,6 +27,8 @@ mod environment;
 mod error;
 mod fleet;
 mod hedge;
+#[cfg(feature = "dashboard")]
+mod history;
 mod int_enum;
 mod interceptor;
 mod latency;
@@ -47,6 +51,7 @@ mod stats;
 mod tls;
 mod union;
 
+pub use client::{Observe, Observer};
 pub use download::ByteStream;
 pub use endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};

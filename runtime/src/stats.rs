@@ -153,6 +153,9 @@ pub(crate) struct Counters {
     hedge_wins: AtomicU64,
     without_redis: AtomicU64,
     latencies: Latencies,
+    /// The last two minutes, second by second, for the dashboard.
+    #[cfg(feature = "dashboard")]
+    pub(crate) history: crate::history::History,
 }
 
 /// How a logical call ended, for the counters. Not an [`crate::ErrorKind`]: the counters file a
@@ -183,6 +186,8 @@ impl Counters {
             hedge_wins: AtomicU64::new(0),
             without_redis: AtomicU64::new(0),
             latencies: Latencies::new(now),
+            #[cfg(feature = "dashboard")]
+            history: crate::history::History::new(now),
         }
     }
 
@@ -211,10 +216,22 @@ impl Counters {
         if let Some(latency) = latency {
             self.latencies.record(latency, now);
         }
+        #[cfg(feature = "dashboard")]
+        self.history.record(
+            crate::history::Event::Call {
+                failed: ending != Ending::Success,
+                short_circuited: ending == Ending::ShortCircuited,
+                latency,
+            },
+            now,
+        );
     }
 
     pub(crate) fn record_retry(&self) {
         self.retries.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "dashboard")]
+        self.history
+            .record(crate::history::Event::Retry, Instant::now());
     }
 
     pub(crate) fn record_fallback(&self) {
@@ -223,6 +240,9 @@ impl Counters {
 
     pub(crate) fn record_hedge(&self) {
         self.hedges.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "dashboard")]
+        self.history
+            .record(crate::history::Event::Hedge, Instant::now());
     }
 
     pub(crate) fn record_without_redis(&self) {

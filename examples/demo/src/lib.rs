@@ -6,5 +6,5 @@ pub mod user_client {
     remcall::include_client!("user_client");
 }
 
-pub mod dashboard;
+pub mod live;
 pub mod service;

@@ -1,55 +1,74 @@
-//! The live page, fetched over HTTP like a browser would.
+//! The dashboard's routes over HTTP: a self-contained page, `/stats.json` with the last two
+//! minutes, `/metrics` in the Prometheus text format, GET only, and a client that disappears
+//! from them when it is dropped.
 
-use std::sync::Arc;
-
+use remcall::Observe;
+use remcall::serde_json::Value;
+use remcall_demo::service;
 use remcall_demo::user_client::UserClient;
-use remcall_demo::{dashboard, service};
+
+async fn get(url: &str) -> (u16, String) {
+    let response = remcall::reqwest::get(url).await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
 
 #[tokio::test]
-async fn the_page_shows_methods_figures_and_breaker_states() {
+async fn the_routes_serve_a_self_contained_page_figures_and_metrics() {
     let url = service::start().await.unwrap();
-    let client = UserClient::new(&url).unwrap();
-    client.get_user(1, None, "a").await.unwrap();
-    client.get_user(99, None, "b").await.unwrap(); // 404 → None, still a success
-    let stats_client = client.clone();
-    let page = testkit::Server::start(dashboard::router(Arc::new(move || {
-        vec![stats_client.stats()]
-    })))
+    let users = UserClient::new(&url).unwrap();
+    users.get_user(1, None, "a").await.unwrap();
+    users.get_user(99, None, "b").await.unwrap();
+    let gone = UserClient::new(&url).unwrap();
+    let page = testkit::Server::start(remcall::dashboard::router(vec![
+        users.observe(),
+        gone.observe(),
+    ]))
     .await;
 
-    let html = remcall::reqwest::get(format!("{}/", page.url()))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(
-        html.contains("http-equiv=\"refresh\""),
-        "the page refreshes itself"
-    );
-    assert!(html.contains("<h2>UserClient</h2>"));
-    for method in ["query_user", "get_user", "delete_user"] {
-        assert!(
-            html.contains(&format!("<td>{method}</td>")),
-            "{method} missing"
-        );
+    let (status, html) = get(&format!("{}/", page.url())).await;
+    assert_eq!(status, 200);
+    // Nothing outside the page: no script, style, font or image from anywhere, no absolute
+    // URL but the SVG namespace.
+    for outside in ["src=", "href=", "url(", "@import", "https://"] {
+        assert!(!html.contains(outside), "`{outside}` in the page");
     }
-    assert!(
-        html.contains("<tr><td>get_user</td><td>2</td><td>2</td><td>0</td>"),
-        "{html}"
-    );
-    assert!(html.contains("class=\"closed\">closed"));
-    assert!(
-        html.contains(&format!("{url}/v1/api")),
-        "the endpoint is listed"
+    assert_eq!(
+        html.matches("http://").count(),
+        html.matches("http://www.w3.org/2000/svg").count()
     );
 
-    let body = remcall::reqwest::get(format!("{}/stats.json", page.url()))
-        .await
-        .unwrap()
-        .bytes()
+    let (_, body) = get(&format!("{}/stats.json", page.url())).await;
+    let json: Value = remcall::serde_json::from_str(&body).unwrap();
+    assert_eq!(json["clients"].as_array().unwrap().len(), 2);
+    let get_user = &json["clients"][0]["methods"]["get_user"];
+    assert_eq!(get_user["calls"], 2);
+    assert_eq!(get_user["history"].as_array().unwrap().len(), 120);
+    assert!(get_user["last_10s"]["calls"].is_number());
+    assert_eq!(json["clients"][0]["methods"]["delete_user"]["used"], false);
+
+    let (status, metrics) = get(&format!("{}/metrics", page.url())).await;
+    assert_eq!(status, 200);
+    assert!(metrics.contains("# TYPE remcall_method_calls_total counter"));
+    assert!(
+        metrics.contains("remcall_method_calls_total{client=\"UserClient\",method=\"get_user\"} 2")
+    );
+    assert!(
+        metrics
+            .contains("remcall_method_breaker_state{client=\"UserClient\",method=\"get_user\"} 0")
+    );
+    assert!(metrics.contains("remcall_endpoint_in_flight{client=\"UserClient\",endpoint=\""));
+
+    // GET only.
+    let post = remcall::reqwest::Client::new()
+        .post(format!("{}/stats.json", page.url()))
+        .send()
         .await
         .unwrap();
-    let json: remcall::serde_json::Value = remcall::serde_json::from_slice(&body).unwrap();
-    assert_eq!(json[0]["methods"]["get_user"]["calls"], 2);
+    assert_eq!(post.status().as_u16(), 405);
+
+    // A client dropped while the page is open leaves it.
+    drop(gone);
+    let (_, body) = get(&format!("{}/stats.json", page.url())).await;
+    let json: Value = remcall::serde_json::from_str(&body).unwrap();
+    assert_eq!(json["clients"].as_array().unwrap().len(), 1);
 }

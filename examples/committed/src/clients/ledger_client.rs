@@ -111,6 +111,11 @@ impl<F> LedgerClient<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for LedgerClient<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F> LedgerClient<F> {
     /// Appends an entry; retried only when nothing was sent.
     ///

@@ -976,6 +976,11 @@ impl<F> Payments<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for Payments<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F: PaymentsFallback> Payments<F> {
     /// `GET /customers/{id}`
     pub async fn get_customer(&self, id: &str) -> Result<Customer, remcall::Error> {

@@ -263,6 +263,11 @@ impl<F> PetStore<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for PetStore<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F> PetStore<F> {
     /// Finds pets by status and tags.
     ///

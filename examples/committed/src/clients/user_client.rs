@@ -145,6 +145,11 @@ impl<F> UserClient<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for UserClient<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F: UserClientFallback> UserClient<F> {
     /// Finds users by example.
     ///

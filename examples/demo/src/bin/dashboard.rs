@@ -1,77 +1,42 @@
-//! The live statistics page against a flaky local service under a steady load.
+//! remcall's live dashboard over a `UserClient` under a steady load, against a local service
+//! that fails two seconds out of every six.
 //!
 //! `cargo run -p remcall-demo --bin dashboard` then open the printed URL; `--seconds N` stops
-//! after N seconds (default 60).
+//! after N seconds (default 60); `--screenshot PATH` lets it run for eight seconds, writes a PNG
+//! of the page with headless Chromium, and stops (docs/dashboard.png is made so).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-
-use axum::Router;
-use axum::http::StatusCode;
-use axum::routing::get;
-use remcall::Profile;
-use remcall::serde_json::json;
-use remcall_demo::dashboard;
-use remcall_demo::user_client::UserClient;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let seconds: u64 = std::env::args()
-        .skip_while(|a| a != "--seconds")
-        .nth(1)
+    let args: Vec<String> = std::env::args().collect();
+    let after = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let live = remcall_demo::live::start(true).await?;
+    if let Some(path) = after("--screenshot") {
+        tokio::time::sleep(Duration::from_secs(8)).await;
+        let page = live.page.clone();
+        tokio::task::spawn_blocking(move || {
+            remcall_demo::live::screenshot(&page, std::path::Path::new(&path))
+        })
+        .await??;
+        println!("screenshot written");
+        return Ok(());
+    }
+    let seconds: u64 = after("--seconds")
         .and_then(|s| s.parse().ok())
         .unwrap_or(60);
-
-    // The service fails for two seconds out of every six.
-    let started = std::time::Instant::now();
-    let service = Router::new().route(
-        "/v1/api/users/{id}",
-        get(move || async move {
-            if started.elapsed().as_secs() % 6 < 2 {
-                (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    axum::Json(json!({ "error": "overloaded" })),
-                )
-            } else {
-                (
-                    StatusCode::OK,
-                    axum::Json(json!({ "id": 1, "name": "Ada" })),
-                )
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let service_url = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(async move { axum::serve(listener, service).await });
-
-    let profile = Profile::from_yaml_str(
-        "retry: { max_attempts: 2 }\nbreaker: { window: { calls: 20 }, min_calls: 10, open_for: 1s, half_open_calls: 3 }",
-    )?;
-    let client = UserClient::builder()
-        .base_url(&service_url)
-        .profile(profile)
-        .build()?;
-    let sent = Arc::new(AtomicU64::new(0));
-    for _ in 0..4 {
-        let (client, sent) = (client.clone(), sent.clone());
-        tokio::spawn(async move {
-            loop {
-                let _ = client.get_user(1, None, "dashboard").await;
-                sent.fetch_add(1, Ordering::Relaxed);
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        });
-    }
-
-    let page = dashboard::router(Arc::new(move || vec![client.stats()]));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     println!(
-        "dashboard: http://{}/ (JSON at /stats.json) for {seconds} s",
-        listener.local_addr()?
+        "dashboard: {} (JSON at stats.json, Prometheus at metrics) for {seconds} s",
+        live.page
     );
-    tokio::spawn(async move { axum::serve(listener, page).await });
     tokio::time::sleep(Duration::from_secs(seconds)).await;
-    println!("{} calls made", sent.load(Ordering::Relaxed));
+    println!(
+        "{} calls made",
+        live.calls.load(std::sync::atomic::Ordering::Relaxed)
+    );
     Ok(())
 }

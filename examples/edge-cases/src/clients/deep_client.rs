@@ -77,6 +77,11 @@ impl<F> DeepClient<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for DeepClient<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F> DeepClient<F> {
     /// `GET /a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/aa/bb/cc/dd/ee/ff/gg/hh/ii/jj/kk/ll/mm/nn/oo/pp/qq/rr/ss/tt/uu/vv/ww/xx/{id}/yy/zz`
     pub async fn deep(

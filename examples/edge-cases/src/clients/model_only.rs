@@ -60,6 +60,11 @@ impl<F> ModelOnly<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for ModelOnly<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F> ModelOnly<F> {}
 /// Builds a [`ModelOnly`].
 pub struct ModelOnlyBuilder<F = remcall::NoFallback> {

@@ -124,6 +124,11 @@ impl<F> Reserved<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for Reserved<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F: ReservedFallback> Reserved<F> {
     /// `GET /types/{self}`
     pub async fn r#type(

@@ -115,6 +115,11 @@ impl<F> TreeClient<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for TreeClient<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F> TreeClient<F> {
     /// `GET /tree`
     pub async fn tree(&self) -> Result<Node, remcall::Error> {

@@ -70,6 +70,11 @@ impl<F> Unicode<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for Unicode<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F> Unicode<F> {
     /// Misst — 測定.
     ///

@@ -90,6 +90,11 @@ impl<F> WideClient<F> {
         self.inner.stats()
     }
 }
+impl<F> remcall::Observe for WideClient<F> {
+    fn observe(&self) -> remcall::Observer {
+        remcall::Observe::observe(&self.inner)
+    }
+}
 impl<F> WideClient<F> {
     /// `POST /orgs/{org}/teams/{team}/items/{item}`
     pub async fn search(

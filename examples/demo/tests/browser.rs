@@ -1,0 +1,103 @@
+//! The demo's dashboard in headless Chromium (a Debian package, `chromium`; `.ci/run` installs
+//! it; without it this test fails): the page loads with no console error, draws a circle and six
+//! sparklines for every method, its numbers move between two loads, a breaker the test opens
+//! shows as open, and a screenshot comes out.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use remcall::BreakerState;
+use remcall_demo::live;
+
+/// The page after its script ran, and what Chromium logged.
+async fn load(url: &str) -> (String, String) {
+    let url = url.to_owned();
+    let output = tokio::task::spawn_blocking(move || live::chromium(&url, &["--dump-dom"]))
+        .await
+        .unwrap()
+        .expect("chromium (Debian: apt-get install -y chromium)");
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The number in the `calls in all` box of `method`'s card.
+fn total(dom: &str, method: &str) -> u64 {
+    let card = dom
+        .split(&format!("data-method=\"{method}\""))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no card for {method}"));
+    let after = card.split("class=\"total\">").nth(1).expect("a total");
+    after
+        .split('<')
+        .next()
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .expect("a number")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_draws_every_method_moves_and_shows_an_open_breaker() {
+    let demo = live::start(false).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    let (first, log) = load(&demo.page).await;
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    for method in ["query_user", "get_user", "delete_user"] {
+        let card = first
+            .split(&format!("data-method=\"{method}\""))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no card for {method} in {first}"));
+        let card = card.split("data-method=").next().unwrap();
+        assert!(card.contains("<circle"), "{method}: no health circle");
+        assert_eq!(
+            card.matches("<polyline").count(),
+            6,
+            "{method}: six sparklines"
+        );
+    }
+    assert!(first.contains("data-breaker=\"closed\""));
+
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (second, _) = load(&demo.page).await;
+    assert!(
+        total(&second, "get_user") > total(&first, "get_user"),
+        "the numbers move"
+    );
+
+    // The service fails: the breaker opens, and the page says so.
+    demo.failing.store(true, Ordering::Relaxed);
+    for _ in 0..100 {
+        let stats = demo.users.stats();
+        if stats.method("get_user").unwrap().breaker == BreakerState::Open {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut shown = false;
+    for _ in 0..3 {
+        let (dom, _) = load(&demo.page).await;
+        if dom.contains("data-method=\"get_user\" data-breaker=\"open\"") {
+            shown = true;
+            break;
+        }
+    }
+    assert!(shown, "the open breaker is on the page");
+
+    let shot = std::env::temp_dir().join(format!("remcall-dashboard-{}.png", std::process::id()));
+    let page = demo.page.clone();
+    let path = shot.clone();
+    tokio::task::spawn_blocking(move || live::screenshot(&page, &path))
+        .await
+        .unwrap()
+        .unwrap();
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "a screenshot of the page"
+    );
+    let _ = std::fs::remove_file(shot);
+}

@@ -1,0 +1,124 @@
+//! A live dashboard for a service's clients (feature `dashboard`): one self-contained page (no
+//! CDN, no external font or script: it works in an air-gapped cluster) with, per method, a health
+//! circle (size: calls a second, colour: error rate), the breaker's state, sparklines of the last
+//! two minutes and the adaptive limit; beside it `/stats.json` and `/metrics` in the Prometheus
+//! text format, both from the clients' statistics, the one source of truth.
+//!
+//! ```no_run
+//! # async fn run(users: remcall::__codegen::Client) -> std::io::Result<()> {
+//! use remcall::Observe;
+//! // A page of its own on 127.0.0.1:9900 …
+//! remcall::dashboard::serve("127.0.0.1:9900", vec![users.observe()]).await?;
+//! // … or mounted in the service's own axum router.
+//! let app: axum::Router = axum::Router::new().nest("/remcall", remcall::dashboard::router(vec![users.observe()]));
+//! # Ok(()) }
+//! ```
+//!
+//! Clients are held weakly: a client dropped while its page is open disappears from it. The
+//! routes answer GET only (anything else: 405).
+
+mod prometheus;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::header;
+use axum::response::{Html, IntoResponse};
+use axum::routing::get;
+use serde_json::{Value, json};
+
+use crate::client::Observer;
+
+const PAGE: &str = include_str!("page.html");
+
+/// The routes: `/` (the page), `/stats.json`, `/metrics`.
+pub fn router(clients: Vec<Observer>) -> Router {
+    let clients = Arc::new(clients);
+    let json_clients = clients.clone();
+    let metric_clients = clients;
+    Router::new()
+        .route("/", get(|| async { Html(PAGE) }))
+        .route(
+            "/stats.json",
+            get(move || {
+                let clients = json_clients.clone();
+                async move {
+                    (
+                        [(header::CACHE_CONTROL, "no-store")],
+                        axum::Json(snapshot(&clients)),
+                    )
+                }
+            }),
+        )
+        .route(
+            "/metrics",
+            get(move || {
+                let clients = metric_clients.clone();
+                async move {
+                    (
+                        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+                        prometheus::text(&clients),
+                    )
+                        .into_response()
+                }
+            }),
+        )
+}
+
+/// Serves [`router`] on `addr` until the task is dropped. Bind to `127.0.0.1` unless the page
+/// should be reachable from other hosts: that is the caller's choice, written in `addr`.
+pub async fn serve(addr: &str, clients: Vec<Observer>) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    axum::serve(listener, router(clients)).await
+}
+
+/// `/stats.json`: each living client's statistics, and each used method's last two minutes.
+///
+/// ```json
+/// { "clients": [ { "client": "UserClient",
+///     "methods": { "get_user": { "calls": 10, "...": "as remcall::MethodStats",
+///                                "last_10s": { "calls": 4, "errors": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "p99_ms": 2.3 },
+///                                "history": [ { "calls": 1, "errors": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "p99_ms": 1.4 } ] } },
+///     "endpoints": [ { "url": "http://…", "in_flight": 0, "ejected": false } ] } ] }
+/// ```
+///
+/// `history` holds 120 seconds, oldest first; a method never called has none.
+pub fn snapshot(clients: &[Observer]) -> Value {
+    let living: Vec<Value> = clients
+        .iter()
+        .filter_map(|observer| {
+            let stats = observer.stats()?;
+            let history = observer.history().unwrap_or_default();
+            let mut value = serde_json::to_value(&stats).ok()?;
+            if let Some(methods) = value.get_mut("methods").and_then(Value::as_object_mut) {
+                for (name, series) in history {
+                    let Some(method) = methods.get_mut(name).and_then(Value::as_object_mut) else {
+                        continue;
+                    };
+                    let recent = &series[series.len().saturating_sub(10)..];
+                    let sum = |f: fn(&crate::history::Second) -> u32| -> u32 {
+                        recent.iter().map(f).sum()
+                    };
+                    let p99 = recent.iter().map(|s| s.p99_ms).fold(0.0, f64::max);
+                    method.insert(
+                        "last_10s".into(),
+                        json!({
+                            "calls": sum(|s| s.calls),
+                            "errors": sum(|s| s.errors),
+                            "retries": sum(|s| s.retries),
+                            "hedges": sum(|s| s.hedges),
+                            "short_circuited": sum(|s| s.short_circuited),
+                            "p99_ms": p99,
+                        }),
+                    );
+                    method.insert(
+                        "history".into(),
+                        serde_json::to_value(series).unwrap_or_default(),
+                    );
+                }
+            }
+            Some(value)
+        })
+        .collect();
+    json!({ "clients": living })
+}
