@@ -29,6 +29,7 @@ pub enum Bulkhead {
     /// A semaphore whose calls may wait for a slot, in turn.
     Semaphore {
         slots: Arc<Semaphore>,
+        max: u32,
         max_wait: Duration,
     },
     Pool(Pool),
@@ -82,6 +83,7 @@ impl Bulkhead {
                 max_wait,
             } => Bulkhead::Semaphore {
                 slots: Arc::new(Semaphore::new(*max_concurrent as usize)),
+                max: *max_concurrent,
                 max_wait: *max_wait,
             },
             IsolationSettings::Pool {
@@ -115,9 +117,9 @@ impl Bulkhead {
                     .map(|_| Slot::Counted(Counted(in_flight)))
                     .map_err(|_| Full)
             }
-            Bulkhead::Semaphore { slots, max_wait } => {
-                acquire(slots, *max_wait).await.map(Slot::Semaphore)
-            }
+            Bulkhead::Semaphore {
+                slots, max_wait, ..
+            } => acquire(slots, *max_wait).await.map(Slot::Semaphore),
             Bulkhead::Pool(pool) => pool.admit().await.map(Slot::Pool),
             Bulkhead::Adaptive(limit) => limit.admit().await.map(Slot::Adaptive).ok_or(Full),
             Bulkhead::None => Ok(Slot::None),
@@ -131,6 +133,20 @@ impl Bulkhead {
             Bulkhead::Semaphore { .. } | Bulkhead::Pool(_) => true,
             Bulkhead::Adaptive(limit) => !limit.max_wait().is_zero(),
             Bulkhead::Counter { .. } | Bulkhead::None => false,
+        }
+    }
+
+    /// Calls in flight through it and how many it allows now; `None` without a bulkhead.
+    pub(crate) fn use_and_limit(&self) -> Option<(u32, u32)> {
+        match self {
+            Bulkhead::Counter { in_flight, max } => Some((in_flight.load(Ordering::Relaxed), *max)),
+            Bulkhead::Semaphore { slots, max, .. } => {
+                let free = u32::try_from(slots.available_permits()).unwrap_or(u32::MAX);
+                Some((max.saturating_sub(free), *max))
+            }
+            Bulkhead::Pool(pool) => Some(pool.use_and_limit()),
+            Bulkhead::Adaptive(limit) => Some((limit.in_flight(), limit.limit())),
+            Bulkhead::None => None,
         }
     }
 
@@ -173,6 +189,7 @@ pub struct Pool {
     admitted: Arc<Semaphore>,
     /// Running calls.
     running: Arc<Semaphore>,
+    workers: u32,
     queue_timeout: Duration,
 }
 
@@ -193,8 +210,16 @@ impl Pool {
             runtime: Some(runtime),
             admitted: Arc::new(Semaphore::new(workers.saturating_add(queue) as usize)),
             running: Arc::new(Semaphore::new(workers.max(1) as usize)),
+            workers: workers.max(1),
             queue_timeout,
         })
+    }
+
+    /// Calls running, and workers.
+    fn use_and_limit(&self) -> (u32, u32) {
+        let workers = self.workers;
+        let free = u32::try_from(self.running.available_permits()).unwrap_or(u32::MAX);
+        (workers.saturating_sub(free), workers)
     }
 
     async fn admit(&self) -> Result<(OwnedSemaphorePermit, OwnedSemaphorePermit), Full> {

@@ -542,6 +542,11 @@ impl Client {
                 Some(state) => {
                     let mut stats = state.counters.snapshot(state.breaker.state(), now);
                     stats.concurrency_limit = state.bulkhead.adaptive_limit();
+                    stats.bulkhead = state.bulkhead.use_and_limit();
+                    stats.breaker_changed_ms_ago = state
+                        .breaker
+                        .changed_ago(now)
+                        .map(|ago| ago.as_millis() as u64);
                     (m.name, stats)
                 }
                 // Never called: nothing was made for it. A client-scoped breaker is still the
@@ -553,6 +558,7 @@ impl Client {
                     };
                     let mut stats = crate::stats::MethodStats::untouched(breaker);
                     stats.concurrency_limit = shared.template.bulkhead.adaptive_limit();
+                    stats.bulkhead = shared.template.bulkhead.use_and_limit();
                     (m.name, stats)
                 }
             })

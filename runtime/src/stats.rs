@@ -49,6 +49,13 @@ pub struct MethodStats {
     /// Rate-limit and retry-budget decisions made without Redis (it was down or slow) under
     /// `rate_limit.shared` or `retry.budget.shared`.
     pub without_redis: u64,
+    /// Calls in flight through the bulkhead (or pool, or adaptive limit) and how many it allows
+    /// now; absent under `isolation: none`. A client-wide bulkhead is the client's figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bulkhead: Option<(u32, u32)>,
+    /// Milliseconds since the breaker last changed state; absent if it never has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_changed_ms_ago: Option<u64>,
     /// The adaptive concurrency limit now, under `isolation: adaptive`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency_limit: Option<u32>,
@@ -80,6 +87,8 @@ impl MethodStats {
             hedges: 0,
             hedge_wins: 0,
             without_redis: 0,
+            bulkhead: None,
+            breaker_changed_ms_ago: None,
             concurrency_limit: None,
             breaker,
             p50: Duration::ZERO,
@@ -272,6 +281,8 @@ impl Counters {
             hedges: load(&self.hedges),
             hedge_wins: load(&self.hedge_wins),
             without_redis: load(&self.without_redis),
+            bulkhead: None,
+            breaker_changed_ms_ago: None,
             concurrency_limit: None,
             breaker,
             p50: self.latencies.quantile(0.5, now),
@@ -299,6 +310,8 @@ mod tests {
             hedges: 0,
             hedge_wins: 0,
             without_redis: 0,
+            bulkhead: None,
+            breaker_changed_ms_ago: None,
             concurrency_limit: None,
             breaker: BreakerState::Closed,
             p50: Duration::from_nanos(2_097_151_000),

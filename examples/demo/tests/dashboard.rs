@@ -45,6 +45,9 @@ async fn the_routes_serve_a_self_contained_page_figures_and_metrics() {
     assert_eq!(get_user["history"].as_array().unwrap().len(), 120);
     assert!(get_user["last_10s"]["calls"].is_number());
     assert_eq!(json["clients"][0]["methods"]["delete_user"]["used"], false);
+    // The bulkhead's use (none in flight of 128), and no breaker change yet.
+    assert_eq!(get_user["bulkhead"], remcall::serde_json::json!([0, 128]));
+    assert!(get_user.get("breaker_changed_ms_ago").is_none());
 
     let (status, metrics) = get(&format!("{}/metrics", page.url())).await;
     assert_eq!(status, 200);
@@ -57,6 +60,11 @@ async fn the_routes_serve_a_self_contained_page_figures_and_metrics() {
             .contains("remcall_method_breaker_state{client=\"UserClient\",method=\"get_user\"} 0")
     );
     assert!(metrics.contains("remcall_endpoint_in_flight{client=\"UserClient\",endpoint=\""));
+    assert!(
+        metrics.contains(
+            "remcall_method_bulkhead_limit{client=\"UserClient\",method=\"get_user\"} 128"
+        )
+    );
 
     // GET only.
     let post = remcall::reqwest::Client::new()

@@ -48,6 +48,8 @@ pub struct Breaker {
     open_until: AtomicU64,
     /// Bumped on every transition, so a call admitted in one period never counts in another.
     generation: AtomicU64,
+    /// Nanoseconds since `base` of the last transition, +1 (0: never changed).
+    changed_at: AtomicU64,
     window: RollingWindow,
     trials: Mutex<Trials>,
 }
@@ -89,6 +91,7 @@ impl Breaker {
             state: AtomicU8::new(CLOSED),
             open_until: AtomicU64::new(0),
             generation: AtomicU64::new(0),
+            changed_at: AtomicU64::new(0),
             window,
             trials: Mutex::new(Trials::default()),
         }
@@ -101,6 +104,12 @@ impl Breaker {
             OPEN => BreakerState::Open,
             _ => BreakerState::HalfOpen,
         }
+    }
+
+    /// How long ago the state last changed; `None` if it never has.
+    pub(crate) fn changed_ago(&self, now: Instant) -> Option<Duration> {
+        let at = self.changed_at.load(Ordering::Acquire).checked_sub(1)?;
+        Some(Duration::from_nanos(self.nanos(now).saturating_sub(at)))
     }
 
     /// The slow-call threshold, if slow calls count.
@@ -305,6 +314,10 @@ impl Breaker {
     fn transition(&self, from: u8, to: u8) {
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.state.store(to, Ordering::Release);
+        self.changed_at.store(
+            self.nanos(Instant::now()).saturating_add(1),
+            Ordering::Release,
+        );
         let name = |s: u8| match s {
             CLOSED => "closed",
             OPEN => "open",

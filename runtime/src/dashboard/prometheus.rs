@@ -81,7 +81,7 @@ pub(super) fn text(clients: &[Observer]) -> String {
             }
         }
     }
-    let gauges: [Family<Option<f64>>; 4] = [
+    let gauges: [Family<Option<f64>>; 6] = [
         (
             "remcall_method_latency_p50_seconds",
             "Median latency of the last one to two minutes.",
@@ -107,6 +107,16 @@ pub(super) fn text(clients: &[Observer]) -> String {
             "remcall_method_concurrency_limit",
             "The adaptive concurrency limit.",
             |m| m.concurrency_limit.map(f64::from),
+        ),
+        (
+            "remcall_method_bulkhead_in_flight",
+            "Calls in flight through the bulkhead.",
+            |m| m.bulkhead.map(|(used, _)| f64::from(used)),
+        ),
+        (
+            "remcall_method_bulkhead_limit",
+            "Calls the bulkhead allows at once now.",
+            |m| m.bulkhead.map(|(_, limit)| f64::from(limit)),
         ),
     ];
     for (name, help, value) in gauges {
