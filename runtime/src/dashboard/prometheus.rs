@@ -3,124 +3,151 @@
 
 use std::fmt::Write;
 
+use crate::MethodStats;
 use crate::client::Observer;
-use crate::stats::BreakerState;
+use crate::stats::{BreakerState, ClientStats, EndpointStats};
 
-/// A metric family: its name, its help, and how to read it from a method's statistics.
-type Family<T> = (&'static str, &'static str, fn(&crate::MethodStats) -> T);
+/// A metric family of methods: name, help, kind, and its value for a method (`None`: no sample).
+type MethodFamily = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&MethodStats) -> Option<f64>,
+);
 
-/// Counters and gauges of every living client, one family at a time.
+/// A metric family of endpoints.
+type EndpointFamily = (&'static str, &'static str, fn(&EndpointStats) -> f64);
+
+const METHODS: [MethodFamily; 17] = [
+    (
+        "remcall_method_calls_total",
+        "Logical calls.",
+        "counter",
+        |m| Some(m.calls as f64),
+    ),
+    (
+        "remcall_method_successes_total",
+        "Calls that answered.",
+        "counter",
+        |m| Some(m.successes as f64),
+    ),
+    (
+        "remcall_method_failures_total",
+        "Calls that failed, refused ones included.",
+        "counter",
+        |m| Some(m.failures as f64),
+    ),
+    (
+        "remcall_method_retries_total",
+        "Attempts after the first.",
+        "counter",
+        |m| Some(m.retries as f64),
+    ),
+    (
+        "remcall_method_short_circuited_total",
+        "Calls refused by an open breaker.",
+        "counter",
+        |m| Some(m.short_circuited as f64),
+    ),
+    (
+        "remcall_method_rejected_total",
+        "Calls refused by a full bulkhead or the adaptive limit.",
+        "counter",
+        |m| Some(m.rejected as f64),
+    ),
+    (
+        "remcall_method_rate_limited_total",
+        "Calls refused by the rate limiter.",
+        "counter",
+        |m| Some(m.rate_limited as f64),
+    ),
+    (
+        "remcall_method_fallbacks_total",
+        "Failed calls a fallback answered.",
+        "counter",
+        |m| Some(m.fallbacks as f64),
+    ),
+    (
+        "remcall_method_hedges_total",
+        "Hedged requests sent.",
+        "counter",
+        |m| Some(m.hedges as f64),
+    ),
+    (
+        "remcall_method_hedge_wins_total",
+        "Calls a hedge answered first.",
+        "counter",
+        |m| Some(m.hedge_wins as f64),
+    ),
+    (
+        "remcall_method_without_redis_total",
+        "Shared-limit decisions made without Redis.",
+        "counter",
+        |m| Some(m.without_redis as f64),
+    ),
+    (
+        "remcall_method_latency_p50_seconds",
+        "Median latency of the last one to two minutes.",
+        "gauge",
+        |m| Some(m.p50.as_secs_f64()),
+    ),
+    (
+        "remcall_method_latency_p99_seconds",
+        "99th-percentile latency of the last one to two minutes.",
+        "gauge",
+        |m| Some(m.p99.as_secs_f64()),
+    ),
+    (
+        "remcall_method_breaker_state",
+        "0 closed, 1 half-open, 2 open.",
+        "gauge",
+        |m| {
+            Some(match m.breaker {
+                BreakerState::Closed => 0.0,
+                BreakerState::HalfOpen => 1.0,
+                BreakerState::Open => 2.0,
+            })
+        },
+    ),
+    (
+        "remcall_method_concurrency_limit",
+        "The adaptive concurrency limit.",
+        "gauge",
+        |m| m.concurrency_limit.map(f64::from),
+    ),
+    (
+        "remcall_method_bulkhead_in_flight",
+        "Calls in flight through the bulkhead.",
+        "gauge",
+        |m| m.bulkhead.map(|(used, _)| f64::from(used)),
+    ),
+    (
+        "remcall_method_bulkhead_limit",
+        "Calls the bulkhead allows at once now.",
+        "gauge",
+        |m| m.bulkhead.map(|(_, limit)| f64::from(limit)),
+    ),
+];
+
+const ENDPOINTS: [EndpointFamily; 2] = [
+    (
+        "remcall_endpoint_in_flight",
+        "Attempts in flight to an endpoint.",
+        |e| f64::from(e.in_flight),
+    ),
+    (
+        "remcall_endpoint_ejected",
+        "1 while an endpoint is out of rotation.",
+        |e| f64::from(u8::from(e.ejected)),
+    ),
+];
+
+/// Every family, for every living client.
 pub(super) fn text(clients: &[Observer]) -> String {
-    let stats: Vec<_> = clients.iter().filter_map(Observer::stats).collect();
+    let stats: Vec<ClientStats> = clients.iter().filter_map(Observer::stats).collect();
     let mut out = String::new();
-    let counters: [Family<f64>; 11] = [
-        ("remcall_method_calls_total", "Logical calls.", |m| {
-            m.calls as f64
-        }),
-        (
-            "remcall_method_successes_total",
-            "Calls that answered.",
-            |m| m.successes as f64,
-        ),
-        (
-            "remcall_method_failures_total",
-            "Calls that failed, refused ones included.",
-            |m| m.failures as f64,
-        ),
-        (
-            "remcall_method_retries_total",
-            "Attempts after the first.",
-            |m| m.retries as f64,
-        ),
-        (
-            "remcall_method_short_circuited_total",
-            "Calls refused by an open breaker.",
-            |m| m.short_circuited as f64,
-        ),
-        (
-            "remcall_method_rejected_total",
-            "Calls refused by a full bulkhead or the adaptive limit.",
-            |m| m.rejected as f64,
-        ),
-        (
-            "remcall_method_rate_limited_total",
-            "Calls refused by the rate limiter.",
-            |m| m.rate_limited as f64,
-        ),
-        (
-            "remcall_method_fallbacks_total",
-            "Failed calls a fallback answered.",
-            |m| m.fallbacks as f64,
-        ),
-        (
-            "remcall_method_hedges_total",
-            "Hedged requests sent.",
-            |m| m.hedges as f64,
-        ),
-        (
-            "remcall_method_hedge_wins_total",
-            "Calls a hedge answered first.",
-            |m| m.hedge_wins as f64,
-        ),
-        (
-            "remcall_method_without_redis_total",
-            "Shared-limit decisions made without Redis.",
-            |m| m.without_redis as f64,
-        ),
-    ];
-    for (name, help, value) in counters {
-        family(&mut out, name, help, "counter");
-        for client in &stats {
-            for (method, m) in &client.methods {
-                let _ = writeln!(
-                    out,
-                    "{name}{{client=\"{}\",method=\"{method}\"}} {}",
-                    client.client,
-                    value(m)
-                );
-            }
-        }
-    }
-    let gauges: [Family<Option<f64>>; 6] = [
-        (
-            "remcall_method_latency_p50_seconds",
-            "Median latency of the last one to two minutes.",
-            |m| Some(m.p50.as_secs_f64()),
-        ),
-        (
-            "remcall_method_latency_p99_seconds",
-            "99th-percentile latency of the last one to two minutes.",
-            |m| Some(m.p99.as_secs_f64()),
-        ),
-        (
-            "remcall_method_breaker_state",
-            "0 closed, 1 half-open, 2 open.",
-            |m| {
-                Some(match m.breaker {
-                    BreakerState::Closed => 0.0,
-                    BreakerState::HalfOpen => 1.0,
-                    BreakerState::Open => 2.0,
-                })
-            },
-        ),
-        (
-            "remcall_method_concurrency_limit",
-            "The adaptive concurrency limit.",
-            |m| m.concurrency_limit.map(f64::from),
-        ),
-        (
-            "remcall_method_bulkhead_in_flight",
-            "Calls in flight through the bulkhead.",
-            |m| m.bulkhead.map(|(used, _)| f64::from(used)),
-        ),
-        (
-            "remcall_method_bulkhead_limit",
-            "Calls the bulkhead allows at once now.",
-            |m| m.bulkhead.map(|(_, limit)| f64::from(limit)),
-        ),
-    ];
-    for (name, help, value) in gauges {
-        family(&mut out, name, help, "gauge");
+    for (name, help, kind, value) in METHODS {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
         for client in &stats {
             for (method, m) in &client.methods {
                 if let Some(v) = value(m) {
@@ -133,45 +160,21 @@ pub(super) fn text(clients: &[Observer]) -> String {
             }
         }
     }
-    family(
-        &mut out,
-        "remcall_endpoint_in_flight",
-        "Attempts in flight to an endpoint.",
-        "gauge",
-    );
-    for client in &stats {
-        for e in &client.endpoints {
-            let _ = writeln!(
-                out,
-                "remcall_endpoint_in_flight{{client=\"{}\",endpoint=\"{}\"}} {}",
-                client.client,
-                escape(&e.url),
-                e.in_flight
-            );
-        }
-    }
-    family(
-        &mut out,
-        "remcall_endpoint_ejected",
-        "1 while an endpoint is out of rotation.",
-        "gauge",
-    );
-    for client in &stats {
-        for e in &client.endpoints {
-            let _ = writeln!(
-                out,
-                "remcall_endpoint_ejected{{client=\"{}\",endpoint=\"{}\"}} {}",
-                client.client,
-                escape(&e.url),
-                u8::from(e.ejected)
-            );
+    for (name, help, value) in ENDPOINTS {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+        for client in &stats {
+            for e in &client.endpoints {
+                let _ = writeln!(
+                    out,
+                    "{name}{{client=\"{}\",endpoint=\"{}\"}} {}",
+                    client.client,
+                    escape(&e.url),
+                    value(e)
+                );
+            }
         }
     }
     out
-}
-
-fn family(out: &mut String, name: &str, help: &str, kind: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
 }
 
 /// A label value: backslash, quote and newline escaped.
