@@ -133,12 +133,14 @@ fn shared_place(
         Some(url)
             if !(url.starts_with("redis://")
                 || url.starts_with("rediss://")
+                || url.starts_with("redis+cluster://")
+                || url.starts_with("rediss+cluster://")
                 || url.starts_with("${")) =>
         {
             wrong(
                 &format!("{at}.redis"),
                 format!(
-                    "`{at}.redis` is not a Redis URL: write redis://host:6379 or rediss://host:6380"
+                    "`{at}.redis` is not a Redis URL: write redis://host:6379, rediss://host:6380 or redis+cluster://node:7000"
                 ),
             )
         }

@@ -30,6 +30,10 @@ impl RedisServer {
 
     /// Starts one on `port` (again, after [`RedisServer::stop`]).
     pub async fn start_on(port: u16) -> RedisServer {
+        RedisServer::spawn(port, &[]).await
+    }
+
+    async fn spawn(port: u16, extra: &[&str]) -> RedisServer {
         let child = Command::new("redis-server")
             .args([
                 "--port",
@@ -41,6 +45,7 @@ impl RedisServer {
                 "--appendonly",
                 "no",
             ])
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -93,6 +98,107 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// A Redis Cluster of three masters on loopback ports, each node a [`RedisServer`].
+#[derive(Debug)]
+pub struct RedisCluster {
+    /// The nodes; any of them is a way in.
+    pub nodes: Vec<RedisServer>,
+    _config: tempfile::TempDir,
+}
+
+impl RedisCluster {
+    /// Starts three nodes, joins them with `redis-cli --cluster create` (the slots split three
+    /// ways) and waits until the cluster says `cluster_state:ok`.
+    pub async fn start() -> RedisCluster {
+        let config = tempfile::tempdir().expect("a directory for the nodes' files");
+        let mut nodes = Vec::new();
+        for _ in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port();
+            let file = config.path().join(format!("nodes-{port}.conf"));
+            nodes.push(
+                RedisServer::spawn(
+                    port,
+                    &[
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        file.to_str().expect("a UTF-8 path"),
+                        "--cluster-node-timeout",
+                        "5000",
+                    ],
+                )
+                .await,
+            );
+        }
+        let addresses: Vec<String> = nodes.iter().map(|n| n.addr().to_string()).collect();
+        let created = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .expect("redis-cli is not installed (Debian: apt-get install -y redis-tools)");
+        assert!(
+            created.status.success(),
+            "redis-cli --cluster create: {}",
+            String::from_utf8_lossy(&created.stdout)
+        );
+        for _ in 0..500 {
+            let mut ok = true;
+            for node in &nodes {
+                ok &= node.info_says("CLUSTER INFO", "cluster_state:ok").await;
+            }
+            if ok {
+                return RedisCluster {
+                    nodes,
+                    _config: config,
+                };
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("the Redis Cluster did not come to cluster_state:ok within 10 s");
+    }
+
+    /// `redis+cluster://` through the node `index`.
+    pub fn url(&self, index: usize) -> String {
+        format!("redis+cluster://{}", self.nodes[index].addr())
+    }
+}
+
+impl RedisServer {
+    /// Whether the answer to `command` contains `wanted` (a multi-line bulk answer is read whole).
+    async fn info_says(&self, command: &str, wanted: &str) -> bool {
+        let Ok(mut stream) = TcpStream::connect(self.addr()).await else {
+            return false;
+        };
+        if stream
+            .write_all(format!("{command}\r\n").as_bytes())
+            .await
+            .is_err()
+        {
+            return false;
+        }
+        let mut answer = vec![0; 4096];
+        let mut read = 0;
+        while read < answer.len() {
+            match tokio::time::timeout(Duration::from_millis(200), stream.read(&mut answer[read..]))
+                .await
+            {
+                Ok(Ok(n)) if n > 0 => {
+                    read += n;
+                    if String::from_utf8_lossy(&answer[..read]).contains(wanted) {
+                        return true;
+                    }
+                }
+                _ => break,
+            }
+        }
+        false
     }
 }
 

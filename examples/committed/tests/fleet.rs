@@ -282,3 +282,25 @@ async fn a_call_cancelled_while_it_waits_gives_its_shared_turn_back() {
         "waited {waited:?}: the cancelled turn was not given back"
     );
 }
+
+#[tokio::test]
+async fn a_redis_cluster_holds_the_limit_whichever_node_a_replica_enters_by() {
+    let cluster = testkit::redis::RedisCluster::start().await;
+    let (server, hits) = service().await;
+    // Three replicas, each entering the cluster by another node; the key's hash tag puts its
+    // parts in one slot, wherever that is.
+    let fleet: Vec<UserClient> = (0..3)
+        .map(|node| {
+            client(
+                &server.url(),
+                &limited(&cluster.url(node), "clustered", 6, "closed"),
+            )
+        })
+        .collect();
+    let passed = admitted(&fleet, 10).await;
+    assert!((6..=7).contains(&passed), "{passed} admitted");
+    assert_eq!(hits.load(Ordering::SeqCst), passed);
+    for users in &fleet {
+        assert_eq!(users.stats().method("get_user").unwrap().without_redis, 0);
+    }
+}

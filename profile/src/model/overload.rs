@@ -154,7 +154,8 @@ partial! {
 partial! {
     /// A rate limit shared by every replica, kept in Redis (the runtime's `redis` feature).
     pub struct SharedLimit {
-        /// `redis://` or `rediss://` URL; a password in it makes it a secret: write `${VAR}`.
+        /// `redis://`, `rediss://` or (a Redis Cluster, by any node) `redis+cluster://` URL; a
+        /// password in it makes it a secret: write `${VAR}`.
         redis: String,
         /// Replicas with the same key share the limit.
         key: String,
@@ -172,7 +173,8 @@ partial! {
 partial! {
     /// A retry budget shared by every replica, kept in Redis.
     pub struct SharedBudget {
-        /// `redis://` or `rediss://` URL; a password in it makes it a secret: write `${VAR}`.
+        /// `redis://`, `rediss://` or (a Redis Cluster, by any node) `redis+cluster://` URL; a
+        /// password in it makes it a secret: write `${VAR}`.
         redis: String,
         /// Replicas with the same key share the budget.
         key: String,

@@ -19,7 +19,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use redis::aio::MultiplexedConnection;
+use redis::aio::{ConnectionLike, MultiplexedConnection};
+use redis::cluster_async::ClusterConnection;
 
 use crate::error::{Error, ErrorKind};
 
@@ -27,16 +28,74 @@ use crate::error::{Error, ErrorKind};
 const BACKOFF_FIRST: Duration = Duration::from_millis(50);
 const BACKOFF_MAX: Duration = Duration::from_secs(2);
 
-/// One Redis server, as a client's shared limit or budget reaches it.
+/// Where the limits are kept: one Redis server (`redis://`, `rediss://`), or a Redis Cluster
+/// reached through any of its nodes (`redis+cluster://`, `rediss+cluster://`), whose client
+/// follows the slots (a script's keys share one, by their hash tag).
+enum Backend {
+    Single(Box<redis::Client>),
+    Cluster(Box<redis::cluster::ClusterClient>),
+}
+
+/// A connection of either kind; cheap to clone (both multiplex).
+#[derive(Clone)]
+pub(crate) enum Conn {
+    Single(MultiplexedConnection),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(
+        &'a mut self,
+        cmd: &'a redis::Cmd,
+    ) -> redis::RedisFuture<'a, redis::Value> {
+        match self {
+            Conn::Single(conn) => conn.req_packed_command(cmd),
+            Conn::Cluster(conn) => conn.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        match self {
+            Conn::Single(conn) => conn.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(conn) => conn.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Single(conn) => conn.get_db(),
+            Conn::Cluster(conn) => conn.get_db(),
+        }
+    }
+}
+
+impl Backend {
+    async fn connect(&self) -> redis::RedisResult<Conn> {
+        match self {
+            Backend::Single(client) => client
+                .get_multiplexed_async_connection()
+                .await
+                .map(Conn::Single),
+            Backend::Cluster(client) => client.get_async_connection().await.map(Conn::Cluster),
+        }
+    }
+}
+
+/// One Redis server or cluster, as a client's shared limit or budget reaches it.
 pub(crate) struct Link {
-    redis: redis::Client,
+    redis: Backend,
     /// The URL without its password, for logs.
     label: String,
     /// The password, to take out of the text of Redis's errors.
     password: Option<String>,
     timeout: Duration,
     client: &'static str,
-    conn: Mutex<Option<MultiplexedConnection>>,
+    conn: Mutex<Option<Conn>>,
     down: AtomicBool,
     reconnecting: AtomicBool,
     /// Decisions made without Redis in the current outage.
@@ -61,25 +120,38 @@ impl Link {
         client: &'static str,
         field: &str,
     ) -> Result<Arc<Link>, Error> {
-        let parsed = reqwest::Url::parse(url)
-            .ok()
-            .filter(|u| matches!(u.scheme(), "redis" | "rediss") && u.host_str().is_some());
+        let parsed = reqwest::Url::parse(url).ok().filter(|u| {
+            matches!(
+                u.scheme(),
+                "redis" | "rediss" | "redis+cluster" | "rediss+cluster"
+            ) && u.host_str().is_some()
+        });
         let Some(mut parsed) = parsed else {
             return Err(Error::new(
                 ErrorKind::Config,
-                format!("{field}: not a redis:// or rediss:// URL"),
+                format!("{field}: not a redis://, rediss:// or redis+cluster:// URL"),
             ));
         };
+        let cluster = parsed.scheme().ends_with("+cluster");
         let password = parsed.password().map(str::to_owned);
         if password.is_some() {
             let _ = parsed.set_password(Some("***"));
         }
-        let redis = redis::Client::open(url).map_err(|_| {
+        let cannot = || {
             Error::new(
                 ErrorKind::Config,
                 format!("{field}: Redis cannot use this URL ({})", parsed.as_str()),
             )
-        })?;
+        };
+        let redis = if cluster {
+            // The cluster client takes a node's plain URL; it finds the others itself.
+            let node = url.replacen("+cluster://", "://", 1);
+            Backend::Cluster(Box::new(
+                redis::cluster::ClusterClient::new([node]).map_err(|_| cannot())?,
+            ))
+        } else {
+            Backend::Single(Box::new(redis::Client::open(url).map_err(|_| cannot())?))
+        };
         Ok(Arc::new(Link {
             redis,
             label: parsed.as_str().to_owned(),
@@ -97,7 +169,7 @@ impl Link {
     /// failing (the link is then marked down).
     pub(crate) async fn run<T, F, Fut>(self: &Arc<Self>, command: F) -> Option<T>
     where
-        F: FnOnce(MultiplexedConnection) -> Fut,
+        F: FnOnce(Conn) -> Fut,
         Fut: Future<Output = redis::RedisResult<T>>,
     {
         if self.down.load(Ordering::Acquire) {
@@ -109,7 +181,7 @@ impl Link {
             let conn = match held {
                 Some(conn) => conn,
                 None => {
-                    let conn = self.redis.get_multiplexed_async_connection().await?;
+                    let conn = self.redis.connect().await?;
                     *self.lock() = Some(conn.clone());
                     conn
                 }
@@ -135,7 +207,7 @@ impl Link {
         self.without.fetch_add(1, Ordering::Relaxed) == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<MultiplexedConnection>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Conn>> {
         self.conn
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -173,7 +245,7 @@ impl Link {
                 // The client is gone: nothing to reconnect for.
                 let Some(link) = link.upgrade() else { return };
                 let attempt = tokio::time::timeout(link.timeout, async {
-                    let mut conn = link.redis.get_multiplexed_async_connection().await?;
+                    let mut conn = link.redis.connect().await?;
                     redis::cmd("PING").query_async::<()>(&mut conn).await?;
                     Ok::<_, redis::RedisError>(conn)
                 })
