@@ -76,48 +76,8 @@ pub fn is_word(name: &str) -> bool {
 }
 
 /// Names of the Rust prelude (and of generated code's helpers) that a generated type must not
-/// shadow: generated code names them unqualified.
-pub const PRELUDE: &[&str] = &[
-    "Box",
-    "Clone",
-    "Copy",
-    "Default",
-    "Drop",
-    "Eq",
-    "Err",
-    "Fn",
-    "FnMut",
-    "FnOnce",
-    "From",
-    "Into",
-    "Iterator",
-    "None",
-    "Ok",
-    "Option",
-    "Ord",
-    "PartialEq",
-    "PartialOrd",
-    "Result",
-    "Send",
-    "Sized",
-    "Some",
-    "String",
-    "Sync",
-    "ToOwned",
-    "ToString",
-    "TryFrom",
-    "TryInto",
-    "Unpin",
-    "Vec",
-    "HashMap",
-    "BTreeMap",
-    "AsRef",
-    "AsMut",
-    "Extend",
-    "IntoIterator",
-    "Nullable",
-    "File",
-];
+/// shadow: generated code names them unqualified. The importer, below this crate, keeps the list.
+pub use remcall_openapi::PRELUDE;
 
 /// The wire name serde's `rename_all = rule` gives the field `key` (rules checked by validation).
 pub fn apply_rename_rule(rule: &str, key: &str) -> String {

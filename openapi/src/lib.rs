@@ -20,6 +20,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use document::{Documents, Place};
+pub use names::PRELUDE;
 
 /// What to import.
 #[derive(Debug, Clone, Default)]

@@ -4,8 +4,11 @@
 
 use heck::{ToPascalCase, ToSnakeCase};
 
-/// Type names generated code or Rust already uses: an imported type of that name is `Api…`.
-const TAKEN_TYPES: &[&str] = &[
+/// Names of the Rust prelude (and of generated code's helpers) that a generated type must not
+/// shadow: generated code names them unqualified. The generator refuses a spec type of one of
+/// these names (it re-exports this list); the importer renames such a type `Api…`. The list lives
+/// here, below the generator, so that both read the same one.
+pub const PRELUDE: &[&str] = &[
     "Box",
     "Clone",
     "Copy",
@@ -45,23 +48,12 @@ const TAKEN_TYPES: &[&str] = &[
     "IntoIterator",
     "Nullable",
     "File",
-    "Self",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "i128",
-    "isize",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "u128",
-    "usize",
-    "f32",
-    "f64",
-    "bool",
-    "char",
+];
+
+/// Besides the prelude, what a type cannot be called: `Self` and the primitive types.
+const PRIMITIVE_TYPES: &[&str] = &[
+    "Self", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+    "f32", "f64", "bool", "char",
 ];
 
 /// Method names the generated client has already.
@@ -80,7 +72,7 @@ pub(crate) fn type_name(raw: &str) -> String {
     if name.starts_with(|c: char| c.is_ascii_digit()) {
         name.insert(0, 'T');
     }
-    if TAKEN_TYPES.contains(&name.as_str()) {
+    if PRELUDE.contains(&name.as_str()) || PRIMITIVE_TYPES.contains(&name.as_str()) {
         name.insert_str(0, "Api");
     }
     name

@@ -72,13 +72,7 @@ impl RetryBudget {
     fn slot(&self, now: Instant) -> &Slot {
         let second = self.second(now);
         let slot = &self.slots[(second % SECONDS) as usize];
-        let seen = slot.second.load(Ordering::Acquire);
-        if seen != second + 1
-            && slot
-                .second
-                .compare_exchange(seen, second + 1, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        {
+        if crate::period::claim(&slot.second, second + 1) {
             slot.calls.store(0, Ordering::Relaxed);
             slot.retries.store(0, Ordering::Relaxed);
         }

@@ -26,6 +26,7 @@ use crate::breaker::Outcome;
 use crate::client::{Client, MethodState};
 use crate::endpoints::{Endpoint, Lease};
 use crate::error::{Error, ErrorKind, from_transport};
+use crate::hedge::Hedging;
 use crate::interceptor::{self, CallInfo};
 use crate::log;
 use crate::request::Request;
@@ -313,8 +314,10 @@ impl Client {
         loop {
             let lease = self.shared.endpoints.pick(Option::as_slice(&avoid))?;
             // A half-open trial is a probe of one request: it is not hedged either.
-            let hedge_after = match &state.hedging {
-                Some(hedging) if !trial => hedging.delay(&state.counters, sent),
+            let hedge_after = match state.hedging.as_deref() {
+                Some(hedging) if !trial => hedging
+                    .delay(&state.counters, sent)
+                    .map(|delay| (hedging, delay)),
                 _ => None,
             };
             let Landed {
@@ -331,10 +334,14 @@ impl Client {
                     };
                     self.send(state, request, when, false, lease).await
                 }
-                Some(delay) => {
+                Some((hedging, delay)) => {
+                    let when = When {
+                        attempt,
+                        sent,
+                        deadline,
+                    };
                     let (landed, hedges) =
-                        Box::pin(self.race(state, request, attempt, lease, sent, deadline, delay))
-                            .await;
+                        Box::pin(self.race(state, request, when, lease, hedging, delay)).await;
                     tally.hedges += hedges;
                     landed
                 }
@@ -465,15 +472,13 @@ impl Client {
     /// 4xx: the server has spoken); a retryable failure waits for the others and is the
     /// result only when it is the last. Returning drops the attempts still running, which
     /// closes their connections. The second value is the hedges sent.
-    #[allow(clippy::too_many_arguments)]
     async fn race<'a>(
         &'a self,
         state: &'a MethodState,
         request: &'a Request,
-        attempt: u32,
+        first_when: When,
         first: Lease<'a>,
-        sent: Instant,
-        deadline: Instant,
+        hedging: &Hedging,
         delay: Duration,
     ) -> (Landed<'a>, u32) {
         type Flight<'f> = std::pin::Pin<Box<dyn Future<Output = Landed<'f>> + Send + 'f>>;
@@ -481,9 +486,11 @@ impl Client {
             Landed(Landed<'e>),
             Hedge,
         }
-        let Some(hedging) = state.hedging.as_deref() else {
-            unreachable!("a race is run for a hedged method only")
-        };
+        let When {
+            attempt,
+            sent,
+            deadline,
+        } = first_when;
         let retry = &state.settings.retry;
         let mut at = vec![first.endpoint().clone()];
         let when = |sent| When {

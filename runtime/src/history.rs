@@ -97,13 +97,7 @@ impl History {
     fn slot(&self, now: Instant) -> &Slot {
         let second = self.second(now);
         let slot = &self.slots[(second % SECONDS as u64) as usize];
-        let seen = slot.second.load(Ordering::Acquire);
-        if seen != second + 1
-            && slot
-                .second
-                .compare_exchange(seen, second + 1, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        {
+        if crate::period::claim(&slot.second, second + 1) {
             for count in [
                 &slot.calls,
                 &slot.errors,

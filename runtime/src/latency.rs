@@ -45,13 +45,7 @@ impl Latencies {
     pub fn record(&self, latency: Duration, now: Instant) {
         let period = self.period(now);
         let window = &self.windows[(period % 2) as usize];
-        let seen = window.period.load(Ordering::Acquire);
-        if seen != period
-            && window
-                .period
-                .compare_exchange(seen, period, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        {
+        if crate::period::claim(&window.period, period) {
             for count in window.counts.iter() {
                 count.store(0, Ordering::Relaxed);
             }

@@ -39,6 +39,7 @@ mod multipart;
 mod nullable;
 mod paginate;
 mod params;
+mod period;
 mod query;
 mod rate_limit;
 #[cfg(feature = "redis")]

@@ -124,7 +124,7 @@ pub fn chromium(url: &str, args: &[&str]) -> std::io::Result<Output> {
             )
         })?;
     let profile = tempfile_dir()?;
-    Command::new(binary)
+    let output = Command::new(binary)
         .args([
             "--headless",
             "--no-sandbox",
@@ -140,7 +140,10 @@ pub fn chromium(url: &str, args: &[&str]) -> std::io::Result<Output> {
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .arg(url)
-        .output()
+        .output();
+    // Each run's profile is thrown away with it.
+    let _ = std::fs::remove_dir_all(&profile);
+    output
 }
 
 /// A fresh profile directory for one Chromium run.

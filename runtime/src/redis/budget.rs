@@ -98,8 +98,7 @@ impl SharedBudget {
     /// Takes a retry from the fleet's budget: `Some(granted)`, or `None` when Redis could not
     /// say (the local budget decides then).
     pub(crate) async fn withdraw(&self) -> Option<bool> {
-        let granted = self.send(true).await?;
-        Some(granted)
+        self.send(true).await
     }
 
     /// One round trip: the pending deposits, and a withdrawal if asked for. Deposits that
