@@ -61,6 +61,10 @@ enum Command {
         /// Only these operations (operationId or method name).
         #[arg(long, value_delimiter = ',')]
         operations: Vec<String>,
+        /// Exit 1, writing nothing, when the spec would say less than the description: an
+        /// operation skipped, or a note that loses something.
+        #[arg(long)]
+        strict: bool,
     },
     /// Print the JSON Schema (draft 2020-12) of the spec format, for editors' YAML completion.
     Schema,
@@ -90,7 +94,15 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             client,
             tags,
             operations,
-        } => return import(&description, &out, client, tags, operations),
+            strict,
+        } => {
+            let options = remcall_openapi::Options {
+                client,
+                tags,
+                operations,
+            };
+            return import(&description, &out, &options, strict);
+        }
         Command::Gen {
             specs,
             out,
@@ -147,16 +159,10 @@ fn run(command: Command) -> Result<ExitCode, Error> {
 fn import(
     description: &std::path::Path,
     out: &std::path::Path,
-    client: Option<String>,
-    tags: Vec<String>,
-    operations: Vec<String>,
+    options: &remcall_openapi::Options,
+    strict: bool,
 ) -> Result<ExitCode, Error> {
-    let options = remcall_openapi::Options {
-        client,
-        tags,
-        operations,
-    };
-    let imported = match remcall_openapi::import(description, &options) {
+    let imported = match remcall_openapi::import(description, options) {
         Ok(imported) => imported,
         Err(error) => {
             eprintln!("error: {error}");
@@ -173,6 +179,20 @@ fn import(
         );
         return Ok(ExitCode::from(2));
     }
+    for (operation, reason) in &imported.summary.skipped {
+        eprintln!("skipped {operation}: {reason}");
+    }
+    for note in &imported.summary.notes {
+        eprintln!("note: {note}");
+    }
+    if strict && imported.summary.loses_anything() {
+        let losing = imported.summary.notes.iter().filter(|n| n.loses).count()
+            + imported.summary.skipped.len();
+        eprintln!(
+            "error: --strict: {losing} skipped operation(s) and note(s) marked [loses] say less than the description; nothing was written"
+        );
+        return Ok(ExitCode::from(1));
+    }
     let name = out
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -182,12 +202,6 @@ fn import(
         _ => PathBuf::from("."),
     };
     output::write(&dir, &[(name, imported.spec)])?;
-    for (operation, reason) in &imported.summary.skipped {
-        eprintln!("skipped {operation}: {reason}");
-    }
-    for note in &imported.summary.notes {
-        eprintln!("note: {note}");
-    }
     eprintln!("{}; wrote {}", imported.summary, out.display());
     Ok(ExitCode::SUCCESS)
 }

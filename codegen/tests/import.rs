@@ -234,7 +234,7 @@ fn a_description_spread_over_hundreds_of_files_imports_whole() {
     let (code, stderr, spec) = import(&path, &[]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("300 operation(s): 300 method(s), 0 skipped"),
+        stderr.contains("300 operation(s): 300 method(s), 300 faithful, 0 skipped"),
         "{stderr}"
     );
     let spec = spec.unwrap();
@@ -249,14 +249,7 @@ fn a_description_spread_over_hundreds_of_files_imports_whole() {
 }
 
 #[test]
-fn a_broken_description_is_named_with_its_place_and_nothing_is_written() {
-    let paths = r#""paths": { "/a": { "get": { "responses": { "200": { "description": "x", "content": { "application/json": { "schema": { "$ref": "REF" } } } } } } } }"#;
-    let doc = |reference: &str| {
-        format!(
-            r#"{{ "openapi": "3.0.0", "info": {{ "title": "T" }}, {} }}"#,
-            paths.replace("REF", reference)
-        )
-    };
+fn a_description_that_cannot_be_read_is_named_with_its_place_and_nothing_is_written() {
     let cases: Vec<(Vec<(&str, String)>, &str)> = vec![
         (
             vec![("api.json", "{ \"openapi\": ".to_owned())],
@@ -276,22 +269,6 @@ fn a_broken_description_is_named_with_its_place_and_nothing_is_written() {
         (
             vec![("api.json", r#"{ "info": {} }"#.to_owned())],
             "not an OpenAPI description: no `openapi:`",
-        ),
-        (
-            vec![("api.json", doc("#/components/schemas/Missing"))],
-            "at /components/schemas/Missing: a `$ref` points here, and there is nothing",
-        ),
-        (
-            vec![("api.json", doc("../outside.json"))],
-            "is outside the description's directory",
-        ),
-        (
-            vec![("api.json", doc("https://evil.test/schema.json"))],
-            "leaves the description: only files beside it are read",
-        ),
-        (
-            vec![("api.json", doc("gone.json#/X"))],
-            "gone.json: cannot read it",
         ),
     ];
     for (files, expected) in cases {
@@ -321,6 +298,56 @@ fn a_broken_description_is_named_with_its_place_and_nothing_is_written() {
         stderr.contains("/nonexistent/api.json: cannot read it"),
         "{stderr}"
     );
+}
+
+/// A `$ref` that cannot be followed loses that one schema, not the import: the result is a
+/// `serde_json::Value` and a note naming the place; `--strict` refuses it and writes nothing.
+#[test]
+fn a_reference_that_cannot_be_followed_is_a_note_and_a_value() {
+    let paths = r#""paths": { "/a": { "get": { "responses": { "200": { "description": "x", "content": { "application/json": { "schema": { "$ref": "REF" } } } } } } } }"#;
+    let doc = |reference: &str| {
+        format!(
+            r#"{{ "openapi": "3.0.0", "info": {{ "title": "T" }}, {} }}"#,
+            paths.replace("REF", reference)
+        )
+    };
+    let cases = [
+        (
+            "#/components/schemas/Missing",
+            "api.json#/components/schemas/Missing: a `$ref` points here, and there is nothing",
+        ),
+        ("../outside.json", "is outside the description's directory"),
+        (
+            "https://evil.test/schema.json",
+            "leaves the description: only files beside it are read",
+        ),
+        ("gone.json#/X", "gone.json: cannot read it"),
+    ];
+    for (reference, expected) in cases {
+        let text = doc(reference);
+        let (dir, main) = written(&[("api.json", text.as_str())]);
+        let (code, stderr, spec) = import(&main, &[]);
+        assert_eq!(code, 0, "{reference}: {stderr}");
+        assert!(stderr.contains(expected), "`{expected}` not in: {stderr}");
+        assert!(stderr.contains("[loses]"), "{stderr}");
+        let spec = spec.unwrap();
+        has(&spec, "returns: serde_json::Value");
+        has(&spec, "# note: ");
+
+        let out = dir.path().join("strict.yaml");
+        let output = Command::new(env!("CARGO_BIN_EXE_remcall"))
+            .arg("import")
+            .arg(&main)
+            .arg("--out")
+            .arg(&out)
+            .arg("--strict")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("--strict"), "{stderr}");
+        assert!(!out.exists(), "--strict wrote {}", out.display());
+    }
 }
 
 /// The imported clients compile and are clippy-clean against the real runtime.

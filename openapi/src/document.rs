@@ -79,6 +79,13 @@ impl Documents {
         self.files.keys().cloned().collect()
     }
 
+    /// `file` as the notes name it: relative to the description's directory.
+    pub(crate) fn relative(&self, file: &Path) -> PathBuf {
+        file.strip_prefix(&self.root)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| file.to_path_buf())
+    }
+
     /// The description's top-level value.
     pub(crate) fn root_value(&self) -> &Value {
         &self.files[&self.main]
@@ -225,13 +232,13 @@ fn read(path: &Path) -> Result<Value, Error> {
         })
     };
     if json_first {
-        return as_json();
+        return as_json().or_else(|error| wide_numbers(text, true).ok_or(error));
     }
     match serde_yaml::from_str::<Value>(text) {
         Ok(value) => Ok(value),
-        Err(e) => match as_json() {
-            Ok(value) => Ok(value),
-            Err(_) => {
+        Err(e) => match as_json().ok().or_else(|| wide_numbers(text, false)) {
+            Some(value) => Ok(value),
+            None => {
                 let at = e
                     .location()
                     .map(|l| format!(" at {}:{}", l.line(), l.column()))
@@ -241,6 +248,47 @@ fn read(path: &Path) -> Result<Value, Error> {
                 Err(Error::at(&place, format!("invalid YAML{at}: {first}")))
             }
         },
+    }
+}
+
+/// A description whose numbers do not all fit a JSON value (a `minimum` of `-1e30` written out
+/// in digits), read again with each such integer written as a float: it becomes the nearest
+/// `f64`. Only keywords hold such numbers, and none of them types anything. An integer counts
+/// when it is a whole value (after `:`, `[`, `,` or a list's `- `, before `,`, `]`, `}` or the
+/// line's end), so digits inside text are left alone.
+fn wide_numbers(text: &str, json: bool) -> Option<Value> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut last = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        let before = text[..start]
+            .trim_end_matches(' ')
+            .trim_end_matches('-')
+            .trim_end_matches(' ');
+        let after = text[i..].trim_start_matches(' ');
+        let whole_value = matches!(before.chars().last(), Some(':' | '[' | ',' | '\n') | None)
+            || before.ends_with("- ");
+        let ends = after.is_empty() || after.starts_with([',', ']', '}', '\n', '\r']);
+        if i - start > 18 && whole_value && ends {
+            out.push_str(&text[last..i]);
+            out.push_str(".0");
+            last = i;
+        }
+    }
+    out.push_str(&text[last..]);
+    if json {
+        serde_json::from_str(&out).ok()
+    } else {
+        serde_yaml::from_str(&out).ok()
     }
 }
 

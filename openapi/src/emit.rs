@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::spec::{Auth, BodyOut, MethodOut, Paginate, ParamOut, Spec, TypeOut};
+use crate::ty::{Encoding, Ty};
 
 /// The spec's text.
 pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
@@ -31,7 +32,7 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
         );
     }
     for note in &spec.summary.notes {
-        let _ = writeln!(out, "# note: {}", one_line(note));
+        let _ = writeln!(out, "# note: {}", one_line(&note.to_string()));
     }
     let _ = writeln!(out, "client: {}", scalar(&spec.client));
     if let Some(doc) = &spec.doc {
@@ -109,9 +110,9 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
     out
 }
 
-fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
+fn write_type(out: &mut String, name: &str, definition: &TypeOut) {
     let _ = writeln!(out, "  {name}:");
-    match ty {
+    match definition {
         TypeOut::Struct(s) => {
             if let Some(doc) = &s.doc {
                 write_doc(out, 4, doc);
@@ -129,11 +130,11 @@ fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
                         && !field.required_null
                         && field.constant.is_none();
                     if plain {
-                        let _ = writeln!(out, "      {}: {}", field.key, scalar(&field.ty));
+                        let _ = writeln!(out, "      {}: {}", field.key, ty(&field.ty));
                         continue;
                     }
                     let _ = writeln!(out, "      {}:", field.key);
-                    let _ = writeln!(out, "        type: {}", scalar(&field.ty));
+                    let _ = writeln!(out, "        type: {}", ty(&field.ty));
                     if let Some(rename) = &field.rename {
                         let _ = writeln!(out, "        rename: {}", scalar(rename));
                     }
@@ -149,27 +150,14 @@ fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
                 }
             }
             if let Some(values) = &s.additional {
-                let _ = writeln!(out, "    additional_properties: {}", scalar(values));
+                let _ = writeln!(out, "    additional_properties: {}", ty(values));
             }
         }
         TypeOut::Enum(e) => {
             if let Some(doc) = &e.doc {
                 write_doc(out, 4, doc);
             }
-            // An open enum keeps unknown values in `Other`: a value that would take the name
-            // is `OtherValue`.
-            let values: Vec<crate::spec::EnumValue> = e
-                .values
-                .iter()
-                .map(|(value, name, doc)| {
-                    let derived = value.as_str().map(crate::names::type_name);
-                    let name = match name.as_deref().or(derived.as_deref()) {
-                        Some("Other") => Some("OtherValue".to_owned()),
-                        _ => name.clone(),
-                    };
-                    (value.clone(), name, doc.clone())
-                })
-                .collect();
+            let values = variant_names(&e.values);
             if values
                 .iter()
                 .all(|(_, name, doc)| name.is_none() && doc.is_none())
@@ -200,7 +188,7 @@ fn write_type(out: &mut String, name: &str, ty: &TypeOut) {
             if let Some(doc) = &u.doc {
                 write_doc(out, 4, doc);
             }
-            let alternatives: Vec<String> = u.alternatives.iter().map(|a| scalar(a)).collect();
+            let alternatives: Vec<String> = u.alternatives.iter().map(ty).collect();
             let _ = writeln!(out, "    one_of: [{}]", alternatives.join(", "));
             if let Some(tag) = &u.tag {
                 let _ = writeln!(out, "    tag: {}", scalar(tag));
@@ -238,28 +226,29 @@ fn write_method(out: &mut String, method: &MethodOut) {
         write_body(out, body);
     }
     match &method.returns {
-        Some((ty, "json")) => {
-            let _ = writeln!(out, "    returns: {}", scalar(ty));
+        Some((returned, Encoding::Json)) => {
+            let _ = writeln!(out, "    returns: {}", ty(returned));
         }
-        Some((ty, encoding)) => {
+        Some((returned, encoding)) => {
             let _ = writeln!(
                 out,
-                "    returns: {{ type: {}, as: {encoding} }}",
-                scalar(ty)
+                "    returns: {{ type: {}, as: {} }}",
+                ty(returned),
+                encoding.word()
             );
         }
         None => {}
     }
     if !method.responses.is_empty() {
         out.push_str("    responses:\n");
-        for (status, ty) in &method.responses {
-            let _ = writeln!(out, "      {status}: {}", scalar(ty));
+        for (status, returned) in &method.responses {
+            let _ = writeln!(out, "      {status}: {}", ty(returned));
         }
     }
     if !method.errors.is_empty() {
         out.push_str("    errors:\n");
-        for (status, ty) in &method.errors {
-            let _ = writeln!(out, "      {}: {}", scalar(status), scalar(ty));
+        for (status, error) in &method.errors {
+            let _ = writeln!(out, "      {}: {}", scalar(status), ty(error));
         }
     }
     if let Some(header) = &method.idempotency_key {
@@ -283,11 +272,11 @@ fn write_method(out: &mut String, method: &MethodOut) {
 fn write_param(out: &mut String, param: &ParamOut) {
     let plain = param.wire.is_none() && param.doc.is_none() && !param.deep && !param.comma;
     if plain {
-        let _ = writeln!(out, "      {}: {}", param.key, scalar(&param.ty));
+        let _ = writeln!(out, "      {}: {}", param.key, ty(&param.ty));
         return;
     }
     let _ = writeln!(out, "      {}:", param.key);
-    let _ = writeln!(out, "        type: {}", scalar(&param.ty));
+    let _ = writeln!(out, "        type: {}", ty(&param.ty));
     if let Some(wire) = &param.wire {
         let _ = writeln!(out, "        name: {}", scalar(wire));
     }
@@ -302,14 +291,14 @@ fn write_param(out: &mut String, param: &ParamOut) {
 }
 
 fn write_body(out: &mut String, body: &BodyOut) {
-    if body.encoding == "json" && body.content_type.is_none() && body.doc.is_none() {
-        let _ = writeln!(out, "    body: {}", scalar(&body.ty));
+    if body.encoding == Encoding::Json && body.content_type.is_none() && body.doc.is_none() {
+        let _ = writeln!(out, "    body: {}", ty(&body.ty));
         return;
     }
     out.push_str("    body:\n");
-    let _ = writeln!(out, "      type: {}", scalar(&body.ty));
-    if body.encoding != "json" {
-        let _ = writeln!(out, "      as: {}", body.encoding);
+    let _ = writeln!(out, "      type: {}", ty(&body.ty));
+    if body.encoding != Encoding::Json {
+        let _ = writeln!(out, "      as: {}", body.encoding.word());
     }
     if let Some(content_type) = &body.content_type {
         let _ = writeln!(out, "      content_type: {}", scalar(content_type));
@@ -370,6 +359,52 @@ pub(crate) fn scalar(text: &str) -> String {
     } else {
         serde_json::to_string(text).unwrap_or_default()
     }
+}
+
+/// An enum's values with the variant names the generator would give them, written out where
+/// it must: an open enum keeps unknown values in `Other`, so a value that would take that name
+/// is `OtherValue`; and values whose names would be the same (`other` and `Other`, `a-b` and
+/// `a_b`) are each named apart.
+fn variant_names(values: &[crate::spec::EnumValue]) -> Vec<crate::spec::EnumValue> {
+    let derived = |value: &Value, name: &Option<String>| -> Option<String> {
+        let name = name
+            .clone()
+            .or_else(|| value.as_str().map(crate::names::type_name))?;
+        Some(if name == "Other" {
+            "OtherValue".to_owned()
+        } else {
+            name
+        })
+    };
+    let names: Vec<Option<String>> = values.iter().map(|(v, n, _)| derived(v, n)).collect();
+    let clash = names.iter().enumerate().any(|(i, a)| {
+        a.is_some()
+            && names[..i].iter().any(|b| {
+                b.as_deref().map(str::to_ascii_lowercase)
+                    == a.as_deref().map(str::to_ascii_lowercase)
+            })
+    });
+    let mut taken = Vec::new();
+    values
+        .iter()
+        .zip(names)
+        .map(|((value, name, doc), derived)| {
+            let name = match derived {
+                Some(derived) if clash => {
+                    let cased = heck::ToPascalCase::to_pascal_case(derived.as_str());
+                    Some(crate::names::unique(&cased, "", &mut taken))
+                }
+                Some(derived) if derived == "OtherValue" => Some(derived),
+                _ => name.clone(),
+            };
+            (value.clone(), name, doc.clone())
+        })
+        .collect()
+}
+
+/// A type expression as a YAML scalar.
+fn ty(ty: &Ty) -> String {
+    scalar(&ty.to_string())
 }
 
 fn json_scalar(value: &Value) -> String {

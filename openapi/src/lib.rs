@@ -4,9 +4,13 @@
 //!
 //! The description is read as a plain value tree, not through a typed OpenAPI model: real
 //! descriptions break the strict models (see docs/IMPORT.md for the evidence), and a value tree
-//! lets every problem be reported with its file and JSON pointer. Whatever cannot become part of
-//! the spec is reported, never dropped silently: an operation left out is listed with its reason,
-//! and every field that falls back to `serde_json::Value` is counted.
+//! lets every problem be reported with its file and JSON pointer. The importer's own model is
+//! typed ([`ty::Ty`] for type expressions, `spec.rs` for what is written).
+//!
+//! Nothing in a description that can be read fails the import: a part that cannot be carried
+//! over exactly becomes the nearest faithful thing (`serde_json::Value`, a renamed item, a
+//! skipped operation when the operation itself cannot be called) with a [`Note`] that says
+//! where and what was lost.
 
 mod document;
 mod emit;
@@ -14,7 +18,9 @@ mod names;
 mod operations;
 mod schema;
 mod service;
+mod settle;
 mod spec;
+mod ty;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -60,21 +66,62 @@ pub struct Summary {
     pub fields: usize,
     /// Fields, parameters and bodies typed `serde_json::Value` for want of a schema remcall reads.
     pub value_fallbacks: usize,
-    /// Everything else worth knowing: renamed methods, dropped parameters, unsupported schemes.
-    pub notes: Vec<String>,
+    /// Operations whose method keeps the verb, the route, every declared parameter, the body
+    /// and a result type for a 2xx with a body.
+    pub faithful: usize,
+    /// Everything else worth knowing: renamed items, dropped parameters, unsupported schemes.
+    pub notes: Vec<Note>,
+}
+
+impl Summary {
+    /// True when the spec says less than the description somewhere: an operation skipped, or
+    /// a note that loses something (`remcall import --strict` fails on it).
+    pub fn loses_anything(&self) -> bool {
+        !self.skipped.is_empty() || self.notes.iter().any(|n| n.loses)
+    }
+}
+
+/// What the import did at one place of the description on the user's behalf.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The file, relative to the description's directory.
+    pub file: PathBuf,
+    /// The JSON pointer in it (empty: the file as a whole).
+    pub pointer: String,
+    /// What was done, and what was lost.
+    pub message: String,
+    /// True when the spec says less than the description here (a `Value` for a schema, a
+    /// dropped parameter); false for a rename or a choice that keeps everything.
+    pub loses: bool,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if !self.pointer.is_empty() {
+            write!(f, "#{}", self.pointer)?;
+        }
+        write!(f, ": {}", self.message)?;
+        if self.loses {
+            f.write_str(" [loses]")?;
+        }
+        Ok(())
+    }
 }
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} operation(s): {} method(s), {} skipped; {} type(s); {} of {} field(s) serde_json::Value",
+            "{} operation(s): {} method(s), {} faithful, {} skipped; {} type(s); {} of {} field(s) serde_json::Value; {} note(s)",
             self.operations,
             self.methods,
+            self.faithful,
             self.skipped.len(),
             self.types,
             self.value_fallbacks,
-            self.fields
+            self.fields,
+            self.notes.len()
         )
     }
 }
@@ -109,10 +156,11 @@ impl Error {
     }
 }
 
-/// Imports the description at `path`.
+/// Imports the description at `path`. Only a description that cannot be read at all (no such
+/// file, not JSON or YAML, not OpenAPI) is an error; everything else is a note.
 pub fn import(path: &Path, options: &Options) -> Result<Imported, Error> {
     let mut documents = Documents::open(path)?;
-    let spec = spec::build(&mut documents, options)?;
+    let spec = spec::build(&mut documents, options);
     let summary = spec.summary.clone();
     let text = emit::yaml(&spec, path);
     let mut files = documents.files();

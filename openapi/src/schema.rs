@@ -5,69 +5,54 @@
 
 use serde_json::Value;
 
-use crate::Error;
 use crate::document::{Place, last_segment};
 use crate::names;
 use crate::spec::{Builder, EnumOut, EnumValue, FieldOut, StructOut, TypeOut, UnionOut};
-
-const VALUE: &str = "serde_json::Value";
+use crate::ty::Ty;
 
 /// How deep schemas may nest inline before the rest is a `serde_json::Value`.
 const MAX_DEPTH: usize = 48;
 
 impl Builder<'_> {
     /// The type expression of `schema` (found at `at`); `hint` names an inline type.
-    pub(crate) fn ty(&mut self, at: &Place, schema: &Value, hint: &str) -> Result<String, Error> {
+    pub(crate) fn ty(&mut self, at: &Place, schema: &Value, hint: &str) -> Ty {
         self.ty_at_depth(at, schema, hint, 0)
     }
 
-    fn ty_at_depth(
-        &mut self,
-        at: &Place,
-        schema: &Value,
-        hint: &str,
-        depth: usize,
-    ) -> Result<String, Error> {
+    fn ty_at_depth(&mut self, at: &Place, schema: &Value, hint: &str, depth: usize) -> Ty {
         if depth > MAX_DEPTH {
-            return Ok(self.fallback());
+            self.note(
+                at,
+                true,
+                "nested too deep to follow: typed serde_json::Value",
+            );
+            return self.fallback();
         }
         if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-            let target = self.docs.target(at, reference)?;
-            return self.named_type(&target, depth);
+            return match self.docs.target(at, reference) {
+                Ok(target) => self.named_type(&target, depth),
+                Err(error) => {
+                    self.unresolved(error, "typed serde_json::Value");
+                    self.fallback()
+                }
+            };
         }
         if !schema.is_object() {
             // `true` (anything) or a stray scalar.
-            return Ok(self.fallback());
+            return self.fallback();
         }
         let nullable = is_nullable(schema);
-        let inner = self.non_null_ty(at, schema, hint, depth)?;
-        Ok(
-            if nullable && !inner.starts_with("Option<") && inner != VALUE {
-                format!("Option<{inner}>")
-            } else {
-                inner
-            },
-        )
+        let inner = self.non_null_ty(at, schema, hint, depth);
+        if nullable { inner.nullable() } else { inner }
     }
 
     /// The type of a schema, `null` aside.
-    fn non_null_ty(
-        &mut self,
-        at: &Place,
-        schema: &Value,
-        hint: &str,
-        depth: usize,
-    ) -> Result<String, Error> {
+    fn non_null_ty(&mut self, at: &Place, schema: &Value, hint: &str, depth: usize) -> Ty {
         if let Some(values) = const_alternatives(schema) {
             let name = self.inline_name(hint);
-            self.spec.types.insert(
-                name.clone(),
-                TypeOut::Enum(EnumOut {
-                    doc: doc(schema),
-                    values,
-                }),
-            );
-            return Ok(name);
+            let definition = self.enum_of(at, doc(schema), values);
+            self.spec.types.insert(name.clone(), definition);
+            return Ty::Named(name);
         }
         for key in ["oneOf", "anyOf"] {
             if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
@@ -77,127 +62,164 @@ impl Builder<'_> {
                     .filter(|(_, a)| !is_null_schema(a))
                     .collect();
                 return match real.as_slice() {
-                    [] => Ok(self.fallback()),
+                    [] => self.fallback(),
                     [(i, only)] if schema.get("discriminator").is_none() => {
-                        let ty = self.ty_at_depth(
-                            &at.child(key).child(&i.to_string()),
-                            only,
-                            hint,
-                            depth + 1,
-                        )?;
-                        Ok(
-                            if real.len() < alternatives.len() && !ty.starts_with("Option<") {
-                                format!("Option<{ty}>")
-                            } else {
-                                ty
-                            },
-                        )
+                        let place = at.child(key).child(&i.to_string());
+                        let ty = self.ty_at_depth(&place, only, hint, depth + 1);
+                        if real.len() < alternatives.len() {
+                            ty.nullable()
+                        } else {
+                            ty
+                        }
                     }
                     _ => {
                         let name = self.inline_name(hint);
-                        let union = self.union(at, schema, key, &name, depth)?;
+                        let union = self.union(at, schema, key, &name, depth);
                         self.spec.types.insert(name.clone(), TypeOut::Union(union));
-                        Ok(name)
+                        Ty::Named(name)
                     }
                 };
             }
         }
         if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
-            let own = schema.get("properties").is_some();
-            if parts.len() == 1 && !own {
-                return self.ty_at_depth(&at.child("allOf").child("0"), &parts[0], hint, depth + 1);
+            if let Some(ty) = self.modified_part(at, schema, parts, hint, depth) {
+                return ty;
             }
             let name = self.inline_name(hint);
-            self.taken_types.push(name.clone());
-            let definition = self.struct_of(at, schema, &name, depth)?;
+            let definition = self.struct_of(at, schema, &name, depth);
             self.spec
                 .types
                 .insert(name.clone(), TypeOut::Struct(definition));
-            return Ok(name);
+            return Ty::Named(name);
         }
-        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-            let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
-            let integer = !values.is_empty() && values.iter().all(|v| v.is_i64());
-            let strings = !values.is_empty() && values.iter().all(Value::is_string);
-            if integer || strings {
-                let name = self.inline_name(hint);
-                self.spec.types.insert(
-                    name.clone(),
-                    TypeOut::Enum(EnumOut {
-                        doc: doc(schema),
-                        values: values.into_iter().map(|v| (v, None, None)).collect(),
-                    }),
-                );
-                return Ok(name);
-            }
+        if let Some(values) = enum_values(schema) {
+            let name = self.inline_name(hint);
+            let values = values.into_iter().map(|v| (v, None, None)).collect();
+            let definition = self.enum_of(at, doc(schema), values);
+            self.spec.types.insert(name.clone(), definition);
+            return Ty::Named(name);
         }
         let kind = schema_type(schema);
-        Ok(match kind.as_deref() {
+        match kind.as_deref() {
             // Binary content: a file part in a multipart body, text anywhere else (settled
             // once every body is known).
             Some("string") if schema.get("format").and_then(Value::as_str) == Some("binary") => {
-                "bytes::Bytes".to_owned()
+                Ty::Bytes
             }
-            Some("string") => "String".to_owned(),
+            Some("string") => Ty::String,
             Some("integer") => match schema.get("format").and_then(Value::as_str) {
-                Some("int32") => "i32",
-                Some("uint32") => "u32",
-                Some("uint64") => "u64",
-                _ => "i64",
-            }
-            .to_owned(),
-            Some("number") => "f64".to_owned(),
-            Some("boolean") => "bool".to_owned(),
+                Some("int32") => Ty::I32,
+                Some("uint32") => Ty::U32,
+                Some("uint64") => Ty::U64,
+                _ => Ty::I64,
+            },
+            Some("number") => Ty::F64,
+            Some("boolean") => Ty::Bool,
             Some("array") => match schema.get("items") {
-                Some(items) => {
-                    let item = self.ty_at_depth(
-                        &at.child("items"),
-                        items,
-                        &format!("{hint}Item"),
-                        depth + 1,
-                    )?;
-                    format!("Vec<{item}>")
-                }
-                None => format!("Vec<{}>", self.fallback()),
+                Some(items) => Ty::list(self.ty_at_depth(
+                    &at.child("items"),
+                    items,
+                    &format!("{hint}Item"),
+                    depth + 1,
+                )),
+                None => Ty::list(self.fallback()),
             },
             Some("object") | None if schema.get("properties").is_some() => {
                 let name = self.inline_name(hint);
-                self.taken_types.push(name.clone());
-                let definition = self.struct_of(at, schema, &name, depth)?;
+                let definition = self.struct_of(at, schema, &name, depth);
                 self.spec
                     .types
                     .insert(name.clone(), TypeOut::Struct(definition));
-                name
+                Ty::Named(name)
             }
             Some("object") | None => match schema.get("additionalProperties") {
                 Some(values)
                     if values.is_object() && !values.as_object().is_some_and(|o| o.is_empty()) =>
                 {
-                    let value = self.ty_at_depth(
+                    Ty::map(self.ty_at_depth(
                         &at.child("additionalProperties"),
                         values,
                         &format!("{hint}Value"),
                         depth + 1,
-                    )?;
-                    format!("HashMap<String, {value}>")
+                    ))
                 }
                 _ => self.fallback(),
             },
             Some(_) => self.fallback(),
+        }
+    }
+
+    /// An `allOf` of one part that says what the value is and parts that only modify it
+    /// (`description`, `nullable`, `readOnly`…), as descriptions write a documented use of a
+    /// shared schema: the type of that one part, not a struct of its own.
+    fn modified_part(
+        &mut self,
+        at: &Place,
+        schema: &Value,
+        parts: &[Value],
+        hint: &str,
+        depth: usize,
+    ) -> Option<Ty> {
+        if schema.get("properties").is_some() {
+            return None;
+        }
+        let substantial: Vec<(usize, &Value)> = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, part)| !only_modifies(part))
+            .collect();
+        let [(i, part)] = substantial.as_slice() else {
+            return None;
+        };
+        let place = at.child("allOf").child(&i.to_string());
+        let ty = self.ty_at_depth(&place, part, hint, depth + 1);
+        let nullable = parts.iter().any(is_nullable);
+        Some(if nullable { ty.nullable() } else { ty })
+    }
+
+    /// An enum of `values`, each listed once: a description that lists a value twice means it
+    /// once.
+    fn enum_of(&mut self, at: &Place, doc: Option<String>, values: Vec<EnumValue>) -> TypeOut {
+        let mut unique: Vec<EnumValue> = Vec::with_capacity(values.len());
+        let mut repeated = Vec::new();
+        for value in values {
+            if unique.iter().any(|(v, _, _)| *v == value.0) {
+                repeated.push(value.0.to_string());
+            } else {
+                unique.push(value);
+            }
+        }
+        if !repeated.is_empty() {
+            self.note(
+                at,
+                false,
+                format!(
+                    "the enum lists {} more than once: one variant each",
+                    repeated.join(", ")
+                ),
+            );
+        }
+        TypeOut::Enum(EnumOut {
+            doc,
+            values: unique,
         })
     }
 
     /// The type a `$ref` names: its schema defined once as a type of its name; a schema that is
     /// no struct, enum or union (an alias of `string`, say) stands for what it is.
-    fn named_type(&mut self, target: &Place, depth: usize) -> Result<String, Error> {
+    fn named_type(&mut self, target: &Place, depth: usize) -> Ty {
         if let Some(known) = self.named.get(target) {
-            return Ok(known.clone());
+            return known.clone();
         }
-        let schema = self
-            .docs
-            .get(target)
-            .cloned()
-            .ok_or_else(|| Error::at(target, "a `$ref` points here, and there is nothing"))?;
+        let Some(schema) = self.docs.get(target).cloned() else {
+            self.named.insert(target.clone(), Ty::Value);
+            self.note(
+                target,
+                true,
+                "a `$ref` points here, and there is nothing: typed serde_json::Value",
+            );
+            return self.fallback();
+        };
         let original = if target.pointer.is_empty() {
             target
                 .file
@@ -209,62 +231,48 @@ impl Builder<'_> {
         };
         if !defines_type(&schema) {
             // An alias: reserve the place (a self-reference becomes a value), then resolve.
-            self.named.insert(target.clone(), VALUE.to_owned());
-            let ty = self.ty_at_depth(target, &schema, &names::type_name(&original), depth + 1)?;
+            self.named.insert(target.clone(), Ty::Value);
+            let ty = self.ty_at_depth(target, &schema, &names::type_name(&original), depth + 1);
             self.named.insert(target.clone(), ty.clone());
-            return Ok(ty);
+            return ty;
         }
         let name = names::unique(&names::type_name(&original), "", &mut self.taken_types);
-        self.named.insert(target.clone(), name.clone());
+        self.named.insert(target.clone(), Ty::Named(name.clone()));
         self.schema_names.insert(original, name.clone());
         self.pending.push((target.clone(), name.clone()));
-        Ok(name)
+        Ty::Named(name)
     }
 
     /// Defines the named schemas met so far, and those they meet, until none is left.
-    pub(crate) fn define_pending(&mut self) -> Result<(), Error> {
+    pub(crate) fn define_pending(&mut self) {
         while let Some((place, name)) = self.pending.pop() {
             let schema = self.docs.get(&place).cloned().unwrap_or(Value::Null);
-            let definition = self.definition(&place, &schema, &name)?;
+            let definition = self.definition(&place, &schema, &name);
             self.spec.types.insert(name, definition);
         }
-        Ok(())
     }
 
-    fn definition(&mut self, at: &Place, schema: &Value, name: &str) -> Result<TypeOut, Error> {
+    fn definition(&mut self, at: &Place, schema: &Value, name: &str) -> TypeOut {
         if let Some(values) = const_alternatives(schema) {
-            return Ok(TypeOut::Enum(EnumOut {
-                doc: doc(schema),
-                values,
-            }));
+            return self.enum_of(at, doc(schema), values);
         }
         for key in ["oneOf", "anyOf"] {
             if schema.get(key).is_some() {
-                return self.union(at, schema, key, name, 0).map(TypeOut::Union);
+                return TypeOut::Union(self.union(at, schema, key, name, 0));
             }
         }
-        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-            let values = values
-                .iter()
-                .filter(|v| !v.is_null())
-                .map(|v| (v.clone(), None, None))
-                .collect();
-            return Ok(TypeOut::Enum(EnumOut {
-                doc: doc(schema),
-                values,
-            }));
+        if let Some(values) = enum_values(schema) {
+            let values = values.into_iter().map(|v| (v, None, None)).collect();
+            return self.enum_of(at, doc(schema), values);
         }
-        self.struct_of(at, schema, name, 0).map(TypeOut::Struct)
+        TypeOut::Struct(self.struct_of(at, schema, name, 0))
     }
 
     /// A struct: its `allOf` parts (named structs) and properties (its own and inline parts').
-    fn struct_of(
-        &mut self,
-        at: &Place,
-        schema: &Value,
-        name: &str,
-        depth: usize,
-    ) -> Result<StructOut, Error> {
+    fn struct_of(&mut self, at: &Place, schema: &Value, name: &str, depth: usize) -> StructOut {
+        if !self.taken_types.iter().any(|t| t == name) {
+            self.taken_types.push(name.to_owned());
+        }
         let mut out = StructOut {
             doc: doc(schema),
             ..StructOut::default()
@@ -274,9 +282,9 @@ impl Builder<'_> {
             for (i, part) in parts.iter().enumerate() {
                 let place = at.child("allOf").child(&i.to_string());
                 if part.get("$ref").is_some() {
-                    let ty = self.ty_at_depth(&place, part, name, depth + 1)?;
-                    if is_type_name(&ty) {
-                        out.all_of.push(ty);
+                    let ty = self.ty_at_depth(&place, part, name, depth + 1);
+                    if let Some(part) = ty.named() {
+                        out.all_of.push(part.to_owned());
                     }
                 } else {
                     inline_parts.push((place, part.clone()));
@@ -287,9 +295,9 @@ impl Builder<'_> {
         let mut own = vec![(at.clone(), schema.clone())];
         own.extend(inline_parts);
         for (place, part) in own {
-            self.fields_of(&place, &part, name, depth, &mut out, &mut taken)?;
+            self.fields_of(&place, &part, name, depth, &mut out, &mut taken);
         }
-        Ok(out)
+        out
     }
 
     fn fields_of(
@@ -300,7 +308,7 @@ impl Builder<'_> {
         depth: usize,
         out: &mut StructOut,
         taken: &mut Vec<String>,
-    ) -> Result<(), Error> {
+    ) {
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
@@ -317,9 +325,9 @@ impl Builder<'_> {
                 }
                 let place = at.child("properties").child(property);
                 let hint = format!("{owner}{}", names::type_name(property));
-                let mut ty = self.ty_at_depth(&place, definition, &hint, depth + 1)?;
+                let mut ty = self.ty_at_depth(&place, definition, &hint, depth + 1);
                 let is_required = required.contains(&property.as_str());
-                let nullable = ty.starts_with("Option<");
+                let nullable = ty.is_option();
                 let constant = definition
                     .get("const")
                     .filter(|c| {
@@ -327,7 +335,7 @@ impl Builder<'_> {
                     })
                     .cloned();
                 if !is_required && !nullable {
-                    ty = format!("Option<{ty}>");
+                    ty = ty.optional();
                 }
                 let key = names::unique(&names::word(property), "_", taken);
                 out.fields.push(FieldOut {
@@ -351,9 +359,8 @@ impl Builder<'_> {
                 values,
                 &format!("{owner}Value"),
                 depth + 1,
-            )?);
+            ));
         }
-        Ok(())
     }
 
     /// A union of the alternatives under `key` (`oneOf`/`anyOf`), tagged when a discriminator
@@ -365,7 +372,7 @@ impl Builder<'_> {
         key: &str,
         name: &str,
         depth: usize,
-    ) -> Result<UnionOut, Error> {
+    ) -> UnionOut {
         self.taken_types.push(name.to_owned());
         let mut alternatives = Vec::new();
         for (i, alternative) in schema[key].as_array().into_iter().flatten().enumerate() {
@@ -373,8 +380,7 @@ impl Builder<'_> {
                 continue;
             }
             let place = at.child(key).child(&i.to_string());
-            let ty =
-                self.ty_at_depth(&place, alternative, &format!("{name}Variant{i}"), depth + 1)?;
+            let ty = self.ty_at_depth(&place, alternative, &format!("{name}Variant{i}"), depth + 1);
             if !alternatives.contains(&ty) {
                 alternatives.push(ty);
             }
@@ -386,35 +392,42 @@ impl Builder<'_> {
                 .get("propertyName")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            for (value, reference) in discriminator
+            let entries = discriminator
                 .get("mapping")
                 .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
+                .cloned()
+                .unwrap_or_default();
+            for (value, reference) in entries {
                 let Some(reference) = reference.as_str() else {
                     continue;
                 };
                 let ty = if reference.contains('#') || reference.contains('/') {
-                    let target = self.docs.target(at, reference)?;
-                    self.named_type(&target, depth + 1)?
+                    match self.docs.target(at, reference) {
+                        Ok(target) => self.named_type(&target, depth + 1),
+                        Err(error) => {
+                            self.unresolved(error, "the mapping's value is left out");
+                            continue;
+                        }
+                    }
                 } else {
-                    self.schema_names
-                        .get(reference)
-                        .cloned()
-                        .unwrap_or_default()
+                    match self.schema_names.get(reference) {
+                        Some(name) => Ty::Named(name.clone()),
+                        None => continue,
+                    }
                 };
-                if alternatives.contains(&ty) {
-                    mapping.push((value.clone(), ty));
+                if let Some(ty) = ty.named()
+                    && alternatives.iter().any(|a| a.named() == Some(ty))
+                {
+                    mapping.push((value.clone(), ty.to_owned()));
                 }
             }
         }
-        Ok(UnionOut {
+        UnionOut {
             doc: doc(schema),
             alternatives,
             tag,
             mapping,
-        })
+        }
     }
 
     /// A name for an inline type, from where it stands.
@@ -423,138 +436,9 @@ impl Builder<'_> {
     }
 
     /// `serde_json::Value`, counted.
-    pub(crate) fn fallback(&mut self) -> String {
+    pub(crate) fn fallback(&mut self) -> Ty {
         self.spec.summary.value_fallbacks += 1;
-        VALUE.to_owned()
-    }
-
-    /// After every type is defined: a tag every alternative declares (else the union is untagged,
-    /// with a note), a mapping for each alternative, and `all_of` parts that are structs without
-    /// their fields repeated in another type.
-    pub(crate) fn settle_types(&mut self) {
-        let names: Vec<String> = self.spec.types.keys().cloned().collect();
-        for name in &names {
-            let Some(TypeOut::Union(union)) = self.spec.types.get(name).cloned() else {
-                continue;
-            };
-            let Some(tag) = &union.tag else { continue };
-            let tagged = union.alternatives.iter().all(|a| {
-                self.field_types(a, 0)
-                    .is_some_and(|fields| fields.iter().any(|(wire, _)| wire == tag))
-            });
-            let mut settled = union.clone();
-            if !tagged {
-                settled.tag = None;
-                settled.mapping.clear();
-                self.spec.summary.notes.push(format!(
-                    "`{name}`: not every alternative declares the discriminator `{tag}`; the union is read untagged"
-                ));
-            } else {
-                let originals: Vec<(String, String)> = self
-                    .schema_names
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                for alternative in &union.alternatives {
-                    if !settled.mapping.iter().any(|(_, ty)| ty == alternative) {
-                        let value = originals
-                            .iter()
-                            .filter(|(_, ty)| ty == alternative)
-                            .map(|(original, _)| original.clone())
-                            .min()
-                            .unwrap_or_else(|| alternative.clone());
-                        if !settled.mapping.iter().any(|(v, _)| *v == value) {
-                            settled.mapping.push((value, alternative.clone()));
-                        }
-                    }
-                }
-            }
-            self.spec
-                .types
-                .insert(name.clone(), TypeOut::Union(settled));
-        }
-        // Binary fields: files in the structs multipart bodies send, text elsewhere.
-        let multipart: Vec<String> = self
-            .spec
-            .methods
-            .iter()
-            .filter_map(|m| m.body.as_ref())
-            .filter(|b| b.encoding == "multipart")
-            .map(|b| b.ty.clone())
-            .collect();
-        for (name, definition) in self.spec.types.iter_mut() {
-            if let TypeOut::Struct(s) = definition {
-                let file = if multipart.contains(name) {
-                    "File"
-                } else {
-                    "String"
-                };
-                for field in &mut s.fields {
-                    field.ty = field.ty.replace("bytes::Bytes", file);
-                }
-            }
-        }
-        // all_of: parts must be structs; an own field a part has with another type goes.
-        for name in &names {
-            let Some(TypeOut::Struct(definition)) = self.spec.types.get(name).cloned() else {
-                continue;
-            };
-            let mut settled = definition.clone();
-            settled.all_of.retain(|part| {
-                matches!(self.spec.types.get(part), Some(TypeOut::Struct(_)))
-                    && !self.reaches(part, name, 0)
-            });
-            let inherited: Vec<(String, String)> = settled
-                .all_of
-                .iter()
-                .filter_map(|part| self.field_types(part, 0))
-                .flatten()
-                .collect();
-            settled.fields.retain(|field| {
-                let wire = field.rename.clone().unwrap_or_else(|| field.key.clone());
-                !inherited.iter().any(|(w, _)| *w == wire)
-            });
-            self.spec
-                .types
-                .insert(name.clone(), TypeOut::Struct(settled));
-        }
-    }
-
-    /// A struct's fields with its parts', as (wire name, type); `None` for another kind of type.
-    fn field_types(&self, name: &str, depth: usize) -> Option<Vec<(String, String)>> {
-        let Some(TypeOut::Struct(definition)) = self.spec.types.get(name) else {
-            return None;
-        };
-        if depth > 16 {
-            return Some(Vec::new());
-        }
-        let mut out: Vec<(String, String)> = definition
-            .all_of
-            .iter()
-            .filter_map(|part| self.field_types(part, depth + 1))
-            .flatten()
-            .collect();
-        out.extend(definition.fields.iter().map(|f| {
-            (
-                f.rename.clone().unwrap_or_else(|| f.key.clone()),
-                f.ty.clone(),
-            )
-        }));
-        Some(out)
-    }
-
-    /// True when `from`'s parts lead to `to`.
-    fn reaches(&self, from: &str, to: &str, depth: usize) -> bool {
-        if from == to {
-            return true;
-        }
-        if depth > 16 {
-            return true;
-        }
-        match self.spec.types.get(from) {
-            Some(TypeOut::Struct(s)) => s.all_of.iter().any(|p| self.reaches(p, to, depth + 1)),
-            _ => false,
-        }
+        Ty::Value
     }
 }
 
@@ -650,11 +534,6 @@ fn is_null_schema(schema: &Value) -> bool {
             .is_some_and(|v| v.len() == 1 && v[0].is_null())
 }
 
-fn is_type_name(ty: &str) -> bool {
-    ty.chars().all(|c| c.is_ascii_alphanumeric())
-        && ty.starts_with(|c: char| c.is_ascii_uppercase())
-}
-
 /// A schema's description (or title) as a doc.
 pub(crate) fn doc(schema: &Value) -> Option<String> {
     schema
@@ -664,4 +543,42 @@ pub(crate) fn doc(schema: &Value) -> Option<String> {
         .map(str::trim)
         .filter(|d| !d.is_empty())
         .map(str::to_owned)
+}
+
+/// The non-null values of an `enum` of strings or of integers.
+fn enum_values(schema: &Value) -> Option<Vec<Value>> {
+    let values: Vec<Value> = schema
+        .get("enum")?
+        .as_array()?
+        .iter()
+        .filter(|v| !v.is_null())
+        .cloned()
+        .collect();
+    let integer = values.iter().all(|v| v.is_i64());
+    let strings = values.iter().all(Value::is_string);
+    (!values.is_empty() && (integer || strings)).then_some(values)
+}
+
+/// True for an `allOf` part that only says something of a value another part defines: its doc,
+/// whether it may be null, read or write only, an example.
+fn only_modifies(part: &Value) -> bool {
+    part.as_object().is_some_and(|keys| {
+        keys.keys().all(|key| {
+            key.starts_with("x-")
+                || matches!(
+                    key.as_str(),
+                    "description"
+                        | "title"
+                        | "nullable"
+                        | "readOnly"
+                        | "writeOnly"
+                        | "deprecated"
+                        | "example"
+                        | "examples"
+                        | "default"
+                        | "externalDocs"
+                        | "format"
+                )
+        })
+    })
 }

@@ -3,13 +3,13 @@
 
 use serde_json::Value;
 
+use crate::Options;
 use crate::document::Version;
 use crate::names;
 use crate::spec::{Auth, Builder};
-use crate::{Error, Options};
 
 impl Builder<'_> {
-    pub(crate) fn service(&mut self, options: &Options) -> Result<(), Error> {
+    pub(crate) fn service(&mut self, options: &Options) {
         let top = self.docs.root_value().clone();
         let info = top.get("info").cloned().unwrap_or(Value::Null);
         let title = info.get("title").and_then(Value::as_str).unwrap_or("Api");
@@ -37,7 +37,6 @@ impl Builder<'_> {
             .filter(|d| !d.is_empty());
         self.spec.base_url = self.base_url(&top);
         self.credentials(&top);
-        Ok(())
     }
 
     fn base_url(&mut self, top: &Value) -> Option<String> {
@@ -81,9 +80,12 @@ impl Builder<'_> {
             Some(format!("${{{prefix}_URL:-{url}}}"))
         } else {
             // A server relative to wherever the description is served: the user says where.
-            self.spec.summary.notes.push(format!(
-                "the server URL `{url}` is relative: set the base URL with ${prefix}_URL or `.base_url(..)`"
-            ));
+            let at = self.docs.top().child("servers").child("0");
+            self.note(
+                &at,
+                false,
+                format!("the server URL `{url}` is relative: set the base URL with ${prefix}_URL or `.base_url(..)`"),
+            );
             Some(format!("${{{prefix}_URL:-http://localhost{url}}}"))
         }
     }
@@ -125,15 +127,21 @@ impl Builder<'_> {
                 ));
             }
             ("apiKey", _) => {
-                let name = scheme.get("name").and_then(Value::as_str).unwrap_or("X-Api-Key");
+                let name = scheme
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("X-Api-Key");
                 let key = (name.to_owned(), format!("${{{prefix}_API_KEY}}"));
                 match scheme.get("in").and_then(Value::as_str) {
                     Some("header") => self.spec.profile.headers.push(key),
                     Some("query") => self.spec.profile.query.push(key),
-                    other => self.spec.summary.notes.push(format!(
-                        "security scheme `{chosen}`: an API key in the {} is not supported; add it with an interceptor",
-                        other.unwrap_or("?")
-                    )),
+                    other => {
+                        let message = format!(
+                            "security scheme `{chosen}`: an API key in the {} is not supported; add it with an interceptor",
+                            other.unwrap_or("?")
+                        );
+                        self.note(&self.scheme_place(&chosen), true, message);
+                    }
                 }
             }
             ("oauth2", _) => {
@@ -141,8 +149,15 @@ impl Builder<'_> {
                 let flow = scheme
                     .pointer("/flows/clientCredentials")
                     .cloned()
-                    .or_else(|| (scheme.get("flow").and_then(Value::as_str) == Some("application")).then(|| scheme.clone()));
-                match flow.as_ref().and_then(|f| f.get("tokenUrl")).and_then(Value::as_str) {
+                    .or_else(|| {
+                        (scheme.get("flow").and_then(Value::as_str) == Some("application"))
+                            .then(|| scheme.clone())
+                    });
+                match flow
+                    .as_ref()
+                    .and_then(|f| f.get("tokenUrl"))
+                    .and_then(Value::as_str)
+                {
                     Some(token_url) => {
                         let scopes = flow
                             .as_ref()
@@ -163,9 +178,21 @@ impl Builder<'_> {
                     }
                 }
             }
-            _ => self.spec.summary.notes.push(format!(
-                "security scheme `{chosen}` ({kind}) is not supported; add credentials with an interceptor"
-            )),
+            _ => {
+                let message = format!(
+                    "security scheme `{chosen}` ({kind}) is not supported; add credentials with an interceptor"
+                );
+                self.note(&self.scheme_place(&chosen), true, message);
+            }
+        }
+    }
+
+    /// Where a security scheme is defined.
+    fn scheme_place(&self, name: &str) -> crate::document::Place {
+        let top = self.docs.top();
+        match self.docs.version {
+            Version::Swagger2 => top.child("securityDefinitions").child(name),
+            _ => top.child("components").child("securitySchemes").child(name),
         }
     }
 }

@@ -8,7 +8,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::document::{Documents, Place};
-use crate::{Error, Options, Summary};
+use crate::ty::{Encoding, Ty};
+use crate::{Error, Note, Options, Summary};
 
 /// A client spec.
 #[derive(Debug, Default)]
@@ -59,7 +60,7 @@ pub(crate) struct StructOut {
     pub(crate) doc: Option<String>,
     pub(crate) all_of: Vec<String>,
     pub(crate) fields: Vec<FieldOut>,
-    pub(crate) additional: Option<String>,
+    pub(crate) additional: Option<Ty>,
 }
 
 #[derive(Debug, Clone)]
@@ -68,12 +69,19 @@ pub(crate) struct FieldOut {
     pub(crate) key: String,
     /// The name on the wire, when it is not the key.
     pub(crate) rename: Option<String>,
-    pub(crate) ty: String,
+    pub(crate) ty: Ty,
     pub(crate) doc: Option<String>,
     /// An `Option` that is required on the wire (nullable).
     pub(crate) required_null: bool,
     /// A constant value (a string, an integer or a boolean).
     pub(crate) constant: Option<Value>,
+}
+
+impl FieldOut {
+    /// The name on the wire.
+    pub(crate) fn wire(&self) -> &str {
+        self.rename.as_deref().unwrap_or(&self.key)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -89,7 +97,7 @@ pub(crate) type EnumValue = (Value, Option<String>, Option<String>);
 #[derive(Debug, Clone)]
 pub(crate) struct UnionOut {
     pub(crate) doc: Option<String>,
-    pub(crate) alternatives: Vec<String>,
+    pub(crate) alternatives: Vec<Ty>,
     pub(crate) tag: Option<String>,
     /// Tag value → alternative type name.
     pub(crate) mapping: Vec<(String, String)>,
@@ -106,14 +114,17 @@ pub(crate) struct MethodOut {
     pub(crate) query: Vec<ParamOut>,
     pub(crate) headers: Vec<ParamOut>,
     pub(crate) body: Option<BodyOut>,
-    pub(crate) returns: Option<(String, &'static str)>,
-    pub(crate) responses: Vec<(u16, String)>,
-    pub(crate) errors: Vec<(String, String)>,
+    pub(crate) returns: Option<(Ty, Encoding)>,
+    pub(crate) responses: Vec<(u16, Ty)>,
+    pub(crate) errors: Vec<(String, Ty)>,
     pub(crate) idempotency_key: Option<String>,
     pub(crate) paginate: Option<Paginate>,
     /// What the description says of its pages, for [`Builder::paginate_methods`]: a `Link`
     /// response header, dropshot's pagination extension.
     pub(crate) pages_hint: PagesHint,
+    /// The method says less than the operation: a parameter, body or result left out or
+    /// untyped.
+    pub(crate) lost: bool,
 }
 
 /// How an imported method's pages are read.
@@ -141,7 +152,7 @@ pub(crate) struct PagesHint {
 #[derive(Debug, Clone)]
 pub(crate) struct ParamOut {
     pub(crate) key: String,
-    pub(crate) ty: String,
+    pub(crate) ty: Ty,
     /// The wire name, when it is not the key (query and headers).
     pub(crate) wire: Option<String>,
     pub(crate) doc: Option<String>,
@@ -151,9 +162,8 @@ pub(crate) struct ParamOut {
 
 #[derive(Debug, Clone)]
 pub(crate) struct BodyOut {
-    pub(crate) ty: String,
-    /// `json`, `form`, `multipart`, `text` or `bytes`.
-    pub(crate) encoding: &'static str,
+    pub(crate) ty: Ty,
+    pub(crate) encoding: Encoding,
     pub(crate) content_type: Option<String>,
     pub(crate) doc: Option<String>,
 }
@@ -163,7 +173,7 @@ pub(crate) struct Builder<'d> {
     pub(crate) docs: &'d mut Documents,
     pub(crate) spec: Spec,
     /// A named schema's place → its type expression (a type name, or what an alias stands for).
-    pub(crate) named: HashMap<Place, String>,
+    pub(crate) named: HashMap<Place, Ty>,
     /// Type names taken, in the order they were given.
     pub(crate) taken_types: Vec<String>,
     /// Named schemas met but not yet defined.
@@ -172,8 +182,9 @@ pub(crate) struct Builder<'d> {
     pub(crate) schema_names: HashMap<String, String>,
 }
 
-/// Builds the spec of the description in `docs`.
-pub(crate) fn build(docs: &mut Documents, options: &Options) -> Result<Spec, Error> {
+/// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
+/// carried over exactly is a note.
+pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
     let mut builder = Builder {
         docs,
         spec: Spec::default(),
@@ -182,14 +193,15 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Result<Spec, Err
         pending: Vec::new(),
         schema_names: HashMap::new(),
     };
-    builder.service(options)?;
-    builder.operations(options)?;
-    builder.define_pending()?;
+    builder.service(options);
+    builder.operations(options);
+    builder.define_pending();
     builder.settle_types();
     builder.clear_generated_names();
     builder.paginate_methods();
-    builder.spec.summary.types = builder.spec.types.len();
-    builder.spec.summary.fields = builder
+    let summary = &mut builder.spec.summary;
+    summary.types = builder.spec.types.len();
+    summary.fields = builder
         .spec
         .types
         .values()
@@ -211,11 +223,35 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Result<Spec, Err
                     + m.responses.len()
             })
             .sum::<usize>();
-    builder.spec.summary.methods = builder.spec.methods.len();
-    Ok(builder.spec)
+    summary.methods = builder.spec.methods.len();
+    builder.spec
 }
 
 impl Builder<'_> {
+    /// Records what the import did at `place` on the user's behalf; `loses` when the spec says
+    /// less than the description there.
+    pub(crate) fn note(&mut self, place: &Place, loses: bool, message: impl Into<String>) {
+        let note = Note {
+            file: self.docs.relative(&place.file),
+            pointer: place.pointer.clone(),
+            message: message.into(),
+            loses,
+        };
+        self.spec.summary.notes.push(note);
+    }
+
+    /// Records a `$ref` that cannot be followed: what stands there becomes the nearest faithful
+    /// thing, and the note says what was lost.
+    pub(crate) fn unresolved(&mut self, error: Error, instead: &str) {
+        let note = Note {
+            file: self.docs.relative(&error.file),
+            pointer: error.pointer,
+            message: format!("{}; {instead}", error.message),
+            loses: true,
+        };
+        self.spec.summary.notes.push(note);
+    }
+
     /// A method with several success shapes or declared errors generates `<Method>Response` or
     /// `<Method>Error`: a schema of that name is renamed (`…Schema`) wherever it is used.
     fn clear_generated_names(&mut self) {
@@ -237,34 +273,53 @@ impl Builder<'_> {
             taken.extend(self.taken_types.iter().cloned());
             let new = crate::names::unique(&format!("{name}Schema"), "", &mut taken);
             self.rename_type(&name, &new);
-            self.spec.summary.notes.push(format!(
-                "the schema `{name}` is the type `{new}`: a method generates `{name}`"
-            ));
+            let top = self.docs.top();
+            self.note(
+                &top,
+                false,
+                format!("the schema `{name}` is the type `{new}`: a method generates `{name}`"),
+            );
         }
     }
 
     /// Renames a type, and every use of it in a type expression.
     fn rename_type(&mut self, old: &str, new: &str) {
-        let swap = |text: &mut String| *text = replace_word(text, old, new);
         if let Some(index) = self.spec.types.get_index_of(old) {
             let (_, definition) = self.spec.types.swap_remove_index(index).expect("present");
             self.spec.types.insert(new.to_owned(), definition);
             let last = self.spec.types.len() - 1;
             self.spec.types.move_index(last, index);
         }
+        self.each_ty(|ty| ty.rename(old, new));
+        for definition in self.spec.types.values_mut() {
+            match definition {
+                TypeOut::Struct(s) => s
+                    .all_of
+                    .iter_mut()
+                    .filter(|p| *p == old)
+                    .for_each(|p| *p = new.to_owned()),
+                TypeOut::Union(u) => u
+                    .mapping
+                    .iter_mut()
+                    .filter(|(_, ty)| ty == old)
+                    .for_each(|(_, ty)| *ty = new.to_owned()),
+                TypeOut::Enum(_) => {}
+            }
+        }
+    }
+
+    /// Calls `f` on every type expression of the spec: fields, alternatives, parameters, bodies,
+    /// results and errors.
+    pub(crate) fn each_ty(&mut self, mut f: impl FnMut(&mut Ty)) {
         for definition in self.spec.types.values_mut() {
             match definition {
                 TypeOut::Struct(s) => {
-                    s.all_of.iter_mut().for_each(swap);
-                    s.fields.iter_mut().for_each(|f| swap(&mut f.ty));
-                    if let Some(a) = &mut s.additional {
-                        swap(a);
+                    s.fields.iter_mut().for_each(|field| f(&mut field.ty));
+                    if let Some(additional) = &mut s.additional {
+                        f(additional);
                     }
                 }
-                TypeOut::Union(u) => {
-                    u.alternatives.iter_mut().for_each(swap);
-                    u.mapping.iter_mut().for_each(|(_, ty)| swap(ty));
-                }
+                TypeOut::Union(u) => u.alternatives.iter_mut().for_each(&mut f),
                 TypeOut::Enum(_) => {}
             }
         }
@@ -275,38 +330,18 @@ impl Builder<'_> {
                 .chain(&mut method.query)
                 .chain(&mut method.headers)
             {
-                swap(&mut param.ty);
+                f(&mut param.ty);
             }
             if let Some(body) = &mut method.body {
-                swap(&mut body.ty);
+                f(&mut body.ty);
             }
             if let Some((ty, _)) = &mut method.returns {
-                swap(ty);
+                f(ty);
             }
-            method.responses.iter_mut().for_each(|(_, ty)| swap(ty));
-            method.errors.iter_mut().for_each(|(_, ty)| swap(ty));
+            method.responses.iter_mut().for_each(|(_, ty)| f(ty));
+            method.errors.iter_mut().for_each(|(_, ty)| f(ty));
         }
     }
-}
-
-/// `text` with every whole-word `old` (a type name) replaced by `new`.
-fn replace_word(text: &str, old: &str, new: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        out.push_str(if word == old { new } else { word });
-        word.clear();
-    };
-    for c in text.chars() {
-        if c.is_alphanumeric() || c == '_' {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut word, &mut out);
-    out
 }
 
 impl Builder<'_> {
@@ -317,29 +352,29 @@ impl Builder<'_> {
         let names: Vec<String> = self.spec.methods.iter().map(|m| m.name.clone()).collect();
         for index in 0..self.spec.methods.len() {
             let method = &self.spec.methods[index];
-            let Some((page, "json")) = method.returns.clone() else {
+            let Some((page, Encoding::Json)) = method.returns.clone() else {
                 continue;
             };
             if !method.responses.is_empty() || names.contains(&format!("{}_stream", method.name)) {
                 continue;
             }
             let hint = method.pages_hint;
-            let fields = match self.spec.types.get(&page) {
+            let fields = match page.named().and_then(|name| self.spec.types.get(name)) {
                 Some(TypeOut::Struct(s)) if s.all_of.is_empty() => s.fields.clone(),
                 _ => Vec::new(),
             };
             let wire = |f: &FieldOut| f.rename.clone().unwrap_or_else(|| f.key.clone());
             let field = |name: &str| fields.iter().find(|f| wire(f) == name).cloned();
-            let list = |f: &FieldOut| f.ty.starts_with("Vec<") || f.ty.starts_with("Option<Vec<");
-            let text = |f: &FieldOut| f.ty == "String" || f.ty == "Option<String>";
-            let lists: Vec<FieldOut> = fields.iter().filter(|f| list(f)).cloned().collect();
+            let lists: Vec<FieldOut> = fields.iter().filter(|f| f.ty.is_list()).cloned().collect();
             let paginate = if hint.dropshot {
                 let token = method
                     .query
                     .iter()
                     .find(|p| p.wire.as_deref().unwrap_or(&p.key) == "page_token");
                 match (field("items"), field("next_page"), token) {
-                    (Some(items), Some(next), Some(token)) if list(&items) && text(&next) => {
+                    (Some(items), Some(next), Some(token))
+                        if items.ty.is_list() && next.ty.is_text() =>
+                    {
                         Some(Paginate::Cursor {
                             items: items.key,
                             param: token.key.clone(),
@@ -348,17 +383,17 @@ impl Builder<'_> {
                     }
                     _ => None,
                 }
-            } else if hint.link_header && page.starts_with("Vec<") {
+            } else if hint.link_header && matches!(page, Ty::Vec(_)) {
                 Some(Paginate::LinkHeader)
             } else if let [items] = lists.as_slice() {
                 let next = field("links")
                     .and_then(|links| {
-                        let name = links.ty.trim_start_matches("Option<").trim_end_matches('>');
+                        let name = links.ty.required().named()?;
                         match self.spec.types.get(name) {
                             Some(TypeOut::Struct(s)) => s
                                 .fields
                                 .iter()
-                                .find(|f| wire(f) == "next" && text(f))
+                                .find(|f| wire(f) == "next" && f.ty.is_text())
                                 .map(|next| format!("{}.{}", links.key, next.key)),
                             _ => None,
                         }
@@ -366,7 +401,7 @@ impl Builder<'_> {
                     .or_else(|| {
                         ["next_page_uri", "next_page_url", "next"]
                             .iter()
-                            .find_map(|name| field(name).filter(text).map(|f| f.key))
+                            .find_map(|name| field(name).filter(|f| f.ty.is_text()).map(|f| f.key))
                     });
                 next.map(|next| Paginate::NextUrl {
                     items: items.key.clone(),

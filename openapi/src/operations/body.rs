@@ -1,0 +1,209 @@
+//! An operation's request body: 3.x `requestBody` (JSON preferred; form, multipart, text and
+//! bytes as the description offers), or 2.0's `in: body` parameter or `formData` fields.
+
+use serde_json::{Map, Value};
+
+use super::Operation;
+use super::parameters::{BodyInputs, form_field_schema};
+use crate::document::{Place, Version};
+use crate::names;
+use crate::schema::doc;
+use crate::spec::{BodyOut, Builder, FieldOut, MethodOut, StructOut, TypeOut};
+use crate::ty::{Encoding, Ty};
+
+impl Builder<'_> {
+    /// The method's body, when the operation takes one.
+    pub(super) fn body(
+        &mut self,
+        operation: &Operation,
+        inputs: BodyInputs,
+        method: &mut MethodOut,
+    ) {
+        let body = match self.docs.version {
+            Version::Swagger2 => self.body_v2(operation, inputs),
+            _ => match operation.value.get("requestBody") {
+                Some(body) => match self
+                    .docs
+                    .follow(&operation.place.child("requestBody"), body)
+                {
+                    Ok((place, body)) => self.body_v3(&place, &body, &operation.type_base),
+                    Err(error) => {
+                        self.unresolved(error, "the body is sent as serde_json::Value");
+                        method.lost = true;
+                        Some(BodyOut {
+                            ty: self.fallback(),
+                            encoding: Encoding::Json,
+                            content_type: None,
+                            doc: None,
+                        })
+                    }
+                },
+                None => None,
+            },
+        };
+        let Some(body) = body else { return };
+        if matches!(operation.verb, "get" | "head") {
+            if body.ty != Ty::Value {
+                self.note(
+                    &operation.place,
+                    true,
+                    format!(
+                        "the {} request's body is dropped: remcall sends none with it",
+                        operation.verb.to_ascii_uppercase()
+                    ),
+                );
+            }
+            return;
+        }
+        method.body = Some(body);
+    }
+
+    /// A 2.0 body: the `in: body` parameter's schema, or a struct of the `formData` fields.
+    fn body_v2(&mut self, operation: &Operation, inputs: BodyInputs) -> Option<BodyOut> {
+        if let Some((place, parameter)) = inputs.body {
+            let schema = parameter.get("schema").cloned().unwrap_or(Value::Null);
+            let hint = format!("{}Body", operation.type_base);
+            let ty = self.ty(&place.child("schema"), &schema, &hint);
+            return Some(BodyOut {
+                ty,
+                encoding: Encoding::Json,
+                content_type: None,
+                doc: doc(&parameter),
+            });
+        }
+        if inputs.form.is_empty() {
+            return None;
+        }
+        Some(self.form_body(&inputs.form, &operation.value, &operation.type_base))
+    }
+
+    /// A 3.x `requestBody`: the JSON media type when there is one, else form, multipart, text or
+    /// bytes.
+    fn body_v3(&mut self, at: &Place, body: &Value, type_base: &str) -> Option<BodyOut> {
+        let content = body.get("content").and_then(Value::as_object)?;
+        let (media, encoding) = pick_media(content)?;
+        if content.len() > 1 {
+            let others: Vec<&str> = content
+                .keys()
+                .filter(|m| **m != media)
+                .map(String::as_str)
+                .collect();
+            self.note(
+                at,
+                false,
+                format!(
+                    "sends `{media}`; the description also takes {}",
+                    others.join(", ")
+                ),
+            );
+        }
+        let schema = content[&media]
+            .get("schema")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let place = at.child("content").child(&media).child("schema");
+        let hint = format!("{type_base}Body");
+        let ty = match encoding {
+            Encoding::Text => Ty::String,
+            Encoding::Bytes => Ty::Bytes,
+            Encoding::Multipart => {
+                let ty = self.ty(&place, &schema, &hint);
+                let is_struct = ty.named().is_some_and(|name| {
+                    matches!(self.spec.types.get(name), Some(TypeOut::Struct(_)))
+                        || self.pending.iter().any(|(_, n)| n == name)
+                });
+                if !is_struct {
+                    // Not an object: the whole body as one part is not a form; send JSON.
+                    return Some(BodyOut {
+                        ty,
+                        encoding: Encoding::Json,
+                        content_type: None,
+                        doc: doc(body),
+                    });
+                }
+                ty
+            }
+            Encoding::Json | Encoding::Form => self.ty(&place, &schema, &hint),
+        };
+        let standard = matches!(
+            media.as_str(),
+            "application/json"
+                | "application/x-www-form-urlencoded"
+                | "text/plain"
+                | "application/octet-stream"
+        ) || media.starts_with("multipart/form-data");
+        Some(BodyOut {
+            ty,
+            encoding,
+            content_type: (!standard && !media.contains('*')).then(|| media.clone()),
+            doc: doc(body),
+        })
+    }
+
+    /// A 2.0 `formData` body: a struct of its fields, multipart when it has a file.
+    fn form_body(
+        &mut self,
+        fields: &[(Place, Value)],
+        operation: &Value,
+        type_base: &str,
+    ) -> BodyOut {
+        let name = names::unique(&format!("{type_base}Form"), "", &mut self.taken_types);
+        let mut definition = StructOut::default();
+        let mut taken = Vec::new();
+        let mut multipart = operation
+            .get("consumes")
+            .and_then(Value::as_array)
+            .is_some_and(|c| {
+                c.iter()
+                    .any(|c| c.as_str().is_some_and(|c| c.starts_with("multipart/")))
+            });
+        for (place, field) in fields {
+            let wire = field
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let required = field.get("required") == Some(&Value::Bool(true));
+            let mut ty = if field.get("type").and_then(Value::as_str) == Some("file") {
+                multipart = true;
+                Ty::File
+            } else {
+                let schema = form_field_schema(field);
+                self.ty(place, &schema, &format!("{name}{}", names::type_name(wire)))
+            };
+            if !required {
+                ty = ty.optional();
+            }
+            let key = names::unique(&names::word(wire), "_", &mut taken);
+            definition.fields.push(FieldOut {
+                rename: (key != wire).then(|| wire.to_owned()),
+                key,
+                ty,
+                doc: doc(field),
+                required_null: false,
+                constant: None,
+            });
+        }
+        self.spec
+            .types
+            .insert(name.clone(), TypeOut::Struct(definition));
+        BodyOut {
+            ty: Ty::Named(name),
+            encoding: if multipart {
+                Encoding::Multipart
+            } else {
+                Encoding::Form
+            },
+            content_type: None,
+            doc: None,
+        }
+    }
+}
+
+/// The media type to use, and its encoding: JSON first, then form, multipart, text, bytes.
+pub(super) fn pick_media(content: &Map<String, Value>) -> Option<(String, Encoding)> {
+    content
+        .keys()
+        .map(|media| (Encoding::of_media(media), media))
+        .min_by(|((a, _), m), ((b, _), n)| a.cmp(b).then(m.cmp(n)))
+        .map(|((_, encoding), media)| (media.clone(), encoding))
+}

@@ -1,0 +1,166 @@
+//! Operations → methods. Each operation becomes an [`Operation`] value (where it is, its verb,
+//! route and name), and its method is made in three steps, one file each: the parameters
+//! (`parameters.rs`), the body (`body.rs`) and the responses (`responses.rs`). An operation is
+//! skipped only when it cannot be called at all; anything less is a note.
+
+mod body;
+mod parameters;
+mod responses;
+
+use serde_json::Value;
+
+use crate::Options;
+use crate::document::Place;
+use crate::names;
+use crate::spec::{Builder, MethodOut};
+
+const VERBS: [&str; 7] = ["get", "put", "post", "delete", "options", "head", "patch"];
+
+/// One operation of the description, as the method builder reads it.
+pub(crate) struct Operation {
+    /// Where the operation object is (after its `$ref`, if it has one).
+    pub(crate) place: Place,
+    pub(crate) value: Value,
+    /// The path item it belongs to, and the parameters declared there for every operation.
+    pub(crate) item_place: Place,
+    pub(crate) shared: Value,
+    /// `get`, `post`, …
+    pub(crate) verb: &'static str,
+    pub(crate) route: String,
+    /// The method's name.
+    pub(crate) name: String,
+    /// The stem of the names of its inline types (`CreateUser` → `CreateUserBody`).
+    pub(crate) type_base: String,
+}
+
+/// What an operation became.
+pub(crate) enum Made {
+    Method(Box<MethodOut>),
+    /// It cannot be called as the description says, and why.
+    Skipped(String),
+}
+
+impl Builder<'_> {
+    /// Every operation of the description (after the tag and operation filters).
+    pub(crate) fn operations(&mut self, options: &Options) {
+        let top = self.docs.top();
+        let paths = self
+            .docs
+            .root_value()
+            .get("paths")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mut taken_methods: Vec<String> = Vec::new();
+        for (route, item) in &paths {
+            let item_place = top.child("paths").child(route);
+            let (item_place, item) = match self.docs.follow(&item_place, item) {
+                Ok(found) => found,
+                Err(error) => {
+                    self.unresolved(error, "the path's operations are left out");
+                    continue;
+                }
+            };
+            let shared = item.get("parameters").cloned().unwrap_or(Value::Null);
+            for verb in VERBS {
+                let Some(operation) = item.get(verb) else {
+                    continue;
+                };
+                let (place, operation) = match self.docs.follow(&item_place.child(verb), operation)
+                {
+                    Ok(found) => found,
+                    Err(error) => {
+                        self.unresolved(error, "the operation is left out");
+                        continue;
+                    }
+                };
+                let id = operation.get("operationId").and_then(Value::as_str);
+                let tags: Vec<&str> = operation
+                    .get("tags")
+                    .and_then(Value::as_array)
+                    .map(|t| t.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if !options.tags.is_empty()
+                    && !tags.iter().any(|t| options.tags.iter().any(|w| w == t))
+                {
+                    continue;
+                }
+                let base_name = match id {
+                    Some(id) => names::method(id),
+                    None => names::method(&names::from_route(verb, route)),
+                };
+                if !options.operations.is_empty()
+                    && !options
+                        .operations
+                        .iter()
+                        .any(|o| Some(o.as_str()) == id || *o == base_name)
+                {
+                    continue;
+                }
+                self.spec.summary.operations += 1;
+                let label = format!("{} {route}", verb.to_ascii_uppercase());
+                let name = names::unique(&base_name, "_", &mut taken_methods);
+                if name != base_name {
+                    self.note(
+                        &place,
+                        false,
+                        format!("{label}: named `{name}`, as `{base_name}` is another operation's"),
+                    );
+                }
+                let operation = Operation {
+                    type_base: names::type_name(&name),
+                    place,
+                    value: operation,
+                    item_place: item_place.clone(),
+                    shared: shared.clone(),
+                    verb,
+                    route: route.clone(),
+                    name,
+                };
+                match self.method(&operation) {
+                    Made::Method(method) => {
+                        if !method.lost {
+                            self.spec.summary.faithful += 1;
+                        }
+                        self.spec.methods.push(*method);
+                    }
+                    Made::Skipped(reason) => self.spec.summary.skipped.push((label, reason)),
+                }
+            }
+        }
+    }
+
+    /// One operation's method: its parameters, its body, its responses.
+    fn method(&mut self, operation: &Operation) -> Made {
+        let mut method = MethodOut {
+            name: operation.name.clone(),
+            doc: operation_doc(&operation.value),
+            ..MethodOut::default()
+        };
+        method.pages_hint.dropshot = operation.value.get("x-dropshot-pagination").is_some();
+        let inputs = match self.parameters(operation, &mut method) {
+            Ok(inputs) => inputs,
+            Err(reason) => return Made::Skipped(reason),
+        };
+        self.body(operation, inputs, &mut method);
+        self.responses(operation, &mut method);
+        Made::Method(Box::new(method))
+    }
+}
+
+fn operation_doc(operation: &Value) -> Option<String> {
+    let text = |key: &str| {
+        operation
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    match (text("summary"), text("description")) {
+        (Some(s), Some(d)) if d.starts_with(s) => Some(d.to_owned()),
+        (Some(s), Some(d)) => Some(format!("{s}\n\n{d}")),
+        (Some(s), None) => Some(s.to_owned()),
+        (None, Some(d)) => Some(d.to_owned()),
+        (None, None) => None,
+    }
+}

@@ -1,0 +1,287 @@
+//! An operation's parameters: the path item's, replaced by the operation's of the same name and
+//! place, `$ref`s followed; path placeholders nobody declares become text; each written the way
+//! the specification's serialization table says, or noted where remcall writes it otherwise.
+
+use serde_json::{Map, Value};
+
+use super::Operation;
+use crate::document::Place;
+use crate::names;
+use crate::schema::doc;
+use crate::spec::{Builder, MethodOut, ParamOut};
+use crate::ty::Ty;
+
+/// Headers the client sets itself: a parameter for them is dropped.
+const OWN_HEADERS: [&str; 4] = ["authorization", "content-type", "accept", "content-length"];
+
+/// What the parameters leave for the body: a 2.0 `in: body` parameter or `formData` fields.
+#[derive(Default)]
+pub(super) struct BodyInputs {
+    pub(super) body: Option<(Place, Value)>,
+    pub(super) form: Vec<(Place, Value)>,
+}
+
+impl Builder<'_> {
+    /// Fills the method's path, query and header parameters and its request line; `Err` with
+    /// the reason when the operation cannot be called (it needs a cookie remcall cannot send).
+    pub(super) fn parameters(
+        &mut self,
+        operation: &Operation,
+        method: &mut MethodOut,
+    ) -> Result<BodyInputs, String> {
+        let declared = self.declared_parameters(operation, method);
+        let mut taken: Vec<String> = vec!["body".to_owned()];
+        let mut path = operation.route.clone();
+        let mut inputs = BodyInputs::default();
+        for (place, parameter) in declared {
+            let text = |key: &str| parameter.get(key).and_then(Value::as_str).unwrap_or("");
+            let wire = text("name").to_owned();
+            let location = text("in").to_owned();
+            let required = parameter.get("required") == Some(&Value::Bool(true));
+            match location.as_str() {
+                "body" => {
+                    inputs.body = Some((place, parameter));
+                    continue;
+                }
+                "formData" => {
+                    inputs.form.push((place, parameter));
+                    continue;
+                }
+                "cookie" if required => {
+                    return Err(format!(
+                        "it needs the cookie `{wire}`, which remcall does not send"
+                    ));
+                }
+                "cookie" => {
+                    self.note(
+                        &place,
+                        true,
+                        format!("the optional cookie `{wire}` is not sent"),
+                    );
+                    method.lost = true;
+                    continue;
+                }
+                "header" if OWN_HEADERS.contains(&wire.to_ascii_lowercase().as_str()) => {
+                    continue;
+                }
+                "header"
+                    if wire.eq_ignore_ascii_case("idempotency-key") && operation.verb == "post" =>
+                {
+                    method.idempotency_key = Some(wire);
+                    continue;
+                }
+                "header" if !is_header_name(&wire) => {
+                    self.note(
+                        &place,
+                        true,
+                        format!(
+                            "the header `{}` is not a valid header name: it is not sent",
+                            wire.escape_debug()
+                        ),
+                    );
+                    method.lost = true;
+                    continue;
+                }
+                "path" | "query" | "header" => {}
+                other => {
+                    self.note(
+                        &place,
+                        true,
+                        format!("a parameter `in: {other}` is not sent"),
+                    );
+                    method.lost = true;
+                    continue;
+                }
+            }
+            let schema = parameter_schema(&parameter);
+            let hint = format!("{}{}", operation.type_base, names::type_name(&wire));
+            let mut ty = self.ty(&place.child("schema"), &schema, &hint);
+            if !required && location != "path" && !matches!(ty, Ty::Option(_) | Ty::Vec(_)) {
+                ty = ty.optional();
+            }
+            let key = names::unique(&names::word(&wire), "_", &mut taken);
+            let style = self.serialization(&place, &parameter, &location, &ty);
+            let out = ParamOut {
+                wire: (location != "path" && key != wire).then(|| wire.clone()),
+                key: key.clone(),
+                ty,
+                doc: doc(&parameter),
+                deep: style == Style::Deep,
+                comma: style == Style::Comma,
+            };
+            match location.as_str() {
+                "path" => {
+                    path = path.replace(&format!("{{{wire}}}"), &format!("{{{key}}}"));
+                    method.path.push(out);
+                }
+                "query" => method.query.push(out),
+                _ => method.headers.push(out),
+            }
+        }
+        // Placeholders the parameters do not declare: text each, named clear of the others.
+        for placeholder in placeholders(&path) {
+            if method.path.iter().any(|p| p.key == placeholder) {
+                continue;
+            }
+            let key = names::unique(&names::word(&placeholder), "_", &mut taken);
+            path = path.replace(&format!("{{{placeholder}}}"), &format!("{{{key}}}"));
+            method.path.push(ParamOut {
+                key,
+                ty: Ty::String,
+                wire: None,
+                doc: None,
+                deep: false,
+                comma: false,
+            });
+        }
+        method.request = format!("{} {path}", operation.verb.to_ascii_uppercase());
+        Ok(inputs)
+    }
+
+    /// The path item's parameters, then the operation's (which replace those of the same name
+    /// and place), each with the place it was found at.
+    fn declared_parameters(
+        &mut self,
+        operation: &Operation,
+        method: &mut MethodOut,
+    ) -> Vec<(Place, Value)> {
+        let mut parameters: Vec<(Place, Value)> = Vec::new();
+        let lists = [
+            (&operation.shared, operation.item_place.child("parameters")),
+            (
+                operation.value.get("parameters").unwrap_or(&Value::Null),
+                operation.place.child("parameters"),
+            ),
+        ];
+        for (list, list_place) in lists {
+            for (i, parameter) in list.as_array().into_iter().flatten().enumerate() {
+                let (place, parameter) = match self
+                    .docs
+                    .follow(&list_place.child(&i.to_string()), parameter)
+                {
+                    Ok(found) => found,
+                    Err(error) => {
+                        self.unresolved(error, "the parameter is left out");
+                        method.lost = true;
+                        continue;
+                    }
+                };
+                let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
+                parameters.retain(|(_, p)| key(p) != key(&parameter));
+                parameters.push((place, parameter));
+            }
+        }
+        parameters
+    }
+
+    /// How a parameter is written. remcall writes a path or header parameter as the `simple`
+    /// style does (a list comma-separated) and a query parameter as `form` (exploded, or a comma
+    /// list with `explode: false`, or `deepObject`): a description asking for anything else is
+    /// noted, and the parameter written remcall's way.
+    fn serialization(
+        &mut self,
+        place: &Place,
+        parameter: &Value,
+        location: &str,
+        ty: &Ty,
+    ) -> Style {
+        let style = parameter.get("style").and_then(Value::as_str);
+        let explode = parameter.get("explode").and_then(Value::as_bool);
+        let collection = parameter.get("collectionFormat").and_then(Value::as_str);
+        if location == "query" {
+            return match (style, explode, collection) {
+                (Some("deepObject"), _, _) => Style::Deep,
+                (None | Some("form"), Some(false), _) | (_, _, Some("csv")) => Style::Comma,
+                (None | Some("form"), _, None | Some("multi")) => Style::Exploded,
+                (Some(other), _, _) => {
+                    self.note(
+                        place,
+                        true,
+                        format!("style `{other}` is sent as `form` (repeated keys)"),
+                    );
+                    Style::Exploded
+                }
+                (None, _, Some(other)) => {
+                    self.note(
+                        place,
+                        true,
+                        format!("collectionFormat `{other}` is sent as repeated keys"),
+                    );
+                    Style::Exploded
+                }
+            };
+        }
+        // Path and header parameters: `simple`, whose `explode` only changes objects.
+        let object = matches!(ty.required(), Ty::Named(_) | Ty::Map(_));
+        match style {
+            None | Some("simple") if explode != Some(true) || !object => {}
+            Some(other) => self.note(
+                place,
+                true,
+                format!("style `{other}` of a {location} parameter is written as `simple`"),
+            ),
+            None => self.note(
+                place,
+                true,
+                format!("`explode: true` on a {location} object is written as `simple` without it"),
+            ),
+        }
+        Style::Exploded
+    }
+}
+
+/// How a parameter goes on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// Repeated keys (a query list), or the value as it is.
+    Exploded,
+    /// A comma-separated list.
+    Comma,
+    /// `name[key]=value`.
+    Deep,
+}
+
+/// A parameter's schema: 3.x `schema` (or `content`), or the 2.0 parameter's own keywords.
+fn parameter_schema(parameter: &Value) -> Value {
+    if let Some(schema) = parameter.get("schema") {
+        return schema.clone();
+    }
+    if let Some(content) = parameter.get("content").and_then(Value::as_object)
+        && let Some(schema) = content.values().next().and_then(|m| m.get("schema"))
+    {
+        return schema.clone();
+    }
+    let mut schema = Map::new();
+    for key in ["type", "format", "items", "enum"] {
+        if let Some(value) = parameter.get(key) {
+            schema.insert(key.to_owned(), value.clone());
+        }
+    }
+    Value::Object(schema)
+}
+
+/// A 2.0 `formData` parameter's schema (the parameter's own keywords).
+pub(super) fn form_field_schema(field: &Value) -> Value {
+    parameter_schema(field)
+}
+
+/// True for a header name HTTP accepts: a token of visible ASCII without separators.
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+fn placeholders(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        out.push(rest[open + 1..open + close].to_owned());
+        rest = &rest[open + close + 1..];
+    }
+    out
+}

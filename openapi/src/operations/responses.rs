@@ -1,0 +1,169 @@
+//! An operation's responses: the success shapes (one result type, or several by status) and
+//! the declared error bodies. A 2.0 response is read in the media type the operation (or the
+//! document) `produces`.
+
+use serde_json::Value;
+
+use super::Operation;
+use super::body::pick_media;
+use crate::document::{Place, Version};
+use crate::spec::{Builder, MethodOut};
+use crate::ty::{Encoding, Ty};
+
+impl Builder<'_> {
+    /// Fills the method's result (or results by status) and its typed error bodies.
+    pub(super) fn responses(&mut self, operation: &Operation, method: &mut MethodOut) {
+        let responses = operation
+            .value
+            .get("responses")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let type_base = &operation.type_base;
+        let mut successes: Vec<(u16, Ty, Encoding)> = Vec::new();
+        for (status, response) in &responses {
+            let place = operation.place.child("responses").child(status);
+            let (place, response) = match self.docs.follow(&place, response) {
+                Ok(found) => found,
+                Err(error) => {
+                    self.unresolved(error, "the response is read as serde_json::Value");
+                    (place, serde_json::json!({ "schema": {} }))
+                }
+            };
+            match status_code(status) {
+                Some(code) if (200..300).contains(&code) => {
+                    let headers = response.get("headers").and_then(Value::as_object);
+                    if headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("link"))) {
+                        method.pages_hint.link_header = true;
+                    }
+                    let hint = if code == 200 || code == 201 {
+                        format!("{type_base}Result")
+                    } else {
+                        format!("{type_base}Result{code}")
+                    };
+                    let (ty, encoding) = self.response_type(operation, &place, &response, &hint);
+                    successes.push((code, ty, encoding));
+                }
+                _ => {
+                    let hint = format!("{type_base}Error{}", status.to_ascii_uppercase());
+                    let (ty, encoding) = self.response_type(operation, &place, &response, &hint);
+                    let key = match status.to_ascii_uppercase().as_str() {
+                        "DEFAULT" => "default".to_owned(),
+                        other => other.to_owned(),
+                    };
+                    if encoding == Encoding::Json && ty != Ty::Unit && status_key_ok(&key) {
+                        method.errors.push((key, ty));
+                    }
+                }
+            }
+        }
+        successes.sort_by_key(|(code, _, _)| *code);
+        let distinct: Vec<&(u16, Ty, Encoding)> = successes
+            .iter()
+            .filter(|(_, ty, _)| *ty != Ty::Unit)
+            .collect();
+        let all_same = distinct
+            .windows(2)
+            .all(|w| w[0].1 == w[1].1 && w[0].2 == w[1].2);
+        if all_same {
+            if let Some((_, ty, encoding)) = distinct.first() {
+                method.returns = Some((ty.clone(), *encoding));
+            }
+        } else if successes.iter().all(|(_, _, e)| *e == Encoding::Json) {
+            method.responses = successes
+                .iter()
+                .map(|(c, ty, _)| (*c, ty.clone()))
+                .collect();
+        } else {
+            let (_, ty, encoding) = distinct[0];
+            method.returns = Some((ty.clone(), *encoding));
+            self.note(
+                &operation.place.child("responses"),
+                true,
+                "its successes come in several media types: the first is read",
+            );
+            method.lost = true;
+        }
+    }
+
+    /// A response's body type and how it is read; `()` without one.
+    fn response_type(
+        &mut self,
+        operation: &Operation,
+        at: &Place,
+        response: &Value,
+        hint: &str,
+    ) -> (Ty, Encoding) {
+        if let Some(content) = response.get("content").and_then(Value::as_object) {
+            let Some((media, encoding)) = pick_media(content) else {
+                return (Ty::Unit, Encoding::Json);
+            };
+            return match encoding {
+                Encoding::Text => (Ty::String, Encoding::Text),
+                Encoding::Bytes | Encoding::Multipart => (Ty::Bytes, Encoding::Bytes),
+                Encoding::Json | Encoding::Form => match content[&media].get("schema") {
+                    Some(schema) => {
+                        let place = at.child("content").child(&media).child("schema");
+                        (self.ty(&place, schema, hint), Encoding::Json)
+                    }
+                    None => (Ty::Unit, Encoding::Json),
+                },
+            };
+        }
+        // Swagger 2.0: the schema sits on the response, in what the operation produces.
+        let Some(schema) = response.get("schema") else {
+            return (Ty::Unit, Encoding::Json);
+        };
+        if schema.get("type").and_then(Value::as_str) == Some("file") {
+            return (Ty::Bytes, Encoding::Bytes);
+        }
+        match self.produces(operation) {
+            Encoding::Json => (self.ty(&at.child("schema"), schema, hint), Encoding::Json),
+            Encoding::Bytes => (Ty::Bytes, Encoding::Bytes),
+            _ => (Ty::String, Encoding::Text),
+        }
+    }
+
+    /// How a 2.0 operation's responses are read: from its `produces`, else the document's;
+    /// JSON when either lists it (or says nothing).
+    fn produces(&self, operation: &Operation) -> Encoding {
+        if self.docs.version != Version::Swagger2 {
+            return Encoding::Json;
+        }
+        let listed = |value: Option<&Value>| -> Option<Vec<String>> {
+            let list: Vec<String> = value?
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            (!list.is_empty()).then_some(list)
+        };
+        let media = listed(operation.value.get("produces"))
+            .or_else(|| listed(self.docs.root_value().get("produces")));
+        let Some(media) = media else {
+            return Encoding::Json;
+        };
+        media
+            .iter()
+            .map(|m| Encoding::of_media(m))
+            .min_by_key(|(rank, _)| *rank)
+            .map(|(_, encoding)| match encoding {
+                Encoding::Form | Encoding::Multipart => Encoding::Bytes,
+                other => other,
+            })
+            .unwrap_or(Encoding::Json)
+    }
+}
+
+fn status_code(status: &str) -> Option<u16> {
+    match status.to_ascii_uppercase().as_str() {
+        "2XX" => Some(200),
+        other => other.parse().ok(),
+    }
+}
+
+fn status_key_ok(key: &str) -> bool {
+    matches!(key, "default" | "4XX" | "5XX")
+        || key.parse::<u16>().is_ok_and(|c| (400..600).contains(&c))
+}

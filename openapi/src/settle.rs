@@ -1,0 +1,263 @@
+//! Rules that need every type defined first: a union's tag values, binary fields, and `allOf`
+//! parts that can be composed as they are or must be merged.
+
+use crate::spec::{Builder, FieldOut, StructOut, TypeOut};
+use crate::ty::{Encoding, Ty};
+
+impl Builder<'_> {
+    /// After every type is defined: each union's tag values, binary fields as files or text, and
+    /// `allOf` compositions the spec can express.
+    pub(crate) fn settle_types(&mut self) {
+        self.settle_tags();
+        self.settle_binary();
+        self.settle_compositions();
+    }
+
+    /// A tag every alternative declares (else the union is untagged, with a note), and a value
+    /// for each alternative: the discriminator's mapping, else the single value the alternative's
+    /// tag property allows (what servers send), else the schema's name (the specification's
+    /// default).
+    fn settle_tags(&mut self) {
+        let names: Vec<String> = self.spec.types.keys().cloned().collect();
+        for name in &names {
+            let Some(TypeOut::Union(union)) = self.spec.types.get(name).cloned() else {
+                continue;
+            };
+            let Some(tag) = &union.tag else { continue };
+            let mut settled = union.clone();
+            let tags: Option<Vec<FieldOut>> = union
+                .alternatives
+                .iter()
+                .map(|a| {
+                    let fields = self.all_fields(a.named()?, 0)?;
+                    fields.into_iter().find(|f| f.wire() == *tag)
+                })
+                .collect();
+            let Some(tags) = tags else {
+                settled.tag = None;
+                settled.mapping.clear();
+                let top = self.docs.top();
+                self.note(
+                    &top,
+                    false,
+                    format!(
+                        "`{name}`: not every alternative declares the discriminator `{tag}`; the union is read untagged"
+                    ),
+                );
+                self.spec
+                    .types
+                    .insert(name.clone(), TypeOut::Union(settled));
+                continue;
+            };
+            for (alternative, field) in union.alternatives.iter().zip(&tags) {
+                let Some(alternative) = alternative.named() else {
+                    continue;
+                };
+                if settled.mapping.iter().any(|(_, ty)| ty == alternative) {
+                    continue;
+                }
+                let value = self
+                    .single_value(field)
+                    .or_else(|| {
+                        self.schema_names
+                            .iter()
+                            .filter(|(_, ty)| *ty == alternative)
+                            .map(|(original, _)| original.clone())
+                            .min()
+                    })
+                    .unwrap_or_else(|| alternative.to_owned());
+                if !settled.mapping.iter().any(|(v, _)| *v == value) {
+                    settled.mapping.push((value, alternative.to_owned()));
+                }
+            }
+            self.spec
+                .types
+                .insert(name.clone(), TypeOut::Union(settled));
+        }
+    }
+
+    /// The one string a field may hold: a `const`, or an enum of a single value.
+    fn single_value(&self, field: &FieldOut) -> Option<String> {
+        if let Some(constant) = field.constant.as_ref().and_then(|c| c.as_str()) {
+            return Some(constant.to_owned());
+        }
+        match self.spec.types.get(field.ty.required().named()?) {
+            Some(TypeOut::Enum(e)) => match e.values.as_slice() {
+                [(value, _, _)] => value.as_str().map(str::to_owned),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Binary fields: files in the structs multipart bodies send, text elsewhere.
+    fn settle_binary(&mut self) {
+        let multipart: Vec<Ty> = self
+            .spec
+            .methods
+            .iter()
+            .filter_map(|m| m.body.as_ref())
+            .filter(|b| b.encoding == Encoding::Multipart)
+            .map(|b| b.ty.clone())
+            .collect();
+        for (name, definition) in self.spec.types.iter_mut() {
+            if let TypeOut::Struct(s) = definition {
+                let file = if multipart.iter().any(|ty| ty.named() == Some(name)) {
+                    Ty::File
+                } else {
+                    Ty::String
+                };
+                for field in &mut s.fields {
+                    field.ty.visit_mut(&mut |ty| {
+                        if *ty == Ty::Bytes {
+                            *ty = file.clone();
+                        }
+                    });
+                }
+            }
+        }
+        // A union cannot hold raw bytes (they have no JSON form): a binary alternative is text.
+        for definition in self.spec.types.values_mut() {
+            if let TypeOut::Union(u) = definition {
+                for alternative in &mut u.alternatives {
+                    alternative.visit_mut(&mut |ty| {
+                        if *ty == Ty::Bytes {
+                            *ty = Ty::String;
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /// `allOf` parts must be structs that do not contain the whole; an own field a part has
+    /// goes. Parts that give one field different types cannot be composed: their fields are
+    /// merged into the struct, each with a type that holds what every part allows.
+    fn settle_compositions(&mut self) {
+        let names: Vec<String> = self.spec.types.keys().cloned().collect();
+        for name in &names {
+            let Some(TypeOut::Struct(definition)) = self.spec.types.get(name).cloned() else {
+                continue;
+            };
+            let mut settled = definition.clone();
+            settled.all_of.retain(|part| {
+                matches!(self.spec.types.get(part), Some(TypeOut::Struct(_)))
+                    && !self.reaches(part, name, 0)
+            });
+            let inherited: Vec<FieldOut> = settled
+                .all_of
+                .iter()
+                .filter_map(|part| self.all_fields(part, 0))
+                .flatten()
+                .collect();
+            let conflict = inherited.iter().enumerate().any(|(i, a)| {
+                inherited[..i]
+                    .iter()
+                    .any(|b| a.wire() == b.wire() && !self.same_type(&a.ty, &b.ty))
+            });
+            if conflict {
+                settled = self.merged(name, &settled, inherited);
+            } else {
+                settled
+                    .fields
+                    .retain(|field| !inherited.iter().any(|f| f.wire() == field.wire()));
+            }
+            self.spec
+                .types
+                .insert(name.clone(), TypeOut::Struct(settled));
+        }
+    }
+
+    /// A struct whose parts disagree, as one struct of every field: a field the parts type
+    /// differently gets a type that holds each (noted).
+    fn merged(&mut self, name: &str, own: &StructOut, inherited: Vec<FieldOut>) -> StructOut {
+        let mut fields: Vec<FieldOut> = Vec::new();
+        let mut widened = Vec::new();
+        for field in inherited.into_iter().chain(own.fields.iter().cloned()) {
+            match fields.iter_mut().find(|f| f.wire() == field.wire()) {
+                Some(existing) if !self.same_type(&existing.ty, &field.ty) => {
+                    let ty = existing.ty.widest(&field.ty);
+                    widened.push(format!(
+                        "`{}` ({} or {}: {ty})",
+                        field.wire(),
+                        existing.ty,
+                        field.ty
+                    ));
+                    existing.ty = ty;
+                    existing.constant = None;
+                }
+                Some(_) => {}
+                None => fields.push(field),
+            }
+        }
+        let top = self.docs.top();
+        self.note(
+            &top,
+            widened.iter().any(|w| w.ends_with(": serde_json::Value)")),
+            format!(
+                "`{name}`: its `allOf` parts give {} different types; their fields are merged into it",
+                widened.join(", ")
+            ),
+        );
+        StructOut {
+            doc: own.doc.clone(),
+            all_of: Vec::new(),
+            fields,
+            additional: own.additional.clone(),
+        }
+    }
+
+    /// True when two type expressions mean the same on the wire: equal, or enums of the same
+    /// values.
+    fn same_type(&self, a: &Ty, b: &Ty) -> bool {
+        if a == b {
+            return true;
+        }
+        match (a, b) {
+            (Ty::Option(a), Ty::Option(b))
+            | (Ty::Vec(a), Ty::Vec(b))
+            | (Ty::Map(a), Ty::Map(b)) => self.same_type(a, b),
+            (Ty::Named(a), Ty::Named(b)) => {
+                match (self.spec.types.get(a), self.spec.types.get(b)) {
+                    (Some(TypeOut::Enum(a)), Some(TypeOut::Enum(b))) => {
+                        a.values.len() == b.values.len()
+                            && a.values
+                                .iter()
+                                .all(|(v, _, _)| b.values.iter().any(|(w, _, _)| v == w))
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// A struct's fields with its parts'; `None` for another kind of type.
+    pub(crate) fn all_fields(&self, name: &str, depth: usize) -> Option<Vec<FieldOut>> {
+        let Some(TypeOut::Struct(definition)) = self.spec.types.get(name) else {
+            return None;
+        };
+        if depth > 16 {
+            return Some(Vec::new());
+        }
+        let mut out: Vec<FieldOut> = definition
+            .all_of
+            .iter()
+            .filter_map(|part| self.all_fields(part, depth + 1))
+            .flatten()
+            .collect();
+        out.extend(definition.fields.iter().cloned());
+        Some(out)
+    }
+
+    /// True when `from`'s parts lead to `to`.
+    fn reaches(&self, from: &str, to: &str, depth: usize) -> bool {
+        if from == to || depth > 16 {
+            return true;
+        }
+        match self.spec.types.get(from) {
+            Some(TypeOut::Struct(s)) => s.all_of.iter().any(|p| self.reaches(p, to, depth + 1)),
+            _ => false,
+        }
+    }
+}
