@@ -99,9 +99,30 @@ impl Documents {
         }
     }
 
-    /// The value at `place`.
-    pub(crate) fn get(&self, place: &Place) -> Option<&Value> {
-        self.files.get(&place.file)?.pointer(&place.pointer)
+    /// The value at `place`, and where it really is: a pointer that passes through a `$ref`
+    /// on its way (`#/components/schemas/Pet/properties/id` where `Pet` is a `$ref` into
+    /// another file) goes on from that reference's target, as the ecosystem's resolvers do.
+    pub(crate) fn resolve(&mut self, place: &Place) -> Option<(Place, Value)> {
+        if let Some(value) = self.files.get(&place.file)?.pointer(&place.pointer) {
+            return Some((place.clone(), value.clone()));
+        }
+        let mut current = Place {
+            file: place.file.clone(),
+            pointer: String::new(),
+        };
+        for segment in place.pointer.split('/').skip(1) {
+            for _ in 0..64 {
+                let value = self.files.get(&current.file)?.pointer(&current.pointer)?;
+                let Some(reference) = value.get("$ref").and_then(Value::as_str) else {
+                    break;
+                };
+                let reference = reference.to_owned();
+                current = self.target(&current, &reference).ok()?;
+            }
+            current.pointer = format!("{}/{segment}", current.pointer);
+        }
+        let value = self.files.get(&current.file)?.pointer(&current.pointer)?;
+        Some((current, value.clone()))
     }
 
     /// Follows `value`'s `$ref` (found at `at`), repeatedly, to the value it names and its place;
@@ -114,10 +135,9 @@ impl Documents {
                 return Ok((place, value));
             };
             let target = self.target(&place, reference)?;
-            value = self.get(&target).cloned().ok_or_else(|| {
+            (place, value) = self.resolve(&target).ok_or_else(|| {
                 Error::at(&place, format!("`$ref: {reference}` points at nothing"))
             })?;
-            place = target;
         }
         Err(Error::at(&place, "`$ref`s go round in a circle"))
     }

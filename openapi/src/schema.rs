@@ -211,7 +211,7 @@ impl Builder<'_> {
         if let Some(known) = self.named.get(target) {
             return known.clone();
         }
-        let Some(schema) = self.docs.get(target).cloned() else {
+        let Some((found, schema)) = self.docs.resolve(target) else {
             self.named.insert(target.clone(), Ty::Value);
             self.note(
                 target,
@@ -232,21 +232,25 @@ impl Builder<'_> {
         if !defines_type(&schema) {
             // An alias: reserve the place (a self-reference becomes a value), then resolve.
             self.named.insert(target.clone(), Ty::Value);
-            let ty = self.ty_at_depth(target, &schema, &names::type_name(&original), depth + 1);
+            let ty = self.ty_at_depth(&found, &schema, &names::type_name(&original), depth + 1);
             self.named.insert(target.clone(), ty.clone());
             return ty;
         }
         let name = names::unique(&names::type_name(&original), "", &mut self.taken_types);
         self.named.insert(target.clone(), Ty::Named(name.clone()));
         self.schema_names.insert(original, name.clone());
-        self.pending.push((target.clone(), name.clone()));
+        self.pending.push((found, name.clone()));
         Ty::Named(name)
     }
 
     /// Defines the named schemas met so far, and those they meet, until none is left.
     pub(crate) fn define_pending(&mut self) {
         while let Some((place, name)) = self.pending.pop() {
-            let schema = self.docs.get(&place).cloned().unwrap_or(Value::Null);
+            let schema = self
+                .docs
+                .resolve(&place)
+                .map(|(_, v)| v)
+                .unwrap_or(Value::Null);
             let definition = self.definition(&place, &schema, &name);
             self.spec.types.insert(name, definition);
         }

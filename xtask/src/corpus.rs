@@ -1,5 +1,7 @@
-//! `cargo xtask corpus DIR`: every OpenAPI description in DIR imported, generated, built in a
-//! scratch crate with `cargo check` and then clippy, one table row each; and, beside it,
+//! `cargo xtask corpus DIR`: every OpenAPI description in DIR (and, when DIR has
+//! `apis/SOURCES.tsv`, the entry document of each folder it lists) imported, generated, built in
+//! a scratch crate with `cargo check` and then clippy, one table row each, and the share of
+//! operations imported faithfully over all of them; and, beside it,
 //! progenitor's result on the same document when `bench/corpus-progenitor` can be built (it
 //! needs crates.io; see its README).
 //!
@@ -21,7 +23,7 @@ struct Row {
     progenitor: String,
 }
 
-pub(crate) fn run(root: &Path, dir: &Path) -> anyhow::Result<()> {
+pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Result<()> {
     let status = Command::new(env!("CARGO"))
         .current_dir(root)
         .args(["build", "--release", "--quiet", "-p", "remcall-codegen"])
@@ -42,15 +44,13 @@ pub(crate) fn run(root: &Path, dir: &Path) -> anyhow::Result<()> {
         })
         .collect();
     documents.sort();
+    documents.extend(listed_documents(dir)?);
     let scratch = root.join("target/corpus");
     std::fs::create_dir_all(&scratch)?;
-    let progenitor = progenitor_tool(root);
+    let progenitor = with_progenitor.then(|| progenitor_tool(root)).flatten();
     let mut rows = Vec::new();
     for (i, document) in documents.iter().enumerate() {
-        let name = document
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = document_name(dir, document);
         eprintln!("[{}/{}] {name}", i + 1, documents.len());
         let krate = scratch.join(format!("remcall-{name}"));
         let _ = std::fs::remove_dir_all(&krate);
@@ -113,6 +113,18 @@ pub(crate) fn run(root: &Path, dir: &Path) -> anyhow::Result<()> {
         };
         rows.push(row);
     }
+    let (faithful, operations) = rows.iter().fold((0, 0), |(f, o), row| {
+        let (rf, ro) = faithful_of(&row.summary);
+        (f + rf, o + ro)
+    });
+    let imported = rows
+        .iter()
+        .filter(|r| !r.summary.starts_with("FAILED"))
+        .count();
+    println!(
+        "{imported} of {} documents imported; {faithful} of {operations} operations faithful",
+        rows.len()
+    );
     println!(
         "| document | remcall import | import + generate | cargo check | clippy warnings | progenitor |"
     );
@@ -135,6 +147,51 @@ pub(crate) fn run(root: &Path, dir: &Path) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The entry documents `apis/SOURCES.tsv` lists (name, repository, commit, entry, …), one
+/// folder each.
+fn listed_documents(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let apis = dir.join("apis");
+    let Ok(sources) = std::fs::read_to_string(apis.join("SOURCES.tsv")) else {
+        return Ok(Vec::new());
+    };
+    let mut documents = Vec::new();
+    for line in sources.lines().skip(1) {
+        let columns: Vec<&str> = line.split('\t').collect();
+        if let [name, _, _, entry, ..] = columns.as_slice() {
+            documents.push(apis.join(name).join(entry));
+        }
+    }
+    Ok(documents)
+}
+
+/// A document's row name: its file's stem, or its folder's name under `apis/`.
+fn document_name(dir: &Path, document: &Path) -> String {
+    match document.strip_prefix(dir.join("apis")) {
+        Ok(inside) => inside
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        Err(_) => document
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
+}
+
+/// (faithful, operations) from an import's summary line; a failed import counts its
+/// operations as none faithful (their number is unknown: counted as zero).
+fn faithful_of(summary: &str) -> (usize, usize) {
+    let number_before = |word: &str| -> Option<usize> {
+        let end = summary.find(word)?;
+        summary[..end].split_whitespace().last()?.parse().ok()
+    };
+    match (number_before(" faithful"), number_before(" operation(s)")) {
+        (Some(faithful), Some(operations)) => (faithful, operations),
+        _ => (0, 0),
+    }
 }
 
 /// A scratch crate's manifest, its own workspace, with the main workspace's lock file.

@@ -24,9 +24,10 @@ fn main() -> anyhow::Result<()> {
         ["codegen", "--check"] => codegen(true),
         ["bench"] => bench(false),
         ["bench", "--quick"] => bench(true),
-        ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir)),
+        ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir), true),
+        ["corpus", dir, "--no-progenitor"] => corpus::run(&workspace_root(), Path::new(dir), false),
         _ => bail!(
-            "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR"
+            "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor]"
         ),
     }
 }

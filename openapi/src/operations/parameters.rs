@@ -100,7 +100,9 @@ impl Builder<'_> {
                 ty = ty.optional();
             }
             let key = names::unique(&names::word(&wire), "_", &mut taken);
+            let notes = self.spec.summary.notes.len();
             let style = self.serialization(&place, &parameter, &location, &ty);
+            method.lost |= self.spec.summary.notes.len() > notes;
             let out = ParamOut {
                 wire: (location != "path" && key != wire).then(|| wire.clone()),
                 key: key.clone(),
@@ -133,6 +135,24 @@ impl Builder<'_> {
                 deep: false,
                 comma: false,
             });
+        }
+        // Declared path parameters the route has no placeholder for cannot be sent.
+        let used = placeholders(&path);
+        let (kept, unused): (Vec<ParamOut>, Vec<ParamOut>) = std::mem::take(&mut method.path)
+            .into_iter()
+            .partition(|p| used.contains(&p.key));
+        method.path = kept;
+        for parameter in unused {
+            let route = &operation.route;
+            self.note(
+                &operation.place.child("parameters"),
+                true,
+                format!(
+                    "the path parameter `{}` is not in `{route}`: it is not sent",
+                    parameter.key
+                ),
+            );
+            method.lost = true;
         }
         method.request = format!("{} {path}", operation.verb.to_ascii_uppercase());
         Ok(inputs)

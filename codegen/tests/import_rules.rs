@@ -1,0 +1,413 @@
+//! The importer's rules for real descriptions, one small description of our own each: what the
+//! spec says, the note it leaves, and (in one clippy run for all of them) that the client
+//! generated from it compiles.
+
+mod common;
+
+use std::path::Path;
+
+/// A description written into a fresh directory (more files beside it when given).
+struct Described {
+    _dir: tempfile::TempDir,
+    imported: remcall_openapi::Imported,
+    client: String,
+}
+
+impl Described {
+    fn spec(&self) -> &str {
+        &self.imported.spec
+    }
+
+    fn notes(&self) -> String {
+        let notes: Vec<String> = self
+            .imported
+            .summary
+            .notes
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        notes.join("\n")
+    }
+
+    #[track_caller]
+    fn has(&self, expected: &str) {
+        assert!(
+            self.spec().contains(expected),
+            "`{expected}` not in:\n{}",
+            self.spec()
+        );
+    }
+
+    #[track_caller]
+    fn noted(&self, expected: &str) {
+        let notes = self.notes();
+        assert!(
+            notes.contains(expected),
+            "`{expected}` not in the notes:\n{notes}"
+        );
+    }
+
+    /// The spec checks, and generates.
+    fn generated(&self) -> remcall_codegen::Generated {
+        let path = Path::new("specs").join(format!("{}.yaml", self.client));
+        remcall_codegen::generate_text(&path, self.spec())
+            .unwrap_or_else(|e| panic!("{e:?}\n{}", self.spec()))
+    }
+}
+
+#[track_caller]
+fn import(client: &str, files: &[(&str, &str)]) -> Described {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let options = remcall_openapi::Options {
+        client: Some(client.to_owned()),
+        ..remcall_openapi::Options::default()
+    };
+    let imported = remcall_openapi::import(&dir.path().join(files[0].0), &options)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let described = Described {
+        _dir: dir,
+        imported,
+        client: client.to_owned(),
+    };
+    described.generated();
+    described
+}
+
+fn enums() -> Described {
+    import(
+        "Enums",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /a:
+    get:
+      operationId: get_a
+      parameters:
+        - { name: n, in: query, schema: { type: integer, minimum: -100000000000000000000000000000, maximum: 1e400 } }
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: { type: string, enum: [other, Other, a-b, a_b, x, x] }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn an_enum_lists_each_value_once_and_names_clashing_values_apart() {
+    let d = enums();
+    d.has("- { value: \"other\", name: OtherValue }");
+    d.has("- { value: \"Other\", name: OtherValue2 }");
+    d.has("- { value: \"a-b\", name: Ab }");
+    d.has("- { value: \"a_b\", name: Ab2 }");
+    assert_eq!(d.spec().matches("value: \"x\"").count(), 1, "{}", d.spec());
+    d.noted("the enum lists \"x\" more than once");
+    // A minimum past 64 bits is read (and means nothing to the type).
+    d.has("n: Option<i64>");
+}
+
+fn parameters() -> Described {
+    import(
+        "Params",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /jobs/{job_id}/{ids}:
+    get:
+      operationId: get_job
+      parameters:
+        - { name: job_id, in: query, required: true, schema: { type: string } }
+        - { name: ids, in: path, required: true, explode: false, schema: { type: array, items: { type: integer } } }
+        - { name: X-Trace, in: header, explode: true, schema: { type: string } }
+        - { name: "X-H\r\nX-Evil: 1", in: header, schema: { type: string } }
+        - { name: "X-Q'~\"", in: header, schema: { type: string } }
+        - { name: session, in: cookie, schema: { type: string } }
+      responses: { '204': { description: done } }
+  /labels/{label}:
+    get:
+      operationId: get_label
+      parameters:
+        - { name: label, in: path, required: true, style: label, schema: { type: string } }
+      responses: { '204': { description: done } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn parameters_are_named_apart_and_written_as_the_serialization_table_says() {
+    let d = parameters();
+    // The undeclared placeholder is named clear of the query parameter of the same name.
+    d.has("request: \"GET /jobs/{job_id_2}/{ids}\"");
+    d.has("job_id_2: String");
+    d.has("job_id: String");
+    // `explode:` on a path or header parameter means the simple style's default: not written.
+    d.has("ids: Vec<i64>");
+    assert!(!d.spec().contains("explode:"), "{}", d.spec());
+    // A style remcall does not write is written as `simple`, with a note that loses.
+    d.noted("style `label` of a path parameter is written as `simple` [loses]");
+    // Header names HTTP refuses are dropped, with a note; the method is not faithful.
+    d.noted("is not a valid header name: it is not sent [loses]");
+    let methods = d.spec().split("\nmethods:").nth(1).unwrap();
+    assert!(
+        !methods.contains("X-Evil") && !methods.contains("X-Q"),
+        "{methods}"
+    );
+    d.noted("the optional cookie `session` is not sent [loses]");
+    assert_eq!(d.imported.summary.faithful, 0, "{}", d.imported.summary);
+}
+
+fn compositions() -> Described {
+    import(
+        "Compose",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /orders:
+    get:
+      operationId: get_order
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Order' } } } }
+        '400': { description: bad, content: { application/json: { schema: { $ref: '#/components/schemas/Error400' } } } }
+components:
+  schemas:
+    Error:
+      type: object
+      properties:
+        name: { type: string }
+        details: { type: array, items: { $ref: '#/components/schemas/Detail' } }
+        state: { type: string, enum: [open, shut] }
+    Detail: { type: object, properties: { field: { type: string } } }
+    Bad400:
+      type: object
+      properties:
+        details: { type: array, items: { type: object, properties: { issue: { type: string } } } }
+        state: { type: string, enum: [open, shut] }
+        count: { type: integer, format: int32 }
+    Error400: { allOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/Bad400' }] }
+    Status: { type: string, enum: [new, paid] }
+    Order:
+      type: object
+      required: [note, status]
+      properties:
+        note:
+          allOf:
+            - { type: string, nullable: true, description: A note. }
+            - { nullable: false }
+        status:
+          allOf:
+            - $ref: '#/components/schemas/Status'
+            - description: Where the order is.
+        flag:
+          allOf: [{ type: boolean }, { description: A flag. }]
+"#,
+        )],
+    )
+}
+
+#[test]
+fn allof_parts_that_disagree_are_merged_and_modifier_parts_keep_the_type() {
+    let d = compositions();
+    // Two parts give `details` different item types: one struct of every field, the field as
+    // what both accept; equal enums in both parts are no conflict.
+    d.has("  Error400:\n    fields:\n      details: Option<Vec<serde_json::Value>>\n      name: Option<String>");
+    d.noted("`Error400`: its `allOf` parts give `details`");
+    assert!(!d.notes().contains("`state`"), "{}", d.notes());
+    // A primitive with modifier parts is that primitive; a documented use of a named type is
+    // that type.
+    d.has("note:\n        type: Option<String>");
+    d.has("status: Status");
+    d.has("flag: Option<bool>");
+}
+
+fn unions() -> Described {
+    import(
+        "Unions",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /pets:
+    get:
+      operationId: get_pet
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Pet' } } } }
+    post:
+      operationId: upload
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                content: { oneOf: [{ type: string, format: binary }, { type: object, properties: { url: { type: string } } }] }
+      responses: { '204': { description: done } }
+components:
+  schemas:
+    Pet:
+      oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }]
+      discriminator: { propertyName: kind }
+    Cat:
+      type: object
+      required: [kind]
+      properties: { kind: { type: string, enum: [cat] }, lives: { type: integer } }
+    Dog:
+      type: object
+      required: [kind]
+      properties: { kind: { type: string }, good: { type: boolean } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn a_tag_value_comes_from_the_alternatives_single_value_and_binary_alternatives_are_text() {
+    let d = unions();
+    // What servers send: Cat's one allowed `kind`; Dog says nothing, so its schema name.
+    d.has("    tag: kind\n    mapping:\n      cat: Cat\n      Dog: Dog");
+    // `bytes::Bytes` has no JSON form: a binary alternative of a union is text.
+    d.has("one_of: [String, UploadBodyContentVariant1]");
+}
+
+fn swagger() -> Described {
+    import(
+        "Swagger",
+        &[(
+            "api.yaml",
+            r#"
+swagger: '2.0'
+info: { title: t, version: '1' }
+produces: [application/xml]
+paths:
+  /ping:
+    get:
+      operationId: ping
+      produces: [text/plain]
+      responses: { '200': { description: ok, schema: { type: string } } }
+  /report:
+    get:
+      operationId: report
+      responses: { '200': { description: ok, schema: { type: object, properties: { n: { type: integer } } } } }
+  /both:
+    get:
+      operationId: both
+      produces: [application/json, text/plain]
+      responses: { '200': { description: ok, schema: { type: object, properties: { n: { type: integer } } } } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn swagger_responses_are_read_in_the_media_type_they_are_produced_in() {
+    let d = swagger();
+    d.has("  ping:\n    request: GET /ping\n    returns: { type: String, as: text }");
+    // The document's XML: the text as it comes, not JSON.
+    d.has("  report:\n    request: GET /report\n    returns: { type: String, as: text }");
+    d.has("  both:\n    request: GET /both\n    returns: BothResult");
+}
+
+fn references() -> Described {
+    import(
+        "Refs",
+        &[
+            (
+                "api.yaml",
+                r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /items/{id}:
+    $ref: 'paths/item.yaml'
+  /other:
+    get:
+      $ref: 'paths/item.yaml#/get'
+components:
+  schemas:
+    Wrapper: { $ref: 'models/wrapper.yaml' }
+"#,
+            ),
+            (
+                "paths/item.yaml",
+                r#"
+get:
+  operationId: get_item
+  parameters: [{ $ref: '../shared.yaml#/Id' }]
+  responses:
+    '200':
+      description: ok
+      content:
+        application/json:
+          schema: { $ref: '../api.yaml#/components/schemas/Wrapper/properties/inner' }
+"#,
+            ),
+            (
+                "shared.yaml",
+                "Id: { name: id, in: path, required: true, schema: { type: integer } }\n",
+            ),
+            (
+                "models/wrapper.yaml",
+                r#"
+type: object
+properties:
+  inner: { $ref: 'inner.yaml' }
+"#,
+            ),
+            (
+                "models/inner.yaml",
+                "type: object\nproperties: { size: { type: integer, format: int32 } }\n",
+            ),
+        ],
+    )
+}
+
+#[test]
+fn references_resolve_in_any_position_and_through_other_references() {
+    let d = references();
+    assert_eq!(d.imported.summary.faithful, 1, "{}", d.notes());
+    // A path item and an operation by `$ref`, a parameter in another file.
+    d.has("  get_item:\n    request: \"GET /items/{id}\"\n    path:\n      id: i64\n    returns: Inner");
+    d.has("  get_item_2:\n    request: GET /other\n    returns: Inner");
+    // A declared path parameter the route has no place for is left out, with a note.
+    d.noted("the path parameter `id` is not in `/other`: it is not sent [loses]");
+    // `#/components/schemas/Wrapper/properties/inner` passes through Wrapper's `$ref` into
+    // models/wrapper.yaml, and `inner.yaml` resolves against that file.
+    d.has("  Inner:\n    fields:\n      size: Option<i32>");
+}
+
+/// Every client above compiles, clippy-clean, against the runtime.
+#[test]
+fn every_rules_client_compiles() {
+    let generated: Vec<remcall_codegen::Generated> = [
+        enums(),
+        parameters(),
+        compositions(),
+        unions(),
+        swagger(),
+        references(),
+    ]
+    .iter()
+    .map(Described::generated)
+    .collect();
+    if let Err(clippy) = common::clippy_clean(&generated) {
+        panic!("{clippy}");
+    }
+}
