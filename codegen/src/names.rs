@@ -77,7 +77,7 @@ pub fn is_word(name: &str) -> bool {
 
 /// Names of the Rust prelude (and of generated code's helpers) that a generated type must not
 /// shadow: generated code names them unqualified. The importer, below this crate, keeps the list.
-pub use remcall_openapi::PRELUDE;
+pub use remcall_openapi::names::{PRELUDE, unique_among, variant};
 
 /// The wire name serde's `rename_all = rule` gives the field `key` (rules checked by validation).
 pub fn apply_rename_rule(rule: &str, key: &str) -> String {
@@ -95,44 +95,6 @@ pub fn apply_rename_rule(rule: &str, key: &str) -> String {
         "kebab-case" => snake.to_kebab_case(),
         "SCREAMING-KEBAB-CASE" => snake.to_shouty_kebab_case(),
         _ => snake,
-    }
-}
-
-/// `base`, or `base2`, `base3`… : the first not in `taken` (names resolved in spec order, so
-/// the same spec always gives the same names).
-pub fn unique(base: String, taken: &[String]) -> String {
-    let mut name = base.clone();
-    let mut n = 2;
-    while taken.contains(&name) {
-        name = format!("{base}{n}");
-        n += 1;
-    }
-    name
-}
-
-/// The variant name of an enum value (`in_progress` → `InProgress`, `+1` → `Plus1`, `-1` →
-/// `Minus1`, `""` → `Empty`, `2` → `V2`); `Value{index}` for a value with nothing to name it by.
-pub fn variant(wire: &str, index: usize) -> String {
-    if wire.is_empty() {
-        return "Empty".to_owned();
-    }
-    let (sign, rest) = match wire.as_bytes()[0] {
-        b'+' => ("Plus", &wire[1..]),
-        b'-' => ("Minus", &wire[1..]),
-        _ => ("", wire),
-    };
-    let cased = rest.to_pascal_case();
-    let mut name = format!("{sign}{cased}");
-    if name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, 'V');
-    }
-    if RESERVED.contains(&name.as_str()) {
-        name.push('_');
-    }
-    if cased.is_empty() && sign.is_empty() || !is_identifier(&name) {
-        format!("Value{index}")
-    } else {
-        name
     }
 }
 
@@ -210,26 +172,6 @@ pub fn is_pascal_identifier(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn variants_of_values_that_are_not_identifiers() {
-        for (wire, expected) in [
-            ("in_progress", "InProgress"),
-            ("+1", "Plus1"),
-            ("-1", "Minus1"),
-            ("", "Empty"),
-            ("2", "V2"),
-            ("*", "Value7"),
-            ("self", "Self_"),
-            ("0²", "Value7"),
-        ] {
-            assert_eq!(variant(wire, 7), expected, "{wire:?}");
-        }
-        assert_eq!(
-            unique("Plus1".into(), &["Plus1".into(), "Plus12".into()]),
-            "Plus13"
-        );
-    }
 
     #[test]
     fn variants_of_alternative_types() {

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::names;
 use crate::spec::{Auth, BodyOut, MethodOut, Paginate, ParamOut, Spec, TypeOut};
 use crate::ty::{Encoding, Ty};
 
@@ -361,43 +362,31 @@ pub(crate) fn scalar(text: &str) -> String {
     }
 }
 
-/// An enum's values with the variant names the generator would give them, written out where
-/// it must: an open enum keeps unknown values in `Other`, so a value that would take that name
-/// is `OtherValue`; and values whose names would be the same (`other` and `Other`, `a-b` and
-/// `a_b`) are each named apart.
+/// An enum's values, with a variant name written where the generator's own would not do. The
+/// generator names a value [`names::variant`] of it, made unique in order; an open enum keeps
+/// unknown values in `Other`, so a value that would take that name is `OtherValue` here. The
+/// same functions run here as there, so the names written are the ones it would check.
 fn variant_names(values: &[crate::spec::EnumValue]) -> Vec<crate::spec::EnumValue> {
-    let derived = |value: &Value, name: &Option<String>| -> Option<String> {
-        let name = name
-            .clone()
-            .or_else(|| value.as_str().map(crate::names::type_name))?;
-        Some(if name == "Other" {
-            "OtherValue".to_owned()
-        } else {
-            name
-        })
-    };
-    let names: Vec<Option<String>> = values.iter().map(|(v, n, _)| derived(v, n)).collect();
-    let clash = names.iter().enumerate().any(|(i, a)| {
-        a.is_some()
-            && names[..i].iter().any(|b| {
-                b.as_deref().map(str::to_ascii_lowercase)
-                    == a.as_deref().map(str::to_ascii_lowercase)
-            })
-    });
-    let mut taken = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
     values
         .iter()
-        .zip(names)
-        .map(|((value, name, doc), derived)| {
-            let name = match derived {
-                Some(derived) if clash => {
-                    let cased = heck::ToPascalCase::to_pascal_case(derived.as_str());
-                    Some(crate::names::unique(&cased, "", &mut taken))
-                }
-                Some(derived) if derived == "OtherValue" => Some(derived),
-                _ => name.clone(),
+        .enumerate()
+        .map(|(i, (value, name, doc))| {
+            let wire = match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
             };
-            (value.clone(), name, doc.clone())
+            let derived = names::unique_among(&names::variant(&wire, i), "", &taken);
+            let mut chosen = match name {
+                Some(name) => names::unique_among(name, "", &taken),
+                None => derived.clone(),
+            };
+            if chosen == "Other" {
+                chosen = names::unique_among("OtherValue", "", &taken);
+            }
+            taken.push(chosen.clone());
+            let written = (name.is_some() || chosen != derived).then_some(chosen);
+            (value.clone(), written, doc.clone())
         })
         .collect()
 }

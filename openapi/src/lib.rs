@@ -14,7 +14,7 @@
 
 mod document;
 mod emit;
-mod names;
+pub mod names;
 mod operations;
 mod schema;
 mod service;

@@ -1,6 +1,10 @@
-//! Names the spec can take from a description's: type names (PascalCase identifiers, clear of
-//! what Rust and remcall name), field, parameter and method names (snake_case words), made unique
-//! in the order they come, so the same description always gives the same names.
+//! Names: the one place both the importer and the generator (`remcall_codegen::names`
+//! re-exports what it shares) decide what a name becomes. What is shared: the names a generated
+//! type must not take ([`PRELUDE`]), how a name is made unique ([`unique`]) and an enum value's
+//! variant name ([`variant`]), so the importer can tell ahead what the generator will call
+//! things. What only the importer needs: type names (PascalCase identifiers, clear of what Rust
+//! and remcall name), field, parameter and method names (snake_case words), made unique in the
+//! order they come, so the same description always gives the same names.
 
 use heck::{ToPascalCase, ToSnakeCase};
 
@@ -113,16 +117,59 @@ pub(crate) fn method(raw: &str) -> String {
     name
 }
 
-/// `base`, or `base_2`, `base_3`… (`sep` between): the first that `taken` does not hold.
-pub(crate) fn unique(base: &str, sep: &str, taken: &mut Vec<String>) -> String {
+/// `base`, or `base_2`, `base_3`… (`sep` between): the first that `taken` does not hold, told
+/// apart without regard to case (two items a reader cannot tell apart by eye are two names).
+pub fn unique_among(base: &str, sep: &str, taken: &[String]) -> String {
     let mut name = base.to_owned();
     let mut n = 2;
     while taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) {
         name = format!("{base}{sep}{n}");
         n += 1;
     }
+    name
+}
+
+/// [`unique_among`] `taken`, and taken from now on.
+pub(crate) fn unique(base: &str, sep: &str, taken: &mut Vec<String>) -> String {
+    let name = unique_among(base, sep, taken);
     taken.push(name.clone());
     name
+}
+
+/// The variant name of an enum value (`in_progress` → `InProgress`, `+1` → `Plus1`, `-1` →
+/// `Minus1`, `""` → `Empty`, `2` → `V2`); `Value{index}` for a value with nothing to name it by.
+pub fn variant(wire: &str, index: usize) -> String {
+    if wire.is_empty() {
+        return "Empty".to_owned();
+    }
+    let (sign, rest) = match wire.as_bytes()[0] {
+        b'+' => ("Plus", &wire[1..]),
+        b'-' => ("Minus", &wire[1..]),
+        _ => ("", wire),
+    };
+    let cased = rest.to_pascal_case();
+    let mut name = format!("{sign}{cased}");
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'V');
+    }
+    if name == "Self" {
+        name.push('_');
+    }
+    if cased.is_empty() && sign.is_empty() || !is_identifier(&name) {
+        format!("Value{index}")
+    } else {
+        name
+    }
+}
+
+/// True for an identifier by Unicode's rules (XID), as rustc reads one.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| unicode_ident::is_xid_start(c) || c == '_')
+        && chars.all(unicode_ident::is_xid_continue)
+        && name != "_"
 }
 
 /// A method name for an operation without an operationId: the verb and the path's words, a
@@ -180,5 +227,22 @@ mod tests {
         assert_eq!(from_route("POST", "/categories"), "post_categories");
         let mut taken = vec!["get_user".to_owned()];
         assert_eq!(unique("get_user", "_", &mut taken), "get_user_2");
+        assert_eq!(unique_among("Get_User", "_", &taken), "Get_User_3");
+    }
+
+    #[test]
+    fn variants_of_values_that_are_not_identifiers() {
+        for (wire, expected) in [
+            ("in_progress", "InProgress"),
+            ("+1", "Plus1"),
+            ("-1", "Minus1"),
+            ("", "Empty"),
+            ("2", "V2"),
+            ("*", "Value7"),
+            ("self", "Self_"),
+            ("0²", "Value7"),
+        ] {
+            assert_eq!(variant(wire, 7), expected, "{wire}");
+        }
     }
 }

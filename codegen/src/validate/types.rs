@@ -402,7 +402,7 @@ impl Validator<'_> {
                     }
                     name.clone()
                 }
-                None => names::unique(names::variant(&wire, i), &taken),
+                None => names::unique_among(&names::variant(&wire, i), "", &taken),
             };
             taken.push(variant.clone());
             out.push(checked::EnumValue {
@@ -459,7 +459,7 @@ impl Validator<'_> {
                     if open {
                         reserved.push("Other".to_owned());
                     }
-                    names::unique(names::variant_of_type(ty, i), &reserved)
+                    names::unique_among(&names::variant_of_type(ty, i), "", &reserved)
                 }
                 (None, None) => String::new(),
             };
