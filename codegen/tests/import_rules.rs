@@ -399,6 +399,51 @@ fn references_resolve_in_any_position_and_through_other_references() {
     d.has("  Inner:\n    fields:\n      size: Option<i32>");
 }
 
+fn nullables() -> Described {
+    import(
+        "Nullables",
+        &[(
+            "api.yaml",
+            r#"
+swagger: '2.0'
+info: { title: t, version: '1' }
+paths:
+  /items:
+    get:
+      operationId: get_item
+      responses: { '200': { description: ok, schema: { $ref: '#/definitions/Item' } } }
+    post:
+      operationId: put_item
+      parameters: [{ name: item, in: body, required: true, schema: { $ref: '#/definitions/Item' } }]
+      responses: { '204': { description: done } }
+definitions:
+  Tag: { type: object, x-nullable: true, properties: { name: { type: string } } }
+  Item:
+    type: object
+    required: [id, secret, tags, main]
+    properties:
+      id: { type: integer, readOnly: true }
+      secret: { type: string, writeOnly: true }
+      tags: { type: array, items: { $ref: '#/definitions/Tag' } }
+      main: { $ref: '#/definitions/Tag' }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn a_nullable_schema_is_nullable_where_used_and_one_way_properties_are_optional() {
+    let d = nullables();
+    // `x-nullable` on the named schema reaches its uses: an item of a list, a property.
+    d.has("tags: Vec<Option<Tag>>");
+    d.has("main:\n        type: Option<Tag>\n        required: true");
+    // Required, but absent from responses (`writeOnly`) or requests (`readOnly`).
+    d.has("id: Option<i64>");
+    d.has("secret: Option<String>");
+    // A body is a value, whatever its schema says of null.
+    d.has("body: Item");
+}
+
 /// Every client above compiles, clippy-clean, against the runtime.
 #[test]
 fn every_rules_client_compiles() {

@@ -237,10 +237,16 @@ impl Builder<'_> {
             return ty;
         }
         let name = names::unique(&names::type_name(&original), "", &mut self.taken_types);
-        self.named.insert(target.clone(), Ty::Named(name.clone()));
+        // A schema that may be null is a type; where it is used, the use may be null too.
+        let ty = if is_nullable(&schema) {
+            Ty::Named(name.clone()).nullable()
+        } else {
+            Ty::Named(name.clone())
+        };
+        self.named.insert(target.clone(), ty.clone());
         self.schema_names.insert(original, name.clone());
-        self.pending.push((found, name.clone()));
-        Ty::Named(name)
+        self.pending.push((found, name));
+        ty
     }
 
     /// Defines the named schemas met so far, and those they meet, until none is left.
@@ -287,7 +293,7 @@ impl Builder<'_> {
                 let place = at.child("allOf").child(&i.to_string());
                 if part.get("$ref").is_some() {
                     let ty = self.ty_at_depth(&place, part, name, depth + 1);
-                    if let Some(part) = ty.named() {
+                    if let Some(part) = ty.required().named() {
                         out.all_of.push(part.to_owned());
                     }
                 } else {
@@ -330,7 +336,13 @@ impl Builder<'_> {
                 let place = at.child("properties").child(property);
                 let hint = format!("{owner}{}", names::type_name(property));
                 let mut ty = self.ty_at_depth(&place, definition, &hint, depth + 1);
-                let is_required = required.contains(&property.as_str());
+                // A property only the client sends (`writeOnly`) is absent from responses, and
+                // one only the server sends (`readOnly`) from requests: the one type serves both,
+                // so such a property is optional whatever `required` says.
+                let one_way = ["readOnly", "writeOnly"]
+                    .iter()
+                    .any(|k| definition.get(*k) == Some(&Value::Bool(true)));
+                let is_required = required.contains(&property.as_str()) && !one_way;
                 let nullable = ty.is_option();
                 let constant = definition
                     .get("const")
@@ -384,7 +396,12 @@ impl Builder<'_> {
                 continue;
             }
             let place = at.child(key).child(&i.to_string());
-            let ty = self.ty_at_depth(&place, alternative, &format!("{name}Variant{i}"), depth + 1);
+            let hint = format!("{name}Variant{i}");
+            // A union's alternatives are values; null is the union's own concern.
+            let ty = self
+                .ty_at_depth(&place, alternative, &hint, depth + 1)
+                .required()
+                .clone();
             if !alternatives.contains(&ty) {
                 alternatives.push(ty);
             }
@@ -419,7 +436,7 @@ impl Builder<'_> {
                         None => continue,
                     }
                 };
-                if let Some(ty) = ty.named()
+                if let Some(ty) = ty.required().named()
                     && alternatives.iter().any(|a| a.named() == Some(ty))
                 {
                     mapping.push((value.clone(), ty.to_owned()));

@@ -41,7 +41,9 @@ impl Builder<'_> {
                 None => None,
             },
         };
-        let Some(body) = body else { return };
+        let Some(mut body) = body else { return };
+        // A body is sent as a value: that its schema may be null changes nothing here.
+        body.ty = body.ty.required().clone();
         if matches!(operation.verb, "get" | "head") {
             if body.ty != Ty::Value {
                 self.note(

@@ -96,7 +96,9 @@ impl Builder<'_> {
             let schema = parameter_schema(&parameter);
             let hint = format!("{}{}", operation.type_base, names::type_name(&wire));
             let mut ty = self.ty(&place.child("schema"), &schema, &hint);
-            if !required && location != "path" && !matches!(ty, Ty::Option(_) | Ty::Vec(_)) {
+            if location == "path" {
+                ty = ty.required().clone();
+            } else if !required && !matches!(ty, Ty::Option(_) | Ty::Vec(_)) {
                 ty = ty.optional();
             }
             let key = names::unique(&names::word(&wire), "_", &mut taken);
