@@ -444,6 +444,52 @@ fn a_nullable_schema_is_nullable_where_used_and_one_way_properties_are_optional(
     d.has("body: Item");
 }
 
+fn credentials() -> Described {
+    import(
+        "Creds",
+        &[
+            (
+                "api.yaml",
+                r#"
+openapi: 3.0.3
+info: { title: t, version: '1', description: { $ref: 'docs/intro.md' } }
+security: [{ appId: [], appSecret: [] }]
+paths:
+  /a:
+    get:
+      operationId: get_a
+      description: { $ref: 'docs/get-a.md' }
+      responses: { '204': { description: done } }
+components:
+  securitySchemes:
+    appId: { type: apiKey, in: header, name: X-App-Id }
+    appSecret: { $ref: '#/components/schemas/SecretScheme' }
+  schemas:
+    SecretScheme: { type: apiKey, in: header, name: X-App-Secret }
+"#,
+            ),
+            ("docs/intro.md", "The **intro**, in Markdown.\n"),
+            ("docs/get-a.md", "Reads `a`.\n"),
+        ],
+    )
+}
+
+#[test]
+fn a_requirement_of_two_schemes_sends_both_and_markdown_references_are_text() {
+    let d = credentials();
+    d.has("X-App-Id: { value: \"${CREDS_API_KEY}\", secret: true }");
+    d.has("X-App-Secret: { value: \"${CREDS_APP_SECRET}\", secret: true }");
+    d.has("doc: \"The **intro**, in Markdown.\"");
+    d.has("doc: \"Reads `a`.\"");
+    let read: Vec<String> = d
+        .imported
+        .files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(read.contains(&"get-a.md".to_owned()), "{read:?}");
+}
+
 /// Every client above compiles, clippy-clean, against the runtime.
 #[test]
 fn every_rules_client_compiles() {

@@ -51,6 +51,8 @@ pub(crate) struct Documents {
     /// The description itself.
     pub(crate) main: PathBuf,
     files: HashMap<PathBuf, Value>,
+    /// Text files read for a `description`, so a build script reruns when they change.
+    texts: Vec<PathBuf>,
     pub(crate) version: Version,
 }
 
@@ -64,19 +66,23 @@ impl Documents {
             .unwrap_or_else(|| PathBuf::from("/"));
         let value = read(&main)?;
         let version = version(&value, &main)?;
-        let mut files = HashMap::new();
-        files.insert(main.clone(), value);
-        Ok(Documents {
+        let mut documents = Documents {
             root,
-            main,
-            files,
+            main: main.clone(),
+            files: HashMap::new(),
+            texts: Vec::new(),
             version,
-        })
+        };
+        documents.add(main, value);
+        Ok(documents)
     }
 
     /// Every file read so far.
     pub(crate) fn files(&self) -> Vec<PathBuf> {
-        self.files.keys().cloned().collect()
+        let mut files: Vec<PathBuf> = self.files.keys().cloned().collect();
+        files.extend(self.texts.iter().cloned());
+        files.dedup();
+        files
     }
 
     /// `file` as the notes name it: relative to the description's directory.
@@ -152,26 +158,7 @@ impl Documents {
         let file = if file.is_empty() {
             from.file.clone()
         } else {
-            if file.contains("://") || Path::new(file).is_absolute() {
-                return Err(Error::at(
-                    from,
-                    format!(
-                        "`$ref: {reference}` leaves the description: only files beside it are read"
-                    ),
-                ));
-            }
-            let joined = from
-                .file
-                .parent()
-                .unwrap_or(Path::new(""))
-                .join(percent_decode(file));
-            let path = normalize(&joined);
-            if !path.starts_with(&self.root) {
-                return Err(Error::at(
-                    from,
-                    format!("`$ref: {reference}` is outside the description's directory"),
-                ));
-            }
+            let path = self.target_path(from, reference)?;
             if !self.files.contains_key(&path) {
                 let value = read(&path).map_err(|e| {
                     Error::at(
@@ -179,12 +166,130 @@ impl Documents {
                         format!("`$ref: {reference}`: {}: {}", path.display(), e.message),
                     )
                 })?;
-                self.files.insert(path.clone(), value);
+                self.add(path.clone(), value);
             }
             path
         };
         Ok(Place { file, pointer })
     }
+
+    /// The file a `$ref` found at `from` names, if it may be read: beside the description or
+    /// below its directory, no URL, no absolute path.
+    fn target_path(&self, from: &Place, reference: &str) -> Result<PathBuf, Error> {
+        let file = reference
+            .split_once('#')
+            .map_or(reference, |(file, _)| file);
+        if file.contains("://") || Path::new(file).is_absolute() {
+            return Err(Error::at(
+                from,
+                format!(
+                    "`$ref: {reference}` leaves the description: only files beside it are read"
+                ),
+            ));
+        }
+        let joined = from
+            .file
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join(percent_decode(file));
+        let path = normalize(&joined);
+        if !path.starts_with(&self.root) {
+            return Err(Error::at(
+                from,
+                format!("`$ref: {reference}` is outside the description's directory"),
+            ));
+        }
+        Ok(path)
+    }
+
+    /// Keeps a file's value, its text references read: a `description` (or `summary`) that is
+    /// a `$ref` to a file that is neither JSON nor YAML (a Markdown page beside the
+    /// description) is that file's text, where the specification expects a string.
+    fn add(&mut self, file: PathBuf, mut value: Value) {
+        let mut texts = Vec::new();
+        text_references(&mut value, &mut String::new(), &mut texts);
+        let place = Place {
+            file: file.clone(),
+            pointer: String::new(),
+        };
+        let mut read_texts = Vec::new();
+        for (pointer, reference) in texts {
+            let path = self.target_path(&place, &reference).ok();
+            if let Some(path) = &path {
+                self.texts.push(path.clone());
+            }
+            let text = path
+                .and_then(|path| std::fs::File::open(path).ok())
+                .and_then(|f| {
+                    use std::io::Read;
+                    let mut text = String::new();
+                    f.take(MAX_FILE_BYTES).read_to_string(&mut text).ok()?;
+                    Some(text)
+                });
+            if let Some(text) = text {
+                read_texts.push((pointer, text));
+            }
+        }
+        for (pointer, text) in read_texts {
+            if let Some(slot) = value.pointer_mut(&pointer) {
+                *slot = Value::String(text);
+            }
+        }
+        self.files.insert(file, value);
+    }
+}
+
+/// The `description`/`summary` values below `value` that are a `$ref` to a text file (by its
+/// extension: anything but JSON and YAML), as (JSON pointer, reference).
+fn text_references(value: &mut Value, pointer: &mut String, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map.iter_mut() {
+                if matches!(key.as_str(), "example" | "examples") {
+                    continue;
+                }
+                let length = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&escape(key));
+                let reference = child
+                    .as_object()
+                    .filter(|o| o.len() == 1)
+                    .and_then(|o| o.get("$ref"))
+                    .and_then(Value::as_str);
+                match reference {
+                    Some(reference)
+                        if matches!(key.as_str(), "description" | "summary")
+                            && is_text_file(reference) =>
+                    {
+                        out.push((pointer.clone(), reference.to_owned()));
+                    }
+                    _ => text_references(child, pointer, out),
+                }
+                pointer.truncate(length);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                let length = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&i.to_string());
+                text_references(item, pointer, out);
+                pointer.truncate(length);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// True for a reference to a whole file that is not JSON or YAML (a Markdown page).
+fn is_text_file(reference: &str) -> bool {
+    let file = reference
+        .split_once('#')
+        .map_or(reference, |(file, _)| file);
+    let extension = Path::new(file).extension().and_then(|e| e.to_str());
+    !file.is_empty()
+        && !reference.contains('#')
+        && !matches!(extension, Some("json" | "yaml" | "yml") | None)
 }
 
 /// What a description's top says it is.

@@ -92,28 +92,39 @@ impl Builder<'_> {
 
     /// The security scheme the description asks for first, as profile credentials.
     fn credentials(&mut self, top: &Value) {
-        let prefix = names::env_prefix(&self.spec.client);
         let schemes = top
             .pointer("/components/securitySchemes")
             .or_else(|| top.get("securityDefinitions"))
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        let wanted: Vec<String> = top
+        // A requirement names the schemes a request needs together (an id header and a secret
+        // header, say): the first the description lists whose schemes are all defined.
+        let requirements: Vec<Vec<String>> = top
             .get("security")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .filter_map(Value::as_object)
-            .flat_map(|requirement| requirement.keys().cloned())
+            .map(|requirement| requirement.keys().cloned().collect())
             .collect();
-        let chosen = wanted
-            .iter()
-            .find(|name| schemes.contains_key(*name))
-            .cloned()
-            .or_else(|| schemes.keys().next().cloned());
-        let Some(chosen) = chosen else { return };
-        let scheme = &schemes[&chosen];
+        let chosen: Vec<String> = requirements
+            .into_iter()
+            .find(|r: &Vec<String>| !r.is_empty() && r.iter().all(|n| schemes.contains_key(n)))
+            .or_else(|| schemes.keys().next().map(|k| vec![k.clone()]))
+            .unwrap_or_default();
+        for name in chosen {
+            let place = self.scheme_place(&name);
+            match self.docs.follow(&place, &schemes[&name]) {
+                Ok((_, scheme)) => self.scheme(&name, &scheme),
+                Err(error) => self.unresolved(error, "the scheme's credentials are not sent"),
+            }
+        }
+    }
+
+    /// One security scheme's credentials, each secret from the environment.
+    fn scheme(&mut self, chosen: &str, scheme: &Value) {
+        let prefix = names::env_prefix(&self.spec.client);
         let kind = scheme.get("type").and_then(Value::as_str).unwrap_or("");
         let http = scheme.get("scheme").and_then(Value::as_str).unwrap_or("");
         match (kind, http.to_ascii_lowercase().as_str()) {
@@ -131,7 +142,15 @@ impl Builder<'_> {
                     .get("name")
                     .and_then(Value::as_str)
                     .unwrap_or("X-Api-Key");
-                let key = (name.to_owned(), format!("${{{prefix}_API_KEY}}"));
+                // The first key is `CLIENT_API_KEY`; another that a request needs beside it is
+                // named after its scheme.
+                let taken = self.spec.profile.headers.len() + self.spec.profile.query.len();
+                let var = if taken == 0 {
+                    format!("{prefix}_API_KEY")
+                } else {
+                    format!("{prefix}_{}", names::env_prefix(&names::word(chosen)))
+                };
+                let key = (name.to_owned(), format!("${{{var}}}"));
                 match scheme.get("in").and_then(Value::as_str) {
                     Some("header") => self.spec.profile.headers.push(key),
                     Some("query") => self.spec.profile.query.push(key),
@@ -140,7 +159,7 @@ impl Builder<'_> {
                             "security scheme `{chosen}`: an API key in the {} is not supported; add it with an interceptor",
                             other.unwrap_or("?")
                         );
-                        self.note(&self.scheme_place(&chosen), true, message);
+                        self.note(&self.scheme_place(chosen), true, message);
                     }
                 }
             }
@@ -182,7 +201,7 @@ impl Builder<'_> {
                 let message = format!(
                     "security scheme `{chosen}` ({kind}) is not supported; add credentials with an interceptor"
                 );
-                self.note(&self.scheme_place(&chosen), true, message);
+                self.note(&self.scheme_place(chosen), true, message);
             }
         }
     }

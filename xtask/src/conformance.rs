@@ -1,0 +1,811 @@
+//! `cargo xtask conformance DOC…`: imported clients checked on the wire against a server nobody
+//! here wrote. For each description: `remcall import`, `remcall gen` into a scratch crate, and a
+//! driver program beside the client that calls every method whose arguments it can build (each
+//! argument a value made from the *description's* schema — its example, enum, format, required
+//! properties — decoded into the generated type); Prism (`@stoplight/prism-cli`, installed into
+//! `target/prism` with npm when missing) mocks the description with request validation
+//! (`prism mock --errors --dynamic`), so a request it refuses is one the client got wrong, and
+//! a random but valid response that does not decode is a type the importer got wrong.
+//!
+//! Prints a table row per document and the totals; exits non-zero when `--require N` (percent)
+//! is not met. Nothing here knows any document.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde_json::{Map, Value, json};
+
+/// One document's counts.
+#[derive(Default, Debug)]
+struct Tally {
+    methods: usize,
+    /// Calls made (arguments built).
+    called: usize,
+    /// Calls Prism took as valid requests.
+    accepted: usize,
+    /// Accepted calls whose response decoded (or had no body to decode).
+    decoded: usize,
+    /// Decode failures of a negative number into an unsigned type: Prism's generator ignores
+    /// `format: uint32/uint64`, which a real server does not.
+    unsigned: usize,
+    /// What went wrong, a line each (the first few are printed).
+    problems: Vec<String>,
+}
+
+pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> anyhow::Result<()> {
+    let cli = build_cli(root)?;
+    let prism = prism(root)?;
+    let scratch = root.join("target/conformance");
+    std::fs::create_dir_all(&scratch)?;
+    let mut total = Tally::default();
+    let mut rows = Vec::new();
+    for document in documents {
+        let name = document
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        eprintln!("conformance: {name}");
+        let tally = match one(root, &cli, &prism, &scratch, document, &name) {
+            Ok(tally) => tally,
+            Err(error) => {
+                rows.push(format!("| {name} | not run: {error:#} | | | |"));
+                continue;
+            }
+        };
+        for problem in tally.problems.iter().take(8) {
+            eprintln!("  {problem}");
+        }
+        rows.push(format!(
+            "| {name} | {} of {} | {} | {} | {} |",
+            tally.called, tally.methods, tally.accepted, tally.decoded, tally.unsigned
+        ));
+        total.methods += tally.methods;
+        total.called += tally.called;
+        total.accepted += tally.accepted;
+        total.decoded += tally.decoded;
+        total.unsigned += tally.unsigned;
+    }
+    println!("| document | methods called | accepted by Prism | decoded | unsigned (Prism) |");
+    println!("| --- | --- | --- | --- | --- |");
+    for row in &rows {
+        println!("{row}");
+    }
+    let percent = |n: usize, of: usize| {
+        if of == 0 {
+            100.0
+        } else {
+            100.0 * n as f64 / of as f64
+        }
+    };
+    let accepted = percent(total.accepted, total.called);
+    let decoded = percent(total.decoded + total.unsigned, total.accepted);
+    println!(
+        "conformance: {} of {} methods called; {} accepted ({accepted:.1}%); {} decoded, {} more unsigned negatives from Prism ({decoded:.1}%)",
+        total.called, total.methods, total.accepted, total.decoded, total.unsigned
+    );
+    if let Some(required) = require
+        && (accepted < required || decoded < required)
+    {
+        bail!("conformance below {required}%");
+    }
+    Ok(())
+}
+
+/// The release CLI.
+fn build_cli(root: &Path) -> anyhow::Result<PathBuf> {
+    let status = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(["build", "--release", "--quiet", "-p", "remcall-codegen"])
+        .status()
+        .context("building remcall")?;
+    if !status.success() {
+        bail!("cargo build of remcall failed");
+    }
+    Ok(root.join("target/release/remcall"))
+}
+
+/// Prism's command, installed into `target/prism` when it is not there.
+pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
+    let prefix = root.join("target/prism");
+    let bin = prefix.join("node_modules/.bin/prism");
+    if bin.exists() {
+        return Ok(bin);
+    }
+    eprintln!(
+        "installing Prism (@stoplight/prism-cli) into {}",
+        prefix.display()
+    );
+    std::fs::create_dir_all(&prefix)?;
+    let status = Command::new("npm")
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--prefix",
+        ])
+        .arg(&prefix)
+        .arg("@stoplight/prism-cli@5")
+        .status()
+        .context("running npm (Prism needs node and npm: apt-get install nodejs npm)")?;
+    if !status.success() || !bin.exists() {
+        bail!("npm could not install @stoplight/prism-cli");
+    }
+    Ok(bin)
+}
+
+fn one(
+    root: &Path,
+    cli: &Path,
+    prism: &Path,
+    scratch: &Path,
+    document: &Path,
+    name: &str,
+) -> anyhow::Result<Tally> {
+    let krate = scratch.join(name);
+    let _ = std::fs::remove_dir_all(krate.join("src"));
+    std::fs::create_dir_all(krate.join("src"))?;
+    let spec_path = krate.join("spec.yaml");
+    let imported = Command::new(cli)
+        .arg("import")
+        .arg(document)
+        .args(["--client", "Api", "--out"])
+        .arg(&spec_path)
+        .output()?;
+    if !imported.status.success() {
+        bail!(
+            "import failed: {}",
+            String::from_utf8_lossy(&imported.stderr)
+                .lines()
+                .next()
+                .unwrap_or_default()
+        );
+    }
+    let generated = Command::new(cli)
+        .arg("gen")
+        .arg(&spec_path)
+        .arg("--out")
+        .arg(krate.join("src"))
+        .output()?;
+    if !generated.status.success() {
+        bail!("gen failed");
+    }
+    std::fs::remove_file(krate.join("src/mod.rs"))?;
+    let spec_text = std::fs::read_to_string(&spec_path)?;
+    let spec: Value = serde_yaml::from_str(&spec_text).context("reading the imported spec")?;
+    let description = Description::read(document)?;
+    let (driver, methods) = driver(&spec, &description);
+    std::fs::write(krate.join("src/main.rs"), driver)?;
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"conformance-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n\n[workspace]\n",
+            name.to_ascii_lowercase()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
+            root.join("runtime")
+        ),
+    )?;
+    std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock"))?;
+    let target = root.join("target/conformance-build");
+    let built = Command::new(env!("CARGO"))
+        .current_dir(&krate)
+        .args(["build", "--quiet", "--offline"])
+        .env("CARGO_TARGET_DIR", &target)
+        .output()?;
+    if !built.status.success() {
+        let stderr = String::from_utf8_lossy(&built.stderr);
+        bail!(
+            "the driver does not build: {}",
+            stderr
+                .lines()
+                .find(|l| l.contains("error"))
+                .unwrap_or_default()
+        );
+    }
+    let binary = target.join("debug").join(format!(
+        "conformance-{}",
+        name.to_ascii_lowercase()
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+    ));
+    let (mut server, url) = start_prism(prism, document)?;
+    let mut run = Command::new(&binary);
+    run.arg(&url);
+    // Every `${VAR}` the spec names: the base URL is Prism's, the rest a placeholder secret.
+    for var in variables(&spec_text) {
+        let value = if var.ends_with("_URL") {
+            url.clone()
+        } else {
+            "conformance".to_owned()
+        };
+        run.env(var, value);
+    }
+    let output = run.output();
+    let _ = server.kill();
+    let _ = server.wait();
+    let output = output?;
+    let mut tally = Tally {
+        methods,
+        ..Tally::default()
+    };
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let mut parts = line.splitn(3, '\t');
+        let (Some(method), Some(outcome)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let detail = parts.next().unwrap_or_default();
+        match outcome {
+            "unbuilt" => tally
+                .problems
+                .push(format!("{method}: arguments not built: {detail}")),
+            "decoded" => {
+                tally.called += 1;
+                tally.accepted += 1;
+                tally.decoded += 1;
+            }
+            "undecoded" => {
+                tally.called += 1;
+                tally.accepted += 1;
+                if detail.contains("invalid value: integer `-")
+                    && (detail.contains("u64") || detail.contains("u32"))
+                {
+                    tally.unsigned += 1;
+                } else {
+                    tally
+                        .problems
+                        .push(format!("{method}: response not decoded: {detail}"));
+                }
+            }
+            "rejected" => {
+                tally.called += 1;
+                tally
+                    .problems
+                    .push(format!("{method}: request refused: {detail}"));
+            }
+            _ => {
+                tally.called += 1;
+                tally
+                    .problems
+                    .push(format!("{method}: {outcome}: {detail}"));
+            }
+        }
+    }
+    if !output.status.success() {
+        tally.problems.push(format!(
+            "the driver failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or_default()
+        ));
+    }
+    Ok(tally)
+}
+
+/// Prism mocking `document` on a free loopback port, once it listens.
+fn start_prism(prism: &Path, document: &Path) -> anyhow::Result<(Child, String)> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let mut child = Command::new(prism)
+        .args(["mock", "--errors", "--dynamic", "-h", "127.0.0.1", "-p"])
+        .arg(port.to_string())
+        .arg(document)
+        .env("NODE_OPTIONS", "--max-old-space-size=4096")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting Prism")?;
+    let stdout = child.stdout.take().context("Prism's output")?;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut said = Vec::new();
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.contains("Prism is listening") {
+                let _ = sender.send(Ok(()));
+            } else if line.contains("error") || line.contains("Error") {
+                said.push(line);
+            }
+        }
+        let _ = sender.send(Err(said.join(" / ")));
+    });
+    match receiver.recv_timeout(Duration::from_secs(120)) {
+        Ok(Ok(())) => Ok((child, format!("http://127.0.0.1:{port}"))),
+        Ok(Err(said)) => {
+            let _ = child.kill();
+            bail!("Prism cannot load it: {said}")
+        }
+        Err(_) => {
+            let _ = child.kill();
+            bail!("Prism did not start within 120 s")
+        }
+    }
+}
+
+/// The `${VAR}` names in a spec.
+fn variables(spec: &str) -> Vec<String> {
+    let mut out: Vec<String> = spec
+        .split("${")
+        .skip(1)
+        .filter_map(|rest| {
+            let end = rest.find(['}', ':'])?;
+            Some(rest[..end].to_owned())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The description as a value tree, for the parameters' and bodies' schemas; `$ref`s inside
+/// the entry document are followed (one that leaves it gives no sample: the call is not made).
+struct Description {
+    root: Value,
+    swagger2: bool,
+}
+
+impl Description {
+    fn read(path: &Path) -> anyhow::Result<Description> {
+        let text = std::fs::read_to_string(path)?;
+        let root: Value = if path.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str(&text).or_else(|_| serde_yaml::from_str(&text))?
+        } else {
+            serde_yaml::from_str(&text)?
+        };
+        let swagger2 = root.get("swagger").is_some();
+        Ok(Description { root, swagger2 })
+    }
+
+    /// `value`, its `$ref`s followed.
+    fn deref<'a>(&'a self, mut value: &'a Value) -> Option<&'a Value> {
+        for _ in 0..32 {
+            match value.get("$ref").and_then(Value::as_str) {
+                Some(reference) => value = self.root.pointer(reference.strip_prefix('#')?)?,
+                None => return Some(value),
+            }
+        }
+        None
+    }
+
+    /// The operation for `verb` and a route whose placeholders are `{}`, and its path item.
+    fn operation(&self, verb: &str, route: &str) -> Option<(&Value, &Value)> {
+        let paths = self.root.get("paths")?.as_object()?;
+        paths.iter().find_map(|(path, item)| {
+            (placeholders_blank(path) == route).then_some(())?;
+            let item = self.deref(item)?;
+            Some((item, self.deref(item.get(verb)?)?))
+        })
+    }
+
+    /// A value the schema accepts, made from its example, enum, format and required
+    /// properties; `None` when a `$ref` cannot be followed.
+    fn sample(&self, schema: &Value, depth: usize) -> Option<Value> {
+        let schema = self.deref(schema)?;
+        if depth > 12 {
+            return Some(Value::Null);
+        }
+        if let Some(example) = schema.get("example").filter(|e| !e.is_null()) {
+            return Some(example.clone());
+        }
+        if let Some(examples) = schema.get("examples").and_then(Value::as_array)
+            && let Some(first) = examples.first()
+        {
+            return Some(first.clone());
+        }
+        if let Some(value) = schema.get("const") {
+            return Some(value.clone());
+        }
+        if let Some(values) = schema.get("enum").and_then(Value::as_array)
+            && let Some(first) = values.iter().find(|v| !v.is_null())
+        {
+            return Some(first.clone());
+        }
+        if let Some(default) = schema.get("default") {
+            return Some(default.clone());
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(first) = schema.get(key).and_then(Value::as_array).and_then(|a| {
+                a.iter()
+                    .find(|s| s.get("type").and_then(Value::as_str) != Some("null"))
+            }) {
+                return self.sample(first, depth + 1);
+            }
+        }
+        if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
+            let mut merged = Map::new();
+            for part in parts {
+                match self.sample(part, depth + 1)? {
+                    Value::Object(fields) => merged.extend(fields),
+                    other if parts.len() == 1 => return Some(other),
+                    _ => {}
+                }
+            }
+            return Some(Value::Object(merged));
+        }
+        let kind = match schema.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(Value::Array(types)) => types
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|t| *t != "null")
+                .unwrap_or("string"),
+            _ if schema.get("properties").is_some() => "object",
+            _ => "object",
+        };
+        let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
+        Some(match kind {
+            "string" => json!(match format {
+                "date-time" => "2024-01-02T03:04:05Z",
+                "date" => "2024-01-02",
+                "time" => "03:04:05",
+                "uuid" => "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                "email" => "user@example.com",
+                "uri" | "url" => "https://example.com/",
+                "hostname" => "example.com",
+                "ipv4" => "192.0.2.1",
+                "ipv6" => "2001:db8::1",
+                "byte" => "aGVsbG8=",
+                _ => match schema.get("minLength").and_then(Value::as_u64) {
+                    Some(n) if n > 6 => &"sample-sample-sample-sample"[..n.min(27) as usize],
+                    _ => "sample",
+                },
+            }),
+            "integer" => json!(
+                schema
+                    .get("minimum")
+                    .and_then(Value::as_i64)
+                    .map_or(1, |m| m.max(1))
+            ),
+            "number" => json!(
+                schema
+                    .get("minimum")
+                    .and_then(Value::as_f64)
+                    .map_or(1.0, |m| m.max(1.0))
+            ),
+            "boolean" => json!(true),
+            "array" => {
+                let count = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+                let item = schema.get("items").map(|i| self.sample(i, depth + 1));
+                match item {
+                    Some(Some(item)) if count > 0 => Value::Array(vec![item; count as usize]),
+                    Some(None) => return None,
+                    _ => json!([]),
+                }
+            }
+            _ => {
+                let mut object = Map::new();
+                let required: Vec<&str> = schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+                    for (name, property) in properties {
+                        let property_schema = self.deref(property)?;
+                        if required.contains(&name.as_str())
+                            && property_schema.get("readOnly") != Some(&Value::Bool(true))
+                        {
+                            object.insert(name.clone(), self.sample(property, depth + 1)?);
+                        }
+                    }
+                }
+                Value::Object(object)
+            }
+        })
+    }
+}
+
+/// `/a/{id}/b` → `/a/{}/b`.
+fn placeholders_blank(route: &str) -> String {
+    let mut out = String::with_capacity(route.len());
+    let mut inside = false;
+    for c in route.chars() {
+        match c {
+            '{' => {
+                inside = true;
+                out.push_str("{}");
+            }
+            '}' => inside = false,
+            _ if inside => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The driver's source: one block per method, and the number of methods.
+fn driver(spec: &Value, description: &Description) -> (String, usize) {
+    let mut out = String::from(DRIVER_HEAD);
+    let methods = spec
+        .get("methods")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for (name, method) in &methods {
+        out.push_str(&call(name, method, description));
+    }
+    out.push_str("}\n");
+    (out, methods.len())
+}
+
+const DRIVER_HEAD: &str = r#"//! Generated by `cargo xtask conformance`: calls every method of the imported client.
+#![allow(unused, clippy::all)]
+mod api;
+use api::*;
+use std::collections::HashMap;
+
+fn arg<T: remcall::serde::de::DeserializeOwned>(json: &str) -> Result<T, String> {
+    remcall::serde_json::from_str(json).map_err(|e| e.to_string())
+}
+
+fn report(method: &str, result: Result<(), remcall::Error>) {
+    let line = match result {
+        Ok(()) => "decoded\t".to_owned(),
+        Err(e) if e.kind() == remcall::ErrorKind::Decode => format!("undecoded\t{e}"),
+        Err(e) => {
+            let text = e.to_string().replace(['\t', '\n'], " ");
+            match text.find("stoplight.io/prism/errors#") {
+                Some(at) => format!("rejected\t{}", &text[at..text.len().min(at + 300)]),
+                None if e.kind() == remcall::ErrorKind::Status => "decoded\t".to_owned(),
+                None => format!("failed\t{text}"),
+            }
+        }
+    };
+    println!("{method}\t{line}");
+}
+
+#[tokio::main]
+async fn main() {
+    let url = std::env::args().nth(1).unwrap_or_default();
+    let profile = remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }\ntimeout: { attempt: 20s, total: 30s }").unwrap();
+    let client = match Api::builder().base_url(&url).profile(profile).build() {
+        Ok(client) => client,
+        Err(e) => { eprintln!("cannot build the client: {e}"); std::process::exit(1) }
+    };
+"#;
+
+/// One method's block: its arguments from the description, the call, the report.
+fn call(name: &str, method: &Value, description: &Description) -> String {
+    let request = method
+        .get("request")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let (verb, route) = request.split_once(' ').unwrap_or(("GET", "/"));
+    let verb = verb.to_ascii_lowercase();
+    let unbuilt = |why: &str| {
+        format!(
+            "    println!(\"{name}\\tunbuilt\\t{}\");\n",
+            why.escape_default()
+        )
+    };
+    let Some((item, operation)) = description.operation(&verb, &placeholders_blank(route)) else {
+        return unbuilt("no operation in the description");
+    };
+    // The description's parameters, by place and name.
+    let mut declared: BTreeMap<(String, String), Value> = BTreeMap::new();
+    for list in [item.get("parameters"), operation.get("parameters")] {
+        for parameter in list.and_then(Value::as_array).into_iter().flatten() {
+            let Some(parameter) = description.deref(parameter) else {
+                continue;
+            };
+            let place = parameter
+                .get("in")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let wire = parameter
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            declared.insert(
+                (place.to_owned(), wire.to_ascii_lowercase()),
+                parameter.clone(),
+            );
+        }
+    }
+    let description_route = description
+        .root
+        .get("paths")
+        .and_then(Value::as_object)
+        .and_then(|paths| {
+            paths
+                .keys()
+                .find(|p| placeholders_blank(p) == placeholders_blank(route))
+        })
+        .cloned()
+        .unwrap_or_default();
+    let ours = placeholder_names(route);
+    let theirs = placeholder_names(&description_route);
+    let mut args: Vec<(String, String)> = Vec::new(); // (type, json)
+    let params = |section: &str| -> Vec<(String, Value)> {
+        method
+            .get(section)
+            .and_then(Value::as_object)
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default()
+    };
+    let ty_of = |def: &Value| -> String {
+        match def {
+            Value::String(ty) => ty.clone(),
+            other => other
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        }
+    };
+    let path = params("path");
+    for key in &ours {
+        let Some((_, def)) = path.iter().find(|(k, _)| k == key) else {
+            return unbuilt("a placeholder without a parameter");
+        };
+        let wire = theirs
+            .get(ours.iter().position(|k| k == key).unwrap_or(0))
+            .cloned()
+            .unwrap_or_default();
+        let sample = declared
+            .get(&("path".to_owned(), wire.to_ascii_lowercase()))
+            .and_then(|p| parameter_sample(description, p))
+            .unwrap_or(json!("sample"));
+        args.push((ty_of(def), sample.to_string()));
+    }
+    for (place, section) in [("query", "query"), ("header", "headers")] {
+        for (key, def) in params(section) {
+            let wire = def
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or(&key)
+                .to_owned();
+            let ty = ty_of(&def);
+            let parameter = declared.get(&(place.to_owned(), wire.to_ascii_lowercase()));
+            let required = parameter.is_some_and(|p| p.get("required") == Some(&Value::Bool(true)));
+            let sample = if required || !ty.starts_with("Option<") && !ty.starts_with("Vec<") {
+                parameter
+                    .and_then(|p| parameter_sample(description, p))
+                    .unwrap_or(Value::Null)
+            } else if ty.starts_with("Vec<") {
+                json!([])
+            } else {
+                Value::Null
+            };
+            args.push((ty, sample.to_string()));
+        }
+    }
+    if let Some(body) = method.get("body") {
+        let ty = ty_of(body);
+        if ty == "File"
+            || ty.contains("bytes::Bytes")
+            || body.get("as").and_then(Value::as_str) == Some("multipart")
+        {
+            return unbuilt("a file or bytes body");
+        }
+        let schema = if description.swagger2 {
+            operation
+                .get("parameters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|p| description.deref(p))
+                .find(|p| p.get("in").and_then(Value::as_str) == Some("body"))
+                .and_then(|p| p.get("schema").cloned())
+        } else {
+            operation
+                .get("requestBody")
+                .and_then(|b| description.deref(b))
+                .and_then(|b| b.get("content"))
+                .and_then(Value::as_object)
+                .and_then(|content| {
+                    content
+                        .iter()
+                        .find(|(media, _)| media.contains("json"))
+                        .or_else(|| content.iter().next())
+                        .and_then(|(_, media)| media.get("schema").cloned())
+                })
+        };
+        let sample = match schema {
+            Some(schema) => match description.sample(&schema, 0) {
+                Some(sample) => sample,
+                None => return unbuilt("the body's schema leaves the document"),
+            },
+            None if description.swagger2 => return unbuilt("a formData body"),
+            None => json!({}),
+        };
+        let sample = if ty == "String" && !sample.is_string() {
+            json!(sample.to_string())
+        } else {
+            sample
+        };
+        args.push((ty, sample.to_string()));
+    }
+    // A labelled block: an argument that does not decode into its type ends it early.
+    let mut block = String::from("    'call: {\n");
+    let mut passed = Vec::new();
+    for (i, (ty, json)) in args.iter().enumerate() {
+        let rust = rust_type(ty);
+        block.push_str(&format!(
+            "        let v{i}: {rust} = match arg({json:?}) {{ Ok(v) => v, Err(e) => {{ println!(\"{name}\\tunbuilt\\targument {i}: {{}}\", e.replace(['\\t', '\\n'], \" \")); break 'call; }} }};\n"
+        ));
+        passed.push(pass(ty, &format!("v{i}")));
+    }
+    block.push_str(&format!(
+        "        report(\"{name}\", client.{}({}).await.map(|_| ()));\n    }}\n",
+        rust_ident(name),
+        passed.join(", ")
+    ));
+    block
+}
+
+/// A parameter's sample: its own example (3.x `example`, `examples`, 2.0 keywords), else its
+/// schema's.
+fn parameter_sample(description: &Description, parameter: &Value) -> Option<Value> {
+    if let Some(example) = parameter.get("example") {
+        return Some(example.clone());
+    }
+    if let Some(example) = parameter
+        .get("examples")
+        .and_then(Value::as_object)
+        .and_then(|e| e.values().next())
+        .and_then(|e| description.deref(e))
+        .and_then(|e| e.get("value"))
+    {
+        return Some(example.clone());
+    }
+    match parameter.get("schema") {
+        Some(schema) => description.sample(schema, 0),
+        None => description.sample(parameter, 0),
+    }
+}
+
+fn placeholder_names(route: &str) -> Vec<String> {
+    route
+        .split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_owned()))
+        .collect()
+}
+
+/// A spec type expression as the driver writes it.
+fn rust_type(ty: &str) -> String {
+    ty.replace("serde_json::", "remcall::serde_json::")
+        .replace("bytes::Bytes", "remcall::bytes::Bytes")
+}
+
+/// How the generated method takes an argument of spec type `ty` held in `var` (DESIGN.md:
+/// `String` as `&str`, `Vec<T>` as `&[T]`, `Copy` types by value, the rest by reference).
+fn pass(ty: &str, var: &str) -> String {
+    const COPY: &[&str] = &[
+        "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64", "bool",
+    ];
+    if let Some(inner) = ty.strip_prefix("Option<").and_then(|t| t.strip_suffix('>')) {
+        return if COPY.contains(&inner) {
+            var.to_owned()
+        } else if inner == "String" || inner.starts_with("Vec<") {
+            format!("{var}.as_deref()")
+        } else {
+            format!("{var}.as_ref()")
+        };
+    }
+    if COPY.contains(&ty) {
+        var.to_owned()
+    } else {
+        format!("&{var}")
+    }
+}
+
+/// A method name as an identifier.
+fn rust_ident(name: &str) -> String {
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
+        "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+        "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type", "unsafe",
+        "use", "where", "while", "abstract", "become", "box", "do", "final", "macro", "override",
+        "priv", "try", "typeof", "unsized", "virtual", "yield",
+    ];
+    if KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_owned()
+    }
+}
