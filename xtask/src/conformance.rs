@@ -32,6 +32,9 @@ struct Tally {
     /// Decode failures of a negative number into an unsigned type: Prism's generator ignores
     /// `format: uint32/uint64`, which a real server does not.
     unsigned: usize,
+    /// Accepted calls Prism could not answer (a 500 of its own: a response it cannot make up,
+    /// such as an object as text, or a media type without a schema): nothing to decode.
+    unanswered: usize,
     /// What went wrong, a line each (the first few are printed).
     problems: Vec<String>,
 }
@@ -44,15 +47,12 @@ pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> a
     let mut total = Tally::default();
     let mut rows = Vec::new();
     for document in documents {
-        let name = document
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = document_name(document);
         eprintln!("conformance: {name}");
         let tally = match one(root, &cli, &prism, &scratch, document, &name) {
             Ok(tally) => tally,
             Err(error) => {
-                rows.push(format!("| {name} | not run: {error:#} | | | |"));
+                rows.push(format!("| {name} | not run: {error:#} | | | | |"));
                 continue;
             }
         };
@@ -60,17 +60,25 @@ pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> a
             eprintln!("  {problem}");
         }
         rows.push(format!(
-            "| {name} | {} of {} | {} | {} | {} |",
-            tally.called, tally.methods, tally.accepted, tally.decoded, tally.unsigned
+            "| {name} | {} of {} | {} | {} | {} | {} |",
+            tally.called,
+            tally.methods,
+            tally.accepted,
+            tally.decoded,
+            tally.unsigned,
+            tally.unanswered
         ));
         total.methods += tally.methods;
         total.called += tally.called;
         total.accepted += tally.accepted;
         total.decoded += tally.decoded;
         total.unsigned += tally.unsigned;
+        total.unanswered += tally.unanswered;
     }
-    println!("| document | methods called | accepted by Prism | decoded | unsigned (Prism) |");
-    println!("| --- | --- | --- | --- | --- |");
+    println!(
+        "| document | methods called | accepted by Prism | decoded | unsigned (Prism) | Prism could not answer |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
     for row in &rows {
         println!("{row}");
     }
@@ -82,9 +90,10 @@ pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> a
         }
     };
     let accepted = percent(total.accepted, total.called);
-    let decoded = percent(total.decoded + total.unsigned, total.accepted);
+    let answered = total.accepted - total.unanswered;
+    let decoded = percent(total.decoded + total.unsigned, answered);
     println!(
-        "conformance: {} of {} methods called; {} accepted ({accepted:.1}%); {} decoded, {} more unsigned negatives from Prism ({decoded:.1}%)",
+        "conformance: {} of {} methods called; {} accepted ({accepted:.1}%); of {answered} answered, {} decoded and {} more were Prism's negative unsigned numbers ({decoded:.1}%)",
         total.called, total.methods, total.accepted, total.decoded, total.unsigned
     );
     if let Some(required) = require
@@ -106,6 +115,22 @@ fn build_cli(root: &Path) -> anyhow::Result<PathBuf> {
         bail!("cargo build of remcall failed");
     }
     Ok(root.join("target/release/remcall"))
+}
+
+/// A document's name: the folder under an `apis/` directory it is the entry of, else its
+/// file's stem.
+fn document_name(document: &Path) -> String {
+    let components: Vec<String> = document
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    match components.iter().position(|c| c == "apis") {
+        Some(at) if at + 2 < components.len() => components[at + 1].clone(),
+        _ => document
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
 }
 
 /// Prism's command, installed into `target/prism` when it is not there.
@@ -227,6 +252,7 @@ fn one(
     let _ = server.kill();
     let _ = server.wait();
     let output = output?;
+    std::fs::write(krate.join("calls.tsv"), &output.stdout)?;
     let mut tally = Tally {
         methods,
         ..Tally::default()
@@ -259,6 +285,11 @@ fn one(
                         .push(format!("{method}: response not decoded: {detail}"));
                 }
             }
+            "rejected" if PRISM_CANNOT_ANSWER.iter().any(|kind| detail.contains(kind)) => {
+                tally.called += 1;
+                tally.accepted += 1;
+                tally.unanswered += 1;
+            }
             "rejected" => {
                 tally.called += 1;
                 tally
@@ -284,6 +315,14 @@ fn one(
     }
     Ok(tally)
 }
+
+/// Prism's own failures to make up a response for a request it validated (its 500s): the
+/// request was right, and there is no response to decode.
+const PRISM_CANNOT_ANSWER: &[&str] = &[
+    "errors#NO_COMPLEX_OBJECT_TEXT",
+    "errors#UNKNOWN",
+    "errors#NO_RESPONSE_DEFINED",
+];
 
 /// Prism mocking `document` on a free loopback port, once it listens.
 fn start_prism(prism: &Path, document: &Path) -> anyhow::Result<(Child, String)> {
