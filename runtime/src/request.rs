@@ -93,30 +93,33 @@ impl Request {
         self
     }
 
-    /// Fills the `{name}` placeholder of the path template with one percent-encoded segment.
+    /// Fills the `{name}` placeholder of the path template with one percent-encoded segment: a
+    /// list is its values comma-separated, as OpenAPI's `simple` style writes it (`red,green`;
+    /// a comma inside a value is encoded).
     pub fn path(mut self, name: &'static str, value: impl Serialize) -> Request {
-        let mut segment = None;
+        let mut segment: Option<String> = None;
         let filled = params::each_text(name, &value, |text| {
-            if segment.is_some() {
-                return Err(Error::new(
-                    ErrorKind::Encode,
-                    format!("path parameter `{name}` needs exactly one value"),
-                ));
-            }
             if text == "." || text == ".." {
                 return Err(Error::new(
                     ErrorKind::Encode,
                     format!("path parameter `{name}` cannot be `{text}`: it would change the path"),
                 ));
             }
-            segment = Some(utf8_percent_encode(text, SEGMENT).to_string());
+            let encoded = utf8_percent_encode(text, SEGMENT).to_string();
+            match &mut segment {
+                Some(segment) => {
+                    segment.push(',');
+                    segment.push_str(&encoded);
+                }
+                None => segment = Some(encoded),
+            }
             Ok(())
         });
         match (filled, segment) {
             (Ok(()), Some(segment)) => self.path_params.push((name, segment)),
             (Ok(()), None) => self.fail(Error::new(
                 ErrorKind::Encode,
-                format!("path parameter `{name}` needs exactly one value"),
+                format!("path parameter `{name}` needs a value"),
             )),
             (Err(e), _) => self.fail(e),
         }
@@ -468,6 +471,14 @@ mod tests {
         assert_eq!(request.fill_path().unwrap(), "/users/a%2Fb%20c%3F%23%25");
         let dots = GET.request().path("id", "..");
         assert_eq!(dots.error.unwrap().kind(), ErrorKind::Encode);
+    }
+
+    #[test]
+    fn a_path_list_is_comma_separated_in_one_segment() {
+        let request = GET.request().path("id", ["red", "a,b/c"]);
+        assert_eq!(request.fill_path().unwrap(), "/users/red,a%2Cb%2Fc");
+        let empty = GET.request().path("id", Vec::<String>::new());
+        assert_eq!(empty.error.unwrap().kind(), ErrorKind::Encode);
     }
 
     #[test]

@@ -104,17 +104,17 @@ pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> a
     Ok(())
 }
 
-/// The release CLI.
+/// The CLI (a debug build: imports take a second at most even so, and the test suite has built it).
 fn build_cli(root: &Path) -> anyhow::Result<PathBuf> {
     let status = Command::new(env!("CARGO"))
         .current_dir(root)
-        .args(["build", "--release", "--quiet", "-p", "remcall-codegen"])
+        .args(["build", "--quiet", "-p", "remcall-codegen"])
         .status()
         .context("building remcall")?;
     if !status.success() {
         bail!("cargo build of remcall failed");
     }
-    Ok(root.join("target/release/remcall"))
+    Ok(root.join("target/debug/remcall"))
 }
 
 /// A document's name: the folder under an `apis/` directory it is the entry of, else its
@@ -203,7 +203,9 @@ fn one(
     let spec_text = std::fs::read_to_string(&spec_path)?;
     let spec: Value = serde_yaml::from_str(&spec_text).context("reading the imported spec")?;
     let description = Description::read(document)?;
-    let (driver, methods) = driver(&spec, &description);
+    // The parameters' order is the arguments' order: read it from YAML's own (ordered) maps.
+    let ordered: serde_yaml::Value = serde_yaml::from_str(&spec_text)?;
+    let (driver, methods) = driver(&spec, &ordered, &description);
     std::fs::write(krate.join("src/main.rs"), driver)?;
     std::fs::write(
         krate.join("Cargo.toml"),
@@ -506,10 +508,15 @@ impl Description {
             ),
             "boolean" => json!(true),
             "array" => {
-                let count = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+                // One item at least: an empty list says little, and a path list needs one.
+                let count = schema
+                    .get("minItems")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    .max(1);
                 let item = schema.get("items").map(|i| self.sample(i, depth + 1));
                 match item {
-                    Some(Some(item)) if count > 0 => Value::Array(vec![item; count as usize]),
+                    Some(Some(item)) => Value::Array(vec![item; count as usize]),
                     Some(None) => return None,
                     _ => json!([]),
                 }
@@ -556,7 +563,7 @@ fn placeholders_blank(route: &str) -> String {
 }
 
 /// The driver's source: one block per method, and the number of methods.
-fn driver(spec: &Value, description: &Description) -> (String, usize) {
+fn driver(spec: &Value, ordered: &serde_yaml::Value, description: &Description) -> (String, usize) {
     let mut out = String::from(DRIVER_HEAD);
     let methods = spec
         .get("methods")
@@ -564,7 +571,20 @@ fn driver(spec: &Value, description: &Description) -> (String, usize) {
         .cloned()
         .unwrap_or_default();
     for (name, method) in &methods {
-        out.push_str(&call(name, method, description));
+        let order = |section: &str| -> Vec<String> {
+            ordered
+                .get("methods")
+                .and_then(|m| m.get(name.as_str()))
+                .and_then(|m| m.get(section))
+                .and_then(serde_yaml::Value::as_mapping)
+                .map(|m| {
+                    m.keys()
+                        .filter_map(|k| k.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        out.push_str(&call(name, method, &order, description));
     }
     out.push_str("}\n");
     (out, methods.len())
@@ -607,7 +627,12 @@ async fn main() {
 "#;
 
 /// One method's block: its arguments from the description, the call, the report.
-fn call(name: &str, method: &Value, description: &Description) -> String {
+fn call(
+    name: &str,
+    method: &Value,
+    order: &dyn Fn(&str) -> Vec<String>,
+    description: &Description,
+) -> String {
     let request = method
         .get("request")
         .and_then(Value::as_str)
@@ -659,11 +684,13 @@ fn call(name: &str, method: &Value, description: &Description) -> String {
     let theirs = placeholder_names(&description_route);
     let mut args: Vec<(String, String)> = Vec::new(); // (type, json)
     let params = |section: &str| -> Vec<(String, Value)> {
-        method
-            .get(section)
-            .and_then(Value::as_object)
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-            .unwrap_or_default()
+        let Some(map) = method.get(section).and_then(Value::as_object) else {
+            return Vec::new();
+        };
+        order(section)
+            .into_iter()
+            .filter_map(|k| map.get(&k).map(|v| (k, v.clone())))
+            .collect()
     };
     let ty_of = |def: &Value| -> String {
         match def {
