@@ -65,6 +65,10 @@ enum Command {
         /// operation skipped, or a note that loses something.
         #[arg(long)]
         strict: bool,
+        /// A local copy of remote documents: a `$ref` to a URL under URL is read from DIR
+        /// (repeatable; nothing is ever fetched).
+        #[arg(long = "ref-dir", value_name = "URL=DIR", value_parser = ref_dir)]
+        ref_dirs: Vec<(String, PathBuf)>,
     },
     /// Print the JSON Schema (draft 2020-12) of the spec format, for editors' YAML completion.
     Schema,
@@ -95,11 +99,13 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             tags,
             operations,
             strict,
+            ref_dirs,
         } => {
             let options = remcall_openapi::Options {
                 client,
                 tags,
                 operations,
+                ref_dirs,
             };
             return import(&description, &out, &options, strict);
         }
@@ -153,6 +159,18 @@ fn run(command: Command) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `URL=DIR` of `--ref-dir`.
+fn ref_dir(text: &str) -> Result<(String, PathBuf), String> {
+    match text.split_once('=') {
+        Some((url, dir)) if url.contains("://") && !dir.is_empty() => {
+            Ok((url.to_owned(), PathBuf::from(dir)))
+        }
+        _ => Err(format!(
+            "`{text}`: write URL=DIR, e.g. https://example.com/schemas/=vendor/schemas"
+        )),
+    }
 }
 
 /// `remcall import`: the description's spec, checked as `remcall check` would, then written.

@@ -57,6 +57,12 @@ impl Described {
 
 #[track_caller]
 fn import(client: &str, files: &[(&str, &str)]) -> Described {
+    import_with(client, files, &[])
+}
+
+/// [`import`], with `--ref-dir`s (URL, directory relative to the description's).
+#[track_caller]
+fn import_with(client: &str, files: &[(&str, &str)], ref_dirs: &[(&str, &str)]) -> Described {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
         let path = dir.path().join(name);
@@ -65,6 +71,10 @@ fn import(client: &str, files: &[(&str, &str)]) -> Described {
     }
     let options = remcall_openapi::Options {
         client: Some(client.to_owned()),
+        ref_dirs: ref_dirs
+            .iter()
+            .map(|(url, local)| (url.to_string(), dir.path().join(local)))
+            .collect(),
         ..remcall_openapi::Options::default()
     };
     let imported = remcall_openapi::import(&dir.path().join(files[0].0), &options)
@@ -488,6 +498,58 @@ fn a_requirement_of_two_schemes_sends_both_and_markdown_references_are_text() {
         .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     assert!(read.contains(&"get-a.md".to_owned()), "{read:?}");
+}
+
+fn remote() -> Described {
+    import_with(
+        "Remote",
+        &[
+            (
+                "api/openapi.yaml",
+                r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /pets:
+    get:
+      operationId: list_pets
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: { type: array, items: { $ref: 'https://schemas.example/v1/pet.yaml#/Pet' } }
+  /owners:
+    get:
+      operationId: list_owners
+      responses:
+        '200':
+          description: ok
+          content: { application/json: { schema: { $ref: 'https://elsewhere.example/owner.json' } } }
+"#,
+            ),
+            (
+                "vendor/schemas/pet.yaml",
+                "Pet: { type: object, properties: { name: { type: string }, tag: { $ref: 'common/tag.yaml' } } }\n",
+            ),
+            (
+                "vendor/schemas/common/tag.yaml",
+                "type: object\nproperties: { label: { type: string } }\n",
+            ),
+        ],
+        &[("https://schemas.example/v1/", "vendor/schemas")],
+    )
+}
+
+#[test]
+fn a_url_reference_is_read_from_its_local_copy_and_reported_without_one() {
+    let d = remote();
+    // Mapped: read from vendor/schemas, its own relative `$ref` resolved beside it.
+    d.has("returns: Vec<Pet>");
+    d.has("  Pet:\n    fields:\n      name: Option<String>\n      tag: Option<Tag>");
+    // Not mapped: no network, a value and a note that says how to map it.
+    d.has("returns: serde_json::Value");
+    d.noted("leaves the description: only files beside it are read (a local copy of it: --ref-dir URL=DIR)");
 }
 
 /// Every client above compiles, clippy-clean, against the runtime.

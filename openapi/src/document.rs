@@ -46,8 +46,11 @@ impl Place {
 /// The description's files, read as they are needed.
 #[derive(Debug)]
 pub(crate) struct Documents {
-    /// The directory every file must be in.
+    /// The directory every file must be in: the description's.
     root: PathBuf,
+    /// URL prefixes read from local directories instead (`--ref-dir URL=DIR`), the directories
+    /// canonical; a file under one may be read too.
+    mirrors: Vec<(String, PathBuf)>,
     /// The description itself.
     pub(crate) main: PathBuf,
     files: HashMap<PathBuf, Value>,
@@ -58,8 +61,12 @@ pub(crate) struct Documents {
 
 impl Documents {
     /// Reads the description at `path`.
-    pub(crate) fn open(path: &Path) -> Result<Documents, Error> {
+    pub(crate) fn open(path: &Path, ref_dirs: &[(String, PathBuf)]) -> Result<Documents, Error> {
         let main = canonical(path)?;
+        let mut mirrors = Vec::new();
+        for (url, dir) in ref_dirs {
+            mirrors.push((url.clone(), canonical(dir)?));
+        }
         let root = main
             .parent()
             .map(Path::to_path_buf)
@@ -68,6 +75,7 @@ impl Documents {
         let version = version(&value, &main)?;
         let mut documents = Documents {
             root,
+            mirrors,
             main: main.clone(),
             files: HashMap::new(),
             texts: Vec::new(),
@@ -179,7 +187,24 @@ impl Documents {
         let file = reference
             .split_once('#')
             .map_or(reference, |(file, _)| file);
-        if file.contains("://") || Path::new(file).is_absolute() {
+        if file.contains("://") {
+            let mirrored = self.mirrors.iter().find_map(|(url, dir)| {
+                let rest = file.strip_prefix(url.as_str())?;
+                Some(normalize(
+                    &dir.join(percent_decode(rest.trim_start_matches('/'))),
+                ))
+                .filter(|path| path.starts_with(dir))
+            });
+            return mirrored.ok_or_else(|| {
+                Error::at(
+                    from,
+                    format!(
+                        "`$ref: {reference}` leaves the description: only files beside it are read (a local copy of it: --ref-dir URL=DIR)"
+                    ),
+                )
+            });
+        }
+        if Path::new(file).is_absolute() {
             return Err(Error::at(
                 from,
                 format!(
@@ -193,7 +218,9 @@ impl Documents {
             .unwrap_or(Path::new(""))
             .join(percent_decode(file));
         let path = normalize(&joined);
-        if !path.starts_with(&self.root) {
+        let allowed = path.starts_with(&self.root)
+            || self.mirrors.iter().any(|(_, dir)| path.starts_with(dir));
+        if !allowed {
             return Err(Error::at(
                 from,
                 format!("`$ref: {reference}` is outside the description's directory"),

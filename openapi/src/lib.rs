@@ -37,6 +37,9 @@ pub struct Options {
     pub tags: Vec<String>,
     /// Only these operations, by operationId or method name (default: all).
     pub operations: Vec<String>,
+    /// Local copies of remote documents: a `$ref` to a URL that starts with the first of a pair
+    /// is read from the second, a directory (no network is ever used).
+    pub ref_dirs: Vec<(String, PathBuf)>,
 }
 
 /// An imported description.
@@ -159,7 +162,7 @@ impl Error {
 /// Imports the description at `path`. Only a description that cannot be read at all (no such
 /// file, not JSON or YAML, not OpenAPI) is an error; everything else is a note.
 pub fn import(path: &Path, options: &Options) -> Result<Imported, Error> {
-    let mut documents = Documents::open(path)?;
+    let mut documents = Documents::open(path, &options.ref_dirs)?;
     let spec = spec::build(&mut documents, options);
     let summary = spec.summary.clone();
     let text = emit::yaml(&spec, path);

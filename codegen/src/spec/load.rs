@@ -390,6 +390,7 @@ impl Loader {
             client: file.client.clone(),
             tags: def.tags.clone(),
             operations: def.operations.clone(),
+            ..remcall_openapi::Options::default()
         };
         let imported = match remcall_openapi::import(&path, &options) {
             Ok(imported) => imported,
