@@ -322,6 +322,12 @@ paths:
     get:
       operationId: report
       responses: { '200': { description: ok, schema: { type: object, properties: { n: { type: integer } } } } }
+  /search:
+    get:
+      operationId: search
+      parameters:
+        - { name: query, in: body, required: true, schema: { type: object, properties: { q: { type: string } } } }
+      responses: { '200': { description: ok, schema: { type: array, items: { type: string } } } }
   /both:
     get:
       operationId: both
@@ -339,6 +345,9 @@ fn swagger_responses_are_read_in_the_media_type_they_are_produced_in() {
     // The document's XML: the text as it comes, not JSON.
     d.has("  report:\n    request: GET /report\n    returns: { type: String, as: text }");
     d.has("  both:\n    request: GET /both\n    returns: BothResult");
+    // A GET that takes a body keeps it, and the spec says so in so many words.
+    d.has("    body:\n      type: SearchBody\n      allow_on_get: true");
+    assert_eq!(d.imported.summary.faithful, 4, "{}", d.imported.summary);
 }
 
 fn references() -> Described {

@@ -292,7 +292,11 @@ fn write_param(out: &mut String, param: &ParamOut) {
 }
 
 fn write_body(out: &mut String, body: &BodyOut) {
-    if body.encoding == Encoding::Json && body.content_type.is_none() && body.doc.is_none() {
+    if body.encoding == Encoding::Json
+        && body.content_type.is_none()
+        && body.doc.is_none()
+        && !body.on_get
+    {
         let _ = writeln!(out, "    body: {}", ty(&body.ty));
         return;
     }
@@ -303,6 +307,9 @@ fn write_body(out: &mut String, body: &BodyOut) {
     }
     if let Some(content_type) = &body.content_type {
         let _ = writeln!(out, "      content_type: {}", scalar(content_type));
+    }
+    if body.on_get {
+        out.push_str("      allow_on_get: true\n");
     }
     if let Some(doc) = &body.doc {
         write_doc(out, 6, doc);

@@ -166,6 +166,8 @@ pub(crate) struct BodyOut {
     pub(crate) encoding: Encoding,
     pub(crate) content_type: Option<String>,
     pub(crate) doc: Option<String>,
+    /// Sent with a GET or HEAD, as the description has it.
+    pub(crate) on_get: bool,
 }
 
 /// The walk's state: the description, the spec so far, and where each named schema went.

@@ -10,7 +10,7 @@
 //! Prints a table row per document and the totals; exits non-zero when `--require N` (percent)
 //! is not met. Nothing here knows any document.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -35,13 +35,34 @@ struct Tally {
     /// Accepted calls Prism could not answer (a 500 of its own: a response it cannot make up,
     /// such as an object as text, or a media type without a schema): nothing to decode.
     unanswered: usize,
+    /// The description's operations, and those whose method says everything they declare, as
+    /// checked here apart from the importer (see [`faithfulness`]).
+    operations: usize,
+    faithful: usize,
     /// What went wrong, a line each (the first few are printed).
     problems: Vec<String>,
 }
 
-pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> anyhow::Result<()> {
+/// What a run does with each document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Import, check faithfulness, build the driver and call Prism.
+    Calls,
+    /// Import and check faithfulness only: no build, no Prism (a minute for the corpus).
+    FaithfulOnly,
+}
+
+pub(crate) fn run(
+    root: &Path,
+    documents: &[PathBuf],
+    require: Option<f64>,
+    mode: Mode,
+) -> anyhow::Result<()> {
     let cli = build_cli(root)?;
-    let prism = prism(root)?;
+    let prism = match mode {
+        Mode::Calls => prism(root)?,
+        Mode::FaithfulOnly => PathBuf::new(),
+    };
     let scratch = root.join("target/conformance");
     std::fs::create_dir_all(&scratch)?;
     let mut total = Tally::default();
@@ -49,18 +70,25 @@ pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> a
     for document in documents {
         let name = document_name(document);
         eprintln!("conformance: {name}");
-        let tally = match one(root, &cli, &prism, &scratch, document, &name) {
+        let tally = match one(root, &cli, &prism, &scratch, document, &name, mode) {
             Ok(tally) => tally,
             Err(error) => {
-                rows.push(format!("| {name} | not run: {error:#} | | | | |"));
+                rows.push(format!("| {name} | not run: {error:#} | | | | | |"));
                 continue;
             }
         };
-        for problem in tally.problems.iter().take(8) {
+        let shown = if mode == Mode::FaithfulOnly {
+            usize::MAX
+        } else {
+            8
+        };
+        for problem in tally.problems.iter().take(shown) {
             eprintln!("  {problem}");
         }
         rows.push(format!(
-            "| {name} | {} of {} | {} | {} | {} | {} |",
+            "| {name} | {} of {} | {} of {} | {} | {} | {} | {} |",
+            tally.faithful,
+            tally.operations,
             tally.called,
             tally.methods,
             tally.accepted,
@@ -74,11 +102,13 @@ pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> a
         total.decoded += tally.decoded;
         total.unsigned += tally.unsigned;
         total.unanswered += tally.unanswered;
+        total.operations += tally.operations;
+        total.faithful += tally.faithful;
     }
     println!(
-        "| document | methods called | accepted by Prism | decoded | unsigned (Prism) | Prism could not answer |"
+        "| document | faithful operations | methods called | accepted by Prism | decoded | unsigned (Prism) | Prism could not answer |"
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for row in &rows {
         println!("{row}");
     }
@@ -90,14 +120,19 @@ pub(crate) fn run(root: &Path, documents: &[PathBuf], require: Option<f64>) -> a
         }
     };
     let accepted = percent(total.accepted, total.called);
+    println!(
+        "faithful: {} of {} operations (checked against the description here, not by the importer)",
+        total.faithful, total.operations
+    );
     let answered = total.accepted - total.unanswered;
     let decoded = percent(total.decoded + total.unsigned, answered);
     println!(
         "conformance: {} of {} methods called; {} accepted ({accepted:.1}%); of {answered} answered, {} decoded and {} more were Prism's negative unsigned numbers ({decoded:.1}%)",
         total.called, total.methods, total.accepted, total.decoded, total.unsigned
     );
+    let faithful = percent(total.faithful, total.operations);
     if let Some(required) = require
-        && (accepted < required || decoded < required)
+        && (accepted < required || decoded < required || faithful < required)
     {
         bail!("conformance below {required}%");
     }
@@ -170,6 +205,7 @@ fn one(
     scratch: &Path,
     document: &Path,
     name: &str,
+    mode: Mode,
 ) -> anyhow::Result<Tally> {
     let krate = scratch.join(name);
     let _ = std::fs::remove_dir_all(krate.join("src"));
@@ -202,10 +238,23 @@ fn one(
     std::fs::remove_file(krate.join("src/mod.rs"))?;
     let spec_text = std::fs::read_to_string(&spec_path)?;
     let spec: Value = serde_yaml::from_str(&spec_text).context("reading the imported spec")?;
-    let description = Description::read(document)?;
+    let mut description = Description::read(document)?;
+    if mode == Mode::Calls {
+        description.sample_patterns(prism)?;
+    }
     // The parameters' order is the arguments' order: read it from YAML's own (ordered) maps.
     let ordered: serde_yaml::Value = serde_yaml::from_str(&spec_text)?;
     let (driver, methods) = driver(&spec, &ordered, &description);
+    let (faithful, operations, unfaithful) = faithfulness(&spec, &description);
+    if mode == Mode::FaithfulOnly {
+        return Ok(Tally {
+            methods,
+            operations,
+            faithful,
+            problems: unfaithful,
+            ..Tally::default()
+        });
+    }
     std::fs::write(krate.join("src/main.rs"), driver)?;
     std::fs::write(
         krate.join("Cargo.toml"),
@@ -257,6 +306,9 @@ fn one(
     std::fs::write(krate.join("calls.tsv"), &output.stdout)?;
     let mut tally = Tally {
         methods,
+        operations,
+        faithful,
+        problems: unfaithful,
         ..Tally::default()
     };
     for line in String::from_utf8_lossy(&output.stdout).lines() {
@@ -386,6 +438,9 @@ fn variables(spec: &str) -> Vec<String> {
 struct Description {
     root: Value,
     swagger2: bool,
+    /// A string for each `pattern` in the description, made by json-schema-faker (Prism's own
+    /// generator): only in a run that calls Prism.
+    patterns: HashMap<String, String>,
 }
 
 impl Description {
@@ -397,7 +452,64 @@ impl Description {
             serde_yaml::from_str(&text)?
         };
         let swagger2 = root.get("swagger").is_some();
-        Ok(Description { root, swagger2 })
+        Ok(Description {
+            root,
+            swagger2,
+            patterns: HashMap::new(),
+        })
+    }
+
+    /// Fills [`Description::patterns`] with one node process that asks json-schema-faker, from
+    /// Prism's installation, for a string matching each pattern.
+    fn sample_patterns(&mut self, prism: &Path) -> anyhow::Result<()> {
+        fn collect(value: &Value, out: &mut Vec<String>) {
+            match value {
+                Value::Object(map) => {
+                    if let Some(Value::String(pattern)) = map.get("pattern")
+                        && !out.contains(pattern)
+                    {
+                        out.push(pattern.clone());
+                    }
+                    map.values().for_each(|v| collect(v, out));
+                }
+                Value::Array(items) => items.iter().for_each(|v| collect(v, out)),
+                _ => {}
+            }
+        }
+        let mut patterns = Vec::new();
+        collect(&self.root, &mut patterns);
+        if patterns.is_empty() {
+            return Ok(());
+        }
+        let schemas: Vec<Value> = patterns
+            .iter()
+            .map(|p| json!({ "type": "string", "pattern": p }))
+            .collect();
+        // .../target/prism/node_modules/.bin/prism → .../target/prism
+        let install = prism
+            .ancestors()
+            .nth(3)
+            .context("Prism's installation directory")?;
+        let mut child = Command::new("node")
+            .current_dir(install)
+            .arg("-e")
+            .arg(PATTERN_SCRIPT)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("running node")?;
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write;
+            stdin.write_all(serde_json::to_string(&schemas)?.as_bytes())?;
+        }
+        let output = child.wait_with_output()?;
+        let samples: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap_or_default();
+        for (pattern, sample) in patterns.into_iter().zip(samples) {
+            if let Value::String(text) = sample {
+                self.patterns.insert(pattern, text);
+            }
+        }
+        Ok(())
     }
 
     /// `value`, its `$ref`s followed.
@@ -411,14 +523,24 @@ impl Description {
         None
     }
 
-    /// The operation for `verb` and a route whose placeholders are `{}`, and its path item.
-    fn operation(&self, verb: &str, route: &str) -> Option<(&Value, &Value)> {
+    /// The operation for `verb` and a spec's route (placeholders renamed as the importer
+    /// names them), and its path item: the route whose placeholders name the same words, else
+    /// the one of the same shape. Returns the description's route too.
+    fn operation(&self, verb: &str, route: &str) -> Option<(&str, &Value, &Value)> {
         let paths = self.root.get("paths")?.as_object()?;
-        paths.iter().find_map(|(path, item)| {
-            (placeholders_blank(path) == route).then_some(())?;
-            let item = self.deref(item)?;
-            Some((item, self.deref(item.get(verb)?)?))
-        })
+        let find = |exact: bool| {
+            paths.iter().find_map(|(path, item)| {
+                let same = if exact {
+                    placeholders_named(path) == placeholders_named(route)
+                } else {
+                    placeholders_blank(path) == placeholders_blank(route)
+                };
+                same.then_some(())?;
+                let item = self.deref(item)?;
+                Some((path.as_str(), item, self.deref(item.get(verb)?)?))
+            })
+        };
+        find(true).or_else(|| find(false))
     }
 
     /// A value the schema accepts, made from its example, enum, format and required
@@ -477,6 +599,12 @@ impl Description {
             _ => "object",
         };
         let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
+        if kind == "string"
+            && let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
+            && let Some(text) = self.patterns.get(pattern)
+        {
+            return Some(json!(text));
+        }
         Some(match kind {
             "string" => json!(match format {
                 "date-time" => "2024-01-02T03:04:05Z",
@@ -489,10 +617,15 @@ impl Description {
                 "ipv4" => "192.0.2.1",
                 "ipv6" => "2001:db8::1",
                 "byte" => "aGVsbG8=",
-                _ => match schema.get("minLength").and_then(Value::as_u64) {
-                    Some(n) if n > 6 => &"sample-sample-sample-sample"[..n.min(27) as usize],
-                    _ => "sample",
-                },
+                _ => {
+                    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(1);
+                    let max = schema
+                        .get("maxLength")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(27);
+                    let length = 6_u64.clamp(min.min(27), max.clamp(1, 27));
+                    &"sample-sample-sample-sample"[..length as usize]
+                }
             }),
             "integer" => json!(
                 schema
@@ -542,6 +675,178 @@ impl Description {
             }
         })
     }
+}
+
+/// Checks, apart from the importer, what it promises: every operation of the description has a
+/// method with its verb and route, each declared path, query and header parameter (but those
+/// the client sets itself, an idempotency key, cookies), a body where it takes one, and a
+/// result where a 2xx response has a body. Returns (faithful, operations, what is missing); an
+/// operation whose parts sit in other files is not counted.
+fn faithfulness(spec: &Value, description: &Description) -> (usize, usize, Vec<String>) {
+    const OWN: &[&str] = &["authorization", "content-type", "accept", "content-length"];
+    const VERBS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch"];
+    let methods: Vec<&Value> = spec
+        .get("methods")
+        .and_then(Value::as_object)
+        .map(|m| m.values().collect())
+        .unwrap_or_default();
+    let method_for = |verb: &str, route: &str| {
+        let same = |exact: bool| {
+            methods.iter().copied().find(|m| {
+                let request = m.get("request").and_then(Value::as_str).unwrap_or_default();
+                request.split_once(' ').is_some_and(|(v, r)| {
+                    v.eq_ignore_ascii_case(verb)
+                        && if exact {
+                            placeholders_named(r) == placeholders_named(route)
+                        } else {
+                            placeholders_blank(r) == placeholders_blank(route)
+                        }
+                })
+            })
+        };
+        same(true).or_else(|| same(false))
+    };
+    let names_in = |method: &Value, section: &str| -> Vec<String> {
+        method
+            .get(section)
+            .and_then(Value::as_object)
+            .map(|params| {
+                params
+                    .iter()
+                    .map(|(key, def)| {
+                        def.get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or(key)
+                            .to_ascii_lowercase()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (mut faithful, mut operations, mut missing) = (0, 0, Vec::new());
+    let paths = description.root.get("paths").and_then(Value::as_object);
+    for (route, item) in paths.into_iter().flatten() {
+        let Some(item) = description.deref(item) else {
+            continue;
+        };
+        for verb in VERBS {
+            let Some(operation) = item.get(*verb) else {
+                continue;
+            };
+            let Some(operation) = description.deref(operation) else {
+                continue;
+            };
+            let label = format!("{} {route}", verb.to_ascii_uppercase());
+            let mut lacks = Vec::new();
+            let mut resolved = true;
+            let mut takes_body = operation.get("requestBody").is_some();
+            let Some(method) = method_for(verb, route) else {
+                operations += 1;
+                missing.push(format!("{label}: no method"));
+                continue;
+            };
+            let mut parameters = Vec::new();
+            for list in [item.get("parameters"), operation.get("parameters")] {
+                for parameter in list.and_then(Value::as_array).into_iter().flatten() {
+                    match description.deref(parameter) {
+                        Some(parameter) => parameter_list_add(&mut parameters, parameter),
+                        None => resolved = false,
+                    }
+                }
+            }
+            for parameter in &parameters {
+                let text = |key: &str| parameter.get(key).and_then(Value::as_str).unwrap_or("");
+                let wire = text("name").to_ascii_lowercase();
+                let present = match text("in") {
+                    // The method was found by its route: every placeholder is there.
+                    "path" => true,
+                    "query" => names_in(method, "query").contains(&wire),
+                    "header" if OWN.contains(&wire.as_str()) => true,
+                    "header" if wire == "idempotency-key" => {
+                        method.get("idempotency_key").is_some()
+                            || names_in(method, "headers").contains(&wire)
+                    }
+                    "header" => names_in(method, "headers").contains(&wire),
+                    "body" | "formData" => {
+                        takes_body = true;
+                        true
+                    }
+                    _ => true,
+                };
+                if !present {
+                    lacks.push(format!("{} parameter `{}`", text("in"), text("name")));
+                }
+            }
+            if takes_body && method.get("body").is_none() {
+                lacks.push("its body".to_owned());
+            }
+            let responses = operation.get("responses").and_then(Value::as_object);
+            let returns_body = responses.into_iter().flatten().any(|(status, response)| {
+                let success = status.starts_with('2');
+                let response = description.deref(response);
+                success
+                    && response.is_some_and(|r| {
+                        r.get("schema").is_some()
+                            || r.get("content")
+                                .and_then(Value::as_object)
+                                .is_some_and(|c| c.values().any(|m| m.get("schema").is_some()))
+                    })
+            });
+            if returns_body && method.get("returns").is_none() && method.get("responses").is_none()
+            {
+                lacks.push("its result".to_owned());
+            }
+            if !resolved {
+                continue;
+            }
+            operations += 1;
+            if lacks.is_empty() {
+                faithful += 1;
+            } else {
+                missing.push(format!("{label}: the method lacks {}", lacks.join(", ")));
+            }
+        }
+    }
+    (faithful, operations, missing)
+}
+
+/// Adds an operation's parameter, replacing the path item's of the same name and place.
+fn parameter_list_add(parameters: &mut Vec<Value>, parameter: &Value) {
+    let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
+    parameters.retain(|p| key(p) != key(parameter));
+    parameters.push(parameter.clone());
+}
+
+/// Reads a JSON list of schemas on stdin, prints a sample of each (null where it cannot).
+const PATTERN_SCRIPT: &str = r#"
+const jsf = require("json-schema-faker");
+let input = "";
+process.stdin.on("data", d => input += d).on("end", () => {
+  const schemas = JSON.parse(input);
+  console.log(JSON.stringify(schemas.map(s => { try { return jsf.generate(s); } catch (e) { return null; } })));
+});
+"#;
+
+/// `/a/{Order-Id}/b` → `/a/{orderid}/b`: placeholders as words without case or separators, so
+/// a description's route and the importer's renamed one compare equal.
+fn placeholders_named(route: &str) -> String {
+    let mut out = String::with_capacity(route.len());
+    let mut inside = false;
+    for c in route.chars() {
+        match c {
+            '{' => {
+                inside = true;
+                out.push('{');
+            }
+            '}' => {
+                inside = false;
+                out.push('}');
+            }
+            _ if inside => out.extend(c.to_lowercase().filter(char::is_ascii_alphanumeric)),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// `/a/{id}/b` → `/a/{}/b`.
@@ -645,7 +950,7 @@ fn call(
             why.escape_default()
         )
     };
-    let Some((item, operation)) = description.operation(&verb, &placeholders_blank(route)) else {
+    let Some((description_route, item, operation)) = description.operation(&verb, route) else {
         return unbuilt("no operation in the description");
     };
     // The description's parameters, by place and name.
@@ -669,19 +974,8 @@ fn call(
             );
         }
     }
-    let description_route = description
-        .root
-        .get("paths")
-        .and_then(Value::as_object)
-        .and_then(|paths| {
-            paths
-                .keys()
-                .find(|p| placeholders_blank(p) == placeholders_blank(route))
-        })
-        .cloned()
-        .unwrap_or_default();
     let ours = placeholder_names(route);
-    let theirs = placeholder_names(&description_route);
+    let theirs = placeholder_names(description_route);
     let mut args: Vec<(String, String)> = Vec::new(); // (type, json)
     let params = |section: &str| -> Vec<(String, Value)> {
         let Some(map) = method.get(section).and_then(Value::as_object) else {
@@ -775,7 +1069,30 @@ fn call(
                 Some(sample) => sample,
                 None => return unbuilt("the body's schema leaves the document"),
             },
-            None if description.swagger2 => return unbuilt("a formData body"),
+            None if description.swagger2 => {
+                let mut form = Map::new();
+                for field in operation
+                    .get("parameters")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| description.deref(p))
+                    .filter(|p| p.get("in").and_then(Value::as_str) == Some("formData"))
+                {
+                    if field.get("required") != Some(&Value::Bool(true)) {
+                        continue;
+                    }
+                    let name = field
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    match parameter_sample(description, field) {
+                        Some(value) => form.insert(name.to_owned(), value),
+                        None => return unbuilt("a formData field"),
+                    };
+                }
+                Value::Object(form)
+            }
             None => json!({}),
         };
         let sample = if ty == "String" && !sample.is_string() {

@@ -2,7 +2,7 @@
 //! `cargo xtask bench [--quick]`: run every benchmark docs/BENCHMARKS.md reports, in its order.
 //! `cargo xtask corpus DIR`: import every OpenAPI description in DIR and build the clients
 //! (docs/IMPORT.md).
-//! `cargo xtask conformance DOC… [--require PERCENT]`: imported clients called against Prism's
+//! `cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]`: imported clients called against Prism's
 //! validating mock of each description (docs/IMPORT.md).
 
 mod conformance;
@@ -30,15 +30,19 @@ fn main() -> anyhow::Result<()> {
         ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir), true),
         ["corpus", dir, "--no-progenitor"] => corpus::run(&workspace_root(), Path::new(dir), false),
         ["conformance", rest @ ..] => {
+            let (mode, rest) = match rest {
+                ["--faithful-only", rest @ ..] => (conformance::Mode::FaithfulOnly, rest),
+                rest => (conformance::Mode::Calls, rest),
+            };
             let (documents, require) = match rest {
                 [documents @ .., "--require", percent] => (documents, Some(percent.parse()?)),
                 documents => (documents, None),
             };
             let documents: Vec<PathBuf> = documents.iter().map(PathBuf::from).collect();
-            conformance::run(&workspace_root(), &documents, require)
+            conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance DOC… [--require PERCENT]"
+            "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]"
         ),
     }
 }

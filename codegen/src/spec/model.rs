@@ -219,6 +219,11 @@ pub struct BodyDef {
     pub content_type: Option<String>,
     /// Rustdoc of the argument.
     pub doc: Option<String>,
+    /// Send it with a GET or HEAD too, as some APIs want (a search with its query in the body).
+    /// HTTP gives such a body no meaning and some proxies drop it, so it is refused unless this
+    /// says so; an imported description that declares one sets it.
+    #[serde(default)]
+    pub allow_on_get: bool,
 }
 
 /// How a body is encoded.

@@ -174,7 +174,7 @@ impl Validator<'_> {
                     .help("hedge it only if the server applies it once: add `idempotency_key: Idempotency-Key` (or `idempotent: true`), or take `hedge` out of its config"),
             );
         }
-        if def.body.is_some() && verb.has_no_body() {
+        if def.body.as_ref().is_some_and(|b| !b.allow_on_get) && verb.has_no_body() {
             self.push(
                 self.spec
                     .at_key(
@@ -182,7 +182,7 @@ impl Validator<'_> {
                         &format!("{key}.body"),
                         format!("a {} request has no body", verb.as_str()),
                     )
-                    .help("use POST, PUT or PATCH, or send the data as query parameters"),
+                    .help("use POST, PUT or PATCH, or send the data as query parameters; if the API wants it so, say `allow_on_get: true` in the body"),
             );
         }
         if let Some(header) = &def.idempotency_key

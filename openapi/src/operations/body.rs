@@ -35,6 +35,7 @@ impl Builder<'_> {
                             encoding: Encoding::Json,
                             content_type: None,
                             doc: None,
+                            on_get: false,
                         })
                     }
                 },
@@ -44,19 +45,9 @@ impl Builder<'_> {
         let Some(mut body) = body else { return };
         // A body is sent as a value: that its schema may be null changes nothing here.
         body.ty = body.ty.required().clone();
-        if matches!(operation.verb, "get" | "head") {
-            if body.ty != Ty::Value {
-                self.note(
-                    &operation.place,
-                    true,
-                    format!(
-                        "the {} request's body is dropped: remcall sends none with it",
-                        operation.verb.to_ascii_uppercase()
-                    ),
-                );
-            }
-            return;
-        }
+        // HTTP gives a GET's body no meaning, but some APIs (a search with its query in the
+        // body) take one: it is sent, and the spec says so in so many words.
+        body.on_get = matches!(operation.verb, "get" | "head");
         method.body = Some(body);
     }
 
@@ -71,6 +62,7 @@ impl Builder<'_> {
                 encoding: Encoding::Json,
                 content_type: None,
                 doc: doc(&parameter),
+                on_get: false,
             });
         }
         if inputs.form.is_empty() {
@@ -121,6 +113,7 @@ impl Builder<'_> {
                         encoding: Encoding::Json,
                         content_type: None,
                         doc: doc(body),
+                        on_get: false,
                     });
                 }
                 ty
@@ -139,6 +132,7 @@ impl Builder<'_> {
             encoding,
             content_type: (!standard && !media.contains('*')).then(|| media.clone()),
             doc: doc(body),
+            on_get: false,
         })
     }
 
@@ -197,6 +191,7 @@ impl Builder<'_> {
             },
             content_type: None,
             doc: None,
+            on_get: false,
         }
     }
 }
