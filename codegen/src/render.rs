@@ -38,17 +38,120 @@ pub enum RenderError {
 }
 
 /// Renders one client module; `spec_path` is named in the header.
+///
+/// The source is parsed and formatted one top-level item at a time: a syntax tree of a whole
+/// 150,000-line client (a big API's) holds hundreds of megabytes, one item's a few kilobytes,
+/// and prettyplease writes a file's items one after another all the same.
 pub(crate) fn render(client: &ir::Client, spec_path: &str) -> Result<String, RenderError> {
     let source = ClientTemplate { client }.render()?;
-    let file = syn::parse_file(&source).map_err(|e| RenderError::InvalidRust {
-        line: e.span().start().line,
-        message: e.to_string(),
-    })?;
-    Ok(format!(
-        "{}{}",
-        header(spec_path),
-        prettyplease::unparse(&file)
-    ))
+    let mut out = header(spec_path);
+    out.reserve(source.len());
+    let mut line = 0;
+    for item in items(&source) {
+        let file = syn::parse_file(item).map_err(|e| RenderError::InvalidRust {
+            line: line + e.span().start().line,
+            message: e.to_string(),
+        })?;
+        out.push_str(&prettyplease::unparse(&file));
+        line += item.matches('\n').count();
+    }
+    Ok(out)
+}
+
+/// The source cut into its top-level items (each with its attributes and doc comments): an
+/// item ends at a `;` outside any brackets, or at the `}` that closes its body when no `;`
+/// follows. Strings, characters and comments are skipped, so a brace in one does not count.
+fn items(source: &str) -> Vec<&str> {
+    let bytes = source.as_bytes();
+    let mut items = Vec::new();
+    let (mut start, mut depth, mut i) = (0, 0_usize, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = source[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = source[i + 2..].find("*/").map_or(bytes.len(), |n| i + n + 4);
+                continue;
+            }
+            b'"' => {
+                i = skip_string(bytes, i);
+                continue;
+            }
+            b'r' if is_raw_string(bytes, i) => {
+                i = skip_raw_string(source, i);
+                continue;
+            }
+            b'\'' => {
+                // A character literal ('x', '\n', '\u{..}'); a lifetime has no closing quote.
+                let close = match bytes.get(i + 1) {
+                    Some(b'\\') => source[i + 2..].find('\'').map(|n| i + 2 + n),
+                    Some(_) => source[i + 1..]
+                        .char_indices()
+                        .nth(1)
+                        .filter(|(_, c)| *c == '\'')
+                        .map(|(n, _)| i + 1 + n),
+                    None => None,
+                };
+                i = close.map_or(i + 1, |c| c + 1);
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                let semicolon_follows = source[i + 1..].trim_start().starts_with(';');
+                if depth == 0 && !semicolon_follows {
+                    items.push(&source[start..=i]);
+                    start = i + 1;
+                }
+            }
+            b';' if depth == 0 => {
+                items.push(&source[start..=i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if !source[start..].trim().is_empty() {
+        items.push(&source[start..]);
+    }
+    items
+}
+
+/// The index just past the string literal opening at `i`.
+fn skip_string(bytes: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// True for `r"` or `r#…"` starting a raw string at `i` (not the end of an identifier).
+fn is_raw_string(bytes: &[u8], i: usize) -> bool {
+    let after_word = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+    let mut j = i + 1;
+    while bytes.get(j) == Some(&b'#') {
+        j += 1;
+    }
+    !after_word && bytes.get(j) == Some(&b'"')
+}
+
+/// The index just past the raw string opening at `i`.
+fn skip_raw_string(source: &str, i: usize) -> usize {
+    let hashes = source[i + 1..].bytes().take_while(|b| *b == b'#').count();
+    let body = i + 2 + hashes;
+    let close = format!("\"{}", "#".repeat(hashes));
+    source[body..]
+        .find(&close)
+        .map_or(source.len(), |n| body + n + close.len())
 }
 
 /// The first line of every generated file.
