@@ -72,7 +72,9 @@ fn items(source: &str) -> Vec<&str> {
                 continue;
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = source[i + 2..].find("*/").map_or(bytes.len(), |n| i + n + 4);
+                i = source[i + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |n| i + n + 4);
                 continue;
             }
             b'"' => {

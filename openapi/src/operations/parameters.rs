@@ -96,6 +96,13 @@ impl Builder<'_> {
             let schema = parameter_schema(&parameter);
             let hint = format!("{}{}", operation.type_base, names::type_name(&wire));
             let mut ty = self.ty(&place.child("schema"), &schema, &hint);
+            // A parameter is written as text whatever its schema: one that says nothing of its
+            // type (`{}`, a title alone) is a string, not a JSON value a URL cannot hold.
+            ty.visit_mut(&mut |part| {
+                if *part == Ty::Value {
+                    *part = Ty::String;
+                }
+            });
             if location == "path" {
                 ty = ty.required().clone();
             } else if !required && !matches!(ty, Ty::Option(_) | Ty::Vec(_)) {
