@@ -550,11 +550,14 @@ impl Description {
         if depth > 12 {
             return Some(Value::Null);
         }
-        if let Some(example) = schema.get("example").filter(|e| !e.is_null()) {
+        if let Some(example) = schema
+            .get("example")
+            .filter(|e| !e.is_null() && fits(e, schema))
+        {
             return Some(example.clone());
         }
         if let Some(examples) = schema.get("examples").and_then(Value::as_array)
-            && let Some(first) = examples.first()
+            && let Some(first) = examples.first().filter(|e| fits(e, schema))
         {
             return Some(first.clone());
         }
@@ -1120,24 +1123,41 @@ fn call(
     block
 }
 
+/// True when an example has the JSON type its schema says (a template's `{{id}}` for an
+/// integer does not: the description's slip, and a sample of the schema is used instead).
+fn fits(example: &Value, schema: &Value) -> bool {
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => example.is_i64() || example.is_u64(),
+        Some("number") => example.is_number(),
+        Some("boolean") => example.is_boolean(),
+        Some("string") => example.is_string(),
+        Some("array") => example.is_array(),
+        Some("object") => example.is_object(),
+        _ => true,
+    }
+}
+
 /// A parameter's sample: its own example (3.x `example`, `examples`, 2.0 keywords), else its
 /// schema's.
 fn parameter_sample(description: &Description, parameter: &Value) -> Option<Value> {
-    if let Some(example) = parameter.get("example") {
-        return Some(example.clone());
-    }
-    if let Some(example) = parameter
-        .get("examples")
-        .and_then(Value::as_object)
-        .and_then(|e| e.values().next())
-        .and_then(|e| description.deref(e))
-        .and_then(|e| e.get("value"))
-    {
-        return Some(example.clone());
-    }
-    match parameter.get("schema") {
-        Some(schema) => description.sample(schema, 0),
-        None => description.sample(parameter, 0),
+    let schema = match parameter.get("schema") {
+        Some(schema) => description.deref(schema)?,
+        None => parameter,
+    };
+    // An example of another JSON type than the schema's (a template's `{{id}}` for an
+    // integer) is the description's slip: a sample of the schema is used instead.
+    let example = parameter.get("example").cloned().or_else(|| {
+        parameter
+            .get("examples")
+            .and_then(Value::as_object)
+            .and_then(|e| e.values().next())
+            .and_then(|e| description.deref(e))
+            .and_then(|e| e.get("value"))
+            .cloned()
+    });
+    match example {
+        Some(example) if fits(&example, schema) => Some(example),
+        _ => description.sample(schema, 0),
     }
 }
 
