@@ -173,3 +173,38 @@ pub(crate) fn module_index(modules: &[(String, String)]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::items;
+
+    #[test]
+    fn items_end_at_their_own_brace_or_semicolon_only() {
+        let source = concat!(
+            "use a::b;\n",
+            "/// Doc with { and '\n",
+            "#[derive(Debug)]\n",
+            "pub struct S { a: [u8; 2] }\n",
+            "const C: S = S { a: [1, 2] };\n",
+            "fn f<'a>(x: &'a str) -> char { let _ = \"}\"; let _ = r#\"{\"#; '}' }\n",
+            "/* } */ struct T;\n",
+            "impl T { fn g() {} }\n",
+        );
+        let cut: Vec<&str> = items(source).iter().map(|i| i.trim()).collect();
+        assert_eq!(
+            cut,
+            [
+                "use a::b;",
+                "/// Doc with { and '\n#[derive(Debug)]\npub struct S { a: [u8; 2] }",
+                "const C: S = S { a: [1, 2] };",
+                "fn f<'a>(x: &'a str) -> char { let _ = \"}\"; let _ = r#\"{\"#; '}' }",
+                "/* } */ struct T;",
+                "impl T { fn g() {} }",
+            ]
+        );
+        // Each is an item syn reads.
+        for item in items(source) {
+            syn::parse_file(item).unwrap_or_else(|e| panic!("{item}: {e}"));
+        }
+    }
+}
