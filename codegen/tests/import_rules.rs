@@ -488,8 +488,25 @@ paths:
       operationId: get_a
       description: { $ref: 'docs/get-a.md' }
       responses: { '204': { description: done } }
+  /token:
+    post:
+      operationId: token
+      security: [{ basic: [] }]
+      responses: { '204': { description: done } }
+  /admin:
+    post:
+      operationId: admin
+      security: [{ adminKey: [], appId: [] }]
+      responses: { '204': { description: done } }
+  /health:
+    get:
+      operationId: health
+      security: []
+      responses: { '204': { description: done } }
 components:
   securitySchemes:
+    basic: { type: http, scheme: basic }
+    adminKey: { type: apiKey, in: query, name: admin_key }
     appId: { type: apiKey, in: header, name: X-App-Id }
     appSecret: { $ref: '#/components/schemas/SecretScheme' }
   schemas:
@@ -507,6 +524,12 @@ fn a_requirement_of_two_schemes_sends_both_and_markdown_references_are_text() {
     let d = credentials();
     d.has("X-App-Id: { value: \"${CREDS_API_KEY}\", secret: true }");
     d.has("X-App-Secret: { value: \"${CREDS_APP_SECRET}\", secret: true }");
+    // An operation that asks for other schemes has them in its own config; one that asks
+    // for none keeps the client's.
+    d.has("  token:\n    request: POST /token\n    config:\n      auth: { basic: { username: \"${CREDS_USERNAME}\", password: \"${CREDS_PASSWORD}\" } }");
+    d.has("  admin:\n    request: POST /admin\n    config:\n      headers:\n        X-App-Id: { value: \"${CREDS_API_KEY}\", secret: true }\n      query:\n        admin_key: { value: \"${CREDS_ADMIN_KEY}\", secret: true }");
+    d.has("  health:\n    request: GET /health\n");
+    assert!(!d.spec().contains("  health:\n    request: GET /health\n    config"));
     d.has("doc: \"The **intro**, in Markdown.\"");
     d.has("doc: \"Reads `a`.\"");
     let read: Vec<String> = d

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::names;
-use crate::spec::{Auth, BodyOut, MethodOut, Paginate, ParamOut, Spec, TypeOut};
+use crate::spec::{Auth, BodyOut, MethodOut, Paginate, ParamOut, Profile, Spec, TypeOut};
 use crate::ty::{Encoding, Ty};
 
 /// The spec's text.
@@ -43,55 +43,9 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
         let _ = writeln!(out, "base_url: {}", scalar(url));
     }
     let profile = &spec.profile;
-    if profile.auth.is_some() || !profile.headers.is_empty() || !profile.query.is_empty() {
+    if !profile.is_empty() {
         out.push_str("config: main\nconfigs:\n  main:\n");
-        match &profile.auth {
-            Some(Auth::Bearer(token)) => {
-                let _ = writeln!(
-                    out,
-                    "    auth: {{ bearer: {{ token: {} }} }}",
-                    scalar(token)
-                );
-            }
-            Some(Auth::Basic(user, password)) => {
-                let _ = writeln!(
-                    out,
-                    "    auth: {{ basic: {{ username: {}, password: {} }} }}",
-                    scalar(user),
-                    scalar(password)
-                );
-            }
-            Some(Auth::OAuth2 {
-                token_url,
-                client_id,
-                client_secret,
-                scopes,
-            }) => {
-                out.push_str("    auth:\n      oauth2:\n");
-                let _ = writeln!(out, "        token_url: {}", scalar(token_url));
-                let _ = writeln!(out, "        client_id: {}", scalar(client_id));
-                let _ = writeln!(out, "        client_secret: {}", scalar(client_secret));
-                if !scopes.is_empty() {
-                    let listed: Vec<String> = scopes.iter().map(|s| scalar(s)).collect();
-                    let _ = writeln!(out, "        scopes: [{}]", listed.join(", "));
-                }
-            }
-            None => {}
-        }
-        for (key, secrets) in [("headers", &profile.headers), ("query", &profile.query)] {
-            if secrets.is_empty() {
-                continue;
-            }
-            let _ = writeln!(out, "    {key}:");
-            for (name, value) in secrets {
-                let _ = writeln!(
-                    out,
-                    "      {}: {{ value: {}, secret: true }}",
-                    scalar(name),
-                    scalar(value)
-                );
-            }
-        }
+        write_profile(&mut out, 4, profile);
     }
     if !spec.types.is_empty() {
         out.push_str("\ntypes:\n");
@@ -109,6 +63,58 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
         }
     }
     out
+}
+
+/// A profile's credentials, `indent` spaces in.
+fn write_profile(out: &mut String, indent: usize, profile: &Profile) {
+    let pad = " ".repeat(indent);
+    match &profile.auth {
+        Some(Auth::Bearer(token)) => {
+            let _ = writeln!(
+                out,
+                "{pad}auth: {{ bearer: {{ token: {} }} }}",
+                scalar(token)
+            );
+        }
+        Some(Auth::Basic(user, password)) => {
+            let _ = writeln!(
+                out,
+                "{pad}auth: {{ basic: {{ username: {}, password: {} }} }}",
+                scalar(user),
+                scalar(password)
+            );
+        }
+        Some(Auth::OAuth2 {
+            token_url,
+            client_id,
+            client_secret,
+            scopes,
+        }) => {
+            let _ = writeln!(out, "{pad}auth:\n{pad}  oauth2:");
+            let _ = writeln!(out, "{pad}    token_url: {}", scalar(token_url));
+            let _ = writeln!(out, "{pad}    client_id: {}", scalar(client_id));
+            let _ = writeln!(out, "{pad}    client_secret: {}", scalar(client_secret));
+            if !scopes.is_empty() {
+                let listed: Vec<String> = scopes.iter().map(|s| scalar(s)).collect();
+                let _ = writeln!(out, "{pad}    scopes: [{}]", listed.join(", "));
+            }
+        }
+        None => {}
+    }
+    for (key, secrets) in [("headers", &profile.headers), ("query", &profile.query)] {
+        if secrets.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{pad}{key}:");
+        for (name, value) in secrets {
+            let _ = writeln!(
+                out,
+                "{pad}  {}: {{ value: {}, secret: true }}",
+                scalar(name),
+                scalar(value)
+            );
+        }
+    }
 }
 
 fn write_type(out: &mut String, name: &str, definition: &TypeOut) {
@@ -251,6 +257,10 @@ fn write_method(out: &mut String, method: &MethodOut) {
         for (status, error) in &method.errors {
             let _ = writeln!(out, "      {}: {}", scalar(status), ty(error));
         }
+    }
+    if let Some(profile) = &method.profile {
+        out.push_str("    config:\n");
+        write_profile(out, 6, profile);
     }
     if let Some(header) = &method.idempotency_key {
         let _ = writeln!(out, "    idempotency_key: {}", scalar(header));

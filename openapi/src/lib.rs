@@ -17,6 +17,7 @@ mod emit;
 pub mod names;
 mod operations;
 mod schema;
+mod security;
 mod service;
 mod settle;
 mod spec;

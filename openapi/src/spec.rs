@@ -34,6 +34,13 @@ pub(crate) struct Profile {
     pub(crate) query: Vec<(String, String)>,
 }
 
+impl Profile {
+    /// True when it holds no credentials.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.auth.is_none() && self.headers.is_empty() && self.query.is_empty()
+    }
+}
+
 /// Credentials, each secret a `${VAR}`.
 #[derive(Debug)]
 pub(crate) enum Auth {
@@ -125,6 +132,8 @@ pub(crate) struct MethodOut {
     /// The method says less than the operation: a parameter, body or result left out or
     /// untyped.
     pub(crate) lost: bool,
+    /// Credentials of its own, when the operation asks for other schemes than the client's.
+    pub(crate) profile: Option<Profile>,
 }
 
 /// How an imported method's pages are read.
@@ -182,6 +191,10 @@ pub(crate) struct Builder<'d> {
     pub(crate) pending: Vec<(Place, String)>,
     /// Original schema name → type name, for a discriminator's default mapping.
     pub(crate) schema_names: HashMap<String, String>,
+    /// The security schemes the client's own credentials answer.
+    pub(crate) client_requirement: Vec<String>,
+    /// API key scheme → the variable its secret comes from.
+    pub(crate) key_variables: HashMap<String, String>,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
@@ -194,6 +207,8 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         taken_types: Vec::new(),
         pending: Vec::new(),
         schema_names: HashMap::new(),
+        client_requirement: Vec::new(),
+        key_variables: HashMap::new(),
     };
     builder.service(options);
     builder.operations(options);

@@ -144,6 +144,7 @@ impl Builder<'_> {
         };
         self.body(operation, inputs, &mut method);
         self.responses(operation, &mut method);
+        self.operation_credentials(operation, &mut method);
         Made::Method(Box::new(method))
     }
 }

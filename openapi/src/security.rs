@@ -1,0 +1,203 @@
+//! Credentials: the security requirement a request must meet becomes profile credentials, every
+//! secret a `${VAR}` named after the client. The description's own requirement is the client's
+//! profile; an operation that asks for other schemes gets them in its own `config:` (which
+//! layers over the client's: its `auth` replaces the client's, its headers and query add).
+
+use serde_json::Value;
+
+use crate::document::{Place, Version};
+use crate::names;
+use crate::operations::Operation;
+use crate::spec::{Auth, Builder, MethodOut, Profile};
+
+impl Builder<'_> {
+    /// The client's credentials: the description's first requirement it can meet.
+    pub(crate) fn client_credentials(&mut self) {
+        let top = self.docs.root_value().clone();
+        let requirements = top.get("security").cloned().unwrap_or(Value::Null);
+        let chosen = self
+            .requirement(&requirements)
+            .or_else(|| self.schemes().keys().next().map(|k| vec![k.clone()]))
+            .unwrap_or_default();
+        self.spec.profile = self.credentials(&chosen);
+        self.client_requirement = chosen;
+    }
+
+    /// An operation's own `security`, when it asks for other schemes than the client's: those
+    /// schemes in the method's `config:`. An empty requirement (`security: []` or `{}` among
+    /// them) asks for nothing, and the client's credentials do no harm.
+    pub(crate) fn operation_credentials(&mut self, operation: &Operation, method: &mut MethodOut) {
+        let Some(requirements) = operation.value.get("security") else {
+            return;
+        };
+        let optional = requirements.as_array().is_some_and(|r| {
+            r.is_empty()
+                || r.iter()
+                    .any(|r| r.as_object().is_some_and(|o| o.is_empty()))
+        });
+        if optional {
+            return;
+        }
+        let Some(chosen) = self.requirement(requirements) else {
+            self.note(
+                &operation.place.child("security"),
+                true,
+                "it asks for security schemes the description does not define: the client's credentials are sent",
+            );
+            method.lost = true;
+            return;
+        };
+        let mut ours = self.client_requirement.clone();
+        ours.sort();
+        let mut theirs = chosen.clone();
+        theirs.sort();
+        if ours == theirs {
+            return;
+        }
+        let notes = self.spec.summary.notes.len();
+        let profile = self.credentials(&chosen);
+        method.lost |= self.spec.summary.notes[notes..].iter().any(|n| n.loses);
+        method.profile = Some(profile);
+    }
+
+    /// The description's security schemes, by name.
+    fn schemes(&self) -> serde_json::Map<String, Value> {
+        let top = self.docs.root_value();
+        top.pointer("/components/securitySchemes")
+            .or_else(|| top.get("securityDefinitions"))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The first requirement of a `security` list whose schemes are all defined: a requirement
+    /// names the schemes a request needs together (an id header and a secret header, say).
+    fn requirement(&self, requirements: &Value) -> Option<Vec<String>> {
+        let schemes = self.schemes();
+        requirements
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_object)
+            .map(|requirement| requirement.keys().cloned().collect::<Vec<String>>())
+            .find(|r| !r.is_empty() && r.iter().all(|n| schemes.contains_key(n)))
+    }
+
+    /// The credentials of the schemes named, together.
+    fn credentials(&mut self, names: &[String]) -> Profile {
+        let schemes = self.schemes();
+        let mut profile = Profile::default();
+        for name in names {
+            let Some(scheme) = schemes.get(name) else {
+                continue;
+            };
+            match self.docs.follow(&self.scheme_place(name), scheme) {
+                Ok((_, scheme)) => self.scheme(name, &scheme, &mut profile),
+                Err(error) => self.unresolved(error, "the scheme's credentials are not sent"),
+            }
+        }
+        profile
+    }
+
+    /// One security scheme's credentials, each secret from the environment.
+    fn scheme(&mut self, chosen: &str, scheme: &Value, profile: &mut Profile) {
+        let prefix = names::env_prefix(&self.spec.client);
+        let kind = scheme.get("type").and_then(Value::as_str).unwrap_or("");
+        let http = scheme.get("scheme").and_then(Value::as_str).unwrap_or("");
+        match (kind, http.to_ascii_lowercase().as_str()) {
+            ("http", "bearer") => {
+                profile.auth = Some(Auth::Bearer(format!("${{{prefix}_TOKEN}}")));
+            }
+            ("http", "basic") | ("basic", _) => {
+                profile.auth = Some(Auth::Basic(
+                    format!("${{{prefix}_USERNAME}}"),
+                    format!("${{{prefix}_PASSWORD}}"),
+                ));
+            }
+            ("apiKey", _) => {
+                let name = scheme
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("X-Api-Key");
+                let key = (
+                    name.to_owned(),
+                    format!("${{{}}}", self.key_variable(chosen)),
+                );
+                match scheme.get("in").and_then(Value::as_str) {
+                    Some("header") => profile.headers.push(key),
+                    Some("query") => profile.query.push(key),
+                    other => {
+                        let message = format!(
+                            "security scheme `{chosen}`: an API key in the {} is not supported; add it with an interceptor",
+                            other.unwrap_or("?")
+                        );
+                        self.note(&self.scheme_place(chosen), true, message);
+                    }
+                }
+            }
+            ("oauth2", _) => {
+                // Client credentials: 3.x `flows.clientCredentials`, 2.0 `flow: application`.
+                let flow = scheme
+                    .pointer("/flows/clientCredentials")
+                    .cloned()
+                    .or_else(|| {
+                        (scheme.get("flow").and_then(Value::as_str) == Some("application"))
+                            .then(|| scheme.clone())
+                    });
+                profile.auth = Some(
+                    match flow
+                        .as_ref()
+                        .and_then(|f| f.get("tokenUrl"))
+                        .and_then(Value::as_str)
+                    {
+                        Some(token_url) => Auth::OAuth2 {
+                            token_url: token_url.to_owned(),
+                            client_id: format!("${{{prefix}_CLIENT_ID}}"),
+                            client_secret: format!("${{{prefix}_CLIENT_SECRET}}"),
+                            scopes: flow
+                                .as_ref()
+                                .and_then(|f| f.get("scopes"))
+                                .and_then(Value::as_object)
+                                .map(|s| s.keys().cloned().collect())
+                                .unwrap_or_default(),
+                        },
+                        // Any other flow hands the client a token: a bearer token it is.
+                        None => Auth::Bearer(format!("${{{prefix}_TOKEN}}")),
+                    },
+                );
+            }
+            _ => {
+                let message = format!(
+                    "security scheme `{chosen}` ({kind}) is not supported; add credentials with an interceptor"
+                );
+                self.note(&self.scheme_place(chosen), true, message);
+            }
+        }
+    }
+
+    /// The variable an API key scheme's secret comes from: the first scheme met is
+    /// `CLIENT_API_KEY`, any other is named after itself (`CLIENT_APP_SECRET`); the same scheme
+    /// is the same variable wherever it is asked for.
+    fn key_variable(&mut self, scheme: &str) -> String {
+        if let Some(known) = self.key_variables.get(scheme) {
+            return known.clone();
+        }
+        let prefix = names::env_prefix(&self.spec.client);
+        let variable = if self.key_variables.is_empty() {
+            format!("{prefix}_API_KEY")
+        } else {
+            format!("{prefix}_{}", names::env_prefix(&names::word(scheme)))
+        };
+        self.key_variables
+            .insert(scheme.to_owned(), variable.clone());
+        variable
+    }
+
+    /// Where a security scheme is defined.
+    fn scheme_place(&self, name: &str) -> Place {
+        let top = self.docs.top();
+        match self.docs.version {
+            Version::Swagger2 => top.child("securityDefinitions").child(name),
+            _ => top.child("components").child("securitySchemes").child(name),
+        }
+    }
+}
