@@ -529,7 +529,10 @@ fn a_requirement_of_two_schemes_sends_both_and_markdown_references_are_text() {
     d.has("  token:\n    request: POST /token\n    config:\n      auth: { basic: { username: \"${CREDS_USERNAME}\", password: \"${CREDS_PASSWORD}\" } }");
     d.has("  admin:\n    request: POST /admin\n    config:\n      headers:\n        X-App-Id: { value: \"${CREDS_API_KEY}\", secret: true }\n      query:\n        admin_key: { value: \"${CREDS_ADMIN_KEY}\", secret: true }");
     d.has("  health:\n    request: GET /health\n");
-    assert!(!d.spec().contains("  health:\n    request: GET /health\n    config"));
+    assert!(
+        !d.spec()
+            .contains("  health:\n    request: GET /health\n    config")
+    );
     d.has("doc: \"The **intro**, in Markdown.\"");
     d.has("doc: \"Reads `a`.\"");
     let read: Vec<String> = d

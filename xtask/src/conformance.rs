@@ -842,40 +842,33 @@ process.stdin.on("data", d => input += d).on("end", () => {
 /// `/a/{Order-Id}/b` → `/a/{orderid}/b`: placeholders as words without case or separators, so
 /// a description's route and the importer's renamed one compare equal.
 fn placeholders_named(route: &str) -> String {
-    let mut out = String::with_capacity(route.len());
-    let mut inside = false;
-    for c in route.chars() {
-        match c {
-            '{' => {
-                inside = true;
-                out.push('{');
-            }
-            '}' => {
-                inside = false;
-                out.push('}');
-            }
-            _ if inside => out.extend(c.to_lowercase().filter(char::is_ascii_alphanumeric)),
-            _ => out.push(c),
-        }
-    }
-    out
+    with_placeholders(route, |name| {
+        name.chars()
+            .flat_map(char::to_lowercase)
+            .filter(char::is_ascii_alphanumeric)
+            .collect()
+    })
 }
 
 /// `/a/{id}/b` → `/a/{}/b`.
 fn placeholders_blank(route: &str) -> String {
+    with_placeholders(route, |_| String::new())
+}
+
+/// `route` with each placeholder's name replaced by what `name` makes of it.
+fn with_placeholders(route: &str, name: impl Fn(&str) -> String) -> String {
     let mut out = String::with_capacity(route.len());
-    let mut inside = false;
-    for c in route.chars() {
-        match c {
-            '{' => {
-                inside = true;
-                out.push_str("{}");
-            }
-            '}' => inside = false,
-            _ if inside => {}
-            _ => out.push(c),
-        }
+    let mut rest = route;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..=open]);
+        out.push_str(&name(&rest[open + 1..open + close]));
+        out.push('}');
+        rest = &rest[open + close + 1..];
     }
+    out.push_str(rest);
     out
 }
 
@@ -1219,5 +1212,18 @@ fn rust_ident(name: &str) -> String {
         format!("r#{name}")
     } else {
         name.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_compare_by_their_placeholders() {
+        assert_eq!(placeholders_blank("/a/{id}/b/{x}"), "/a/{}/b/{}");
+        assert_eq!(placeholders_named("/a/{Order-Id}/b"), "/a/{orderid}/b");
+        assert_eq!(placeholders_named("/a/{order_id}/b"), "/a/{orderid}/b");
+        assert_eq!(placeholders_blank("/plain"), "/plain");
     }
 }
