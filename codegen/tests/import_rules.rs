@@ -275,6 +275,11 @@ paths:
       operationId: get_pet
       responses:
         '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Pet' } } } }
+  /spans:
+    get:
+      operationId: get_span
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Span' } } } }
     post:
       operationId: upload
       requestBody:
@@ -298,6 +303,15 @@ components:
       type: object
       required: [kind]
       properties: { kind: { type: string }, good: { type: boolean } }
+    Span:
+      type: object
+      required: [time, window]
+      properties:
+        time: { $ref: '#/components/schemas/Time' }
+        window: { oneOf: [{ type: string }, { type: integer }, { type: 'null' }] }
+    Time: { oneOf: [{ $ref: '#/components/schemas/Relative' }, { $ref: '#/components/schemas/Absolute' }] }
+    Relative: { type: object, nullable: true, required: [span], properties: { span: { type: string } } }
+    Absolute: { type: object, required: [from], properties: { from: { type: string } } }
 "#,
         )],
     )
@@ -310,6 +324,9 @@ fn a_tag_value_comes_from_the_alternatives_single_value_and_binary_alternatives_
     d.has("    tag: kind\n    mapping:\n      cat: Cat\n      Dog: Dog");
     // `bytes::Bytes` has no JSON form: a binary alternative of a union is text.
     d.has("one_of: [String, UploadBodyContentVariant1]");
+    // An alternative that may be null, or a null alternative, makes the union's uses nullable.
+    d.has("time:\n        type: Option<Time>\n        required: true");
+    d.has("window:\n        type: Option<SpanWindow>\n        required: true");
 }
 
 fn swagger() -> Described {

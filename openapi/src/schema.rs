@@ -76,7 +76,11 @@ impl Builder<'_> {
                         let name = self.inline_name(hint);
                         let union = self.union(at, schema, key, &name, depth);
                         self.spec.types.insert(name.clone(), TypeOut::Union(union));
-                        Ty::Named(name)
+                        if self.union_admits_null(at, schema) {
+                            Ty::Named(name).nullable()
+                        } else {
+                            Ty::Named(name)
+                        }
                     }
                 };
             }
@@ -238,7 +242,7 @@ impl Builder<'_> {
         }
         let name = names::unique(&names::type_name(&original), "", &mut self.taken_types);
         // A schema that may be null is a type; where it is used, the use may be null too.
-        let ty = if is_nullable(&schema) {
+        let ty = if is_nullable(&schema) || self.union_admits_null(&found, &schema) {
             Ty::Named(name.clone()).nullable()
         } else {
             Ty::Named(name.clone())
@@ -449,6 +453,27 @@ impl Builder<'_> {
             tag,
             mapping,
         }
+    }
+
+    /// True for a union one of whose alternatives is `null` or may be null itself (a nullable
+    /// schema by `$ref`): the union's uses may be null then, as its alternatives are values.
+    fn union_admits_null(&mut self, at: &Place, schema: &Value) -> bool {
+        let alternatives: Vec<Value> = ["oneOf", "anyOf"]
+            .iter()
+            .filter_map(|key| schema.get(*key).and_then(Value::as_array))
+            .flatten()
+            .cloned()
+            .collect();
+        alternatives.iter().any(|alternative| {
+            is_null_schema(alternative)
+                || is_nullable(alternative)
+                || alternative
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|reference| self.docs.target(at, reference).ok())
+                    .and_then(|target| self.docs.resolve(&target))
+                    .is_some_and(|(_, target)| is_nullable(&target) || is_null_schema(&target))
+        })
     }
 
     /// A name for an inline type, from where it stands.
