@@ -159,12 +159,28 @@ paths:
         - { name: task_id, in: path, required: true, schema: { title: Task Id } }
         - { name: filter, in: query, schema: { description: anything } }
       responses: { '204': { description: done } }
+  /plugins/{version}:
+    get:
+      operationId: get_plugin
+      parameters:
+        - { name: version, in: path, required: true, schema: { $ref: '#/components/schemas/Version' } }
+        - name: filter
+          in: query
+          required: true
+          schema:
+            oneOf:
+              - { type: object, required: [user_id], properties: { user_id: { type: string } } }
+              - { type: object, required: [email], properties: { email: { type: string } } }
+      responses: { '204': { description: done } }
   /labels/{label}:
     get:
       operationId: get_label
       parameters:
         - { name: label, in: path, required: true, style: label, schema: { type: string } }
       responses: { '204': { description: done } }
+components:
+  schemas:
+    Version: { type: object, properties: { major: { type: integer }, minor: { type: integer } } }
 "#,
         )],
     )
@@ -192,6 +208,12 @@ fn parameters_are_named_apart_and_written_as_the_serialization_table_says() {
     d.noted("the optional cookie `session` is not sent [loses]");
     // A parameter whose schema says nothing of its type is text: a URL holds no JSON value.
     d.has("    path:\n      task_id: String\n    query:\n      filter: Option<String>");
+    // An object in a path is text; a union of objects in a query, its keys and values.
+    d.has(
+        "    path:\n      version: String\n    query:\n      filter: \"HashMap<String, String>\"",
+    );
+    d.noted("the path parameter `version` is an object: it is taken as text [loses]");
+    d.noted("the query parameter `filter` is one of several objects: it is taken as their keys and values [loses]");
     assert_eq!(d.imported.summary.faithful, 1, "{}", d.imported.summary);
 }
 

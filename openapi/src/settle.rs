@@ -11,6 +11,70 @@ impl Builder<'_> {
         self.settle_tags();
         self.settle_binary();
         self.settle_compositions();
+        self.settle_parameters();
+    }
+
+    /// Parameters whose type a URL or a header cannot hold as the description means it: an
+    /// object in a path or header (the `simple` style would write `key,value,…`) is text the
+    /// caller writes, and a union of objects in a query is its keys and values.
+    fn settle_parameters(&mut self) {
+        let mut notes = Vec::new();
+        let mut methods = std::mem::take(&mut self.spec.methods);
+        for method in &mut methods {
+            let mut lost = false;
+            for (location, params) in [("path", &mut method.path), ("header", &mut method.headers)]
+            {
+                for param in params.iter_mut() {
+                    if self.is_compound(param.ty.required()) {
+                        notes.push((
+                            param.place.clone(),
+                            format!(
+                                "the {location} parameter `{}` is an object: it is taken as text",
+                                param.key
+                            ),
+                        ));
+                        param.ty = if param.ty.is_option() {
+                            Ty::String.optional()
+                        } else {
+                            Ty::String
+                        };
+                        lost = true;
+                    }
+                }
+            }
+            for param in &mut method.query {
+                let union = param.ty.required().named().is_some_and(|name| {
+                    matches!(self.spec.types.get(name), Some(TypeOut::Union(u)) if u.alternatives.iter().any(|a| self.is_compound(a)))
+                });
+                if union {
+                    notes.push((param.place.clone(), format!("the query parameter `{}` is one of several objects: it is taken as their keys and values", param.key)));
+                    let map = Ty::map(Ty::String);
+                    param.ty = if param.ty.is_option() {
+                        map.optional()
+                    } else {
+                        map
+                    };
+                    lost = true;
+                }
+            }
+            method.lost |= lost;
+        }
+        self.spec.methods = methods;
+        for (place, message) in notes {
+            self.note(&place, true, message);
+        }
+    }
+
+    /// True for a struct, a union or a map: a value with parts.
+    fn is_compound(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Map(_) => true,
+            Ty::Named(name) => matches!(
+                self.spec.types.get(name),
+                Some(TypeOut::Struct(_) | TypeOut::Union(_))
+            ),
+            _ => false,
+        }
     }
 
     /// A tag every alternative declares (else the union is untagged, with a note), and a value

@@ -167,6 +167,8 @@ pub(crate) struct ParamOut {
     pub(crate) doc: Option<String>,
     pub(crate) deep: bool,
     pub(crate) comma: bool,
+    /// Where the description declares it (the operation, for a placeholder it does not).
+    pub(crate) place: Place,
 }
 
 #[derive(Debug, Clone)]
@@ -241,6 +243,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
             })
             .sum::<usize>();
     summary.methods = builder.spec.methods.len();
+    summary.faithful = builder.spec.methods.iter().filter(|m| !m.lost).count();
     builder.spec
 }
 

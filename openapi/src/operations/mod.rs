@@ -118,12 +118,7 @@ impl Builder<'_> {
                     name,
                 };
                 match self.method(&operation) {
-                    Made::Method(method) => {
-                        if !method.lost {
-                            self.spec.summary.faithful += 1;
-                        }
-                        self.spec.methods.push(*method);
-                    }
+                    Made::Method(method) => self.spec.methods.push(*method),
                     Made::Skipped(reason) => self.spec.summary.skipped.push((label, reason)),
                 }
             }

@@ -119,6 +119,7 @@ impl Builder<'_> {
                 doc: doc(&parameter),
                 deep: style == Style::Deep,
                 comma: style == Style::Comma,
+                place: place.clone(),
             };
             match location.as_str() {
                 "path" => {
@@ -143,6 +144,7 @@ impl Builder<'_> {
                 doc: None,
                 deep: false,
                 comma: false,
+                place: operation.place.clone(),
             });
         }
         // Declared path parameters the route has no placeholder for cannot be sent.
