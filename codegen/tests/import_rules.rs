@@ -214,7 +214,8 @@ fn parameters_are_named_apart_and_written_as_the_serialization_table_says() {
     );
     d.noted("the path parameter `version` is an object: it is taken as text [loses]");
     d.noted("the query parameter `filter` is one of several objects: it is taken as their keys and values [loses]");
-    assert_eq!(d.imported.summary.faithful, 1, "{}", d.imported.summary);
+    // Only `get_job` lost parameters; a looser type or style keeps the method faithful.
+    assert_eq!(d.imported.summary.faithful, 3, "{}", d.imported.summary);
 }
 
 fn compositions() -> Described {

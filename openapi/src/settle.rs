@@ -16,12 +16,12 @@ impl Builder<'_> {
 
     /// Parameters whose type a URL or a header cannot hold as the description means it: an
     /// object in a path or header (the `simple` style would write `key,value,…`) is text the
-    /// caller writes, and a union of objects in a query is its keys and values.
+    /// caller writes, and a union of objects in a query is its keys and values. The parameter
+    /// is still there (the method stays faithful); its type says less (the note loses).
     fn settle_parameters(&mut self) {
         let mut notes = Vec::new();
         let mut methods = std::mem::take(&mut self.spec.methods);
         for method in &mut methods {
-            let mut lost = false;
             for (location, params) in [("path", &mut method.path), ("header", &mut method.headers)]
             {
                 for param in params.iter_mut() {
@@ -38,7 +38,6 @@ impl Builder<'_> {
                         } else {
                             Ty::String
                         };
-                        lost = true;
                     }
                 }
             }
@@ -54,10 +53,8 @@ impl Builder<'_> {
                     } else {
                         map
                     };
-                    lost = true;
                 }
             }
-            method.lost |= lost;
         }
         self.spec.methods = methods;
         for (place, message) in notes {
@@ -65,14 +62,24 @@ impl Builder<'_> {
         }
     }
 
-    /// True for a struct, a union or a map: a value with parts.
+    /// True for a struct, a map or a union that may be one: a value with parts.
     fn is_compound(&self, ty: &Ty) -> bool {
-        match ty {
+        self.is_compound_at(ty, 0)
+    }
+
+    fn is_compound_at(&self, ty: &Ty, depth: usize) -> bool {
+        match ty.required() {
             Ty::Map(_) => true,
-            Ty::Named(name) => matches!(
-                self.spec.types.get(name),
-                Some(TypeOut::Struct(_) | TypeOut::Union(_))
-            ),
+            Ty::Named(name) => match self.spec.types.get(name) {
+                Some(TypeOut::Struct(_)) => true,
+                Some(TypeOut::Union(u)) => {
+                    depth < 8
+                        && u.alternatives
+                            .iter()
+                            .any(|a| self.is_compound_at(a, depth + 1))
+                }
+                _ => false,
+            },
             _ => false,
         }
     }

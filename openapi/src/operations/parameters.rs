@@ -109,9 +109,8 @@ impl Builder<'_> {
                 ty = ty.optional();
             }
             let key = names::unique(&names::word(&wire), "_", &mut taken);
-            let notes = self.spec.summary.notes.len();
+            // A style remcall writes otherwise keeps the parameter (faithful), with a note.
             let style = self.serialization(&place, &parameter, &location, &ty);
-            method.lost |= self.spec.summary.notes.len() > notes;
             let out = ParamOut {
                 wire: (location != "path" && key != wire).then(|| wire.clone()),
                 key: key.clone(),
