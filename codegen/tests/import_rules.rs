@@ -538,6 +538,11 @@ paths:
       operationId: admin
       security: [{ adminKey: [], appId: [] }]
       responses: { '204': { description: done } }
+  /legacy:
+    get:
+      operationId: legacy
+      security: [{ nowhere: [] }, { gone: [] }]
+      responses: { '204': { description: done } }
   /health:
     get:
       operationId: health
@@ -569,6 +574,11 @@ fn a_requirement_of_two_schemes_sends_both_and_markdown_references_are_text() {
     d.has("  token:\n    request: POST /token\n    config:\n      auth: { basic: { username: \"${CREDS_USERNAME}\", password: \"${CREDS_PASSWORD}\" } }");
     d.has("  admin:\n    request: POST /admin\n    config:\n      headers:\n        X-App-Id: { value: \"${CREDS_API_KEY}\", secret: true }\n      query:\n        admin_key: { value: \"${CREDS_ADMIN_KEY}\", secret: true }");
     d.has("  health:\n    request: GET /health\n");
+    // Schemes named and never defined: one note for the description, the client's kept.
+    d.noted(
+        "security requirements name `gone`, `nowhere` and the description does not define them",
+    );
+    assert_eq!(d.imported.summary.notes.len(), 1, "{}", d.notes());
     assert!(
         !d.spec()
             .contains("  health:\n    request: GET /health\n    config")

@@ -39,12 +39,6 @@ impl Builder<'_> {
             return;
         }
         let Some(chosen) = self.requirement(requirements) else {
-            self.note(
-                &operation.place.child("security"),
-                true,
-                "it asks for security schemes the description does not define: the client's credentials are sent",
-            );
-            method.lost = true;
             return;
         };
         let mut ours = self.client_requirement.clone();
@@ -54,32 +48,77 @@ impl Builder<'_> {
         if ours == theirs {
             return;
         }
-        let notes = self.spec.summary.notes.len();
         let profile = self.credentials(&chosen);
-        method.lost |= self.spec.summary.notes[notes..].iter().any(|n| n.loses);
         method.profile = Some(profile);
     }
 
-    /// The description's security schemes, by name.
-    fn schemes(&self) -> serde_json::Map<String, Value> {
-        let top = self.docs.root_value();
-        top.pointer("/components/securitySchemes")
-            .or_else(|| top.get("securityDefinitions"))
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default()
+    /// The description's security schemes, by name (the map itself may be a `$ref`).
+    fn schemes(&mut self) -> serde_json::Map<String, Value> {
+        let top = self.docs.top();
+        let (place, value) = match self.docs.version {
+            Version::Swagger2 => (top.child("securityDefinitions"), "/securityDefinitions"),
+            _ => (
+                top.child("components").child("securitySchemes"),
+                "/components/securitySchemes",
+            ),
+        };
+        let Some(map) = self.docs.root_value().pointer(value).cloned() else {
+            return serde_json::Map::new();
+        };
+        match self.docs.follow(&place, &map) {
+            Ok((_, Value::Object(schemes))) => schemes,
+            Ok(_) => serde_json::Map::new(),
+            Err(error) => {
+                self.unresolved(error, "no credentials are sent");
+                serde_json::Map::new()
+            }
+        }
     }
 
     /// The first requirement of a `security` list whose schemes are all defined: a requirement
     /// names the schemes a request needs together (an id header and a secret header, say).
-    fn requirement(&self, requirements: &Value) -> Option<Vec<String>> {
+    /// Scheme names a requirement asks for that are not defined are kept, for one note.
+    fn requirement(&mut self, requirements: &Value) -> Option<Vec<String>> {
         let schemes = self.schemes();
-        requirements
+        let listed: Vec<Vec<String>> = requirements
             .as_array()?
             .iter()
             .filter_map(Value::as_object)
-            .map(|requirement| requirement.keys().cloned().collect::<Vec<String>>())
+            .map(|requirement| requirement.keys().cloned().collect())
+            .collect();
+        let found = listed
+            .iter()
             .find(|r| !r.is_empty() && r.iter().all(|n| schemes.contains_key(n)))
+            .cloned();
+        if found.is_none() {
+            for name in listed.into_iter().flatten() {
+                if !schemes.contains_key(&name) {
+                    self.undefined_schemes.insert(name);
+                }
+            }
+        }
+        found
+    }
+
+    /// One note for every scheme a requirement named that the description does not define.
+    pub(crate) fn note_undefined_schemes(&mut self) {
+        if self.undefined_schemes.is_empty() {
+            return;
+        }
+        let names: Vec<String> = self
+            .undefined_schemes
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect();
+        let top = self.docs.top();
+        self.note(
+            &top,
+            true,
+            format!(
+                "security requirements name {} and the description does not define them: no credentials are sent for them; add them with a profile or an interceptor",
+                names.join(", ")
+            ),
+        );
     }
 
     /// The credentials of the schemes named, together.

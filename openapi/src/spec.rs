@@ -197,6 +197,8 @@ pub(crate) struct Builder<'d> {
     pub(crate) client_requirement: Vec<String>,
     /// API key scheme → the variable its secret comes from.
     pub(crate) key_variables: HashMap<String, String>,
+    /// Security schemes a requirement names and the description does not define.
+    pub(crate) undefined_schemes: std::collections::BTreeSet<String>,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
@@ -211,9 +213,11 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         schema_names: HashMap::new(),
         client_requirement: Vec::new(),
         key_variables: HashMap::new(),
+        undefined_schemes: Default::default(),
     };
     builder.service(options);
     builder.operations(options);
+    builder.note_undefined_schemes();
     builder.define_pending();
     builder.settle_types();
     builder.clear_generated_names();
