@@ -227,6 +227,11 @@ fn compositions() -> Described {
 openapi: 3.0.3
 info: { title: t, version: '1' }
 paths:
+  /contacts:
+    post:
+      operationId: create_contact
+      requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/NewContact' } } } }
+      responses: { '204': { description: done } }
   /orders:
     get:
       operationId: get_order
@@ -264,6 +269,16 @@ components:
             - description: Where the order is.
         flag:
           allOf: [{ type: boolean }, { description: A flag. }]
+    NewContact:
+      type: object
+      required: [name]
+      properties:
+        name: { type: string }
+        email: { type: string }
+        external_id: { type: string }
+      anyOf:
+        - { required: [email], title: By e-mail }
+        - { required: [external_id, name] }
 "#,
         )],
     )
@@ -282,6 +297,9 @@ fn allof_parts_that_disagree_are_merged_and_modifier_parts_keep_the_type() {
     d.has("note:\n        type: Option<String>");
     d.has("status: Status");
     d.has("flag: Option<bool>");
+    // Alternatives that only say which properties are required are constraints on the object,
+    // not a union of nothing: a property is required where every alternative requires it.
+    d.has("  NewContact:\n    fields:\n      email: Option<String>\n      external_id: Option<String>\n      name: String");
 }
 
 fn unions() -> Described {

@@ -48,6 +48,9 @@ impl Builder<'_> {
 
     /// The type of a schema, `null` aside.
     fn non_null_ty(&mut self, at: &Place, schema: &Value, hint: &str, depth: usize) -> Ty {
+        if let Some(plain) = without_constraint_alternatives(schema) {
+            return self.non_null_ty(at, &plain, hint, depth);
+        }
         if let Some(values) = const_alternatives(schema) {
             let name = self.inline_name(hint);
             let definition = self.enum_of(at, doc(schema), values);
@@ -267,6 +270,9 @@ impl Builder<'_> {
     }
 
     fn definition(&mut self, at: &Place, schema: &Value, name: &str) -> TypeOut {
+        if let Some(plain) = without_constraint_alternatives(schema) {
+            return self.definition(at, &plain, name);
+        }
         if let Some(values) = const_alternatives(schema) {
             return self.enum_of(at, doc(schema), values);
         }
@@ -527,6 +533,9 @@ fn const_alternatives(schema: &Value) -> Option<Vec<EnumValue>> {
 /// True for a schema that defines a type of its own: an object with properties, an enum, a
 /// union, a composition.
 fn defines_type(schema: &Value) -> bool {
+    if let Some(plain) = without_constraint_alternatives(schema) {
+        return defines_type(&plain);
+    }
     if const_alternatives(schema).is_some() {
         return true;
     }
@@ -627,4 +636,65 @@ fn only_modifies(part: &Value) -> bool {
                 )
         })
     })
+}
+
+/// A schema of `properties` whose `oneOf`/`anyOf` alternatives only constrain them (`required:
+/// [email]` or `required: [external_id]`): the object itself, a property required where every
+/// alternative requires it. `None` for a schema with no such alternatives.
+fn without_constraint_alternatives(schema: &Value) -> Option<Value> {
+    schema.get("properties")?;
+    let constraint_only = |alternative: &Value| {
+        alternative.as_object().is_some_and(|keys| {
+            keys.keys().all(|key| {
+                key.starts_with("x-")
+                    || matches!(
+                        key.as_str(),
+                        "required"
+                            | "title"
+                            | "description"
+                            | "not"
+                            | "minProperties"
+                            | "maxProperties"
+                    )
+            })
+        })
+    };
+    let mut plain = schema.as_object()?.clone();
+    let mut stripped = false;
+    for key in ["oneOf", "anyOf"] {
+        let Some(alternatives) = schema.get(key).and_then(Value::as_array) else {
+            continue;
+        };
+        if alternatives.is_empty() || !alternatives.iter().all(constraint_only) {
+            return None;
+        }
+        let required_in = |name: &str| {
+            alternatives.iter().all(|a| {
+                a.get("required")
+                    .and_then(Value::as_array)
+                    .is_some_and(|r| r.iter().any(|n| n == name))
+            })
+        };
+        let mut required: Vec<Value> = plain
+            .get("required")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let names: Vec<String> = alternatives
+            .iter()
+            .filter_map(|a| a.get("required").and_then(Value::as_array))
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+        for name in names {
+            if required_in(&name) && !required.iter().any(|r| r == name.as_str()) {
+                required.push(Value::String(name));
+            }
+        }
+        plain.insert("required".to_owned(), Value::Array(required));
+        plain.remove(key);
+        stripped = true;
+    }
+    stripped.then_some(Value::Object(plain))
 }

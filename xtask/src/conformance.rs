@@ -581,6 +581,36 @@ impl Description {
         if let Some(default) = schema.get("default") {
             return Some(default.clone());
         }
+        // Alternatives that only say which properties are required: the object, with the
+        // first alternative's required properties.
+        if schema.get("properties").is_some()
+            && let Some(first) = ["oneOf", "anyOf"]
+                .iter()
+                .filter_map(|k| schema.get(*k).and_then(Value::as_array))
+                .flatten()
+                .next()
+            && first.get("properties").is_none()
+            && first.get("type").is_none()
+            && first.get("$ref").is_none()
+        {
+            let mut object = schema.as_object()?.clone();
+            object.remove("oneOf");
+            object.remove("anyOf");
+            let mut required = object
+                .get("required")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            required.extend(
+                first
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+            object.insert("required".to_owned(), Value::Array(required));
+            return self.sample(&Value::Object(object), depth + 1);
+        }
         for key in ["oneOf", "anyOf"] {
             if let Some(first) = schema.get(key).and_then(Value::as_array).and_then(|a| {
                 a.iter()
