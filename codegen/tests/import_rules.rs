@@ -227,6 +227,10 @@ fn compositions() -> Described {
 openapi: 3.0.3
 info: { title: t, version: '1' }
 paths:
+  /handles:
+    get:
+      operationId: get_handle
+      responses: { '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Handle' } } } } }
   /contacts:
     post:
       operationId: create_contact
@@ -279,6 +283,11 @@ components:
       anyOf:
         - { required: [email], title: By e-mail }
         - { required: [external_id, name] }
+    Handle:
+      type: object
+      properties:
+        slug: { type: string, oneOf: [{ pattern: '^id_' }, { pattern: '^[a-z]+$' }] }
+        anything: { oneOf: [{ description: one }, { description: other }] }
 "#,
         )],
     )
@@ -299,6 +308,8 @@ fn allof_parts_that_disagree_are_merged_and_modifier_parts_keep_the_type() {
     d.has("flag: Option<bool>");
     // Alternatives that only say which properties are required are constraints on the object,
     // not a union of nothing: a property is required where every alternative requires it.
+    d.has("  Handle:\n    fields:\n      anything: Option<HandleAnything>\n      slug: Option<String>");
+    d.noted("`HandleAnything`: no alternative has a type remcall reads: it holds any JSON value [loses]");
     d.has("  NewContact:\n    fields:\n      email: Option<String>\n      external_id: Option<String>\n      name: String");
 }
 

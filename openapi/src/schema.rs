@@ -416,6 +416,15 @@ impl Builder<'_> {
                 alternatives.push(ty);
             }
         }
+        if alternatives.iter().all(|a| *a == Ty::Value) {
+            self.note(
+                at,
+                true,
+                format!(
+                    "`{name}`: no alternative has a type remcall reads: it holds any JSON value"
+                ),
+            );
+        }
         let mut tag = None;
         let mut mapping = Vec::new();
         if let Some(discriminator) = schema.get("discriminator") {
@@ -638,24 +647,30 @@ fn only_modifies(part: &Value) -> bool {
     })
 }
 
-/// A schema of `properties` whose `oneOf`/`anyOf` alternatives only constrain them (`required:
-/// [email]` or `required: [external_id]`): the object itself, a property required where every
-/// alternative requires it. `None` for a schema with no such alternatives.
+/// A schema that says what it is (`properties`, or a `type`) whose `oneOf`/`anyOf`
+/// alternatives only constrain it (`required: [email]` or `required: [external_id]`; a
+/// `pattern` each): the schema itself, a property required where every alternative requires
+/// it. `None` for a schema with no such alternatives.
 fn without_constraint_alternatives(schema: &Value) -> Option<Value> {
-    schema.get("properties")?;
+    let own_type = schema.get("type");
+    if schema.get("properties").is_none() && own_type.is_none() {
+        return None;
+    }
     let constraint_only = |alternative: &Value| {
         alternative.as_object().is_some_and(|keys| {
-            keys.keys().all(|key| {
-                key.starts_with("x-")
-                    || matches!(
-                        key.as_str(),
-                        "required"
-                            | "title"
-                            | "description"
-                            | "not"
-                            | "minProperties"
-                            | "maxProperties"
-                    )
+            keys.iter().all(|(key, value)| match key.as_str() {
+                "type" => Some(value) == own_type || value == "object" && own_type.is_none(),
+                "properties"
+                | "$ref"
+                | "items"
+                | "enum"
+                | "const"
+                | "allOf"
+                | "oneOf"
+                | "anyOf"
+                | "additionalProperties"
+                | "nullable" => false,
+                _ => true,
             })
         })
     };
