@@ -102,6 +102,7 @@ paths:
       operationId: get_a
       parameters:
         - { name: n, in: query, schema: { type: integer, minimum: -100000000000000000000000000000, maximum: 1e400 } }
+        - { name: index, in: query, schema: { type: integer, minimum: 0, maximum: 1.8446744073709552e+19 } }
       responses:
         '200':
           description: ok
@@ -130,6 +131,8 @@ fn an_enum_lists_each_value_once_and_names_clashing_values_apart() {
     d.noted("the enum lists \"x\" more than once");
     // A minimum past 64 bits is read (and means nothing to the type).
     d.has("n: Option<i64>");
+    // Bounds of unsigned 64 bits, without a format, are a u64.
+    d.has("index: Option<u64>");
 }
 
 fn parameters() -> Described {
@@ -345,7 +348,7 @@ paths:
 components:
   schemas:
     Pet:
-      oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }]
+      oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }, { $ref: '#/components/schemas/Bird' }]
       discriminator: { propertyName: kind }
     Cat:
       type: object
@@ -355,6 +358,10 @@ components:
       type: object
       required: [kind]
       properties: { kind: { type: string }, good: { type: boolean } }
+    Bird:
+      type: object
+      required: [kind]
+      properties: { kind: { type: string, enum: [bird, chick] } }
     Span:
       type: object
       required: [time, window]
@@ -373,7 +380,7 @@ components:
 fn a_tag_value_comes_from_the_alternatives_single_value_and_binary_alternatives_are_text() {
     let d = unions();
     // What servers send: Cat's one allowed `kind`; Dog says nothing, so its schema name.
-    d.has("    tag: kind\n    mapping:\n      cat: Cat\n      Dog: Dog");
+    d.has("    tag: kind\n    mapping:\n      cat: Cat\n      Dog: Dog\n      bird: Bird\n      chick: Bird");
     // `bytes::Bytes` has no JSON form: a binary alternative of a union is text.
     d.has("one_of: [String, UploadBodyContentVariant1]");
     // An alternative that may be null, or a null alternative, makes the union's uses nullable.

@@ -118,6 +118,18 @@ impl Builder<'_> {
                 Some("int32") => Ty::I32,
                 Some("uint32") => Ty::U32,
                 Some("uint64") => Ty::U64,
+                // Bounds that say unsigned 64 bits (`maximum: 1.8446744073709552e+19`).
+                _ if schema
+                    .get("minimum")
+                    .and_then(Value::as_f64)
+                    .is_some_and(|m| m >= 0.0)
+                    && schema
+                        .get("maximum")
+                        .and_then(Value::as_f64)
+                        .is_some_and(|m| m > i64::MAX as f64) =>
+                {
+                    Ty::U64
+                }
                 _ => Ty::I64,
             },
             Some("number") => Ty::F64,

@@ -127,18 +127,23 @@ impl Builder<'_> {
                 if settled.mapping.iter().any(|(_, ty)| ty == alternative) {
                     continue;
                 }
-                let value = self
-                    .single_value(field)
-                    .or_else(|| {
+                let mut values = self.tag_values(field);
+                if values.is_empty() {
+                    values.extend(
                         self.schema_names
                             .iter()
                             .filter(|(_, ty)| *ty == alternative)
                             .map(|(original, _)| original.clone())
-                            .min()
-                    })
-                    .unwrap_or_else(|| alternative.to_owned());
-                if !settled.mapping.iter().any(|(v, _)| *v == value) {
-                    settled.mapping.push((value, alternative.to_owned()));
+                            .min(),
+                    );
+                }
+                if values.is_empty() {
+                    values.push(alternative.to_owned());
+                }
+                for value in values {
+                    if !settled.mapping.iter().any(|(v, _)| *v == value) {
+                        settled.mapping.push((value, alternative.to_owned()));
+                    }
                 }
             }
             self.spec
@@ -147,17 +152,20 @@ impl Builder<'_> {
         }
     }
 
-    /// The one string a field may hold: a `const`, or an enum of a single value.
-    fn single_value(&self, field: &FieldOut) -> Option<String> {
+    /// The strings a tag field may hold: its `const`, or its enum's values (an alternative may
+    /// stand for several tag values); none for an open string.
+    fn tag_values(&self, field: &FieldOut) -> Vec<String> {
         if let Some(constant) = field.constant.as_ref().and_then(|c| c.as_str()) {
-            return Some(constant.to_owned());
+            return vec![constant.to_owned()];
         }
-        match self.spec.types.get(field.ty.required().named()?) {
-            Some(TypeOut::Enum(e)) => match e.values.as_slice() {
-                [(value, _, _)] => value.as_str().map(str::to_owned),
-                _ => None,
-            },
-            _ => None,
+        let name = field.ty.required().named();
+        match name.and_then(|name| self.spec.types.get(name)) {
+            Some(TypeOut::Enum(e)) => e
+                .values
+                .iter()
+                .filter_map(|(value, _, _)| value.as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
