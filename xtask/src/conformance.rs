@@ -238,7 +238,12 @@ fn one(
     std::fs::remove_file(krate.join("src/mod.rs"))?;
     let spec_text = std::fs::read_to_string(&spec_path)?;
     let spec: Value = serde_yaml::from_str(&spec_text).context("reading the imported spec")?;
-    let mut description = Description::read(document)?;
+    // One document for Prism and for the driver: the description with every file it refers
+    // to copied in, and no references inside examples.
+    let bundled = crate::bundle::bundle(document)?;
+    let bundled_path = krate.join("bundled.json");
+    std::fs::write(&bundled_path, serde_json::to_vec(&bundled)?)?;
+    let mut description = Description::new(bundled);
     if mode == Mode::Calls {
         description.sample_patterns(prism)?;
     }
@@ -287,7 +292,7 @@ fn one(
         name.to_ascii_lowercase()
             .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
     ));
-    let (mut server, url) = start_prism(prism, document)?;
+    let (mut server, url) = start_prism(prism, &bundled_path)?;
     let mut run = Command::new(&binary);
     run.arg(&url);
     // Every `${VAR}` the spec names: the base URL is Prism's, the rest a placeholder secret.
@@ -414,7 +419,7 @@ fn start_prism(prism: &Path, document: &Path) -> anyhow::Result<(Child, String)>
         }
         let _ = sender.send(Err(said.join(" / ")));
     });
-    match receiver.recv_timeout(Duration::from_secs(120)) {
+    match receiver.recv_timeout(Duration::from_secs(300)) {
         Ok(Ok(())) => Ok((child, format!("http://127.0.0.1:{port}"))),
         Ok(Err(said)) => {
             let _ = child.kill();
@@ -422,7 +427,7 @@ fn start_prism(prism: &Path, document: &Path) -> anyhow::Result<(Child, String)>
         }
         Err(_) => {
             let _ = child.kill();
-            bail!("Prism did not start within 120 s")
+            bail!("Prism did not start within 300 s")
         }
     }
 }
@@ -453,19 +458,14 @@ struct Description {
 }
 
 impl Description {
-    fn read(path: &Path) -> anyhow::Result<Description> {
-        let text = std::fs::read_to_string(path)?;
-        let root: Value = if path.extension().is_some_and(|e| e == "json") {
-            serde_json::from_str(&text).or_else(|_| serde_yaml::from_str(&text))?
-        } else {
-            serde_yaml::from_str(&text)?
-        };
+    /// The description bundled into one value (see `bundle.rs`).
+    fn new(root: Value) -> Description {
         let swagger2 = root.get("swagger").is_some();
-        Ok(Description {
+        Description {
             root,
             swagger2,
             patterns: HashMap::new(),
-        })
+        }
     }
 
     /// Fills [`Description::patterns`] with one node process that asks json-schema-faker, from

@@ -5,6 +5,7 @@
 //! `cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]`: imported clients called against Prism's
 //! validating mock of each description (docs/IMPORT.md).
 
+mod bundle;
 mod conformance;
 mod corpus;
 
