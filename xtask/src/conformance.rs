@@ -521,6 +521,24 @@ impl Description {
         Ok(())
     }
 
+    /// True when another route of the description has the same shape and verb: Prism routes
+    /// a request to the first, so what it checks and answers may be the other operation's.
+    fn ambiguous(&self, verb: &str, route: &str) -> bool {
+        let shape = placeholders_blank(route);
+        let paths = self.root.get("paths").and_then(Value::as_object);
+        paths
+            .into_iter()
+            .flatten()
+            .filter(|(path, item)| {
+                placeholders_blank(path) == shape
+                    && self
+                        .deref(item)
+                        .is_some_and(|item| item.get(verb).is_some())
+            })
+            .count()
+            > 1
+    }
+
     /// `value`, its `$ref`s followed.
     fn deref<'a>(&'a self, mut value: &'a Value) -> Option<&'a Value> {
         for _ in 0..32 {
@@ -988,6 +1006,11 @@ fn call(
     let Some((description_route, item, operation)) = description.operation(&verb, route) else {
         return unbuilt("no operation in the description");
     };
+    if description.ambiguous(&verb, description_route) {
+        return unbuilt(
+            "another route of the same shape (`/{a}/x` and `/{b}/x`): Prism cannot tell which is called",
+        );
+    }
     // The description's parameters, by place and name.
     let mut declared: BTreeMap<(String, String), Value> = BTreeMap::new();
     for list in [item.get("parameters"), operation.get("parameters")] {
