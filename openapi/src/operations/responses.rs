@@ -31,6 +31,17 @@ impl Builder<'_> {
                 }
             };
             match status_code(status) {
+                // HTTP gives these no body, whatever a description declares for them.
+                Some(code @ (204 | 205)) => {
+                    if response
+                        .get("content")
+                        .is_some_and(|c| c.as_object().is_some_and(|c| !c.is_empty()))
+                        || response.get("schema").is_some()
+                    {
+                        self.note(&place, false, format!("a {code} response has no body in HTTP: its declared content is not read"));
+                    }
+                    successes.push((code, Ty::Unit, Encoding::Json));
+                }
                 Some(code) if (200..300).contains(&code) => {
                     let headers = response.get("headers").and_then(Value::as_object);
                     if headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("link"))) {
