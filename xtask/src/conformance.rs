@@ -929,6 +929,7 @@ fn driver(spec: &Value, ordered: &serde_yaml::Value, description: &Description) 
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
+    let copy = copy_types(spec);
     for (name, method) in &methods {
         let order = |section: &str| -> Vec<String> {
             ordered
@@ -943,7 +944,7 @@ fn driver(spec: &Value, ordered: &serde_yaml::Value, description: &Description) 
                 })
                 .unwrap_or_default()
         };
-        out.push_str(&call(name, method, &order, description));
+        out.push_str(&call(name, method, &order, &copy, description));
     }
     out.push_str("}\n");
     (out, methods.len())
@@ -990,6 +991,7 @@ fn call(
     name: &str,
     method: &Value,
     order: &dyn Fn(&str) -> Vec<String>,
+    copy: &[String],
     description: &Description,
 ) -> String {
     let request = method
@@ -1169,7 +1171,7 @@ fn call(
         block.push_str(&format!(
             "        let v{i}: {rust} = match arg({json:?}) {{ Ok(v) => v, Err(e) => {{ println!(\"{name}\\tunbuilt\\targument {i}: {{}}\", e.replace(['\\t', '\\n'], \" \")); break 'call; }} }};\n"
         ));
-        passed.push(pass(ty, &format!("v{i}")));
+        passed.push(pass(ty, &format!("v{i}"), copy));
     }
     block.push_str(&format!(
         "        report(\"{name}\", client.{}({}).await.map(|_| ()));\n    }}\n",
@@ -1233,12 +1235,13 @@ fn rust_type(ty: &str) -> String {
 
 /// How the generated method takes an argument of spec type `ty` held in `var` (DESIGN.md:
 /// `String` as `&str`, `Vec<T>` as `&[T]`, `Copy` types by value, the rest by reference).
-fn pass(ty: &str, var: &str) -> String {
+fn pass(ty: &str, var: &str, copy: &[String]) -> String {
     const COPY: &[&str] = &[
         "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64", "bool",
     ];
+    let is_copy = |t: &str| COPY.contains(&t) || copy.iter().any(|c| c == t);
     if let Some(inner) = ty.strip_prefix("Option<").and_then(|t| t.strip_suffix('>')) {
-        return if COPY.contains(&inner) {
+        return if is_copy(inner) {
             var.to_owned()
         } else if inner == "String" || inner.starts_with("Vec<") {
             format!("{var}.as_deref()")
@@ -1246,11 +1249,31 @@ fn pass(ty: &str, var: &str) -> String {
             format!("{var}.as_ref()")
         };
     }
-    if COPY.contains(&ty) {
+    if is_copy(ty) {
         var.to_owned()
     } else {
         format!("&{var}")
     }
+}
+
+/// The spec's types the generator makes `Copy`: enums of integers (an open one keeps an
+/// unknown value as an integer too).
+fn copy_types(spec: &Value) -> Vec<String> {
+    spec.get("types")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, def)| {
+            def.get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|values| {
+                    values
+                        .iter()
+                        .all(|v| v.is_i64() || v.get("value").is_some_and(Value::is_i64))
+                })
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 /// A method name as an identifier.
