@@ -398,6 +398,18 @@ swagger: '2.0'
 info: { title: t, version: '1' }
 produces: [application/xml]
 paths:
+  /attachments:
+    post:
+      operationId: upload_attachment
+      consumes: [application/octet-stream]
+      parameters: [{ name: data, in: body, required: true, schema: { type: string, format: binary } }]
+      responses: { '204': { description: stored } }
+  /notes:
+    post:
+      operationId: add_note
+      consumes: [text/plain]
+      parameters: [{ name: text, in: body, required: true, schema: { type: string } }]
+      responses: { '204': { description: stored } }
   /items/{id}:
     delete:
       operationId: delete_item
@@ -435,12 +447,15 @@ fn swagger_responses_are_read_in_the_media_type_they_are_produced_in() {
     // The document's XML: the text as it comes, not JSON.
     d.has("  report:\n    request: GET /report\n    returns: { type: String, as: text }");
     d.has("  both:\n    request: GET /both\n    returns: BothResult");
+    // A 2.0 body in the media type the operation consumes.
+    d.has("  upload_attachment:\n    request: POST /attachments\n    body:\n      type: bytes::Bytes\n      as: bytes");
+    d.has("  add_note:\n    request: POST /notes\n    body:\n      type: String\n      as: text");
     // A 204 has no body in HTTP, whatever the description declares for it.
     d.has("  delete_item:\n    request: \"DELETE /items/{id}\"\n    path:\n      id: String\n  ");
     d.noted("a 204 response has no body in HTTP: its declared content is not read");
     // A GET that takes a body keeps it, and the spec says so in so many words.
     d.has("    body:\n      type: SearchBody\n      allow_on_get: true");
-    assert_eq!(d.imported.summary.faithful, 5, "{}", d.imported.summary);
+    assert_eq!(d.imported.summary.faithful, 7, "{}", d.imported.summary);
 }
 
 fn references() -> Described {

@@ -56,11 +56,31 @@ impl Builder<'_> {
         if let Some((place, parameter)) = inputs.body {
             let schema = parameter.get("schema").cloned().unwrap_or(Value::Null);
             let hint = format!("{}Body", operation.type_base);
-            let ty = self.ty(&place.child("schema"), &schema, &hint);
+            // Sent in the media type the operation consumes: JSON when it lists JSON.
+            let (ty, encoding, content_type) = match self.swagger_media(operation, "consumes") {
+                Some((media, Encoding::Text)) => {
+                    let custom = !media.starts_with("text/plain");
+                    (Ty::String, Encoding::Text, custom.then_some(media))
+                }
+                Some((media, Encoding::Bytes)) => {
+                    let custom = media != "application/octet-stream" && !media.contains('*');
+                    (Ty::Bytes, Encoding::Bytes, custom.then_some(media))
+                }
+                Some((media, Encoding::Json)) => {
+                    let custom = media != "application/json" && !media.contains('*');
+                    let ty = self.ty(&place.child("schema"), &schema, &hint);
+                    (ty, Encoding::Json, custom.then_some(media))
+                }
+                _ => (
+                    self.ty(&place.child("schema"), &schema, &hint),
+                    Encoding::Json,
+                    None,
+                ),
+            };
             return Some(BodyOut {
                 ty,
-                encoding: Encoding::Json,
-                content_type: None,
+                encoding,
+                content_type,
                 doc: doc(&parameter),
                 on_get: false,
             });

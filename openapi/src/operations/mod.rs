@@ -10,9 +10,10 @@ mod responses;
 use serde_json::Value;
 
 use crate::Options;
-use crate::document::Place;
+use crate::document::{Place, Version};
 use crate::names;
 use crate::spec::{Builder, MethodOut};
+use crate::ty::Encoding;
 
 const VERBS: [&str; 7] = ["get", "put", "post", "delete", "options", "head", "patch"];
 
@@ -141,6 +142,37 @@ impl Builder<'_> {
         self.responses(operation, &mut method);
         self.operation_credentials(operation, &mut method);
         Made::Method(Box::new(method))
+    }
+}
+
+impl Builder<'_> {
+    /// The media type a 2.0 operation sends (`consumes`) or answers in (`produces`): its own
+    /// list, else the document's, the best of it by [`Encoding::of_media`]'s rank (JSON when it
+    /// lists JSON). `None` for 3.x, or when neither says.
+    pub(crate) fn swagger_media(
+        &self,
+        operation: &Operation,
+        key: &str,
+    ) -> Option<(String, Encoding)> {
+        if self.docs.version != Version::Swagger2 {
+            return None;
+        }
+        let listed = |value: Option<&Value>| -> Option<Vec<String>> {
+            let list: Vec<String> = value?
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            (!list.is_empty()).then_some(list)
+        };
+        let media =
+            listed(operation.value.get(key)).or_else(|| listed(self.docs.root_value().get(key)))?;
+        media
+            .into_iter()
+            .map(|m| (Encoding::of_media(&m), m))
+            .min_by_key(|((rank, _), _)| *rank)
+            .map(|((_, encoding), media)| (media, encoding))
     }
 }
 

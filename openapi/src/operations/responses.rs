@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::Operation;
 use super::body::pick_media;
-use crate::document::{Place, Version};
+use crate::document::Place;
 use crate::spec::{Builder, MethodOut};
 use crate::ty::{Encoding, Ty};
 
@@ -128,42 +128,13 @@ impl Builder<'_> {
         if schema.get("type").and_then(Value::as_str) == Some("file") {
             return (Ty::Bytes, Encoding::Bytes);
         }
-        match self.produces(operation) {
-            Encoding::Json => (self.ty(&at.child("schema"), schema, hint), Encoding::Json),
-            Encoding::Bytes => (Ty::Bytes, Encoding::Bytes),
-            _ => (Ty::String, Encoding::Text),
+        match self.swagger_media(operation, "produces").map(|(_, e)| e) {
+            None | Some(Encoding::Json) => {
+                (self.ty(&at.child("schema"), schema, hint), Encoding::Json)
+            }
+            Some(Encoding::Text) => (Ty::String, Encoding::Text),
+            Some(_) => (Ty::Bytes, Encoding::Bytes),
         }
-    }
-
-    /// How a 2.0 operation's responses are read: from its `produces`, else the document's;
-    /// JSON when either lists it (or says nothing).
-    fn produces(&self, operation: &Operation) -> Encoding {
-        if self.docs.version != Version::Swagger2 {
-            return Encoding::Json;
-        }
-        let listed = |value: Option<&Value>| -> Option<Vec<String>> {
-            let list: Vec<String> = value?
-                .as_array()?
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect();
-            (!list.is_empty()).then_some(list)
-        };
-        let media = listed(operation.value.get("produces"))
-            .or_else(|| listed(self.docs.root_value().get("produces")));
-        let Some(media) = media else {
-            return Encoding::Json;
-        };
-        media
-            .iter()
-            .map(|m| Encoding::of_media(m))
-            .min_by_key(|(rank, _)| *rank)
-            .map(|(_, encoding)| match encoding {
-                Encoding::Form | Encoding::Multipart => Encoding::Bytes,
-                other => other,
-            })
-            .unwrap_or(Encoding::Json)
     }
 }
 
