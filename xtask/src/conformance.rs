@@ -1000,10 +1000,12 @@ fn call(
         .unwrap_or_default();
     let (verb, route) = request.split_once(' ').unwrap_or(("GET", "/"));
     let verb = verb.to_ascii_lowercase();
+    // The reason goes into a `println!` format string: its braces are written doubled.
     let unbuilt = |why: &str| {
+        let why = why.escape_default().to_string();
         format!(
             "    println!(\"{name}\\tunbuilt\\t{}\");\n",
-            why.escape_default()
+            why.replace('{', "{{").replace('}', "}}")
         )
     };
     let Some((description_route, item, operation)) = description.operation(&verb, route) else {
