@@ -580,6 +580,7 @@ fn credentials() -> Described {
                 r#"
 openapi: 3.0.3
 info: { title: t, version: '1', description: { $ref: 'docs/intro.md' } }
+servers: [{ url: 'https://{region}.api.example/v2', variables: { region: { default: eu } } }]
 security: [{ appId: [], appSecret: [] }]
 paths:
   /a:
@@ -597,6 +598,11 @@ paths:
       operationId: admin
       security: [{ adminKey: [], appId: [] }]
       responses: { '204': { description: done } }
+  /reports:
+    get:
+      operationId: reports
+      security: [{ oauth: [] }]
+      responses: { '204': { description: done } }
   /legacy:
     get:
       operationId: legacy
@@ -610,6 +616,7 @@ paths:
 components:
   securitySchemes:
     basic: { type: http, scheme: basic }
+    oauth: { type: oauth2, flows: { clientCredentials: { tokenUrl: /oauth/token, scopes: {} } } }
     adminKey: { type: apiKey, in: query, name: admin_key }
     appId: { type: apiKey, in: header, name: X-App-Id }
     appSecret: { $ref: '#/components/schemas/SecretScheme' }
@@ -633,6 +640,8 @@ fn a_requirement_of_two_schemes_sends_both_and_markdown_references_are_text() {
     d.has("  token:\n    request: POST /token\n    config:\n      auth: { basic: { username: \"${CREDS_USERNAME}\", password: \"${CREDS_PASSWORD}\" } }");
     d.has("  admin:\n    request: POST /admin\n    config:\n      headers:\n        X-App-Id: { value: \"${CREDS_API_KEY}\", secret: true }\n      query:\n        admin_key: { value: \"${CREDS_ADMIN_KEY}\", secret: true }");
     d.has("  health:\n    request: GET /health\n");
+    // A relative token URL is resolved against the first server's origin.
+    d.has("token_url: \"${CREDS_TOKEN_URL:-https://eu.api.example/oauth/token}\"");
     // Schemes named and never defined: one note for the description, the client's kept.
     d.noted(
         "security requirements name `gone`, `nowhere` and the description does not define them",

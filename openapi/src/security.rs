@@ -189,7 +189,7 @@ impl Builder<'_> {
                         .and_then(Value::as_str)
                     {
                         Some(token_url) => Auth::OAuth2 {
-                            token_url: token_url.to_owned(),
+                            token_url: self.absolute_url(token_url, "TOKEN_URL"),
                             client_id: format!("${{{prefix}_CLIENT_ID}}"),
                             client_secret: format!("${{{prefix}_CLIENT_SECRET}}"),
                             scopes: flow
@@ -229,6 +229,56 @@ impl Builder<'_> {
         self.key_variables
             .insert(scheme.to_owned(), variable.clone());
         variable
+    }
+
+    /// A URL a scheme gives (`/v1/oauth2/token`), made absolute as the specification says:
+    /// against the origin of the description's first server (its variables at their
+    /// defaults), and from `${CLIENT_<NAME>}` when set; with no server to resolve it against,
+    /// that variable must be set.
+    fn absolute_url(&mut self, url: &str, name: &str) -> String {
+        if url.contains("://") {
+            return url.to_owned();
+        }
+        let prefix = names::env_prefix(&self.spec.client);
+        let top = self.docs.root_value();
+        let server = match self.docs.version {
+            Version::Swagger2 => top.get("host").and_then(Value::as_str).map(|host| {
+                let https = top
+                    .get("schemes")
+                    .and_then(Value::as_array)
+                    .is_none_or(|s| s.iter().any(|s| s == "https"));
+                format!("{}://{host}", if https { "https" } else { "http" })
+            }),
+            _ => top.pointer("/servers/0").and_then(|server| {
+                let mut text = server.get("url")?.as_str()?.to_owned();
+                let variables = server.get("variables").and_then(Value::as_object);
+                for (variable, spec) in variables.into_iter().flatten() {
+                    let default = spec.get("default").and_then(Value::as_str).unwrap_or("");
+                    text = text.replace(&format!("{{{variable}}}"), default);
+                }
+                text.contains("://").then_some(text)
+            }),
+        };
+        let origin = server.map(|server| {
+            let after_scheme = server.find("://").map_or(0, |i| i + 3);
+            let end = server[after_scheme..]
+                .find('/')
+                .map_or(server.len(), |i| after_scheme + i);
+            server[..end].to_owned()
+        });
+        match origin {
+            Some(origin) if url.starts_with('/') => format!("${{{prefix}_{name}:-{origin}{url}}}"),
+            Some(origin) => format!("${{{prefix}_{name}:-{origin}/{url}}}"),
+            None => {
+                let top = self.docs.top();
+                self.note(
+                    &top,
+                    false,
+                    format!("the URL `{url}` is relative and no server says to what: set ${{{prefix}_{name}}}"),
+                );
+                format!("${{{prefix}_{name}}}")
+            }
+        }
     }
 
     /// Where a security scheme is defined.
