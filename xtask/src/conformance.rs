@@ -1196,6 +1196,15 @@ fn call(
 /// True when an example has the JSON type its schema says (a template's `{{id}}` for an
 /// integer does not: the description's slip, and a sample of the schema is used instead).
 fn fits(example: &Value, schema: &Value) -> bool {
+    // A template's placeholder (`{{network}}`) stands for a value, it is none.
+    if example.as_str().is_some_and(|text| text.contains("{{")) {
+        return false;
+    }
+    if let Some(object) = example.as_object()
+        && object.values().any(|v| !fits(v, &Value::Null))
+    {
+        return false;
+    }
     match schema.get("type").and_then(Value::as_str) {
         Some("integer") => example.is_i64() || example.is_u64(),
         Some("number") => example.is_number(),
