@@ -11,8 +11,9 @@ use crate::schema::doc;
 use crate::spec::{Builder, MethodOut, ParamOut};
 use crate::ty::Ty;
 
-/// Headers the client sets itself: a parameter for them is dropped.
-const OWN_HEADERS: [&str; 4] = ["authorization", "content-type", "accept", "content-length"];
+/// Headers the client sets itself: a parameter for them is dropped. (`Accept` is not one: the
+/// runtime sends none of its own, and a server that negotiates needs the one it lists.)
+const OWN_HEADERS: [&str; 3] = ["authorization", "content-type", "content-length"];
 
 /// What the parameters leave for the body: a 2.0 `in: body` parameter or `formData` fields.
 #[derive(Default)]
