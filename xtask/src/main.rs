@@ -1,3 +1,4 @@
+//! `cargo xtask test`: the README's test command: provision what the tests start, run them all.
 //! `cargo xtask codegen [--check]`: regenerate the committed clients, or fail when they are stale.
 //! `cargo xtask bench [--quick]`: run every benchmark docs/BENCHMARKS.md reports, in its order.
 //! `cargo xtask corpus DIR`: import every OpenAPI description in DIR and build the clients
@@ -8,6 +9,7 @@
 mod bundle;
 mod conformance;
 mod corpus;
+mod test;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,6 +28,7 @@ fn main() -> anyhow::Result<()> {
     match args.as_slice() {
         ["codegen"] => codegen(false),
         ["codegen", "--check"] => codegen(true),
+        ["test"] => test::run(&workspace_root()),
         ["bench"] => bench(false),
         ["bench", "--quick"] => bench(true),
         ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir), true),
@@ -43,7 +46,7 @@ fn main() -> anyhow::Result<()> {
             conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]"
+            "usage: cargo xtask test | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]"
         ),
     }
 }

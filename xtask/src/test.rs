@@ -1,0 +1,84 @@
+//! `cargo xtask test`: the README's test command. It provisions what the tests start — Debian's
+//! `redis-server` and `chromium`, node and npm, and Prism from npm into `target/prism` — when
+//! they are missing (as root, with apt), or says exactly what to install, and then runs every
+//! test: the workspace's, and the importer's conformance check against Prism.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// A command the tests run, and the Debian packages that bring it.
+const NEEDED: &[(&str, &[&str])] = &[
+    ("redis-server", &["redis-server"]),
+    ("chromium", &["chromium"]),
+    ("npm", &["nodejs", "npm"]),
+];
+
+pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
+    provision()?;
+    crate::conformance::prism(root)?;
+    let status = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(["test", "--workspace"])
+        .status()
+        .context("running cargo test")?;
+    if !status.success() {
+        bail!("cargo test --workspace failed");
+    }
+    let description = root.join("codegen/tests/openapi/conformance.yaml");
+    crate::conformance::run(
+        root,
+        &[description],
+        Some(100.0),
+        crate::conformance::Mode::Calls,
+    )
+}
+
+/// Installs the Debian packages of every missing command, when this can (root, apt-get);
+/// otherwise fails naming them.
+fn provision() -> anyhow::Result<()> {
+    let missing: Vec<&str> = NEEDED
+        .iter()
+        .filter(|(command, _)| !on_path(command))
+        .flat_map(|(_, packages)| packages.iter().copied())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list = missing.join(" ");
+    if !is_root() || !on_path("apt-get") {
+        bail!(
+            "the tests need {list}: install them (Debian: sudo apt-get install -y {list}) and run again"
+        );
+    }
+    eprintln!("installing {list} (apt-get)");
+    let quiet = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    let mut install = vec!["install", "-y", "-qq"];
+    install.extend(missing.iter().copied());
+    if !quiet(&["update", "-qq"]) || !quiet(&install) {
+        bail!("apt-get could not install {list}");
+    }
+    Ok(())
+}
+
+fn on_path(command: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {command}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
