@@ -1,0 +1,96 @@
+//! Prism: installed with npm into `target/prism`, started on a free loopback port, and what
+//! its errors mean.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+/// Prism's command, installed into `target/prism` when it is not there.
+pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
+    let prefix = root.join("target/prism");
+    let bin = prefix.join("node_modules/.bin/prism");
+    if bin.exists() {
+        return Ok(bin);
+    }
+    eprintln!(
+        "installing Prism (@stoplight/prism-cli) into {}",
+        prefix.display()
+    );
+    std::fs::create_dir_all(&prefix)?;
+    let status = Command::new("npm")
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--prefix",
+        ])
+        .arg(&prefix)
+        .arg("@stoplight/prism-cli@5")
+        .status()
+        .context("running npm (Prism needs node and npm: apt-get install nodejs npm)")?;
+    if !status.success() || !bin.exists() {
+        bail!("npm could not install @stoplight/prism-cli");
+    }
+    Ok(bin)
+}
+
+/// Prism's own failures to make up a response for a request it validated (its 500s): the
+/// request was right, and there is no response to decode.
+const PRISM_CANNOT_ANSWER: &[&str] = &[
+    "errors#NO_COMPLEX_OBJECT_TEXT",
+    "errors#UNKNOWN",
+    "errors#NO_RESPONSE_DEFINED",
+];
+
+/// True for Prism's 500s on a request it validated: one of [`PRISM_CANNOT_ANSWER`], or a
+/// `VIOLATIONS` error whose first finding is in the response it made up itself (its generator
+/// does not always keep to the schema).
+pub(super) fn prism_could_not_answer(detail: &str) -> bool {
+    PRISM_CANNOT_ANSWER.iter().any(|kind| detail.contains(kind))
+        || detail.contains("errors#VIOLATIONS")
+            && detail.contains(r#""validation":[{"location":["response""#)
+}
+
+/// Prism mocking `document` on a free loopback port, once it listens.
+pub(super) fn start_prism(prism: &Path, document: &Path) -> anyhow::Result<(Child, String)> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let mut child = Command::new(prism)
+        .args(["mock", "--errors", "--dynamic", "-h", "127.0.0.1", "-p"])
+        .arg(port.to_string())
+        .arg(document)
+        .env("NODE_OPTIONS", "--max-old-space-size=4096")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting Prism")?;
+    let stdout = child.stdout.take().context("Prism's output")?;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut said = Vec::new();
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.contains("Prism is listening") {
+                let _ = sender.send(Ok(()));
+            } else if line.contains("error") || line.contains("Error") {
+                said.push(line);
+            }
+        }
+        let _ = sender.send(Err(said.join(" / ")));
+    });
+    match receiver.recv_timeout(Duration::from_secs(300)) {
+        Ok(Ok(())) => Ok((child, format!("http://127.0.0.1:{port}"))),
+        Ok(Err(said)) => {
+            let _ = child.kill();
+            bail!("Prism cannot load it: {said}")
+        }
+        Err(_) => {
+            let _ = child.kill();
+            bail!("Prism did not start within 300 s")
+        }
+    }
+}
