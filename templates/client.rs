@@ -96,21 +96,42 @@ impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
     }
 }
 {%- else if ty.is_enum %}
-#[derive(Debug, Clone, {% if ty.copy %}Copy, {% endif %}PartialEq, Eq, Hash, remcall::serde::Serialize, remcall::serde::Deserialize)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, {% if ty.copy %}Copy, {% endif %}PartialEq, Eq, Hash)]
 pub enum {{ ty.name }} {
     {%- for variant in ty.variants %}
     {%- for line in variant.doc %}
     #[doc = {{ "{:?}"|format(line) }}]
     {%- endfor %}
-    #[serde(rename = {{ "{:?}"|format(variant.wire) }})]
     {{ variant.name }},
     {%- endfor %}
     {%- if ty.open %}
     /// A value this client does not know.
-    #[serde(untagged)]
     Other(String),
     {%- endif %}
+}
+
+impl remcall::serde::Serialize for {{ ty.name }} {
+    fn serialize<S: remcall::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(match self {
+            {%- for variant in ty.variants %}
+            Self::{{ variant.name }} => {{ "{:?}"|format(variant.wire) }},
+            {%- endfor %}
+            {%- if ty.open %}
+            Self::Other(value) => value,
+            {%- endif %}
+        })
+    }
+}
+
+impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        remcall::__codegen::str_enum(deserializer, {{ "{:?}"|format(ty.name) }}, |wire| Some(match wire {
+            {%- for variant in ty.variants %}
+            {{ "{:?}"|format(variant.wire) }} => Self::{{ variant.name }},
+            {%- endfor %}
+            _ => return None,
+        }), {% if ty.open %}Some(Self::Other), &[]{% else %}None, &[{% for variant in ty.variants %}{{ "{:?}"|format(variant.wire) }}, {% endfor %}]{% endif %})
+    }
 }
 {%- else %}
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize)]

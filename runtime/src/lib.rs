@@ -23,13 +23,13 @@ pub mod dashboard;
 pub mod deadline;
 mod download;
 mod endpoints;
+mod enums;
 mod environment;
 mod error;
 mod fleet;
 mod hedge;
 #[cfg(feature = "dashboard")]
 mod history;
-mod int_enum;
 mod interceptor;
 mod latency;
 mod log;
@@ -84,8 +84,8 @@ pub use serde_json;
 pub mod __codegen {
     pub use crate::client::{Client, ClientBuilder};
     pub use crate::constant::{Const, constant};
+    pub use crate::enums::{read as int_enum, read_str as str_enum};
     pub use crate::error::Detail;
-    pub use crate::int_enum::read as int_enum;
     pub use crate::multipart::{Files, Form, Multipart};
     pub use crate::paginate::{NextPage, Paging};
     pub use crate::request::Request;

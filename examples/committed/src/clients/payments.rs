@@ -68,29 +68,52 @@ pub struct CustomerPatch {
     pub balance: Option<i64>,
 }
 /// Open, so a status the API adds later does not break this client.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CustomerStatus {
     /// `active`
-    #[serde(rename = "active")]
     Active,
     /// `delinquent`
-    #[serde(rename = "delinquent")]
     Delinquent,
     /// `closed`
-    #[serde(rename = "closed")]
     Closed,
     /// A value this client does not know.
-    #[serde(untagged)]
     Other(String),
+}
+impl remcall::serde::Serialize for CustomerStatus {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer
+            .serialize_str(
+                match self {
+                    Self::Active => "active",
+                    Self::Delinquent => "delinquent",
+                    Self::Closed => "closed",
+                    Self::Other(value) => value,
+                },
+            )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for CustomerStatus {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::str_enum(
+            deserializer,
+            "CustomerStatus",
+            |wire| Some(
+                match wire {
+                    "active" => Self::Active,
+                    "delinquent" => Self::Delinquent,
+                    "closed" => Self::Closed,
+                    _ => return None,
+                },
+            ),
+            Some(Self::Other),
+            &[],
+        )
+    }
 }
 /// An integer enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -133,27 +156,49 @@ impl<'de> remcall::serde::Deserialize<'de> for Tier {
     }
 }
 /// Values that are not identifiers.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Vote {
     /// `+1`
-    #[serde(rename = "+1")]
     Plus1,
     /// `-1`
-    #[serde(rename = "-1")]
     Minus1,
     /// The empty string.
-    #[serde(rename = "")]
     Empty,
+}
+impl remcall::serde::Serialize for Vote {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer
+            .serialize_str(
+                match self {
+                    Self::Plus1 => "+1",
+                    Self::Minus1 => "-1",
+                    Self::Empty => "",
+                },
+            )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for Vote {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::str_enum(
+            deserializer,
+            "Vote",
+            |wire| Some(
+                match wire {
+                    "+1" => Self::Plus1,
+                    "-1" => Self::Minus1,
+                    "" => Self::Empty,
+                    _ => return None,
+                },
+            ),
+            None,
+            &["+1", "-1", ""],
+        )
+    }
 }
 /// The `Card` type of the API.
 #[derive(

@@ -26,30 +26,53 @@ pub struct Type {
     pub r#async: Option<bool>,
 }
 /// The `Keyword` type of the API.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Keyword {
     /// `type`
-    #[serde(rename = "type")]
     Type,
     /// `match`
-    #[serde(rename = "match")]
     Match,
     /// `crate`
-    #[serde(rename = "crate")]
     Crate,
     /// `loop`
-    #[serde(rename = "loop")]
     Loop,
+}
+impl remcall::serde::Serialize for Keyword {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer
+            .serialize_str(
+                match self {
+                    Self::Type => "type",
+                    Self::Match => "match",
+                    Self::Crate => "crate",
+                    Self::Loop => "loop",
+                },
+            )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for Keyword {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::str_enum(
+            deserializer,
+            "Keyword",
+            |wire| Some(
+                match wire {
+                    "type" => Self::Type,
+                    "match" => Self::Match,
+                    "crate" => Self::Crate,
+                    "loop" => Self::Loop,
+                    _ => return None,
+                },
+            ),
+            None,
+            &["type", "match", "crate", "loop"],
+        )
+    }
 }
 static TYPE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,

@@ -16,24 +16,45 @@ pub struct Filter {
     pub value: String,
 }
 /// The `Kind` type of the API.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// `a`
-    #[serde(rename = "a")]
     A,
     /// `b`
-    #[serde(rename = "b")]
     B,
+}
+impl remcall::serde::Serialize for Kind {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer
+            .serialize_str(
+                match self {
+                    Self::A => "a",
+                    Self::B => "b",
+                },
+            )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for Kind {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::str_enum(
+            deserializer,
+            "Kind",
+            |wire| Some(
+                match wire {
+                    "a" => Self::A,
+                    "b" => Self::B,
+                    _ => return None,
+                },
+            ),
+            None,
+            &["a", "b"],
+        )
+    }
 }
 static SEARCH: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
