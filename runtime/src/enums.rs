@@ -73,7 +73,7 @@ impl<T> StrVisitor<T> {
 impl<T> Visitor<'_> for StrVisitor<T> {
     type Value = T;
 
-    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(formatter, "a `{}` string", self.name)
     }
 
