@@ -21,18 +21,18 @@ use remcall_profile::Condition;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use crate::auth::Credentials;
-use crate::breaker::Outcome;
 use crate::client::{Client, MethodState};
-use crate::endpoints::{Endpoint, Lease};
 use crate::error::{Error, ErrorKind, from_transport};
-use crate::hedge::Hedging;
-use crate::interceptor::{self, CallInfo};
-use crate::log;
-use crate::request::Request;
-use crate::response::Response;
-use crate::retry::{AttemptFailure, FailedAttempt, backoff, is_retryable, retry_after};
-use crate::stats::Ending;
+use crate::observe::log;
+use crate::observe::stats::Ending;
+use crate::outbound::auth::Credentials;
+use crate::outbound::endpoints::{Endpoint, Lease};
+use crate::outbound::interceptor::{self, CallInfo};
+use crate::policy::breaker::Outcome;
+use crate::policy::hedge::Hedging;
+use crate::policy::retry::{AttemptFailure, FailedAttempt, backoff, is_retryable, retry_after};
+use crate::wire::request::Request;
+use crate::wire::response::Response;
 
 impl Client {
     /// Runs one logical call and decodes its answer.
@@ -63,7 +63,7 @@ impl Client {
         };
         span.record("outcome", outcome);
         #[cfg(feature = "metrics")]
-        crate::metrics::record_call(
+        crate::observe::metrics::record_call(
             self.shared.spec.name,
             method.name,
             outcome,
@@ -117,7 +117,7 @@ impl Client {
             if decision.without_redis {
                 state.counters.record_without_redis();
                 #[cfg(feature = "metrics")]
-                crate::metrics::record_without_redis(self.shared.spec.name, method.name);
+                crate::observe::metrics::record_without_redis(self.shared.spec.name, method.name);
             }
             if !decision.admitted {
                 state
@@ -134,7 +134,7 @@ impl Client {
         }
         // A caller's deadline (a `remcall::deadline` scope) that leaves no time: nothing is
         // sent, and the downstream is not blamed.
-        let caller_deadline = crate::deadline::current();
+        let caller_deadline = crate::policy::deadline::current();
         if let Some(by) = caller_deadline
             && by.saturating_duration_since(now) < MIN_TIME_LEFT
         {
@@ -390,7 +390,7 @@ impl Client {
             }
             state.counters.record_retry();
             #[cfg(feature = "metrics")]
-            crate::metrics::record_retry(self.shared.spec.name, method.name);
+            crate::observe::metrics::record_retry(self.shared.spec.name, method.name);
             tracing::info!(client = self.shared.spec.name, method = method.name, attempt, ?wait, error = %error, "retrying");
             Box::pin(tokio::time::sleep(wait)).await;
             sent = now + wait;
@@ -404,7 +404,7 @@ impl Client {
     async fn retry_allowed(
         &self,
         state: &MethodState,
-        method: &'static crate::spec::MethodSpec,
+        method: &'static crate::client::spec::MethodSpec,
         now: Instant,
     ) -> bool {
         if let Some(fleet) = &self.shared.fleet_budget {
@@ -413,7 +413,10 @@ impl Client {
                 None => {
                     state.counters.record_without_redis();
                     #[cfg(feature = "metrics")]
-                    crate::metrics::record_without_redis(self.shared.spec.name, method.name);
+                    crate::observe::metrics::record_without_redis(
+                        self.shared.spec.name,
+                        method.name,
+                    );
                 }
             }
         }
@@ -693,7 +696,7 @@ impl Client {
 async fn exchange(
     sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
     limit: u64,
-    download: Option<crate::download::Slot>,
+    download: Option<crate::wire::download::Slot>,
 ) -> Result<Response, FailedAttempt> {
     let response = sent.await.map_err(from_transport)?;
     if let Some(slot) = download
@@ -725,7 +728,7 @@ async fn within<T>(
 
 fn past_total_deadline(state: &MethodState) -> Error {
     let total = state.settings.total_timeout;
-    let message = match crate::deadline::current() {
+    let message = match crate::policy::deadline::current() {
         Some(_) => format!(
             "the call ran past its deadline: the caller's, or its total of {total:?}, whichever came first"
         ),

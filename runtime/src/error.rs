@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use reqwest::StatusCode;
 
-use crate::retry::{AttemptFailure, FailedAttempt};
+use crate::policy::retry::{AttemptFailure, FailedAttempt};
 
 /// What went wrong, in the classes a caller acts on. The pipeline has finer views of its own
 /// (whether an attempt may be retried, how a call counts for the breaker and the statistics);

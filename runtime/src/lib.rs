@@ -10,65 +10,37 @@
 //! A crate that uses generated code depends on `remcall` (and tokio) only: everything generated
 //! code names is re-exported here.
 
-mod adaptive;
-mod auth;
-mod breaker;
-mod budget;
-mod bulkhead;
 mod call;
 mod client;
-mod constant;
-#[cfg(feature = "dashboard")]
-pub mod dashboard;
-pub mod deadline;
-mod download;
-mod endpoints;
-mod enums;
-mod environment;
 mod error;
 mod fleet;
-mod hedge;
-#[cfg(feature = "dashboard")]
-mod history;
-mod interceptor;
-mod latency;
-mod log;
-#[cfg(feature = "metrics")]
-mod metrics;
-mod multipart;
-mod nullable;
-mod paginate;
-mod params;
+mod observe;
+mod outbound;
 mod period;
-mod query;
-mod rate_limit;
-#[cfg(feature = "redis")]
-mod redis;
-mod request;
-mod response;
-mod retry;
-mod spec;
-mod stats;
-mod tls;
-mod union;
+mod policy;
+mod wire;
+
+#[cfg(feature = "dashboard")]
+pub use observe::dashboard;
+pub use policy::deadline;
 
 pub use client::{Observe, Observer};
-pub use download::ByteStream;
-pub use endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
-pub use interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
-pub use multipart::File;
-pub use nullable::Nullable;
-pub use paginate::Pages;
+pub use outbound::endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
+pub use outbound::interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
 pub use remcall_profile::{Profile, ProfileError};
+pub use wire::download::ByteStream;
+pub use wire::multipart::File;
+pub use wire::nullable::Nullable;
+pub use wire::paginate::Pages;
 
+pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats};
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields
 /// link here), for building or inspecting a profile in code; the defaults and what each policy
 /// does are in the user guide (docs/resilience.md, docs/spec.md).
 #[doc(inline)]
 pub use remcall_profile as profile;
-pub use response::{Response, WithHeaders};
-pub use stats::{BreakerState, ClientStats, EndpointStats, MethodStats};
+pub use wire::response::{Response, WithHeaders};
 
 // What generated code names, so user crates need no dependency of their own.
 pub use bytes;
@@ -82,18 +54,18 @@ pub use serde_json;
 /// version as this crate.
 #[doc(hidden)]
 pub mod __codegen {
+    pub use crate::client::spec::{ClientSpec, MethodSpec};
     pub use crate::client::{Client, ClientBuilder};
-    pub use crate::constant::{Const, constant};
-    pub use crate::enums::{read as int_enum, read_str as str_enum};
     pub use crate::error::Detail;
-    pub use crate::multipart::{Files, Form, Multipart};
-    pub use crate::paginate::{NextPage, Paging};
-    pub use crate::request::Request;
-    pub use crate::response::decode;
-    pub use crate::spec::{ClientSpec, MethodSpec};
+    pub use crate::wire::constant::{Const, constant};
+    pub use crate::wire::enums::{read as int_enum, read_str as str_enum};
+    pub use crate::wire::multipart::{Files, Form, Multipart};
+    pub use crate::wire::paginate::{NextPage, Paging};
+    pub use crate::wire::request::Request;
+    pub use crate::wire::response::decode;
     /// Reading `one_of:` unions, with errors that say what was tried.
     pub mod union {
-        pub use crate::union::{Alternative, tagged, untagged};
+        pub use crate::wire::union::{Alternative, tagged, untagged};
     }
 }
 
@@ -101,12 +73,12 @@ pub mod __codegen {
 /// generated clients and profiles.
 #[doc(hidden)]
 pub mod __bench {
-    pub use crate::breaker::{Breaker, Outcome, Permit};
-    pub use crate::budget::RetryBudget;
-    pub use crate::bulkhead::{Bulkhead, Full, Slot};
-    pub use crate::latency::Latencies;
-    pub use crate::rate_limit::{RateLimiter, Reservation};
-    pub use crate::retry::{AttemptFailure, backoff, is_retryable};
+    pub use crate::observe::latency::Latencies;
+    pub use crate::policy::breaker::{Breaker, Outcome, Permit};
+    pub use crate::policy::budget::RetryBudget;
+    pub use crate::policy::bulkhead::{Bulkhead, Full, Slot};
+    pub use crate::policy::rate_limit::{RateLimiter, Reservation};
+    pub use crate::policy::retry::{AttemptFailure, backoff, is_retryable};
     pub use remcall_profile::{
         BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings,
     };

@@ -8,13 +8,13 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderName, 
 use serde::Serialize;
 
 use crate::client::ProfileQuery;
-use crate::endpoints::Endpoint;
+use crate::client::spec::MethodSpec;
 use crate::error::{Detail, Error, ErrorKind};
-use crate::interceptor::{CallInfo, Outgoing};
-use crate::multipart::{Form, Multipart};
-use crate::params;
-use crate::query;
-use crate::spec::MethodSpec;
+use crate::outbound::endpoints::Endpoint;
+use crate::outbound::interceptor::{CallInfo, Outgoing};
+use crate::wire::multipart::{Form, Multipart};
+use crate::wire::params;
+use crate::wire::query;
 
 /// Everything but the unreserved characters of RFC 3986: a path parameter stays one segment
 /// whatever it holds (`a/b c` → `a%2Fb%20c`).
@@ -44,7 +44,7 @@ pub struct Request {
     /// path and query.
     pub(crate) next_url: Option<(String, Option<String>)>,
     /// For a download: where a success response is left unread, for the stream.
-    pub(crate) download: Option<crate::download::Slot>,
+    pub(crate) download: Option<crate::wire::download::Slot>,
 }
 
 /// How a method's declared error bodies are read: the status and the whole body in, the decoded

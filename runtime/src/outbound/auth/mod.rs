@@ -12,7 +12,7 @@ use tokio::time::Instant;
 pub(crate) use oauth2::TokenSource;
 
 use crate::error::{Error, ErrorKind};
-use crate::request::header_value;
+use crate::wire::request::header_value;
 
 /// How a method's requests get their `Authorization` header.
 #[derive(Debug, Clone)]
@@ -31,7 +31,7 @@ fn token_client(settings: &Settings, client: &'static str) -> Result<reqwest::Cl
     let builder = reqwest::Client::builder()
         .connect_timeout(settings.connect_timeout)
         .redirect(reqwest::redirect::Policy::none());
-    crate::tls::configure(builder, &settings.tls, client)?
+    crate::outbound::tls::configure(builder, &settings.tls, client)?
         .build()
         .map_err(|e| {
             Error::new(

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
 use crate::error::{Error, ErrorKind};
-use crate::response::Response;
+use crate::wire::response::Response;
 
 /// An interceptor's error: any error type, boxed.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

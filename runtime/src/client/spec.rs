@@ -1,6 +1,6 @@
 //! The static description of a client that generated code hands to the runtime.
 
-use crate::request::Request;
+use crate::wire::request::Request;
 
 /// What the generator knows about a client: its name, default endpoints and profile.
 #[derive(Debug)]

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::MethodStats;
 use crate::client::Observer;
-use crate::stats::{BreakerState, ClientStats, EndpointStats};
+use crate::observe::stats::{BreakerState, ClientStats, EndpointStats};
 
 /// A metric family of methods: name, help, kind, and its value for a method (`None`: no sample).
 type MethodFamily = (

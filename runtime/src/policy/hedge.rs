@@ -13,8 +13,8 @@ use std::time::Duration;
 use remcall_profile::{HedgeDelay, HedgeSettings};
 use tokio::time::Instant;
 
-use crate::budget::RetryBudget;
-use crate::stats::Counters;
+use crate::observe::stats::Counters;
+use crate::policy::budget::RetryBudget;
 
 /// How often a percentile delay is read again from the latency histogram.
 const REFRESH: Duration = Duration::from_millis(250);
@@ -111,14 +111,14 @@ mod tests {
         let hedging = Hedging::new(settings(HedgeDelay::Percentile(0.95)), t0);
         for _ in 0..199 {
             counters.record(
-                crate::stats::Ending::Success,
+                crate::observe::stats::Ending::Success,
                 Some(Duration::from_millis(10)),
                 t0,
             );
         }
         assert_eq!(hedging.delay(&counters, t0), None, "199 calls < 200");
         counters.record(
-            crate::stats::Ending::Success,
+            crate::observe::stats::Ending::Success,
             Some(Duration::from_millis(10)),
             t0,
         );
@@ -137,7 +137,7 @@ mod tests {
         let fast = Counters::new(t0);
         for _ in 0..200 {
             fast.record(
-                crate::stats::Ending::Success,
+                crate::observe::stats::Ending::Success,
                 Some(Duration::from_micros(300)),
                 t0,
             );

@@ -14,7 +14,7 @@ use std::time::Duration;
 use remcall_profile::{BreakerSettings, HalfOpenRule};
 use tokio::time::Instant;
 
-use crate::stats::BreakerState;
+use crate::observe::stats::BreakerState;
 
 mod window;
 

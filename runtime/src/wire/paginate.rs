@@ -18,8 +18,8 @@ use serde_json::Value;
 
 use crate::client::Client;
 use crate::error::{Error, ErrorKind};
-use crate::request::Request;
-use crate::response::Response;
+use crate::wire::request::Request;
+use crate::wire::response::Response;
 
 /// How a method's pages are read: where the items are and where the next page is.
 #[derive(Debug)]

@@ -1,7 +1,10 @@
 //! What a client shares with its fleet: the rate limit and the retry budget kept in Redis (the
-//! `redis` feature, runtime/src/redis/). This file is the seam the pipeline calls through; without
+//! `redis` feature, runtime/src/fleet/redis/). This file is the seam the pipeline calls through; without
 //! the feature, a profile that asks for a shared limit fails `build()` saying which feature to
 //! turn on, and the pipeline's calls here are unreachable.
+
+#[cfg(feature = "redis")]
+pub(crate) mod redis;
 
 use std::sync::Arc;
 
@@ -11,12 +14,12 @@ use tokio::time::Instant;
 use crate::error::{Error, ErrorKind};
 
 #[cfg(feature = "redis")]
-type SharedLimiter = crate::redis::SharedLimiter;
+type SharedLimiter = crate::fleet::redis::SharedLimiter;
 #[cfg(not(feature = "redis"))]
 type SharedLimiter = std::convert::Infallible;
 
 #[cfg(feature = "redis")]
-type SharedBudget = crate::redis::SharedBudget;
+type SharedBudget = crate::fleet::redis::SharedBudget;
 #[cfg(not(feature = "redis"))]
 type SharedBudget = std::convert::Infallible;
 
@@ -59,9 +62,13 @@ pub(crate) fn limiter(
     #[cfg(feature = "redis")]
     {
         let url = resolve(&shared.redis, "rate_limit.shared.redis")?;
-        let link =
-            crate::redis::Link::new(&url, shared.timeout, client, "rate_limit.shared.redis")?;
-        Ok(Some(Arc::new(crate::redis::SharedLimiter::new(
+        let link = crate::fleet::redis::Link::new(
+            &url,
+            shared.timeout,
+            client,
+            "rate_limit.shared.redis",
+        )?;
+        Ok(Some(Arc::new(crate::fleet::redis::SharedLimiter::new(
             rate, shared, link, now,
         ))))
     }
@@ -84,9 +91,13 @@ pub(crate) fn budget(
     #[cfg(feature = "redis")]
     {
         let url = resolve(&shared.redis, "retry.budget.shared.redis")?;
-        let link =
-            crate::redis::Link::new(&url, shared.timeout, client, "retry.budget.shared.redis")?;
-        Ok(Some(Arc::new(crate::redis::SharedBudget::new(
+        let link = crate::fleet::redis::Link::new(
+            &url,
+            shared.timeout,
+            client,
+            "retry.budget.shared.redis",
+        )?;
+        Ok(Some(Arc::new(crate::fleet::redis::SharedBudget::new(
             shared,
             settings.retry.budget_ratio,
             settings.retry.budget_min_per_second,
@@ -113,7 +124,7 @@ pub(crate) async fn admit(limiter: &SharedLimiter, now: Instant) -> Decision {
     #[cfg(feature = "redis")]
     {
         match limiter.admit(now).await {
-            crate::redis::Admission::Go(turn) => {
+            crate::fleet::redis::Admission::Go(turn) => {
                 let (waited, without_redis) = (turn.waits(), turn.without_redis);
                 turn.ready().await;
                 Decision {
@@ -122,7 +133,7 @@ pub(crate) async fn admit(limiter: &SharedLimiter, now: Instant) -> Decision {
                     without_redis,
                 }
             }
-            crate::redis::Admission::Refused { without_redis } => Decision {
+            crate::fleet::redis::Admission::Refused { without_redis } => Decision {
                 admitted: false,
                 waited: false,
                 without_redis,

@@ -10,7 +10,7 @@ use remcall_profile::{OnRedisError, RateLimitSettings, SharedLimitSettings};
 use tokio::time::Instant;
 
 use super::{Link, tagged};
-use crate::rate_limit::{RateLimiter, Reservation};
+use crate::policy::rate_limit::{RateLimiter, Reservation};
 
 /// KEYS[1]: the TAT; ARGV: interval, tolerance, max wait (µs). Returns {admitted, wait µs}.
 const ADMIT_LUA: &str = r"

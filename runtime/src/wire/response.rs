@@ -6,7 +6,7 @@ use reqwest::header::HeaderMap;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, ErrorKind, from_transport};
-use crate::retry::FailedAttempt;
+use crate::policy::retry::FailedAttempt;
 
 /// A response whose body has been read completely.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, ErrorKind};
-use crate::params;
+use crate::wire::params;
 
 /// A file part: its bytes, and the file name and content type the server is told.
 #[derive(Clone, PartialEq, Eq, Default)]

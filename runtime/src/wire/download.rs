@@ -21,8 +21,8 @@ use tokio::time::Instant;
 
 use crate::client::Client;
 use crate::error::{Error, ErrorKind, from_transport};
-use crate::request::Request;
-use crate::response::decode;
+use crate::wire::request::Request;
+use crate::wire::response::decode;
 
 /// Where the attempt that got a success status leaves the live response for the stream.
 pub(crate) type Slot = Arc<Mutex<Option<reqwest::Response>>>;

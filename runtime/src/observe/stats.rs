@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use tokio::time::Instant;
 
-use crate::latency::Latencies;
+use crate::observe::latency::Latencies;
 
 /// The state of a circuit breaker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -164,7 +164,7 @@ pub(crate) struct Counters {
     latencies: Latencies,
     /// The last two minutes, second by second, for the dashboard.
     #[cfg(feature = "dashboard")]
-    pub(crate) history: crate::history::History,
+    pub(crate) history: crate::observe::history::History,
 }
 
 /// How a logical call ended, for the counters. Not an [`crate::ErrorKind`]: the counters file a
@@ -196,7 +196,7 @@ impl Counters {
             without_redis: AtomicU64::new(0),
             latencies: Latencies::new(now),
             #[cfg(feature = "dashboard")]
-            history: crate::history::History::new(now),
+            history: crate::observe::history::History::new(now),
         }
     }
 
@@ -227,7 +227,7 @@ impl Counters {
         }
         #[cfg(feature = "dashboard")]
         self.history.record(
-            crate::history::Event::Call {
+            crate::observe::history::Event::Call {
                 failed: ending != Ending::Success,
                 short_circuited: ending == Ending::ShortCircuited,
                 latency,
@@ -240,7 +240,7 @@ impl Counters {
         self.retries.fetch_add(1, Ordering::Relaxed);
         #[cfg(feature = "dashboard")]
         self.history
-            .record(crate::history::Event::Retry, Instant::now());
+            .record(crate::observe::history::Event::Retry, Instant::now());
     }
 
     pub(crate) fn record_fallback(&self) {
@@ -251,7 +251,7 @@ impl Counters {
         self.hedges.fetch_add(1, Ordering::Relaxed);
         #[cfg(feature = "dashboard")]
         self.history
-            .record(crate::history::Event::Hedge, Instant::now());
+            .record(crate::observe::history::Event::Hedge, Instant::now());
     }
 
     pub(crate) fn record_without_redis(&self) {

@@ -96,7 +96,7 @@ pub fn snapshot(clients: &[Observer]) -> Value {
                         continue;
                     };
                     let recent = &series[series.len().saturating_sub(10)..];
-                    let sum = |f: fn(&crate::history::Second) -> u32| -> u32 {
+                    let sum = |f: fn(&crate::observe::history::Second) -> u32| -> u32 {
                         recent.iter().map(f).sum()
                     };
                     let p99 = recent.iter().map(|s| s.p99_ms).fold(0.0, f64::max);

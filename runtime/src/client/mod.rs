@@ -1,26 +1,28 @@
 //! The shared state of one client, built from its spec and profile.
 
+pub(crate) mod environment;
+pub(crate) mod spec;
+
 use std::sync::{Arc, OnceLock};
 
 use remcall_profile::{Layer, Profile, Scope, Settings, vars};
 use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
-use crate::auth::Credentials;
-use crate::breaker::Breaker;
-use crate::budget::RetryBudget;
-use crate::bulkhead::Bulkhead;
-use crate::endpoints::{Discover, DynDiscover, Endpoints};
-use crate::environment;
+use crate::client::spec::{ClientSpec, MethodSpec};
 use crate::error::{Error, ErrorKind};
 use crate::fleet;
-use crate::hedge::Hedging;
-use crate::interceptor::{DynInterceptor, Erased, Interceptor};
-use crate::rate_limit::RateLimiter;
-use crate::request::{header_name, header_value};
-use crate::spec::{ClientSpec, MethodSpec};
-use crate::stats::{ClientStats, Counters, EndpointStats};
-use crate::tls;
+use crate::observe::stats::{ClientStats, Counters, EndpointStats};
+use crate::outbound::auth::Credentials;
+use crate::outbound::endpoints::{Discover, DynDiscover, Endpoints};
+use crate::outbound::interceptor::{DynInterceptor, Erased, Interceptor};
+use crate::outbound::tls;
+use crate::policy::breaker::Breaker;
+use crate::policy::budget::RetryBudget;
+use crate::policy::bulkhead::Bulkhead;
+use crate::policy::hedge::Hedging;
+use crate::policy::rate_limit::RateLimiter;
+use crate::wire::request::{header_name, header_value};
 
 /// Redirects followed before a call fails; more is a loop or a misconfiguration.
 const MAX_REDIRECTS: usize = 5;
@@ -497,7 +499,7 @@ impl Observer {
     /// Each used method's last two minutes, second by second, oldest first (feature
     /// `dashboard`); methods never called are left out.
     #[cfg(feature = "dashboard")]
-    pub fn history(&self) -> Option<Vec<(&'static str, Vec<crate::history::Second>)>> {
+    pub fn history(&self) -> Option<Vec<(&'static str, Vec<crate::observe::history::Second>)>> {
         let shared = self.shared.upgrade()?;
         let now = Instant::now();
         Some(
@@ -554,9 +556,9 @@ impl Client {
                 None => {
                     let breaker = match shared.template.settings.breaker.scope {
                         Scope::Client => shared.template.breaker.state(),
-                        Scope::Method => crate::stats::BreakerState::Closed,
+                        Scope::Method => crate::observe::stats::BreakerState::Closed,
                     };
-                    let mut stats = crate::stats::MethodStats::untouched(breaker);
+                    let mut stats = crate::observe::stats::MethodStats::untouched(breaker);
                     stats.concurrency_limit = shared.template.bulkhead.adaptive_limit();
                     stats.bulkhead = shared.template.bulkhead.use_and_limit();
                     (m.name, stats)

@@ -11,7 +11,7 @@ use std::time::Duration;
 use remcall_profile::IsolationSettings;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::adaptive::{AdaptiveLimit, Admitted};
+use crate::policy::adaptive::{AdaptiveLimit, Admitted};
 
 /// Why a call was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

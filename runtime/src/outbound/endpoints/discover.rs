@@ -14,7 +14,7 @@ use super::Endpoints;
 /// The most endpoints a client keeps from one discovery; more are dropped with a WARN.
 pub const MAX_DISCOVERED: usize = 10_000;
 use crate::error::{Error, ErrorKind};
-use crate::interceptor::BoxError;
+use crate::outbound::interceptor::BoxError;
 
 /// One endpoint a [`Discover`] reports.
 #[derive(Clone, Debug, PartialEq, Eq)]

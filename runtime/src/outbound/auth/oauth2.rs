@@ -13,7 +13,7 @@ use tokio::time::Instant;
 
 use super::{basic_credentials, expand};
 use crate::error::{Error, ErrorKind};
-use crate::response::Response;
+use crate::wire::response::Response;
 
 /// The largest token response read; token endpoints answer with a few hundred bytes.
 const MAX_TOKEN_RESPONSE: u64 = 64 << 10;

@@ -1,0 +1,14 @@
+//! The wire format: how a method's arguments become a request (path, query, headers, bodies)
+//! and how a response becomes its result (JSON, enums, unions, downloads, pages).
+
+pub(crate) mod constant;
+pub(crate) mod download;
+pub(crate) mod enums;
+pub(crate) mod multipart;
+pub(crate) mod nullable;
+pub(crate) mod paginate;
+pub(crate) mod params;
+pub(crate) mod query;
+pub(crate) mod request;
+pub(crate) mod response;
+pub(crate) mod union;
