@@ -8,8 +8,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use reqwest::StatusCode;
 
-use crate::policy::retry::{AttemptFailure, FailedAttempt};
-
 /// What went wrong, in the classes a caller acts on. The pipeline has finer views of its own
 /// (whether an attempt may be retried, how a call counts for the breaker and the statistics);
 /// this is the one a caller sees. New kinds may be added.
@@ -197,18 +195,7 @@ impl Error {
     /// (BreakerOpen, Rejected, RateLimited, Timeout, Connect, 5xx, 429). Not for the caller's own
     /// mistakes (4xx, Encode, Decode, Config, Auth).
     pub fn allows_fallback(&self) -> bool {
-        match self.0.kind {
-            ErrorKind::BreakerOpen
-            | ErrorKind::Rejected
-            | ErrorKind::RateLimited
-            | ErrorKind::Timeout
-            | ErrorKind::Connect => true,
-            ErrorKind::Status => self
-                .0
-                .status
-                .is_some_and(|s| s.is_server_error() || s == StatusCode::TOO_MANY_REQUESTS),
-            _ => false,
-        }
+        crate::outcome::allows_fallback(self)
     }
 }
 
@@ -273,54 +260,42 @@ impl std::error::Error for Error {
     }
 }
 
-impl From<remcall_profile::ProfileError> for Error {
-    fn from(error: remcall_profile::ProfileError) -> Self {
-        Error::new(ErrorKind::Config, error.0)
+impl Error {
+    /// A transport error as the caller reads it: the downstream failed to answer (`Connect`),
+    /// timed out, or the request could not be built (`Encode`). The URL is stripped: it may
+    /// carry credentials in its query. Whether it may be retried is `outcome::from_transport`.
+    pub(crate) fn from_transport(error: reqwest::Error) -> Error {
+        let redirects = "too many redirects, or a redirect loop";
+        let (kind, message) = if is_malformed_answer(&error) {
+            (
+                ErrorKind::Connect,
+                "the server's answer is not valid HTTP (a header past the limits, or malformed)",
+            )
+        } else if error.is_connect() {
+            let message = if error.is_redirect() {
+                redirects
+            } else {
+                "connection failed"
+            };
+            (ErrorKind::Connect, message)
+        } else if error.is_timeout() {
+            (ErrorKind::Timeout, "timed out")
+        } else if error.is_builder() {
+            (ErrorKind::Encode, "request failed")
+        } else if error.is_redirect() {
+            (ErrorKind::Connect, redirects)
+        } else {
+            // A reset, a truncated body, a protocol error: to the caller the downstream failed
+            // to answer.
+            (ErrorKind::Connect, "connection failed")
+        };
+        Error::fixed(kind, message).with_source(error.without_url())
     }
 }
 
-/// The one place a transport error is classified: its kind for the caller, and its class for
-/// the retry decision (a connect error sent nothing; anything later may have reached the server).
-/// The URL is stripped: it may carry credentials in its query.
-pub(crate) fn from_transport(error: reqwest::Error) -> FailedAttempt {
-    let (kind, failure, message) = if is_malformed_answer(&error) {
-        // An endless header line, too many headers, a response that is not HTTP: the server
-        // will answer the same again, so it is not retried.
-        (
-            ErrorKind::Connect,
-            AttemptFailure::Other,
-            "the server's answer is not valid HTTP (a header past the limits, or malformed)",
-        )
-    } else if error.is_connect() {
-        let message = if error.is_redirect() {
-            "too many redirects, or a redirect loop"
-        } else {
-            "connection failed"
-        };
-        (ErrorKind::Connect, AttemptFailure::Connect, message)
-    } else if error.is_timeout() {
-        (ErrorKind::Timeout, AttemptFailure::Timeout, "timed out")
-    } else if error.is_builder() {
-        (ErrorKind::Encode, AttemptFailure::Other, "request failed")
-    } else if error.is_redirect() {
-        (
-            ErrorKind::Connect,
-            AttemptFailure::Broken,
-            "too many redirects, or a redirect loop",
-        )
-    } else {
-        // A reset, a truncated body, a protocol error: to the caller the downstream failed to
-        // answer; to the retry policy the request may have been processed.
-        (
-            ErrorKind::Connect,
-            AttemptFailure::Broken,
-            "connection failed",
-        )
-    };
-    FailedAttempt {
-        error: Error::fixed(kind, message).with_source(error.without_url()),
-        failure,
-        retry_after: None,
+impl From<remcall_profile::ProfileError> for Error {
+    fn from(error: remcall_profile::ProfileError) -> Self {
+        Error::new(ErrorKind::Config, error.0)
     }
 }
 
@@ -338,7 +313,7 @@ pub(crate) fn write_escaped(out: &mut impl fmt::Write, text: &str) -> fmt::Resul
 }
 
 /// True when hyper, under reqwest, could not parse the server's answer.
-fn is_malformed_answer(error: &reqwest::Error) -> bool {
+pub(crate) fn is_malformed_answer(error: &reqwest::Error) -> bool {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {

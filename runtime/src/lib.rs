@@ -16,6 +16,7 @@ mod error;
 mod fleet;
 mod observe;
 mod outbound;
+mod outcome;
 mod period;
 mod policy;
 mod wire;
@@ -74,11 +75,12 @@ pub mod __codegen {
 #[doc(hidden)]
 pub mod __bench {
     pub use crate::observe::latency::Latencies;
+    pub use crate::outcome::{AttemptFailure, is_retryable};
     pub use crate::policy::breaker::{Breaker, Outcome, Permit};
     pub use crate::policy::budget::RetryBudget;
     pub use crate::policy::bulkhead::{Bulkhead, Full, Slot};
     pub use crate::policy::rate_limit::{RateLimiter, Reservation};
-    pub use crate::policy::retry::{AttemptFailure, backoff, is_retryable};
+    pub use crate::policy::retry::backoff;
     pub use remcall_profile::{
         BreakerSettings, IsolationSettings, RateLimitSettings, RetrySettings, Settings,
     };

@@ -1,64 +1,11 @@
-//! The retry decision: which failures are retried, how long to sleep before the next attempt,
-//! and what the server's `Retry-After` asks for. Pure functions; the loop lives in `call.rs`.
+//! The retry timing: how long to sleep before the next attempt, and what the server's
+//! `Retry-After` asks for. Pure functions; which failures are retried is in `outcome.rs`, the
+//! loop in `call/attempts.rs`.
 
 use std::time::{Duration, SystemTime};
 
-use remcall_profile::{Condition, Jitter, RetrySettings};
+use remcall_profile::{Jitter, RetrySettings};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
-
-use crate::error::Error;
-
-/// An attempt that brought no answer: the error the caller sees if it is the last, its retry
-/// class, and how long the server asked to wait (`Retry-After`), if it did.
-#[derive(Debug)]
-pub(crate) struct FailedAttempt {
-    pub(crate) error: Error,
-    pub(crate) failure: AttemptFailure,
-    pub(crate) retry_after: Option<Duration>,
-}
-
-impl FailedAttempt {
-    /// A failure no retry can help (encoding, configuration, an interceptor's refusal).
-    pub(crate) fn other(error: Error) -> FailedAttempt {
-        FailedAttempt {
-            error,
-            failure: AttemptFailure::Other,
-            retry_after: None,
-        }
-    }
-}
-
-/// Why an attempt failed, as far as retrying is concerned: unlike [`crate::ErrorKind`], it tells
-/// a failure before anything was sent (`Connect`) from one after (`Broken`, `Timeout`), which
-/// decides whether a non-idempotent request may go again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AttemptFailure {
-    /// No connection was made: nothing was sent, so even a POST may be retried.
-    Connect,
-    /// The attempt timed out: the request may have been processed.
-    Timeout,
-    /// The connection broke after the request may have been sent (reset, truncated body).
-    Broken,
-    /// The server answered with this status.
-    Status(u16),
-    /// Anything else (an encoding, decoding, size or configuration error): never retried.
-    Other,
-}
-
-/// True when `failure` may be retried under `settings` for a method that is (or is not)
-/// idempotent. A non-idempotent method is retried only when nothing was sent.
-pub fn is_retryable(settings: &RetrySettings, failure: AttemptFailure, idempotent: bool) -> bool {
-    let listed = |wanted: Condition| settings.on.contains(&wanted);
-    match failure {
-        AttemptFailure::Connect => listed(Condition::Connect),
-        AttemptFailure::Timeout => idempotent && listed(Condition::Timeout),
-        AttemptFailure::Broken => idempotent && listed(Condition::Connect),
-        AttemptFailure::Status(status) => {
-            idempotent && settings.on.iter().any(|c| c.matches_status(status))
-        }
-        AttemptFailure::Other => false,
-    }
-}
 
 /// The sleep before retry number `retry` (1 for the first retry): `initial × multiplier^(retry-1)`
 /// capped at `max`, then jittered with `unit`, a random number in `[0, 1)`.
@@ -171,22 +118,5 @@ mod tests {
             "0s disables"
         );
         assert_eq!(retry_after(&HeaderMap::new(), max, now), None);
-    }
-
-    #[test]
-    fn post_is_retried_only_when_nothing_was_sent() {
-        let s = settings("");
-        assert!(!is_retryable(&s, AttemptFailure::Status(503), false));
-        assert!(!is_retryable(&s, AttemptFailure::Timeout, false));
-        assert!(is_retryable(&s, AttemptFailure::Connect, false));
-        assert!(is_retryable(&s, AttemptFailure::Status(503), true));
-        assert!(
-            !is_retryable(&s, AttemptFailure::Status(500), true),
-            "500 is not in the default list"
-        );
-        assert!(!is_retryable(&s, AttemptFailure::Other, true));
-        let classes = settings("retry: { on: [5xx] }");
-        assert!(is_retryable(&classes, AttemptFailure::Status(500), true));
-        assert!(!is_retryable(&classes, AttemptFailure::Connect, true));
     }
 }

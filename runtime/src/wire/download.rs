@@ -20,7 +20,7 @@ use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
 use crate::client::Client;
-use crate::error::{Error, ErrorKind, from_transport};
+use crate::error::{Error, ErrorKind};
 use crate::wire::request::Request;
 use crate::wire::response::decode;
 
@@ -88,7 +88,7 @@ impl Stream for ByteStream {
                         let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await
                         {
                             Ok(Ok(chunk)) => Ok(chunk),
-                            Ok(Err(e)) => Err(from_transport(e).error),
+                            Ok(Err(e)) => Err(Error::from_transport(e)),
                             Err(_) => Err(Error::new(
                                 ErrorKind::Timeout,
                                 format!(

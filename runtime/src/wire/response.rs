@@ -5,8 +5,7 @@ use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde::de::DeserializeOwned;
 
-use crate::error::{Error, ErrorKind, from_transport};
-use crate::policy::retry::FailedAttempt;
+use crate::error::{Error, ErrorKind};
 
 /// A response whose body has been read completely.
 #[derive(Debug, Clone)]
@@ -25,9 +24,9 @@ impl Response {
     pub(crate) async fn read(
         mut response: reqwest::Response,
         limit: u64,
-    ) -> Result<Response, FailedAttempt> {
+    ) -> Result<Response, Unread> {
         let too_large = || {
-            FailedAttempt::other(Error::new(
+            Unread::TooLarge(Error::new(
                 ErrorKind::BodyTooLarge,
                 format!("the response body is larger than max_response_bytes ({limit} bytes)"),
             ))
@@ -41,7 +40,7 @@ impl Response {
         let mut first: Option<Bytes> = None;
         let mut joined: Option<BytesMut> = None;
         let mut length = 0_u64;
-        while let Some(chunk) = response.chunk().await.map_err(from_transport)? {
+        while let Some(chunk) = response.chunk().await.map_err(Unread::Transport)? {
             length += chunk.len() as u64;
             if length > limit {
                 return Err(too_large());
@@ -68,6 +67,15 @@ impl Response {
             body,
         })
     }
+}
+
+/// Why a body was not read whole.
+#[derive(Debug)]
+pub(crate) enum Unread {
+    /// It is larger than the limit: the error says so.
+    TooLarge(Error),
+    /// The connection failed while it was read.
+    Transport(reqwest::Error),
 }
 
 /// A response body with the response headers its method declares (`response_headers:`).

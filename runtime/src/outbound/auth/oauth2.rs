@@ -13,7 +13,7 @@ use tokio::time::Instant;
 
 use super::{basic_credentials, expand};
 use crate::error::{Error, ErrorKind};
-use crate::wire::response::Response;
+use crate::wire::response::{Response, Unread};
 
 /// The largest token response read; token endpoints answer with a few hundred bytes.
 const MAX_TOKEN_RESPONSE: u64 = 64 << 10;
@@ -212,8 +212,8 @@ impl TokenSource {
         // its token would go out as a header on every call).
         let body = Response::read(response, MAX_TOKEN_RESPONSE)
             .await
-            .map_err(|failed| {
-                let message = if failed.error.kind() == ErrorKind::BodyTooLarge {
+            .map_err(|unread| {
+                let message = if matches!(unread, Unread::TooLarge(_)) {
                     "the OAuth2 token response is larger than 64 KiB"
                 } else {
                     "the OAuth2 token response was cut off"

@@ -4,8 +4,10 @@
 //!
 //! What this file holds is the method's hedging state: when to hedge (a fixed delay, or a
 //! percentile of the method's recent latency, refreshed at most every quarter second so the hot
-//! path reads one atomic) and whether the budget allows another. The race itself is in call.rs,
-//! beside the retry loop it runs inside.
+//! path reads one atomic) and whether the budget allows another. The race itself is `race.rs`;
+//! what it races, one attempt, is the call path's (`call/attempt.rs`).
+
+pub(crate) mod race;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;

@@ -1,0 +1,350 @@
+//! One attempt of a call: credentials, interceptors, the send within the attempt deadline, the
+//! body read within `max_response_bytes`, and the answer classified; and the same attempt
+//! hedged, when the method's profile asks for it (the race is `policy/hedge/race.rs`).
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use crate::client::{Client, MethodState};
+use crate::error::{Error, ErrorKind};
+use crate::observe::log;
+use crate::outbound::endpoints::{Endpoint, Lease};
+use crate::outbound::interceptor::{self, CallInfo};
+use crate::outcome::{self, AttemptFailure, FailedAttempt};
+use crate::policy::hedge::race::{Flight, Racer, race};
+use crate::policy::retry::retry_after;
+use crate::wire::download::Slot;
+use crate::wire::request::Request;
+use crate::wire::response::Response;
+
+/// A finished attempt: where it went, what came back, which OAuth2 token it carried, and
+/// whether it was a hedge.
+pub(super) struct Landed<'a> {
+    pub(super) lease: Lease<'a>,
+    pub(super) outcome: Result<Response, FailedAttempt>,
+    pub(super) token_generation: u64,
+    hedge: bool,
+}
+
+/// When one attempt goes: which it is (1 for the first), when it is sent (its attempt deadline
+/// counts from here), the call's total deadline.
+#[derive(Clone, Copy)]
+pub(super) struct When {
+    pub(super) attempt: u32,
+    pub(super) sent: Instant,
+    pub(super) deadline: Instant,
+}
+
+impl Client {
+    /// One attempt to `lease`'s endpoint, with its hedges when the method has hedging (a
+    /// half-open `trial` is a probe of one request: never hedged). The second value is the
+    /// hedges sent.
+    pub(super) async fn hedged<'a>(
+        &'a self,
+        state: &'a MethodState,
+        request: &'a Request,
+        when: When,
+        lease: Lease<'a>,
+        trial: bool,
+    ) -> (Landed<'a>, u32) {
+        let hedge_after = match state.hedging.as_deref() {
+            Some(hedging) if !trial => hedging
+                .delay(&state.counters, when.sent)
+                .map(|delay| (hedging, delay)),
+            _ => None,
+        };
+        let Some((hedging, delay)) = hedge_after else {
+            return (self.send(state, request, when, false, lease).await, 0);
+        };
+        let mut racer = Hedges {
+            client: self,
+            state,
+            request,
+            when,
+            at: vec![lease.endpoint().clone()],
+        };
+        let first: Flight<'a, Landed<'a>> = Box::pin(self.send(state, request, when, false, lease));
+        let (landed, hedges) = Box::pin(race(
+            &mut racer,
+            hedging,
+            first,
+            delay,
+            when.sent,
+            when.deadline,
+        ))
+        .await;
+        if landed.hedge && landed.outcome.is_ok() {
+            state.counters.record_hedge_win();
+        }
+        (landed, hedges)
+    }
+
+    /// One attempt to `lease`'s endpoint, in its span, its endpoint's health recorded.
+    async fn send<'a>(
+        &'a self,
+        state: &'a MethodState,
+        request: &'a Request,
+        when: When,
+        hedge: bool,
+        lease: Lease<'a>,
+    ) -> Landed<'a> {
+        let mut token_generation = 0;
+        let span = tracing::debug_span!(
+            "remcall.attempt",
+            attempt = when.attempt,
+            endpoint = %lease.endpoint().base,
+            hedge = tracing::field::Empty,
+        );
+        if hedge {
+            span.record("hedge", true);
+        }
+        let outcome = self
+            .attempt(
+                state,
+                request,
+                lease.endpoint(),
+                when,
+                &mut token_generation,
+            )
+            .instrument(span)
+            .await;
+        self.shared
+            .endpoints
+            .record(lease.endpoint(), outcome::endpoint_unhealthy(&outcome));
+        Landed {
+            lease,
+            outcome,
+            token_generation,
+            hedge,
+        }
+    }
+
+    /// One attempt: build, add credentials, run interceptors, send, read, verify and classify,
+    /// within the attempt deadline. `token_generation` says which OAuth2 token was sent.
+    async fn attempt(
+        &self,
+        state: &MethodState,
+        request: &Request,
+        endpoint: &Endpoint,
+        when: When,
+        token_generation: &mut u64,
+    ) -> Result<Response, FailedAttempt> {
+        let When {
+            attempt,
+            sent,
+            deadline,
+        } = when;
+        let method = request.method;
+        let credential = match &state.credentials {
+            Some(credentials) => {
+                let (value, generation) = Box::pin(credentials.header(deadline))
+                    .await
+                    .map_err(FailedAttempt::other)?;
+                *token_generation = generation;
+                Some(value)
+            }
+            None => None,
+        };
+        let call = CallInfo {
+            client: self.shared.spec.name,
+            method: method.name,
+            attempt,
+        };
+        let interceptors = &self.shared.interceptors;
+        let attempt_timeout = state.settings.attempt_timeout;
+        let attempt_deadline = (sent + attempt_timeout).min(deadline);
+        // The request is built inside the timeout's argument, so that what building it needs
+        // (the URL, the headers, the interceptors' view) is gone while the attempt waits for its
+        // answer: it would otherwise stay in this future's state, copied with it at every level.
+        let response = tokio::time::timeout_at(attempt_deadline, {
+            let mut outgoing = request
+                .outgoing(
+                    call,
+                    &state.http_method,
+                    endpoint,
+                    &state.headers,
+                    &state.query,
+                    credential,
+                )
+                .map_err(FailedAttempt::other)?;
+            if let Some(header) = &state.settings.deadline_header {
+                // What this attempt will wait, in whole milliseconds: the downstream can stop
+                // when nobody waits any more.
+                let left = attempt_deadline.saturating_duration_since(Instant::now());
+                let value = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
+                if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
+                    outgoing.headers.insert(name, value.into());
+                }
+            }
+            if !interceptors.is_empty() {
+                Box::pin(within(
+                    deadline,
+                    state,
+                    interceptor::before_send(interceptors, &mut outgoing),
+                ))
+                .await
+                .and_then(|refusal| refusal)
+                .map_err(FailedAttempt::other)?;
+            }
+            log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
+            exchange(
+                self.shared.http.execute(outgoing.into_request()),
+                state.settings.max_response_bytes,
+                request.download.clone(),
+            )
+        })
+        .await
+        .map_err(|_| attempt_timed_out(state, attempt_deadline == deadline))??;
+        log::response(state.settings.log, &call, &endpoint.base, &response, sent);
+        if !interceptors.is_empty() {
+            Box::pin(within(
+                deadline,
+                state,
+                interceptor::after_receive(interceptors, &call, &response),
+            ))
+            .await
+            .and_then(|refusal| refusal)
+            .map_err(FailedAttempt::other)?;
+        }
+        answered(state, request, response)
+    }
+}
+
+/// The hedges of one attempt, as the race asks for them.
+struct Hedges<'a> {
+    client: &'a Client,
+    state: &'a MethodState,
+    request: &'a Request,
+    when: When,
+    /// The endpoints an attempt is in flight at: a hedge goes elsewhere when it can.
+    at: Vec<Arc<Endpoint>>,
+}
+
+impl<'a> Racer<'a, Landed<'a>> for Hedges<'a> {
+    fn settles(&self, landed: &Landed<'a>) -> bool {
+        outcome::settles_race(&self.state.settings.retry, &landed.outcome)
+    }
+
+    fn held_back(&mut self, landed: &Landed<'a>) {
+        self.at.retain(|e| !Arc::ptr_eq(e, landed.lease.endpoint()));
+    }
+
+    fn hedge(&mut self, now: Instant) -> Option<Flight<'a, Landed<'a>>> {
+        let shared = &self.client.shared;
+        if !shared.budget.withdraw(now) {
+            return None;
+        }
+        let lease = shared.endpoints.pick(&self.at).ok()?;
+        self.state.counters.record_hedge();
+        self.at.push(lease.endpoint().clone());
+        let when = When {
+            sent: now,
+            ..self.when
+        };
+        Some(Box::pin(self.client.send(
+            self.state,
+            self.request,
+            when,
+            true,
+            lease,
+        )))
+    }
+}
+
+/// A response that came back: the answer, or a failure carrying the status, the declared error
+/// type's reading of the body and the server's `Retry-After`.
+fn answered(
+    state: &MethodState,
+    request: &Request,
+    response: Response,
+) -> Result<Response, FailedAttempt> {
+    let method = request.method;
+    let answered = response.status.is_success()
+        || (method.not_found_none && response.status == reqwest::StatusCode::NOT_FOUND);
+    if answered {
+        return Ok(response);
+    }
+    // The declared error type reads the whole body: the error keeps only its first bytes.
+    let detail = request
+        .error_detail
+        .and_then(|decode| decode(response.status.as_u16(), &response.body));
+    Err(FailedAttempt {
+        error: Error::status_error(response.status, &response.body).with_detail(detail),
+        failure: AttemptFailure::Status(response.status.as_u16()),
+        retry_after: retry_after(
+            &response.headers,
+            state.settings.retry.retry_after_max,
+            SystemTime::now(),
+        ),
+    })
+}
+
+/// The failure of an attempt that ran out of time: its own, or the call's (`total`).
+fn attempt_timed_out(state: &MethodState, total: bool) -> FailedAttempt {
+    let error = if total {
+        past_total_deadline(state)
+    } else {
+        Error::new(
+            ErrorKind::Timeout,
+            format!(
+                "the attempt ran past its deadline of {:?}",
+                state.settings.attempt_timeout
+            ),
+        )
+    };
+    FailedAttempt {
+        error,
+        failure: AttemptFailure::Timeout,
+        retry_after: None,
+    }
+}
+
+/// Awaits a sent request's answer and reads it whole within `limit` bytes; for a download, a
+/// success is left unread in `download` (its body is the stream's). It takes reqwest's future,
+/// not the request: a parameter stays in the future's state to the end.
+async fn exchange(
+    sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
+    limit: u64,
+    download: Option<Slot>,
+) -> Result<Response, FailedAttempt> {
+    let response = sent.await.map_err(outcome::from_transport)?;
+    if let Some(slot) = download
+        && response.status().is_success()
+    {
+        let answered = Response {
+            status: response.status(),
+            headers: response.headers().clone(),
+            body: bytes::Bytes::new(),
+        };
+        *slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(response);
+        return Ok(answered);
+    }
+    Ok(Response::read(response, limit).await?)
+}
+
+/// Runs `work` unless the call's total deadline passes first.
+pub(super) async fn within<T>(
+    deadline: Instant,
+    state: &MethodState,
+    work: impl Future<Output = T>,
+) -> Result<T, Error> {
+    tokio::time::timeout_at(deadline, work)
+        .await
+        .map_err(|_| past_total_deadline(state))
+}
+
+fn past_total_deadline(state: &MethodState) -> Error {
+    let total: Duration = state.settings.total_timeout;
+    let message = match crate::policy::deadline::current() {
+        Some(_) => format!(
+            "the call ran past its deadline: the caller's, or its total of {total:?}, whichever came first"
+        ),
+        None => format!("the call ran past its total deadline of {total:?}"),
+    };
+    Error::new(ErrorKind::Timeout, message)
+}

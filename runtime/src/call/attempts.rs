@@ -1,0 +1,201 @@
+//! Step 4 of a call: the attempts, within the total deadline. Each goes to an endpoint (another
+//! after a failure, when there is one), hedged when the method's profile asks for it; a refused
+//! OAuth2 token is refreshed once; a retryable failure sleeps its backoff or `Retry-After`,
+//! never past the deadline and only with budget left.
+
+use tokio::time::Instant;
+
+use super::attempt::{Landed, When, within};
+use crate::client::spec::MethodSpec;
+use crate::client::{Client, MethodState};
+use crate::error::{Error, ErrorKind};
+use crate::outbound::auth::Credentials;
+use crate::outcome::{AttemptFailure, FailedAttempt, is_retryable};
+use crate::policy::retry::backoff;
+use crate::wire::request::Request;
+use crate::wire::response::Response;
+
+/// What the call span reports of the attempts: how many, the hedges among them, and the last
+/// HTTP status.
+#[derive(Default)]
+struct Tally {
+    attempts: u32,
+    hedges: u32,
+    status: Option<u16>,
+}
+
+impl Client {
+    /// The retry loop, its figures recorded in the call's span.
+    ///
+    /// The total deadline is kept without a timer of its own: each attempt's timer fires at the
+    /// attempt deadline or the total one, whichever comes first; a sleep that would end past it
+    /// is not taken; and the steps that can wait on something else (discovery's first lookup,
+    /// interceptors) are bounded by it. Each timer is a registration in the runtime's timer
+    /// wheel and a removal, on every call.
+    pub(super) async fn attempts(
+        &self,
+        request: &Request,
+        trial: bool,
+        sent: Instant,
+        deadline: Instant,
+    ) -> Result<Response, Error> {
+        let mut tally = Tally::default();
+        let result = self
+            .retry_loop(request, trial, sent, deadline, &mut tally)
+            .await;
+        // The call span's fields are recorded once, when the attempts are over: a formatter
+        // shows every recording of a field, so recording per attempt would repeat them.
+        let span = tracing::Span::current();
+        if tally.attempts > 0 {
+            span.record("attempts", tally.attempts);
+        }
+        if let Some(status) = tally.status {
+            span.record("status", status);
+        }
+        if tally.hedges > 0 {
+            span.record("hedges", tally.hedges);
+        }
+        result
+    }
+
+    /// Attempts until one answers, the failure is not retryable, `max_attempts` or the budget
+    /// run out, or the next sleep would end past the deadline.
+    async fn retry_loop(
+        &self,
+        request: &Request,
+        trial: bool,
+        sent: Instant,
+        deadline: Instant,
+        tally: &mut Tally,
+    ) -> Result<Response, Error> {
+        if let Some(error) = &request.error {
+            return Err(error.clone());
+        }
+        let method = request.method;
+        let state = self.shared.method(method);
+        let retry = &state.settings.retry;
+        // A half-open trial is a probe: one attempt, whatever the retry policy says, so a
+        // recovering downstream sees one request per trial.
+        let max_attempts = if trial { 1 } else { retry.max_attempts };
+        if self.shared.endpoints.discovers() {
+            Box::pin(within(deadline, state, self.shared.endpoints.ready())).await??;
+        }
+        let mut when = When {
+            attempt: 1,
+            sent,
+            deadline,
+        };
+        let mut token_refreshed = false;
+        let mut avoid = None;
+        loop {
+            let lease = self.shared.endpoints.pick(Option::as_slice(&avoid))?;
+            let (landed, hedges) = self.hedged(state, request, when, lease, trial).await;
+            tally.hedges += hedges;
+            tally.attempts = when.attempt;
+            let Landed {
+                lease,
+                outcome,
+                token_generation,
+                ..
+            } = landed;
+            let status = match &outcome {
+                Ok(response) => Some(response.status.as_u16()),
+                Err(failed) => failed.error.status().map(|s| s.as_u16()),
+            };
+            tally.status = status.or(tally.status);
+            let failed = match outcome {
+                Ok(response) => return Ok(response),
+                Err(failed) => failed,
+            };
+            // The next attempt goes elsewhere when there is anywhere else to go.
+            avoid = Some(lease.endpoint().clone());
+            if failed.failure == AttemptFailure::Status(401)
+                && let Some(Credentials::OAuth2(tokens)) = &state.credentials
+            {
+                refused_token(failed.error, &mut token_refreshed)?;
+                tokens.invalidate(token_generation);
+                when.sent = Instant::now();
+                continue;
+            }
+            when = self
+                .before_retry(state, method, when, failed, max_attempts)
+                .await?;
+        }
+    }
+
+    /// The sleep before the next attempt, or the error when there is none: the failure is not
+    /// retryable, `max_attempts` are spent, the sleep would end past the deadline, or the budget
+    /// has no retry left. Returns when the next attempt goes out.
+    async fn before_retry(
+        &self,
+        state: &MethodState,
+        method: &'static MethodSpec,
+        when: When,
+        failed: FailedAttempt,
+        max_attempts: u32,
+    ) -> Result<When, Error> {
+        let retry = &state.settings.retry;
+        let FailedAttempt {
+            error,
+            failure,
+            retry_after,
+        } = failed;
+        if when.attempt >= max_attempts || !is_retryable(retry, failure, method.idempotent) {
+            return Err(error);
+        }
+        let wait = retry_after.unwrap_or_else(|| backoff(retry, when.attempt, fastrand::f64()));
+        let now = Instant::now();
+        if now + wait >= when.deadline || !self.retry_allowed(state, method, now).await {
+            return Err(error);
+        }
+        state.counters.record_retry();
+        #[cfg(feature = "metrics")]
+        crate::observe::metrics::record_retry(self.shared.spec.name, method.name);
+        tracing::info!(client = self.shared.spec.name, method = method.name, attempt = when.attempt, ?wait, error = %error, "retrying");
+        Box::pin(tokio::time::sleep(wait)).await;
+        Ok(When {
+            attempt: when.attempt + 1,
+            sent: now + wait,
+            deadline: when.deadline,
+        })
+    }
+
+    /// Whether the budget allows a retry: the fleet's when the profile shares one and Redis
+    /// answers, else the client's own.
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    async fn retry_allowed(
+        &self,
+        state: &MethodState,
+        method: &'static MethodSpec,
+        now: Instant,
+    ) -> bool {
+        if let Some(fleet) = &self.shared.fleet_budget {
+            match crate::fleet::withdraw(fleet).await {
+                Some(granted) => return granted,
+                None => {
+                    state.counters.record_without_redis();
+                    #[cfg(feature = "metrics")]
+                    crate::observe::metrics::record_without_redis(
+                        self.shared.spec.name,
+                        method.name,
+                    );
+                }
+            }
+        }
+        self.shared.budget.withdraw(now)
+    }
+}
+
+/// A refused OAuth2 token (401): the first time, the token is fetched again and the attempt
+/// made once more, outside the retry policy (the downstream did nothing wrong); the second
+/// time, the call fails as an `Auth` error.
+fn refused_token(error: Error, refreshed: &mut bool) -> Result<(), Error> {
+    if *refreshed {
+        return Err(error.reclassify(
+            ErrorKind::Auth,
+            "the server refused the OAuth2 token (401), also after a refresh",
+        ));
+    }
+    *refreshed = true;
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! One logical call, in the order docs/resilience.md describes:
+//!
+//! 1. rate limiter → `RateLimited` when no turn within `max_wait`;
+//! 2. breaker permit → `BreakerOpen` (with the time until half-open) when open;
+//! 3. bulkhead slot → `Rejected` when full past `max_wait`;
+//! 4. within the `total` deadline, the attempts: pick an endpoint, add headers, send with the
+//!    `attempt` timeout, read within `max_response_bytes`, classify; a retryable failure sleeps
+//!    its backoff (or `Retry-After`), never past the deadline, and only with budget left; a
+//!    half-open trial makes one attempt;
+//! 5. the outcome of the whole call is recorded once, in the breaker and the statistics;
+//! 6. a failure a fallback may answer goes to the generated method's fallback, if it has one.
+//!
+//! Steps 1–3 are `admission.rs`, step 4 `attempts.rs` (the loop) and `attempt.rs` (one
+//! attempt); what each result means is decided in `crate::outcome`.
+//!
+//! The breaker sits outside the retry loop, as in Hystrix and Feign: one outcome per logical call,
+//! so retries cannot make a struggling downstream look worse (or better) than it is.
+
+mod admission;
+mod attempt;
+mod attempts;
+
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use crate::client::Client;
+use crate::error::{Error, ErrorKind};
+use crate::wire::request::Request;
+use crate::wire::response::Response;
+
+impl Client {
+    /// Runs one logical call and decodes its answer.
+    pub async fn call<T>(
+        &self,
+        request: Request,
+        decode: impl FnOnce(Response) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let method = request.method;
+        // One span per logical call; the URL template, never the filled URL (it may carry ids).
+        let span = tracing::info_span!(
+            "remcall.call",
+            client = self.shared.spec.name,
+            method = method.name,
+            http.method = method.http_method,
+            url.template = method.path,
+            attempts = tracing::field::Empty,
+            hedges = tracing::field::Empty,
+            status = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
+        #[cfg(feature = "metrics")]
+        let started = Instant::now();
+        let result = self.run(request, decode).instrument(span.clone()).await;
+        let outcome = match &result {
+            Ok(_) => "success",
+            Err(error) => error.kind().name(),
+        };
+        span.record("outcome", outcome);
+        #[cfg(feature = "metrics")]
+        crate::observe::metrics::record_call(
+            self.shared.spec.name,
+            method.name,
+            outcome,
+            started.elapsed(),
+        );
+        result
+    }
+
+    /// [`Client::call`], then step 6: a failure a fallback may answer (see
+    /// [`Error::allows_fallback`]) goes to `fallback`. An answer (`Ok`) counts as a fallback in
+    /// the statistics; a fallback that passes the failure on, as the generated defaults and
+    /// `NoFallback` do, leaves the call a failure.
+    pub async fn call_or_fallback<T, Answer>(
+        &self,
+        request: Request,
+        decode: impl FnOnce(Response) -> Result<T, Error>,
+        fallback: impl FnOnce(Error) -> Answer,
+    ) -> Result<T, Error>
+    where
+        Answer: Future<Output = Result<T, Error>>,
+    {
+        let method = request.method;
+        match self.call(request, decode).await {
+            Err(cause) if cause.allows_fallback() => {
+                let answer = fallback(cause).await;
+                if answer.is_ok() {
+                    self.shared.method(method).counters.record_fallback();
+                }
+                answer
+            }
+            result => result,
+        }
+    }
+
+    /// The first five steps, inside the call's span.
+    async fn run<T>(
+        &self,
+        request: Request,
+        decode: impl FnOnce(Response) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let method = request.method;
+        let state = self.shared.method(method);
+        let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
+        // 1–3. Rate limit, breaker, bulkhead.
+        let admitted = self.admit(state, method).await.map_err(named)?;
+        // 4. The attempts, on the isolation pool when the profile has one.
+        let (trial, sent, deadline) = (admitted.trial(), admitted.sent, admitted.deadline);
+        let result = match state.bulkhead.pool() {
+            Some(pool) => {
+                let client = self.clone();
+                let span = tracing::Span::current();
+                let attempts =
+                    async move { client.attempts(&request, trial, sent, deadline).await };
+                pool.run(Box::pin(attempts).instrument(span))
+                    .await
+                    .unwrap_or_else(|| {
+                        Err(Error::new(
+                            ErrorKind::Rejected,
+                            "the isolation pool is shut down",
+                        ))
+                    })
+            }
+            None => self.attempts(&request, trial, sent, deadline).await,
+        };
+        let dropped = crate::outcome::dropped(&result);
+        let result = result.and_then(decode);
+        // 5. The logical call, recorded once.
+        admitted.record(state, &result, dropped, Instant::now());
+        result.map_err(named)
+    }
+}
