@@ -190,13 +190,6 @@ impl Error {
     pub fn retry_in(&self) -> Option<Duration> {
         self.0.retry_in
     }
-
-    /// True for the errors a fallback may answer: the downstream is unavailable or protected
-    /// (BreakerOpen, Rejected, RateLimited, Timeout, Connect, 5xx, 429). Not for the caller's own
-    /// mistakes (4xx, Encode, Decode, Config, Auth).
-    pub fn allows_fallback(&self) -> bool {
-        crate::outcome::allows_fallback(self)
-    }
 }
 
 impl fmt::Display for Error {

@@ -12,6 +12,8 @@
 
 mod call;
 mod client;
+#[cfg(feature = "dashboard")]
+pub mod dashboard;
 mod error;
 mod fleet;
 mod observe;
@@ -19,21 +21,20 @@ mod outbound;
 mod outcome;
 mod period;
 mod policy;
+mod spec;
 mod wire;
 
-#[cfg(feature = "dashboard")]
-pub use observe::dashboard;
 pub use policy::deadline;
 
+pub use call::download::ByteStream;
+pub use call::paginate::Pages;
 pub use client::{Observe, Observer};
 pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
 pub use outbound::endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 pub use outbound::interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
 pub use remcall_profile::{Profile, ProfileError};
-pub use wire::download::ByteStream;
 pub use wire::multipart::File;
 pub use wire::nullable::Nullable;
-pub use wire::paginate::Pages;
 
 pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats};
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields
@@ -55,13 +56,13 @@ pub use serde_json;
 /// version as this crate.
 #[doc(hidden)]
 pub mod __codegen {
-    pub use crate::client::spec::{ClientSpec, MethodSpec};
+    pub use crate::call::paginate::{NextPage, Paging};
     pub use crate::client::{Client, ClientBuilder};
     pub use crate::error::Detail;
+    pub use crate::spec::{ClientSpec, MethodSpec};
     pub use crate::wire::constant::{Const, constant};
     pub use crate::wire::enums::{read as int_enum, read_str as str_enum};
     pub use crate::wire::multipart::{Files, Form, Multipart};
-    pub use crate::wire::paginate::{NextPage, Paging};
     pub use crate::wire::request::Request;
     pub use crate::wire::response::decode;
     /// Reading `one_of:` unions, with errors that say what was tried.

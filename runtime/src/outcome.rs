@@ -1,7 +1,7 @@
 //! What a result means, every rule in one place: whether a failed attempt may be retried, when
 //! a hedge race is settled, whether a finished call is a failure (or slow) for the breaker,
 //! whether the downstream dropped it (the adaptive limit), whether an endpoint looks unhealthy,
-//! and whether a fallback may answer. The call path (`call/`) and the hedge race
+//! and whether a fallback may answer (`Error::allows_fallback`). The call path (`call/`) and the hedge race
 //! (`policy/hedge/race.rs`) ask these; none of them decides on its own.
 
 use std::time::Duration;
@@ -98,20 +98,22 @@ impl From<Unread> for FailedAttempt {
     }
 }
 
-/// True when a fallback may answer `error`: the downstream is unavailable or protected
-/// (BreakerOpen, Rejected, RateLimited, Timeout, Connect, 5xx, 429). Not for the caller's own
-/// mistakes (4xx, Encode, Decode, Config, Auth).
-pub(crate) fn allows_fallback(error: &Error) -> bool {
-    match error.kind() {
-        ErrorKind::BreakerOpen
-        | ErrorKind::Rejected
-        | ErrorKind::RateLimited
-        | ErrorKind::Timeout
-        | ErrorKind::Connect => true,
-        ErrorKind::Status => error
-            .status()
-            .is_some_and(|s| s.is_server_error() || s == StatusCode::TOO_MANY_REQUESTS),
-        _ => false,
+impl Error {
+    /// True for the errors a fallback may answer: the downstream is unavailable or protected
+    /// (BreakerOpen, Rejected, RateLimited, Timeout, Connect, 5xx, 429). Not for the caller's
+    /// own mistakes (4xx, Encode, Decode, Config, Auth).
+    pub fn allows_fallback(&self) -> bool {
+        match self.kind() {
+            ErrorKind::BreakerOpen
+            | ErrorKind::Rejected
+            | ErrorKind::RateLimited
+            | ErrorKind::Timeout
+            | ErrorKind::Connect => true,
+            ErrorKind::Status => self
+                .status()
+                .is_some_and(|s| s.is_server_error() || s == StatusCode::TOO_MANY_REQUESTS),
+            _ => false,
+        }
     }
 }
 
@@ -257,7 +259,7 @@ mod tests {
             (Error::new(ErrorKind::BreakerOpen, "open"), false, true),
         ] {
             assert_eq!(dropped::<()>(&Err(error.clone())), dropped_it, "{error}");
-            assert_eq!(allows_fallback(&error), fallback, "{error}");
+            assert_eq!(error.allows_fallback(), fallback, "{error}");
         }
         assert!(!dropped(&Ok(())));
     }

@@ -5,10 +5,12 @@
 //! (docs/IMPORT.md).
 //! `cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]`: imported clients called against Prism's
 //! validating mock of each description (docs/IMPORT.md).
+//! `cargo xtask layers CRATE_SRC…`: fail when a crate's modules import each other in a circle.
 
 mod bundle;
 mod conformance;
 mod corpus;
+mod layers;
 mod test;
 
 use std::path::{Path, PathBuf};
@@ -33,6 +35,9 @@ fn main() -> anyhow::Result<()> {
         ["bench", "--quick"] => bench(true),
         ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir), true),
         ["corpus", dir, "--no-progenitor"] => corpus::run(&workspace_root(), Path::new(dir), false),
+        ["layers", sources @ ..] if !sources.is_empty() => {
+            layers::run(&sources.iter().map(PathBuf::from).collect::<Vec<_>>())
+        }
         ["conformance", rest @ ..] => {
             let (mode, rest) = match rest {
                 ["--faithful-only", rest @ ..] => (conformance::Mode::FaithfulOnly, rest),
@@ -46,7 +51,7 @@ fn main() -> anyhow::Result<()> {
             conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask test | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]"
+            "usage: cargo xtask test | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask layers CRATE_SRC…"
         ),
     }
 }

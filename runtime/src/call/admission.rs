@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::client::spec::MethodSpec;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::observe::stats::Ending;
 use crate::policy::breaker::Permit;
 use crate::policy::bulkhead::Slot;
+use crate::spec::MethodSpec;
 
 /// Less time than this left in a caller's deadline and a call is not started: no attempt could
 /// get an answer back in it.

@@ -16,8 +16,8 @@ use crate::outbound::interceptor::{self, CallInfo};
 use crate::outcome::{self, AttemptFailure, FailedAttempt};
 use crate::policy::hedge::race::{Flight, Racer, race};
 use crate::policy::retry::retry_after;
-use crate::wire::download::Slot;
 use crate::wire::request::Request;
+use crate::wire::request::Slot;
 use crate::wire::response::Response;
 
 /// A finished attempt: where it went, what came back, which OAuth2 token it carried, and
@@ -164,7 +164,8 @@ impl Client {
                 .outgoing(
                     call,
                     &state.http_method,
-                    endpoint,
+                    |path| endpoint.url(path),
+                    endpoint.host.as_ref(),
                     &state.headers,
                     &state.query,
                     credential,

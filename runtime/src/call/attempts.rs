@@ -6,12 +6,12 @@
 use tokio::time::Instant;
 
 use super::attempt::{Landed, When, within};
-use crate::client::spec::MethodSpec;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::outbound::auth::Credentials;
 use crate::outcome::{AttemptFailure, FailedAttempt, is_retryable};
 use crate::policy::retry::backoff;
+use crate::spec::MethodSpec;
 use crate::wire::request::Request;
 use crate::wire::response::Response;
 

@@ -11,7 +11,8 @@
 //! 6. a failure a fallback may answer goes to the generated method's fallback, if it has one.
 //!
 //! Steps 1–3 are `admission.rs`, step 4 `attempts.rs` (the loop) and `attempt.rs` (one
-//! attempt); what each result means is decided in `crate::outcome`.
+//! attempt); what each result means is decided in `crate::outcome`. A download streams its body
+//! after the call (`download.rs`); a paged method makes one call per page (`paginate.rs`).
 //!
 //! The breaker sits outside the retry loop, as in Hystrix and Feign: one outcome per logical call,
 //! so retries cannot make a struggling downstream look worse (or better) than it is.
@@ -19,6 +20,8 @@
 mod admission;
 mod attempt;
 mod attempts;
+pub(crate) mod download;
+pub(crate) mod paginate;
 
 use tokio::time::Instant;
 use tracing::Instrument;

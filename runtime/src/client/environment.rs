@@ -6,8 +6,8 @@
 use remcall_profile::Settings;
 use remcall_profile::vars::{self, VarField};
 
-use crate::client::spec::{ClientSpec, MethodSpec};
 use crate::error::{Error, ErrorKind};
+use crate::spec::{ClientSpec, MethodSpec};
 
 /// One unset variable: which, for which key, of which method (`None`: the client's).
 struct Unset {

@@ -1,7 +1,6 @@
 //! The shared state of one client, built from its spec and profile.
 
 pub(crate) mod environment;
-pub(crate) mod spec;
 
 use std::sync::{Arc, OnceLock};
 
@@ -9,7 +8,6 @@ use remcall_profile::{Layer, Profile, Scope, Settings, vars};
 use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
-use crate::client::spec::{ClientSpec, MethodSpec};
 use crate::error::{Error, ErrorKind};
 use crate::fleet;
 use crate::observe::stats::{ClientStats, Counters, EndpointStats};
@@ -22,6 +20,8 @@ use crate::policy::budget::RetryBudget;
 use crate::policy::bulkhead::Bulkhead;
 use crate::policy::hedge::Hedging;
 use crate::policy::rate_limit::RateLimiter;
+use crate::spec::{ClientSpec, MethodSpec};
+use crate::wire::query::ProfileQuery;
 use crate::wire::request::{header_name, header_value};
 
 /// Redirects followed before a call fails; more is a loop or a misconfiguration.
@@ -454,32 +454,6 @@ fn hedging(settings: &Settings, method: &MethodSpec, now: Instant) -> Option<Box
     method
         .idempotent
         .then(|| Box::new(Hedging::new(hedge, now)))
-}
-
-/// Profile query parameters, placeholders resolved. `Debug` shows their names only: the values
-/// are often API keys.
-#[derive(Clone, Default)]
-pub(crate) struct ProfileQuery(pub(crate) Vec<(String, String)>);
-
-impl ProfileQuery {
-    fn resolve(settings: &Settings) -> Result<ProfileQuery, Error> {
-        let mut params = Vec::with_capacity(settings.query.len());
-        for (name, def) in &settings.query {
-            let value = vars::expand_env(&def.value).map_err(|e| {
-                Error::new(ErrorKind::Config, format!("query parameter `{name}`: {e}"))
-            })?;
-            params.push((name.clone(), value));
-        }
-        Ok(ProfileQuery(params))
-    }
-}
-
-impl std::fmt::Debug for ProfileQuery {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list()
-            .entries(self.0.iter().map(|(name, _)| name))
-            .finish()
-    }
 }
 
 /// A weak handle on a client for watching it (the dashboard): it does not keep the client

@@ -1,8 +1,6 @@
 //! What a client lets others see of itself: statistics, latency windows, the dashboard's
-//! history, request logs and metrics.
+//! history, request logs and metrics. (The dashboard that shows them is `crate::dashboard`.)
 
-#[cfg(feature = "dashboard")]
-pub mod dashboard;
 #[cfg(feature = "dashboard")]
 pub(crate) mod history;
 pub(crate) mod latency;

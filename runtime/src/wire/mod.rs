@@ -2,11 +2,10 @@
 //! and how a response becomes its result (JSON, enums, unions, downloads, pages).
 
 pub(crate) mod constant;
-pub(crate) mod download;
 pub(crate) mod enums;
 pub(crate) mod multipart;
 pub(crate) mod nullable;
-pub(crate) mod paginate;
+pub(crate) mod outgoing;
 pub(crate) mod params;
 pub(crate) mod query;
 pub(crate) mod request;

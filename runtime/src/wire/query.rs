@@ -1,10 +1,12 @@
 //! Query parameters that are objects or lists written other than one pair per value: OpenAPI's
 //! `deepObject` (`filter[status]=open`, Stripe's and Rails' form), an exploded form object (its
-//! fields as parameters of their own), and `explode: false` (one comma-separated value).
+//! fields as parameters of their own), and `explode: false` (one comma-separated value); and the
+//! profile's own query parameters (an API key, say), resolved once when the client is built.
 //!
 //! Values go through `serde_json::Value`: these parameters are rare and their shapes nested, so a
 //! value tree is the plain way to walk them.
 
+use remcall_profile::{Settings, vars};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -120,6 +122,32 @@ fn scalar(value: &Value) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         Value::Null | Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// Profile query parameters, placeholders resolved. `Debug` shows their names only: the values
+/// are often API keys.
+#[derive(Clone, Default)]
+pub(crate) struct ProfileQuery(pub(crate) Vec<(String, String)>);
+
+impl ProfileQuery {
+    pub(crate) fn resolve(settings: &Settings) -> Result<ProfileQuery, Error> {
+        let mut params = Vec::with_capacity(settings.query.len());
+        for (name, def) in &settings.query {
+            let value = vars::expand_env(&def.value).map_err(|e| {
+                Error::new(ErrorKind::Config, format!("query parameter `{name}`: {e}"))
+            })?;
+            params.push((name.clone(), value));
+        }
+        Ok(ProfileQuery(params))
+    }
+}
+
+impl std::fmt::Debug for ProfileQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
     }
 }
 

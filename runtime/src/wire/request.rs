@@ -1,20 +1,20 @@
 //! The parts of one request, filled in by a generated method before the pipeline runs.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 
-use crate::client::ProfileQuery;
-use crate::client::spec::MethodSpec;
 use crate::error::{Detail, Error, ErrorKind};
-use crate::outbound::endpoints::Endpoint;
-use crate::outbound::interceptor::{CallInfo, Outgoing};
+use crate::spec::MethodSpec;
 use crate::wire::multipart::{Form, Multipart};
+use crate::wire::outgoing::{CallInfo, Outgoing};
 use crate::wire::params;
 use crate::wire::query;
+use crate::wire::query::ProfileQuery;
 
 /// Everything but the unreserved characters of RFC 3986: a path parameter stays one segment
 /// whatever it holds (`a/b c` → `a%2Fb%20c`).
@@ -44,12 +44,22 @@ pub struct Request {
     /// path and query.
     pub(crate) next_url: Option<(String, Option<String>)>,
     /// For a download: where a success response is left unread, for the stream.
-    pub(crate) download: Option<crate::wire::download::Slot>,
+    pub(crate) download: Option<Slot>,
 }
 
 /// How a method's declared error bodies are read: the status and the whole body in, the decoded
 /// value out (none for a status it declares nothing for, or a body that does not decode).
 pub type DetailDecoder = fn(u16, &[u8]) -> Option<Detail>;
+
+/// Where the attempt that got a success status leaves the live response for the stream.
+pub(crate) type Slot = Arc<Mutex<Option<reqwest::Response>>>;
+
+impl MethodSpec {
+    /// A request of this method, to fill with its parameters and hand to the client's `call`.
+    pub fn request(&'static self) -> Request {
+        Request::new(self)
+    }
+}
 
 impl Request {
     /// An empty request of `method`.
@@ -286,32 +296,35 @@ impl Request {
         self.error.get_or_insert(error);
     }
 
-    /// One attempt of this request to `endpoint`, as interceptors see it: the path filled in,
-    /// the query added, the headers assembled, the credential (when there is one) last.
+    /// One attempt of this request to an endpoint, as interceptors see it: the path filled in
+    /// (`url` makes the endpoint's URL of a path), the query added, the headers assembled (`host`
+    /// is a discovered endpoint's), the credential (when there is one) last.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn outgoing(
         &self,
         call: CallInfo,
         http_method: &reqwest::Method,
-        endpoint: &Endpoint,
+        url: impl FnOnce(&str) -> Result<reqwest::Url, Error>,
+        host: Option<&HeaderValue>,
         profile_headers: &HeaderMap,
         profile_query: &ProfileQuery,
         credential: Option<HeaderValue>,
     ) -> Result<Outgoing, Error> {
         let mut url = match &self.next_url {
             Some((path, query)) => {
-                let mut url = endpoint.url("")?;
+                let mut url = url("")?;
                 url.set_path(path);
                 url.set_query(query.as_deref());
                 url
             }
-            None => endpoint.url(&self.fill_path()?)?,
+            None => url(&self.fill_path()?)?,
         };
         if !self.query.is_empty() && self.next_url.is_none() {
             url.query_pairs_mut()
                 .extend_pairs(self.query.iter().map(|(k, v)| (k.as_ref(), v.as_str())));
         }
         add_profile_query(&mut url, profile_query);
-        let mut headers = self.headers(profile_headers, endpoint.host.as_ref());
+        let mut headers = self.headers(profile_headers, host);
         if let Some(credential) = credential {
             headers.insert(AUTHORIZATION, credential);
         }

@@ -1,7 +1,5 @@
 //! The static description of a client that generated code hands to the runtime.
 
-use crate::wire::request::Request;
-
 /// What the generator knows about a client: its name, default endpoints and profile.
 #[derive(Debug)]
 pub struct ClientSpec {
@@ -34,11 +32,4 @@ pub struct MethodSpec {
     pub not_found_none: bool,
     /// The method's profile override in profile YAML (empty: none).
     pub profile: &'static str,
-}
-
-impl MethodSpec {
-    /// A request of this method, to fill with its parameters and hand to the client's `call`.
-    pub fn request(&'static self) -> Request {
-        Request::new(self)
-    }
 }

@@ -7,9 +7,9 @@
 //! connection or the deadline mid-body is an error item, never retried (part of the body has been
 //! handed over).
 
+use crate::wire::request::Slot;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -23,9 +23,6 @@ use crate::client::Client;
 use crate::error::{Error, ErrorKind};
 use crate::wire::request::Request;
 use crate::wire::response::decode;
-
-/// Where the attempt that got a success status leaves the live response for the stream.
-pub(crate) type Slot = Arc<Mutex<Option<reqwest::Response>>>;
 
 type Chunk =
     Pin<Box<dyn Future<Output = (reqwest::Response, Result<Option<Bytes>, Error>)> + Send>>;

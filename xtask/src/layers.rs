@@ -1,0 +1,215 @@
+//! `cargo xtask layers CRATE_SRC…`: the modules of a crate that import each other in a circle.
+//!
+//! Each file is a module; a `crate::a::b` or `super::a` path in it (outside comments and its
+//! `#[cfg(test)] mod tests`) is an edge to the longest module that path names. Reported: every
+//! circle among files, and among the folders at the crate's top (`call`, `policy`, …), so the
+//! crate reads in one direction. Exit 1 when there is one.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+pub(crate) fn run(sources: &[PathBuf]) -> anyhow::Result<()> {
+    let mut circles = 0;
+    for source in sources {
+        let modules = modules(source)?;
+        let edges = edges(&modules);
+        let files = strongly_connected(&edges);
+        let folder_edges: BTreeMap<String, BTreeSet<String>> = edges
+            .iter()
+            .map(|(from, to)| {
+                let top = |m: &str| m.split("::").next().unwrap_or_default().to_owned();
+                (
+                    top(from),
+                    to.iter()
+                        .map(|t| top(t))
+                        .filter(|t| *t != top(from))
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .fold(BTreeMap::new(), |mut all, (from, to)| {
+                all.entry(from).or_default().extend(to);
+                all
+            });
+        let folders = strongly_connected(&folder_edges);
+        for (what, found, graph) in [
+            ("modules", &files, &edges),
+            ("top-level modules", &folders, &folder_edges),
+        ] {
+            for circle in found {
+                circles += 1;
+                println!(
+                    "{}: {what} import each other: {}",
+                    source.display(),
+                    circle.join(" ⇄ ")
+                );
+                for from in circle {
+                    let to: Vec<&str> = graph[from]
+                        .iter()
+                        .filter(|t| circle.contains(t))
+                        .map(String::as_str)
+                        .collect();
+                    println!("  {from} → {}", to.join(", "));
+                }
+            }
+        }
+        if files.is_empty() && folders.is_empty() {
+            println!("{}: {} modules, no circle", source.display(), modules.len());
+        }
+    }
+    if circles > 0 {
+        bail!("{circles} circle(s) of imports");
+    }
+    Ok(())
+}
+
+/// Each module's path (`call::attempt`; `lib` for the root) and its code without comments and
+/// tests.
+fn modules(source: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut modules = BTreeMap::new();
+    let mut pending = vec![source.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in
+            std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?
+        {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(source)?.with_extension("");
+            let mut parts: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod") {
+                parts.pop();
+            }
+            let name = if parts == ["lib"] || parts.is_empty() {
+                "lib".to_owned()
+            } else {
+                parts.join("::")
+            };
+            let text = std::fs::read_to_string(&path)?;
+            let code = text
+                .split("#[cfg(test)]\nmod tests")
+                .next()
+                .unwrap_or_default()
+                .lines()
+                .map(|l| l.split("//").next().unwrap_or_default())
+                .collect::<Vec<_>>()
+                .join("\n");
+            modules.insert(name, code);
+        }
+    }
+    Ok(modules)
+}
+
+/// The modules each module names, itself and its own descendants left out.
+fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut edges = BTreeMap::new();
+    for (name, code) in modules {
+        let mut to = BTreeSet::new();
+        let parent = name.rsplit_once("::").map_or("", |(p, _)| p);
+        for (prefix, base) in [("crate::", ""), ("super::", parent)] {
+            for (at, _) in code.match_indices(prefix) {
+                let before = code[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                let path: String = code[at + prefix.len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                let mut named = base.to_owned();
+                let mut longest = None;
+                for segment in path.split("::").filter(|s| !s.is_empty()) {
+                    named = if named.is_empty() {
+                        segment.to_owned()
+                    } else {
+                        format!("{named}::{segment}")
+                    };
+                    if modules.contains_key(&named) {
+                        longest = Some(named.clone());
+                    }
+                }
+                let target = longest.unwrap_or_else(|| {
+                    if base.is_empty() {
+                        "lib".to_owned()
+                    } else {
+                        base.to_owned()
+                    }
+                });
+                if target != *name && !target.starts_with(&format!("{name}::")) && name != "lib" {
+                    to.insert(target);
+                }
+            }
+        }
+        edges.insert(name.clone(), to);
+    }
+    edges
+}
+
+/// The circles of a graph: its strongly connected components of more than one node (Tarjan).
+fn strongly_connected(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'a> Walk<'a> {
+        fn visit(&mut self, node: &'a str) {
+            let i = self.index.len();
+            self.index.insert(node, i);
+            self.low.insert(node, i);
+            self.stack.push(node);
+            self.on_stack.insert(node);
+            for next in self.edges.get(node).into_iter().flatten() {
+                let next = next.as_str();
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    let low = self.low[node].min(self.low[next]);
+                    self.low.insert(node, low);
+                } else if self.on_stack.contains(next) {
+                    let low = self.low[node].min(self.index[next]);
+                    self.low.insert(node, low);
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let mut component = Vec::new();
+                while let Some(top) = self.stack.pop() {
+                    self.on_stack.remove(top);
+                    component.push(top.to_owned());
+                    if top == node {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    component.sort();
+                    self.found.push(component);
+                }
+            }
+        }
+    }
+    let mut walk = Walk {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for node in edges.keys() {
+        if !walk.index.contains_key(node.as_str()) {
+            walk.visit(node);
+        }
+    }
+    walk.found
+}
