@@ -1,0 +1,213 @@
+//! Building a client: its profiles layered and checked, its HTTP client, its policies (the
+//! client's, and each method's that has a profile of its own) and its endpoints.
+
+use std::sync::{Arc, OnceLock};
+
+use remcall_profile::{Layer, Profile, Settings};
+use tokio::time::Instant;
+
+use super::policies::Template;
+use super::{Client, MethodState, Shared, environment};
+use crate::error::{Error, ErrorKind};
+use crate::fleet;
+use crate::outbound::endpoints::{Discover, DynDiscover, Endpoints};
+use crate::outbound::interceptor::{DynInterceptor, Erased, Interceptor};
+use crate::outbound::tls;
+use crate::policy::budget::RetryBudget;
+use crate::spec::{ClientSpec, MethodSpec};
+
+/// Redirects followed before a call fails; more is a loop or a misconfiguration.
+const MAX_REDIRECTS: usize = 5;
+
+/// Builds a [`Client`]; generated builders wrap this one.
+#[derive(Debug)]
+pub struct ClientBuilder {
+    spec: &'static ClientSpec,
+    base_urls: Option<Vec<String>>,
+    profile: Option<Profile>,
+    http: Option<reqwest::Client>,
+    interceptors: Vec<Arc<dyn DynInterceptor>>,
+    discover: Option<Arc<dyn DynDiscover>>,
+}
+
+impl ClientBuilder {
+    /// A builder for the client `spec` describes.
+    pub fn new(spec: &'static ClientSpec) -> ClientBuilder {
+        ClientBuilder {
+            spec,
+            base_urls: None,
+            profile: None,
+            http: None,
+            interceptors: Vec::new(),
+            discover: None,
+        }
+    }
+
+    /// Calls go to this endpoint instead of the spec's.
+    pub fn base_url(self, url: &str) -> ClientBuilder {
+        self.base_urls([url])
+    }
+
+    /// Calls are spread over these endpoints instead of the spec's.
+    pub fn base_urls(mut self, urls: impl IntoIterator<Item = impl AsRef<str>>) -> ClientBuilder {
+        self.base_urls = Some(urls.into_iter().map(|u| u.as_ref().to_owned()).collect());
+        self
+    }
+
+    /// Overrides the spec's profile field by field (layered over any earlier override).
+    pub fn profile(mut self, profile: Profile) -> ClientBuilder {
+        self.profile = Some(self.profile.take().unwrap_or_default().layer(profile));
+        self
+    }
+
+    /// Sends through this `reqwest::Client` (its own connect timeout, TLS and proxy settings
+    /// apply) instead of one built from the profile.
+    pub fn http_client(mut self, http: reqwest::Client) -> ClientBuilder {
+        self.http = Some(http);
+        self
+    }
+
+    /// Takes endpoints from `discover` (Consul, Kubernetes, a custom DNS) instead of the base
+    /// URLs, asked again every `discover.refresh()`.
+    pub fn discover(mut self, discover: impl Discover) -> ClientBuilder {
+        self.discover = Some(Arc::new(discover));
+        self
+    }
+
+    /// Adds an interceptor; it runs after the profile's headers, auth and earlier interceptors.
+    pub fn interceptor(mut self, interceptor: impl Interceptor) -> ClientBuilder {
+        self.interceptors.push(Arc::new(Erased(interceptor)));
+        self
+    }
+
+    /// Resolves profiles, environment placeholders (an error names every unset one),
+    /// credentials, TLS and endpoints.
+    pub fn build(self) -> Result<Client, Error> {
+        let spec = self.spec;
+        let named = |e: Error| e.in_call(spec.name, "");
+        let (client_settings, own_settings) = settings(spec, self.profile.unwrap_or_default())?;
+        let base_urls = match self.base_urls {
+            Some(urls) => urls,
+            None => spec.base_urls.iter().map(|u| (*u).to_owned()).collect(),
+        };
+        environment::check(spec, &client_settings, &own_settings, &base_urls, |name| {
+            std::env::var(name).ok()
+        })?;
+        let http = match self.http {
+            Some(http) => http,
+            None => http_client(spec, &client_settings, &own_settings).map_err(named)?,
+        };
+        let now = Instant::now();
+        let template = Template::new(spec, client_settings, now).map_err(named)?;
+        let mut methods: Vec<OnceLock<Box<MethodState>>> = std::iter::repeat_with(OnceLock::new)
+            .take(spec.methods.len())
+            .collect();
+        for (method, settings) in own_settings {
+            let state = template
+                .for_method(spec, method, &settings, now)
+                .map_err(|e| e.in_call(spec.name, method.name))?;
+            methods[method.index] = OnceLock::from(Box::new(state));
+        }
+        let retry = &template.settings.retry;
+        let budget = RetryBudget::new(retry.budget_ratio, retry.budget_min_per_second, now);
+        let fleet_budget = fleet::budget(&template.settings, spec.name, now).map_err(named)?;
+        let endpoints = Endpoints::new(
+            spec.name,
+            &base_urls,
+            spec.base_path,
+            template.settings.endpoints.clone(),
+            self.discover,
+        )
+        .map_err(named)?;
+        let shared = Shared {
+            spec,
+            http,
+            endpoints,
+            methods,
+            template,
+            budget,
+            fleet_budget,
+            interceptors: self.interceptors,
+        };
+        Ok(Client {
+            shared: Arc::new(shared),
+        })
+    }
+}
+
+/// The client's settings (the spec's profile, then the builder's), and those of each method
+/// with a profile of its own (the client's profile, the method's, the builder's); the other
+/// methods' are the client's. An invalid HTTP method or profile is an error that names it.
+#[allow(clippy::type_complexity)]
+fn settings(
+    spec: &'static ClientSpec,
+    runtime: Profile,
+) -> Result<(Settings, Vec<(&'static MethodSpec, Settings)>), Error> {
+    let client_profile =
+        Profile::from_yaml_str(spec.profile).map_err(|e| Error::from(e).in_call(spec.name, ""))?;
+    let client_settings = Settings::from_profile(&client_profile.clone().layer(runtime.clone()));
+    let mut own_settings = Vec::new();
+    for &method in spec.methods {
+        let in_method = |e: Error| e.in_call(spec.name, method.name);
+        reqwest::Method::from_bytes(method.http_method.as_bytes()).map_err(|_| {
+            in_method(Error::new(
+                ErrorKind::Config,
+                format!("invalid HTTP method `{}`", method.http_method),
+            ))
+        })?;
+        if method.profile.is_empty() {
+            continue;
+        }
+        let own = Profile::from_yaml_str(method.profile).map_err(|e| in_method(e.into()))?;
+        own_settings.push((
+            method,
+            Settings::from_profile(&client_profile.clone().layer(own).layer(runtime.clone())),
+        ));
+    }
+    Ok((client_settings, own_settings))
+}
+
+/// The HTTP client the profile describes: its connect timeout, TLS, and a redirect policy that
+/// keeps secrets on their origin when any settings carry one.
+fn http_client(
+    spec: &ClientSpec,
+    client: &Settings,
+    own: &[(&'static MethodSpec, Settings)],
+) -> Result<reqwest::Client, Error> {
+    let carries_secrets = std::iter::once(client)
+        .chain(own.iter().map(|(_, s)| s))
+        .any(|s| {
+            s.auth.is_some()
+                || s.headers.values().any(|h| h.secret)
+                || s.query.values().any(|q| q.secret)
+        });
+    let builder = reqwest::Client::builder()
+        .connect_timeout(client.connect_timeout)
+        .redirect(redirect_policy(carries_secrets));
+    tls::configure(builder, &client.tls, spec.name)?
+        .build()
+        .map_err(|e| Error::new(ErrorKind::Config, "cannot build the HTTP client").with_source(e))
+}
+
+/// Redirects are followed up to [`MAX_REDIRECTS`]; for a client that carries secrets
+/// (credentials, `secret: true` headers), only within the origin (scheme, host and port) that
+/// redirects: reqwest drops `Authorization` on the way to another origin, but not an API key
+/// header, and a 307 carries the body along. A redirect not followed is the answer, a 3xx.
+fn redirect_policy(carries_secrets: bool) -> reqwest::redirect::Policy {
+    if !carries_secrets {
+        return reqwest::redirect::Policy::limited(MAX_REDIRECTS);
+    }
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .last()
+            .is_some_and(|from| from.origin() == attempt.url().origin());
+        if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error("too many redirects")
+        } else if same_origin {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}

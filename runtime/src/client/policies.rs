@@ -1,0 +1,162 @@
+//! Which policy instances a method uses: the client's, shared, or its own. One decision per
+//! policy, made here both for a method that has the client's settings (on its first call) and
+//! for one with a profile of its own (when the client is built): a new policy is added here,
+//! once.
+
+use std::sync::Arc;
+
+use remcall_profile::{Scope, Settings, vars};
+use reqwest::header::HeaderMap;
+use tokio::time::Instant;
+
+use super::MethodState;
+use crate::error::{Error, ErrorKind};
+use crate::fleet;
+use crate::observe::stats::Counters;
+use crate::outbound::auth::Credentials;
+use crate::policy::breaker::Breaker;
+use crate::policy::bulkhead::Bulkhead;
+use crate::policy::hedge::Hedging;
+use crate::policy::rate_limit::RateLimiter;
+use crate::spec::{ClientSpec, MethodSpec};
+use crate::wire::query::ProfileQuery;
+use crate::wire::request::{header_name, header_value};
+
+/// The client-level policies, which every method whose settings match shares.
+#[derive(Debug)]
+pub(crate) struct Template {
+    pub(crate) settings: Settings,
+    headers: HeaderMap,
+    query: ProfileQuery,
+    credentials: Option<Credentials>,
+    pub(crate) breaker: Arc<Breaker>,
+    pub(crate) bulkhead: Arc<Bulkhead>,
+    rate_limit: Option<Arc<RateLimiter>>,
+    fleet_limit: fleet::Limit,
+}
+
+impl Template {
+    /// The client's policies, from its settings: `${VAR}`s resolved, pools started, credentials
+    /// ready.
+    pub(crate) fn new(
+        spec: &'static ClientSpec,
+        settings: Settings,
+        now: Instant,
+    ) -> Result<Template, Error> {
+        Ok(Template {
+            headers: resolve_headers(&settings)?,
+            query: ProfileQuery::resolve(&settings)?,
+            credentials: settings
+                .auth
+                .as_ref()
+                .map(|auth| Credentials::new(auth, &settings, spec.name))
+                .transpose()?,
+            breaker: Arc::new(Breaker::new(settings.breaker.clone(), spec.name, "*", now)),
+            bulkhead: Arc::new(bulkhead(&settings, spec)?),
+            rate_limit: settings
+                .rate_limit
+                .as_ref()
+                .filter(|r| r.shared.is_none())
+                .map(|r| Arc::new(RateLimiter::new(r, now))),
+            fleet_limit: fleet::limiter(&settings, spec.name, now)?,
+            settings,
+        })
+    }
+
+    /// The state of `method` with `settings`: each policy the client's when the method's
+    /// settings for it are the client's, its own otherwise. With the client's own settings
+    /// nothing is built that could fail.
+    pub(crate) fn for_method(
+        &self,
+        spec: &'static ClientSpec,
+        method: &'static MethodSpec,
+        settings: &Settings,
+        now: Instant,
+    ) -> Result<MethodState, Error> {
+        let client = &self.settings;
+        let headers = if settings.headers == client.headers {
+            self.headers.clone()
+        } else {
+            resolve_headers(settings)?
+        };
+        let query = if settings.query == client.query {
+            self.query.clone()
+        } else {
+            ProfileQuery::resolve(settings)?
+        };
+        let breaker = match settings.breaker.scope {
+            Scope::Client => self.breaker.clone(),
+            Scope::Method => Arc::new(Breaker::new(
+                settings.breaker.clone(),
+                spec.name,
+                method.name,
+                now,
+            )),
+        };
+        let bulkhead = if settings.isolation == client.isolation {
+            self.bulkhead.clone()
+        } else {
+            Arc::new(bulkhead(settings, spec)?)
+        };
+        let (rate_limit, fleet_limit) = match &settings.rate_limit {
+            limit if limit == &client.rate_limit => {
+                (self.rate_limit.clone(), self.fleet_limit.clone())
+            }
+            Some(limit) if limit.shared.is_some() => {
+                (None, fleet::limiter(settings, spec.name, now)?)
+            }
+            Some(limit) => (Some(Arc::new(RateLimiter::new(limit, now))), None),
+            None => (None, None),
+        };
+        // One token cache per client unless a method authenticates differently.
+        let credentials = match &settings.auth {
+            auth if auth == &client.auth => self.credentials.clone(),
+            Some(auth) => Some(Credentials::new(auth, settings, spec.name)?),
+            None => None,
+        };
+        Ok(MethodState {
+            // Checked when the client was built.
+            http_method: reqwest::Method::from_bytes(method.http_method.as_bytes())
+                .unwrap_or(reqwest::Method::GET),
+            hedging: hedging(settings, method, now),
+            counters: Counters::new(now),
+            settings: settings.clone(),
+            headers,
+            query,
+            credentials,
+            breaker,
+            bulkhead,
+            rate_limit,
+            fleet_limit,
+        })
+    }
+}
+
+fn bulkhead(settings: &Settings, spec: &ClientSpec) -> Result<Bulkhead, Error> {
+    Bulkhead::new(&settings.isolation, spec.name).map_err(|e| {
+        Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e)
+    })
+}
+
+/// The profile's headers as header values, `${VAR}`s resolved now: at build time, never at
+/// generation time. Secret ones are marked sensitive, which keeps them out of logs.
+fn resolve_headers(settings: &Settings) -> Result<HeaderMap, Error> {
+    let mut headers = HeaderMap::new();
+    for (name, def) in &settings.headers {
+        let value = vars::expand_env(&def.value)
+            .map_err(|e| Error::new(ErrorKind::Config, format!("header `{name}`: {e}")))?;
+        let mut value = header_value(name, &value)?;
+        value.set_sensitive(def.secret);
+        headers.insert(header_name(name)?, value);
+    }
+    Ok(headers)
+}
+
+/// A method's hedging state: only for idempotent methods (a client profile's `hedge:` skips the
+/// others; the generator refuses it in a non-idempotent method's own config).
+fn hedging(settings: &Settings, method: &MethodSpec, now: Instant) -> Option<Box<Hedging>> {
+    let hedge = settings.hedge?;
+    method
+        .idempotent
+        .then(|| Box::new(Hedging::new(hedge, now)))
+}
