@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use remcall_profile::Profile;
 
-use super::model::{MethodDef, OpenApiDef, SpecFile, TypeDef};
+use super::model::{SpecFile, TypeDef};
 use super::spans::SpanIndex;
 use super::{keys, shape};
 use crate::diagnostic::{Diagnostic, Pos, did_you_mean};
@@ -153,15 +153,15 @@ fn load_with(
     }
 }
 
-struct Loader {
-    sources: Vec<Source>,
-    diagnostics: Vec<Diagnostic>,
+pub(super) struct Loader {
+    pub(super) sources: Vec<Source>,
+    pub(super) diagnostics: Vec<Diagnostic>,
     /// Canonical paths of the files being included, to find cycles.
-    stack: Vec<PathBuf>,
+    pub(super) stack: Vec<PathBuf>,
     /// Canonical directories includes may come from: the spec's own, and those the user allowed.
-    allowed: Vec<PathBuf>,
+    pub(super) allowed: Vec<PathBuf>,
     /// The format's JSON Schema, for finding unknown keys; made once, for every file read.
-    schema: serde_json::Value,
+    pub(super) schema: serde_json::Value,
 }
 
 impl Loader {
@@ -188,7 +188,7 @@ impl Loader {
     /// Parses one file's text: YAML syntax (positions from the parser), unknown keys (against
     /// the format's schema, each where it stands), then types (positions from the key path
     /// serde was at).
-    fn parse(&mut self, path: &Path, text: &str) -> Option<SpecFile> {
+    pub(super) fn parse(&mut self, path: &Path, text: &str) -> Option<SpecFile> {
         // A UTF-8 byte-order mark is legal in YAML but trips some parsers.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let spans = SpanIndex::build(text);
@@ -360,124 +360,7 @@ impl Loader {
         self.stack.pop();
     }
 
-    /// `openapi:`: the description's methods, types, base URL and credentials (as the profile
-    /// `openapi`, the client's unless it names another), with the spec's `methods:` entries that
-    /// have no `request:` laid over the imported methods of their name. Returns the files read.
-    fn openapi(
-        &mut self,
-        def: &OpenApiDef,
-        file: &mut SpecFile,
-        profiles: &mut IndexMap<String, Located<Profile>>,
-        types: &mut IndexMap<String, Located<TypeDef>>,
-    ) -> Vec<PathBuf> {
-        let here = self.sources[0].path.clone();
-        let path = normalize(&here.parent().unwrap_or(Path::new("")).join(&def.file));
-        let at = |loader: &mut Self, message: String, help: Option<String>| {
-            let s = &loader.sources[0];
-            let d = s.diagnostic(s.spans.value("openapi.file"), message);
-            loader.diagnostics.push(d.maybe_help(help));
-        };
-        let canon = canonical(&path);
-        if !self.allowed.iter().any(|dir| canon.starts_with(dir)) {
-            at(
-                self,
-                format!("`{}` is outside the spec's directory", def.file),
-                Some("move it beside the spec, or allow its directory: `remcall gen --include-dir DIR`, `Builder::include_dir(DIR)`".to_owned()),
-            );
-            return Vec::new();
-        }
-        let options = remcall_openapi::Options {
-            client: file.client.clone(),
-            tags: def.tags.clone(),
-            operations: def.operations.clone(),
-            ..remcall_openapi::Options::default()
-        };
-        let imported = match remcall_openapi::import(&path, &options) {
-            Ok(imported) => imported,
-            Err(error) => {
-                at(self, error.to_string(), None);
-                return Vec::new();
-            }
-        };
-        // The imported spec is a source of its own, named by the description: its text is what
-        // a diagnostic in it shows.
-        let Some(mut from) = self.parse(&path, &imported.spec) else {
-            return imported.files;
-        };
-        let source = self.sources.len() - 1;
-        if let Some(profile) = from.profiles.shift_remove("main") {
-            profiles.insert(
-                "openapi".to_owned(),
-                Located {
-                    source,
-                    item: profile,
-                },
-            );
-            if file.profile.is_none() {
-                file.profile = Some("openapi".to_owned());
-            }
-        }
-        if file.base_url.is_none() {
-            file.base_url = from.base_url.take();
-        }
-        if file.doc.is_none() {
-            file.doc = from.doc.take();
-        }
-        let imported_types = std::mem::take(&mut from.types);
-        self.merge(source, IndexMap::new(), imported_types, profiles, types);
-        // Imported methods in the description's order, each with its overlay; then the spec's
-        // own methods.
-        let mut own = std::mem::take(&mut file.methods);
-        let mut methods = IndexMap::new();
-        let imported_names: Vec<String> = from.methods.keys().cloned().collect();
-        for (imported, mut method) in std::mem::take(&mut from.methods) {
-            let mut name = imported.clone();
-            if let Some(overlay) = own.get(&imported).filter(|o| o.request.is_none()) {
-                overlay_onto(&mut method, overlay);
-                if let Some(renamed) = overlay.rename.clone() {
-                    name = renamed;
-                }
-                own.shift_remove(&imported);
-            }
-            if name != imported && (imported_names.contains(&name) || methods.contains_key(&name)) {
-                let s = &self.sources[0];
-                let d = s.diagnostic(
-                    s.spans.value(&format!("methods.{imported}.rename")),
-                    format!("`{name}` is the name of another method of the description"),
-                );
-                self.diagnostics.push(d);
-                continue;
-            }
-            methods.insert(name, method);
-        }
-        for (name, method) in own {
-            if method.request.is_none() {
-                let s = &self.sources[0];
-                let d = s.diagnostic(
-                    s.spans.key(&format!("methods.{name}")),
-                    format!("`{name}` is no method of the description, so there is nothing for it to change"),
-                );
-                let help = did_you_mean(&name, methods.keys().map(String::as_str))
-                    .or_else(|| Some("give it `request:` to add a method of your own".to_owned()));
-                self.diagnostics.push(d.maybe_help(help));
-                continue;
-            }
-            if methods.contains_key(&name) {
-                let s = &self.sources[0];
-                let d = s.diagnostic(
-                    s.spans.key(&format!("methods.{name}")),
-                    format!("`{name}` is a method of the description already"),
-                ).help("leave `request:` out to change the imported method, or name yours otherwise");
-                self.diagnostics.push(d);
-                continue;
-            }
-            methods.insert(name, method);
-        }
-        file.methods = methods;
-        imported.files
-    }
-
-    fn merge(
+    pub(super) fn merge(
         &mut self,
         source: usize,
         new_profiles: IndexMap<String, Profile>,
@@ -513,38 +396,6 @@ impl Loader {
             "the first definition is in {}",
             self.sources[first].path.display()
         ))
-    }
-}
-
-/// Lays an overlay's settings over an imported method: how it is called (profile, retries,
-/// fallback, what a 404 means, its doc), never what it sends. (`rename:` is the caller's.)
-fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
-    let MethodDef {
-        doc,
-        idempotent,
-        idempotency_key,
-        not_found,
-        profile,
-        fallback,
-        ..
-    } = overlay;
-    if let Some(doc) = doc {
-        method.doc = Some(doc.clone());
-    }
-    if let Some(idempotent) = idempotent {
-        method.idempotent = Some(*idempotent);
-    }
-    if let Some(key) = idempotency_key {
-        method.idempotency_key = Some(key.clone());
-    }
-    if let Some(not_found) = not_found {
-        method.not_found = Some(*not_found);
-    }
-    if let Some(profile) = profile {
-        method.profile = Some(profile.clone());
-    }
-    if let Some(fallback) = fallback {
-        method.fallback = Some(*fallback);
     }
 }
 
@@ -619,12 +470,12 @@ fn key_path(path: &serde_path_to_error::Path) -> String {
     out
 }
 
-fn canonical(path: &Path) -> PathBuf {
+pub(super) fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// `specs/profiles/../x.yaml` → `specs/x.yaml`, for readable diagnostics.
-fn normalize(path: &Path) -> PathBuf {
+pub(super) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {

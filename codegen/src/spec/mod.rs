@@ -3,6 +3,7 @@
 mod keys;
 mod load;
 pub mod model;
+mod openapi;
 mod shape;
 mod spans;
 

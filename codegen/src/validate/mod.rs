@@ -6,7 +6,9 @@
 mod methods;
 mod paginate;
 mod profiles;
+mod results;
 mod types;
+mod unions;
 
 use remcall_profile::vars;
 

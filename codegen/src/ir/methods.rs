@@ -1,0 +1,274 @@
+//! A method in render-ready form: its arguments and their borrowed forms, its request
+//! building, its result, paging, response and error enums.
+
+use crate::checked::{self, BodyEncoding, QueryWriting};
+use crate::names;
+use crate::types::Ty;
+
+use super::{
+    ErrorEnum, HeadersStruct, Locals, Method, PagingIr, Param, ResponseEnum, doc_lines,
+    profile_yaml,
+};
+
+pub(super) fn lower_method(
+    method: &checked::Method,
+    is_copy: &dyn Fn(&str) -> bool,
+    has_trait: bool,
+) -> Method {
+    let param = |p: &checked::Param, call: &'static str| Param {
+        name: names::snake(&p.key),
+        ty: p.ty.argument(is_copy),
+        call,
+        wire: Some(p.wire.clone()),
+    };
+    let query_call = |p: &checked::Param| match p.style {
+        QueryWriting::Pairs => "query",
+        QueryWriting::Object => "query_object",
+        QueryWriting::Deep => "query_deep",
+        QueryWriting::Comma => "query_csv",
+    };
+    // Path parameters in template order, then query, headers, body.
+    let mut params: Vec<Param> = method
+        .path_params
+        .iter()
+        .map(|p| param(p, "path"))
+        .chain(method.query.iter().map(|p| param(p, query_call(p))))
+        .chain(method.headers.iter().map(|p| param(p, "header")))
+        .collect();
+    if let Some(body) = &method.body {
+        let call = match body.encoding {
+            BodyEncoding::Json if body.ty.is_bytes() => "bytes",
+            BodyEncoding::Json => "json",
+            BodyEncoding::Form => "form",
+            BodyEncoding::Multipart => "multipart",
+            BodyEncoding::Text => "text",
+            BodyEncoding::Bytes => "bytes",
+        };
+        params.push(Param {
+            name: "body".to_owned(),
+            ty: body.ty.argument(is_copy),
+            call,
+            wire: None,
+        });
+    }
+    let base = names::pascal(&method.name);
+    let responses = (!method.responses.is_empty()).then(|| response_enum(method, &base));
+    let errors = (!method.errors.is_empty()).then(|| error_enum(method, &base));
+    let headers = (!method.response_headers.is_empty()).then(|| HeadersStruct {
+        doc: format!(" The response headers of `{}`.", method.name),
+        name: format!("{base}Headers"),
+        fields: method
+            .response_headers
+            .iter()
+            .map(|p| (names::snake(&p.key), p.wire.clone(), p.ty.render()))
+            .collect(),
+    });
+    let (body_type, decode) = match &responses {
+        Some(responses) => (
+            responses.name.clone(),
+            format!("{}::decode", responses.name),
+        ),
+        None => {
+            let returns = &method.returns;
+            let optional = |ty: &Ty| format!("Option<{}>", ty.render());
+            let kind = if returns.is_unit() {
+                "unit"
+            } else if returns.is_bytes() {
+                "bytes"
+            } else if method.returns_as == checked::ReturnsEncoding::Text {
+                "text"
+            } else {
+                "json"
+            };
+            if method.not_found_none {
+                (optional(returns), format!("decode::{kind}_or_none"))
+            } else {
+                (returns.render(), format!("decode::{kind}"))
+            }
+        }
+    };
+    let stream = method.returns_as == checked::ReturnsEncoding::Stream;
+    let (body_type, decode) = if stream {
+        ("remcall::ByteStream".to_owned(), String::new())
+    } else {
+        (body_type, decode)
+    };
+    let (returns, decode) = match &headers {
+        Some(h) => (
+            format!("remcall::WithHeaders<{body_type}, {}>", h.name),
+            format!(
+                "|response| decode::with_headers(response, {}::read, {decode})",
+                h.name
+            ),
+        ),
+        None => (body_type, decode),
+    };
+    let verb = method.verb.as_str();
+    let mut doc = doc_lines(method.doc.as_ref());
+    if !doc.is_empty() {
+        doc.push(String::new());
+    }
+    doc.push(format!(" `{verb} {}`", method.path));
+    // Arguments have no rustdoc of their own: the documented ones are listed on the method.
+    let documented: Vec<(String, &String)> = method
+        .path_params
+        .iter()
+        .chain(&method.query)
+        .chain(&method.headers)
+        .filter_map(|p| Some((names::snake(&p.key), p.doc.as_ref()?)))
+        .chain(
+            method
+                .body
+                .iter()
+                .filter_map(|b| Some(("body".to_owned(), b.doc.as_ref()?))),
+        )
+        .collect();
+    if !documented.is_empty() {
+        doc.push(String::new());
+        doc.push(" # Arguments".to_owned());
+        doc.push(String::new());
+        for (name, text) in documented {
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            doc.push(format!(" - `{}`: {text}", name.trim_start_matches("r#")));
+        }
+    }
+    Method {
+        name: names::snake(&method.name),
+        spec_const: names::shouty(&method.name),
+        spec_name: method.name.clone(),
+        doc,
+        verb,
+        path: method.path.clone(),
+        idempotent: method.idempotent,
+        not_found_none: method.not_found_none,
+        profile: profile_yaml(method.profile.clone()),
+        locals: Locals::avoiding(&params),
+        params,
+        returns,
+        decode,
+        responses,
+        errors,
+        headers,
+        paging: method.paginate.as_ref().map(|p| paging(method, p)),
+        stream,
+        content_type: method.body.as_ref().and_then(|b| b.content_type.clone()),
+        idempotency_key: method.idempotency_key.clone(),
+        // A fallback answers a call; a stream is handed over as it comes.
+        fallback: has_trait && method.fallback && !stream,
+    }
+}
+
+/// A paginated method's stream and paging static.
+fn paging(method: &checked::Method, p: &checked::Pagination) -> PagingIr {
+    use checked::NextPage;
+    let list = |path: &[String]| {
+        let items: Vec<String> = path.iter().map(|s| format!("{s:?}")).collect();
+        format!("&[{}]", items.join(", "))
+    };
+    let next = match &p.next {
+        NextPage::ItemCursor {
+            param,
+            field,
+            has_more,
+        } => format!(
+            "ItemCursor {{ param: {param:?}, field: {}, has_more: {} }}",
+            list(field),
+            has_more
+                .as_ref()
+                .map_or("None".to_owned(), |h| format!("Some({})", list(h)))
+        ),
+        NextPage::BodyCursor { param, field } => {
+            format!("BodyCursor {{ param: {param:?}, field: {} }}", list(field))
+        }
+        NextPage::BodyUrl { field } => format!("BodyUrl {{ field: {} }}", list(field)),
+        NextPage::LinkHeader { rel } => format!("LinkHeader {{ rel: {rel:?} }}"),
+    };
+    PagingIr {
+        stream: names::snake(&format!("{}_stream", method.name)),
+        static_name: format!("{}_PAGING", names::shouty(&method.name)),
+        item: p.item.render(),
+        items: p.items.iter().map(|s| format!("{s:?}")).collect(),
+        next,
+    }
+}
+
+/// The enum of a method's success shapes: one variant per status, named by its reason phrase.
+fn response_enum(method: &checked::Method, base: &str) -> ResponseEnum {
+    let variants = method
+        .responses
+        .iter()
+        .map(|(status, ty)| {
+            let (payload, decoder) = if ty.is_unit() {
+                (None, "unit")
+            } else if ty.is_bytes() {
+                (Some(ty.render()), "bytes")
+            } else {
+                (Some(ty.render()), "json")
+            };
+            (names::status_variant(*status), *status, payload, decoder)
+        })
+        .collect();
+    let statuses: Vec<String> = method
+        .responses
+        .iter()
+        .map(|(s, _)| s.to_string())
+        .collect();
+    ResponseEnum {
+        doc: format!(" The answers of `{}`, by status.", method.name),
+        name: format!("{base}Response"),
+        variants,
+        expected: match statuses.as_slice() {
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+            [] => String::new(),
+        },
+    }
+}
+
+/// The enum of a method's declared error bodies, matched exact statuses first, then classes,
+/// then `default`.
+fn error_enum(method: &checked::Method, base: &str) -> ErrorEnum {
+    use checked::StatusMatch;
+    let mut entries: Vec<&(StatusMatch, Ty)> = method.errors.iter().collect();
+    entries.sort_by_key(|(matched, _)| match matched {
+        StatusMatch::Exact(_) => 0,
+        StatusMatch::Class(_) => 1,
+        StatusMatch::Default => 2,
+    });
+    let variants = entries
+        .iter()
+        .map(|(matched, ty)| {
+            let (variant, pattern, written) = match matched {
+                StatusMatch::Exact(code) => (
+                    names::status_variant(*code),
+                    code.to_string(),
+                    code.to_string(),
+                ),
+                StatusMatch::Class(4) => (
+                    "ClientError".to_owned(),
+                    "400..=499".to_owned(),
+                    "4XX".to_owned(),
+                ),
+                StatusMatch::Class(class) => (
+                    "ServerError".to_owned(),
+                    format!("{class}00..={class}99"),
+                    format!("{class}XX"),
+                ),
+                StatusMatch::Default => ("Other".to_owned(), "_".to_owned(), "default".to_owned()),
+            };
+            (variant, pattern, written, ty.render())
+        })
+        .collect();
+    ErrorEnum {
+        doc: format!(
+            " The error bodies of `{}`, by status: `error.detail::<{base}Error>()`.",
+            method.name
+        ),
+        name: format!("{base}Error"),
+        has_default: method
+            .errors
+            .iter()
+            .any(|(m, _)| *m == StatusMatch::Default),
+        variants,
+    }
+}

@@ -1,0 +1,393 @@
+//! The render-ready form of a checked spec: names cased, types written out, each argument's
+//! borrowed form decided, profiles written as the YAML the runtime reads. Values only: the Rust
+//! syntax around them is the template's.
+
+use remcall_profile::Profile;
+
+use crate::checked::{self, BodyEncoding, Fallback, Shape};
+
+mod containment;
+mod methods;
+mod types;
+
+use containment::Containment;
+use methods::lower_method;
+use types::{is_copy_type, lower_type};
+
+/// One generated module. Text is plain (the template quotes and escapes it); Rust types are
+/// written out as generated code names them.
+#[derive(Debug)]
+pub struct Client {
+    /// `UserClient`.
+    pub name: String,
+    /// `UserClientBuilder`.
+    pub builder: String,
+    /// `UserClientFallback`, when the spec has a fallback.
+    pub fallback_trait: Option<String>,
+    /// The spec's default fallback type, a plain Rust path (none: `remcall::NoFallback`).
+    pub default_fallback: Option<String>,
+    /// Rustdoc lines of the client, each with its leading space.
+    pub doc: Vec<String>,
+    /// Default endpoints.
+    pub base_urls: Vec<String>,
+    /// The base path.
+    pub base_path: String,
+    /// The client's resolved profile.
+    pub profile: ProfileYaml,
+    /// The static holding its `ClientSpec`: `CLIENT_SPEC`, unless a method's static has the name.
+    pub spec_static: String,
+    /// Rust paths of the spec's interceptors, built with `Default`, in order.
+    pub interceptors: Vec<String>,
+    /// Generated types.
+    pub types: Vec<TypeDecl>,
+    /// The marker types of constant fields: (name, rustdoc line, `Const` variant written out).
+    pub constants: Vec<(String, String, String)>,
+    /// Methods.
+    pub methods: Vec<Method>,
+}
+
+/// A profile as the YAML the runtime reads, for a raw string literal: `r#"…"#` with enough `#`s.
+#[derive(Debug)]
+pub struct ProfileYaml {
+    /// The YAML; empty for a profile that sets nothing.
+    pub text: String,
+    /// The `#`s that delimit it.
+    pub hashes: String,
+}
+
+/// A generated struct, enum or union (an enum of types).
+#[derive(Debug)]
+pub struct TypeDecl {
+    /// Rust name.
+    pub name: String,
+    /// Generic parameters.
+    pub generics: Vec<String>,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
+    /// Struct fields (empty for enums and unions).
+    pub fields: Vec<Field>,
+    /// A struct's map of undeclared keys: the type of its values.
+    pub additional: Option<String>,
+    /// Enum values (wire: the value as text) or union alternatives (wire: the Rust type).
+    pub variants: Vec<Variant>,
+    /// An enum of wire values.
+    pub is_enum: bool,
+    /// Its values are integers.
+    pub is_integer: bool,
+    /// A union.
+    pub is_union: bool,
+    /// A tagged union's tag field (wire name).
+    pub tag: Option<String>,
+    /// Keeps what it does not know in `Other(..)`.
+    pub open: bool,
+    /// The enum is `Copy`.
+    pub copy: bool,
+    /// A multipart body somewhere: its parts (wire name, field, a file part), in field order.
+    pub multipart: Vec<(String, String, bool)>,
+}
+
+/// An enum value or a union alternative.
+#[derive(Debug)]
+pub struct Variant {
+    /// Rust name.
+    pub name: String,
+    /// An enum value as on the wire (an integer's digits), or an alternative's Rust type.
+    pub wire: String,
+    /// A tagged union alternative's tag values.
+    pub tags: Vec<String>,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
+}
+
+/// A struct field.
+#[derive(Debug)]
+pub struct Field {
+    /// Rust name.
+    pub name: String,
+    /// Rust type.
+    pub ty: String,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
+    /// The wire name, when it differs from the Rust name.
+    pub rename: Option<String>,
+    /// `Option<_>`: skipped when `None`, defaulted when absent (unless `required: true`).
+    pub optional: bool,
+    /// `Nullable<_>`: skipped when absent, defaulted when absent.
+    pub nullable: bool,
+}
+
+/// A client method.
+#[derive(Debug)]
+pub struct Method {
+    /// Rust name.
+    pub name: String,
+    /// The static holding its `MethodSpec`.
+    pub spec_const: String,
+    /// Name as in the spec.
+    pub spec_name: String,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
+    /// The HTTP verb, e.g. `GET`.
+    pub verb: &'static str,
+    /// The path template.
+    pub path: String,
+    /// Retries are safe.
+    pub idempotent: bool,
+    /// 404 → `None`.
+    pub not_found_none: bool,
+    /// The method's own profile.
+    pub profile: ProfileYaml,
+    /// Arguments in the generated API's order.
+    pub params: Vec<Param>,
+    /// Names of the generated body's locals.
+    pub locals: Locals,
+    /// Return type.
+    pub returns: String,
+    /// The decoder: a path (`decode::json_or_none`, `GetUserResponse::decode`) or a closure.
+    pub decode: String,
+    /// The enum of several success shapes.
+    pub responses: Option<ResponseEnum>,
+    /// The enum of declared error bodies.
+    pub errors: Option<ErrorEnum>,
+    /// The struct of declared response headers.
+    pub headers: Option<HeadersStruct>,
+    /// The pages of a paginated method.
+    pub paging: Option<PagingIr>,
+    /// The body comes as a stream (`call_stream`, no fallback).
+    pub stream: bool,
+    /// A content type sent instead of the body's encoding's.
+    pub content_type: Option<String>,
+    /// The header given a new idempotency key per call.
+    pub idempotency_key: Option<String>,
+    /// The method calls the fallback on eligible errors.
+    pub fallback: bool,
+}
+
+/// A paginated method's `<method>_stream` and the static saying how its pages read.
+#[derive(Debug)]
+pub struct PagingIr {
+    /// `list_charges_stream`.
+    pub stream: String,
+    /// `LIST_CHARGES_PAGING`.
+    pub static_name: String,
+    /// The item type.
+    pub item: String,
+    /// The items' path in a page, wire names.
+    pub items: Vec<String>,
+    /// The `NextPage` variant, written out (`ItemCursor { param: "..", .. }`).
+    pub next: String,
+}
+
+/// A method's success shapes by status.
+#[derive(Debug)]
+pub struct ResponseEnum {
+    /// Its rustdoc (one line, with its leading space).
+    pub doc: String,
+    /// `CreateCustomerResponse`.
+    pub name: String,
+    /// (variant, status, payload type or none for `()`, the payload's decoder path).
+    pub variants: Vec<(String, u16, Option<String>, &'static str)>,
+    /// The statuses, for the error on another one: `200 or 201`.
+    pub expected: String,
+}
+
+/// A method's declared error bodies.
+#[derive(Debug)]
+pub struct ErrorEnum {
+    /// Its rustdoc (one line, with its leading space).
+    pub doc: String,
+    /// `GetUserError`.
+    pub name: String,
+    /// (variant, match pattern `404` / `400..=499` / `_`, as written in the spec, payload type).
+    pub variants: Vec<(String, String, String, String)>,
+    /// A `default` entry covers every other status.
+    pub has_default: bool,
+}
+
+/// A method's declared response headers.
+#[derive(Debug)]
+pub struct HeadersStruct {
+    /// Its rustdoc (one line, with its leading space).
+    pub doc: String,
+    /// `GetUserHeaders`.
+    pub name: String,
+    /// (field, header name, type).
+    pub fields: Vec<(String, String, String)>,
+}
+
+/// A method argument and how it enters the request.
+#[derive(Debug)]
+pub struct Param {
+    /// Rust name.
+    pub name: String,
+    /// Argument type (borrowed form).
+    pub ty: String,
+    /// The request builder method that takes it: `path`, `query` (or `query_object`,
+    /// `query_deep`, `query_csv`), `header`, `json`, `form`, `multipart`, `text` or `bytes`.
+    pub call: &'static str,
+    /// The wire name, for path, query and header parameters.
+    pub wire: Option<String>,
+}
+
+/// The names of a generated method's locals: plain, unless a parameter has the name already.
+#[derive(Debug)]
+pub struct Locals {
+    /// The request being built.
+    pub request: String,
+    /// The fallback closure.
+    pub fallback: String,
+    /// The error a fallback is given.
+    pub cause: String,
+}
+
+impl Locals {
+    fn avoiding(params: &[Param]) -> Locals {
+        let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        let mut unique = |base: &str| {
+            let mut name = base.to_owned();
+            while taken.contains(&name) {
+                name.push('_');
+            }
+            taken.push(name.clone());
+            name
+        };
+        Locals {
+            request: unique("request"),
+            fallback: unique("fallback"),
+            cause: unique("cause"),
+        }
+    }
+}
+
+fn doc_lines(doc: Option<&String>) -> Vec<String> {
+    doc.map(|d| {
+        // A lone carriage return is a line break too (`lines()` knows only `\n` and `\r\n`).
+        d.replace('\r', "\n")
+            .trim()
+            .lines()
+            .map(|l| format!(" {}", l.trim_end()))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// The profile as YAML (multi-line, so it reads as YAML in the generated file).
+fn profile_yaml(profile: Profile) -> ProfileYaml {
+    let mut profile = profile;
+    profile.extends = None;
+    // Interceptors are Rust types: the generated builder instantiates them, the runtime never
+    // parses them.
+    profile.interceptors = None;
+    let text = if profile == Profile::default() {
+        String::new()
+    } else {
+        format!("\n{}", profile.to_yaml_string())
+    };
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    ProfileYaml { text, hashes }
+}
+
+/// The render-ready form of a checked spec.
+pub(crate) fn lower(client: &checked::Client) -> Client {
+    let name = client.name.clone();
+    let (fallback_trait, default_fallback) = match &client.fallback {
+        Fallback::None => (None, None),
+        Fallback::Trait => (Some(format!("{name}Fallback")), None),
+        Fallback::Default(path) => (Some(format!("{name}Fallback")), Some(path.clone())),
+    };
+    let copy_types: std::collections::HashSet<&str> = client
+        .types
+        .iter()
+        .filter(|t| is_copy_type(&t.shape))
+        .map(|t| t.name.as_str())
+        .collect();
+    let is_copy = |name: &str| copy_types.contains(name);
+    let cycles = Containment::of(&client.types);
+    let multipart_bodies: std::collections::HashSet<&str> = client
+        .methods
+        .iter()
+        .filter_map(|m| m.body.as_ref())
+        .filter(|b| b.encoding == BodyEncoding::Multipart)
+        .filter_map(|b| b.ty.bare())
+        .collect();
+    let types = client
+        .types
+        .iter()
+        .map(|decl| {
+            let mut lowered = lower_type(decl, &cycles, client.rename_all.as_deref());
+            if multipart_bodies.contains(decl.name.as_str())
+                && let Shape::Struct(s) = &decl.shape
+            {
+                lowered.multipart = s
+                    .fields
+                    .iter()
+                    .zip(&lowered.fields)
+                    .map(|(field, out)| {
+                        let wire = out
+                            .rename
+                            .clone()
+                            .unwrap_or_else(|| out.name.trim_start_matches("r#").to_owned());
+                        (wire, out.name.clone(), field.ty.is_file())
+                    })
+                    .collect();
+            }
+            lowered
+        })
+        .collect();
+    let methods: Vec<Method> = client
+        .methods
+        .iter()
+        .map(|method| lower_method(method, &is_copy, fallback_trait.is_some()))
+        .collect();
+
+    let mut doc = doc_lines(client.doc.as_ref());
+    if doc.is_empty() {
+        doc.push(format!(" The `{name}` HTTP client."));
+    }
+    let mut spec_static = "CLIENT_SPEC".to_owned();
+    while methods.iter().any(|m| m.spec_const == spec_static) {
+        spec_static.push('_');
+    }
+    let mut constants: Vec<(String, String, String)> = Vec::new();
+    for decl in &client.types {
+        let Shape::Struct(s) = &decl.shape else {
+            continue;
+        };
+        for field in &s.fields {
+            if let Some((marker, value)) = &field.constant
+                && !constants.iter().any(|(m, _, _)| m == marker)
+            {
+                let (shown, written) = match value {
+                    checked::ConstValue::Str(text) => {
+                        (format!("{text:?}"), format!("Str({text:?})"))
+                    }
+                    checked::ConstValue::Int(n) => (n.to_string(), format!("Int({n})")),
+                    checked::ConstValue::Bool(b) => (b.to_string(), format!("Bool({b})")),
+                };
+                let doc = format!(
+                    " `{}` is always `{shown}`: written so, read only so.",
+                    field.key
+                );
+                constants.push((marker.clone(), doc, written));
+            }
+        }
+    }
+    Client {
+        constants,
+        builder: format!("{name}Builder"),
+        fallback_trait,
+        default_fallback,
+        doc,
+        base_urls: client.base_urls.clone(),
+        base_path: client.base_path.clone(),
+        interceptors: client.interceptors.clone(),
+        profile: profile_yaml(client.profile.clone()),
+        spec_static,
+        types,
+        methods,
+        name,
+    }
+}

@@ -1,0 +1,130 @@
+//! A declared type in render-ready form: its fields' and variants' names, wire names and
+//! Rust types, recursion boxed.
+
+use crate::checked::{self, Shape};
+use crate::names;
+use crate::types::Ty;
+
+use super::{Containment, Field, TypeDecl, Variant, doc_lines};
+
+/// Closed string enums and integer enums are `Copy`; an open string enum holds a `String`.
+pub(super) fn is_copy_type(shape: &Shape) -> bool {
+    matches!(shape, Shape::Enum(e) if e.integer || !e.open)
+}
+
+pub(super) fn lower_type(
+    decl: &checked::TypeDecl,
+    cycles: &Containment,
+    rename_all: Option<&str>,
+) -> TypeDecl {
+    let type_name = &decl.name;
+    let mut doc = doc_lines(decl.doc.as_ref());
+    if doc.is_empty() {
+        doc = vec![format!(" The `{type_name}` type of the API.")];
+    }
+    let mut out = TypeDecl {
+        name: names::pascal(type_name),
+        generics: decl.generics.clone(),
+        doc,
+        fields: Vec::new(),
+        additional: None,
+        variants: Vec::new(),
+        is_enum: false,
+        is_integer: false,
+        is_union: false,
+        tag: None,
+        open: false,
+        copy: is_copy_type(&decl.shape),
+        multipart: Vec::new(),
+    };
+    match &decl.shape {
+        Shape::Enum(e) => {
+            out.is_enum = true;
+            out.is_integer = e.integer;
+            out.open = e.open;
+            out.variants = e
+                .values
+                .iter()
+                .map(|v| {
+                    let mut doc = doc_lines(v.doc.as_ref());
+                    if doc.is_empty() && v.wire.is_empty() {
+                        doc = vec![" The empty string.".to_owned()];
+                    } else if doc.is_empty() {
+                        doc = vec![format!(" `{}`", v.wire)];
+                    }
+                    Variant {
+                        name: v.variant.clone(),
+                        wire: v.wire.clone(),
+                        tags: Vec::new(),
+                        doc,
+                    }
+                })
+                .collect();
+        }
+        Shape::Struct(s) => {
+            out.fields = s
+                .fields
+                .iter()
+                .map(|field| lower_field(field, cycles, type_name, rename_all))
+                .collect();
+            out.additional = s.additional.as_ref().map(Ty::render);
+        }
+        Shape::Union(u) => {
+            out.is_union = true;
+            out.open = u.open;
+            out.tag = u.tag.clone();
+            out.variants = u
+                .alternatives
+                .iter()
+                .map(|a| {
+                    let ty = cycles.box_recursion(&a.ty, type_name);
+                    let mut doc = doc_lines(a.doc.as_ref());
+                    if doc.is_empty() {
+                        doc = vec![format!(" `{}`.", a.ty.render())];
+                    }
+                    Variant {
+                        name: a.variant.clone(),
+                        wire: ty.render(),
+                        tags: a.tags.clone(),
+                        doc,
+                    }
+                })
+                .collect();
+        }
+    }
+    out
+}
+
+fn lower_field(
+    field: &checked::Field,
+    cycles: &Containment,
+    owner: &str,
+    rename_all: Option<&str>,
+) -> Field {
+    let ty = cycles.box_recursion(&field.ty, owner);
+    let rust = field.rust.clone();
+    let bare = rust.trim_start_matches("r#");
+    // The wire name is the explicit `rename`, else the spec's `rename_all` rule applied here
+    // (serde's own rule panics on some non-ASCII names, and a visible name reads better), else
+    // the key as written.
+    let wire = match (&field.rename, rename_all) {
+        (Some(wire), _) => wire.clone(),
+        (None, Some(rule)) => names::apply_rename_rule(rule, &field.key),
+        (None, None) => field.key.clone(),
+    };
+    let mut doc = doc_lines(field.doc.as_ref());
+    if doc.is_empty() {
+        doc = vec![format!(" `{}`.", field.key)];
+    }
+    Field {
+        name: rust.clone(),
+        ty: match &field.constant {
+            Some((marker, _)) => marker.clone(),
+            None => ty.render(),
+        },
+        doc,
+        rename: (wire != bare).then_some(wire),
+        optional: ty.inner("Option").is_some() && !field.required,
+        nullable: ty.inner("Nullable").is_some(),
+    }
+}

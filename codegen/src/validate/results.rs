@@ -1,0 +1,149 @@
+//! What a method gives back: its result type and encoding, a streamed result, the responses it
+//! declares per status and its typed errors.
+
+use super::Validator;
+use crate::checked;
+use crate::spec::model::{MethodDef, NotFound, ProfileRef, ReturnsEncoding};
+use crate::types::Ty;
+
+impl Validator<'_> {
+    /// `returns: { type, as }`: a `String` as text, a `bytes::Bytes` as bytes.
+    pub(super) fn returns_encoding(
+        &mut self,
+        key: &str,
+        encoding: ReturnsEncoding,
+        ty: &Ty,
+    ) -> bool {
+        let needs = match encoding {
+            ReturnsEncoding::Text => (ty.bare() != Some("String")).then_some("`String`"),
+            ReturnsEncoding::Bytes | ReturnsEncoding::Stream => {
+                (!ty.is_bytes()).then_some("`bytes::Bytes`")
+            }
+            ReturnsEncoding::Json => None,
+        };
+        if let Some(needs) = needs {
+            let name = match encoding {
+                ReturnsEncoding::Text => "text",
+                ReturnsEncoding::Stream => "stream",
+                _ => "bytes",
+            };
+            self.push(self.spec.at(
+                0,
+                &format!("{key}.returns"),
+                format!("a `{name}` return is {needs}, not `{}`", ty.render()),
+            ));
+        }
+        needs.is_none()
+    }
+
+    /// A streamed body is handed over as it comes: nothing may need it whole.
+    pub(super) fn stream_return(&mut self, key: &str, def: &MethodDef) {
+        let others = [
+            ("not_found", def.not_found == Some(NotFound::None)),
+            ("response_headers", !def.response_headers.is_empty()),
+            ("paginate", def.paginate.is_some()),
+        ];
+        for (what, set) in others {
+            if set {
+                self.push(self.spec.at_key(
+                    0,
+                    &format!("{key}.{what}"),
+                    format!("`{what}:` does not go with a streamed body (`as: stream`)"),
+                ));
+            }
+        }
+        let limit = match &def.profile {
+            Some(ProfileRef::Inline(profile)) => profile.max_response_bytes.is_some(),
+            Some(ProfileRef::Named(name)) => self
+                .spec
+                .profiles
+                .get(name)
+                .is_some_and(|p| p.item.max_response_bytes.is_some()),
+            None => false,
+        };
+        if limit {
+            self.push(
+                self.spec
+                    .at_key(0, &format!("{key}.config"), "`max_response_bytes` does not apply to a streamed body (`as: stream`)")
+                    .help("a stream hands chunks over as they come; count them as you read, or drop the setting"),
+            );
+        }
+    }
+
+    /// `responses:`: success statuses, each with its shape.
+    pub(super) fn responses(&mut self, key: &str, def: &MethodDef) -> Option<Vec<(u16, Ty)>> {
+        let mut out = Some(Vec::new());
+        for (status, text) in def.responses.iter().flatten() {
+            let at = format!("{key}.responses.{}", status.0);
+            let code = status
+                .0
+                .parse::<u16>()
+                .ok()
+                .filter(|c| (200..300).contains(c));
+            if code.is_none() {
+                self.push(
+                    self.spec
+                        .at_key(0, &at, format!("`{}` is not a success status", status.0))
+                        .help("`responses:` lists 2xx statuses; error bodies go under `errors:`"),
+                );
+            }
+            let ty = self.type_expr(0, &at, text, &[]);
+            out = match (out, code, ty) {
+                (Some(mut out), Some(code), Some(ty)) => {
+                    out.push((code, ty));
+                    Some(out)
+                }
+                _ => None,
+            };
+        }
+        out
+    }
+
+    /// `errors:`: error statuses, classes or `default`, each with its body's type.
+    pub(super) fn errors(
+        &mut self,
+        key: &str,
+        def: &MethodDef,
+    ) -> Option<Vec<(checked::StatusMatch, Ty)>> {
+        let mut out = Some(Vec::new());
+        for (status, text) in def.errors.iter().flatten() {
+            let at = format!("{key}.errors.{}", status.0);
+            let matched = match status.0.to_ascii_uppercase().as_str() {
+                "DEFAULT" => Some(checked::StatusMatch::Default),
+                "4XX" => Some(checked::StatusMatch::Class(4)),
+                "5XX" => Some(checked::StatusMatch::Class(5)),
+                other => other
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|c| (400..600).contains(c))
+                    .map(checked::StatusMatch::Exact),
+            };
+            if matched.is_none() {
+                self.push(
+                    self.spec
+                        .at_key(0, &at, format!("`{}` is not an error status", status.0))
+                        .help("write a 4xx or 5xx status (`404`), a class (`4XX`, `5XX`) or `default`"),
+                );
+            }
+            let ty = self.type_expr(0, &at, text, &[]).filter(|ty| {
+                let unit = ty.is_unit();
+                if unit {
+                    self.push(
+                        self.spec
+                            .at(0, &at, "an error body needs a type, not `()`")
+                            .help("leave the status out: its error has no body to read"),
+                    );
+                }
+                !unit
+            });
+            out = match (out, matched, ty) {
+                (Some(mut out), Some(matched), Some(ty)) => {
+                    out.push((matched, ty));
+                    Some(out)
+                }
+                _ => None,
+            };
+        }
+        out
+    }
+}

@@ -1,0 +1,264 @@
+//! Unions: `one_of:` declarations, their alternatives expanded and merged, and the tag that
+//! tells them apart.
+
+use super::Validator;
+use super::types::Own;
+use crate::checked;
+use crate::diagnostic::did_you_mean;
+use crate::names;
+use crate::spec::model::TypeDef;
+use crate::types::Ty;
+
+impl Validator<'_> {
+    pub(super) fn union_def(&mut self, source: usize, key: &str, def: &TypeDef) -> Option<Own> {
+        let alternatives = def.one_of.as_deref().unwrap_or_default();
+        if alternatives.is_empty() {
+            self.push(
+                self.spec
+                    .at_key(source, key, "a union needs at least one alternative"),
+            );
+            return None;
+        }
+        let open = def.open.unwrap_or(false);
+        let mut out = Some(Vec::new());
+        let mut taken: Vec<String> = Vec::new();
+        for (i, alternative) in alternatives.iter().enumerate() {
+            let at = format!("{key}.one_of.{i}");
+            let ty = self.type_expr(source, &at, &alternative.ty, &[]);
+            let variant = match (&alternative.name, &ty) {
+                (Some(name), _) => {
+                    if !names::is_pascal_identifier(name) {
+                        self.push(self.spec.at(
+                            source,
+                            &format!("{at}.name"),
+                            format!("variant name `{name}` is not a PascalCase Rust identifier"),
+                        ));
+                    }
+                    if taken.contains(name) || (open && name == "Other") {
+                        self.push(self.spec.at(
+                            source,
+                            &format!("{at}.name"),
+                            format!("variant name `{name}` is taken"),
+                        ));
+                    }
+                    name.clone()
+                }
+                (None, Some(ty)) => {
+                    let mut reserved = taken.clone();
+                    if open {
+                        reserved.push("Other".to_owned());
+                    }
+                    names::unique_among(&names::variant_of_type(ty, i), "", &reserved)
+                }
+                (None, None) => String::new(),
+            };
+            taken.push(variant.clone());
+            out = out.zip(ty).map(|(mut out, ty)| {
+                out.push(checked::Alternative {
+                    variant,
+                    ty,
+                    tags: Vec::new(),
+                    doc: alternative.doc.clone(),
+                });
+                out
+            });
+        }
+        Some(Own::Union(out?, open))
+    }
+
+    /// A struct's fields with its `all_of:` parts' first (theirs recursively), each key once, and
+    /// its map of undeclared keys (its own, else a part's).
+    pub(super) fn expand(
+        &mut self,
+        all: &[Own],
+        index: usize,
+        stack: &mut Vec<usize>,
+    ) -> Option<(Vec<checked::Field>, Option<Ty>)> {
+        let (name, located) = self.spec.types.get_index(index)?;
+        let Own::Struct {
+            fields,
+            parts,
+            additional,
+        } = &all[index]
+        else {
+            return None;
+        };
+        if let Some(start) = stack.iter().position(|i| *i == index) {
+            // Reported once, at the cycle's first type in spec order.
+            let cycle = &stack[start..];
+            if cycle.iter().min() != Some(&index) {
+                return None;
+            }
+            let path: Vec<&str> = cycle
+                .iter()
+                .filter_map(|i| self.spec.types.get_index(*i).map(|(n, _)| n.as_str()))
+                .chain([name.as_str()])
+                .collect();
+            self.push(
+                self.spec
+                    .at(
+                        located.source,
+                        &format!("types.{name}.all_of"),
+                        format!("`all_of:` goes round in a circle: {}", path.join(" → ")),
+                    )
+                    .help("a struct cannot hold its own fields through its parts"),
+            );
+            return None;
+        }
+        stack.push(index);
+        let mut merged: Vec<checked::Field> = Vec::new();
+        let mut additional = additional.clone();
+        let mut fine = true;
+        for (i, part) in parts.iter().enumerate() {
+            let Some(part_index) = self.spec.types.get_index_of(part) else {
+                fine = false;
+                continue;
+            };
+            let Some((part_fields, part_additional)) = self.expand(all, part_index, stack) else {
+                fine = false;
+                continue;
+            };
+            additional = additional.or(part_additional);
+            for field in part_fields {
+                fine &= self.merge(
+                    &mut merged,
+                    field,
+                    located.source,
+                    &format!("types.{name}.all_of.{i}"),
+                );
+            }
+        }
+        for field in fields {
+            let at = format!("types.{name}.fields.{}", field.key);
+            fine &= self.merge(&mut merged, field.clone(), located.source, &at);
+        }
+        stack.pop();
+        fine.then_some((merged, additional))
+    }
+
+    /// Adds `field` unless a field of that key is there: the same type is one field, another
+    /// type is a conflict.
+    pub(super) fn merge(
+        &mut self,
+        fields: &mut Vec<checked::Field>,
+        field: checked::Field,
+        source: usize,
+        at: &str,
+    ) -> bool {
+        match fields.iter().find(|f| f.key == field.key) {
+            None => {
+                fields.push(field);
+                true
+            }
+            Some(there) if there.ty == field.ty => true,
+            Some(there) => {
+                self.push(self.spec.at(
+                    source,
+                    at,
+                    format!(
+                        "field `{}` is `{}` here and `{}` in another part",
+                        field.key,
+                        field.ty.render(),
+                        there.ty.render()
+                    ),
+                ));
+                false
+            }
+        }
+    }
+
+    /// A tagged union's alternatives with their tag values: each a struct declaring the tag
+    /// field, tagged by `mapping:` or its type's name.
+    pub(super) fn tagged(
+        &mut self,
+        all: &[Own],
+        source: usize,
+        key: &str,
+        tag: &str,
+        def: &TypeDef,
+        alternatives: &[checked::Alternative],
+    ) -> Option<Vec<checked::Alternative>> {
+        let rename_all = self
+            .spec
+            .file
+            .serde
+            .as_ref()
+            .and_then(|s| s.rename_all.clone());
+        let mut fine = true;
+        let mut out: Vec<checked::Alternative> = Vec::new();
+        for (i, alternative) in alternatives.iter().enumerate() {
+            let at = format!("{key}.one_of.{i}");
+            let name = alternative.ty.bare().unwrap_or_default();
+            let index = self.spec.types.get_index_of(name);
+            let is_struct = index.is_some_and(|i| matches!(all[i], Own::Struct { .. }));
+            if !is_struct
+                || !matches!(&alternative.ty, crate::types::Ty::Path { args, .. } if args.is_empty())
+            {
+                fine = false;
+                self.push(
+                    self.spec
+                        .at(source, &at, format!("`{}` is not a struct of this spec: the alternatives of a tagged union are structs declaring the tag field `{tag}`", alternative.ty.render()))
+                        .help("declare it under `types:` with `fields:`, or drop `tag:` to try the alternatives in order"),
+                );
+                continue;
+            }
+            let fields = index.and_then(|i| self.expand(all, i, &mut Vec::new()));
+            let has_tag = fields.is_some_and(|(fields, _)| {
+                fields.iter().any(|f| {
+                    let wire = match (&f.rename, &rename_all) {
+                        (Some(wire), _) => wire.clone(),
+                        (None, Some(rule)) => names::apply_rename_rule(rule, &f.key),
+                        (None, None) => f.key.clone(),
+                    };
+                    wire == tag
+                })
+            });
+            if !has_tag {
+                fine = false;
+                self.push(
+                    self.spec
+                        .at(
+                            source,
+                            &at,
+                            format!("`{name}` has no field `{tag}`, the union's tag"),
+                        )
+                        .help(format!("add `{tag}: String` to `{name}`'s fields")),
+                );
+                continue;
+            }
+            out.push(checked::Alternative {
+                variant: alternative.variant.clone(),
+                ty: alternative.ty.clone(),
+                tags: Vec::new(),
+                doc: alternative.doc.clone(),
+            });
+        }
+        for (value, target) in def.mapping.iter().flatten() {
+            match out
+                .iter_mut()
+                .find(|a| a.ty.bare() == Some(target.as_str()))
+            {
+                Some(alternative) => alternative.tags.push(value.clone()),
+                None => {
+                    fine = false;
+                    let names = out.iter().filter_map(|a| a.ty.bare());
+                    let d = self.spec.at(
+                        source,
+                        &format!("{key}.mapping.{value}"),
+                        format!("`{target}` is not one of the union's alternatives"),
+                    );
+                    let help = did_you_mean(target, names);
+                    self.push(d.maybe_help(help));
+                }
+            }
+        }
+        for alternative in &mut out {
+            if alternative.tags.is_empty() {
+                alternative
+                    .tags
+                    .push(alternative.ty.bare().unwrap_or_default().to_owned());
+            }
+        }
+        fine.then_some(out)
+    }
+}
