@@ -260,6 +260,11 @@ impl {{ headers.name }} {
             {%- endfor %}
         })
     }
+
+    /// The body and these headers of a response.
+    fn decode(response: remcall::Response) -> Result<remcall::WithHeaders<{{ headers.body }}, Self>, remcall::Error> {
+        decode::with_headers(response, Self::read, {{ headers.body_decode }})
+    }
 }
 {%- endif %}
 {%- endfor %}

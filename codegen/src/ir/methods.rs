@@ -62,6 +62,8 @@ pub(super) fn lower_method(
             .iter()
             .map(|p| (names::snake(&p.key), p.wire.clone(), p.ty.render()))
             .collect(),
+        body: String::new(),
+        body_decode: String::new(),
     });
     let (body_type, decode) = match &responses {
         Some(responses) => (
@@ -93,14 +95,15 @@ pub(super) fn lower_method(
     } else {
         (body_type, decode)
     };
-    let (returns, decode) = match &headers {
-        Some(h) => (
-            format!("remcall::WithHeaders<{body_type}, {}>", h.name),
-            format!(
-                "|response| decode::with_headers(response, {}::read, {decode})",
-                h.name
-            ),
-        ),
+    let mut headers = headers;
+    let (returns, decode) = match &mut headers {
+        Some(h) => {
+            let returns = format!("remcall::WithHeaders<{body_type}, {}>", h.name);
+            let named = format!("{}::decode", h.name);
+            h.body = body_type;
+            h.body_decode = decode;
+            (returns, named)
+        }
         None => (body_type, decode),
     };
     let verb = method.verb.as_str();

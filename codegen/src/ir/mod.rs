@@ -213,6 +213,9 @@ pub struct HeadersStruct {
     pub name: String,
     /// (field, header name, type).
     pub fields: Vec<(String, String, String)>,
+    /// The body's type and decoder, for the struct's `decode` of body and headers together.
+    pub body: String,
+    pub body_decode: String,
 }
 
 /// A method argument and how it enters the request.

@@ -756,6 +756,12 @@ impl GetBalanceHeaders {
             request_id: decode::header(response, "Request-Id")?,
         })
     }
+    /// The body and these headers of a response.
+    fn decode(
+        response: remcall::Response,
+    ) -> Result<remcall::WithHeaders<Balance, Self>, remcall::Error> {
+        decode::with_headers(response, Self::read, decode::json)
+    }
 }
 static GET_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
@@ -1053,17 +1059,7 @@ impl<F: PaymentsFallback> Payments<F> {
     ) -> Result<remcall::WithHeaders<Balance, GetBalanceHeaders>, remcall::Error> {
         let request = GET_BALANCE.request();
         let fallback = |cause| self.fallback.get_balance(cause);
-        self.inner
-            .call_or_fallback(
-                request,
-                |response| decode::with_headers(
-                    response,
-                    GetBalanceHeaders::read,
-                    decode::json,
-                ),
-                fallback,
-            )
-            .await
+        self.inner.call_or_fallback(request, GetBalanceHeaders::decode, fallback).await
     }
     /// `GET /customers/{id}/statement`
     pub async fn get_statement(&self, id: &str) -> Result<String, remcall::Error> {
