@@ -16,6 +16,7 @@ use crate::outbound::interceptor::{self, CallInfo};
 use crate::outcome::{self, AttemptFailure, FailedAttempt};
 use crate::policy::hedge::race::{Flight, Racer, race};
 use crate::policy::retry::retry_after;
+use crate::wire::outgoing::Outgoing;
 use crate::wire::request::Request;
 use crate::wire::request::Slot;
 use crate::wire::response::Response;
@@ -138,16 +139,7 @@ impl Client {
             deadline,
         } = when;
         let method = request.method;
-        let credential = match &state.credentials {
-            Some(credentials) => {
-                let (value, generation) = Box::pin(credentials.header(deadline))
-                    .await
-                    .map_err(FailedAttempt::other)?;
-                *token_generation = generation;
-                Some(value)
-            }
-            None => None,
-        };
+        let credential = credential(state, deadline, token_generation).await?;
         let call = CallInfo {
             client: self.shared.spec.name,
             method: method.name,
@@ -172,13 +164,7 @@ impl Client {
                 )
                 .map_err(FailedAttempt::other)?;
             if let Some(header) = &state.settings.deadline_header {
-                // What this attempt will wait, in whole milliseconds: the downstream can stop
-                // when nobody waits any more.
-                let left = attempt_deadline.saturating_duration_since(Instant::now());
-                let value = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
-                if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
-                    outgoing.headers.insert(name, value.into());
-                }
+                add_time_left(&mut outgoing, header, attempt_deadline);
             }
             if !interceptors.is_empty() {
                 Box::pin(within(
@@ -211,6 +197,33 @@ impl Client {
             .map_err(FailedAttempt::other)?;
         }
         answered(state, request, response)
+    }
+}
+
+/// The credential's header value when the method has one, fetched (an OAuth2 token) by
+/// `deadline`; `token_generation` says which token it is.
+async fn credential(
+    state: &MethodState,
+    deadline: Instant,
+    token_generation: &mut u64,
+) -> Result<Option<reqwest::header::HeaderValue>, FailedAttempt> {
+    let Some(credentials) = &state.credentials else {
+        return Ok(None);
+    };
+    let (value, generation) = Box::pin(credentials.header(deadline))
+        .await
+        .map_err(FailedAttempt::other)?;
+    *token_generation = generation;
+    Ok(Some(value))
+}
+
+/// Tells the downstream what this attempt will wait, in whole milliseconds, in `header`: it can
+/// stop when nobody waits any more.
+fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instant) {
+    let left = attempt_deadline.saturating_duration_since(Instant::now());
+    let value = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
+    if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
+        outgoing.headers.insert(name, value.into());
     }
 }
 

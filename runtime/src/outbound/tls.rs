@@ -63,11 +63,7 @@ pub(crate) fn configure(
     if says_nothing && let Some(preconfigured) = default_config() {
         return Ok(builder.tls_backend_preconfigured(preconfigured));
     }
-    let config = |message: String| Error::new(ErrorKind::Config, message);
-    let read = |field: &str, path: &str| -> Result<Vec<u8>, Error> {
-        let path = vars::expand_env(path).map_err(|e| config(format!("tls.{field}: {e}")))?;
-        std::fs::read(&path).map_err(|e| config(format!("tls.{field}: cannot read `{path}`: {e}")))
-    };
+    let read = read_pem;
     let mut extra = Vec::new();
     if let Some(ca_file) = &tls.ca_file {
         let pem = read("ca_file", ca_file)?;
@@ -91,24 +87,8 @@ pub(crate) fn configure(
             builder.tls_certs_only(roots)
         }
     };
-    match (&tls.client_cert, &tls.client_key) {
-        (Some(cert), Some(key)) => {
-            let mut pem = read("client_cert", cert)?;
-            pem.push(b'\n');
-            pem.extend(read("client_key", key)?);
-            let identity = reqwest::Identity::from_pem(&pem).map_err(|e| {
-                config(format!(
-                    "tls.client_cert/client_key: not a PEM certificate and key: {e}"
-                ))
-            })?;
-            builder = builder.identity(identity);
-        }
-        (None, None) => {}
-        _ => {
-            return Err(config(
-                "tls: client_cert and client_key go together".to_owned(),
-            ));
-        }
+    if let Some(identity) = identity(tls, read)? {
+        builder = builder.identity(identity);
     }
     if let Some(version) = &tls.min_version {
         let version = match version.as_str() {
@@ -130,6 +110,40 @@ pub(crate) fn configure(
         builder = builder.tls_danger_accept_invalid_certs(true);
     }
     Ok(builder)
+}
+
+fn config(message: String) -> Error {
+    Error::new(ErrorKind::Config, message)
+}
+
+/// The PEM file a `tls.` key names, `${VAR}`s expanded.
+fn read_pem(field: &str, path: &str) -> Result<Vec<u8>, Error> {
+    let path = vars::expand_env(path).map_err(|e| config(format!("tls.{field}: {e}")))?;
+    std::fs::read(&path).map_err(|e| config(format!("tls.{field}: cannot read `{path}`: {e}")))
+}
+
+/// The client certificate and key for mutual TLS, when both are set; one without the other is
+/// an error.
+fn identity(
+    tls: &Tls,
+    read: fn(&str, &str) -> Result<Vec<u8>, Error>,
+) -> Result<Option<reqwest::Identity>, Error> {
+    match (&tls.client_cert, &tls.client_key) {
+        (Some(cert), Some(key)) => {
+            let mut pem = read("client_cert", cert)?;
+            pem.push(b'\n');
+            pem.extend(read("client_key", key)?);
+            reqwest::Identity::from_pem(&pem).map(Some).map_err(|e| {
+                config(format!(
+                    "tls.client_cert/client_key: not a PEM certificate and key: {e}"
+                ))
+            })
+        }
+        (None, None) => Ok(None),
+        _ => Err(config(
+            "tls: client_cert and client_key go together".to_owned(),
+        )),
+    }
 }
 
 #[cfg(test)]

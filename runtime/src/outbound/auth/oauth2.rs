@@ -175,6 +175,47 @@ impl TokenSource {
     }
 
     async fn fetch(&self, generation: u64) -> Result<Token, Error> {
+        let requested = Instant::now();
+        let body = self.token_response().await?;
+        let token: TokenResponse = serde_json::from_slice(&body).map_err(|_| {
+            Error::new(
+                ErrorKind::Auth,
+                "the OAuth2 token response has no access_token",
+            )
+        })?;
+        if token.access_token.len() > MAX_TOKEN_LENGTH {
+            return Err(Error::new(
+                ErrorKind::Auth,
+                "the OAuth2 access token is longer than 16 KiB",
+            ));
+        }
+        let mut header =
+            HeaderValue::from_str(&format!("Bearer {}", token.access_token)).map_err(|_| {
+                Error::new(
+                    ErrorKind::Auth,
+                    "the OAuth2 access token holds characters a header cannot",
+                )
+            })?;
+        header.set_sensitive(true);
+        let use_until = token
+            .expires_in
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| {
+                // Refreshed `refresh_before` ahead of expiry, but never before half its life:
+                // a token shorter-lived than that margin is still used, not fetched per call.
+                let lifetime = Duration::from_secs_f64(s.min(1e9));
+                requested + lifetime - self.refresh_before.min(lifetime / 2)
+            });
+        Ok(Token {
+            header,
+            use_until,
+            generation,
+        })
+    }
+
+    /// The token endpoint's successful answer, read whole within `MAX_TOKEN_RESPONSE`; a
+    /// refusal is an error with the RFC's code.
+    async fn token_response(&self) -> Result<bytes::Bytes, Error> {
         let form = serde_urlencoded::to_string(&self.form).map_err(|_| {
             Error::new(
                 ErrorKind::Config,
@@ -199,7 +240,6 @@ impl TokenSource {
             value.set_sensitive(true);
             request = request.header(AUTHORIZATION, value);
         }
-        let requested = Instant::now();
         let response = request.send().await.map_err(|e| {
             Error::new(
                 ErrorKind::Auth,
@@ -237,39 +277,6 @@ impl TokenSource {
                 ),
             ));
         }
-        let token: TokenResponse = serde_json::from_slice(&body).map_err(|_| {
-            Error::new(
-                ErrorKind::Auth,
-                "the OAuth2 token response has no access_token",
-            )
-        })?;
-        if token.access_token.len() > MAX_TOKEN_LENGTH {
-            return Err(Error::new(
-                ErrorKind::Auth,
-                "the OAuth2 access token is longer than 16 KiB",
-            ));
-        }
-        let mut header =
-            HeaderValue::from_str(&format!("Bearer {}", token.access_token)).map_err(|_| {
-                Error::new(
-                    ErrorKind::Auth,
-                    "the OAuth2 access token holds characters a header cannot",
-                )
-            })?;
-        header.set_sensitive(true);
-        let use_until = token
-            .expires_in
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| {
-                // Refreshed `refresh_before` ahead of expiry, but never before half its life:
-                // a token shorter-lived than that margin is still used, not fetched per call.
-                let lifetime = Duration::from_secs_f64(s.min(1e9));
-                requested + lifetime - self.refresh_before.min(lifetime / 2)
-            });
-        Ok(Token {
-            header,
-            use_until,
-            generation,
-        })
+        Ok(body)
     }
 }
