@@ -7,10 +7,11 @@
 #   bash bench/scripts/callgrind.sh            # all four contestants
 #   bash bench/scripts/callgrind.sh 2          # remcall only
 #   KEEP=/tmp/cg bash bench/scripts/callgrind.sh   # keep the profiles for callgrind_annotate
+#   LOAD=/tmp/load-before bash bench/scripts/callgrind.sh 1 2   # another build of the load bench
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
-CARGO_PROFILE_RELEASE_DEBUG=true cargo build --release -q -p remcall-bench --bin load
+[ -n "${LOAD:-}" ] || CARGO_PROFILE_RELEASE_DEBUG=true cargo build --release -q -p remcall-bench --bin load
 out=${KEEP:-$(mktemp -d)}
 mkdir -p "$out"
 callers=64 few=20 many=120
@@ -23,7 +24,7 @@ for n in "${which[@]}"; do
     rm -f "$out"/cg.$n.$calls.*
     valgrind --tool=callgrind --separate-threads=yes \
       --callgrind-out-file="$out/cg.$n.$calls.%p" \
-      target/release/load --rounds 1 --only "$n" --calls "$calls" >/dev/null 2>&1
+      ${LOAD:-target/release/load} --rounds 1 --only "$n" --calls "$calls" >/dev/null 2>&1
   done
   total() { grep '^summary' "$out"/cg.$n.$1.*-0$2 | awk '{print $2}'; }
   # Thread 1 is the client runtime (main); thread 2 the server.
