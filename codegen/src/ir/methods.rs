@@ -15,6 +15,54 @@ pub(super) fn lower_method(
     is_copy: &dyn Fn(&str) -> bool,
     has_trait: bool,
 ) -> Method {
+    let params = arguments(method, is_copy);
+    let base = names::pascal(&method.name);
+    let responses = (!method.responses.is_empty()).then(|| response_enum(method, &base));
+    let errors = (!method.errors.is_empty()).then(|| error_enum(method, &base));
+    let headers = (!method.response_headers.is_empty()).then(|| HeadersStruct {
+        doc: format!(" The response headers of `{}`.", method.name),
+        name: format!("{base}Headers"),
+        fields: method
+            .response_headers
+            .iter()
+            .map(|p| (names::snake(&p.key), p.wire.clone(), p.ty.render()))
+            .collect(),
+        body: String::new(),
+        body_decode: String::new(),
+    });
+    let stream = method.returns_as == checked::ReturnsEncoding::Stream;
+    let mut headers = headers;
+    let (returns, decode) = result(method, responses.as_ref(), headers.as_mut());
+    let verb = method.verb.as_str();
+    let doc = method_doc(method, verb);
+    Method {
+        name: names::snake(&method.name),
+        spec_const: names::shouty(&method.name),
+        spec_name: method.name.clone(),
+        doc,
+        verb,
+        path: method.path.clone(),
+        idempotent: method.idempotent,
+        not_found_none: method.not_found_none,
+        profile: profile_yaml(method.profile.clone()),
+        locals: Locals::avoiding(&params),
+        params,
+        returns,
+        decode,
+        responses,
+        errors,
+        headers,
+        paging: method.paginate.as_ref().map(|p| paging(method, p)),
+        stream,
+        content_type: method.body.as_ref().and_then(|b| b.content_type.clone()),
+        idempotency_key: method.idempotency_key.clone(),
+        // A fallback answers a call; a stream is handed over as it comes.
+        fallback: has_trait && method.fallback && !stream,
+    }
+}
+
+/// The method's arguments: path parameters in template order, then query, headers, body.
+fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Param> {
     let param = |p: &checked::Param, call: &'static str| Param {
         name: names::snake(&p.key),
         ty: p.ty.argument(is_copy),
@@ -51,21 +99,18 @@ pub(super) fn lower_method(
             wire: None,
         });
     }
-    let base = names::pascal(&method.name);
-    let responses = (!method.responses.is_empty()).then(|| response_enum(method, &base));
-    let errors = (!method.errors.is_empty()).then(|| error_enum(method, &base));
-    let headers = (!method.response_headers.is_empty()).then(|| HeadersStruct {
-        doc: format!(" The response headers of `{}`.", method.name),
-        name: format!("{base}Headers"),
-        fields: method
-            .response_headers
-            .iter()
-            .map(|p| (names::snake(&p.key), p.wire.clone(), p.ty.render()))
-            .collect(),
-        body: String::new(),
-        body_decode: String::new(),
-    });
-    let (body_type, decode) = match &responses {
+    params
+}
+
+/// The method's result type and the decoder that reads it: a response enum's, the declared
+/// body's (`None` for a 404 with `not_found: none`), nothing for a stream; with declared response
+/// headers, both together through the headers struct, which learns the body's type and decoder.
+fn result(
+    method: &checked::Method,
+    responses: Option<&ResponseEnum>,
+    headers: Option<&mut HeadersStruct>,
+) -> (String, String) {
+    let (body_type, decode) = match responses {
         Some(responses) => (
             responses.name.clone(),
             format!("{}::decode", responses.name),
@@ -95,8 +140,7 @@ pub(super) fn lower_method(
     } else {
         (body_type, decode)
     };
-    let mut headers = headers;
-    let (returns, decode) = match &mut headers {
+    match headers {
         Some(h) => {
             let returns = format!("remcall::WithHeaders<{body_type}, {}>", h.name);
             let named = format!("{}::decode", h.name);
@@ -105,8 +149,11 @@ pub(super) fn lower_method(
             (returns, named)
         }
         None => (body_type, decode),
-    };
-    let verb = method.verb.as_str();
+    }
+}
+
+/// The method's rustdoc: its own, its request line, and its documented arguments.
+fn method_doc(method: &checked::Method, verb: &str) -> Vec<String> {
     let mut doc = doc_lines(method.doc.as_ref());
     if !doc.is_empty() {
         doc.push(String::new());
@@ -135,30 +182,7 @@ pub(super) fn lower_method(
             doc.push(format!(" - `{}`: {text}", name.trim_start_matches("r#")));
         }
     }
-    Method {
-        name: names::snake(&method.name),
-        spec_const: names::shouty(&method.name),
-        spec_name: method.name.clone(),
-        doc,
-        verb,
-        path: method.path.clone(),
-        idempotent: method.idempotent,
-        not_found_none: method.not_found_none,
-        profile: profile_yaml(method.profile.clone()),
-        locals: Locals::avoiding(&params),
-        params,
-        returns,
-        decode,
-        responses,
-        errors,
-        headers,
-        paging: method.paginate.as_ref().map(|p| paging(method, p)),
-        stream,
-        content_type: method.body.as_ref().and_then(|b| b.content_type.clone()),
-        idempotency_key: method.idempotency_key.clone(),
-        // A fallback answers a call; a stream is handed over as it comes.
-        fallback: has_trait && method.fallback && !stream,
-    }
+    doc
 }
 
 /// A paginated method's stream and paging static.

@@ -64,7 +64,75 @@ impl Validator<'_> {
         let path_params = self.params(key, "path", &def.path, &mut arg_names);
         let query = self.params(key, "query", &def.query, &mut arg_names);
         let headers = self.params(key, "headers", &def.headers, &mut arg_names);
-        let body = match &def.body {
+        let body = self.body(key, def, &arg_names);
+        let returns = match &def.returns {
+            Some(returns) => self
+                .type_expr(0, &format!("{key}.returns"), &returns.ty, &[])
+                .filter(|ty| self.returns_encoding(key, returns.encoding, ty)),
+            None => Some(Ty::Tuple(Vec::new())),
+        };
+        let responses = self.responses(key, def);
+        let errors = self.errors(key, def);
+        let mut header_names = HashMap::new();
+        let response_headers = self.params(
+            key,
+            "response_headers",
+            &def.response_headers,
+            &mut header_names,
+        );
+        self.result_combinations(key, def);
+        self.generated_names_free(key, name, def);
+        let paginate = match (&def.paginate, &returns) {
+            (Some(_), Some(ty)) => self.paginate(key, name, def, ty).map(Some),
+            (Some(_), None) => None,
+            (None, _) => Some(None),
+        };
+        let profile = self.method_profile(key, def);
+        let has_fallback = fallback.is_some_and(|f| *f != Fallback::None);
+        self.fallback_asked(key, def, fallback);
+        let (verb, path, placeholders) = request?;
+        // A key makes a retried call one the server applies once.
+        let idempotent = def
+            .idempotent
+            .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some());
+        self.verb_allows(key, name, def, verb, idempotent, profile.as_ref());
+        let path_params = path_params?;
+        Some(checked::Method {
+            name: name.to_owned(),
+            doc: def.doc.clone(),
+            idempotent,
+            idempotency_key: def.idempotency_key.clone(),
+            verb,
+            path,
+            // In template order, which is the order of the arguments.
+            path_params: placeholders
+                .iter()
+                .filter_map(|p| path_params.iter().find(|q| &q.key == p))
+                .cloned()
+                .collect(),
+            query: query?,
+            headers: headers?,
+            body: body?,
+            returns: returns?,
+            returns_as: def.returns.as_ref().map(|r| r.encoding).unwrap_or_default(),
+            responses: responses?,
+            errors: errors?,
+            response_headers: response_headers?,
+            paginate: paginate?,
+            not_found_none: def.not_found == Some(NotFound::None),
+            profile: profile?,
+            fallback: has_fallback && def.fallback != Some(false),
+        })
+    }
+
+    /// The body: its type, checked against its encoding; the argument is named `body`.
+    fn body(
+        &mut self,
+        key: &str,
+        def: &MethodDef,
+        arg_names: &HashMap<String, String>,
+    ) -> Option<Option<checked::Body>> {
+        match &def.body {
             Some(body) => {
                 if arg_names.contains_key("body") {
                     self.push(self.spec.at_key(
@@ -85,22 +153,12 @@ impl Validator<'_> {
                     })
             }
             None => Some(None),
-        };
-        let returns = match &def.returns {
-            Some(returns) => self
-                .type_expr(0, &format!("{key}.returns"), &returns.ty, &[])
-                .filter(|ty| self.returns_encoding(key, returns.encoding, ty)),
-            None => Some(Ty::Tuple(Vec::new())),
-        };
-        let responses = self.responses(key, def);
-        let errors = self.errors(key, def);
-        let mut header_names = HashMap::new();
-        let response_headers = self.params(
-            key,
-            "response_headers",
-            &def.response_headers,
-            &mut header_names,
-        );
+        }
+    }
+
+    /// Keys that do not go together: `not_found: none` with declared responses or response
+    /// headers, `returns:` with `responses:`; and what a streamed result needs.
+    fn result_combinations(&mut self, key: &str, def: &MethodDef) {
         for (what, set) in [
             ("responses", def.responses.is_some()),
             ("response_headers", !def.response_headers.is_empty()),
@@ -135,14 +193,10 @@ impl Validator<'_> {
                     .help("list every success shape under `responses:`"),
             );
         }
-        self.generated_names_free(key, name, def);
-        let paginate = match (&def.paginate, &returns) {
-            (Some(_), Some(ty)) => self.paginate(key, name, def, ty).map(Some),
-            (Some(_), None) => None,
-            (None, _) => Some(None),
-        };
-        let profile = self.method_profile(key, def);
-        let has_fallback = fallback.is_some_and(|f| *f != Fallback::None);
+    }
+
+    /// A method that asks for a fallback in a client that has none.
+    fn fallback_asked(&mut self, key: &str, def: &MethodDef, fallback: Option<&Fallback>) {
         if def.fallback == Some(true) && fallback == Some(&Fallback::None) {
             self.push(
                 self.spec
@@ -154,12 +208,21 @@ impl Validator<'_> {
                     .help("set `fallback: true` at the top of the spec"),
             );
         }
-        let (verb, path, placeholders) = request?;
-        // A key makes a retried call one the server applies once.
-        let idempotent = def
-            .idempotent
-            .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some());
-        if !idempotent && profile.as_ref().is_some_and(|p| p.hedge.is_some()) {
+    }
+
+    /// What the HTTP method allows: a hedge only when the call is idempotent, a body only
+    /// where HTTP has one (unless `allow_on_get`), an idempotency key under a valid header
+    /// name.
+    fn verb_allows(
+        &mut self,
+        key: &str,
+        name: &str,
+        def: &MethodDef,
+        verb: Verb,
+        idempotent: bool,
+        profile: Option<&Profile>,
+    ) {
+        if !idempotent && profile.is_some_and(|p| p.hedge.is_some()) {
             let at = match &def.profile {
                 Some(ProfileRef::Inline(_)) => format!("{key}.config.hedge"),
                 _ => format!("{key}.config"),
@@ -194,33 +257,6 @@ impl Validator<'_> {
                 format!("`{header}` is not a valid header name"),
             ));
         }
-        let path_params = path_params?;
-        Some(checked::Method {
-            name: name.to_owned(),
-            doc: def.doc.clone(),
-            idempotent,
-            idempotency_key: def.idempotency_key.clone(),
-            verb,
-            path,
-            // In template order, which is the order of the arguments.
-            path_params: placeholders
-                .iter()
-                .filter_map(|p| path_params.iter().find(|q| &q.key == p))
-                .cloned()
-                .collect(),
-            query: query?,
-            headers: headers?,
-            body: body?,
-            returns: returns?,
-            returns_as: def.returns.as_ref().map(|r| r.encoding).unwrap_or_default(),
-            responses: responses?,
-            errors: errors?,
-            response_headers: response_headers?,
-            paginate: paginate?,
-            not_found_none: def.not_found == Some(NotFound::None),
-            profile: profile?,
-            fallback: has_fallback && def.fallback != Some(false),
-        })
     }
 
     fn method_name(&mut self, key: &str, name: &str) {
