@@ -78,10 +78,24 @@ impl Loader {
         self.merge(source, IndexMap::new(), imported_types, profiles, types);
         // Imported methods in the description's order, each with its overlay; then the spec's
         // own methods.
-        let mut own = std::mem::take(&mut file.methods);
+        file.methods = self.overlay(
+            std::mem::take(&mut from.methods),
+            std::mem::take(&mut file.methods),
+        );
+        imported.files
+    }
+
+    /// The imported methods, each with the spec's entry of its name that has no `request:` laid
+    /// over it (and renamed when it says so), then the spec's own methods; an entry that
+    /// changes nothing imported, or adds a method of a taken name, is an error.
+    fn overlay(
+        &mut self,
+        imported_methods: IndexMap<String, MethodDef>,
+        mut own: IndexMap<String, MethodDef>,
+    ) -> IndexMap<String, MethodDef> {
         let mut methods = IndexMap::new();
-        let imported_names: Vec<String> = from.methods.keys().cloned().collect();
-        for (imported, mut method) in std::mem::take(&mut from.methods) {
+        let imported_names: Vec<String> = imported_methods.keys().cloned().collect();
+        for (imported, mut method) in imported_methods {
             let mut name = imported.clone();
             if let Some(overlay) = own.get(&imported).filter(|o| o.request.is_none()) {
                 overlay_onto(&mut method, overlay);
@@ -124,8 +138,7 @@ impl Loader {
             }
             methods.insert(name, method);
         }
-        file.methods = methods;
-        imported.files
+        methods
     }
 }
 

@@ -1,6 +1,6 @@
 //! Profiles: `configs:`, references to them, and what a profile may hold.
 
-use remcall_profile::{Layer, Profile, vars};
+use remcall_profile::{Layer, Profile, Tls, vars};
 
 use super::{Validator, is_header_name};
 use crate::diagnostic::did_you_mean;
@@ -79,6 +79,47 @@ impl Validator<'_> {
         profile: &Profile,
         client_level: bool,
     ) {
+        self.profile_values(source, key, profile);
+        if let Some(interceptors) = &profile.interceptors {
+            for (i, path) in interceptors.iter().enumerate() {
+                if !names::is_plain_path(path) {
+                    self.push(
+                        self.spec
+                            .at(
+                                source,
+                                &format!("{key}.interceptors.{i}"),
+                                format!("`{path}` is not a plain Rust path"),
+                            )
+                            .help("name a type as `crate::auth::HmacSigner`: no generic arguments, nothing else"),
+                    );
+                }
+            }
+        }
+        if let Some(tls) = &profile.tls {
+            self.tls(source, key, tls);
+        }
+        for over in profile.over_limits() {
+            self.push(
+                self.spec
+                    .at(source, &format!("{key}.{}", over.path), over.message)
+                    .help("a client builds what its sizes ask for, threads and memory included"),
+            );
+        }
+        for wrong in profile.out_of_range() {
+            self.push(
+                self.spec
+                    .at(source, &format!("{key}.{}", wrong.path), wrong.message)
+                    .help("docs/resilience.md lists each key's range and default"),
+            );
+        }
+        if !client_level {
+            self.client_wide_only(source, key, profile);
+        }
+    }
+
+    /// The values a profile sets that may hold `${VAR}`s and secrets: headers, query
+    /// parameters, shared Redis URLs, credentials.
+    fn profile_values(&mut self, source: usize, key: &str, profile: &Profile) {
         if let Some(headers) = &profile.headers {
             for (name, def) in &headers.0 {
                 let at = format!("{key}.headers.{name}");
@@ -155,70 +196,41 @@ impl Validator<'_> {
                 self.placeholders(source, &at, value);
             }
         }
-        if let Some(interceptors) = &profile.interceptors {
-            for (i, path) in interceptors.iter().enumerate() {
-                if !names::is_plain_path(path) {
-                    self.push(
-                        self.spec
-                            .at(
-                                source,
-                                &format!("{key}.interceptors.{i}"),
-                                format!("`{path}` is not a plain Rust path"),
-                            )
-                            .help("name a type as `crate::auth::HmacSigner`: no generic arguments, nothing else"),
-                    );
-                }
-            }
-        }
-        if let Some(tls) = &profile.tls {
-            if let Some(version) = tls
-                .min_version
-                .as_deref()
-                .filter(|v| !matches!(*v, "1.2" | "1.3"))
-            {
-                self.push(
-                    self.spec
-                        .at(
-                            source,
-                            &format!("{key}.tls.min_version"),
-                            format!("unknown TLS version `{version}`"),
-                        )
-                        .help("write \"1.2\" or \"1.3\""),
-                );
-            }
-            if tls.client_cert.is_some() != tls.client_key.is_some() {
-                self.push(self.spec.at_key(
-                    source,
-                    &format!("{key}.tls"),
-                    "`client_cert` and `client_key` go together",
-                ));
-            }
-            for (field, path) in [
-                ("ca_file", &tls.ca_file),
-                ("client_cert", &tls.client_cert),
-                ("client_key", &tls.client_key),
-            ] {
-                if let Some(path) = path {
-                    self.placeholders(source, &format!("{key}.tls.{field}"), path);
-                }
-            }
-        }
-        for over in profile.over_limits() {
+    }
+
+    /// A profile's `tls:`: a known minimum version, a client certificate with its key, paths
+    /// whose placeholders resolve.
+    fn tls(&mut self, source: usize, key: &str, tls: &Tls) {
+        if let Some(version) = tls
+            .min_version
+            .as_deref()
+            .filter(|v| !matches!(*v, "1.2" | "1.3"))
+        {
             self.push(
                 self.spec
-                    .at(source, &format!("{key}.{}", over.path), over.message)
-                    .help("a client builds what its sizes ask for, threads and memory included"),
+                    .at(
+                        source,
+                        &format!("{key}.tls.min_version"),
+                        format!("unknown TLS version `{version}`"),
+                    )
+                    .help("write \"1.2\" or \"1.3\""),
             );
         }
-        for wrong in profile.out_of_range() {
-            self.push(
-                self.spec
-                    .at(source, &format!("{key}.{}", wrong.path), wrong.message)
-                    .help("docs/resilience.md lists each key's range and default"),
-            );
+        if tls.client_cert.is_some() != tls.client_key.is_some() {
+            self.push(self.spec.at_key(
+                source,
+                &format!("{key}.tls"),
+                "`client_cert` and `client_key` go together",
+            ));
         }
-        if !client_level {
-            self.client_wide_only(source, key, profile);
+        for (field, path) in [
+            ("ca_file", &tls.ca_file),
+            ("client_cert", &tls.client_cert),
+            ("client_key", &tls.client_key),
+        ] {
+            if let Some(path) = path {
+                self.placeholders(source, &format!("{key}.tls.{field}"), path);
+            }
         }
     }
 
