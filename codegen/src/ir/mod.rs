@@ -354,6 +354,27 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
     while methods.iter().any(|m| m.spec_const == spec_static) {
         spec_static.push('_');
     }
+    let constants = constants(client);
+    Client {
+        constants,
+        builder: format!("{name}Builder"),
+        fallback_trait,
+        default_fallback,
+        doc,
+        base_urls: client.base_urls.clone(),
+        base_path: client.base_path.clone(),
+        interceptors: client.interceptors.clone(),
+        profile: profile_yaml(client.profile.clone()),
+        spec_static,
+        types,
+        methods,
+        name,
+    }
+}
+
+/// The marker types of constant fields, one per distinct value: (name, rustdoc, the runtime's
+/// `Const` it writes and reads).
+fn constants(client: &checked::Client) -> Vec<(String, String, String)> {
     let mut constants: Vec<(String, String, String)> = Vec::new();
     for decl in &client.types {
         let Shape::Struct(s) = &decl.shape else {
@@ -378,19 +399,5 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
             }
         }
     }
-    Client {
-        constants,
-        builder: format!("{name}Builder"),
-        fallback_trait,
-        default_fallback,
-        doc,
-        base_urls: client.base_urls.clone(),
-        base_path: client.base_path.clone(),
-        interceptors: client.interceptors.clone(),
-        profile: profile_yaml(client.profile.clone()),
-        spec_static,
-        types,
-        methods,
-        name,
-    }
+    constants
 }

@@ -242,7 +242,13 @@ impl Loader {
             );
             return None;
         }
-        let unknown = keys::unknown_keys(&value, &self.schema);
+        self.read_model(source, &value)
+    }
+
+    /// The spec model read from `value` (of source `source`): unknown keys are refused with
+    /// the keys allowed there, a value of the wrong shape with what the key takes.
+    fn read_model(&mut self, source: usize, value: &serde_yaml::Value) -> Option<SpecFile> {
+        let unknown = keys::unknown_keys(value, &self.schema);
         if !unknown.is_empty() {
             for key in unknown {
                 let s = &self.sources[source];
@@ -256,7 +262,7 @@ impl Loader {
             }
             return None;
         }
-        match serde_path_to_error::deserialize::<_, SpecFile>(&value) {
+        match serde_path_to_error::deserialize::<_, SpecFile>(value) {
             Ok(file) => Some(file),
             Err(e) => {
                 let at = key_path(e.path());
@@ -282,8 +288,7 @@ impl Loader {
                 let help = if split_type {
                     Some("a type with a comma inside `{ … }` must be quoted: `tags: \"HashMap<String, i64>\"`".to_owned())
                 } else if message.contains("invalid type") {
-                    value_at(&value, &at)
-                        .and_then(|written| shape::help(&self.schema, &at, written))
+                    value_at(value, &at).and_then(|written| shape::help(&self.schema, &at, written))
                 } else {
                     None
                 };

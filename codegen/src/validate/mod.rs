@@ -87,31 +87,7 @@ impl Validator<'_> {
             .as_ref()
             .map(|u| u.0.clone())
             .unwrap_or_default();
-        for (i, url) in base_urls.iter().enumerate() {
-            let key = if base_urls.len() == 1 {
-                "base_url".to_owned()
-            } else {
-                format!("base_url.{i}")
-            };
-            self.placeholders(0, &key, url);
-            let authority = url.split_once("://").map_or("", |(_, rest)| {
-                rest.split(['/', '?', '#']).next().unwrap_or("")
-            });
-            if authority.contains('@') {
-                self.push(
-                    spec.at(0, &key, "the base URL carries credentials, which would be written into the generated code")
-                        .help("put them in the profile's `auth: { basic: { username: .., password: \"${PASSWORD}\" } }`"),
-                );
-            }
-            let literal_http = url.starts_with("http://") || url.starts_with("https://");
-            if !(vars::has_placeholder(url) || literal_http) {
-                self.push(spec.at(
-                    0,
-                    &key,
-                    format!("base URL `{url}` must start with http:// or https://"),
-                ));
-            }
-        }
+        self.base_urls(&base_urls);
         let base_path = file.base_path.clone().unwrap_or_default();
         if !base_path.is_empty() && !base_path.starts_with('/') {
             self.push(
@@ -123,23 +99,7 @@ impl Validator<'_> {
             Some(name) => self.profile_ref(0, "config", name),
             None => Some(Default::default()),
         };
-        let fallback = match &file.fallback {
-            None | Some(FallbackDef::Enabled(false)) => checked::Fallback::None,
-            Some(FallbackDef::Enabled(true)) => checked::Fallback::Trait,
-            Some(FallbackDef::Path(path)) => {
-                if !names::is_plain_path(path) {
-                    self.push(
-                        spec.at(
-                            0,
-                            "fallback",
-                            format!("`{path}` is neither true, false nor a plain Rust path"),
-                        )
-                        .help("name a type as `crate::fallback::UserFallback`: no generic arguments, nothing else"),
-                    );
-                }
-                checked::Fallback::Default(path.clone())
-            }
-        };
+        let fallback = self.fallback(file.fallback.as_ref());
         let rename_all = file.serde.as_ref().and_then(|s| s.rename_all.clone());
         if let Some(rule) = &rename_all
             && !RENAME_RULES.contains(&rule.as_str())
@@ -166,6 +126,59 @@ impl Validator<'_> {
             types: Vec::new(),
             methods: Vec::new(),
         })
+    }
+
+    /// The base URLs: placeholders that resolve, a scheme, no credentials in the authority
+    /// (they would be written into the generated code).
+    fn base_urls(&mut self, base_urls: &[String]) {
+        let spec = self.spec;
+        for (i, url) in base_urls.iter().enumerate() {
+            let key = if base_urls.len() == 1 {
+                "base_url".to_owned()
+            } else {
+                format!("base_url.{i}")
+            };
+            self.placeholders(0, &key, url);
+            let authority = url.split_once("://").map_or("", |(_, rest)| {
+                rest.split(['/', '?', '#']).next().unwrap_or("")
+            });
+            if authority.contains('@') {
+                self.push(
+                    spec.at(0, &key, "the base URL carries credentials, which would be written into the generated code")
+                        .help("put them in the profile's `auth: { basic: { username: .., password: \"${PASSWORD}\" } }`"),
+                );
+            }
+            let literal_http = url.starts_with("http://") || url.starts_with("https://");
+            if !(vars::has_placeholder(url) || literal_http) {
+                self.push(spec.at(
+                    0,
+                    &key,
+                    format!("base URL `{url}` must start with http:// or https://"),
+                ));
+            }
+        }
+    }
+
+    /// The client's `fallback:`: none, a trait, or a default implementation by path.
+    fn fallback(&mut self, fallback: Option<&FallbackDef>) -> checked::Fallback {
+        let spec = self.spec;
+        match fallback {
+            None | Some(FallbackDef::Enabled(false)) => checked::Fallback::None,
+            Some(FallbackDef::Enabled(true)) => checked::Fallback::Trait,
+            Some(FallbackDef::Path(path)) => {
+                if !names::is_plain_path(path) {
+                    self.push(
+                        spec.at(
+                            0,
+                            "fallback",
+                            format!("`{path}` is neither true, false nor a plain Rust path"),
+                        )
+                        .help("name a type as `crate::fallback::UserFallback`: no generic arguments, nothing else"),
+                    );
+                }
+                checked::Fallback::Default(path.clone())
+            }
+        }
     }
 
     /// Checks `${VAR}` placeholders in `text`.
