@@ -42,24 +42,7 @@ pub(super) fn lower_type(
             out.is_enum = true;
             out.is_integer = e.integer;
             out.open = e.open;
-            out.variants = e
-                .values
-                .iter()
-                .map(|v| {
-                    let mut doc = doc_lines(v.doc.as_ref());
-                    if doc.is_empty() && v.wire.is_empty() {
-                        doc = vec![" The empty string.".to_owned()];
-                    } else if doc.is_empty() {
-                        doc = vec![format!(" `{}`", v.wire)];
-                    }
-                    Variant {
-                        name: v.variant.clone(),
-                        wire: v.wire.clone(),
-                        tags: Vec::new(),
-                        doc,
-                    }
-                })
-                .collect();
+            out.variants = e.values.iter().map(enum_variant).collect();
         }
         Shape::Struct(s) => {
             out.fields = s
@@ -126,5 +109,21 @@ fn lower_field(
         rename: (wire != bare).then_some(wire),
         optional: ty.inner("Option").is_some() && !field.required,
         nullable: ty.inner("Nullable").is_some(),
+    }
+}
+
+/// An enum value as a variant: its rustdoc, or its wire value as one.
+fn enum_variant(value: &checked::EnumValue) -> Variant {
+    let mut doc = doc_lines(value.doc.as_ref());
+    if doc.is_empty() && value.wire.is_empty() {
+        doc = vec![" The empty string.".to_owned()];
+    } else if doc.is_empty() {
+        doc = vec![format!(" `{}`", value.wire)];
+    }
+    Variant {
+        name: value.variant.clone(),
+        wire: value.wire.clone(),
+        tags: Vec::new(),
+        doc,
     }
 }

@@ -105,23 +105,7 @@ impl Validator<'_> {
         }
         let cursor = paginate.cursor.as_ref()?;
         let at = format!("{at}.cursor");
-        let Some(param) = def.query.get(&cursor.param) else {
-            let d = self.spec.at(
-                0,
-                &format!("{at}.param"),
-                format!("`{}` is not a query parameter of the method", cursor.param),
-            );
-            let help = did_you_mean(&cursor.param, def.query.keys().map(String::as_str))
-                .unwrap_or_else(|| {
-                    format!(
-                        "declare it, so the first page can send it too: `query: {{ {}: Option<String> }}`",
-                        cursor.param
-                    )
-                });
-            self.push(d.help(help));
-            return None;
-        };
-        let param = param.name.clone().unwrap_or_else(|| cursor.param.clone());
+        let param = self.cursor_param(&at, def, &cursor.param)?;
         let resolve = |v: &mut Self, ty: &Ty, path: &str, what: &str| match v.field_path(ty, path) {
             Ok((_, wire)) => Some(wire),
             Err(message) => {
@@ -163,6 +147,28 @@ impl Validator<'_> {
                 None
             }
         }
+    }
+
+    /// The wire name of the query parameter `name` a cursor goes back in; the method must
+    /// declare it, so the first page can send it too.
+    fn cursor_param(&mut self, at: &str, def: &MethodDef, name: &str) -> Option<String> {
+        let Some(param) = def.query.get(name) else {
+            let d = self.spec.at(
+                0,
+                &format!("{at}.param"),
+                format!("`{}` is not a query parameter of the method", name),
+            );
+            let help = did_you_mean(name, def.query.keys().map(String::as_str))
+                .unwrap_or_else(|| {
+                    format!(
+                        "declare it, so the first page can send it too: `query: {{ {}: Option<String> }}`",
+                        name
+                    )
+                });
+            self.push(d.help(help));
+            return None;
+        };
+        Some(param.name.clone().unwrap_or_else(|| name.to_owned()))
     }
 
     /// Follows a dotted path of field keys from `ty` (a struct of the spec, through `Option`s and

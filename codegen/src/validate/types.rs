@@ -167,6 +167,26 @@ impl Validator<'_> {
                 return None;
             }
         }
+        let fine = self.keys_of_its_kind(source, key, def, is_struct);
+        let own = if is_struct {
+            self.struct_def(source, key, def)
+        } else if let Some(values) = &def.variants {
+            self.enum_def(source, key, values, def.open.unwrap_or(false))
+        } else {
+            self.union_def(source, key, def)
+        };
+        own.filter(|_| fine)
+    }
+
+    /// True when every key the type writes belongs to its kind (`tag:` and `mapping:` to a
+    /// union, `open:` to an enum or union, `generics:` to a struct; `mapping:` needs `tag:`).
+    fn keys_of_its_kind(
+        &mut self,
+        source: usize,
+        key: &str,
+        def: &TypeDef,
+        is_struct: bool,
+    ) -> bool {
         // Keys that belong to another kind of type.
         let misplaced: Vec<(&str, bool, &str)> = vec![
             ("tag", def.tag.is_some() && def.one_of.is_none(), "a union"),
@@ -207,14 +227,7 @@ impl Validator<'_> {
                     ),
             );
         }
-        let own = if is_struct {
-            self.struct_def(source, key, def)
-        } else if let Some(values) = &def.variants {
-            self.enum_def(source, key, values, def.open.unwrap_or(false))
-        } else {
-            self.union_def(source, key, def)
-        };
-        own.filter(|_| fine)
+        fine
     }
 
     fn struct_def(&mut self, source: usize, key: &str, def: &TypeDef) -> Option<Own> {
@@ -261,6 +274,18 @@ impl Validator<'_> {
             None => None,
         };
         let parts = def.all_of.clone().unwrap_or_default();
+        if !self.all_of_parts(source, key, &parts) {
+            return None;
+        }
+        Some(Own::Struct {
+            fields: fields?,
+            parts,
+            additional,
+        })
+    }
+
+    /// True when every `all_of:` part is a declared struct without generic parameters.
+    fn all_of_parts(&mut self, source: usize, key: &str, parts: &[String]) -> bool {
         for (i, part) in parts.iter().enumerate() {
             let at = format!("{key}.all_of.{i}");
             match self.spec.types.get(part) {
@@ -272,7 +297,7 @@ impl Validator<'_> {
                             .at(source, &at, format!("unknown type `{part}`"))
                             .help(help),
                     );
-                    return None;
+                    return false;
                 }
                 Some(found) if found.item.variants.is_some() || found.item.one_of.is_some() => {
                     self.push(self.spec.at(
@@ -280,7 +305,7 @@ impl Validator<'_> {
                         &at,
                         format!("`{part}` is not a struct: `all_of:` takes the fields of structs"),
                     ));
-                    return None;
+                    return false;
                 }
                 Some(found) if !found.item.generics.is_empty() => {
                     self.push(self.spec.at(
@@ -288,16 +313,12 @@ impl Validator<'_> {
                         &at,
                         format!("`{part}` has generic parameters, which `all_of:` cannot fill"),
                     ));
-                    return None;
+                    return false;
                 }
                 Some(_) => {}
             }
         }
-        Some(Own::Struct {
-            fields: fields?,
-            parts,
-            additional,
-        })
+        true
     }
 
     /// A constant field: its value fits its type, and its marker type's name (`CardObject`, the
@@ -384,26 +405,7 @@ impl Validator<'_> {
                     ),
                 ));
             }
-            let variant = match &value.name {
-                Some(name) => {
-                    if !names::is_pascal_identifier(name) {
-                        self.push(self.spec.at(
-                            source,
-                            &format!("{at}.name"),
-                            format!("variant name `{name}` is not a PascalCase Rust identifier"),
-                        ));
-                    }
-                    if taken.contains(name) {
-                        self.push(self.spec.at(
-                            source,
-                            &format!("{at}.name"),
-                            format!("variant name `{name}` is taken by another value"),
-                        ));
-                    }
-                    name.clone()
-                }
-                None => names::unique_among(&names::variant(&wire, i), "", &taken),
-            };
+            let variant = self.variant_name(source, &at, value, &wire, i, &taken);
             taken.push(variant.clone());
             out.push(checked::EnumValue {
                 variant,
@@ -419,6 +421,39 @@ impl Validator<'_> {
             );
         }
         Some(Own::Enum(out, integer, open))
+    }
+
+    /// A value's variant name: its own `name:` (a PascalCase identifier not taken), or one made
+    /// from its wire value, unique among those `taken`.
+    fn variant_name(
+        &mut self,
+        source: usize,
+        at: &str,
+        value: &EnumValueDef,
+        wire: &str,
+        index: usize,
+        taken: &[String],
+    ) -> String {
+        match &value.name {
+            Some(name) => {
+                if !names::is_pascal_identifier(name) {
+                    self.push(self.spec.at(
+                        source,
+                        &format!("{at}.name"),
+                        format!("variant name `{name}` is not a PascalCase Rust identifier"),
+                    ));
+                }
+                if taken.contains(name) {
+                    self.push(self.spec.at(
+                        source,
+                        &format!("{at}.name"),
+                        format!("variant name `{name}` is taken by another value"),
+                    ));
+                }
+                name.clone()
+            }
+            None => names::unique_among(&names::variant(wire, index), "", taken),
+        }
     }
 
     /// Parses `text` and checks that every bare name in it is known; `None` after a diagnostic.

@@ -178,12 +178,6 @@ impl Validator<'_> {
         def: &TypeDef,
         alternatives: &[checked::Alternative],
     ) -> Option<Vec<checked::Alternative>> {
-        let rename_all = self
-            .spec
-            .file
-            .serde
-            .as_ref()
-            .and_then(|s| s.rename_all.clone());
         let mut fine = true;
         let mut out: Vec<checked::Alternative> = Vec::new();
         for (i, alternative) in alternatives.iter().enumerate() {
@@ -202,17 +196,7 @@ impl Validator<'_> {
                 );
                 continue;
             }
-            let fields = index.and_then(|i| self.expand(all, i, &mut Vec::new()));
-            let has_tag = fields.is_some_and(|(fields, _)| {
-                fields.iter().any(|f| {
-                    let wire = match (&f.rename, &rename_all) {
-                        (Some(wire), _) => wire.clone(),
-                        (None, Some(rule)) => names::apply_rename_rule(rule, &f.key),
-                        (None, None) => f.key.clone(),
-                    };
-                    wire == tag
-                })
-            });
+            let has_tag = index.is_some_and(|i| self.declares_field(all, i, tag));
             if !has_tag {
                 fine = false;
                 self.push(
@@ -260,5 +244,27 @@ impl Validator<'_> {
             }
         }
         fine.then_some(out)
+    }
+
+    /// True when the struct `index` (its `extends:` expanded) has a field whose wire name,
+    /// after the spec's `rename_all`, is `wire`.
+    fn declares_field(&mut self, all: &[Own], index: usize, wire: &str) -> bool {
+        let rename_all = self
+            .spec
+            .file
+            .serde
+            .as_ref()
+            .and_then(|s| s.rename_all.clone());
+        let fields = self.expand(all, index, &mut Vec::new());
+        fields.is_some_and(|(fields, _)| {
+            fields.iter().any(|f| {
+                let name = match (&f.rename, &rename_all) {
+                    (Some(name), _) => name.clone(),
+                    (None, Some(rule)) => names::apply_rename_rule(rule, &f.key),
+                    (None, None) => f.key.clone(),
+                };
+                name == wire
+            })
+        })
     }
 }
