@@ -39,60 +39,8 @@ impl Builder<'_> {
             let wire = text("name").to_owned();
             let location = text("in").to_owned();
             let required = parameter.get("required") == Some(&Value::Bool(true));
-            match location.as_str() {
-                "body" => {
-                    inputs.body = Some((place, parameter));
-                    continue;
-                }
-                "formData" => {
-                    inputs.form.push((place, parameter));
-                    continue;
-                }
-                "cookie" if required => {
-                    return Err(format!(
-                        "it needs the cookie `{wire}`, which remcall does not send"
-                    ));
-                }
-                "cookie" => {
-                    self.note(
-                        &place,
-                        true,
-                        format!("the optional cookie `{wire}` is not sent"),
-                    );
-                    method.lost = true;
-                    continue;
-                }
-                "header" if OWN_HEADERS.contains(&wire.to_ascii_lowercase().as_str()) => {
-                    continue;
-                }
-                "header"
-                    if wire.eq_ignore_ascii_case("idempotency-key") && operation.verb == "post" =>
-                {
-                    method.idempotency_key = Some(wire);
-                    continue;
-                }
-                "header" if !is_header_name(&wire) => {
-                    self.note(
-                        &place,
-                        true,
-                        format!(
-                            "the header `{}` is not a valid header name: it is not sent",
-                            wire.escape_debug()
-                        ),
-                    );
-                    method.lost = true;
-                    continue;
-                }
-                "path" | "query" | "header" => {}
-                other => {
-                    self.note(
-                        &place,
-                        true,
-                        format!("a parameter `in: {other}` is not sent"),
-                    );
-                    method.lost = true;
-                    continue;
-                }
+            if !self.sent_as_parameter(operation, method, &mut inputs, &place, &parameter)? {
+                continue;
             }
             let schema = parameter_schema(&parameter);
             let hint = format!("{}{}", operation.type_base, names::type_name(&wire));
@@ -130,12 +78,95 @@ impl Builder<'_> {
                 _ => method.headers.push(out),
             }
         }
+        let path = self.settle_path(operation, method, path, &mut taken);
+        method.request = format!("{} {path}", operation.verb.to_ascii_uppercase());
+        Ok(inputs)
+    }
+
+    /// Whether a declared parameter is sent as a path, query or header parameter: a Swagger 2.0
+    /// body or form field goes to `inputs`, a header the runtime writes itself or an
+    /// `Idempotency-Key` is left to it, a cookie or an invalid header name is not sent (a note;
+    /// a required cookie makes the operation unusable).
+    fn sent_as_parameter(
+        &mut self,
+        operation: &Operation,
+        method: &mut MethodOut,
+        inputs: &mut BodyInputs,
+        place: &Place,
+        parameter: &Value,
+    ) -> Result<bool, String> {
+        let text = |key: &str| parameter.get(key).and_then(Value::as_str).unwrap_or("");
+        let wire = text("name");
+        let required = parameter.get("required") == Some(&Value::Bool(true));
+        match text("in") {
+            "body" => {
+                inputs.body = Some((place.clone(), parameter.clone()));
+                Ok(false)
+            }
+            "formData" => {
+                inputs.form.push((place.clone(), parameter.clone()));
+                Ok(false)
+            }
+            "cookie" if required => Err(format!(
+                "it needs the cookie `{wire}`, which remcall does not send"
+            )),
+            "cookie" => {
+                self.note(
+                    place,
+                    true,
+                    format!("the optional cookie `{wire}` is not sent"),
+                );
+                method.lost = true;
+                Ok(false)
+            }
+            "header" if OWN_HEADERS.contains(&wire.to_ascii_lowercase().as_str()) => Ok(false),
+            "header"
+                if wire.eq_ignore_ascii_case("idempotency-key") && operation.verb == "post" =>
+            {
+                method.idempotency_key = Some(wire.to_owned());
+                Ok(false)
+            }
+            "header" if !is_header_name(wire) => {
+                self.note(
+                    place,
+                    true,
+                    format!(
+                        "the header `{}` is not a valid header name: it is not sent",
+                        wire.escape_debug()
+                    ),
+                );
+                method.lost = true;
+                Ok(false)
+            }
+            "path" | "query" | "header" => Ok(true),
+            other => {
+                self.note(
+                    place,
+                    true,
+                    format!("a parameter `in: {other}` is not sent"),
+                );
+                method.lost = true;
+                Ok(false)
+            }
+        }
+    }
+
+    /// The route with every placeholder named as its parameter: one the parameters do not
+    /// declare becomes a text parameter; a declared path parameter the route has no
+    /// placeholder for cannot be sent (a note).
+    fn settle_path(
+        &mut self,
+        operation: &Operation,
+        method: &mut MethodOut,
+        mut path: String,
+        taken: &mut Vec<String>,
+    ) -> String {
         // Placeholders the parameters do not declare: text each, named clear of the others.
         for placeholder in placeholders(&path) {
             if method.path.iter().any(|p| p.key == placeholder) {
                 continue;
             }
-            let key = names::unique(&names::word(&placeholder), "_", &mut taken);
+            let key = names::unique(&names::word(&placeholder), "_", taken);
             path = path.replace(&format!("{{{placeholder}}}"), &format!("{{{key}}}"));
             method.path.push(ParamOut {
                 key,
@@ -165,8 +196,7 @@ impl Builder<'_> {
             );
             method.lost = true;
         }
-        method.request = format!("{} {path}", operation.verb.to_ascii_uppercase());
-        Ok(inputs)
+        path
     }
 
     /// The path item's parameters, then the operation's (which replace those of the same name
