@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::names;
-use crate::spec::{Auth, BodyOut, MethodOut, Paginate, ParamOut, Profile, Spec, TypeOut};
+use crate::spec::{Auth, BodyOut, FieldOut, MethodOut, Paginate, ParamOut, Profile, Spec, TypeOut};
 use crate::ty::{Encoding, Ty};
 
 /// The spec's text.
@@ -132,28 +132,7 @@ fn write_type(out: &mut String, name: &str, definition: &TypeOut) {
             } else {
                 out.push_str("    fields:\n");
                 for field in &s.fields {
-                    let plain = field.doc.is_none()
-                        && field.rename.is_none()
-                        && !field.required_null
-                        && field.constant.is_none();
-                    if plain {
-                        let _ = writeln!(out, "      {}: {}", field.key, ty(&field.ty));
-                        continue;
-                    }
-                    let _ = writeln!(out, "      {}:", field.key);
-                    let _ = writeln!(out, "        type: {}", ty(&field.ty));
-                    if let Some(rename) = &field.rename {
-                        let _ = writeln!(out, "        rename: {}", scalar(rename));
-                    }
-                    if field.required_null {
-                        out.push_str("        required: true\n");
-                    }
-                    if let Some(constant) = &field.constant {
-                        let _ = writeln!(out, "        const: {}", json_scalar(constant));
-                    }
-                    if let Some(doc) = &field.doc {
-                        write_doc(out, 8, doc);
-                    }
+                    write_field(out, field);
                 }
             }
             if let Some(values) = &s.additional {
@@ -207,6 +186,32 @@ fn write_type(out: &mut String, name: &str, definition: &TypeOut) {
                 }
             }
         }
+    }
+}
+
+/// One struct field: `key: type` when that is all it says, else a map of what it says.
+fn write_field(out: &mut String, field: &FieldOut) {
+    let plain = field.doc.is_none()
+        && field.rename.is_none()
+        && !field.required_null
+        && field.constant.is_none();
+    if plain {
+        let _ = writeln!(out, "      {}: {}", field.key, ty(&field.ty));
+        return;
+    }
+    let _ = writeln!(out, "      {}:", field.key);
+    let _ = writeln!(out, "        type: {}", ty(&field.ty));
+    if let Some(rename) = &field.rename {
+        let _ = writeln!(out, "        rename: {}", scalar(rename));
+    }
+    if field.required_null {
+        out.push_str("        required: true\n");
+    }
+    if let Some(constant) = &field.constant {
+        let _ = writeln!(out, "        const: {}", json_scalar(constant));
+    }
+    if let Some(doc) = &field.doc {
+        write_doc(out, 8, doc);
     }
 }
 

@@ -75,29 +75,9 @@ impl Builder<'_> {
                         continue;
                     }
                 };
-                let id = operation.get("operationId").and_then(Value::as_str);
-                let tags: Vec<&str> = operation
-                    .get("tags")
-                    .and_then(Value::as_array)
-                    .map(|t| t.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                if !options.tags.is_empty()
-                    && !tags.iter().any(|t| options.tags.iter().any(|w| w == t))
-                {
+                let Some(base_name) = selected(options, &operation, verb, route) else {
                     continue;
-                }
-                let base_name = match id {
-                    Some(id) => names::method(id),
-                    None => names::method(&names::from_route(verb, route)),
                 };
-                if !options.operations.is_empty()
-                    && !options
-                        .operations
-                        .iter()
-                        .any(|o| Some(o.as_str()) == id || *o == base_name)
-                {
-                    continue;
-                }
                 self.spec.summary.operations += 1;
                 let label = format!("{} {route}", verb.to_ascii_uppercase());
                 let name = names::unique(&base_name, "_", &mut taken_methods);
@@ -191,4 +171,31 @@ fn operation_doc(operation: &Value) -> Option<String> {
         (None, Some(d)) => Some(d.to_owned()),
         (None, None) => None,
     }
+}
+
+/// The method name an operation takes (its `operationId`, else one made from its route), when
+/// the options select it (by tag, by id or name); `None` when they leave it out.
+fn selected(options: &Options, operation: &Value, verb: &str, route: &str) -> Option<String> {
+    let id = operation.get("operationId").and_then(Value::as_str);
+    let tags: Vec<&str> = operation
+        .get("tags")
+        .and_then(Value::as_array)
+        .map(|t| t.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !options.tags.is_empty() && !tags.iter().any(|t| options.tags.iter().any(|w| w == t)) {
+        return None;
+    }
+    let base_name = match id {
+        Some(id) => names::method(id),
+        None => names::method(&names::from_route(verb, route)),
+    };
+    if !options.operations.is_empty()
+        && !options
+            .operations
+            .iter()
+            .any(|o| Some(o.as_str()) == id || *o == base_name)
+    {
+        return None;
+    }
+    Some(base_name)
 }

@@ -68,6 +68,17 @@ impl Builder<'_> {
                 }
             }
         }
+        self.successes(operation, method, successes);
+    }
+
+    /// What the successes make of the method: one result when their bodies agree, a response
+    /// enum when they differ (all JSON), else the first with a note.
+    fn successes(
+        &mut self,
+        operation: &Operation,
+        method: &mut MethodOut,
+        mut successes: Vec<(u16, Ty, Encoding)>,
+    ) {
         successes.sort_by_key(|(code, _, _)| *code);
         let distinct: Vec<&(u16, Ty, Encoding)> = successes
             .iter()

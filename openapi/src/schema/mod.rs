@@ -65,36 +65,8 @@ impl Builder<'_> {
             self.spec.types.insert(name.clone(), definition);
             return Ty::Named(name);
         }
-        for key in ["oneOf", "anyOf"] {
-            if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
-                let real: Vec<(usize, &Value)> = alternatives
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, a)| !is_null_schema(a))
-                    .collect();
-                return match real.as_slice() {
-                    [] => self.fallback(),
-                    [(i, only)] if schema.get("discriminator").is_none() => {
-                        let place = at.child(key).child(&i.to_string());
-                        let ty = self.ty_at_depth(&place, only, hint, depth + 1);
-                        if real.len() < alternatives.len() {
-                            ty.nullable()
-                        } else {
-                            ty
-                        }
-                    }
-                    _ => {
-                        let name = self.inline_name(hint);
-                        let union = self.union(at, schema, key, &name, depth);
-                        self.spec.types.insert(name.clone(), TypeOut::Union(union));
-                        if self.union_admits_null(at, schema) {
-                            Ty::Named(name).nullable()
-                        } else {
-                            Ty::Named(name)
-                        }
-                    }
-                };
-            }
+        if let Some(ty) = self.alternatives_ty(at, schema, hint, depth) {
+            return ty;
         }
         if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
             if let Some(ty) = self.modified_part(at, schema, parts, hint, depth) {
@@ -122,24 +94,7 @@ impl Builder<'_> {
                 Ty::Bytes
             }
             Some("string") => Ty::String,
-            Some("integer") => match schema.get("format").and_then(Value::as_str) {
-                Some("int32") => Ty::I32,
-                Some("uint32") => Ty::U32,
-                Some("uint64") => Ty::U64,
-                // Bounds that say unsigned 64 bits (`maximum: 1.8446744073709552e+19`).
-                _ if schema
-                    .get("minimum")
-                    .and_then(Value::as_f64)
-                    .is_some_and(|m| m >= 0.0)
-                    && schema
-                        .get("maximum")
-                        .and_then(Value::as_f64)
-                        .is_some_and(|m| m > i64::MAX as f64) =>
-                {
-                    Ty::U64
-                }
-                _ => Ty::I64,
-            },
+            Some("integer") => integer_ty(schema),
             Some("number") => Ty::F64,
             Some("boolean") => Ty::Bool,
             Some("array") => match schema.get("items") {
@@ -174,6 +129,49 @@ impl Builder<'_> {
             },
             Some(_) => self.fallback(),
         }
+    }
+
+    /// The type of a `oneOf` or `anyOf`: a union of its alternatives, or the one alternative
+    /// that is not `null` (nullable then); `None` when the schema has neither.
+    fn alternatives_ty(
+        &mut self,
+        at: &Place,
+        schema: &Value,
+        hint: &str,
+        depth: usize,
+    ) -> Option<Ty> {
+        for key in ["oneOf", "anyOf"] {
+            if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
+                let real: Vec<(usize, &Value)> = alternatives
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| !is_null_schema(a))
+                    .collect();
+                return Some(match real.as_slice() {
+                    [] => self.fallback(),
+                    [(i, only)] if schema.get("discriminator").is_none() => {
+                        let place = at.child(key).child(&i.to_string());
+                        let ty = self.ty_at_depth(&place, only, hint, depth + 1);
+                        if real.len() < alternatives.len() {
+                            ty.nullable()
+                        } else {
+                            ty
+                        }
+                    }
+                    _ => {
+                        let name = self.inline_name(hint);
+                        let union = self.union(at, schema, key, &name, depth);
+                        self.spec.types.insert(name.clone(), TypeOut::Union(union));
+                        if self.union_admits_null(at, schema) {
+                            Ty::Named(name).nullable()
+                        } else {
+                            Ty::Named(name)
+                        }
+                    }
+                });
+            }
+        }
+        None
     }
 
     /// An `allOf` of one part that says what the value is and parts that only modify it
@@ -520,5 +518,26 @@ impl Builder<'_> {
     pub(crate) fn fallback(&mut self) -> Ty {
         self.spec.summary.value_fallbacks += 1;
         Ty::Value
+    }
+}
+/// An integer schema's type by its format, or by bounds that say unsigned 64 bits.
+fn integer_ty(schema: &Value) -> Ty {
+    match schema.get("format").and_then(Value::as_str) {
+        Some("int32") => Ty::I32,
+        Some("uint32") => Ty::U32,
+        Some("uint64") => Ty::U64,
+        // Bounds that say unsigned 64 bits (`maximum: 1.8446744073709552e+19`).
+        _ if schema
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .is_some_and(|m| m >= 0.0)
+            && schema
+                .get("maximum")
+                .and_then(Value::as_f64)
+                .is_some_and(|m| m > i64::MAX as f64) =>
+        {
+            Ty::U64
+        }
+        _ => Ty::I64,
     }
 }
