@@ -11,9 +11,11 @@ use tracing::Instrument;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::observe::log;
+use crate::outbound::auth::Credentials;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outbound::interceptor::{self, CallInfo};
 use crate::outcome::{self, AttemptFailure, FailedAttempt};
+use crate::policy::hedge::Hedging;
 use crate::policy::hedge::race::{Flight, Racer, race};
 use crate::policy::retry::retry_after;
 use crate::wire::outgoing::Outgoing;
@@ -40,26 +42,17 @@ pub(super) struct When {
 }
 
 impl Client {
-    /// One attempt to `lease`'s endpoint, with its hedges when the method has hedging (a
-    /// half-open `trial` is a probe of one request: never hedged). The second value is the
-    /// hedges sent.
+    /// One attempt to `lease`'s endpoint and its hedges, sent after `delay` without an answer.
+    /// The second value is the hedges sent.
     pub(super) async fn hedged<'a>(
         &'a self,
         state: &'a MethodState,
         request: &'a Request,
         when: When,
         lease: Lease<'a>,
-        trial: bool,
+        hedging: &'a Hedging,
+        delay: Duration,
     ) -> (Landed<'a>, u32) {
-        let hedge_after = match state.hedging.as_deref() {
-            Some(hedging) if !trial => hedging
-                .delay(&state.counters, when.sent)
-                .map(|delay| (hedging, delay)),
-            _ => None,
-        };
-        let Some((hedging, delay)) = hedge_after else {
-            return (self.send(state, request, when, false, lease).await, 0);
-        };
         let mut racer = Hedges {
             client: self,
             state,
@@ -84,7 +77,7 @@ impl Client {
     }
 
     /// One attempt to `lease`'s endpoint, in its span, its endpoint's health recorded.
-    async fn send<'a>(
+    pub(super) async fn send<'a>(
         &'a self,
         state: &'a MethodState,
         request: &'a Request,
@@ -139,7 +132,10 @@ impl Client {
             deadline,
         } = when;
         let method = request.method;
-        let credential = credential(state, deadline, token_generation).await?;
+        let credential = match &state.credentials {
+            Some(credentials) => Some(credential(credentials, deadline, token_generation).await?),
+            None => None,
+        };
         let call = CallInfo {
             client: self.shared.spec.name,
             method: method.name,
@@ -200,21 +196,18 @@ impl Client {
     }
 }
 
-/// The credential's header value when the method has one, fetched (an OAuth2 token) by
-/// `deadline`; `token_generation` says which token it is.
+/// The credential's header value, fetched (an OAuth2 token) by `deadline`; `token_generation`
+/// says which token it is.
 async fn credential(
-    state: &MethodState,
+    credentials: &Credentials,
     deadline: Instant,
     token_generation: &mut u64,
-) -> Result<Option<reqwest::header::HeaderValue>, FailedAttempt> {
-    let Some(credentials) = &state.credentials else {
-        return Ok(None);
-    };
+) -> Result<reqwest::header::HeaderValue, FailedAttempt> {
     let (value, generation) = Box::pin(credentials.header(deadline))
         .await
         .map_err(FailedAttempt::other)?;
     *token_generation = generation;
-    Ok(Some(value))
+    Ok(value)
 }
 
 /// Tells the downstream what this attempt will wait, in whole milliseconds, in `header`: it can
@@ -225,6 +218,17 @@ fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instan
     if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
         outgoing.headers.insert(name, value.into());
     }
+}
+
+/// The hedging of an attempt, and after how long, when the method hedges (a half-open `trial`
+/// never does) and its delay is known.
+pub(super) fn hedge_delay(
+    state: &MethodState,
+    when: When,
+    trial: bool,
+) -> Option<(&Hedging, Duration)> {
+    let hedging = state.hedging.as_deref().filter(|_| !trial)?;
+    Some((hedging, hedging.delay(&state.counters, when.sent)?))
 }
 
 /// The hedges of one attempt, as the race asks for them.

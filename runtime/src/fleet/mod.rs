@@ -14,9 +14,9 @@ use tokio::time::Instant;
 use crate::error::{Error, ErrorKind};
 
 #[cfg(feature = "redis")]
-type SharedLimiter = crate::fleet::redis::SharedLimiter;
+pub(crate) type SharedLimiter = crate::fleet::redis::SharedLimiter;
 #[cfg(not(feature = "redis"))]
-type SharedLimiter = std::convert::Infallible;
+pub(crate) type SharedLimiter = std::convert::Infallible;
 
 #[cfg(feature = "redis")]
 type SharedBudget = crate::fleet::redis::SharedBudget;
