@@ -73,6 +73,12 @@ impl Profile {
                 );
             }
         }
+        self.fleet_and_deadline_out_of_range(&mut wrong);
+        found
+    }
+
+    /// The ranges of the fleet's shared limit and budget, and of the deadline header.
+    fn fleet_and_deadline_out_of_range(&self, wrong: &mut impl FnMut(&str, String)) {
         let shared_limit = self.rate_limit.as_ref().and_then(|r| r.shared.as_ref());
         if let Some(shared) = shared_limit {
             if shared.replicas == Some(0) {
@@ -83,7 +89,7 @@ impl Profile {
                 );
             }
             shared_place(
-                &mut wrong,
+                &mut *wrong,
                 "rate_limit.shared",
                 shared.redis.as_deref(),
                 shared.key.as_deref(),
@@ -96,7 +102,7 @@ impl Profile {
             .and_then(|b| b.shared.as_ref())
         {
             shared_place(
-                &mut wrong,
+                &mut *wrong,
                 "retry.budget.shared",
                 shared.redis.as_deref(),
                 shared.key.as_deref(),
@@ -113,7 +119,6 @@ impl Profile {
                 format!("`deadline.propagate`: `{header}` is not a valid header name"),
             );
         }
-        found
     }
 }
 

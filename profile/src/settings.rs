@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::model::{
-    Auth, Condition, HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel,
-    OnRedisError, Profile, Scope, Strategy, Tls, Window,
+    Auth, BreakerPolicy, Condition, HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm,
+    LogLevel, OnRedisError, Profile, Scope, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -224,7 +224,6 @@ impl Settings {
         let retry = profile.retry.clone().unwrap_or_default();
         let backoff = retry.backoff.unwrap_or_default();
         let budget = retry.budget.unwrap_or_default();
-        let breaker = profile.breaker.clone().unwrap_or_default();
         let ms = Duration::from_millis;
         let s = Duration::from_secs;
         Settings {
@@ -256,61 +255,8 @@ impl Settings {
                     timeout: shared.timeout.unwrap_or(ms(50)),
                 }),
             },
-            breaker: BreakerSettings {
-                scope: breaker.scope.unwrap_or(Scope::Method),
-                window: breaker.window.unwrap_or(Window::Time(s(10))),
-                min_calls: breaker.min_calls.unwrap_or(20),
-                failure_rate: breaker.failure_rate.unwrap_or(50.0),
-                slow_call: breaker
-                    .slow_call
-                    .and_then(|slow| slow.over.map(|over| (over, slow.rate.unwrap_or(100.0)))),
-                open_for: breaker.open_for.unwrap_or(s(5)),
-                open_for_max: breaker.open_for_max.unwrap_or(s(60)),
-                half_open_calls: breaker.half_open_calls.unwrap_or(5).max(1),
-                half_open: match (breaker.close_after, breaker.reopen_after) {
-                    (None, None) => HalfOpenRule::Rate,
-                    (close_after, reopen_after) => HalfOpenRule::Count {
-                        close_after: close_after
-                            .unwrap_or_else(|| breaker.half_open_calls.unwrap_or(5))
-                            .max(1),
-                        reopen_after: reopen_after.unwrap_or(1).max(1),
-                    },
-                },
-                record: breaker.record.unwrap_or_else(|| {
-                    vec![
-                        Condition::Connect,
-                        Condition::Timeout,
-                        Condition::StatusClass(5),
-                    ]
-                }),
-            },
-            isolation: match profile.isolation.clone() {
-                Some(Isolation::None) => IsolationSettings::None,
-                Some(Isolation::Adaptive(adaptive)) => {
-                    let min = adaptive.min.unwrap_or(2).max(1);
-                    let max = adaptive.max.unwrap_or(500).max(min);
-                    IsolationSettings::Adaptive {
-                        algorithm: adaptive.algorithm.unwrap_or(LimitAlgorithm::Gradient2),
-                        initial: adaptive.initial.unwrap_or(20).clamp(min, max),
-                        min,
-                        max,
-                        max_wait: adaptive.max_wait.unwrap_or(Duration::ZERO),
-                    }
-                }
-                Some(Isolation::Pool(pool)) => IsolationSettings::Pool {
-                    workers: pool.workers.unwrap_or(8).max(1),
-                    queue: pool.queue.unwrap_or(64),
-                    queue_timeout: pool.queue_timeout.unwrap_or(s(1)),
-                },
-                Some(Isolation::Semaphore(sem)) => IsolationSettings::Semaphore {
-                    max_concurrent: sem.max_concurrent.unwrap_or(128),
-                    max_wait: sem.max_wait.unwrap_or(Duration::ZERO),
-                },
-                None => IsolationSettings::Semaphore {
-                    max_concurrent: 128,
-                    max_wait: Duration::ZERO,
-                },
-            },
+            breaker: breaker_settings(profile.breaker.clone().unwrap_or_default()),
+            isolation: isolation_settings(profile.isolation.clone()),
             rate_limit: profile.rate_limit.clone().map(|limit| RateLimitSettings {
                 per_second: limit.per_second.unwrap_or(100.0),
                 burst: limit.burst.unwrap_or(20),
@@ -349,5 +295,70 @@ impl Settings {
                 }
             },
         }
+    }
+}
+
+/// The breaker's settings, defaults filled in.
+fn breaker_settings(breaker: BreakerPolicy) -> BreakerSettings {
+    let s = Duration::from_secs;
+    BreakerSettings {
+        scope: breaker.scope.unwrap_or(Scope::Method),
+        window: breaker.window.unwrap_or(Window::Time(s(10))),
+        min_calls: breaker.min_calls.unwrap_or(20),
+        failure_rate: breaker.failure_rate.unwrap_or(50.0),
+        slow_call: breaker
+            .slow_call
+            .and_then(|slow| slow.over.map(|over| (over, slow.rate.unwrap_or(100.0)))),
+        open_for: breaker.open_for.unwrap_or(s(5)),
+        open_for_max: breaker.open_for_max.unwrap_or(s(60)),
+        half_open_calls: breaker.half_open_calls.unwrap_or(5).max(1),
+        half_open: match (breaker.close_after, breaker.reopen_after) {
+            (None, None) => HalfOpenRule::Rate,
+            (close_after, reopen_after) => HalfOpenRule::Count {
+                close_after: close_after
+                    .unwrap_or_else(|| breaker.half_open_calls.unwrap_or(5))
+                    .max(1),
+                reopen_after: reopen_after.unwrap_or(1).max(1),
+            },
+        },
+        record: breaker.record.unwrap_or_else(|| {
+            vec![
+                Condition::Connect,
+                Condition::Timeout,
+                Condition::StatusClass(5),
+            ]
+        }),
+    }
+}
+
+/// The isolation settings, defaults filled in: a semaphore of 128 when the profile says none.
+fn isolation_settings(isolation: Option<Isolation>) -> IsolationSettings {
+    let s = Duration::from_secs;
+    match isolation {
+        Some(Isolation::None) => IsolationSettings::None,
+        Some(Isolation::Adaptive(adaptive)) => {
+            let min = adaptive.min.unwrap_or(2).max(1);
+            let max = adaptive.max.unwrap_or(500).max(min);
+            IsolationSettings::Adaptive {
+                algorithm: adaptive.algorithm.unwrap_or(LimitAlgorithm::Gradient2),
+                initial: adaptive.initial.unwrap_or(20).clamp(min, max),
+                min,
+                max,
+                max_wait: adaptive.max_wait.unwrap_or(Duration::ZERO),
+            }
+        }
+        Some(Isolation::Pool(pool)) => IsolationSettings::Pool {
+            workers: pool.workers.unwrap_or(8).max(1),
+            queue: pool.queue.unwrap_or(64),
+            queue_timeout: pool.queue_timeout.unwrap_or(s(1)),
+        },
+        Some(Isolation::Semaphore(sem)) => IsolationSettings::Semaphore {
+            max_concurrent: sem.max_concurrent.unwrap_or(128),
+            max_wait: sem.max_wait.unwrap_or(Duration::ZERO),
+        },
+        None => IsolationSettings::Semaphore {
+            max_concurrent: 128,
+            max_wait: Duration::ZERO,
+        },
     }
 }
