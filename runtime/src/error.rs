@@ -83,6 +83,8 @@ struct Inner {
     source: Option<Arc<dyn std::error::Error + Send + Sync>>,
     /// The error body decoded as the method's declared error type (`errors:`).
     detail: Option<Detail>,
+    /// A timeout of the caller's own deadline, not of the method's limits.
+    callers_deadline: bool,
 }
 
 /// A decoded error body of a method's declared error type, kept in the [`Error`] whatever the
@@ -111,6 +113,7 @@ impl Error {
             retry_in: None,
             source: None,
             detail: None,
+            callers_deadline: false,
         }))
     }
 
@@ -140,6 +143,21 @@ impl Error {
         self.0.kind = kind;
         self.0.message = Cow::Owned(message.into());
         self
+    }
+
+    /// Marks a timeout as the caller's deadline's (a [`crate::deadline`] scope), not the
+    /// method's own limits'.
+    pub(crate) fn of_callers_deadline(mut self) -> Error {
+        self.0.callers_deadline = true;
+        self
+    }
+
+    /// True for a `Timeout` that ran out of the caller's own deadline (a [`crate::deadline`]
+    /// scope, or a `DeadlineLayer`'s header) before the method's limits: it says nothing about
+    /// the downstream, so it is no breaker failure, no slow call, no drop for an adaptive limit
+    /// and no failure of the endpoint.
+    pub fn is_callers_deadline(&self) -> bool {
+        self.0.callers_deadline
     }
 
     /// Records how long until the breaker lets calls through again.

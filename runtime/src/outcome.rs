@@ -130,8 +130,9 @@ pub(crate) fn settles_race(
     }
 }
 
-/// How a finished call counts for the breaker: `record:` decides which failures count; a
-/// success counts as slow past `slow_over` (when `slow_call` is set).
+/// How a finished call counts for the breaker: `record:` decides which failures count (never a
+/// timeout of the caller's own deadline); a success counts as slow past `slow_over` (when
+/// `slow_call` is set).
 pub(crate) fn for_breaker<T>(
     result: &Result<T, Error>,
     elapsed: Duration,
@@ -143,6 +144,8 @@ pub(crate) fn for_breaker<T>(
         Ok(_) => Outcome::Success {
             slow: slow_over.is_some_and(|over| elapsed > over),
         },
+        // The caller ran out of its own time: nothing is known of the downstream.
+        Err(error) if error.is_callers_deadline() => Outcome::Ignored,
         Err(error) => {
             let counts = match error.kind() {
                 ErrorKind::Connect => record.contains(&Condition::Connect),
@@ -162,10 +165,12 @@ pub(crate) fn for_breaker<T>(
 }
 
 /// True when the downstream dropped the call, as an adaptive concurrency limit reads it: it
-/// timed out, refused the connection, or shed load (429, 503). The limit shrinks on these.
+/// timed out (of its own limits, not the caller's deadline), refused the connection, or shed
+/// load (429, 503). The limit shrinks on these.
 pub(crate) fn dropped<T>(result: &Result<T, Error>) -> bool {
     result.as_ref().is_err_and(|error| {
-        matches!(error.kind(), ErrorKind::Timeout | ErrorKind::Connect)
+        (matches!(error.kind(), ErrorKind::Timeout | ErrorKind::Connect)
+            && !error.is_callers_deadline())
             || error
                 .status()
                 .is_some_and(|s| matches!(s.as_u16(), 429 | 503))
@@ -173,11 +178,12 @@ pub(crate) fn dropped<T>(result: &Result<T, Error>) -> bool {
 }
 
 /// True when an attempt's outcome says its endpoint is unhealthy (for outlier ejection): a 5xx,
-/// or a connection that failed, broke or timed out. A 4xx or a local failure says nothing about
-/// the endpoint.
+/// or a connection that failed, broke or timed out. A 4xx, a local failure or the caller's
+/// deadline says nothing about the endpoint.
 pub(crate) fn endpoint_unhealthy(outcome: &Result<Response, FailedAttempt>) -> bool {
     match outcome {
         Ok(response) => response.status.is_server_error(),
+        Err(failed) if failed.error.is_callers_deadline() => false,
         Err(failed) => match failed.failure {
             AttemptFailure::Connect | AttemptFailure::Timeout | AttemptFailure::Broken => true,
             AttemptFailure::Status(status) => status >= 500,
@@ -262,5 +268,28 @@ mod tests {
             assert_eq!(error.allows_fallback(), fallback, "{error}");
         }
         assert!(!dropped(&Ok(())));
+    }
+
+    #[test]
+    fn the_callers_own_deadline_says_nothing_of_the_downstream() {
+        let s = settings("").breaker;
+        let late = Error::new(ErrorKind::Timeout, "late").of_callers_deadline();
+        let result: Result<(), Error> = Err(late.clone());
+        let second = Duration::from_secs(1);
+        assert_eq!(for_breaker(&result, second, &s, None), Outcome::Ignored);
+        assert!(!dropped(&result));
+        let attempt: Result<Response, FailedAttempt> = Err(FailedAttempt {
+            error: late.clone(),
+            failure: AttemptFailure::Timeout,
+            retry_after: None,
+        });
+        assert!(!endpoint_unhealthy(&attempt));
+        assert!(
+            late.allows_fallback(),
+            "a fallback may still answer the caller"
+        );
+        let own: Result<(), Error> = Err(Error::new(ErrorKind::Timeout, "late"));
+        assert_eq!(for_breaker(&own, second, &s, None), Outcome::Failure);
+        assert!(dropped(&own));
     }
 }

@@ -300,6 +300,51 @@ async fn a_call_with_no_time_left_sends_nothing() {
 }
 
 #[tokio::test]
+async fn callers_running_out_of_their_own_time_do_not_open_the_breaker_for_everyone() {
+    // A healthy downstream that answers in 20 ms, and callers that give each call 3 ms: each
+    // call times out, but of the caller's deadline, which says nothing about the downstream.
+    let (server, _) = scripted(Arc::new(|_| (Duration::from_millis(20), StatusCode::OK))).await;
+    let users = users(
+        &server.url(),
+        "retry: { max_attempts: 1 }\nbreaker: { min_calls: 5, failure_rate: 50, window: { calls: 20 }, record: [timeout, connect, 5xx] }\nisolation: { adaptive: { initial: 4, min: 1, max: 8 } }",
+    );
+    for _ in 0..30 {
+        let error =
+            remcall::deadline::scope(Duration::from_millis(3), users.get_user(1, None, "hurried"))
+                .await
+                .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Timeout, "{error}");
+        assert!(error.is_callers_deadline(), "{error}");
+        assert!(error.to_string().contains("caller's deadline"), "{error}");
+    }
+    let stats = users.stats();
+    let method = stats.method("get_user").unwrap();
+    assert_eq!(method.breaker, remcall::BreakerState::Closed);
+    assert_eq!(method.short_circuited, 0);
+    assert_eq!(
+        method.concurrency_limit,
+        Some(4),
+        "the adaptive limit did not shrink"
+    );
+    assert!(!stats.endpoints[0].ejected, "the endpoint was not ejected");
+    // The next caller, with time, is answered.
+    assert!(users.get_user(1, None, "patient").await.unwrap().is_some());
+    // The method's own total deadline still counts: the downstream was too slow for it.
+    let strict = self::users(
+        &server.url(),
+        "retry: { max_attempts: 1 }\ntimeout: { total: 5ms, attempt: 5ms }\nbreaker: { min_calls: 5, failure_rate: 50, window: { calls: 20 } }",
+    );
+    for _ in 0..5 {
+        let error = strict.get_user(1, None, "r").await.unwrap_err();
+        assert!(!error.is_callers_deadline(), "{error}");
+    }
+    assert_eq!(
+        strict.stats().method("get_user").unwrap().breaker,
+        remcall::BreakerState::Open
+    );
+}
+
+#[tokio::test]
 async fn a_post_with_an_idempotency_key_is_hedged_under_the_same_key() {
     use remcall_example_committed::clients::payments::{NewRefund, Payments};
     let arrived = Arc::new(AtomicUsize::new(0));

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::attempt::When;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::observe::stats::Ending;
@@ -24,8 +25,10 @@ pub(super) struct Admitted<'a> {
     permit: Permit<'a>,
     slot: Slot<'a>,
     started: Instant,
-    pub(super) sent: Instant,
-    pub(super) deadline: Instant,
+    sent: Instant,
+    deadline: Instant,
+    /// The deadline is the caller's, earlier than the method's total.
+    callers: bool,
 }
 
 impl Client {
@@ -86,12 +89,14 @@ impl Client {
         if let Some(hedging) = &state.hedging {
             hedging.deposit(started);
         }
+        let callers = caller_deadline.filter(|by| *by < total);
         Ok(Admitted {
             permit,
             slot,
             started,
             sent,
-            deadline: caller_deadline.map_or(total, |by| by.min(total)),
+            deadline: callers.unwrap_or(total),
+            callers: callers.is_some(),
         })
     }
 
@@ -163,6 +168,16 @@ fn breaker_permit(state: &MethodState, now: Instant) -> Result<Permit<'_>, Error
 }
 
 impl Admitted<'_> {
+    /// The first attempt: when it goes out, and the call's deadline.
+    pub(super) fn first(&self) -> When {
+        When {
+            attempt: 1,
+            sent: self.sent,
+            deadline: self.deadline,
+            callers: self.callers,
+        }
+    }
+
     /// A half-open trial: a probe of one attempt, neither retried nor hedged.
     pub(super) fn trial(&self) -> bool {
         self.permit.is_trial()

@@ -33,12 +33,14 @@ pub(super) struct Landed<'a> {
 }
 
 /// When one attempt goes: which it is (1 for the first), when it is sent (its attempt deadline
-/// counts from here), the call's total deadline.
+/// counts from here), the call's deadline, and whether that is the caller's (earlier than the
+/// method's total).
 #[derive(Clone, Copy)]
 pub(super) struct When {
     pub(super) attempt: u32,
     pub(super) sent: Instant,
     pub(super) deadline: Instant,
+    pub(super) callers: bool,
 }
 
 impl Client {
@@ -130,6 +132,7 @@ impl Client {
             attempt,
             sent,
             deadline,
+            ..
         } = when;
         let method = request.method;
         let credential = match &state.credentials {
@@ -164,7 +167,7 @@ impl Client {
             }
             if !interceptors.is_empty() {
                 Box::pin(within(
-                    deadline,
+                    when,
                     state,
                     interceptor::before_send(interceptors, &mut outgoing),
                 ))
@@ -180,11 +183,11 @@ impl Client {
             )
         })
         .await
-        .map_err(|_| attempt_timed_out(state, attempt_deadline == deadline))??;
+        .map_err(|_| attempt_timed_out(state, when, attempt_deadline == deadline))??;
         log::response(state.settings.log, &call, &endpoint.base, &response, sent);
         if !interceptors.is_empty() {
             Box::pin(within(
-                deadline,
+                when,
                 state,
                 interceptor::after_receive(interceptors, &call, &response),
             ))
@@ -300,10 +303,10 @@ fn answered(
     })
 }
 
-/// The failure of an attempt that ran out of time: its own, or the call's (`total`).
-fn attempt_timed_out(state: &MethodState, total: bool) -> FailedAttempt {
-    let error = if total {
-        past_total_deadline(state)
+/// The failure of an attempt that ran out of time: its own, or the call's (`whole`).
+fn attempt_timed_out(state: &MethodState, when: When, whole: bool) -> FailedAttempt {
+    let error = if whole {
+        past_deadline(state, when)
     } else {
         Error::new(
             ErrorKind::Timeout,
@@ -345,24 +348,30 @@ async fn exchange(
     Ok(Response::read(response, limit).await?)
 }
 
-/// Runs `work` unless the call's total deadline passes first.
+/// Runs `work` unless the call's deadline passes first.
 pub(super) async fn within<T>(
-    deadline: Instant,
+    when: When,
     state: &MethodState,
     work: impl Future<Output = T>,
 ) -> Result<T, Error> {
-    tokio::time::timeout_at(deadline, work)
+    tokio::time::timeout_at(when.deadline, work)
         .await
-        .map_err(|_| past_total_deadline(state))
+        .map_err(|_| past_deadline(state, when))
 }
 
-fn past_total_deadline(state: &MethodState) -> Error {
+/// The call ran out of time: of the caller's deadline, marked so (the downstream is not to
+/// blame), or of its own total.
+fn past_deadline(state: &MethodState, when: When) -> Error {
+    if when.callers {
+        return Error::fixed(
+            ErrorKind::Timeout,
+            "the call ran past the caller's deadline, before its own total",
+        )
+        .of_callers_deadline();
+    }
     let total: Duration = state.settings.total_timeout;
-    let message = match crate::policy::deadline::current() {
-        Some(_) => format!(
-            "the call ran past its deadline: the caller's, or its total of {total:?}, whichever came first"
-        ),
-        None => format!("the call ran past its total deadline of {total:?}"),
-    };
-    Error::new(ErrorKind::Timeout, message)
+    Error::new(
+        ErrorKind::Timeout,
+        format!("the call ran past its total deadline of {total:?}"),
+    )
 }

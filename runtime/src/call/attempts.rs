@@ -36,13 +36,10 @@ impl Client {
         &self,
         request: &Request,
         trial: bool,
-        sent: Instant,
-        deadline: Instant,
+        first: When,
     ) -> Result<Response, Error> {
         let mut tally = Tally::default();
-        let result = self
-            .retry_loop(request, trial, sent, deadline, &mut tally)
-            .await;
+        let result = self.retry_loop(request, trial, first, &mut tally).await;
         // The call span's fields are recorded once, when the attempts are over: a formatter
         // shows every recording of a field, so recording per attempt would repeat them.
         let span = tracing::Span::current();
@@ -64,8 +61,7 @@ impl Client {
         &self,
         request: &Request,
         trial: bool,
-        sent: Instant,
-        deadline: Instant,
+        first: When,
         tally: &mut Tally,
     ) -> Result<Response, Error> {
         if let Some(error) = &request.error {
@@ -78,13 +74,9 @@ impl Client {
         // recovering downstream sees one request per trial.
         let max_attempts = if trial { 1 } else { retry.max_attempts };
         if self.shared.endpoints.discovers() {
-            Box::pin(within(deadline, state, self.shared.endpoints.ready())).await??;
+            Box::pin(within(first, state, self.shared.endpoints.ready())).await??;
         }
-        let mut when = When {
-            attempt: 1,
-            sent,
-            deadline,
-        };
+        let mut when = first;
         let mut token_refreshed = false;
         let mut avoid = None;
         loop {
@@ -163,7 +155,7 @@ impl Client {
         Ok(When {
             attempt: when.attempt + 1,
             sent: now + wait,
-            deadline: when.deadline,
+            ..when
         })
     }
 

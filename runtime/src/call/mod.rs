@@ -107,13 +107,12 @@ impl Client {
         // 1–3. Rate limit, breaker, bulkhead.
         let admitted = self.admit(state, method).await.map_err(named)?;
         // 4. The attempts, on the isolation pool when the profile has one.
-        let (trial, sent, deadline) = (admitted.trial(), admitted.sent, admitted.deadline);
+        let (trial, first) = (admitted.trial(), admitted.first());
         let result = match state.bulkhead.pool() {
             Some(pool) => {
                 let client = self.clone();
                 let span = tracing::Span::current();
-                let attempts =
-                    async move { client.attempts(&request, trial, sent, deadline).await };
+                let attempts = async move { client.attempts(&request, trial, first).await };
                 pool.run(Box::pin(attempts).instrument(span))
                     .await
                     .unwrap_or_else(|| {
@@ -123,7 +122,7 @@ impl Client {
                         ))
                     })
             }
-            None => self.attempts(&request, trial, sent, deadline).await,
+            None => self.attempts(&request, trial, first).await,
         };
         let dropped = crate::outcome::dropped(&result);
         let result = result.and_then(decode);
