@@ -690,6 +690,9 @@ async fn pages_side() -> Server {
             None => (vec!["e1", "e2"], json!("c2")),
             Some("c2") => (vec![], json!("c3")),
             Some("c3") => (vec!["e3"], Value::Null),
+            // Two pages that point at each other.
+            Some("a") => (vec!["from a"], json!("b")),
+            Some("b") => (vec!["from b"], json!("a")),
             Some("loop") | Some(_) => (vec!["again"], json!("loop")),
         };
         let events: Vec<Value> = events
@@ -789,7 +792,7 @@ async fn a_cursor_from_the_last_item_walks_every_page_lazily() {
 }
 
 #[tokio::test]
-async fn a_cursor_in_the_page_goes_on_past_an_empty_page_and_a_repeated_one_stops() {
+async fn a_cursor_in_the_page_goes_on_past_an_empty_page_and_a_cycle_stops() {
     let server = pages_side().await;
     let payments = Payments::new(&server.url()).unwrap();
     let ids: Vec<String> = all(payments.list_events_stream(None))
@@ -806,9 +809,20 @@ async fn a_cursor_in_the_page_goes_on_past_an_empty_page_and_a_repeated_one_stop
     assert!(
         error
             .to_string()
-            .starts_with("Payments.list_events: the server pointed at the same next page twice"),
+            .starts_with("Payments.list_events: the server pointed at a page it had already given"),
         "{error}"
     );
+    // a → b → a: the cycle is caught at the first page seen again, not only a page pointing at
+    // itself.
+    let cycle = all(payments.list_events_stream(Some("a"))).await;
+    let ids: Vec<&str> = cycle
+        .iter()
+        .filter_map(|e| e.as_ref().ok())
+        .map(|e| e.id.as_str())
+        .collect();
+    assert_eq!(ids, ["from a", "from b"], "{cycle:?}");
+    assert_eq!(cycle.len(), 3, "{cycle:?}");
+    assert_eq!(cycle[2].as_ref().unwrap_err().kind(), ErrorKind::Decode);
 }
 
 #[tokio::test]

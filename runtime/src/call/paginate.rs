@@ -7,7 +7,7 @@
 //! `next_page_uri`); a `Link: <…>; rel="next"` header (GitHub's). A next URL is followed only to
 //! the client's own endpoints: credentials must not follow it anywhere else.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -79,8 +79,9 @@ pub struct Pages<T> {
     buffer: VecDeque<T>,
     next: Option<Request>,
     fetching: Option<PageFuture<T>>,
-    /// The page fetched last: a server that points at it again would loop for ever.
-    last_next: Option<String>,
+    /// Every page fetched, by a hash of its URL or cursor: a server that points at one again
+    /// (itself, or `a` → `b` → `a`) would loop for ever. Eight bytes a page.
+    seen: HashSet<u64>,
     /// An error to give once the items before it are taken.
     failed: Option<Error>,
 }
@@ -108,7 +109,7 @@ impl Client {
             client: self.clone(),
             paging,
             buffer: VecDeque::new(),
-            last_next: Some(first.page_pointer()),
+            seen: HashSet::from([pointer_hash(&first.page_pointer())]),
             next: Some(first),
             fetching: None,
             failed: None,
@@ -163,18 +164,16 @@ impl<T: DeserializeOwned + Send + 'static> Stream for Pages<T> {
                 this.buffer.extend(page.items);
                 match page.next {
                     Ok(Some(next)) => {
-                        let pointer = next.page_pointer();
-                        if this.last_next.as_ref() == Some(&pointer) {
+                        if this.seen.insert(pointer_hash(&next.page_pointer())) {
+                            this.next = Some(next);
+                        } else {
                             this.failed = Some(
                                 Error::new(
                                     ErrorKind::Decode,
-                                    "the server pointed at the same next page twice; stopped rather than loop",
+                                    "the server pointed at a page it had already given; stopped rather than loop",
                                 )
                                 .in_call(this.client.name(), next.method.name),
                             );
-                        } else {
-                            this.last_next = Some(pointer);
-                            this.next = Some(next);
                         }
                     }
                     Ok(None) => {}
@@ -191,6 +190,14 @@ impl<T: DeserializeOwned + Send + 'static> Stream for Pages<T> {
             }
         }
     }
+}
+
+/// A page's URL or cursor, hashed: what is kept of every page to find a cycle.
+fn pointer_hash(pointer: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    pointer.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Reads one page: its items, and the request of the next page, if there is one.
