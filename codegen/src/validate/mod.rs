@@ -148,6 +148,12 @@ impl Validator<'_> {
                         .help("put them in the profile's `auth: { basic: { username: .., password: \"${PASSWORD}\" } }`"),
                 );
             }
+            if url.contains(['?', '#']) {
+                self.push(
+                    spec.at(0, &key, "a base URL takes no query string or fragment")
+                        .help("put query parameters (an API key, say) in the profile's `query:`, with `secret: true` for a key"),
+                );
+            }
             let literal_http = url.starts_with("http://") || url.starts_with("https://");
             if !(vars::has_placeholder(url) || literal_http) {
                 self.push(spec.at(

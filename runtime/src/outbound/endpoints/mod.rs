@@ -126,9 +126,10 @@ impl std::fmt::Debug for Endpoints {
 fn parse_base(raw: &str) -> Result<reqwest::Url, Error> {
     let url = remcall_profile::vars::expand_env(raw)
         .map_err(|e| Error::new(ErrorKind::Config, format!("base URL: {e}")))?;
-    // Shown in errors without what stands before an `@`: it may be a password.
+    // Shown in errors without what stands before an `@` (it may be a password) and without a
+    // query or fragment (it may be an API key).
     let url_text = url.clone();
-    let url = without_userinfo(&url_text);
+    let url = without_query(&without_userinfo(&url_text));
     let parsed = reqwest::Url::parse(&url_text)
         .map_err(|e| Error::new(ErrorKind::Config, format!("invalid base URL `{url}`: {e}")))?;
     if !parsed.username().is_empty() || parsed.password().is_some() {
@@ -148,10 +149,20 @@ fn parse_base(raw: &str) -> Result<reqwest::Url, Error> {
     if parsed.query().is_some() || parsed.fragment().is_some() {
         return Err(Error::new(
             ErrorKind::Config,
-            format!("base URL `{url}` must not have a query or fragment"),
+            format!(
+                "base URL `{url}` must not have a query or fragment (not shown: it may hold a key); put query parameters in the profile's `query:`"
+            ),
         ));
     }
     Ok(parsed)
+}
+
+/// `text` with its query and fragment replaced by `?…`.
+fn without_query(text: &str) -> String {
+    match text.find(['?', '#']) {
+        Some(at) => format!("{}?…", &text[..at]),
+        None => text.to_owned(),
+    }
 }
 
 /// `text` with anything between `://` and an `@` before the path replaced by `…`.
@@ -427,6 +438,23 @@ fn weighted_random<'a>(candidates: &[&'a Arc<Endpoint>]) -> Option<&'a Arc<Endpo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_base_url_with_a_query_is_refused_without_showing_it() {
+        let error = parse_base("https://api.example.com/v1?api_key=abc123#top").unwrap_err();
+        let text = error.to_string();
+        assert_eq!(error.kind(), ErrorKind::Config);
+        assert!(text.contains("must not have a query or fragment"), "{text}");
+        assert!(text.contains("https://api.example.com/v1?…"), "{text}");
+        assert!(!text.contains("abc123") && !text.contains("top"), "{text}");
+        let error = parse_base("ftp://ada:pw@h/?key=abc123")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            !error.contains("abc123") && !error.contains("pw"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn an_attempt_url_is_the_base_with_the_path_set() {
