@@ -1,4 +1,5 @@
-//! Codegen scale: load + validate + render + format a 1,000-method spec.
+//! Codegen scale: load + validate + render + format a 1,000-method spec, and 4,000 types that
+//! hold each other in a cycle.
 
 use std::path::Path;
 
@@ -10,6 +11,10 @@ fn thousand_methods(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("generate_1000_methods", |bench| {
         bench.iter(|| remcall_codegen::generate_text(Path::new("big.yaml"), &spec).unwrap())
+    });
+    let chain = remcall_bench::spec_with_chained_types(4000);
+    group.bench_function("generate_4000_chained_types", |bench| {
+        bench.iter(|| remcall_codegen::generate_text(Path::new("chain.yaml"), &chain).unwrap())
     });
     group.finish();
 }

@@ -42,6 +42,22 @@ pub fn allocations() -> u64 {
 }
 
 /// A valid spec with `methods` methods over a few types, for the codegen scale bench.
+/// A spec of `n` types in a cycle, each holding the next by value and the last the first: the
+/// generator must box every link, and must find that out without a search per field.
+pub fn spec_with_chained_types(n: usize) -> String {
+    let mut spec = String::from("client: Chain\nbase_url: http://localhost:1\ntypes:\n");
+    for i in 0..n {
+        let next = (i + 1) % n;
+        writeln!(
+            spec,
+            "  Link{i}: {{ fields: {{ id: i64, next: Option<Link{next}> }} }}"
+        )
+        .ok();
+    }
+    spec.push_str("methods: {}\n");
+    spec
+}
+
 pub fn spec_with_methods(methods: usize) -> String {
     let mut spec = String::from("client: Big\nbase_url: http://localhost:1\ntypes:\n");
     for t in 0..20 {

@@ -41,6 +41,53 @@ fn a_five_megabyte_spec_generates() {
     );
 }
 
+/// A spec of `n` types in a chain, each holding the next by value; with `cycle`, the last
+/// holds the first, so every link leads back to every type.
+fn chained_types(n: usize, cycle: bool) -> String {
+    let mut spec = String::from("client: Chain\nbase_url: http://localhost:1\ntypes:\n");
+    for i in 0..n {
+        let next = if i + 1 < n {
+            format!("Link{}", i + 1)
+        } else if cycle {
+            "Link0".to_owned()
+        } else {
+            "String".to_owned()
+        };
+        writeln!(
+            spec,
+            "  Link{i}: {{ fields: {{ id: i64, next: Option<{next}> }} }}"
+        )
+        .unwrap();
+    }
+    spec.push_str("methods: {}\n");
+    spec
+}
+
+#[test]
+fn a_chain_of_four_thousand_types_boxes_exactly_the_links_of_its_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    for cycle in [true, false] {
+        let path = dir.path().join(format!("chain_{cycle}.yaml"));
+        std::fs::write(&path, chained_types(4000, cycle)).unwrap();
+        let started = Instant::now();
+        let generated = remcall_codegen::generate_one(&path).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!(
+            "4,000 chained types (cycle: {cycle}): {:?}",
+            started.elapsed()
+        );
+        let boxed = generated.code.matches("Option<Box<Link").count();
+        if cycle {
+            assert_eq!(
+                boxed, 4000,
+                "every link of the cycle leads back to its owner"
+            );
+            assert!(generated.code.contains("pub next: Option<Box<Link0>>"));
+        } else {
+            assert_eq!(boxed, 0, "a chain that ends holds each link by value");
+        }
+    }
+}
+
 #[test]
 fn a_spec_without_methods_generates_types_and_an_empty_client() {
     let dir = tempfile::tempdir().unwrap();

@@ -8,6 +8,10 @@ use crate::types::Ty;
 /// that contains itself, directly or through others, has infinite size unless boxed.
 pub(super) struct Containment {
     edges: std::collections::HashMap<String, Vec<String>>,
+    /// Each type's strongly connected component: a type whose field holds a type by value
+    /// leads back to it exactly when both are in one component. Computed once, in linear
+    /// time: searching afresh per field took seconds on a chain of thousands of types.
+    component: std::collections::HashMap<String, usize>,
 }
 
 /// Containers that hold their items on the heap already.
@@ -37,22 +41,18 @@ impl Containment {
             contained.retain(declared);
             edges.insert(decl.name.clone(), contained);
         }
-        Containment { edges }
+        let component = components(types, &edges);
+        Containment { edges, component }
     }
 
-    /// True when `from` contains `to` by value, through any chain of fields.
+    /// True when `from`, which `to` holds by value, leads back to `to` through any chain of
+    /// fields: both are in one strongly connected component.
     fn reaches(&self, from: &str, to: &str) -> bool {
-        let mut stack = vec![from.to_owned()];
-        let mut seen = std::collections::HashSet::new();
-        while let Some(name) = stack.pop() {
-            if name == to {
-                return true;
-            }
-            if seen.insert(name.clone()) {
-                stack.extend(self.edges.get(&name).into_iter().flatten().cloned());
-            }
-        }
-        false
+        from == to
+            || self
+                .component
+                .get(from)
+                .is_some_and(|c| self.component.get(to) == Some(c))
     }
 
     /// `ty` (a field of `owner`) with every by-value occurrence of a type that leads back to
@@ -99,4 +99,77 @@ fn by_value(ty: &Ty, out: &mut Vec<String>) {
         }
         Ty::Tuple(items) => items.iter().for_each(|i| by_value(i, out)),
     }
+}
+
+/// The strongly connected components of the by-value graph (Kosaraju, without recursion: a
+/// chain of types can be thousands deep), as each type's component number.
+fn components(
+    types: &[checked::TypeDecl],
+    edges: &std::collections::HashMap<String, Vec<String>>,
+) -> std::collections::HashMap<String, usize> {
+    let index: std::collections::HashMap<&str, usize> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    let next: Vec<Vec<usize>> = types
+        .iter()
+        .map(|t| {
+            edges[&t.name]
+                .iter()
+                .filter_map(|n| index.get(n.as_str()).copied())
+                .collect()
+        })
+        .collect();
+    let mut back = vec![Vec::new(); types.len()];
+    for (from, to) in next.iter().enumerate() {
+        for &to in to {
+            back[to].push(from);
+        }
+    }
+    // Finishing order of a depth-first walk of the graph.
+    let mut order = Vec::with_capacity(types.len());
+    let mut visited = vec![false; types.len()];
+    for start in 0..types.len() {
+        if visited[start] {
+            continue;
+        }
+        visited[start] = true;
+        let mut stack = vec![(start, 0)];
+        while let Some((node, child)) = stack.pop() {
+            if let Some(&to) = next[node].get(child) {
+                stack.push((node, child + 1));
+                if !visited[to] {
+                    visited[to] = true;
+                    stack.push((to, 0));
+                }
+            } else {
+                order.push(node);
+            }
+        }
+    }
+    // In reverse finishing order, each walk of the reversed graph is one component.
+    let mut component = vec![usize::MAX; types.len()];
+    let mut count = 0;
+    for &start in order.iter().rev() {
+        if component[start] != usize::MAX {
+            continue;
+        }
+        component[start] = count;
+        let mut stack = vec![start];
+        while let Some(node) = stack.pop() {
+            for &from in &back[node] {
+                if component[from] == usize::MAX {
+                    component[from] = count;
+                    stack.push(from);
+                }
+            }
+        }
+        count += 1;
+    }
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.clone(), component[i]))
+        .collect()
 }
