@@ -346,3 +346,50 @@ fn hostile_names_are_refused_or_render() {
         })
         .unwrap();
 }
+
+/// Text rustc refuses in a comment (a bare carriage return in a doc comment, bidirectional-text
+/// controls anywhere) or that would end one (a line break in the file name of the `@generated`
+/// line), put in every place a spec's text reaches a comment or a doc: `check` passes such a
+/// spec, so the client must build.
+#[test]
+fn hostile_text_in_docs_values_and_the_file_name_builds() {
+    let hostile = "a\r b\u{202e}c\u{2066}d\u{200f}e\u{1b}[31m f\nfn evil() {}";
+    let q = |s: &str| serde_json::to_string(s).unwrap();
+    let text = format!(
+        r#"{{"client": "Hostile", "doc": {h}, "base_url": "http://localhost:1",
+  "types": {{
+    "Kind": {{"doc": {h}, "enum": [{{"value": {h}, "doc": {h}}}, "plain"]}},
+    "Thing": {{"doc": {h}, "fields": {{
+      "id": {{"type": "i64", "doc": {h}}},
+      "kind": {{"type": "Kind", "doc": {h}}},
+      "marker": {{"type": "String", "const": {h}}}
+    }}}}
+  }},
+  "methods": {{"get_thing": {{"doc": {h}, "request": "POST /things",
+    "query": {{"q": {{"type": "Option<i64>", "doc": {h}}}}},
+    "body": {{"type": "Thing", "doc": {h}}},
+    "returns": "Thing"}}}}}}"#,
+        h = q(hostile)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // A line break in the file name is refused already (`check` says so); a bidi control is
+    // written escaped.
+    let spec_path = dir.path().join("spec\u{202e}lmay.yaml");
+    std::fs::write(&spec_path, &text).unwrap();
+    let client = remcall_codegen::generate_one(&spec_path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!client.code.contains('\r') && !client.code.contains('\u{202e}'));
+    assert!(
+        client.code.contains("\\u{202e}"),
+        "the control is shown escaped"
+    );
+    assert!(
+        !client
+            .code
+            .lines()
+            .any(|l| l.trim_start().starts_with("fn evil")),
+        "no line of the spec's text became code"
+    );
+    if let Err(clippy) = common::clippy_clean(&[client]) {
+        panic!("{clippy}\nspec:\n{text}");
+    }
+}

@@ -6,8 +6,8 @@ use crate::names;
 use crate::types::Ty;
 
 use super::{
-    ErrorEnum, HeadersStruct, Locals, Method, PagingIr, Param, ResponseEnum, doc_lines,
-    profile_yaml,
+    ErrorEnum, HeadersStruct, Locals, Method, PagingIr, Param, ResponseEnum, comment_text,
+    doc_lines, profile_yaml,
 };
 
 pub(super) fn lower_method(
@@ -158,7 +158,7 @@ fn method_doc(method: &checked::Method, verb: &str) -> Vec<String> {
     if !doc.is_empty() {
         doc.push(String::new());
     }
-    doc.push(format!(" `{verb} {}`", method.path));
+    doc.push(format!(" `{verb} {}`", comment_text(&method.path)));
     // Arguments have no rustdoc of their own: the documented ones are listed on the method.
     let documented: Vec<(String, &String)> = method
         .path_params
@@ -178,7 +178,7 @@ fn method_doc(method: &checked::Method, verb: &str) -> Vec<String> {
         doc.push(" # Arguments".to_owned());
         doc.push(String::new());
         for (name, text) in documented {
-            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let text = comment_text(&text.split_whitespace().collect::<Vec<_>>().join(" "));
             doc.push(format!(" - `{}`: {text}", name.trim_start_matches("r#")));
         }
     }

@@ -268,10 +268,33 @@ fn doc_lines(doc: Option<&String>) -> Vec<String> {
         d.replace('\r', "\n")
             .trim()
             .lines()
-            .map(|l| format!(" {}", l.trim_end()))
+            .map(|l| format!(" {}", comment_text(l.trim_end())))
             .collect()
     })
     .unwrap_or_default()
+}
+
+/// `text` made safe for one line of a comment or rustdoc: a control character (a line break
+/// would end a `//` comment and start code; rustc refuses a bare CR in a doc comment) or a
+/// bidirectional-text control (rustc refuses those in comments: they can make code read other
+/// than it runs) is written as its escape, `\u{202e}`.
+pub(crate) fn comment_text(text: &str) -> String {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\t')
+            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if unsafe_char(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The profile as YAML (multi-line, so it reads as YAML in the generated file).
@@ -392,8 +415,9 @@ fn constants(client: &checked::Client) -> Vec<(String, String, String)> {
                     checked::ConstValue::Bool(b) => (b.to_string(), format!("Bool({b})")),
                 };
                 let doc = format!(
-                    " `{}` is always `{shown}`: written so, read only so.",
-                    field.key
+                    " `{}` is always `{}`: written so, read only so.",
+                    comment_text(&field.key),
+                    comment_text(&shown)
                 );
                 constants.push((marker.clone(), doc, written));
             }

@@ -5,7 +5,7 @@ use crate::checked::{self, Shape};
 use crate::names;
 use crate::types::Ty;
 
-use super::{Containment, Field, TypeDecl, Variant, doc_lines};
+use super::{Containment, Field, TypeDecl, Variant, comment_text, doc_lines};
 
 /// Closed string enums and integer enums are `Copy`; an open string enum holds a `String`.
 pub(super) fn is_copy_type(shape: &Shape) -> bool {
@@ -97,7 +97,7 @@ fn lower_field(
     };
     let mut doc = doc_lines(field.doc.as_ref());
     if doc.is_empty() {
-        doc = vec![format!(" `{}`.", field.key)];
+        doc = vec![format!(" `{}`.", comment_text(&field.key))];
     }
     Field {
         name: rust.clone(),
@@ -118,7 +118,7 @@ fn enum_variant(value: &checked::EnumValue) -> Variant {
     if doc.is_empty() && value.wire.is_empty() {
         doc = vec![" The empty string.".to_owned()];
     } else if doc.is_empty() {
-        doc = vec![format!(" `{}`", value.wire)];
+        doc = vec![format!(" `{}`", comment_text(&value.wire))];
     }
     Variant {
         name: value.variant.clone(),
