@@ -89,10 +89,13 @@ pub async fn start(cycle: bool) -> std::io::Result<Live> {
         }
     }
 
-    let page = remcall::dashboard::router(vec![users.observe()]);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let page_url = format!("http://{}/", listener.local_addr()?);
-    tokio::spawn(async move { axum::serve(listener, page).await });
+    tokio::spawn(remcall::dashboard::serve_listener(
+        listener,
+        vec![users.observe()],
+        &[],
+    ));
     Ok(Live {
         page: page_url,
         users,

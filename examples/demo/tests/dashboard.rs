@@ -80,3 +80,44 @@ async fn the_routes_serve_a_self_contained_page_figures_and_metrics() {
     let json: Value = remcall::serde_json::from_str(&body).unwrap();
     assert_eq!(json["clients"].as_array().unwrap().len(), 1);
 }
+
+/// The status of a GET of `path` with this `Host` header, over a raw connection (a client
+/// library writes the Host of the URL).
+async fn status_with_host(addr: std::net::SocketAddr, path: &str, host: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn the_served_page_answers_only_its_own_names_not_a_rebound_domain() {
+    let url = service::start().await.unwrap();
+    let users = UserClient::new(&url).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(remcall::dashboard::serve_listener(
+        listener,
+        vec![users.observe()],
+        &["dash.internal"],
+    ));
+    let port = addr.port();
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        "dash.internal".to_owned(),
+    ] {
+        let status = status_with_host(addr, "/stats.json", &host).await;
+        assert!(status.contains(" 200 "), "{host}: {status}");
+    }
+    for host in [
+        format!("evil.example:{port}"),
+        "dash.internal.evil.example".to_owned(),
+    ] {
+        let status = status_with_host(addr, "/stats.json", &host).await;
+        assert!(status.contains(" 421 "), "{host}: {status}");
+    }
+}

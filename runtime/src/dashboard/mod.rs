@@ -15,8 +15,10 @@
 //! ```
 //!
 //! Clients are held weakly: a client dropped while its page is open disappears from it. The
-//! routes answer GET only (anything else: 405).
+//! routes answer GET only (anything else: 405). Served on its own, the page answers only a
+//! `Host` that names its address (421 otherwise: no DNS rebinding).
 
+mod host;
 mod prometheus;
 
 use std::sync::Arc;
@@ -65,11 +67,47 @@ pub fn router(clients: Vec<Observer>) -> Router {
         )
 }
 
-/// Serves [`router`] on `addr` until the task is dropped. Bind to `127.0.0.1` unless the page
-/// should be reachable from other hosts: that is the caller's choice, written in `addr`.
+/// Serves [`router`] on `addr` until the task is dropped (see [`serve_listener`]). Bind to
+/// `127.0.0.1` unless the page should be reachable from other hosts: that is the caller's
+/// choice, written in `addr`.
 pub async fn serve(addr: &str, clients: Vec<Observer>) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    axum::serve(listener, router(clients)).await
+    serve_listener(listener, clients, &[]).await
+}
+
+/// Serves [`router`] on `listener` until the task is dropped, answering only requests whose
+/// `Host` names this server: an IP address, `localhost` when the listener is on a loopback or
+/// every address, or one of `hosts` (the names it is reached by, e.g. `dash.internal`); any
+/// other gets 421 Misdirected Request. So a web page elsewhere that points a domain of its own
+/// at this address (DNS rebinding) cannot read the figures through the viewer's browser.
+pub async fn serve_listener(
+    listener: tokio::net::TcpListener,
+    clients: Vec<Observer>,
+    hosts: &[&str],
+) -> std::io::Result<()> {
+    let bound = listener.local_addr()?.ip();
+    let names: Arc<Vec<String>> = Arc::new(hosts.iter().map(|h| (*h).to_owned()).collect());
+    let app = router(clients).layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let names = names.clone();
+            async move {
+                let host = request
+                    .headers()
+                    .get(header::HOST)
+                    .and_then(|h| h.to_str().ok());
+                if host::allowed(host, bound, &names) {
+                    next.run(request).await
+                } else {
+                    (
+                        axum::http::StatusCode::MISDIRECTED_REQUEST,
+                        "this dashboard answers only the names of its own address",
+                    )
+                        .into_response()
+                }
+            }
+        },
+    ));
+    axum::serve(listener, app).await
 }
 
 /// `/stats.json`: each living client's statistics, and each used method's last two minutes.
