@@ -12,7 +12,6 @@ use crate::error::{Error, ErrorKind};
 use crate::observe::stats::Ending;
 use crate::policy::breaker::Permit;
 use crate::policy::bulkhead::Slot;
-use crate::policy::rate_limit::RateLimiter;
 use crate::spec::MethodSpec;
 
 /// Less time than this left in a caller's deadline and a call is not started: no attempt could
@@ -41,11 +40,7 @@ impl Client {
     ) -> Result<Admitted<'a>, Error> {
         // One clock reading serves the limiter and the breaker, unless the call waited.
         let mut now = Instant::now();
-        // Each step's future is made only when the profile has the step: a call without them
-        // pays no copy of their state.
-        if let Some(shared) = &state.fleet_limit
-            && self.fleet_turn(state, method, shared, now).await?
-        {
+        if self.fleet_turn(state, method, now).await? {
             now = Instant::now();
         }
         // A caller's deadline (a `remcall::deadline` scope) that leaves no time: nothing is
@@ -60,9 +55,7 @@ impl Client {
                 "no time left: the caller's deadline has passed",
             ));
         }
-        if let Some(limiter) = &state.rate_limit
-            && local_turn(state, limiter, now).await?
-        {
+        if local_turn(state, now).await? {
             now = Instant::now();
         }
         // The call's clock starts here: its total deadline covers a wait for a bulkhead slot.
@@ -107,11 +100,12 @@ impl Client {
         &self,
         state: &MethodState,
         method: &'static MethodSpec,
-        shared: &crate::fleet::SharedLimiter,
         now: Instant,
     ) -> Result<bool, Error> {
-        // Boxed: a Redis round trip's state is large, and rare among calls.
-        let decision = Box::pin(crate::fleet::admit(shared, now)).await;
+        let Some(shared) = &state.fleet_limit else {
+            return Ok(false);
+        };
+        let decision = crate::fleet::admit(shared, now).await;
         if decision.without_redis {
             state.counters.record_without_redis();
             #[cfg(feature = "metrics")]
@@ -132,11 +126,10 @@ impl Client {
 
 /// A turn from the client's (or method's) own rate limiter; dropping the call while it waits
 /// gives the turn back. True when the call waited for it.
-async fn local_turn(
-    state: &MethodState,
-    limiter: &RateLimiter,
-    now: Instant,
-) -> Result<bool, Error> {
+async fn local_turn(state: &MethodState, now: Instant) -> Result<bool, Error> {
+    let Some(limiter) = &state.rate_limit else {
+        return Ok(false);
+    };
     match limiter.reserve(now) {
         Some(turn) if turn.waits() => {
             turn.ready().await;

@@ -11,7 +11,6 @@ use tracing::Instrument;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::observe::log;
-use crate::outbound::auth::Credentials;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outbound::interceptor::{self, CallInfo};
 use crate::outcome::{self, AttemptFailure, FailedAttempt};
@@ -44,9 +43,28 @@ pub(super) struct When {
 }
 
 impl Client {
+    /// One attempt to `lease`'s endpoint, with its hedges when the method hedges (a half-open
+    /// `trial` is a probe of one request: never hedged). The second value is the hedges sent.
+    pub(super) async fn attempt_hedged<'a>(
+        &'a self,
+        state: &'a MethodState,
+        request: &'a Request,
+        when: When,
+        lease: Lease<'a>,
+        trial: bool,
+    ) -> (Landed<'a>, u32) {
+        match hedge_delay(state, when, trial) {
+            None => (self.send(state, request, when, false, lease).await, 0),
+            Some((hedging, delay)) => {
+                self.hedged(state, request, when, lease, hedging, delay)
+                    .await
+            }
+        }
+    }
+
     /// One attempt to `lease`'s endpoint and its hedges, sent after `delay` without an answer.
     /// The second value is the hedges sent.
-    pub(super) async fn hedged<'a>(
+    async fn hedged<'a>(
         &'a self,
         state: &'a MethodState,
         request: &'a Request,
@@ -79,7 +97,7 @@ impl Client {
     }
 
     /// One attempt to `lease`'s endpoint, in its span, its endpoint's health recorded.
-    pub(super) async fn send<'a>(
+    async fn send<'a>(
         &'a self,
         state: &'a MethodState,
         request: &'a Request,
@@ -135,8 +153,16 @@ impl Client {
             ..
         } = when;
         let method = request.method;
+        // Inline rather than a function of its own: a call's future nests deep enough already
+        // (rustc's query depth), and an OAuth2 token fetch is the deepest branch.
         let credential = match &state.credentials {
-            Some(credentials) => Some(credential(credentials, deadline, token_generation).await?),
+            Some(credentials) => {
+                let (value, generation) = Box::pin(credentials.header(deadline))
+                    .await
+                    .map_err(FailedAttempt::other)?;
+                *token_generation = generation;
+                Some(value)
+            }
             None => None,
         };
         let call = CallInfo {
@@ -199,20 +225,6 @@ impl Client {
     }
 }
 
-/// The credential's header value, fetched (an OAuth2 token) by `deadline`; `token_generation`
-/// says which token it is.
-async fn credential(
-    credentials: &Credentials,
-    deadline: Instant,
-    token_generation: &mut u64,
-) -> Result<reqwest::header::HeaderValue, FailedAttempt> {
-    let (value, generation) = Box::pin(credentials.header(deadline))
-        .await
-        .map_err(FailedAttempt::other)?;
-    *token_generation = generation;
-    Ok(value)
-}
-
 /// Tells the downstream what this attempt will wait, in whole milliseconds, in `header`: it can
 /// stop when nobody waits any more.
 fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instant) {
@@ -225,11 +237,7 @@ fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instan
 
 /// The hedging of an attempt, and after how long, when the method hedges (a half-open `trial`
 /// never does) and its delay is known.
-pub(super) fn hedge_delay(
-    state: &MethodState,
-    when: When,
-    trial: bool,
-) -> Option<(&Hedging, Duration)> {
+fn hedge_delay(state: &MethodState, when: When, trial: bool) -> Option<(&Hedging, Duration)> {
     let hedging = state.hedging.as_deref().filter(|_| !trial)?;
     Some((hedging, hedging.delay(&state.counters, when.sent)?))
 }

@@ -5,7 +5,7 @@
 
 use tokio::time::Instant;
 
-use super::attempt::{Landed, When, hedge_delay, within};
+use super::attempt::{Landed, When, within};
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::outbound::auth::Credentials;
@@ -81,14 +81,9 @@ impl Client {
         let mut avoid = None;
         loop {
             let lease = self.shared.endpoints.pick(Option::as_slice(&avoid))?;
-            // A half-open trial is a probe of one request: never hedged. The hedged path is
-            // boxed: it is rare, and its race's state would otherwise be copied with every call.
-            let (landed, hedges) = match hedge_delay(state, when, trial) {
-                None => (self.send(state, request, when, false, lease).await, 0),
-                Some((hedging, delay)) => {
-                    Box::pin(self.hedged(state, request, when, lease, hedging, delay)).await
-                }
-            };
+            let (landed, hedges) = self
+                .attempt_hedged(state, request, when, lease, trial)
+                .await;
             tally.hedges += hedges;
             tally.attempts = when.attempt;
             let Landed {

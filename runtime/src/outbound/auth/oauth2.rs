@@ -176,46 +176,6 @@ impl TokenSource {
 
     async fn fetch(&self, generation: u64) -> Result<Token, Error> {
         let requested = Instant::now();
-        let body = self.token_response().await?;
-        let token: TokenResponse = serde_json::from_slice(&body).map_err(|_| {
-            Error::new(
-                ErrorKind::Auth,
-                "the OAuth2 token response has no access_token",
-            )
-        })?;
-        if token.access_token.len() > MAX_TOKEN_LENGTH {
-            return Err(Error::new(
-                ErrorKind::Auth,
-                "the OAuth2 access token is longer than 16 KiB",
-            ));
-        }
-        let mut header =
-            HeaderValue::from_str(&format!("Bearer {}", token.access_token)).map_err(|_| {
-                Error::new(
-                    ErrorKind::Auth,
-                    "the OAuth2 access token holds characters a header cannot",
-                )
-            })?;
-        header.set_sensitive(true);
-        let use_until = token
-            .expires_in
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| {
-                // Refreshed `refresh_before` ahead of expiry, but never before half its life:
-                // a token shorter-lived than that margin is still used, not fetched per call.
-                let lifetime = Duration::from_secs_f64(s.min(1e9));
-                requested + lifetime - self.refresh_before.min(lifetime / 2)
-            });
-        Ok(Token {
-            header,
-            use_until,
-            generation,
-        })
-    }
-
-    /// The token endpoint's successful answer, read whole within `MAX_TOKEN_RESPONSE`; a
-    /// refusal is an error with the RFC's code.
-    async fn token_response(&self) -> Result<bytes::Bytes, Error> {
         let form = serde_urlencoded::to_string(&self.form).map_err(|_| {
             Error::new(
                 ErrorKind::Config,
@@ -277,6 +237,45 @@ impl TokenSource {
                 ),
             ));
         }
-        Ok(body)
+        self.token(&body, requested, generation)
+    }
+
+    /// The token a successful answer carries, as the header to send, and until when to use it.
+    /// (Apart from `fetch`, but not async: a call's future nests this deep already.)
+    fn token(&self, body: &[u8], requested: Instant, generation: u64) -> Result<Token, Error> {
+        let token: TokenResponse = serde_json::from_slice(body).map_err(|_| {
+            Error::new(
+                ErrorKind::Auth,
+                "the OAuth2 token response has no access_token",
+            )
+        })?;
+        if token.access_token.len() > MAX_TOKEN_LENGTH {
+            return Err(Error::new(
+                ErrorKind::Auth,
+                "the OAuth2 access token is longer than 16 KiB",
+            ));
+        }
+        let mut header =
+            HeaderValue::from_str(&format!("Bearer {}", token.access_token)).map_err(|_| {
+                Error::new(
+                    ErrorKind::Auth,
+                    "the OAuth2 access token holds characters a header cannot",
+                )
+            })?;
+        header.set_sensitive(true);
+        let use_until = token
+            .expires_in
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| {
+                // Refreshed `refresh_before` ahead of expiry, but never before half its life:
+                // a token shorter-lived than that margin is still used, not fetched per call.
+                let lifetime = Duration::from_secs_f64(s.min(1e9));
+                requested + lifetime - self.refresh_before.min(lifetime / 2)
+            });
+        Ok(Token {
+            header,
+            use_until,
+            generation,
+        })
     }
 }
