@@ -177,20 +177,8 @@ impl Client {
         // (the URL, the headers, the interceptors' view) is gone while the attempt waits for its
         // answer: it would otherwise stay in this future's state, copied with it at every level.
         let response = tokio::time::timeout_at(attempt_deadline, {
-            let mut outgoing = request
-                .outgoing(
-                    call,
-                    &state.http_method,
-                    |path| endpoint.url(path),
-                    endpoint.host.as_ref(),
-                    &state.headers,
-                    &state.query,
-                    credential,
-                )
-                .map_err(FailedAttempt::other)?;
-            if let Some(header) = &state.settings.deadline_header {
-                add_time_left(&mut outgoing, header, attempt_deadline);
-            }
+            let mut outgoing =
+                outgoing(state, request, endpoint, call, credential, attempt_deadline)?;
             if !interceptors.is_empty() {
                 Box::pin(within(
                     when,
@@ -223,6 +211,33 @@ impl Client {
         }
         answered(state, request, response)
     }
+}
+
+/// The attempt's request as interceptors see it, with the time it will wait when the profile
+/// propagates deadlines.
+fn outgoing(
+    state: &MethodState,
+    request: &Request,
+    endpoint: &Endpoint,
+    call: CallInfo,
+    credential: Option<reqwest::header::HeaderValue>,
+    attempt_deadline: Instant,
+) -> Result<Outgoing, FailedAttempt> {
+    let mut outgoing = request
+        .outgoing(
+            call,
+            &state.http_method,
+            |path| endpoint.url(path),
+            endpoint.host.as_ref(),
+            &state.headers,
+            &state.query,
+            credential,
+        )
+        .map_err(FailedAttempt::other)?;
+    if let Some(header) = &state.settings.deadline_header {
+        add_time_left(&mut outgoing, header, attempt_deadline);
+    }
+    Ok(outgoing)
 }
 
 /// Tells the downstream what this attempt will wait, in whole milliseconds, in `header`: it can
