@@ -14,9 +14,9 @@ use tokio::time::Instant;
 use crate::error::{Error, ErrorKind};
 
 #[cfg(feature = "redis")]
-pub(crate) type SharedLimiter = crate::fleet::redis::SharedLimiter;
+type SharedLimiter = crate::fleet::redis::SharedLimiter;
 #[cfg(not(feature = "redis"))]
-pub(crate) type SharedLimiter = std::convert::Infallible;
+type SharedLimiter = std::convert::Infallible;
 
 #[cfg(feature = "redis")]
 type SharedBudget = crate::fleet::redis::SharedBudget;
