@@ -350,6 +350,72 @@ fn a_reference_that_cannot_be_followed_is_a_note_and_a_value() {
     }
 }
 
+/// A symlink inside the description's tree decides nothing: where a file really is does. A
+/// `$ref` through `link -> elsewhere` (or `rootlink -> /`) is outside, under `import` and under a
+/// spec's `openapi:` alike; a symlink to a file inside the tree is followed.
+#[cfg(unix)]
+#[test]
+fn references_through_symlinks_out_of_the_tree_are_not_read() {
+    use std::os::unix::fs::symlink;
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("secret.md"), "sekrit-text").unwrap();
+    std::fs::write(
+        elsewhere.path().join("schema.json"),
+        r#"{ "type": "object", "properties": { "sekrit_field": { "type": "string" } } }"#,
+    )
+    .unwrap();
+    let response = |reference: &str| {
+        format!(
+            r#"{{ "description": "x", "content": {{ "application/json": {{ "schema": {{ "$ref": "{reference}" }} }} }} }}"#
+        )
+    };
+    let doc = format!(
+        r#"{{ "openapi": "3.0.0", "info": {{ "title": "T", "description": {{ "$ref": "link/secret.md" }} }},
+  "paths": {{
+    "/a": {{ "get": {{ "operationId": "a", "responses": {{ "200": {} }} }} }},
+    "/b": {{ "get": {{ "operationId": "b", "responses": {{ "200": {} }} }} }},
+    "/c": {{ "get": {{ "operationId": "c", "responses": {{ "200": {} }} }} }} }} }}"#,
+        response("link/schema.json"),
+        response("rootlink/proc/self/pagemap"),
+        response("alias.json"),
+    );
+    let (dir, main) = written(&[
+        ("api.json", doc.as_str()),
+        (
+            "schemas/thing.json",
+            r#"{ "type": "object", "properties": { "inside_field": { "type": "string" } } }"#,
+        ),
+        (
+            "spec.yaml",
+            "client: Linked\nopenapi: { file: api.json }\nmethods: {}\n",
+        ),
+    ]);
+    symlink(elsewhere.path(), dir.path().join("link")).unwrap();
+    symlink("/", dir.path().join("rootlink")).unwrap();
+    symlink("schemas/thing.json", dir.path().join("alias.json")).unwrap();
+
+    let (code, stderr, spec) = import(&main, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let spec = spec.unwrap();
+    assert_eq!(
+        stderr
+            .matches("is outside the description's directory")
+            .count(),
+        2,
+        "{stderr}"
+    );
+    assert!(!spec.contains("sekrit"), "{spec}");
+    has(&spec, "inside_field");
+
+    let check = Command::new(env!("CARGO_BIN_EXE_remcall"))
+        .arg("check")
+        .arg(dir.path().join("spec.yaml"))
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&check.stdout) + String::from_utf8_lossy(&check.stderr);
+    assert!(!shown.contains("sekrit"), "{shown}");
+}
+
 /// The imported clients compile and are clippy-clean against the real runtime.
 #[test]
 fn imported_clients_type_check() {

@@ -218,6 +218,10 @@ impl Documents {
             .unwrap_or(Path::new(""))
             .join(percent_decode(file));
         let path = normalize(&joined);
+        // A symlink inside the tree may point anywhere (`rootlink -> /`): where the file really
+        // is decides. A file that is not there keeps its written path, for the "cannot read"
+        // note.
+        let path = path.canonicalize().unwrap_or(path);
         let allowed = path.starts_with(&self.root)
             || self.mirrors.iter().any(|(_, dir)| path.starts_with(dir));
         if !allowed {
@@ -245,14 +249,7 @@ impl Documents {
             if let Some(path) = &path {
                 self.texts.push(path.clone());
             }
-            let text = path
-                .and_then(|path| std::fs::File::open(path).ok())
-                .and_then(|f| {
-                    use std::io::Read;
-                    let mut text = String::new();
-                    f.take(MAX_FILE_BYTES).read_to_string(&mut text).ok()?;
-                    Some(text)
-                });
+            let text = path.and_then(|path| read_capped(&path, MAX_FILE_BYTES).ok());
             if let Some(text) = text {
                 read_texts.push((pointer, text));
             }
@@ -360,19 +357,7 @@ fn read(path: &Path) -> Result<Value, Error> {
         file: path.to_path_buf(),
         pointer: String::new(),
     };
-    let meta =
-        std::fs::metadata(path).map_err(|e| Error::io(path, format!("cannot read it: {e}")))?;
-    if !meta.is_file() {
-        return Err(Error::io(path, "not a file"));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::io(
-            path,
-            format!("larger than {} MiB", MAX_FILE_BYTES >> 20),
-        ));
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::io(path, format!("cannot read it: {e}")))?;
+    let text = read_capped(path, MAX_FILE_BYTES).map_err(|message| Error::io(path, message))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let json_first = path.extension().is_some_and(|e| e == "json");
     let as_json = || {
@@ -401,6 +386,30 @@ fn read(path: &Path) -> Result<Value, Error> {
             }
         },
     }
+}
+
+/// A file's text: a regular file (not a FIFO, a device or a directory), at most `cap` bytes
+/// as read, not as the file reports its size (`/proc` files say 0), UTF-8.
+fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
+    use std::io::Read;
+    let too_large = || format!("larger than {} MiB", cap.div_ceil(1 << 20));
+    // Looked at before opening: opening a FIFO waits for a writer.
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file".to_owned());
+    }
+    if meta.len() > cap {
+        return Err(too_large());
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())
 }
 
 /// A description whose numbers do not all fit a JSON value (a `minimum` of `-1e30` written out
@@ -496,4 +505,41 @@ pub(crate) fn last_segment(pointer: &str) -> String {
         .unwrap_or_default()
         .replace("~1", "/")
         .replace("~0", "~")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `/proc` files report a size of 0 and hold more: the cap counts the bytes read.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_cap_counts_bytes_read_not_the_size_a_file_reports() {
+        let status = Path::new("/proc/self/status");
+        assert_eq!(std::fs::metadata(status).unwrap().len(), 0);
+        let error = read_capped(status, 16).unwrap_err();
+        assert!(error.starts_with("larger than"), "{error}");
+        assert!(read_capped(status, 1 << 20).unwrap().contains("Name:"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.yaml");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Opening it would wait for a writer forever; it is refused before that.
+        assert_eq!(
+            read_capped(&fifo, 1 << 20).unwrap_err(),
+            "not a regular file"
+        );
+        assert_eq!(
+            read_capped(dir.path(), 1 << 20).unwrap_err(),
+            "not a regular file"
+        );
+    }
 }
