@@ -260,6 +260,18 @@ fn a_description_that_cannot_be_read_is_named_with_its_place_and_nothing_is_writ
             "invalid YAML",
         ),
         (
+            // 32,000 nested `[` in 64 KB took the YAML parser seconds before it refused them.
+            vec![(
+                "api.yaml",
+                format!(
+                    "openapi: 3.0.0\nx: {}{}\n",
+                    "[".repeat(32_000),
+                    "]".repeat(32_000)
+                ),
+            )],
+            "invalid YAML at 2:132: collections (`[`, `{`) nested more than 128 deep",
+        ),
+        (
             vec![(
                 "api.json",
                 r#"{ "openapi": "4.0.0", "info": {} }"#.to_owned(),

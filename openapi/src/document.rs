@@ -371,6 +371,12 @@ fn read(path: &Path) -> Result<Value, Error> {
     if json_first {
         return as_json().or_else(|error| wide_numbers(text, true).ok_or(error));
     }
+    if let Err(deep) = crate::nesting::check_flow_nesting(text) {
+        return Err(Error::at(
+            &place,
+            format!("invalid YAML at {}:{}: {deep}", deep.line, deep.column),
+        ));
+    }
     match serde_yaml::from_str::<Value>(text) {
         Ok(value) => Ok(value),
         Err(e) => match as_json().ok().or_else(|| wide_numbers(text, false)) {
