@@ -8,8 +8,8 @@ use std::time::{Duration, Instant as StdInstant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use remcall::__bench::{
-    AttemptFailure, Breaker, Bulkhead, IsolationSettings, Latencies, Outcome, RateLimitSettings,
-    RateLimiter, RetryBudget, Settings, backoff, is_retryable,
+    AttemptFailure, Breaker, Bulkhead, IsolationSettings, Latencies, Outcome, PoolThreads,
+    RateLimitSettings, RateLimiter, RetryBudget, Settings, backoff, is_retryable,
 };
 use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
 use remcall::Profile;
@@ -236,7 +236,7 @@ fn other_policies(c: &mut Criterion) {
             max_concurrent: 128,
             max_wait: Duration::ZERO,
         },
-        "Bench",
+        &PoolThreads::new("Bench", 1),
     )
     .unwrap();
     c.bench_function("bulkhead_semaphore_acquire_release", |bench| {

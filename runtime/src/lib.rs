@@ -79,7 +79,7 @@ pub mod __bench {
     pub use crate::outcome::{AttemptFailure, is_retryable};
     pub use crate::policy::breaker::{Breaker, Outcome, Permit};
     pub use crate::policy::budget::RetryBudget;
-    pub use crate::policy::bulkhead::{Bulkhead, Full, Slot};
+    pub use crate::policy::bulkhead::{Bulkhead, Full, PoolThreads, Slot};
     pub use crate::policy::rate_limit::{RateLimiter, Reservation};
     pub use crate::policy::retry::backoff;
     pub use remcall_profile::{

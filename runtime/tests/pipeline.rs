@@ -411,6 +411,246 @@ async fn the_pool_shuts_down_when_the_last_clone_drops() {
     assert_eq!(threads_named(prefix), 0, "the pool's threads ended");
 }
 
+/// Twenty methods, each with a pool bulkhead of its own (8 to 10 workers).
+static POOLED_METHODS: [MethodSpec; 20] = [
+    MethodSpec {
+        index: 0,
+        name: "get_user_0",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 1,
+        name: "get_user_1",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 2,
+        name: "get_user_2",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 3,
+        name: "get_user_3",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 4,
+        name: "get_user_4",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 5,
+        name: "get_user_5",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 6,
+        name: "get_user_6",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 7,
+        name: "get_user_7",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 8,
+        name: "get_user_8",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 9,
+        name: "get_user_9",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 10,
+        name: "get_user_10",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 11,
+        name: "get_user_11",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 12,
+        name: "get_user_12",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 13,
+        name: "get_user_13",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 14,
+        name: "get_user_14",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 15,
+        name: "get_user_15",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 16,
+        name: "get_user_16",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 17,
+        name: "get_user_17",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 18,
+        name: "get_user_18",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
+    },
+    MethodSpec {
+        index: 19,
+        name: "get_user_19",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
+    },
+];
+
+static MANY_POOLS: ClientSpec = ClientSpec {
+    name: "ManyPools",
+    base_urls: &[],
+    base_path: "/v1/api",
+    profile: "isolation: { pool: { workers: 2 } }",
+    methods: &[
+        &POOLED_METHODS[0],
+        &POOLED_METHODS[1],
+        &POOLED_METHODS[2],
+        &POOLED_METHODS[3],
+        &POOLED_METHODS[4],
+        &POOLED_METHODS[5],
+        &POOLED_METHODS[6],
+        &POOLED_METHODS[7],
+        &POOLED_METHODS[8],
+        &POOLED_METHODS[9],
+        &POOLED_METHODS[10],
+        &POOLED_METHODS[11],
+        &POOLED_METHODS[12],
+        &POOLED_METHODS[13],
+        &POOLED_METHODS[14],
+        &POOLED_METHODS[15],
+        &POOLED_METHODS[16],
+        &POOLED_METHODS[17],
+        &POOLED_METHODS[18],
+        &POOLED_METHODS[19],
+    ],
+};
+
+/// A client's pools share one runtime: as many threads as its largest pool has workers, not
+/// the sum of every method's (20 methods × `workers: 256` started 5,121 threads).
+#[tokio::test]
+async fn a_clients_pools_start_the_threads_of_the_largest_one_not_of_all() {
+    let server = Server::start(slow_server_router(Duration::ZERO)).await;
+    let client = ClientBuilder::new(&MANY_POOLS)
+        .base_url(&server.url())
+        .build()
+        .unwrap();
+    let prefix = "remcall-ManyPoo";
+    let mut waited = Duration::ZERO;
+    while threads_named(prefix) < 10 && waited < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        waited += Duration::from_millis(10);
+    }
+    assert_eq!(threads_named(prefix), 10, "the largest pool's workers");
+    for method in &POOLED_METHODS {
+        let user: Value = client
+            .call(method.request().path("id", 1), decode::json)
+            .await
+            .unwrap();
+        assert_eq!(user["name"], "Ada", "{}", method.name);
+    }
+    assert_eq!(threads_named(prefix), 10);
+    drop(client);
+}
+
 /// A service that redirects every user request to `to` (with a 302), and one that answers.
 async fn redirecting_to(to: &str) -> Server {
     let location = format!("{to}/v1/api/users/1");

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use remcall_profile::{Layer, Profile, Settings};
+use remcall_profile::{IsolationSettings, Layer, Profile, Settings};
 use tokio::time::Instant;
 
 use super::policies::Template;
@@ -98,7 +98,8 @@ impl ClientBuilder {
             None => http_client(spec, &client_settings, &own_settings).map_err(named)?,
         };
         let now = Instant::now();
-        let template = Template::new(spec, client_settings, now).map_err(named)?;
+        let pool_threads = most_pool_workers(&client_settings, &own_settings);
+        let template = Template::new(spec, client_settings, pool_threads, now).map_err(named)?;
         let mut methods: Vec<OnceLock<Box<MethodState>>> = std::iter::repeat_with(OnceLock::new)
             .take(spec.methods.len())
             .collect();
@@ -139,6 +140,19 @@ impl ClientBuilder {
 /// with a profile of its own (the client's profile, the method's, the builder's); the other
 /// methods' are the client's. An invalid HTTP method or profile is an error that names it.
 #[allow(clippy::type_complexity)]
+/// The most workers any of the client's pool bulkheads has (its own or a method's): the
+/// threads their shared runtime starts.
+fn most_pool_workers(client: &Settings, methods: &[(&MethodSpec, Settings)]) -> u32 {
+    std::iter::once(client)
+        .chain(methods.iter().map(|(_, settings)| settings))
+        .filter_map(|settings| match settings.isolation {
+            IsolationSettings::Pool { workers, .. } => Some(workers),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 fn settings(
     spec: &'static ClientSpec,
     runtime: Profile,

@@ -15,7 +15,7 @@ use crate::fleet;
 use crate::observe::stats::Counters;
 use crate::outbound::auth::Credentials;
 use crate::policy::breaker::Breaker;
-use crate::policy::bulkhead::Bulkhead;
+use crate::policy::bulkhead::{Bulkhead, PoolThreads};
 use crate::policy::hedge::Hedging;
 use crate::policy::rate_limit::RateLimiter;
 use crate::spec::{ClientSpec, MethodSpec};
@@ -31,18 +31,22 @@ pub(crate) struct Template {
     credentials: Option<Credentials>,
     pub(crate) breaker: Arc<Breaker>,
     pub(crate) bulkhead: Arc<Bulkhead>,
+    /// The threads every pool bulkhead of the client runs on.
+    pool_threads: PoolThreads,
     rate_limit: Option<Arc<RateLimiter>>,
     fleet_limit: fleet::Limit,
 }
 
 impl Template {
     /// The client's policies, from its settings: `${VAR}`s resolved, pools started, credentials
-    /// ready.
+    /// ready. `pool_threads` is the most workers any of the client's pools has.
     pub(crate) fn new(
         spec: &'static ClientSpec,
         settings: Settings,
+        pool_threads: u32,
         now: Instant,
     ) -> Result<Template, Error> {
+        let pool_threads = PoolThreads::new(spec.name, pool_threads);
         Ok(Template {
             headers: resolve_headers(&settings)?,
             query: ProfileQuery::resolve(&settings)?,
@@ -52,7 +56,8 @@ impl Template {
                 .map(|auth| Credentials::new(auth, &settings, spec.name))
                 .transpose()?,
             breaker: Arc::new(Breaker::new(settings.breaker.clone(), spec.name, "*", now)),
-            bulkhead: Arc::new(bulkhead(&settings, spec)?),
+            bulkhead: Arc::new(bulkhead(&settings, &pool_threads)?),
+            pool_threads,
             rate_limit: settings
                 .rate_limit
                 .as_ref()
@@ -96,7 +101,7 @@ impl Template {
         let bulkhead = if settings.isolation == client.isolation {
             self.bulkhead.clone()
         } else {
-            Arc::new(bulkhead(settings, spec)?)
+            Arc::new(bulkhead(settings, &self.pool_threads)?)
         };
         let (rate_limit, fleet_limit) = match &settings.rate_limit {
             limit if limit == &client.rate_limit => {
@@ -132,8 +137,8 @@ impl Template {
     }
 }
 
-fn bulkhead(settings: &Settings, spec: &ClientSpec) -> Result<Bulkhead, Error> {
-    Bulkhead::new(&settings.isolation, spec.name).map_err(|e| {
+fn bulkhead(settings: &Settings, threads: &PoolThreads) -> Result<Bulkhead, Error> {
+    Bulkhead::new(&settings.isolation, threads).map_err(|e| {
         Error::new(ErrorKind::Config, "cannot start the isolation pool").with_source(e)
     })
 }

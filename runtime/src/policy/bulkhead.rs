@@ -1,11 +1,13 @@
 //! Isolation: a semaphore bulkhead caps the calls in flight; a pool bulkhead runs a client's calls
 //! on a dedicated runtime with its own workers and a bounded queue, so a hanging downstream
 //! cannot take the caller's threads; an adaptive one moves its cap with the downstream's latency
-//! (adaptive.rs).
+//! (adaptive.rs). A client's pools (its own and its methods') share one runtime with as many
+//! threads as the largest of them has workers, so twenty methods with `workers: 256` start 256
+//! threads, not 5,120; each pool still runs only its own `workers` calls at once.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use remcall_profile::IsolationSettings;
@@ -69,7 +71,8 @@ impl Drop for Counted<'_> {
 }
 
 impl Bulkhead {
-    pub fn new(settings: &IsolationSettings, client: &str) -> std::io::Result<Bulkhead> {
+    /// The bulkhead `settings` describe; a pool runs on `threads`.
+    pub fn new(settings: &IsolationSettings, threads: &PoolThreads) -> std::io::Result<Bulkhead> {
         Ok(match settings {
             IsolationSettings::Semaphore {
                 max_concurrent,
@@ -90,7 +93,7 @@ impl Bulkhead {
                 workers,
                 queue,
                 queue_timeout,
-            } => Bulkhead::Pool(Pool::new(client, *workers, *queue, *queue_timeout)?),
+            } => Bulkhead::Pool(Pool::new(threads.get()?, *workers, *queue, *queue_timeout)),
             IsolationSettings::Adaptive {
                 algorithm,
                 initial,
@@ -180,11 +183,58 @@ async fn acquire(slots: &Arc<Semaphore>, max_wait: Duration) -> Result<OwnedSema
     }
 }
 
-/// A dedicated multi-thread runtime: `workers` calls run at once, `queue` more may wait up to
-/// `queue_timeout`, the rest are rejected at once.
+/// The worker threads a client's pools share: a runtime started when the first pool is made.
+#[derive(Debug)]
+pub struct PoolThreads {
+    name: String,
+    threads: usize,
+    started: Mutex<Option<Arc<PoolRuntime>>>,
+}
+
+impl PoolThreads {
+    /// Threads named `remcall-<client>`, `threads` of them (at least one) once started.
+    pub fn new(client: &str, threads: u32) -> PoolThreads {
+        PoolThreads {
+            name: format!("remcall-{client}"),
+            threads: threads.max(1) as usize,
+            started: Mutex::new(None),
+        }
+    }
+
+    fn get(&self) -> std::io::Result<Arc<PoolRuntime>> {
+        let mut started = self.started.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(runtime) = &*started {
+            return Ok(runtime.clone());
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(self.threads)
+            .thread_name(self.name.clone())
+            .enable_all()
+            .build()?;
+        let runtime = Arc::new(PoolRuntime(Some(runtime)));
+        *started = Some(runtime.clone());
+        Ok(runtime)
+    }
+}
+
+/// A runtime that winds down in the background when the last pool on it goes.
+#[derive(Debug)]
+struct PoolRuntime(Option<tokio::runtime::Runtime>);
+
+impl Drop for PoolRuntime {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which panics inside another runtime: let it wind down alone.
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// A pool bulkhead on the client's pool threads: `workers` calls run at once, `queue` more may
+/// wait up to `queue_timeout`, the rest are rejected at once.
 #[derive(Debug)]
 pub struct Pool {
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: Arc<PoolRuntime>,
     /// Running plus queued calls.
     admitted: Arc<Semaphore>,
     /// Running calls.
@@ -194,25 +244,14 @@ pub struct Pool {
 }
 
 impl Pool {
-    fn new(
-        client: &str,
-        workers: u32,
-        queue: u32,
-        queue_timeout: Duration,
-    ) -> std::io::Result<Pool> {
-        let name = format!("remcall-{client}");
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(workers.max(1) as usize)
-            .thread_name(name)
-            .enable_all()
-            .build()?;
-        Ok(Pool {
-            runtime: Some(runtime),
+    fn new(runtime: Arc<PoolRuntime>, workers: u32, queue: u32, queue_timeout: Duration) -> Pool {
+        Pool {
+            runtime,
             admitted: Arc::new(Semaphore::new(workers.saturating_add(queue) as usize)),
             running: Arc::new(Semaphore::new(workers.max(1) as usize)),
             workers: workers.max(1),
             queue_timeout,
-        })
+        }
     }
 
     /// Calls running, and workers.
@@ -239,19 +278,14 @@ impl Pool {
         T: Send + 'static,
         W: Future<Output = T> + Send + 'static,
     {
-        let handle = self.runtime.as_ref().map(|rt| AbortOnDrop(rt.spawn(work)));
+        let handle = self
+            .runtime
+            .0
+            .as_ref()
+            .map(|rt| AbortOnDrop(rt.spawn(work)));
         async move {
             let mut handle = handle?;
             (&mut handle.0).await.ok()
-        }
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks, which panics inside another runtime: let it wind down alone.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
         }
     }
 }
@@ -275,7 +309,7 @@ mod tests {
                 max_concurrent: max,
                 max_wait: Duration::from_millis(wait_ms),
             },
-            "C",
+            &PoolThreads::new("C", 1),
         )
         .unwrap()
     }
@@ -320,7 +354,8 @@ mod tests {
             queue: 1,
             queue_timeout: Duration::from_secs(5),
         };
-        let bulkhead = Arc::new(Bulkhead::new(&settings, "PoolTest").unwrap());
+        let bulkhead =
+            Arc::new(Bulkhead::new(&settings, &PoolThreads::new("PoolTest", 1)).unwrap());
         let running = bulkhead.acquire().await.unwrap();
         let queued = tokio::spawn({
             let bulkhead = bulkhead.clone();
