@@ -136,9 +136,6 @@ impl ClientBuilder {
     }
 }
 
-/// The client's settings (the spec's profile, then the builder's), and those of each method
-/// with a profile of its own (the client's profile, the method's, the builder's); the other
-/// methods' are the client's. An invalid HTTP method or profile is an error that names it.
 /// The most workers any of the client's pool bulkheads has (its own or a method's): the
 /// threads their shared runtime starts.
 fn most_pool_workers(client: &Settings, methods: &[(&MethodSpec, Settings)]) -> u32 {
@@ -152,6 +149,9 @@ fn most_pool_workers(client: &Settings, methods: &[(&MethodSpec, Settings)]) -> 
         .unwrap_or(0)
 }
 
+/// The client's settings (the spec's profile, then the builder's), and those of each method
+/// with a profile of its own (the client's profile, the method's, the builder's); the other
+/// methods' are the client's. An invalid HTTP method or profile is an error that names it.
 #[allow(clippy::type_complexity)]
 fn settings(
     spec: &'static ClientSpec,
