@@ -337,6 +337,20 @@ async fn an_oversized_token_response_is_refused_without_being_read_whole() {
     assert!(service.received().is_empty());
 }
 
+/// A token that expires as it is issued is still fetched once for the calls that waited for
+/// it: one request per refresh, whatever the lifetime (it made 50 for 50 calls).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_that_expires_at_once_is_fetched_once_for_every_waiting_call() {
+    let (auth, server) = servers().await;
+    auth.expires_in.store(0, Ordering::SeqCst);
+    let users = client(&server, "");
+    get_users_at_once(&users, 50).await;
+    assert_eq!(auth.issued.load(Ordering::SeqCst), 1, "one flight for all");
+    // The next call finds it expired and refreshes: one more.
+    users.get_user(1, None, "r").await.unwrap();
+    assert_eq!(auth.issued.load(Ordering::SeqCst), 2);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_shorter_lived_than_the_refresh_margin_is_fetched_once_and_used() {
     let (auth, server) = servers().await;

@@ -1,6 +1,6 @@
 //! OAuth2 client credentials: the token is fetched on first use, cached until `refresh_before`
-//! ahead of its expiry, fetched by one request however many calls wait for it, and refreshed
-//! once more when a call comes back 401.
+//! ahead of its expiry, fetched by one request however many calls wait for it (whatever its
+//! lifetime), and refreshed once more when a call comes back 401.
 
 use std::fmt;
 use std::sync::RwLock;
@@ -126,11 +126,14 @@ impl TokenSource {
         if let Some(token) = self.fresh(Instant::now()) {
             return Ok((token.header, token.generation));
         }
+        let stale = self.read().as_ref().map_or(0, |t| t.generation);
         let _fetching = tokio::time::timeout_at(deadline, self.fetching.lock())
             .await
             .map_err(|_| Error::new(ErrorKind::Timeout, "timed out waiting for an OAuth2 token"))?;
-        // Whoever held the lock before may have fetched one already.
-        if let Some(token) = self.fresh(Instant::now()) {
+        // Whoever held the lock before may have fetched one already: a token fetched while this
+        // call waited is the answer to its wait, fresh or not, so a token that expires at once
+        // (`expires_in: 0`) costs one request per refresh, not one per waiting call.
+        if let Some(token) = self.read().clone().filter(|t| t.generation > stale) {
             return Ok((token.header, token.generation));
         }
         let generation = self.read().as_ref().map_or(1, |t| t.generation + 1);
