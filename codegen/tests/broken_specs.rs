@@ -231,6 +231,34 @@ fn includes_stay_in_the_spec_directory_and_are_regular_small_spec_files() {
     assert!(!format!("{d:?}").contains("MIIEvQ"), "{d:?}");
 }
 
+/// A file inside the spec's tree that does not read as a spec (an `.env`, a credentials file) is
+/// quoted nowhere: not its line under the caret, not what the parser quotes of it in its words.
+#[test]
+fn an_included_file_that_is_not_a_spec_is_quoted_in_no_error() {
+    for secret in [
+        "API_KEY=sk_live_4f9a\nOTHER: x\n",
+        "sk_live_4f9a: 1\n",
+        "configs: sk_live_4f9a\n",
+        "configs: { main: { retry: { max_attempts: sk_live_4f9a } } }\n",
+        "configs: { main: { breaker: { scope: sk_live_4f9a } } }\n",
+    ] {
+        let d = generate_in_dir(
+            "client: C\ninclude: [.env]\nmethods: {}\n",
+            &[(".env", secret.as_bytes())],
+            vec![],
+        );
+        assert!(!d.is_empty());
+        for diagnostic in &d {
+            assert_eq!(diagnostic.source_line, None, "{secret}: {d:?}");
+            assert!(
+                !diagnostic.render(false).contains("sk_live"),
+                "{secret}: {d:?}"
+            );
+            assert!(diagnostic.file.ends_with(".env"), "{d:?}");
+        }
+    }
+}
+
 #[test]
 fn no_spec_to_check_is_an_io_error_exit_2() {
     let empty = tempfile::tempdir().unwrap();

@@ -182,20 +182,49 @@ impl Loader {
                 return None;
             }
         };
-        self.parse(path, &text)
+        if from.is_none() {
+            return self.parse(path, &text);
+        }
+        // An included file is quoted in no error until it has read as a spec: it could be any
+        // file of the tree (`.env`, a key), and one line of it may be the secret.
+        let source = self.sources.len();
+        let reported = self.diagnostics.len();
+        let Some(file) = self.parse_text(path, &text, false) else {
+            // Nor in the words of an error: what the parsers quote of it is left out.
+            for d in &mut self.diagnostics[reported..] {
+                d.message = without_quotes_of(&d.message, &text);
+                if d.help
+                    .as_deref()
+                    .is_some_and(|help| without_quotes_of(help, &text) != help)
+                {
+                    d.help = None;
+                }
+            }
+            return None;
+        };
+        self.sources[source].text = text;
+        Some(file)
     }
 
     /// Parses one file's text: YAML syntax (positions from the parser), unknown keys (against
     /// the format's schema, each where it stands), then types (positions from the key path
     /// serde was at).
     pub(super) fn parse(&mut self, path: &Path, text: &str) -> Option<SpecFile> {
+        self.parse_text(path, text, true)
+    }
+
+    fn parse_text(&mut self, path: &Path, text: &str, quoted: bool) -> Option<SpecFile> {
         // A UTF-8 byte-order mark is legal in YAML but trips some parsers.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let spans = SpanIndex::build(text);
         self.sources.push(Source {
             path: path.to_path_buf(),
             spans: SpanIndex::default(),
-            text: text.to_owned(),
+            text: if quoted {
+                text.to_owned()
+            } else {
+                String::new()
+            },
         });
         let source = self.sources.len() - 1;
         let spans = match spans {
@@ -412,6 +441,30 @@ fn syntax_help(text: &str, pos: Pos, message: &str) -> Option<String> {
     (message.contains("flow mapping") && at == '{').then(|| {
         "a `{` in a value inside `{ … }` opens a mapping: quote the value (`request: \"GET /orders/{id}\"`), or write the entry in block style".to_owned()
     })
+}
+
+/// `message` with each `"…"` or `` `…` `` that quotes `text` written `…`: an error about a
+/// file that may not be a spec names none of what it holds.
+fn without_quotes_of(message: &str, text: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find(['"', '`']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        let Some(length) = rest[open + 1..].find(quote) else {
+            break;
+        };
+        let quoted = &rest[open + 1..open + 1 + length];
+        out.push_str(&rest[..=open]);
+        out.push_str(if !quoted.is_empty() && text.contains(quoted) {
+            "…"
+        } else {
+            quoted
+        });
+        out.push(quote);
+        rest = &rest[open + length + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A spec file's text: a regular file (not a device, a FIFO or a directory), at most
