@@ -29,6 +29,27 @@ pub const STD_NAMES: &[&str] = &[
     "String", "Vec", "Option", "HashMap", "BTreeMap", "Box", "Nullable", "File",
 ];
 
+/// The Rust type for a type name other languages and schema formats use (`int`, `boolean`,
+/// `List<T>`), as a help line; `None` for any other name.
+pub fn foreign_name_help(name: &str) -> Option<String> {
+    let (rust, or) = match name.to_ascii_lowercase().as_str() {
+        "int" | "integer" | "long" | "int64" => ("i64", " (or `i32`)"),
+        "int32" => ("i32", ""),
+        "short" | "int16" => ("i16", ""),
+        "byte" | "int8" => ("i8", " (or `u8` for a raw byte)"),
+        "boolean" => ("bool", ""),
+        "number" | "double" | "float64" => ("f64", ""),
+        "float" | "float32" => ("f32", " (or `f64`)"),
+        "decimal" | "bigdecimal" => ("f64", " (or a decimal crate's type, as `crate::…`)"),
+        "str" | "text" => ("String", ""),
+        "list" | "array" | "arraylist" | "set" | "sequence" => ("Vec<…>", ""),
+        "map" | "dict" | "dictionary" | "record" => ("HashMap<String, …>", ""),
+        "object" | "any" | "json" => ("serde_json::Value", ""),
+        _ => return None,
+    };
+    Some(format!("in Rust, `{name}` is written `{rust}`{or}"))
+}
+
 impl Ty {
     /// Parses a type expression; the error says what is wrong.
     pub fn parse(text: &str) -> Result<Ty, String> {

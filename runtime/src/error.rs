@@ -85,6 +85,12 @@ struct Inner {
     detail: Option<Detail>,
     /// A timeout of the caller's own deadline, not of the method's limits.
     callers_deadline: bool,
+    /// The source is written after the message; not when the message already says what it
+    /// holds ("connection refused", where the source reads "error sending request").
+    source_shown: bool,
+    /// The failure was retryable and the retry policy had attempts left, but the method is not
+    /// idempotent: the message says so, since a user who wrote `retry:` expects retries.
+    not_idempotent: bool,
 }
 
 /// A decoded error body of a method's declared error type, kept in the [`Error`] whatever the
@@ -114,6 +120,8 @@ impl Error {
             source: None,
             detail: None,
             callers_deadline: false,
+            source_shown: true,
+            not_idempotent: false,
         }))
     }
 
@@ -158,6 +166,12 @@ impl Error {
     /// and no failure of the endpoint.
     pub fn is_callers_deadline(&self) -> bool {
         self.0.callers_deadline
+    }
+
+    /// Marks a failure the retry policy would have retried, had the method been idempotent.
+    pub(crate) fn not_retried_as_not_idempotent(mut self) -> Error {
+        self.0.not_idempotent = true;
+        self
     }
 
     /// Records how long until the breaker lets calls through again.
@@ -231,8 +245,11 @@ impl fmt::Display for Error {
             f.write_str(": ")?;
             write_escaped(f, String::from_utf8_lossy(body).trim())?;
         }
-        if let Some(source) = &inner.source {
+        if let Some(source) = inner.source.as_ref().filter(|_| inner.source_shown) {
             write!(f, ": {source}")?;
+        }
+        if inner.not_idempotent {
+            f.write_str("; not retried, since the method is not idempotent: mark it `idempotent: true`, or give it an `idempotency_key:`")?;
         }
         Ok(())
     }
@@ -282,26 +299,72 @@ impl Error {
                 ErrorKind::Connect,
                 "the server's answer is not valid HTTP (a header past the limits, or malformed)",
             )
-        } else if error.is_connect() {
-            let message = if error.is_redirect() {
-                redirects
-            } else {
-                "connection failed"
-            };
-            (ErrorKind::Connect, message)
+        } else if error.is_redirect() {
+            (ErrorKind::Connect, redirects)
         } else if error.is_timeout() {
             (ErrorKind::Timeout, "timed out")
         } else if error.is_builder() {
             (ErrorKind::Encode, "request failed")
-        } else if error.is_redirect() {
-            (ErrorKind::Connect, redirects)
         } else {
-            // A reset, a truncated body, a protocol error: to the caller the downstream failed
-            // to answer.
-            (ErrorKind::Connect, "connection failed")
+            // A refused connection, a reset, a truncated body, a protocol error: to the caller
+            // the downstream failed to answer. What happened is said first, and where.
+            let cause = connection_cause(&error);
+            let message = match (cause, authority(&error)) {
+                (Some(cause), Some(at)) => format!("{cause} ({at})"),
+                (Some(cause), None) => cause.to_owned(),
+                (None, Some(at)) => format!("connection failed ({at})"),
+                (None, None) => "connection failed".to_owned(),
+            };
+            let mut error =
+                Error::new(ErrorKind::Connect, message).with_source(error.without_url());
+            error.0.source_shown = cause.is_none();
+            return error;
         };
         Error::fixed(kind, message).with_source(error.without_url())
     }
+}
+
+/// What a failed connection's innermost I/O error says happened, in the caller's words; `None`
+/// when nothing in its sources says (a TLS error: its own text is then shown).
+fn connection_cause(error: &reqwest::Error) -> Option<&'static str> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = source {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind as Io;
+            let cause = match io.kind() {
+                Io::ConnectionRefused => "connection refused",
+                Io::ConnectionReset => "connection reset by the server",
+                Io::ConnectionAborted => "connection aborted",
+                Io::TimedOut => "connecting timed out",
+                Io::UnexpectedEof => "the connection closed before the answer was whole",
+                Io::HostUnreachable | Io::NetworkUnreachable => "host unreachable",
+                Io::AddrNotAvailable => "address not available",
+                _ => return None,
+            };
+            return Some(cause);
+        }
+        if let Some(hyper) = current.downcast_ref::<hyper::Error>()
+            && hyper.is_incomplete_message()
+        {
+            return Some("the connection closed before the answer was whole");
+        }
+        if current.to_string().starts_with("dns error") {
+            return Some("the host name does not resolve");
+        }
+        source = current.source();
+    }
+    None
+}
+
+/// `host:port` of the request a transport error is about: where it failed, without the path
+/// and query (which may carry credentials).
+fn authority(error: &reqwest::Error) -> Option<String> {
+    let url = error.url()?;
+    Some(format!(
+        "{}:{}",
+        url.host_str()?,
+        url.port_or_known_default()?
+    ))
 }
 
 impl From<remcall_profile::ProfileError> for Error {

@@ -169,15 +169,20 @@ async fn idempotent_calls_retry_a_503_and_post_does_not() {
         &pets.url(),
         "retry: { max_attempts: 3, backoff: { initial: 1ms } }",
     );
-    assert_eq!(
-        add_pet(&store)
-            .await
-            .unwrap_err()
-            .status()
-            .map(|s| s.as_u16()),
-        Some(503)
-    );
+    let error = add_pet(&store).await.unwrap_err();
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert_eq!(hits.load(Ordering::SeqCst), 1, "POST: one attempt");
+    // Whoever wrote `retry:` for it learns why it was not retried.
+    assert!(
+        error
+            .to_string()
+            .ends_with("; not retried, since the method is not idempotent: mark it `idempotent: true`, or give it an `idempotency_key:`"),
+        "{error}"
+    );
+    // A GET that runs out of attempts says nothing of the kind.
+    let users = client_at(&pets.url(), "retry: { max_attempts: 1 }");
+    let error = get_user(&users).await.unwrap_err();
+    assert!(!error.to_string().contains("idempotent"), "{error}");
 }
 
 #[tokio::test]
@@ -804,4 +809,20 @@ async fn a_method_is_made_on_its_first_call_and_stats_say_which_are_untouched() 
     let stats = shared.stats();
     assert_eq!(stats.method("add_pet").unwrap().breaker, BreakerState::Open);
     assert!(!stats.method("add_pet").unwrap().used);
+}
+
+/// A failed connection says what happened, and where, at the top of its message: not "error
+/// sending request" with the cause three sources down.
+#[tokio::test]
+async fn a_refused_connection_says_so_and_names_the_address() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = closed.local_addr().unwrap();
+    drop(closed);
+    let client = client_at(&format!("http://{address}"), "retry: { max_attempts: 1 }");
+    let error = get_user(&client).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Connect);
+    assert_eq!(
+        error.to_string(),
+        format!("Pipeline.get_user: connection refused ({address})")
+    );
 }

@@ -488,7 +488,9 @@ impl Validator<'_> {
                     .chain(self.spec.types.keys().map(String::as_str))
                     .chain(generics.iter().map(String::as_str));
                 let d = self.spec.at(source, key, format!("unknown type `{name}`"));
-                let help = did_you_mean(&name, candidates).or_else(|| {
+                let help = crate::types::foreign_name_help(&name)
+                    .or_else(|| did_you_mean(&name, candidates))
+                    .or_else(|| {
                     Some(format!(
                         "declare it under `types:`, or write a path such as `crate::model::{name}`"
                     ))

@@ -134,7 +134,14 @@ impl Client {
             failure,
             retry_after,
         } = failed;
-        if when.attempt >= max_attempts || !is_retryable(retry, failure, method.idempotent) {
+        if when.attempt >= max_attempts {
+            return Err(error);
+        }
+        if !is_retryable(retry, failure, method.idempotent) {
+            // Attempts were left and the failure retryable: only idempotency stopped it.
+            if is_retryable(retry, failure, true) {
+                return Err(error.not_retried_as_not_idempotent());
+            }
             return Err(error);
         }
         let wait = retry_after.unwrap_or_else(|| backoff(retry, when.attempt, fastrand::f64()));
