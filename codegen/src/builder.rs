@@ -55,6 +55,12 @@ impl Builder {
             for input in &file.inputs {
                 println!("cargo:rerun-if-changed={}", input.display());
             }
+            // cargo shows a build script's warnings one line each.
+            for warning in &file.warnings {
+                for line in warning.to_string().lines() {
+                    println!("cargo:warning={line}");
+                }
+            }
         }
         output::write(&out_dir, &output::files(&generated))?;
         Ok(())

@@ -30,6 +30,8 @@ pub struct Client {
     pub types: Vec<TypeDecl>,
     /// Methods, in spec order.
     pub methods: Vec<Method>,
+    /// What builds but is likely not what the author means.
+    pub warnings: Vec<crate::diagnostic::Diagnostic>,
 }
 
 /// The spec's `fallback:`.

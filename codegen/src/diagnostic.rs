@@ -20,6 +20,9 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// The offending line of the file, for the caret display.
     pub source_line: Option<String>,
+    /// A warning: the spec builds, but likely not as its author means (a `retry:` that can
+    /// never retry).
+    pub warning: bool,
 }
 
 impl Diagnostic {
@@ -32,7 +35,14 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             source_line: None,
+            warning: false,
         }
+    }
+
+    /// The same diagnostic as a warning.
+    pub fn warning(mut self) -> Diagnostic {
+        self.warning = true;
+        self
     }
 
     /// Keeps the offending line of `text` (the whole file) for the caret display.
@@ -68,7 +78,12 @@ impl Diagnostic {
             Renderer::plain()
         };
         let path = self.file.display().to_string();
-        let title = Level::ERROR.primary_title(self.message.as_str());
+        let level = if self.warning {
+            Level::WARNING
+        } else {
+            Level::ERROR
+        };
+        let title = level.primary_title(self.message.as_str());
         let mut group = match &self.source_line {
             Some(line) => {
                 let span = token_at(line, self.column);
@@ -117,6 +132,9 @@ fn token_at(line: &str, column: usize) -> std::ops::Range<usize> {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.warning {
+            f.write_str("warning: ")?;
+        }
         write!(
             f,
             "{}:{}:{}: {}",

@@ -40,6 +40,8 @@ pub struct Generated {
     pub inputs: Vec<PathBuf>,
     /// The code.
     pub code: String,
+    /// What the spec's check warned of: it builds, but likely not as its author means.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Why generation failed.
@@ -225,7 +227,8 @@ fn spec_label(path: &Path) -> String {
 }
 
 fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Error> {
-    let checked = validate::validate(&spec).map_err(Error::Invalid)?;
+    let mut checked = validate::validate(&spec).map_err(Error::Invalid)?;
+    let warnings = std::mem::take(&mut checked.warnings);
     let client = ir::lower(&checked);
     let shown = spec_label(path);
     // The path is written into the header comment and `mod.rs`: a line break in a file name
@@ -252,5 +255,6 @@ fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Error> {
         spec_label: shown,
         inputs: spec.files().map(Path::to_path_buf).collect(),
         code,
+        warnings,
     })
 }

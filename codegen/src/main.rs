@@ -116,6 +116,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             include_dirs,
         } => {
             let generated = generate_with(&expand_inputs(&specs)?, &Options { include_dirs })?;
+            print_warnings(&generated);
             let files = output::files(&generated);
             if check {
                 let stale = output::check(&out, &files);
@@ -154,11 +155,26 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             include_dirs,
         } => {
             let specs = expand_inputs(&specs)?;
-            generate_with(&specs, &Options { include_dirs })?;
-            eprintln!("{} spec(s) ok", specs.len());
+            let generated = generate_with(&specs, &Options { include_dirs })?;
+            let warnings = print_warnings(&generated);
+            match warnings {
+                0 => eprintln!("{} spec(s) ok", specs.len()),
+                n => eprintln!("{} spec(s) ok, {n} warning(s)", specs.len()),
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes every warning of `generated` to stderr, as rustc would; how many there were.
+fn print_warnings(generated: &[remcall_codegen::Generated]) -> usize {
+    let color = use_color();
+    let mut count = 0;
+    for warning in generated.iter().flat_map(|file| &file.warnings) {
+        eprintln!("{}\n", warning.render(color));
+        count += 1;
+    }
+    count
 }
 
 /// `URL=DIR` of `--ref-dir`.

@@ -289,3 +289,40 @@ fn a_build_script_error_reads_like_the_cli() {
         "{shown}"
     );
 }
+
+/// `retry:` in the config of a POST that is neither `idempotent:` nor keyed retries nothing the
+/// server may have seen: a warning at check (exit 0, the code is written), at its place; with a
+/// key, none.
+#[test]
+fn a_retry_that_cannot_retry_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("items.yaml");
+    let text = |key: &str| {
+        format!(
+            "client: Items\nbase_url: \"http://localhost:8080\"\nmethods:\n  create_item:\n    request: POST /items\n{key}    config: {{ retry: {{ max_attempts: 3 }} }}\n"
+        )
+    };
+    std::fs::write(&spec, text("")).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_remcall"))
+        .arg("check")
+        .arg(&spec)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning: `create_item` is a POST and not idempotent"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("items.yaml:6:15"), "{stderr}");
+    assert!(stderr.contains("1 spec(s) ok, 1 warning(s)"), "{stderr}");
+
+    let generated = remcall_codegen::generate(std::slice::from_ref(&spec)).unwrap();
+    assert_eq!(generated[0].warnings.len(), 1);
+    assert!(generated[0].warnings[0].warning);
+
+    std::fs::write(&spec, text("    idempotency_key: Idempotency-Key\n")).unwrap();
+    let generated = remcall_codegen::generate(std::slice::from_ref(&spec)).unwrap();
+    assert!(generated[0].warnings.is_empty(), "{:?}", generated[0].warnings);
+}

@@ -96,6 +96,7 @@ impl Validator<'_> {
             .idempotent
             .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some());
         self.verb_allows(key, name, def, verb, idempotent, profile.as_ref());
+        self.retries_possible(key, name, def, verb, idempotent, profile.as_ref());
         let path_params = path_params?;
         Some(checked::Method {
             name: name.to_owned(),
@@ -208,6 +209,38 @@ impl Validator<'_> {
                     .help("set `fallback: true` at the top of the spec"),
             );
         }
+    }
+
+    /// A `retry:` in the config of a method that is not idempotent retries nothing the server
+    /// may have seen (a 503, a timeout): said at check, so its author is not surprised later.
+    fn retries_possible(
+        &mut self,
+        key: &str,
+        name: &str,
+        def: &MethodDef,
+        verb: Verb,
+        idempotent: bool,
+        profile: Option<&Profile>,
+    ) {
+        let retries = profile
+            .and_then(|p| p.retry.as_ref())
+            .is_some_and(|retry| retry.max_attempts.is_none_or(|n| n > 1));
+        if idempotent || !retries {
+            return;
+        }
+        let at = match &def.profile {
+            Some(ProfileRef::Inline(_)) => format!("{key}.config.retry"),
+            _ => format!("{key}.config"),
+        };
+        let d = self.spec.at_key(
+            0,
+            &at,
+            format!(
+                "`{name}` is a {} and not idempotent: `retry:` retries only a connection that was refused, never a failure the server may have acted on",
+                verb.as_str()
+            ),
+        );
+        self.warn(d.help("if the server applies it once, add `idempotency_key: Idempotency-Key` (or `idempotent: true`); otherwise take `retry` out of its config"));
     }
 
     /// What the HTTP method allows: a hedge only when the call is idempotent, a body only

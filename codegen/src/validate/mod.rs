@@ -35,6 +35,7 @@ pub(crate) fn validate(spec: &Spec) -> Result<checked::Client, Vec<Diagnostic>> 
     let mut v = Validator {
         spec,
         out: Vec::new(),
+        warnings: Vec::new(),
     };
     let client = v.client();
     v.profiles();
@@ -49,6 +50,8 @@ pub(crate) fn validate(spec: &Spec) -> Result<checked::Client, Vec<Diagnostic>> 
         (Some(mut client), Some(types), Some(methods)) => {
             client.types = types;
             client.methods = methods;
+            v.warnings.sort();
+            client.warnings = v.warnings;
             Ok(client)
         }
         // Each part is `None` only after it reported a problem.
@@ -60,11 +63,16 @@ pub(crate) fn validate(spec: &Spec) -> Result<checked::Client, Vec<Diagnostic>> 
 struct Validator<'a> {
     spec: &'a Spec,
     out: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
 }
 
 impl Validator<'_> {
     fn push(&mut self, d: Diagnostic) {
         self.out.push(d);
+    }
+
+    fn warn(&mut self, d: Diagnostic) {
+        self.warnings.push(d.warning());
     }
 
     /// The client's own keys; its types and methods are filled in by the caller.
@@ -125,6 +133,7 @@ impl Validator<'_> {
             rename_all,
             types: Vec::new(),
             methods: Vec::new(),
+            warnings: Vec::new(),
         })
     }
 
