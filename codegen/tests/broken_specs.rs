@@ -324,5 +324,9 @@ fn a_retry_that_cannot_retry_is_a_warning() {
 
     std::fs::write(&spec, text("    idempotency_key: Idempotency-Key\n")).unwrap();
     let generated = remcall_codegen::generate(std::slice::from_ref(&spec)).unwrap();
-    assert!(generated[0].warnings.is_empty(), "{:?}", generated[0].warnings);
+    assert!(
+        generated[0].warnings.is_empty(),
+        "{:?}",
+        generated[0].warnings
+    );
 }

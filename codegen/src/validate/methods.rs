@@ -367,6 +367,21 @@ impl Validator<'_> {
                     .help("write e.g. `request: GET /users/{id}`"),
             );
         }
+        if let Some(segment) = path.split('/').find(|s| colon_placeholder(s).is_some()) {
+            let name = colon_placeholder(segment).unwrap_or_default();
+            self.push(
+                spec.at(
+                    0,
+                    &request_key,
+                    format!("`{segment}` is a literal path segment, not a parameter"),
+                )
+                .help(format!(
+                    "placeholders are written `{{{name}}}`: `request: {} {}`",
+                    verb_text,
+                    path.replace(segment, &format!("{{{name}}}"))
+                )),
+            );
+        }
         let used = match placeholders(path) {
             Ok(used) => used,
             Err(message) => {
@@ -585,6 +600,16 @@ fn encoding_name(encoding: BodyEncoding) -> &'static str {
         BodyEncoding::Text => "text",
         BodyEncoding::Bytes => "bytes",
     }
+}
+
+/// `id` for a segment `:id`, the placeholder style of Express and Rails routes.
+fn colon_placeholder(segment: &str) -> Option<&str> {
+    let name = segment.strip_prefix(':')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() || first == '_')
+        .then_some(name)
+        .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
 /// The `{name}` placeholders of a path, in order.

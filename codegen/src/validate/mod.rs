@@ -165,11 +165,12 @@ impl Validator<'_> {
             }
             let literal_http = url.starts_with("http://") || url.starts_with("https://");
             if !(vars::has_placeholder(url) || literal_http) {
-                self.push(spec.at(
+                let d = spec.at(
                     0,
                     &key,
                     format!("base URL `{url}` must start with http:// or https://"),
-                ));
+                );
+                self.push(d.help(base_url_help(url)));
             }
         }
     }
@@ -201,6 +202,18 @@ impl Validator<'_> {
         if let Err(message) = vars::check(text) {
             self.push(self.spec.at(source, key, message));
         }
+    }
+}
+
+/// What to write instead of a base URL without a scheme: `${VAR}` for a shell-style `$VAR`,
+/// else the URL with `https://`.
+fn base_url_help(url: &str) -> String {
+    let shell_variable = url.strip_prefix('$').filter(|name| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    match shell_variable {
+        Some(name) => format!("environment placeholders are written `${{{name}}}`"),
+        None => format!("write `https://{url}` (or `http://` for a plain-text server)"),
     }
 }
 
