@@ -7,7 +7,7 @@ use remcall_profile::Profile;
 
 use super::model::{SpecFile, TypeDef};
 use super::spans::SpanIndex;
-use super::{keys, shape};
+use super::{indentation, keys, shape};
 use crate::diagnostic::{Diagnostic, Pos, did_you_mean};
 
 /// One file that was read, with the positions of its keys.
@@ -230,10 +230,17 @@ impl Loader {
         let spans = match spans {
             Ok(spans) => spans,
             Err((pos, message)) => {
-                let help = syntax_help(text, pos, &message);
-                let d = self.sources[source]
-                    .diagnostic(pos, message)
-                    .maybe_help(help);
+                let d = match indentation::explain(text, pos, &message) {
+                    Some(e) => self.sources[source]
+                        .diagnostic(e.pos, e.message)
+                        .help(e.help),
+                    None => {
+                        let help = syntax_help(text, pos, &message);
+                        self.sources[source]
+                            .diagnostic(pos, message)
+                            .maybe_help(help)
+                    }
+                };
                 self.diagnostics.push(d);
                 return None;
             }

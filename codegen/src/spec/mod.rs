@@ -1,5 +1,6 @@
 //! The YAML model: serde types, loading with includes, and the key → position index.
 
+mod indentation;
 mod keys;
 mod load;
 pub mod model;
