@@ -73,8 +73,46 @@ impl Profile {
                 );
             }
         }
+        self.basics_out_of_range(&mut wrong);
         self.fleet_and_deadline_out_of_range(&mut wrong);
         found
+    }
+
+    /// Attempts, rates and percentages: a zero that stops every call, a percentage past 100.
+    fn basics_out_of_range(&self, wrong: &mut impl FnMut(&str, String)) {
+        if self.retry.as_ref().and_then(|r| r.max_attempts) == Some(0) {
+            wrong(
+                "retry.max_attempts",
+                "`retry.max_attempts` is 0: at least 1, the first attempt (1 means no retries)"
+                    .to_owned(),
+            );
+        }
+        if let Some(rate) = self.rate_limit.as_ref().and_then(|r| r.per_second)
+            && !(rate > 0.0 && rate.is_finite())
+        {
+            wrong(
+                "rate_limit.per_second",
+                format!("`rate_limit.per_second` is {rate}: no call could pass; above 0 (or leave `rate_limit` out)"),
+            );
+        }
+        let breaker = self.breaker.as_ref();
+        let rates = [
+            ("breaker.failure_rate", breaker.and_then(|b| b.failure_rate)),
+            (
+                "breaker.slow_call.rate",
+                breaker
+                    .and_then(|b| b.slow_call.as_ref())
+                    .and_then(|s| s.rate),
+            ),
+        ];
+        for (path, rate) in rates {
+            if let Some(rate) = rate.filter(|r| !(*r > 0.0 && *r <= 100.0)) {
+                wrong(
+                    path,
+                    format!("`{path}` is {rate}: a percentage, above 0 and at most 100"),
+                );
+            }
+        }
     }
 
     /// The ranges of the fleet's shared limit and budget, and of the deadline header.
