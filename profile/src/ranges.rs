@@ -92,7 +92,9 @@ impl Profile {
         {
             wrong(
                 "rate_limit.per_second",
-                format!("`rate_limit.per_second` is {rate}: no call could pass; above 0 (or leave `rate_limit` out)"),
+                format!(
+                    "`rate_limit.per_second` is {rate}: no call could pass; above 0 (or leave `rate_limit` out)"
+                ),
             );
         }
         let breaker = self.breaker.as_ref();

@@ -9,6 +9,20 @@ use crate::names;
 impl Validator<'_> {
     /// The profile `name` refers to, resolved; `None` (with a diagnostic) when there is none.
     pub(super) fn profile_ref(&mut self, source: usize, key: &str, name: &str) -> Option<Profile> {
+        if name == "openapi"
+            && self.spec.file.openapi.is_some()
+            && !self.spec.profiles.contains_key(name)
+        {
+            let d = self.spec.at(
+                source,
+                key,
+                "the description declares no security scheme and no 429 answer, so its import made no `openapi` config",
+            );
+            self.push(d.help(
+                "leave `extends: openapi` out, and write the `auth:` the API needs in this config",
+            ));
+            return None;
+        }
         if !self.spec.profiles.contains_key(name) {
             let d = self
                 .spec
