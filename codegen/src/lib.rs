@@ -33,7 +33,7 @@ pub struct Generated {
     pub module: String,
     /// The spec it came from.
     pub spec: PathBuf,
-    /// The spec as the generated code names it: relative to its workspace (or crate), so the
+    /// The spec as the generated code names it: its directory's name and file name, so the
     /// same spec gives the same bytes from whatever directory, however its path is spelt.
     pub spec_label: String,
     /// Every file read for it (spec and includes).
@@ -186,43 +186,22 @@ pub fn generate_text(path: &Path, text: &str) -> Result<Generated, Error> {
     )
 }
 
-/// A spec's path relative to its workspace's root (or its crate's, outside a workspace), with `/`
-/// separators; its file name when no crate holds it; the path as given, without `./`s, when it cannot be resolved (a spec held in
-/// memory).
+/// A spec as the header names it: its directory's name and its file name (`specs/user.yaml`),
+/// `/`-separated. Nothing around them counts, so the same spec gives the same bytes from
+/// whatever directory, however its path is spelt, and whether or not a `Cargo.toml` has since
+/// appeared above it (`cargo init` after the first `gen` would otherwise make it stale).
 fn spec_label(path: &Path) -> String {
-    let lexical = || {
-        let parts: Vec<String> = path
-            .components()
-            .filter(|c| !matches!(c, std::path::Component::CurDir))
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        parts.join("/")
-    };
-    let Ok(canonical) = path.canonicalize() else {
-        return lexical();
-    };
-    // The workspace's root as cargo finds it (the first manifest above with a `[workspace]`),
-    // else the crate's.
-    let manifests: Vec<&Path> = canonical
-        .ancestors()
-        .skip(1)
-        .filter(|dir| dir.join("Cargo.toml").is_file())
-        .collect();
-    let crate_root = manifests
-        .iter()
-        .find(|dir| {
-            std::fs::read_to_string(dir.join("Cargo.toml"))
-                .is_ok_and(|manifest| manifest.lines().any(|l| l.trim() == "[workspace]"))
-        })
-        .or(manifests.first());
-    let relative = match crate_root {
-        Some(root) => canonical.strip_prefix(root).unwrap_or(&canonical),
-        None => Path::new(canonical.file_name().unwrap_or(canonical.as_os_str())),
-    };
-    let parts: Vec<String> = relative
+    let resolved = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mut parts: Vec<String> = resolved
         .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .rev()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .take(2)
         .collect();
+    parts.reverse();
     parts.join("/")
 }
 
