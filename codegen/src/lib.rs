@@ -45,8 +45,9 @@ pub struct Generated {
 }
 
 /// Why generation failed.
-/// Its `Debug` is its `Display`: cargo shows a build script's error through `Debug`, and a
-/// `Builder::generate()?` in build.rs should read like the CLI.
+/// Its `Debug` is its `Display` without the first `error: `: a build script's `main` that
+/// returns it prints `Error: ` and its `Debug`, and `Builder::generate()?` should read like the
+/// CLI.
 #[derive(thiserror::Error)]
 pub enum Error {
     /// Specs with problems; every problem of every spec.
@@ -67,7 +68,9 @@ pub enum Error {
 
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(self, f)
+        // Printed after `Error: ` (a `main` that returns it): the first `error: ` would repeat it.
+        let shown = self.to_string();
+        f.write_str(shown.strip_prefix("error: ").unwrap_or(&shown))
     }
 }
 

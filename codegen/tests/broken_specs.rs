@@ -279,11 +279,12 @@ fn no_spec_to_check_is_an_io_error_exit_2() {
 
 #[test]
 fn a_build_script_error_reads_like_the_cli() {
-    // cargo prints a build script's `Err` through `Debug`.
+    // A build script's `main` that returns the `Err` has it printed as `Error: {err:?}`.
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/broken/unknown_type.yaml");
     let err = remcall_codegen::generate(&[spec]).unwrap_err();
-    let shown = format!("{err:?}");
-    assert!(shown.starts_with("error: unknown type `Usr`"), "{shown}");
+    let shown = format!("Error: {err:?}");
+    assert!(shown.starts_with("Error: unknown type `Usr`"), "{shown}");
+    assert!(!shown.contains("error: error"), "{shown}");
     assert!(
         shown.contains("unknown_type.yaml:6:36") && !shown.contains("Diagnostic {"),
         "{shown}"

@@ -713,6 +713,24 @@ async fn credentials_in_a_base_url_are_refused_and_never_shown() {
     assert!(!err.to_string().contains("hunter2"), "{err}");
 }
 
+#[test]
+fn a_base_url_without_a_scheme_says_so() {
+    for (url, expected) in [
+        (
+            "localhost:8080",
+            "Pipeline: base URL `localhost:8080` has no scheme: write `http://localhost:8080` (or `https://`)",
+        ),
+        (
+            "127.0.0.1:8080/v1",
+            "Pipeline: base URL `127.0.0.1:8080/v1` has no scheme: write `http://127.0.0.1:8080/v1` (or `https://`)",
+        ),
+    ] {
+        let err = ClientBuilder::new(&SPEC).base_url(url).build().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Config);
+        assert_eq!(err.to_string(), expected);
+    }
+}
+
 /// A discovery that finds `count` endpoints, all on one server under different prefixes.
 struct Many {
     base: String,

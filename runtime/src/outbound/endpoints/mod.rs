@@ -130,6 +130,13 @@ fn parse_base(raw: &str) -> Result<reqwest::Url, Error> {
     // query or fragment (it may be an API key).
     let url_text = url.clone();
     let url = without_query(&without_userinfo(&url_text));
+    if !url_text.contains("://") {
+        // `localhost:8080` parses, as a URL of scheme `localhost`: say what is missing.
+        return Err(Error::new(
+            ErrorKind::Config,
+            format!("base URL `{url}` has no scheme: write `http://{url}` (or `https://`)"),
+        ));
+    }
     let parsed = reqwest::Url::parse(&url_text)
         .map_err(|e| Error::new(ErrorKind::Config, format!("invalid base URL `{url}`: {e}")))?;
     if !parsed.username().is_empty() || parsed.password().is_some() {
