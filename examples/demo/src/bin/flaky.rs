@@ -86,9 +86,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let client = client.clone();
         async move {
             let user = client.get_user(1, None, &format!("demo-{n}")).await;
-            let state = client.stats().method("get_user").map(|s| s.breaker);
+            let breaker = client
+                .stats()
+                .method("get_user")
+                .map_or_else(String::new, |s| format!("{:?}", s.breaker));
             println!(
-                "call {n:>2}: {:?} (breaker {state:?})",
+                "call {n:>2}: {:?} (breaker {breaker})",
                 user.map(|u| u.map(|u| u.name))
             );
         }
