@@ -732,3 +732,36 @@ fn every_rules_client_compiles() {
         panic!("{clippy}");
     }
 }
+
+/// Imported types keep the order of the description's `components`, not the order operations
+/// first use them (nor the alphabet).
+#[test]
+fn imported_types_are_in_document_order() {
+    let described = import(
+        "Ordered",
+        &[(
+            "api.yaml",
+            r#"openapi: 3.0.3
+info: { title: Ordered, version: '1' }
+paths:
+  /a:
+    get:
+      operationId: getApple
+      responses: { '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Apple' } } } } }
+  /z:
+    get:
+      operationId: getZebra
+      responses: { '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Zebra' } } } } }
+components:
+  schemas:
+    Zebra: { type: object, properties: { stripes: { type: integer } } }
+    Mango: { type: object, properties: { ripe: { type: boolean }, apple: { $ref: '#/components/schemas/Apple' } } }
+    Apple: { type: object, properties: { kind: { type: string } } }
+"#,
+        )],
+    );
+    let spec = described.spec();
+    let zebra = spec.find("\n  Zebra:").unwrap();
+    let apple = spec.find("\n  Apple:").unwrap();
+    assert!(zebra < apple, "{spec}");
+}
