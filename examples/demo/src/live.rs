@@ -89,15 +89,9 @@ pub async fn start(cycle: bool) -> std::io::Result<Live> {
         }
     }
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let page_url = format!("http://{}/", listener.local_addr()?);
-    tokio::spawn(remcall::dashboard::serve_listener(
-        listener,
-        vec![users.observe()],
-        &[],
-    ));
+    let dashboard = remcall::dashboard::serve("127.0.0.1:0", vec![users.observe()]).await?;
     Ok(Live {
-        page: page_url,
+        page: dashboard.url(),
         users,
         failing,
         calls,

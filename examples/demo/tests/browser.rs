@@ -1,5 +1,5 @@
 //! The demo's dashboard in headless Chromium (a Debian package, `chromium`; `.ci/run` installs
-//! it; without it this test fails): the page loads with no console error, draws a circle and six
+//! it; without it this test fails): the page loads with no console error, draws a circle and seven
 //! sparklines for every method, its numbers move between two loads, a breaker the test opens
 //! shows as open, and a screenshot comes out.
 
@@ -52,14 +52,22 @@ async fn the_page_draws_every_method_moves_and_shows_an_open_breaker() {
             .nth(1)
             .unwrap_or_else(|| panic!("no card for {method} in {first}"));
         let card = card.split("data-method=").next().unwrap();
+        let card = card.split("</section>").next().unwrap();
         assert!(card.contains("<circle"), "{method}: no health circle");
         assert_eq!(
             card.matches("<polyline").count(),
-            6,
-            "{method}: six sparklines"
+            7,
+            "{method}: seven sparklines"
         );
+        assert!(
+            card.contains("short-circuited/s"),
+            "{method}: said in words"
+        );
+        // A breaker that never changed has no "since".
+        assert!(!card.contains("since "), "{method}: {card}");
     }
     assert!(first.contains("data-breaker=\"closed\""));
+    assert!(first.contains("circle: size = calls a second"), "a legend");
 
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (second, _) = load(&demo.page).await;
@@ -81,6 +89,10 @@ async fn the_page_draws_every_method_moves_and_shows_an_open_breaker() {
     for _ in 0..3 {
         let (dom, _) = load(&demo.page).await;
         if dom.contains("data-method=\"get_user\" data-breaker=\"open\"") {
+            let card = dom.split("data-method=\"get_user\"").nth(1).unwrap();
+            let card = card.split("data-method=").next().unwrap();
+            let card = card.split("</section>").next().unwrap();
+            assert!(card.contains("since "), "an opened breaker says since when");
             shown = true;
             break;
         }

@@ -28,7 +28,11 @@ async fn the_routes_serve_a_self_contained_page_figures_and_metrics() {
     let (status, html) = get(&format!("{}/", page.url())).await;
     assert_eq!(status, 200);
     // Nothing outside the page: no script, style, font or image from anywhere, no absolute
-    // URL but the SVG namespace.
+    // URL but the SVG namespace (the figures it is served with hold the endpoints' URLs: data).
+    let (before, rest) = html
+        .split_once("<script id=\"figures\" type=\"application/json\">")
+        .unwrap();
+    let html = format!("{before}{}", rest.split_once("</script>").unwrap().1);
     for outside in ["src=", "href=", "url(", "@import", "https://"] {
         assert!(!html.contains(outside), "`{outside}` in the page");
     }
@@ -120,4 +124,33 @@ async fn the_served_page_answers_only_its_own_names_not_a_rebound_domain() {
         let status = status_with_host(addr, "/stats.json", &host).await;
         assert!(status.contains(" 421 "), "{host}: {status}");
     }
+}
+
+/// `serve` binds (port 0: any free port), serves in a task of its own and says where; the page
+/// it serves already holds the figures of that moment, with no waiting page.
+#[tokio::test]
+async fn serve_says_where_it_is_and_the_page_comes_with_its_figures() {
+    let url = service::start().await.unwrap();
+    let users = UserClient::new(&url).unwrap();
+    users.get_user(1, None, "r").await.unwrap();
+    let dashboard = remcall::dashboard::serve("127.0.0.1:0", vec![users.observe()])
+        .await
+        .unwrap();
+    assert_ne!(dashboard.addr().port(), 0);
+    let (status, html) = get(&dashboard.url()).await;
+    assert_eq!(status, 200);
+    assert!(!html.contains("waiting"), "no waiting page");
+    let figures = html
+        .split("<script id=\"figures\" type=\"application/json\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .expect("the figures in the page");
+    let figures: remcall::serde_json::Value = remcall::serde_json::from_str(figures).unwrap();
+    assert_eq!(figures["clients"][0]["client"], "UserClient");
+    assert_eq!(figures["clients"][0]["methods"]["get_user"]["calls"], 1);
+    assert_eq!(
+        figures["clients"][0]["methods"]["get_user"]["bulkhead_is_clients"],
+        true
+    );
+    dashboard.stop();
 }

@@ -183,6 +183,8 @@ impl Client {
                     let mut stats = state.counters.snapshot(state.breaker.state(), now);
                     stats.concurrency_limit = state.bulkhead.adaptive_limit();
                     stats.bulkhead = state.bulkhead.use_and_limit();
+                    stats.bulkhead_is_clients = stats.bulkhead.is_some()
+                        && Arc::ptr_eq(&state.bulkhead, &shared.template.bulkhead);
                     stats.breaker_changed_ms_ago = state
                         .breaker
                         .changed_ago(now)
@@ -199,6 +201,7 @@ impl Client {
                     let mut stats = crate::observe::stats::MethodStats::untouched(breaker);
                     stats.concurrency_limit = shared.template.bulkhead.adaptive_limit();
                     stats.bulkhead = shared.template.bulkhead.use_and_limit();
+                    stats.bulkhead_is_clients = stats.bulkhead.is_some();
                     (m.name, stats)
                 }
             })

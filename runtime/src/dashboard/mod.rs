@@ -1,14 +1,15 @@
 //! A live dashboard for a service's clients (feature `dashboard`): one self-contained page (no
 //! CDN, no external font or script: it works in an air-gapped cluster) with, per method, a health
-//! circle (size: calls a second, colour: error rate), the breaker's state, sparklines of the last
+//! circle (size: calls a second, colour: failures, amber when a fallback answered them), the breaker's state, sparklines of the last
 //! two minutes and the adaptive limit; beside it `/stats.json` and `/metrics` in the Prometheus
 //! text format, both from the clients' statistics, the one source of truth.
 //!
 //! ```no_run
 //! # async fn run(users: remcall::__codegen::Client) -> std::io::Result<()> {
 //! use remcall::Observe;
-//! // A page of its own on 127.0.0.1:9900 …
-//! remcall::dashboard::serve("127.0.0.1:9900", vec![users.observe()]).await?;
+//! // A page of its own on 127.0.0.1:9900 (port 0: any free one; `dashboard.addr()` says which) …
+//! let dashboard = remcall::dashboard::serve("127.0.0.1:9900", vec![users.observe()]).await?;
+//! println!("dashboard: {}", dashboard.url());
 //! // … or mounted in the service's own axum router.
 //! let app: axum::Router = axum::Router::new().nest("/remcall", remcall::dashboard::router(vec![users.observe()]));
 //! # Ok(()) }
@@ -37,9 +38,23 @@ const PAGE: &str = include_str!("page.html");
 pub fn router(clients: Vec<Observer>) -> Router {
     let clients = Arc::new(clients);
     let json_clients = clients.clone();
-    let metric_clients = clients;
+    let metric_clients = clients.clone();
     Router::new()
-        .route("/", get(|| async { Html(PAGE) }))
+        .route(
+            "/",
+            get({
+                let clients = clients.clone();
+                move || {
+                    let clients = clients.clone();
+                    async move {
+                        (
+                            [(header::CACHE_CONTROL, "no-store")],
+                            Html(page(&snapshot(&clients))),
+                        )
+                    }
+                }
+            }),
+        )
         .route(
             "/stats.json",
             get(move || {
@@ -67,47 +82,88 @@ pub fn router(clients: Vec<Observer>) -> Router {
         )
 }
 
-/// Serves [`router`] on `addr` until the task is dropped (see [`serve_listener`]). Bind to
-/// `127.0.0.1` unless the page should be reachable from other hosts: that is the caller's
-/// choice, written in `addr`.
-pub async fn serve(addr: &str, clients: Vec<Observer>) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    serve_listener(listener, clients, &[]).await
+/// The page with `figures` in it, so it shows them as it loads rather than a waiting page. In
+/// a script element of JSON, `<` is written `\u003c`: no name can close the element.
+fn page(figures: &Value) -> String {
+    let json = figures.to_string().replace('<', "\\u003c");
+    PAGE.replacen("{\"clients\":[]}", &json, 1)
 }
 
-/// Serves [`router`] on `listener` until the task is dropped, answering only requests whose
+/// Serves [`router`] on `addr` (`"127.0.0.1:9900"`, a `SocketAddr`, port 0 for any free one)
+/// in a task of its own, answering only the names of its address (see [`serve_listener`]).
+/// Returns once it is bound: [`Serving::addr`] is where. Bind to `127.0.0.1` unless the page
+/// should be reachable from other hosts: that is the caller's choice, written in `addr`.
+pub async fn serve(
+    addr: impl tokio::net::ToSocketAddrs,
+    clients: Vec<Observer>,
+) -> std::io::Result<Serving> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let task = tokio::spawn(serve_listener(listener, clients, &[]));
+    Ok(Serving { addr, task })
+}
+
+/// A dashboard being served by [`serve`]: it runs until [`Serving::stop`] or the runtime ends
+/// (dropping this leaves it running).
+#[derive(Debug)]
+pub struct Serving {
+    addr: std::net::SocketAddr,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Serving {
+    /// The address it is bound to: the port chosen when `addr` asked for port 0.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.addr
+    }
+
+    /// The page's URL, `http://<addr>/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Stops serving.
+    pub fn stop(self) {
+        self.task.abort();
+    }
+}
+
+/// Serves [`router`] on `listener` until the future is dropped, answering only requests whose
 /// `Host` names this server: an IP address, `localhost` when the listener is on a loopback or
 /// every address, or one of `hosts` (the names it is reached by, e.g. `dash.internal`); any
 /// other gets 421 Misdirected Request. So a web page elsewhere that points a domain of its own
-/// at this address (DNS rebinding) cannot read the figures through the viewer's browser.
-pub async fn serve_listener(
+/// at this address (DNS rebinding) cannot read the figures through the viewer's browser. The
+/// future borrows nothing: `tokio::spawn` it.
+pub fn serve_listener(
     listener: tokio::net::TcpListener,
     clients: Vec<Observer>,
     hosts: &[&str],
-) -> std::io::Result<()> {
-    let bound = listener.local_addr()?.ip();
+) -> impl std::future::Future<Output = std::io::Result<()>> + Send + 'static {
     let names: Arc<Vec<String>> = Arc::new(hosts.iter().map(|h| (*h).to_owned()).collect());
-    let app = router(clients).layer(axum::middleware::from_fn(
-        move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let names = names.clone();
-            async move {
-                let host = request
-                    .headers()
-                    .get(header::HOST)
-                    .and_then(|h| h.to_str().ok());
-                if host::allowed(host, bound, &names) {
-                    next.run(request).await
-                } else {
-                    (
-                        axum::http::StatusCode::MISDIRECTED_REQUEST,
-                        "this dashboard answers only the names of its own address",
-                    )
-                        .into_response()
+    async move {
+        let bound = listener.local_addr()?.ip();
+        let app = router(clients).layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let names = names.clone();
+                async move {
+                    let host = request
+                        .headers()
+                        .get(header::HOST)
+                        .and_then(|h| h.to_str().ok());
+                    if host::allowed(host, bound, &names) {
+                        next.run(request).await
+                    } else {
+                        (
+                            axum::http::StatusCode::MISDIRECTED_REQUEST,
+                            "this dashboard answers only the names of its own address",
+                        )
+                            .into_response()
+                    }
                 }
-            }
-        },
-    ));
-    axum::serve(listener, app).await
+            },
+        ));
+        axum::serve(listener, app).await
+    }
 }
 
 /// `/stats.json`: each living client's statistics, and each used method's last two minutes.
@@ -115,8 +171,8 @@ pub async fn serve_listener(
 /// ```json
 /// { "clients": [ { "client": "UserClient",
 ///     "methods": { "get_user": { "calls": 10, "...": "as remcall::MethodStats",
-///                                "last_10s": { "calls": 4, "errors": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "p99_ms": 2.3 },
-///                                "history": [ { "calls": 1, "errors": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "p99_ms": 1.4 } ] } },
+///                                "last_10s": { "calls": 4, "errors": 0, "fallbacks": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "p99_ms": 2.3 },
+///                                "history": [ { "calls": 1, "errors": 0, "fallbacks": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "p99_ms": 1.4 } ] } },
 ///     "endpoints": [ { "url": "http://…", "in_flight": 0, "ejected": false } ] } ] }
 /// ```
 ///
@@ -143,6 +199,7 @@ pub fn snapshot(clients: &[Observer]) -> Value {
                         json!({
                             "calls": sum(|s| s.calls),
                             "errors": sum(|s| s.errors),
+                            "fallbacks": sum(|s| s.fallbacks),
                             "retries": sum(|s| s.retries),
                             "hedges": sum(|s| s.hedges),
                             "short_circuited": sum(|s| s.short_circuited),
@@ -159,4 +216,27 @@ pub fn snapshot(clients: &[Observer]) -> Value {
         })
         .collect();
     json!({ "clients": living })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The figures go into the page inside a JSON script element: no name in them can close it.
+    #[test]
+    fn figures_in_the_page_cannot_close_their_script_element() {
+        let figures = json!({ "clients": [ { "client": "</script><script>alert(1)</script>" } ] });
+        let html = page(&figures);
+        assert_eq!(
+            html.matches("</script>").count(),
+            PAGE.matches("</script>").count()
+        );
+        assert!(html.contains(r"\u003c/script>\u003cscript>alert(1)\u003c/script>"));
+        let inside = html
+            .split(r#"<script id="figures" type="application/json">"#)
+            .nth(1)
+            .and_then(|rest| rest.split("</script>").next())
+            .unwrap();
+        assert_eq!(serde_json::from_str::<Value>(inside).unwrap(), figures);
+    }
 }

@@ -1,5 +1,5 @@
 //! The last two minutes of a method, second by second, for the dashboard's sparklines (feature
-//! `dashboard`): calls, errors, retries, hedges and short-circuits, and a coarse latency
+//! `dashboard`): calls, errors, fallback answers, retries, hedges and short-circuits, and a coarse latency
 //! histogram for each second's p99.
 //!
 //! A ring of 120 one-second slots, fixed in size (18.75 KiB a method, made with the method's state
@@ -25,6 +25,7 @@ struct Slot {
     second: AtomicU64,
     calls: AtomicU32,
     errors: AtomicU32,
+    fallbacks: AtomicU32,
     retries: AtomicU32,
     hedges: AtomicU32,
     short_circuited: AtomicU32,
@@ -37,6 +38,7 @@ impl Default for Slot {
             second: AtomicU64::new(0),
             calls: AtomicU32::new(0),
             errors: AtomicU32::new(0),
+            fallbacks: AtomicU32::new(0),
             retries: AtomicU32::new(0),
             hedges: AtomicU32::new(0),
             short_circuited: AtomicU32::new(0),
@@ -63,6 +65,8 @@ pub(crate) enum Event {
     },
     Retry,
     Hedge,
+    /// A failed call a fallback answered.
+    Fallback,
 }
 
 /// One second of a method, as `/stats.json` shows it.
@@ -72,6 +76,8 @@ pub struct Second {
     pub calls: u32,
     /// Of them, failures (short-circuited, rejected and rate-limited included).
     pub errors: u32,
+    /// Of the failures, those a fallback answered.
+    pub fallbacks: u32,
     /// Retries sent.
     pub retries: u32,
     /// Hedges sent.
@@ -101,6 +107,7 @@ impl History {
             for count in [
                 &slot.calls,
                 &slot.errors,
+                &slot.fallbacks,
                 &slot.retries,
                 &slot.hedges,
                 &slot.short_circuited,
@@ -138,6 +145,7 @@ impl History {
             }
             Event::Retry => bump(&slot.retries),
             Event::Hedge => bump(&slot.hedges),
+            Event::Fallback => bump(&slot.fallbacks),
         }
     }
 
@@ -159,6 +167,7 @@ impl History {
                 Second {
                     calls: load(&slot.calls),
                     errors: load(&slot.errors),
+                    fallbacks: load(&slot.fallbacks),
                     retries: load(&slot.retries),
                     hedges: load(&slot.hedges),
                     short_circuited: load(&slot.short_circuited),
@@ -220,6 +229,7 @@ mod tests {
             history.record(call(10, false), t0);
         }
         history.record(call(400, true), t0);
+        history.record(Event::Fallback, t0);
         history.record(Event::Retry, t0);
         let one = t0 + Duration::from_secs(1);
         history.record(Event::Hedge, one);
@@ -228,7 +238,11 @@ mod tests {
         let series = history.series(t0 + Duration::from_secs(2));
         assert_eq!(series.len(), SECONDS);
         let (first, second) = (&series[SECONDS - 2], &series[SECONDS - 1]);
-        assert_eq!((first.calls, first.errors, first.retries), (100, 1, 1));
+        assert_eq!(
+            (first.calls, first.errors, first.fallbacks, first.retries),
+            (100, 1, 1, 1)
+        );
+        assert_eq!(second.fallbacks, 0);
         assert!(
             (10.0..=14.2).contains(&first.p99_ms),
             "p99 of 99 × 10 ms and one 400 ms: {}",

@@ -53,6 +53,10 @@ pub struct MethodStats {
     /// now; absent under `isolation: none`. A client-wide bulkhead is the client's figure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bulkhead: Option<(u32, u32)>,
+    /// The bulkhead is the client's, shared with its other methods that have no isolation of
+    /// their own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bulkhead_is_clients: bool,
     /// Milliseconds since the breaker last changed state; absent if it never has.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breaker_changed_ms_ago: Option<u64>,
@@ -88,6 +92,7 @@ impl MethodStats {
             hedge_wins: 0,
             without_redis: 0,
             bulkhead: None,
+            bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
             concurrency_limit: None,
             breaker,
@@ -245,6 +250,9 @@ impl Counters {
 
     pub(crate) fn record_fallback(&self) {
         self.fallbacks.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "dashboard")]
+        self.history
+            .record(crate::observe::history::Event::Fallback, Instant::now());
     }
 
     pub(crate) fn record_hedge(&self) {
@@ -282,6 +290,7 @@ impl Counters {
             hedge_wins: load(&self.hedge_wins),
             without_redis: load(&self.without_redis),
             bulkhead: None,
+            bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
             concurrency_limit: None,
             breaker,
@@ -311,6 +320,7 @@ mod tests {
             hedge_wins: 0,
             without_redis: 0,
             bulkhead: None,
+            bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
             concurrency_limit: None,
             breaker: BreakerState::Closed,
