@@ -10,6 +10,7 @@
 mod bundle;
 mod conformance;
 mod corpus;
+mod fresh;
 mod layers;
 mod test;
 
@@ -31,6 +32,7 @@ fn main() -> anyhow::Result<()> {
         ["codegen"] => codegen(false),
         ["codegen", "--check"] => codegen(true),
         ["test"] => test::run(&workspace_root()),
+        ["fresh-machine"] => fresh::run(&workspace_root()),
         ["bench"] => bench(false),
         ["bench", "--quick"] => bench(true),
         ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir), true),
@@ -51,7 +53,7 @@ fn main() -> anyhow::Result<()> {
             conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask test | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask layers CRATE_SRC…"
+            "usage: cargo xtask test | cargo xtask fresh-machine | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask layers CRATE_SRC…"
         ),
     }
 }
