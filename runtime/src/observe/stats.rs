@@ -23,6 +23,7 @@ pub enum BreakerState {
 
 /// A snapshot of one method's figures since the client was built. Serialises to JSON with the
 /// latencies as `p50_ms` and `p99_ms`.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MethodStats {
     /// Logical calls, including those stopped before sending.
@@ -109,6 +110,7 @@ fn millis<S: Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// One endpoint's state.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EndpointStats {
     /// Its base URL.
@@ -121,6 +123,7 @@ pub struct EndpointStats {
 
 /// A snapshot of every method's figures and every endpoint's state; serialises to JSON
 /// (`serde_json::to_string(&client.stats())`) for dashboards.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ClientStats {
     /// The client's name.
