@@ -22,6 +22,8 @@ mod outcome;
 mod period;
 mod policy;
 mod spec;
+#[cfg(feature = "stub")]
+pub mod stub;
 mod wire;
 
 pub use policy::deadline;

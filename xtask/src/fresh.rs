@@ -38,7 +38,10 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     sh(Command::new("cp").arg("-a").arg(&base).arg(&fresh))?;
     for absent in ["usr/bin/redis-server", "usr/bin/chromium", "usr/bin/npm"] {
         if fresh.join(absent).exists() {
-            bail!("the fresh root already has {absent}: remove {}", base.display());
+            bail!(
+                "the fresh root already has {absent}: remove {}",
+                base.display()
+            );
         }
     }
     std::fs::copy("/etc/resolv.conf", fresh.join("etc/resolv.conf"))?;
@@ -64,7 +67,10 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         .env("HOME", &home)
         .env(
             "PATH",
-            format!("{}/.cargo/bin:/usr/sbin:/usr/bin:/sbin:/bin", home.display()),
+            format!(
+                "{}/.cargo/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                home.display()
+            ),
         )
         .env("RUSTUP_HOME", home.join(".rustup"))
         .env("CARGO_HOME", home.join(".cargo"))
@@ -84,7 +90,9 @@ impl Mounts {
     fn new(fresh: &Path, home: &Path) -> anyhow::Result<Mounts> {
         let mut mounts = Mounts(Vec::new());
         let proc = fresh.join("proc");
-        sh(Command::new("mount").args(["-t", "proc", "proc"]).arg(&proc))?;
+        sh(Command::new("mount")
+            .args(["-t", "proc", "proc"])
+            .arg(&proc))?;
         mounts.0.push(proc);
         let binds = [
             (PathBuf::from("/dev"), "dev".to_owned()),

@@ -1,0 +1,193 @@
+//! What a stub answers: rules that match a request of one operation by its path, query and
+//! header values, the answer they give, and the requests they saw.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use super::faults::Fault;
+use crate::spec::MethodSpec;
+
+/// A request as the stub received it, with its path parameters taken out of the path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recorded {
+    /// The operation it matched.
+    pub operation: &'static str,
+    /// `GET`, `POST`, …
+    pub method: String,
+    /// The path as sent, below the client's base path.
+    pub path: String,
+    /// Path parameters by their spec name, percent-decoded.
+    pub path_params: HashMap<String, String>,
+    /// Query pairs in order, decoded.
+    pub query: Vec<(String, String)>,
+    /// Headers, names lower-case, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Bytes,
+}
+
+impl Recorded {
+    /// The first value of query parameter `name`.
+    pub fn query(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The first value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Where a value to match is in the request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    Path(String),
+    Query(String),
+    Header(String),
+}
+
+/// What a matching request gets.
+#[derive(Clone, Debug)]
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Bytes,
+    pub(crate) delay: Duration,
+}
+
+impl Default for Answer {
+    fn default() -> Answer {
+        Answer {
+            status: 200,
+            headers: Vec::new(),
+            body: Bytes::new(),
+            delay: Duration::ZERO,
+        }
+    }
+}
+
+/// What a rule does to the requests it takes.
+#[derive(Clone, Debug)]
+pub(crate) enum Does {
+    Answer(Answer),
+    Fault(Fault),
+}
+
+/// One stubbed behaviour of an operation (or of all: `operation` `None`).
+#[derive(Debug)]
+pub(crate) struct Rule {
+    pub(crate) operation: Option<&'static MethodSpec>,
+    pub(crate) matchers: Vec<(Part, String)>,
+    pub(crate) does: Does,
+    /// How many more requests it takes; `None`: any number.
+    pub(crate) remaining: Option<u32>,
+    /// How many it must have taken when the stub is dropped.
+    pub(crate) expected: Option<u32>,
+    pub(crate) matched: u32,
+}
+
+impl Rule {
+    pub(crate) fn new(operation: Option<&'static MethodSpec>, does: Does) -> Rule {
+        Rule {
+            operation,
+            matchers: Vec::new(),
+            does,
+            remaining: None,
+            expected: None,
+            matched: 0,
+        }
+    }
+
+    /// Counts a request it took.
+    pub(crate) fn took_one(&mut self) {
+        self.matched += 1;
+        if let Some(n) = &mut self.remaining {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// The first matcher this request of `operation` fails, or `None` when it matches.
+    pub(crate) fn mismatch(&self, operation: &MethodSpec, request: &Recorded) -> Option<String> {
+        if self
+            .operation
+            .is_some_and(|own| own.index != operation.index)
+        {
+            return Some(format!("another operation than `{}`", operation.name));
+        }
+        if self.remaining == Some(0) {
+            return Some("its `times` are used up".to_owned());
+        }
+        self.matchers.iter().find_map(|(part, wanted)| {
+            let (what, got) = match part {
+                Part::Path(name) => (
+                    format!("path `{name}`"),
+                    request.path_params.get(name).map(String::as_str),
+                ),
+                Part::Query(name) => (format!("query `{name}`"), request.query(name)),
+                Part::Header(name) => (format!("header `{name}`"), request.header(name)),
+            };
+            (got != Some(wanted.as_str())).then(|| {
+                format!(
+                    "{what} = {wanted:?}, got {}",
+                    got.map_or("none".to_owned(), |g| format!("{g:?}"))
+                )
+            })
+        })
+    }
+}
+
+/// The path parameters of `path` under `template` (`/users/{id}`), or `None` when it is not
+/// that template's path. One placeholder a segment, with any literal text around it.
+pub(crate) fn path_params(template: &str, path: &str) -> Option<HashMap<String, String>> {
+    let wanted: Vec<&str> = template.split('/').collect();
+    let got: Vec<&str> = path.split('/').collect();
+    if wanted.len() != got.len() {
+        return None;
+    }
+    let mut params = HashMap::new();
+    for (pattern, segment) in wanted.iter().zip(&got) {
+        match (pattern.find('{'), pattern.find('}')) {
+            (Some(open), Some(close)) if open < close => {
+                let (prefix, suffix) = (&pattern[..open], &pattern[close + 1..]);
+                let value = segment.strip_prefix(prefix)?.strip_suffix(suffix)?;
+                if value.is_empty() {
+                    return None;
+                }
+                let decoded = percent_encoding::percent_decode_str(value)
+                    .decode_utf8_lossy()
+                    .into_owned();
+                params.insert(pattern[open + 1..close].to_owned(), decoded);
+            }
+            _ if pattern == segment => {}
+            _ => return None,
+        }
+    }
+    Some(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_gives_its_parameters_by_the_templates_names() {
+        let params = path_params(
+            "/users/{id}/photos/{photo}.png",
+            "/users/7/photos/a%20b.png",
+        )
+        .unwrap();
+        assert_eq!(params["id"], "7");
+        assert_eq!(params["photo"], "a b");
+        assert!(path_params("/users/{id}", "/users/").is_none());
+        assert!(path_params("/users/{id}", "/users/7/x").is_none());
+        assert!(path_params("/v1/{name}:cancel", "/v1/op1:cancel").is_some());
+    }
+}
