@@ -238,3 +238,29 @@ async fn a_request_of_no_operation_gets_501() {
         "no operation of Stubbed is `GET /v1/nothing`"
     );
 }
+
+/// A breaker recipe against the faults it is for: five failures open it, and the calls it
+/// short-circuits never reach the stub.
+#[tokio::test]
+async fn five_failures_open_the_breaker_and_what_it_refuses_never_arrives() {
+    let stub = Stub::start(&SPEC).await.unwrap();
+    stub.faults(&GET_USER).fail(503).times(5).expect(5);
+    stub.on(&GET_USER).returns_json(&json!({})).expect(0);
+    let users = client(
+        &stub,
+        "retry: { max_attempts: 1 }\nbreaker: { window: { calls: 10 }, min_calls: 5, failure_rate: 50, open_for: 1m }",
+    );
+    for _ in 0..5 {
+        assert_eq!(
+            get_user(&users, 1).await.unwrap_err().kind(),
+            ErrorKind::Status
+        );
+    }
+    for _ in 0..3 {
+        assert_eq!(
+            get_user(&users, 1).await.unwrap_err().kind(),
+            ErrorKind::BreakerOpen
+        );
+    }
+    assert_eq!(stub.calls(&GET_USER).len(), 5);
+}
