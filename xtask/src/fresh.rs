@@ -2,7 +2,8 @@
 //! tests start. A Debian root made by `debootstrap` (kept in `target/fresh-machine/base`, made
 //! once) with only what a new machine of this kind has — gcc, git, CA certificates; no Redis, no
 //! Chromium, no Node — is copied afresh, this checkout's committed `HEAD` cloned into it, and the
-//! machine's Rust toolchain lent to it (`~/.rustup` and `~/.cargo` bind-mounted). In it, as a
+//! machine's Rust toolchain lent to it (`~/.rustup` and `~/.cargo` bind-mounted, with cargo's
+//! download cache) and its certificate authorities copied in. In it, as a
 //! new user would: `cargo run -p remcall-demo`, then `cargo xtask test`, which must install what
 //! it needs and pass. Needs root (debootstrap, chroot, mount) and Debian's package mirror.
 //! Not in `.ci/run`: it builds the workspace a second time (about half an hour on 2 cores).
@@ -45,6 +46,7 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         }
     }
     std::fs::copy("/etc/resolv.conf", fresh.join("etc/resolv.conf"))?;
+    let trust = machine_trust(&fresh)?;
     let checkout = fresh.join("work/remcall");
     sh(Command::new("git")
         .args(["clone", "--quiet", "--no-hardlinks"])
@@ -75,11 +77,44 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         .env("RUSTUP_HOME", home.join(".rustup"))
         .env("CARGO_HOME", home.join(".cargo"))
         .env("DEBIAN_FRONTEND", "noninteractive")
-        .env("NO_COLOR", "1"));
+        .env("NO_COLOR", "1")
+        .envs(trust));
     drop(mounts);
     result.context("the README's commands on the fresh machine")?;
     eprintln!("== fresh machine: the README's two commands passed");
     Ok(())
+}
+
+/// The machine's own certificate authorities, as a new machine of this kind has them: the
+/// files its CA variables name (`SSL_CERT_FILE`, `NODE_EXTRA_CA_CERTS`, …; registries may be
+/// reached through a proxy that signs with them) copied to the same place in the fresh root,
+/// and the variables passed on.
+fn machine_trust(fresh: &Path) -> anyhow::Result<Vec<(String, String)>> {
+    const VARIABLES: &[&str] = &[
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "NODE_EXTRA_CA_CERTS",
+        "CURL_CA_BUNDLE",
+        "GIT_SSL_CAINFO",
+        "REQUESTS_CA_BUNDLE",
+        "CARGO_HTTP_CAINFO",
+    ];
+    let mut passed = Vec::new();
+    for name in VARIABLES {
+        let Ok(value) = std::env::var(name) else {
+            continue;
+        };
+        let source = Path::new(&value);
+        let target = fresh.join(relative(source));
+        if source.is_file() {
+            std::fs::create_dir_all(target.parent().unwrap_or(fresh))?;
+            std::fs::copy(source, &target)?;
+        } else if source.is_dir() {
+            sh(Command::new("cp").arg("-aL").arg(source).arg(target.parent().unwrap_or(fresh)))?;
+        }
+        passed.push(((*name).to_owned(), value));
+    }
+    Ok(passed)
 }
 
 /// `/proc`, `/dev` and the toolchain, mounted into the fresh root; unmounted when dropped, in
