@@ -458,3 +458,66 @@ pub trait {{ fallback }}: Send + Sync + 'static {
 
 impl {{ fallback }} for remcall::NoFallback {}
 {%- endif %}
+{%- if let Some(stub) = client.stubs %}
+
+/// A stub of [`{{ client.name }}`]'s API, for tests (`stubs: true`): its server runs with the
+/// runtime's `stub` feature on (see docs/testing.md).
+pub mod stub {
+    #[allow(unused_imports)]
+    use super::*;
+
+    /// A server of [`{{ client.name }}`]'s API on a free loopback port: build the client with
+    /// [`{{ stub.name }}::url`], tell each operation what to answer, inject faults, read the
+    /// calls.
+    #[derive(Debug)]
+    pub struct {{ stub.name }}(remcall::stub::Stub);
+
+    impl {{ stub.name }} {
+        /// Starts it, with seed 0 for its random faults.
+        pub async fn start() -> std::io::Result<{{ stub.name }}> {
+            remcall::stub::Stub::start(&{{ client.spec_static }}).await.map({{ stub.name }})
+        }
+
+        /// The base URL to build the client with.
+        pub fn url(&self) -> String {
+            self.0.url()
+        }
+
+        /// The untyped stub: `seed`, faults for every operation (`all()`).
+        pub fn inner(&self) -> &remcall::stub::Stub {
+            &self.0
+        }
+{%- for method in stub.methods %}
+
+        /// [`{{ client.name }}::{{ method.name }}`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn {{ method.name }}(&self) -> {{ method.type_name }}<'_> {
+            {{ method.type_name }}(self.0.operation(&{{ method.spec_const }}))
+        }
+{%- endfor %}
+    }
+{%- for method in stub.methods %}
+
+    /// A rule for [`{{ client.name }}::{{ method.name }}`].
+    #[derive(Debug)]
+    pub struct {{ method.type_name }}<'a>(remcall::stub::Stubbing<'a>);
+
+    impl {{ method.type_name }}<'_> {
+        remcall::__stub_common!();
+{%- for setter in method.setters %}
+
+        /// Only requests whose `{{ setter.wire }}` is `value`.
+        pub fn {{ setter.name }}(self, value: {{ setter.ty }}) -> Self {
+            Self(self.0.{{ setter.call }}({{ "{:?}"|format(setter.wire) }}, value))
+        }
+{%- endfor %}
+{%- if let Some(returns) = method.returns %}
+
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &{{ returns }}) -> Self {
+            Self(self.0.returns_json(value))
+        }
+{%- endif %}
+    }
+{%- endfor %}
+}
+{%- endif %}

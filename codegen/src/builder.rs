@@ -31,6 +31,12 @@ impl Builder {
         self
     }
 
+    /// Generates each client's stub for tests too, as `stubs: true` in the spec would.
+    pub fn stubs(&mut self, stubs: bool) -> &mut Builder {
+        self.options.stubs = stubs;
+        self
+    }
+
     /// Writes somewhere other than `OUT_DIR`.
     pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Builder {
         self.out_dir = Some(dir.into());

@@ -32,6 +32,8 @@ pub struct Client {
     pub methods: Vec<Method>,
     /// What builds but is likely not what the author means.
     pub warnings: Vec<crate::diagnostic::Diagnostic>,
+    /// Generate the stub of the API too.
+    pub stubs: bool,
 }
 
 /// The spec's `fallback:`.

@@ -130,6 +130,8 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 pub struct Options {
     /// Directories whose files a spec may include, besides its own directory and below.
     pub include_dirs: Vec<PathBuf>,
+    /// Generate every client's stub, as `stubs: true` in each spec would.
+    pub stubs: bool,
 }
 
 /// Loads, validates and renders every spec; fails with all diagnostics of all specs.
@@ -143,7 +145,7 @@ pub fn generate_with(specs: &[PathBuf], options: &Options) -> Result<Vec<Generat
     let mut generated = Vec::new();
     for path in specs {
         let loaded = spec::load(path, &options.include_dirs).map_err(Error::Invalid);
-        match loaded.and_then(|spec| render_spec(path, spec)) {
+        match loaded.and_then(|spec| render_spec(path, spec, options.stubs)) {
             Ok(file) => generated.push(file),
             Err(Error::Invalid(mut found)) => diagnostics.append(&mut found),
             Err(error) => return Err(error),
@@ -178,7 +180,7 @@ pub fn generate_with(specs: &[PathBuf], options: &Options) -> Result<Vec<Generat
 
 /// Loads, validates and renders one spec.
 pub fn generate_one(path: &Path) -> Result<Generated, Error> {
-    render_spec(path, spec::load(path, &[]).map_err(Error::Invalid)?)
+    render_spec(path, spec::load(path, &[]).map_err(Error::Invalid)?, false)
 }
 
 /// Validates and renders a spec held in memory, named `path` in diagnostics and the header.
@@ -186,6 +188,7 @@ pub fn generate_text(path: &Path, text: &str) -> Result<Generated, Error> {
     render_spec(
         path,
         spec::load_text(path, text, &[]).map_err(Error::Invalid)?,
+        false,
     )
 }
 
@@ -208,8 +211,9 @@ fn spec_label(path: &Path) -> String {
     parts.join("/")
 }
 
-fn render_spec(path: &Path, spec: spec::Spec) -> Result<Generated, Error> {
+fn render_spec(path: &Path, spec: spec::Spec, stubs: bool) -> Result<Generated, Error> {
     let mut checked = validate::validate(&spec).map_err(Error::Invalid)?;
+    checked.stubs |= stubs;
     let warnings = std::mem::take(&mut checked.warnings);
     let client = ir::lower(&checked);
     let shown = spec_label(path);

@@ -35,6 +35,9 @@ enum Command {
         /// A directory specs may include files from, besides their own (repeatable).
         #[arg(long = "include-dir", value_name = "DIR")]
         include_dirs: Vec<PathBuf>,
+        /// Generate each client's stub for tests, as `stubs: true` in the spec would.
+        #[arg(long)]
+        stubs: bool,
     },
     /// Validate specs without generating.
     Check {
@@ -114,8 +117,13 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             out,
             check,
             include_dirs,
+            stubs,
         } => {
-            let generated = generate_with(&expand_inputs(&specs)?, &Options { include_dirs })?;
+            let options = Options {
+                include_dirs,
+                stubs,
+            };
+            let generated = generate_with(&expand_inputs(&specs)?, &options)?;
             print_warnings(&generated);
             let files = output::files(&generated);
             if check {
@@ -155,7 +163,11 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             include_dirs,
         } => {
             let specs = expand_inputs(&specs)?;
-            let generated = generate_with(&specs, &Options { include_dirs })?;
+            let options = Options {
+                include_dirs,
+                ..Options::default()
+            };
+            let generated = generate_with(&specs, &options)?;
             let warnings = print_warnings(&generated);
             match warnings {
                 0 => eprintln!("{} spec(s) ok", specs.len()),

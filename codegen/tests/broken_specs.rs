@@ -180,7 +180,10 @@ fn generate_in_dir(
     }
     let spec = dir.path().join("spec.yaml");
     std::fs::write(&spec, spec_text).unwrap();
-    let options = remcall_codegen::Options { include_dirs };
+    let options = remcall_codegen::Options {
+        include_dirs,
+        ..Default::default()
+    };
     match remcall_codegen::generate_with(&[spec], &options) {
         Err(remcall_codegen::Error::Invalid(diagnostics)) => diagnostics,
         other => panic!("generated: {other:?}"),

@@ -110,7 +110,10 @@ fn machine_trust(fresh: &Path) -> anyhow::Result<Vec<(String, String)>> {
             std::fs::create_dir_all(target.parent().unwrap_or(fresh))?;
             std::fs::copy(source, &target)?;
         } else if source.is_dir() {
-            sh(Command::new("cp").arg("-aL").arg(source).arg(target.parent().unwrap_or(fresh)))?;
+            sh(Command::new("cp")
+                .arg("-aL")
+                .arg(source)
+                .arg(target.parent().unwrap_or(fresh)))?;
         }
         passed.push(((*name).to_owned(), value));
     }

@@ -8,10 +8,12 @@ use crate::checked::{self, BodyEncoding, Fallback, Shape};
 
 mod containment;
 mod methods;
+mod stubs;
 mod types;
 
 use containment::Containment;
 use methods::lower_method;
+pub use stubs::StubIr;
 use types::{is_copy_type, lower_type};
 
 /// One generated module. Text is plain (the template quotes and escapes it); Rust types are
@@ -44,6 +46,8 @@ pub struct Client {
     pub constants: Vec<(String, String, String)>,
     /// Methods.
     pub methods: Vec<Method>,
+    /// The stub of the API, with `stubs: true`.
+    pub stubs: Option<StubIr>,
 }
 
 /// A profile as the YAML the runtime reads, for a raw string literal: `r#"…"#` with enough `#`s.
@@ -339,7 +343,7 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         .filter(|b| b.encoding == BodyEncoding::Multipart)
         .filter_map(|b| b.ty.bare())
         .collect();
-    let types = client
+    let types: Vec<TypeDecl> = client
         .types
         .iter()
         .map(|decl| {
@@ -389,6 +393,7 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         interceptors: client.interceptors.clone(),
         profile: profile_yaml(client.profile.clone()),
         spec_static,
+        stubs: client.stubs.then(|| stubs::lower(&name, &methods, &types)),
         types,
         methods,
         name,

@@ -134,6 +134,7 @@ impl Validator<'_> {
             types: Vec::new(),
             methods: Vec::new(),
             warnings: Vec::new(),
+            stubs: file.stubs.unwrap_or(false),
         })
     }
 

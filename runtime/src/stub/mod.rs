@@ -11,27 +11,20 @@
 
 mod faults;
 mod rules;
+#[cfg(feature = "stub")]
+mod server;
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::StreamExt;
-use http_body_util::{BodyExt, Full, StreamBody};
-use hyper::body::Frame;
 
-use faults::{Decided, Fault};
+use faults::Fault;
 pub use rules::Recorded;
 use rules::{Answer, Does, Part, Rule};
 
 use crate::spec::{ClientSpec, MethodSpec};
-
-/// The largest request body a stub reads.
-const MAX_BODY: usize = 16 << 20;
-
-type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 /// A running stub of one client's API; it stops when dropped.
 pub struct Stub {
@@ -62,7 +55,15 @@ impl std::fmt::Debug for Stub {
 
 impl Stub {
     /// Starts a stub of `spec`'s API on a free port of 127.0.0.1, with seed 0.
+    ///
+    /// Without the runtime's `stub` feature there is no server: this fails, saying so (a
+    /// generated stub compiles either way, and works in the tests that turn the feature on).
     pub async fn start(spec: &'static ClientSpec) -> std::io::Result<Stub> {
+        if cfg!(not(feature = "stub")) {
+            return Err(std::io::Error::other(
+                "a stub needs the `stub` feature of remcall: `remcall = { ..., features = [\"stub\"] }` in [dev-dependencies]",
+            ));
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
@@ -73,7 +74,10 @@ impl Stub {
                 rng: fastrand::Rng::with_seed(0),
             }),
         });
-        let task = tokio::spawn(accept(listener, shared.clone()));
+        #[cfg(feature = "stub")]
+        let task = tokio::spawn(server::accept(listener, shared.clone()));
+        #[cfg(not(feature = "stub"))]
+        let task = tokio::spawn(async move { drop(listener) });
         Ok(Stub { shared, addr, task })
     }
 
@@ -90,6 +94,16 @@ impl Stub {
     /// A new rule for `operation`: it answers 200 with no body until told otherwise.
     pub fn on(&self, operation: &'static MethodSpec) -> Stubbing<'_> {
         self.rule(Some(operation), Does::Answer(Answer::default()))
+    }
+
+    /// `operation`, for a rule made by the first matcher or answer given (none until then),
+    /// its faults and its recorded calls: what a generated stub's `stub.get_user()` is.
+    pub fn operation(&self, operation: &'static MethodSpec) -> Stubbing<'_> {
+        Stubbing {
+            stub: self,
+            operation: Some(operation),
+            index: None,
+        }
     }
 
     /// Faults for every operation (`stub.all().fail(503).times(2)`).
@@ -123,7 +137,8 @@ impl Stub {
         state.rules.push(Rule::new(operation, does));
         Stubbing {
             stub: self,
-            index: state.rules.len() - 1,
+            operation,
+            index: Some(state.rules.len() - 1),
         }
     }
 
@@ -168,17 +183,47 @@ impl Drop for Stub {
     }
 }
 
-/// A rule being written: where it matches, what it answers, how often.
+/// A rule being written: where it matches, what it answers, how often. From
+/// [`Stub::operation`], the rule is made by the first of these calls.
 #[derive(Debug)]
 pub struct Stubbing<'a> {
     stub: &'a Stub,
-    index: usize,
+    /// `None`: every operation's (`Stub::all`).
+    operation: Option<&'static MethodSpec>,
+    index: Option<usize>,
 }
 
-impl Stubbing<'_> {
-    fn edit(self, change: impl FnOnce(&mut Rule)) -> Self {
-        change(&mut self.stub.state().rules[self.index]);
+impl<'a> Stubbing<'a> {
+    fn edit(mut self, change: impl FnOnce(&mut Rule)) -> Self {
+        let mut state = self.stub.state();
+        let index = *self.index.get_or_insert_with(|| {
+            state
+                .rules
+                .push(Rule::new(self.operation, Does::Answer(Answer::default())));
+            state.rules.len() - 1
+        });
+        change(&mut state.rules[index]);
+        drop(state);
         self
+    }
+
+    /// The requests the operation (or, for `Stub::all`'s, every operation) received, in order.
+    pub fn calls(&self) -> Vec<Recorded> {
+        let state = self.stub.state();
+        state
+            .recorded
+            .iter()
+            .filter(|r| self.operation.is_none_or(|o| r.operation == o.name))
+            .cloned()
+            .collect()
+    }
+
+    /// Faults for the operation (for every operation, from `Stub::all`'s).
+    pub fn faults(&self) -> Faults<'a> {
+        Faults {
+            stub: self.stub,
+            operation: self.operation,
+        }
     }
 
     fn answer(self, change: impl FnOnce(&mut Answer)) -> Self {
@@ -189,22 +234,35 @@ impl Stubbing<'_> {
         })
     }
 
-    /// Matches only requests whose path parameter `name` is `value` (as the client writes it).
-    pub fn with_path(self, name: &str, value: impl ToString) -> Self {
-        let part = Part::Path(name.to_owned());
-        self.edit(|rule| rule.matchers.push((part, value.to_string())))
+    /// Matches only requests whose path parameter `name` is `value`, written as the client
+    /// writes it (a list comma-separated).
+    pub fn with_path(self, name: &str, value: impl serde::Serialize) -> Self {
+        self.matching(Part::Path(name.to_owned()), &value)
     }
 
-    /// Matches only requests whose query parameter `name` is `value`.
-    pub fn with_query(self, name: &str, value: impl ToString) -> Self {
-        let part = Part::Query(name.to_owned());
-        self.edit(|rule| rule.matchers.push((part, value.to_string())))
+    /// Matches only requests whose query parameter `name` is `value` (its first value).
+    pub fn with_query(self, name: &str, value: impl serde::Serialize) -> Self {
+        self.matching(Part::Query(name.to_owned()), &value)
     }
 
-    /// Matches only requests whose header `name` is `value`.
-    pub fn with_header(self, name: &str, value: impl ToString) -> Self {
-        let part = Part::Header(name.to_owned());
-        self.edit(|rule| rule.matchers.push((part, value.to_string())))
+    /// Matches only requests whose header `name` is `value` (its first value).
+    pub fn with_header(self, name: &str, value: impl serde::Serialize) -> Self {
+        self.matching(Part::Header(name.to_owned()), &value)
+    }
+
+    fn matching(self, part: Part, value: &impl serde::Serialize) -> Self {
+        let mut texts = Vec::new();
+        let written = crate::wire::params::each_text("", value, |text| {
+            texts.push(text.to_owned());
+            Ok(())
+        });
+        let text = match (&part, written) {
+            (Part::Path(_), Ok(())) => texts.join(","),
+            (_, Ok(())) => texts.into_iter().next().unwrap_or_default(),
+            // A value no client could send (a map): matches nothing.
+            (_, Err(_)) => "\u{0}a value no client sends".to_owned(),
+        };
+        self.edit(|rule| rule.matchers.push((part, text)))
     }
 
     /// Answers 200 with `value` as JSON.
@@ -303,234 +361,4 @@ impl<'a> Faults<'a> {
     pub fn stall(self) -> Stubbing<'a> {
         self.fault(Fault::Stall)
     }
-}
-
-async fn accept(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
-        // A second handle on the socket, to make its close a reset when a fault asks for one.
-        let Ok(std_stream) = stream.into_std() else {
-            continue;
-        };
-        let socket = std_stream.try_clone().ok().map(Arc::new);
-        let Ok(stream) = tokio::net::TcpStream::from_std(std_stream) else {
-            continue;
-        };
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                handle(shared.clone(), socket.clone(), request)
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(io, service)
-                .await;
-        });
-    }
-}
-
-/// Why the connection closes without an answer.
-#[derive(Debug)]
-struct Reset;
-
-impl std::fmt::Display for Reset {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("connection reset by the stub")
-    }
-}
-
-impl std::error::Error for Reset {}
-
-async fn handle(
-    shared: Arc<Shared>,
-    socket: Option<Arc<std::net::TcpStream>>,
-    request: hyper::Request<hyper::body::Incoming>,
-) -> Result<hyper::Response<Body>, Reset> {
-    let (parts, body) = request.into_parts();
-    let body = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => return Ok(plain(413, "the request body is larger than the stub reads")),
-    };
-    let Some((operation, recorded)) = recognise(shared.spec, &parts, body) else {
-        let message = format!(
-            "no operation of {} is `{} {}`",
-            shared.spec.name,
-            parts.method,
-            parts.uri.path()
-        );
-        return Ok(plain(501, &message));
-    };
-    let (answer, decided) = {
-        let mut state = shared.state();
-        state.recorded.push(recorded.clone());
-        choose(&mut state, operation, &recorded)
-    };
-    tokio::time::sleep(decided.delay + answer.as_ref().map_or(Duration::ZERO, |a| a.delay)).await;
-    if decided.stall {
-        std::future::pending::<()>().await;
-    }
-    if decided.reset {
-        if let Some(socket) = socket {
-            let _ = socket2::SockRef::from(&*socket).set_linger(Some(Duration::ZERO));
-        }
-        return Err(Reset);
-    }
-    Ok(respond(operation, answer, &decided))
-}
-
-/// The operation a request is for and the request as recorded, or `None` for a path or
-/// method of no operation.
-fn recognise(
-    spec: &'static ClientSpec,
-    parts: &hyper::http::request::Parts,
-    body: Bytes,
-) -> Option<(&'static MethodSpec, Recorded)> {
-    let below = parts.uri.path().strip_prefix(spec.base_path)?;
-    let (operation, path_params) = spec.methods.iter().find_map(|method| {
-        (method.http_method == parts.method.as_str())
-            .then(|| rules::path_params(method.path, below))
-            .flatten()
-            .map(|params| (*method, params))
-    })?;
-    let query = parts
-        .uri
-        .query()
-        .map(|q| serde_urlencoded::from_str::<Vec<(String, String)>>(q).unwrap_or_default())
-        .unwrap_or_default();
-    let headers = parts
-        .headers
-        .iter()
-        .map(|(name, value)| {
-            (
-                name.as_str().to_owned(),
-                String::from_utf8_lossy(value.as_bytes()).into_owned(),
-            )
-        })
-        .collect();
-    Some((
-        operation,
-        Recorded {
-            operation: operation.name,
-            method: parts.method.to_string(),
-            path: below.to_owned(),
-            path_params,
-            query,
-            headers,
-            body,
-        },
-    ))
-}
-
-/// The faults that take this request and the first answer that does; `None` for the answer
-/// when no rule gives one (the reason is then in the 501 `respond` writes).
-fn choose(
-    state: &mut State,
-    operation: &'static MethodSpec,
-    request: &Recorded,
-) -> (Option<Answer>, Decided) {
-    let State { rules, rng, .. } = state;
-    let mut decided = Decided::default();
-    let mut answer = None;
-    // Faults first: a request a fault answers (a status, a reset, a stall) is not an answer
-    // rule's, and does not count against its `times` or `expect`.
-    for rule in rules.iter_mut() {
-        if let Does::Fault(fault) = &rule.does
-            && rule.mismatch(operation, request).is_none()
-        {
-            decided.add(fault, rng);
-            rule.took_one();
-        }
-    }
-    let answered_by_fault = decided.status.is_some() || decided.reset || decided.stall;
-    if !answered_by_fault {
-        for rule in rules.iter_mut() {
-            if let Does::Answer(given) = &rule.does
-                && rule.mismatch(operation, request).is_none()
-            {
-                answer = Some(given.clone());
-                rule.took_one();
-                break;
-            }
-        }
-    }
-    if answer.is_none() && !answered_by_fault {
-        let closest = rules
-            .iter()
-            .filter(|rule| {
-                rule.operation.is_some_and(|o| o.index == operation.index)
-                    && matches!(rule.does, Does::Answer(_))
-            })
-            .find_map(|rule| rule.mismatch(operation, request));
-        let message = match closest {
-            Some(why) => format!(
-                "no stub of `{}` matches: the closest wants {why}",
-                operation.name
-            ),
-            None => format!("no stub of `{}`: add one with `on`", operation.name),
-        };
-        answer = Some(Answer {
-            status: 501,
-            headers: vec![("content-type".to_owned(), "text/plain".to_owned())],
-            body: Bytes::from(message),
-            delay: Duration::ZERO,
-        });
-    }
-    (answer, decided)
-}
-
-fn respond(
-    operation: &'static MethodSpec,
-    answer: Option<Answer>,
-    decided: &Decided,
-) -> hyper::Response<Body> {
-    let mut answer = answer.unwrap_or_default();
-    if let Some(status) = decided.status {
-        answer = Answer {
-            status,
-            headers: vec![("content-type".to_owned(), "application/json".to_owned())],
-            body: Bytes::from(format!(
-                "{{\"error\":\"a fault of the stub\",\"operation\":\"{}\"}}",
-                operation.name
-            )),
-            delay: Duration::ZERO,
-        };
-    }
-    let mut builder = hyper::Response::builder().status(answer.status);
-    for (name, value) in &answer.headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
-    if let Some(after) = decided.retry_after {
-        let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
-        builder = builder.header("retry-after", seconds.to_string());
-    }
-    let body = match decided.slow_body {
-        Some((chunk, every)) => slow(answer.body, chunk, every),
-        None => Full::new(answer.body).boxed(),
-    };
-    builder
-        .body(body)
-        .unwrap_or_else(|_| plain(500, "the stub's answer is not valid HTTP"))
-}
-
-/// `body` in chunks of `chunk` bytes, `every` apart.
-fn slow(body: Bytes, chunk: usize, every: Duration) -> Body {
-    let chunks: Vec<Bytes> = (0..body.len())
-        .step_by(chunk)
-        .map(|start| body.slice(start..(start + chunk).min(body.len())))
-        .collect();
-    let stream = futures_util::stream::iter(chunks).then(move |piece| async move {
-        tokio::time::sleep(every).await;
-        Ok::<_, Infallible>(Frame::data(piece))
-    });
-    BodyExt::boxed(StreamBody::new(stream))
-}
-
-fn plain(status: u16, message: &str) -> hyper::Response<Body> {
-    let mut response = hyper::Response::new(Full::new(Bytes::from(message.to_owned())).boxed());
-    *response.status_mut() =
-        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
-    response
 }

@@ -42,6 +42,9 @@ pub struct SpecFile {
     pub methods: IndexMap<String, MethodDef>,
     /// Methods and types from an OpenAPI description.
     pub openapi: Option<OpenApiDef>,
+    /// Also generate `<Client>Stub`, a stub server of this API for tests (the runtime's `stub`
+    /// feature; see docs/testing.md).
+    pub stubs: Option<bool>,
 }
 
 /// `openapi:`: a description whose operations become the client's methods.

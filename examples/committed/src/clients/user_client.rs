@@ -274,3 +274,82 @@ pub trait UserClientFallback: Send + Sync + 'static {
     }
 }
 impl UserClientFallback for remcall::NoFallback {}
+/// A stub of [`UserClient`]'s API, for tests (`stubs: true`): its server runs with the
+/// runtime's `stub` feature on (see docs/testing.md).
+pub mod stub {
+    #[allow(unused_imports)]
+    use super::*;
+    /// A server of [`UserClient`]'s API on a free loopback port: build the client with
+    /// [`UserClientStub::url`], tell each operation what to answer, inject faults, read the
+    /// calls.
+    #[derive(Debug)]
+    pub struct UserClientStub(remcall::stub::Stub);
+    impl UserClientStub {
+        /// Starts it, with seed 0 for its random faults.
+        pub async fn start() -> std::io::Result<UserClientStub> {
+            remcall::stub::Stub::start(&CLIENT_SPEC).await.map(UserClientStub)
+        }
+        /// The base URL to build the client with.
+        pub fn url(&self) -> String {
+            self.0.url()
+        }
+        /// The untyped stub: `seed`, faults for every operation (`all()`).
+        pub fn inner(&self) -> &remcall::stub::Stub {
+            &self.0
+        }
+        /// [`UserClient::query_user`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn query_user(&self) -> QueryUserStubbing<'_> {
+            QueryUserStubbing(self.0.operation(&QUERY_USER))
+        }
+        /// [`UserClient::get_user`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn get_user(&self) -> GetUserStubbing<'_> {
+            GetUserStubbing(self.0.operation(&GET_USER))
+        }
+        /// [`UserClient::delete_user`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn delete_user(&self) -> DeleteUserStubbing<'_> {
+            DeleteUserStubbing(self.0.operation(&DELETE_USER))
+        }
+    }
+    /// A rule for [`UserClient::query_user`].
+    #[derive(Debug)]
+    pub struct QueryUserStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl QueryUserStubbing<'_> {
+        remcall::__stub_common!();
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &ResponseDto<Vec<User>>) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`UserClient::get_user`].
+    #[derive(Debug)]
+    pub struct GetUserStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl GetUserStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: i64) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+        /// Only requests whose `verbose` is `value`.
+        pub fn with_verbose(self, value: bool) -> Self {
+            Self(self.0.with_query("verbose", value))
+        }
+        /// Only requests whose `X-Request-Id` is `value`.
+        pub fn with_request_id(self, value: &str) -> Self {
+            Self(self.0.with_header("X-Request-Id", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &User) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`UserClient::delete_user`].
+    #[derive(Debug)]
+    pub struct DeleteUserStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl DeleteUserStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: i64) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+    }
+}

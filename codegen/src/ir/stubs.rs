@@ -1,0 +1,114 @@
+//! The typed stub of a client (`stubs: true`): per method, a setter per path, query and header
+//! parameter taking the method's own type, and `returns` taking its success type. The rest is
+//! the runtime's (`remcall::stub`, `remcall::__stub_common!`).
+
+use super::{Method, TypeDecl};
+
+/// `<Client>Stub` and its operations.
+#[derive(Debug)]
+pub struct StubIr {
+    /// `UserClientStub`.
+    pub name: String,
+    /// One per method, in spec order.
+    pub methods: Vec<StubMethod>,
+}
+
+/// One operation of the stub.
+#[derive(Debug)]
+pub struct StubMethod {
+    /// The method's Rust name (`get_user`, `r#type`).
+    pub name: String,
+    /// Its `MethodSpec` static.
+    pub spec_const: String,
+    /// `GetUserStubbing`.
+    pub type_name: String,
+    /// Matchers by parameter.
+    pub setters: Vec<StubSetter>,
+    /// The type `returns` takes, when the method answers one JSON value.
+    pub returns: Option<String>,
+}
+
+/// `with_id(id: i64)`: matches requests whose parameter has this value.
+#[derive(Debug)]
+pub struct StubSetter {
+    /// `with_id`.
+    pub name: String,
+    /// The parameter's type, without `Option`: a matcher names a value.
+    pub ty: String,
+    /// The runtime's matcher: `with_path`, `with_query` or `with_header`.
+    pub call: &'static str,
+    /// The name on the wire.
+    pub wire: String,
+}
+
+pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> StubIr {
+    let taken = |name: &str| types.iter().any(|t| t.name == name) || name == client;
+    let methods = methods
+        .iter()
+        .map(|method| {
+            let bare = method.name.trim_start_matches("r#");
+            let mut type_name = format!(
+                "{}Stubbing",
+                heck::ToUpperCamelCase::to_upper_camel_case(bare)
+            );
+            while taken(&type_name) {
+                type_name.push('_');
+            }
+            StubMethod {
+                name: method.name.clone(),
+                spec_const: method.spec_const.clone(),
+                type_name,
+                setters: setters(method),
+                returns: returns(method),
+            }
+        })
+        .collect();
+    StubIr {
+        name: format!("{client}Stub"),
+        methods,
+    }
+}
+
+fn setters(method: &Method) -> Vec<StubSetter> {
+    method
+        .params
+        .iter()
+        .filter_map(|param| {
+            let call = match param.call {
+                "path" => "with_path",
+                "query" => "with_query",
+                "header" => "with_header",
+                // Objects, deep objects and lists in one value: matched through `calls()`.
+                _ => return None,
+            };
+            Some(StubSetter {
+                name: format!("with_{}", param.name.trim_start_matches("r#")),
+                ty: without_option(&param.ty).to_owned(),
+                call,
+                wire: param.wire.clone()?,
+            })
+        })
+        .collect()
+}
+
+/// `Option<&str>` → `&str`: a matcher is for a value that is there.
+fn without_option(ty: &str) -> &str {
+    ty.strip_prefix("Option<")
+        .and_then(|inner| inner.strip_suffix('>'))
+        .unwrap_or(ty)
+}
+
+/// The one JSON value a method answers with, when it does: not `()`, not several shapes,
+/// not a stream; a `not_found: none` method's value without its `Option`.
+fn returns(method: &Method) -> Option<String> {
+    let json = method.decode.starts_with("decode::json");
+    if !json || method.stream || method.responses.is_some() || method.returns == "()" {
+        return None;
+    }
+    let ty = if method.not_found_none {
+        without_option(&method.returns)
+    } else {
+        &method.returns
+    };
+    Some(ty.to_owned())
+}

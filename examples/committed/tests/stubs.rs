@@ -1,0 +1,110 @@
+//! The generated stub (`stubs: true` in specs/user_service.yaml), used as a user would: a
+//! service function that calls `UserClient`, tested against `UserClientStub`; and a breaker
+//! recipe tested with the stub's faults.
+
+use remcall::{BreakerState, ErrorKind, Profile};
+use remcall_example_committed::clients::user_client::stub::UserClientStub;
+use remcall_example_committed::clients::user_client::{User, UserClient};
+
+/// The code under test: a user's name for a page, "(unknown)" for one that is not there.
+async fn display_name(users: &UserClient, id: i64) -> Result<String, remcall::Error> {
+    Ok(match users.get_user(id, None, "page").await? {
+        Some(user) => user.name,
+        None => "(unknown)".to_owned(),
+    })
+}
+
+fn ada() -> User {
+    User {
+        id: 1,
+        name: "Ada".to_owned(),
+        email: None,
+        created_at: None,
+    }
+}
+
+#[tokio::test]
+async fn a_service_function_is_tested_against_typed_answers() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.get_user().with_id(1).returns(&ada()).expect(1);
+    stub.get_user().with_id(2).returns_status(404);
+    let users = UserClient::new(&stub.url()).unwrap();
+
+    assert_eq!(display_name(&users, 1).await.unwrap(), "Ada");
+    assert_eq!(display_name(&users, 2).await.unwrap(), "(unknown)");
+
+    let calls = stub.get_user().calls();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].path_params["id"], "1");
+    assert_eq!(calls[0].header("X-Request-Id"), Some("page"));
+    assert_eq!(calls[0].query("verbose"), None);
+    // A request the stub was not told about: 501, with what the closest rule wanted.
+    let error = display_name(&users, 3).await.unwrap_err();
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(501));
+}
+
+#[tokio::test]
+async fn typed_matchers_write_values_as_the_client_does() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.get_user()
+        .with_id(7)
+        .with_verbose(true)
+        .with_request_id("r-9")
+        .returns(&ada())
+        .expect(1);
+    let users = UserClient::new(&stub.url()).unwrap();
+    let user = users.get_user(7, Some(true), "r-9").await.unwrap();
+    assert_eq!(user.unwrap().name, "Ada");
+}
+
+/// The recipe: a breaker that opens after half of 10 calls fail, for 30 s, with no retries.
+/// The stub fails every call; after the tenth the breaker refuses without calling.
+#[tokio::test]
+async fn a_breaker_recipe_opens_on_the_faults_it_is_for() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.get_user().faults().fail(503).times(10);
+    stub.get_user().returns(&ada());
+    let users = UserClient::builder()
+        .base_url(&stub.url())
+        .profile(
+            Profile::from_yaml_str(
+                "retry: { max_attempts: 1 }\nbreaker: { window: { calls: 10 }, min_calls: 10, failure_rate: 50, open_for: 30s }",
+            )
+            .unwrap(),
+        )
+        .build()
+        .unwrap();
+    for _ in 0..10 {
+        let error = display_name(&users, 1).await.unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Status);
+    }
+    let error = display_name(&users, 1).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::BreakerOpen);
+    assert_eq!(
+        stub.get_user().calls().len(),
+        10,
+        "refused calls never arrive"
+    );
+    let stats = users.stats();
+    assert_eq!(
+        stats.method("get_user").unwrap().breaker,
+        BreakerState::Open
+    );
+}
+
+/// Retries of a flaky read: two resets, then an answer; the client's retry policy (from the
+/// spec's profile) gets through, each attempt visible in the calls.
+#[tokio::test]
+async fn resets_are_retried_by_the_specs_retry_policy() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.get_user().faults().reset_connection().times(2);
+    stub.get_user().returns(&ada()).expect(1);
+    let users = UserClient::builder()
+        .base_url(&stub.url())
+        .profile(Profile::from_yaml_str("retry: { backoff: { initial: 1ms, max: 1ms } }").unwrap())
+        .build()
+        .unwrap();
+    assert_eq!(display_name(&users, 1).await.unwrap(), "Ada");
+    assert_eq!(stub.get_user().calls().len(), 3);
+    assert_eq!(users.stats().method("get_user").unwrap().retries, 2);
+}

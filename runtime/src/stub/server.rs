@@ -1,0 +1,254 @@
+//! The stub's server (feature `stub`): one hyper connection per accepted socket, a second
+//! handle on each socket so a reset can be a real one (RST), the request recognised as an
+//! operation and recorded, the rules chosen, faults applied, the answer written.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::Frame;
+
+use super::faults::Decided;
+use super::rules::Does;
+use super::rules::{self, Answer, Recorded};
+use super::{Shared, State};
+use crate::spec::{ClientSpec, MethodSpec};
+
+/// The largest request body a stub reads.
+const MAX_BODY: usize = 16 << 20;
+
+type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+/// Serves `shared`'s stub on `listener` until the task is aborted.
+pub(super) async fn accept(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        // A second handle on the socket, to make its close a reset when a fault asks for one.
+        let Ok(std_stream) = stream.into_std() else {
+            continue;
+        };
+        let socket = std_stream.try_clone().ok().map(Arc::new);
+        let Ok(stream) = tokio::net::TcpStream::from_std(std_stream) else {
+            continue;
+        };
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request| {
+                handle(shared.clone(), socket.clone(), request)
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, service)
+                .await;
+        });
+    }
+}
+
+/// Why the connection closes without an answer.
+#[derive(Debug)]
+struct Reset;
+
+impl std::fmt::Display for Reset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection reset by the stub")
+    }
+}
+
+impl std::error::Error for Reset {}
+
+async fn handle(
+    shared: Arc<Shared>,
+    socket: Option<Arc<std::net::TcpStream>>,
+    request: hyper::Request<hyper::body::Incoming>,
+) -> Result<hyper::Response<Body>, Reset> {
+    let (parts, body) = request.into_parts();
+    let body = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => return Ok(plain(413, "the request body is larger than the stub reads")),
+    };
+    let Some((operation, recorded)) = recognise(shared.spec, &parts, body) else {
+        let message = format!(
+            "no operation of {} is `{} {}`",
+            shared.spec.name,
+            parts.method,
+            parts.uri.path()
+        );
+        return Ok(plain(501, &message));
+    };
+    let (answer, decided) = {
+        let mut state = shared.state();
+        state.recorded.push(recorded.clone());
+        choose(&mut state, operation, &recorded)
+    };
+    tokio::time::sleep(decided.delay + answer.as_ref().map_or(Duration::ZERO, |a| a.delay)).await;
+    if decided.stall {
+        std::future::pending::<()>().await;
+    }
+    if decided.reset {
+        if let Some(socket) = socket {
+            let _ = socket2::SockRef::from(&*socket).set_linger(Some(Duration::ZERO));
+        }
+        return Err(Reset);
+    }
+    Ok(respond(operation, answer, &decided))
+}
+
+/// The operation a request is for and the request as recorded, or `None` for a path or
+/// method of no operation.
+fn recognise(
+    spec: &'static ClientSpec,
+    parts: &hyper::http::request::Parts,
+    body: Bytes,
+) -> Option<(&'static MethodSpec, Recorded)> {
+    let below = parts.uri.path().strip_prefix(spec.base_path)?;
+    let (operation, path_params) = spec.methods.iter().find_map(|method| {
+        (method.http_method == parts.method.as_str())
+            .then(|| rules::path_params(method.path, below))
+            .flatten()
+            .map(|params| (*method, params))
+    })?;
+    let query = parts
+        .uri
+        .query()
+        .map(|q| serde_urlencoded::from_str::<Vec<(String, String)>>(q).unwrap_or_default())
+        .unwrap_or_default();
+    let headers = parts
+        .headers
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_owned(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    Some((
+        operation,
+        Recorded {
+            operation: operation.name,
+            method: parts.method.to_string(),
+            path: below.to_owned(),
+            path_params,
+            query,
+            headers,
+            body,
+        },
+    ))
+}
+
+fn respond(
+    operation: &'static MethodSpec,
+    answer: Option<Answer>,
+    decided: &Decided,
+) -> hyper::Response<Body> {
+    let mut answer = answer.unwrap_or_default();
+    if let Some(status) = decided.status {
+        answer = Answer {
+            status,
+            headers: vec![("content-type".to_owned(), "application/json".to_owned())],
+            body: Bytes::from(format!(
+                "{{\"error\":\"a fault of the stub\",\"operation\":\"{}\"}}",
+                operation.name
+            )),
+            delay: Duration::ZERO,
+        };
+    }
+    let mut builder = hyper::Response::builder().status(answer.status);
+    for (name, value) in &answer.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    if let Some(after) = decided.retry_after {
+        let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
+        builder = builder.header("retry-after", seconds.to_string());
+    }
+    let body = match decided.slow_body {
+        Some((chunk, every)) => slow(answer.body, chunk, every),
+        None => Full::new(answer.body).boxed(),
+    };
+    builder
+        .body(body)
+        .unwrap_or_else(|_| plain(500, "the stub's answer is not valid HTTP"))
+}
+
+/// `body` in chunks of `chunk` bytes, `every` apart.
+fn slow(body: Bytes, chunk: usize, every: Duration) -> Body {
+    let chunks: Vec<Bytes> = (0..body.len())
+        .step_by(chunk)
+        .map(|start| body.slice(start..(start + chunk).min(body.len())))
+        .collect();
+    let stream = futures_util::stream::iter(chunks).then(move |piece| async move {
+        tokio::time::sleep(every).await;
+        Ok::<_, Infallible>(Frame::data(piece))
+    });
+    BodyExt::boxed(StreamBody::new(stream))
+}
+
+fn plain(status: u16, message: &str) -> hyper::Response<Body> {
+    let mut response = hyper::Response::new(Full::new(Bytes::from(message.to_owned())).boxed());
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    response
+}
+
+/// The faults that take this request and the first answer that does; `None` for the answer
+/// when no rule gives one (the reason is then in the 501 `respond` writes).
+fn choose(
+    state: &mut State,
+    operation: &'static MethodSpec,
+    request: &Recorded,
+) -> (Option<Answer>, Decided) {
+    let State { rules, rng, .. } = state;
+    let mut decided = Decided::default();
+    let mut answer = None;
+    // Faults first: a request a fault answers (a status, a reset, a stall) is not an answer
+    // rule's, and does not count against its `times` or `expect`.
+    for rule in rules.iter_mut() {
+        if let Does::Fault(fault) = &rule.does
+            && rule.mismatch(operation, request).is_none()
+        {
+            decided.add(fault, rng);
+            rule.took_one();
+        }
+    }
+    let answered_by_fault = decided.status.is_some() || decided.reset || decided.stall;
+    if !answered_by_fault {
+        for rule in rules.iter_mut() {
+            if let Does::Answer(given) = &rule.does
+                && rule.mismatch(operation, request).is_none()
+            {
+                answer = Some(given.clone());
+                rule.took_one();
+                break;
+            }
+        }
+    }
+    if answer.is_none() && !answered_by_fault {
+        let closest = rules
+            .iter()
+            .filter(|rule| {
+                rule.operation.is_some_and(|o| o.index == operation.index)
+                    && matches!(rule.does, Does::Answer(_))
+            })
+            .find_map(|rule| rule.mismatch(operation, request));
+        let message = match closest {
+            Some(why) => format!(
+                "no stub of `{}` matches: the closest wants {why}",
+                operation.name
+            ),
+            None => format!("no stub of `{}`: add one with `on`", operation.name),
+        };
+        answer = Some(Answer {
+            status: 501,
+            headers: vec![("content-type".to_owned(), "text/plain".to_owned())],
+            body: Bytes::from(message),
+            delay: Duration::ZERO,
+        });
+    }
+    (answer, decided)
+}
