@@ -106,14 +106,15 @@ fn machine_trust(fresh: &Path) -> anyhow::Result<Vec<(String, String)>> {
         };
         let source = Path::new(&value);
         let target = fresh.join(relative(source));
+        // A directory (`SSL_CERT_DIR`) is left as the fresh root's own: its hashed links point
+        // at the root's files, and the bundles carry the machine's authorities.
         if source.is_file() {
             std::fs::create_dir_all(target.parent().unwrap_or(fresh))?;
+            // A symlink there points at an absolute path, which is the machine's: replace it.
+            if target.symlink_metadata().is_ok() {
+                std::fs::remove_file(&target)?;
+            }
             std::fs::copy(source, &target)?;
-        } else if source.is_dir() {
-            sh(Command::new("cp")
-                .arg("-aL")
-                .arg(source)
-                .arg(target.parent().unwrap_or(fresh)))?;
         }
         passed.push(((*name).to_owned(), value));
     }
