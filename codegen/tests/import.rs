@@ -428,7 +428,7 @@ fn references_through_symlinks_out_of_the_tree_are_not_read() {
     assert!(!shown.contains("sekrit"), "{shown}");
 }
 
-/// The imported clients compile and are clippy-clean against the real runtime.
+/// The imported clients compile and are clippy-clean against the real runtime, their stubs too.
 #[test]
 fn imported_clients_type_check() {
     let dir = tempfile::tempdir().unwrap();
@@ -438,8 +438,16 @@ fn imported_clients_type_check() {
         let stem = name.split('-').next().unwrap();
         std::fs::write(specs.join(format!("{stem}.yaml")), imported(name)).unwrap();
     }
-    let generated = remcall_codegen::generate(&remcall_codegen::expand_inputs(&[specs]).unwrap())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let options = remcall_codegen::Options {
+        stubs: true,
+        ..Default::default()
+    };
+    let generated = remcall_codegen::generate_with(
+        &remcall_codegen::expand_inputs(&[specs]).unwrap(),
+        &options,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(generated.iter().all(|g| g.code.contains("pub mod stub {")));
     if let Err(clippy) = common::clippy_clean(&generated) {
         panic!("{clippy}");
     }
