@@ -463,7 +463,6 @@ impl {{ fallback }} for remcall::NoFallback {}
 /// A stub of [`{{ client.name }}`]'s API, for tests (`stubs: true`): its server runs with the
 /// runtime's `stub` feature on (see docs/testing.md).
 pub mod stub {
-    #[allow(unused_imports)]
     use super::*;
 
     /// A server of [`{{ client.name }}`]'s API on a free loopback port: build the client with

@@ -277,7 +277,6 @@ impl UserClientFallback for remcall::NoFallback {}
 /// A stub of [`UserClient`]'s API, for tests (`stubs: true`): its server runs with the
 /// runtime's `stub` feature on (see docs/testing.md).
 pub mod stub {
-    #[allow(unused_imports)]
     use super::*;
     /// A server of [`UserClient`]'s API on a free loopback port: build the client with
     /// [`UserClientStub::url`], tell each operation what to answer, inject faults, read the
