@@ -35,7 +35,13 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         .context("debootstrap (Debian: apt-get install -y debootstrap)")?;
     }
     let fresh = machine.join("root");
-    let _ = std::fs::remove_dir_all(&fresh);
+    // A run stopped by a signal leaves its mounts: unmount them before anything is removed,
+    // for removing a root with `/dev` or the toolchain still mounted in it would remove those.
+    unmount_under(&fresh)?;
+    if fresh.exists() {
+        std::fs::remove_dir_all(&fresh)
+            .with_context(|| format!("removing the last run's {}", fresh.display()))?;
+    }
     sh(Command::new("cp").arg("-a").arg(&base).arg(&fresh))?;
     for absent in ["usr/bin/redis-server", "usr/bin/chromium", "usr/bin/npm"] {
         if fresh.join(absent).exists() {
@@ -155,6 +161,31 @@ impl Drop for Mounts {
             let _ = Command::new("umount").arg("--lazy").arg(target).status();
         }
     }
+}
+
+/// Unmounts everything mounted at or below `root` (deepest first), and fails if anything is
+/// still mounted there afterwards.
+fn unmount_under(root: &Path) -> anyhow::Result<()> {
+    let mounted = || -> anyhow::Result<Vec<String>> {
+        let table = std::fs::read_to_string("/proc/self/mounts")?;
+        let prefix = root.to_string_lossy().into_owned();
+        let mut points: Vec<String> = table
+            .lines()
+            .filter_map(|line| line.split(' ').nth(1))
+            .filter(|point| *point == prefix || point.starts_with(&format!("{prefix}/")))
+            .map(str::to_owned)
+            .collect();
+        points.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        Ok(points)
+    };
+    for point in mounted()? {
+        let _ = Command::new("umount").arg("--lazy").arg(&point).status();
+    }
+    let left = mounted()?;
+    if !left.is_empty() {
+        bail!("still mounted, not removing: {}", left.join(", "));
+    }
+    Ok(())
 }
 
 /// `/root` as `root`, for joining under the fresh root.
