@@ -516,6 +516,17 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
 {%- endif %}
+{%- if let Some((errors, variants)) = method.errors %}
+
+        /// Answers with a declared error body under its status (a range's first; 500 for `default`).
+        pub fn returns_error(self, error: &{{ errors }}) -> Self {
+            Self(match error {
+                {%- for (variant, status) in variants %}
+                {{ errors }}::{{ variant }}(body) => self.0.returns_json_status({{ status }}, body),
+                {%- endfor %}
+            })
+        }
+{%- endif %}
     }
 {%- endfor %}
 }

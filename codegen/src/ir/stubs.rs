@@ -26,6 +26,8 @@ pub struct StubMethod {
     pub setters: Vec<StubSetter>,
     /// The type `returns` takes, when the method answers one JSON value.
     pub returns: Option<String>,
+    /// The declared errors' enum and, per variant, the status `returns_error` answers it with.
+    pub errors: Option<(String, Vec<(String, u16)>)>,
 }
 
 /// `with_id(id: i64)`: matches requests whose parameter has this value.
@@ -60,6 +62,14 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
                 type_name,
                 setters: setters(method),
                 returns: returns(method),
+                errors: method.errors.as_ref().map(|errors| {
+                    let variants = errors
+                        .variants
+                        .iter()
+                        .map(|(variant, pattern, _, _)| (variant.clone(), status_of(pattern)))
+                        .collect();
+                    (errors.name.clone(), variants)
+                }),
             }
         })
         .collect();
@@ -89,6 +99,13 @@ fn setters(method: &Method) -> Vec<StubSetter> {
             })
         })
         .collect()
+}
+
+/// The status a declared error is answered with: its own, its range's first, or 500 for
+/// `default` (`_`).
+fn status_of(pattern: &str) -> u16 {
+    let first = pattern.split("..").next().unwrap_or(pattern);
+    first.trim().parse().unwrap_or(500)
 }
 
 /// `Option<&str>` → `&str`: a matcher is for a value that is there.

@@ -108,3 +108,28 @@ async fn resets_are_retried_by_the_specs_retry_policy() {
     assert_eq!(stub.get_user().calls().len(), 3);
     assert_eq!(users.stats().method("get_user").unwrap().retries, 2);
 }
+
+/// A declared error body, answered typed and read typed: the fallback and the caller see the
+/// same `GetCustomerError` the API would send.
+#[tokio::test]
+async fn a_typed_error_answer_reaches_the_caller_as_its_declared_type() {
+    use remcall_example_committed::clients::payments::stub::PaymentsStub;
+    use remcall_example_committed::clients::payments::{GetCustomerError, Missing, Payments};
+
+    let stub = PaymentsStub::start().await.unwrap();
+    let missing = GetCustomerError::NotFound(Missing {
+        missing: "cus_9".to_owned(),
+    });
+    stub.get_customer()
+        .with_id("cus_9")
+        .returns_error(&missing)
+        .expect(1);
+    let payments = Payments::builder()
+        .base_url(&stub.url())
+        .profile(Profile::from_yaml_str("retry: { max_attempts: 1 }").unwrap())
+        .build()
+        .unwrap();
+    let error = payments.get_customer("cus_9").await.unwrap_err();
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(404));
+    assert_eq!(error.detail::<GetCustomerError>(), Some(&missing));
+}

@@ -267,8 +267,13 @@ impl<'a> Stubbing<'a> {
 
     /// Answers 200 with `value` as JSON.
     pub fn returns_json<T: serde::Serialize>(self, value: &T) -> Self {
+        self.returns_json_status(200, value)
+    }
+
+    /// Answers `status` with `value` as JSON (a declared error body, say).
+    pub fn returns_json_status<T: serde::Serialize>(self, status: u16, value: &T) -> Self {
         let body = serde_json::to_vec(value).unwrap_or_default();
-        self.returns_body(200, "application/json", body)
+        self.returns_body(status, "application/json", body)
     }
 
     /// Answers `status` with no body.

@@ -1468,3 +1468,333 @@ pub trait PaymentsFallback: Send + Sync + 'static {
     }
 }
 impl PaymentsFallback for remcall::NoFallback {}
+/// A stub of [`Payments`]'s API, for tests (`stubs: true`): its server runs with the
+/// runtime's `stub` feature on (see docs/testing.md).
+pub mod stub {
+    use super::*;
+    /// A server of [`Payments`]'s API on a free loopback port: build the client with
+    /// [`PaymentsStub::url`], tell each operation what to answer, inject faults, read the
+    /// calls.
+    #[derive(Debug)]
+    pub struct PaymentsStub(remcall::stub::Stub);
+    impl PaymentsStub {
+        /// Starts it, with seed 0 for its random faults.
+        pub async fn start() -> std::io::Result<PaymentsStub> {
+            remcall::stub::Stub::start(&CLIENT_SPEC).await.map(PaymentsStub)
+        }
+        /// The base URL to build the client with.
+        pub fn url(&self) -> String {
+            self.0.url()
+        }
+        /// The untyped stub: `seed`, faults for every operation (`all()`).
+        pub fn inner(&self) -> &remcall::stub::Stub {
+            &self.0
+        }
+        /// [`Payments::get_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn get_customer(&self) -> GetCustomerStubbing<'_> {
+            GetCustomerStubbing(self.0.operation(&GET_CUSTOMER))
+        }
+        /// [`Payments::create_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn create_customer(&self) -> CreateCustomerStubbing<'_> {
+            CreateCustomerStubbing(self.0.operation(&CREATE_CUSTOMER))
+        }
+        /// [`Payments::get_balance`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn get_balance(&self) -> GetBalanceStubbing<'_> {
+            GetBalanceStubbing(self.0.operation(&GET_BALANCE))
+        }
+        /// [`Payments::get_statement`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn get_statement(&self) -> GetStatementStubbing<'_> {
+            GetStatementStubbing(self.0.operation(&GET_STATEMENT))
+        }
+        /// [`Payments::update_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn update_customer(&self) -> UpdateCustomerStubbing<'_> {
+            UpdateCustomerStubbing(self.0.operation(&UPDATE_CUSTOMER))
+        }
+        /// [`Payments::get_source`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn get_source(&self) -> GetSourceStubbing<'_> {
+            GetSourceStubbing(self.0.operation(&GET_SOURCE))
+        }
+        /// [`Payments::create_charge`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn create_charge(&self) -> CreateChargeStubbing<'_> {
+            CreateChargeStubbing(self.0.operation(&CREATE_CHARGE))
+        }
+        /// [`Payments::upload_file`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn upload_file(&self) -> UploadFileStubbing<'_> {
+            UploadFileStubbing(self.0.operation(&UPLOAD_FILE))
+        }
+        /// [`Payments::set_note`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn set_note(&self) -> SetNoteStubbing<'_> {
+            SetNoteStubbing(self.0.operation(&SET_NOTE))
+        }
+        /// [`Payments::merge_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn merge_customer(&self) -> MergeCustomerStubbing<'_> {
+            MergeCustomerStubbing(self.0.operation(&MERGE_CUSTOMER))
+        }
+        /// [`Payments::delete_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn delete_customer(&self) -> DeleteCustomerStubbing<'_> {
+            DeleteCustomerStubbing(self.0.operation(&DELETE_CUSTOMER))
+        }
+        /// [`Payments::list_charges`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn list_charges(&self) -> ListChargesStubbing<'_> {
+            ListChargesStubbing(self.0.operation(&LIST_CHARGES))
+        }
+        /// [`Payments::create_refund`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn create_refund(&self) -> CreateRefundStubbing<'_> {
+            CreateRefundStubbing(self.0.operation(&CREATE_REFUND))
+        }
+        /// [`Payments::list_customers`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn list_customers(&self) -> ListCustomersStubbing<'_> {
+            ListCustomersStubbing(self.0.operation(&LIST_CUSTOMERS))
+        }
+        /// [`Payments::list_events`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn list_events(&self) -> ListEventsStubbing<'_> {
+            ListEventsStubbing(self.0.operation(&LIST_EVENTS))
+        }
+        /// [`Payments::list_invoices`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn list_invoices(&self) -> ListInvoicesStubbing<'_> {
+            ListInvoicesStubbing(self.0.operation(&LIST_INVOICES))
+        }
+        /// [`Payments::list_payouts`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn list_payouts(&self) -> ListPayoutsStubbing<'_> {
+            ListPayoutsStubbing(self.0.operation(&LIST_PAYOUTS))
+        }
+        /// [`Payments::download_report`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn download_report(&self) -> DownloadReportStubbing<'_> {
+            DownloadReportStubbing(self.0.operation(&DOWNLOAD_REPORT))
+        }
+        /// [`Payments::get_report`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn get_report(&self) -> GetReportStubbing<'_> {
+            GetReportStubbing(self.0.operation(&GET_REPORT))
+        }
+    }
+    /// A rule for [`Payments::get_customer`].
+    #[derive(Debug)]
+    pub struct GetCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl GetCustomerStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Customer) -> Self {
+            Self(self.0.returns_json(value))
+        }
+        /// Answers with a declared error body under its status (a range's first; 500 for `default`).
+        pub fn returns_error(self, error: &GetCustomerError) -> Self {
+            Self(
+                match error {
+                    GetCustomerError::NotFound(body) => {
+                        self.0.returns_json_status(404, body)
+                    }
+                    GetCustomerError::ClientError(body) => {
+                        self.0.returns_json_status(400, body)
+                    }
+                    GetCustomerError::Other(body) => {
+                        self.0.returns_json_status(500, body)
+                    }
+                },
+            )
+        }
+    }
+    /// A rule for [`Payments::create_customer`].
+    #[derive(Debug)]
+    pub struct CreateCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl CreateCustomerStubbing<'_> {
+        remcall::__stub_common!();
+    }
+    /// A rule for [`Payments::get_balance`].
+    #[derive(Debug)]
+    pub struct GetBalanceStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl GetBalanceStubbing<'_> {
+        remcall::__stub_common!();
+    }
+    /// A rule for [`Payments::get_statement`].
+    #[derive(Debug)]
+    pub struct GetStatementStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl GetStatementStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+    }
+    /// A rule for [`Payments::update_customer`].
+    #[derive(Debug)]
+    pub struct UpdateCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl UpdateCustomerStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Customer) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::get_source`].
+    #[derive(Debug)]
+    pub struct GetSourceStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl GetSourceStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &PaymentSource) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::create_charge`].
+    #[derive(Debug)]
+    pub struct CreateChargeStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl CreateChargeStubbing<'_> {
+        remcall::__stub_common!();
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Charge) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::upload_file`].
+    #[derive(Debug)]
+    pub struct UploadFileStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl UploadFileStubbing<'_> {
+        remcall::__stub_common!();
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &StoredFile) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::set_note`].
+    #[derive(Debug)]
+    pub struct SetNoteStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl SetNoteStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+    }
+    /// A rule for [`Payments::merge_customer`].
+    #[derive(Debug)]
+    pub struct MergeCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl MergeCustomerStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Customer) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::delete_customer`].
+    #[derive(Debug)]
+    pub struct DeleteCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl DeleteCustomerStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+    }
+    /// A rule for [`Payments::list_charges`].
+    #[derive(Debug)]
+    pub struct ListChargesStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl ListChargesStubbing<'_> {
+        remcall::__stub_common!();
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Vec<Charge>) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::create_refund`].
+    #[derive(Debug)]
+    pub struct CreateRefundStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl CreateRefundStubbing<'_> {
+        remcall::__stub_common!();
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Refund) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::list_customers`].
+    #[derive(Debug)]
+    pub struct ListCustomersStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl ListCustomersStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `limit` is `value`.
+        pub fn with_limit(self, value: u32) -> Self {
+            Self(self.0.with_query("limit", value))
+        }
+        /// Only requests whose `starting_after` is `value`.
+        pub fn with_starting_after(self, value: &str) -> Self {
+            Self(self.0.with_query("starting_after", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &CustomerList) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::list_events`].
+    #[derive(Debug)]
+    pub struct ListEventsStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl ListEventsStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `cursor` is `value`.
+        pub fn with_cursor(self, value: &str) -> Self {
+            Self(self.0.with_query("cursor", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &EventPage) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::list_invoices`].
+    #[derive(Debug)]
+    pub struct ListInvoicesStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl ListInvoicesStubbing<'_> {
+        remcall::__stub_common!();
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &InvoicePage) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::list_payouts`].
+    #[derive(Debug)]
+    pub struct ListPayoutsStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl ListPayoutsStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `per_page` is `value`.
+        pub fn with_per_page(self, value: u32) -> Self {
+            Self(self.0.with_query("per_page", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Vec<Event>) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A rule for [`Payments::download_report`].
+    #[derive(Debug)]
+    pub struct DownloadReportStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl DownloadReportStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+    }
+    /// A rule for [`Payments::get_report`].
+    #[derive(Debug)]
+    pub struct GetReportStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl GetReportStubbing<'_> {
+        remcall::__stub_common!();
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+    }
+}
