@@ -11,6 +11,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::Value;
 
 use crate::Error;
+use crate::files::read_capped;
 
 /// The most bytes a description file may have: the largest public ones are a few MB.
 const MAX_FILE_BYTES: u64 = 64 << 20;
@@ -357,7 +358,7 @@ fn read(path: &Path) -> Result<Value, Error> {
         file: path.to_path_buf(),
         pointer: String::new(),
     };
-    let text = read_capped(path, MAX_FILE_BYTES).map_err(|message| Error::io(path, message))?;
+    let text = read_capped(path, MAX_FILE_BYTES).map_err(|e| Error::io(path, e.to_string()))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let json_first = path.extension().is_some_and(|e| e == "json");
     let as_json = || {
@@ -392,30 +393,6 @@ fn read(path: &Path) -> Result<Value, Error> {
             }
         },
     }
-}
-
-/// A file's text: a regular file (not a FIFO, a device or a directory), at most `cap` bytes
-/// as read, not as the file reports its size (`/proc` files say 0), UTF-8.
-fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
-    use std::io::Read;
-    let too_large = || format!("larger than {} MiB", cap.div_ceil(1 << 20));
-    // Looked at before opening: opening a FIFO waits for a writer.
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
-    if !meta.is_file() {
-        return Err("not a regular file".to_owned());
-    }
-    if meta.len() > cap {
-        return Err(too_large());
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let mut bytes = Vec::new();
-    file.take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read it: {e}"))?;
-    if bytes.len() as u64 > cap {
-        return Err(too_large());
-    }
-    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())
 }
 
 /// A description whose numbers do not all fit a JSON value (a `minimum` of `-1e30` written out
@@ -511,41 +488,4 @@ pub(crate) fn last_segment(pointer: &str) -> String {
         .unwrap_or_default()
         .replace("~1", "/")
         .replace("~0", "~")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `/proc` files report a size of 0 and hold more: the cap counts the bytes read.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn the_cap_counts_bytes_read_not_the_size_a_file_reports() {
-        let status = Path::new("/proc/self/status");
-        assert_eq!(std::fs::metadata(status).unwrap().len(), 0);
-        let error = read_capped(status, 16).unwrap_err();
-        assert!(error.starts_with("larger than"), "{error}");
-        assert!(read_capped(status, 1 << 20).unwrap().contains("Name:"));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn only_regular_files_are_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe.yaml");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
-        // Opening it would wait for a writer forever; it is refused before that.
-        assert_eq!(
-            read_capped(&fifo, 1 << 20).unwrap_err(),
-            "not a regular file"
-        );
-        assert_eq!(
-            read_capped(dir.path(), 1 << 20).unwrap_err(),
-            "not a regular file"
-        );
-    }
 }

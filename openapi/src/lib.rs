@@ -14,6 +14,7 @@
 
 mod document;
 mod emit;
+pub mod files;
 pub mod names;
 pub mod nesting;
 mod operations;

@@ -416,188 +416,45 @@ async fn the_pool_shuts_down_when_the_last_clone_drops() {
     assert_eq!(threads_named(prefix), 0, "the pool's threads ended");
 }
 
+/// A method of `MANY_POOLS`, with a pool bulkhead of its own (`profile`).
+const fn pooled(index: usize, profile: &'static str) -> MethodSpec {
+    MethodSpec {
+        index,
+        name: "get_user",
+        http_method: "GET",
+        path: "/users/{id}",
+        idempotent: true,
+        not_found_none: false,
+        profile,
+    }
+}
+
+const POOL_8: &str = "isolation: { pool: { workers: 8, queue: 4 } }";
+const POOL_9: &str = "isolation: { pool: { workers: 9, queue: 4 } }";
+const POOL_10: &str = "isolation: { pool: { workers: 10, queue: 4 } }";
+
 /// Twenty methods, each with a pool bulkhead of its own (8 to 10 workers).
 static POOLED_METHODS: [MethodSpec; 20] = [
-    MethodSpec {
-        index: 0,
-        name: "get_user_0",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 1,
-        name: "get_user_1",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 2,
-        name: "get_user_2",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 3,
-        name: "get_user_3",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 4,
-        name: "get_user_4",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 5,
-        name: "get_user_5",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 6,
-        name: "get_user_6",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 7,
-        name: "get_user_7",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 8,
-        name: "get_user_8",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 9,
-        name: "get_user_9",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 10,
-        name: "get_user_10",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 11,
-        name: "get_user_11",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 12,
-        name: "get_user_12",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 13,
-        name: "get_user_13",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 14,
-        name: "get_user_14",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 15,
-        name: "get_user_15",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 16,
-        name: "get_user_16",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 17,
-        name: "get_user_17",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 10, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 18,
-        name: "get_user_18",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 8, queue: 4 } }",
-    },
-    MethodSpec {
-        index: 19,
-        name: "get_user_19",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        not_found_none: false,
-        profile: "isolation: { pool: { workers: 9, queue: 4 } }",
-    },
+    pooled(0, POOL_8),
+    pooled(1, POOL_9),
+    pooled(2, POOL_10),
+    pooled(3, POOL_8),
+    pooled(4, POOL_9),
+    pooled(5, POOL_10),
+    pooled(6, POOL_8),
+    pooled(7, POOL_9),
+    pooled(8, POOL_10),
+    pooled(9, POOL_8),
+    pooled(10, POOL_9),
+    pooled(11, POOL_10),
+    pooled(12, POOL_8),
+    pooled(13, POOL_9),
+    pooled(14, POOL_10),
+    pooled(15, POOL_8),
+    pooled(16, POOL_9),
+    pooled(17, POOL_10),
+    pooled(18, POOL_8),
+    pooled(19, POOL_9),
 ];
 
 static MANY_POOLS: ClientSpec = ClientSpec {
@@ -650,7 +507,7 @@ async fn a_clients_pools_start_the_threads_of_the_largest_one_not_of_all() {
             .call(method.request().path("id", 1), decode::json)
             .await
             .unwrap();
-        assert_eq!(user["name"], "Ada", "{}", method.name);
+        assert_eq!(user["name"], "Ada", "method {}", method.index);
     }
     assert_eq!(threads_named(prefix), 10);
     drop(client);

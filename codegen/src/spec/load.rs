@@ -475,33 +475,15 @@ fn without_quotes_of(message: &str, text: &str) -> String {
 }
 
 /// A spec file's text: a regular file (not a device, a FIFO or a directory), at most
-/// [`MAX_FILE_BYTES`], UTF-8. The error says what is wrong, never what the file holds.
+/// [`MAX_FILE_BYTES`] as read, UTF-8. The error says what is wrong, never what the file holds.
 fn read_spec_file(path: &Path) -> Result<String, String> {
-    use std::io::Read;
+    use remcall_openapi::files::{Unreadable, read_capped};
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("`{shown}` is not a regular file"));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "`{shown}` is larger than {} MiB",
-            MAX_FILE_BYTES >> 20
-        ));
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
-    // The size can change between the look and the read: read no more than the cap allows.
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "`{shown}` is larger than {} MiB",
-            MAX_FILE_BYTES >> 20
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| format!("`{shown}` is not UTF-8 text"))
+    read_capped(path, MAX_FILE_BYTES).map_err(|why| match why {
+        Unreadable::Io(error) => format!("cannot read `{shown}`: {error}"),
+        Unreadable::NotAFile => format!("`{shown}` is not a regular file"),
+        other => format!("`{shown}` is {other}"),
+    })
 }
 
 /// A serde path as the span index names it: `methods.get.path.id`, `base_url.1`.

@@ -96,7 +96,6 @@ impl Validator<'_> {
             .idempotent
             .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some());
         self.verb_allows(key, name, def, verb, idempotent, profile.as_ref());
-        self.retries_possible(key, name, def, verb, idempotent, profile.as_ref());
         let path_params = path_params?;
         Some(checked::Method {
             name: name.to_owned(),
@@ -211,38 +210,6 @@ impl Validator<'_> {
         }
     }
 
-    /// A `retry:` in the config of a method that is not idempotent retries nothing the server
-    /// may have seen (a 503, a timeout): said at check, so its author is not surprised later.
-    fn retries_possible(
-        &mut self,
-        key: &str,
-        name: &str,
-        def: &MethodDef,
-        verb: Verb,
-        idempotent: bool,
-        profile: Option<&Profile>,
-    ) {
-        let retries = profile
-            .and_then(|p| p.retry.as_ref())
-            .is_some_and(|retry| retry.max_attempts.is_none_or(|n| n > 1));
-        if idempotent || !retries {
-            return;
-        }
-        let at = match &def.profile {
-            Some(ProfileRef::Inline(_)) => format!("{key}.config.retry"),
-            _ => format!("{key}.config"),
-        };
-        let d = self.spec.at_key(
-            0,
-            &at,
-            format!(
-                "`{name}` is a {} and not idempotent: `retry:` retries only a connection that was refused, never a failure the server may have acted on",
-                verb.as_str()
-            ),
-        );
-        self.warn(d.help("if the server applies it once, add `idempotency_key: Idempotency-Key` (or `idempotent: true`); otherwise take `retry` out of its config"));
-    }
-
     /// What the HTTP method allows: a hedge only when the call is idempotent, a body only
     /// where HTTP has one (unless `allow_on_get`), an idempotency key under a valid header
     /// name.
@@ -255,11 +222,9 @@ impl Validator<'_> {
         idempotent: bool,
         profile: Option<&Profile>,
     ) {
+        self.retries_possible(key, name, def, verb, idempotent, profile);
         if !idempotent && profile.is_some_and(|p| p.hedge.is_some()) {
-            let at = match &def.profile {
-                Some(ProfileRef::Inline(_)) => format!("{key}.config.hedge"),
-                _ => format!("{key}.config"),
-            };
+            let at = config_at(key, def, "hedge");
             self.push(
                 self.spec
                     .at(
@@ -321,6 +286,35 @@ impl Validator<'_> {
                     .help("rename the method; its path and wire names stay as they are"),
             );
         }
+    }
+
+    /// A `retry:` in the config of a method that is not idempotent retries nothing the server
+    /// may have seen (a 503, a timeout): said at check, so its author is not surprised later.
+    fn retries_possible(
+        &mut self,
+        key: &str,
+        name: &str,
+        def: &MethodDef,
+        verb: Verb,
+        idempotent: bool,
+        profile: Option<&Profile>,
+    ) {
+        let retries = profile
+            .and_then(|p| p.retry.as_ref())
+            .is_some_and(|retry| retry.max_attempts.is_none_or(|n| n > 1));
+        if idempotent || !retries {
+            return;
+        }
+        let at = config_at(key, def, "retry");
+        let d = self.spec.at_key(
+            0,
+            &at,
+            format!(
+                "`{name}` is a {} and not idempotent: `retry:` retries only a connection that was refused, never a failure the server may have acted on",
+                verb.as_str()
+            ),
+        );
+        self.warn(d.help("if the server applies it once, add `idempotency_key: Idempotency-Key` (or `idempotent: true`); otherwise take `retry` out of its config"));
     }
 
     /// `request: VERB /path/{param}`: the verb, the path and its placeholders, each checked.
@@ -599,6 +593,15 @@ fn encoding_name(encoding: BodyEncoding) -> &'static str {
         BodyEncoding::Multipart => "multipart",
         BodyEncoding::Text => "text",
         BodyEncoding::Bytes => "bytes",
+    }
+}
+
+/// Where a method's config sets `policy`: the key itself in an inline config, else the
+/// `config:` that names a profile.
+fn config_at(key: &str, def: &MethodDef, policy: &str) -> String {
+    match &def.profile {
+        Some(ProfileRef::Inline(_)) => format!("{key}.config.{policy}"),
+        _ => format!("{key}.config"),
     }
 }
 
