@@ -472,9 +472,23 @@ pub mod stub {
     pub struct {{ stub.name }}(remcall::stub::Stub);
 
     impl {{ stub.name }} {
-        /// Starts it, with seed 0 for its random faults.
+        /// Starts it, with seed 0 for its random faults. A request that does not fit the spec
+        /// (a parameter or body not of its type) is answered 400 and fails the test when the
+        /// stub is dropped.
         pub async fn start() -> std::io::Result<{{ stub.name }}> {
-            remcall::stub::Stub::start(&{{ client.spec_static }}).await.map({{ stub.name }})
+            remcall::stub::Stub::start_checked(&{{ client.spec_static }}, Some(Self::check))
+                .await
+                .map({{ stub.name }})
+        }
+
+        /// Reads a received request as its operation's types.
+        fn check(raw: &remcall::stub::Recorded) -> Result<(), String> {
+            match raw.operation {
+                {%- for method in stub.methods %}
+                {{ "{:?}"|format(method.spec_name) }} => {{ method.call_name }}::decode(raw).map(drop),
+                {%- endfor %}
+                _ => Ok(()),
+            }
         }
 
         /// The base URL to build the client with.
@@ -496,12 +510,41 @@ pub mod stub {
     }
 {%- for method in stub.methods %}
 
+    /// A request of [`{{ client.name }}::{{ method.name }}`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct {{ method.call_name }} {
+        {%- for (field, ty, read) in method.fields %}
+        /// `{{ read }}`
+        pub {{ field }}: {{ ty }},
+        {%- endfor %}
+        /// The request as received.
+        pub {{ method.raw_field }}: remcall::stub::Recorded,
+    }
+
+    impl {{ method.call_name }} {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                {%- for (field, _, read) in method.fields %}
+                {{ field }}: {{ read }}?,
+                {%- endfor %}
+                {{ method.raw_field }}: raw.clone(),
+            })
+        }
+    }
+
     /// A rule for [`{{ client.name }}::{{ method.name }}`].
     #[derive(Debug)]
     pub struct {{ method.type_name }}<'a>(remcall::stub::Stubbing<'a>);
 
     impl {{ method.type_name }}<'_> {
         remcall::__stub_common!();
+
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<{{ method.call_name }}> {
+            self.0.calls().iter().filter_map(|raw| {{ method.call_name }}::decode(raw).ok()).collect()
+        }
 {%- for setter in method.setters %}
 
         /// Only requests whose `{{ setter.wire }}` is `value`.

@@ -93,7 +93,7 @@ pub mod __bench {
 pub struct NoFallback;
 
 /// The methods every operation of a generated stub has, delegated to the
-/// [`stub::Stubbing`] it wraps (`Self(Stubbing)`): answers, counts, faults and calls.
+/// [`stub::Stubbing`] it wraps (`Self(Stubbing)`): answers, counts and faults.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __stub_common {
@@ -126,10 +126,6 @@ macro_rules! __stub_common {
         /// Must have taken exactly `n` requests when the stub is dropped.
         pub fn expect(self, n: u32) -> Self {
             Self(self.0.expect(n))
-        }
-        /// The requests this operation received, in order.
-        pub fn calls(&self) -> Vec<remcall::stub::Recorded> {
-            self.0.calls()
         }
         /// Faults for this operation: `fail(503).times(2)`, `reset_connection()`, ….
         pub fn faults(&self) -> remcall::stub::Faults<'_> {

@@ -66,6 +66,7 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
     let param = |p: &checked::Param, call: &'static str| Param {
         name: names::snake(&p.key),
         ty: p.ty.argument(is_copy),
+        owned: p.ty.render(),
         call,
         wire: Some(p.wire.clone()),
     };
@@ -95,6 +96,7 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
         params.push(Param {
             name: "body".to_owned(),
             ty: body.ty.argument(is_copy),
+            owned: body.ty.render(),
             call,
             wire: None,
         });

@@ -229,6 +229,8 @@ pub struct Param {
     pub name: String,
     /// Argument type (borrowed form).
     pub ty: String,
+    /// The type itself (owned form), as a stub decodes what it received.
+    pub owned: String,
     /// The request builder method that takes it: `path`, `query` (or `query_object`,
     /// `query_deep`, `query_csv`), `header`, `json`, `form`, `multipart`, `text` or `bytes`.
     pub call: &'static str,

@@ -18,6 +18,14 @@ pub struct StubIr {
 pub struct StubMethod {
     /// The method's Rust name (`get_user`, `r#type`).
     pub name: String,
+    /// Its name in the spec, as the stub records it.
+    pub spec_name: String,
+    /// `GetUserCall`: a received request read as the spec's types.
+    pub call_name: String,
+    /// The call's fields: (name, owned type, how it is read from the `raw` request).
+    pub fields: Vec<(String, String, String)>,
+    /// The field holding the request as received: `raw`, unless a parameter has the name.
+    pub raw_field: String,
     /// Its `MethodSpec` static.
     pub spec_const: String,
     /// `GetUserStubbing`.
@@ -49,17 +57,27 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
         .iter()
         .map(|method| {
             let bare = method.name.trim_start_matches("r#");
-            let mut type_name = format!(
-                "{}Stubbing",
-                heck::ToUpperCamelCase::to_upper_camel_case(bare)
-            );
-            while taken(&type_name) {
-                type_name.push('_');
+            let pascal = heck::ToUpperCamelCase::to_upper_camel_case(bare);
+            let unique = |suffix: &str| {
+                let mut name = format!("{pascal}{suffix}");
+                while taken(&name) {
+                    name.push('_');
+                }
+                name
+            };
+            let fields = fields(method);
+            let mut raw_field = "raw".to_owned();
+            while fields.iter().any(|(name, _, _)| *name == raw_field) {
+                raw_field.push('_');
             }
             StubMethod {
                 name: method.name.clone(),
+                spec_name: method.spec_name.clone(),
+                call_name: unique("Call"),
+                fields,
+                raw_field,
                 spec_const: method.spec_const.clone(),
-                type_name,
+                type_name: unique("Stubbing"),
                 setters: setters(method),
                 returns: returns(method),
                 errors: method.errors.as_ref().map(|errors| {
@@ -106,6 +124,28 @@ fn setters(method: &Method) -> Vec<StubSetter> {
 fn status_of(pattern: &str) -> u16 {
     let first = pattern.split("..").next().unwrap_or(pattern);
     first.trim().parse().unwrap_or(500)
+}
+
+/// What a typed call reads of a request: path, plain query and header parameters and a JSON,
+/// form or text body, each as its own type (the others are in the raw request).
+fn fields(method: &Method) -> Vec<(String, String, String)> {
+    method
+        .params
+        .iter()
+        .filter_map(|param| {
+            let wire = param.wire.as_deref().map(|w| format!("{w:?}"));
+            let read = match (param.call, wire) {
+                ("path", Some(wire)) => format!("raw.path_value({wire})"),
+                ("query", Some(wire)) => format!("raw.query_value({wire})"),
+                ("header", Some(wire)) => format!("raw.header_value({wire})"),
+                ("json", None) => "raw.json_body()".to_owned(),
+                ("form", None) => "raw.form_body()".to_owned(),
+                ("text", None) => "raw.text_body()".to_owned(),
+                _ => return None,
+            };
+            Some((param.name.clone(), param.owned.clone(), read))
+        })
+        .collect()
 }
 
 /// `Option<&str>` → `&str`: a matcher is for a value that is there.

@@ -33,11 +33,13 @@ async fn a_service_function_is_tested_against_typed_answers() {
     assert_eq!(display_name(&users, 1).await.unwrap(), "Ada");
     assert_eq!(display_name(&users, 2).await.unwrap(), "(unknown)");
 
+    // The calls, read as the spec's types.
     let calls = stub.get_user().calls();
     assert_eq!(calls.len(), 2);
-    assert_eq!(calls[0].path_params["id"], "1");
-    assert_eq!(calls[0].header("X-Request-Id"), Some("page"));
-    assert_eq!(calls[0].query("verbose"), None);
+    assert_eq!(calls[0].id, 1);
+    assert_eq!(calls[0].request_id, "page");
+    assert_eq!(calls[0].verbose, None);
+    assert_eq!(calls[1].id, 2);
     // A request the stub was not told about: 501, with what the closest rule wanted.
     let error = display_name(&users, 3).await.unwrap_err();
     assert_eq!(error.status().map(|s| s.as_u16()), Some(501));
@@ -132,4 +134,50 @@ async fn a_typed_error_answer_reaches_the_caller_as_its_declared_type() {
     let error = payments.get_customer("cus_9").await.unwrap_err();
     assert_eq!(error.status().map(|s| s.as_u16()), Some(404));
     assert_eq!(error.detail::<GetCustomerError>(), Some(&missing));
+}
+
+/// A request that does not fit the spec (a path parameter that is no `i64`) is answered 400
+/// with the reason, and the stub's drop fails the test saying so.
+#[tokio::test]
+async fn a_request_the_spec_does_not_allow_fails_the_test_with_the_reason() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.get_user().returns(&ada());
+    let answer = remcall::reqwest::Client::new()
+        .get(format!("{}/v1/api/users/not-a-number", stub.url()))
+        .header("X-Request-Id", "r")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 400);
+    let reason = answer.text().await.unwrap();
+    assert!(
+        reason.contains("`get_user`: path parameter `id`"),
+        "{reason}"
+    );
+    let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(stub)));
+    let message = dropped.unwrap_err();
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        message.contains("a request that does not fit the spec: `get_user`: path parameter `id`"),
+        "{message}"
+    );
+}
+
+/// A POST's body is read back as the spec's type.
+#[tokio::test]
+async fn a_body_is_read_back_as_its_type() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.query_user().returns(
+        &remcall_example_committed::clients::user_client::ResponseDto {
+            code: 0,
+            message: "ok".to_owned(),
+            data: Some(vec![ada()]),
+        },
+    );
+    let users = UserClient::new(&stub.url()).unwrap();
+    users.query_user(&ada()).await.unwrap();
+    assert_eq!(stub.query_user().calls()[0].body, ada());
 }

@@ -35,12 +35,20 @@ pub struct Stub {
 
 struct Shared {
     spec: &'static ClientSpec,
+    /// Whether a request is what the spec describes (a generated stub's decoding).
+    #[cfg_attr(not(feature = "stub"), allow(dead_code))]
+    check: Option<Check>,
     state: Mutex<State>,
 }
+
+/// Reads a received request as the spec's types; the error says what does not fit.
+pub type Check = fn(&Recorded) -> Result<(), String>;
 
 struct State {
     rules: Vec<Rule>,
     recorded: Vec<Recorded>,
+    /// Requests the check refused, with why: each fails the test when the stub is dropped.
+    refused: Vec<String>,
     rng: fastrand::Rng,
 }
 
@@ -59,6 +67,15 @@ impl Stub {
     /// Without the runtime's `stub` feature there is no server: this fails, saying so (a
     /// generated stub compiles either way, and works in the tests that turn the feature on).
     pub async fn start(spec: &'static ClientSpec) -> std::io::Result<Stub> {
+        Stub::start_checked(spec, None).await
+    }
+
+    /// [`Stub::start`], reading each request with `check` first: one that does not fit the
+    /// spec is answered 400 with the reason, and fails the test when the stub is dropped.
+    pub async fn start_checked(
+        spec: &'static ClientSpec,
+        check: Option<Check>,
+    ) -> std::io::Result<Stub> {
         if cfg!(not(feature = "stub")) {
             return Err(std::io::Error::other(
                 "a stub needs the `stub` feature of remcall: `remcall = { ..., features = [\"stub\"] }` in [dev-dependencies]",
@@ -68,9 +85,11 @@ impl Stub {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             spec,
+            check,
             state: Mutex::new(State {
                 rules: Vec::new(),
                 recorded: Vec::new(),
+                refused: Vec::new(),
                 rng: fastrand::Rng::with_seed(0),
             }),
         });
@@ -160,7 +179,7 @@ impl Drop for Stub {
             return;
         }
         let state = self.state();
-        let unmet: Vec<String> = state
+        let mut unmet: Vec<String> = state
             .rules
             .iter()
             .filter(|rule| rule.expected.is_some_and(|n| n != rule.matched))
@@ -173,6 +192,12 @@ impl Drop for Stub {
                 )
             })
             .collect();
+        unmet.extend(
+            state
+                .refused
+                .iter()
+                .map(|why| format!("a request that does not fit the spec: {why}")),
+        );
         drop(state);
         assert!(
             unmet.is_empty(),

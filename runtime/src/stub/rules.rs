@@ -46,6 +46,99 @@ impl Recorded {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+
+    /// Path parameter `name` as a `T` (what a generated stub's typed calls read).
+    pub fn path_value<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<T, String> {
+        let texts: Vec<&str> = self
+            .path_params
+            .get(name)
+            .map(String::as_str)
+            .into_iter()
+            .collect();
+        typed(&texts).map_err(|why| format!("path parameter `{name}`: {why}"))
+    }
+
+    /// Query parameter `name` as a `T`: absent is `None` for an `Option`, every value for a list.
+    pub fn query_value<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<T, String> {
+        let texts: Vec<&str> = self
+            .query
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .collect();
+        typed(&texts).map_err(|why| format!("query parameter `{name}`: {why}"))
+    }
+
+    /// Header `name` as a `T`, as `query_value` reads a query parameter.
+    pub fn header_value<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<T, String> {
+        let texts: Vec<&str> = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect();
+        typed(&texts).map_err(|why| format!("header `{name}`: {why}"))
+    }
+
+    /// The body as JSON of type `T` (an empty body is `null`: `None` for an `Option`).
+    pub fn json_body<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+        let text: &[u8] = if self.body.is_empty() {
+            b"null"
+        } else {
+            &self.body
+        };
+        serde_json::from_slice(text).map_err(|e| format!("the JSON body: {e}"))
+    }
+
+    /// The body as a form (`application/x-www-form-urlencoded`) of type `T`.
+    pub fn form_body<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+        serde_urlencoded::from_bytes(&self.body).map_err(|e| format!("the form body: {e}"))
+    }
+
+    /// The body as text.
+    pub fn text_body(&self) -> Result<String, String> {
+        String::from_utf8(self.body.to_vec()).map_err(|_| "the body is not UTF-8 text".to_owned())
+    }
+}
+
+/// The wire texts of one parameter as a `T`: none is `null`, one is that value, several a list.
+/// Each text is tried as what it reads as (`1`, `true`) and, failing that, as a string.
+fn typed<T: serde::de::DeserializeOwned>(texts: &[&str]) -> Result<T, String> {
+    use serde_json::Value;
+    let scalar = |text: &str| {
+        serde_json::from_str::<Value>(text)
+            .ok()
+            .filter(|v| !v.is_object() && !v.is_array())
+    };
+    let read = |texts: &[&str], as_text: bool| -> Value {
+        let one = |text: &&str| match (as_text, scalar(text)) {
+            (false, Some(value)) => value,
+            _ => Value::String((*text).to_owned()),
+        };
+        match texts {
+            [] => Value::Null,
+            [text] => one(text),
+            many => Value::Array(many.iter().map(one).collect()),
+        }
+    };
+    let as_read = serde_json::from_value::<T>(read(texts, false));
+    as_read
+        .or_else(|_| serde_json::from_value::<T>(read(texts, true)))
+        .or_else(|error| match texts {
+            // A list of one value.
+            [text] => serde_json::from_value::<T>(Value::Array(vec![read(&[text], false)]))
+                .or_else(|_| {
+                    serde_json::from_value::<T>(Value::Array(vec![Value::String(
+                        (*text).to_owned(),
+                    )]))
+                })
+                .map_err(|_| error),
+            _ => Err(error),
+        })
+        .map_err(|e| match texts {
+            [] => "missing".to_owned(),
+            _ => format!("{texts:?} is not one: {e}"),
+        })
 }
 
 /// Where a value to match is in the request.
@@ -178,6 +271,47 @@ pub(crate) fn path_params(template: &str, path: &str) -> Option<HashMap<String, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wire_texts_read_as_the_types_a_spec_names() {
+        let recorded = Recorded {
+            operation: "op",
+            method: "GET".to_owned(),
+            path: "/x/7".to_owned(),
+            path_params: HashMap::from([("id".to_owned(), "7".to_owned())]),
+            query: vec![
+                ("tag".to_owned(), "1".to_owned()),
+                ("tag".to_owned(), "b".to_owned()),
+                ("code".to_owned(), "007".to_owned()),
+                ("on".to_owned(), "true".to_owned()),
+                ("n".to_owned(), "7".to_owned()),
+            ],
+            headers: vec![("x-n".to_owned(), "42".to_owned())],
+            body: Bytes::from_static(br#"{"a":1}"#),
+        };
+        assert_eq!(recorded.path_value::<i64>("id"), Ok(7));
+        assert_eq!(recorded.path_value::<String>("id"), Ok("7".to_owned()));
+        assert_eq!(
+            recorded.query_value::<Vec<String>>("tag"),
+            Ok(vec!["1".to_owned(), "b".to_owned()])
+        );
+        assert_eq!(recorded.query_value::<String>("code"), Ok("007".to_owned()));
+        assert_eq!(recorded.query_value::<Option<bool>>("on"), Ok(Some(true)));
+        assert_eq!(recorded.query_value::<Option<bool>>("off"), Ok(None));
+        assert_eq!(recorded.query_value::<Vec<i64>>("n"), Ok(vec![7]));
+        assert_eq!(recorded.header_value::<u32>("X-N"), Ok(42));
+        assert!(
+            recorded
+                .query_value::<i64>("missing")
+                .unwrap_err()
+                .contains("missing")
+        );
+        assert!(recorded.path_value::<bool>("id").is_err());
+        assert_eq!(
+            recorded.json_body::<HashMap<String, i64>>(),
+            Ok(HashMap::from([("a".to_owned(), 1)]))
+        );
+    }
 
     #[test]
     fn a_path_gives_its_parameters_by_the_templates_names() {

@@ -81,6 +81,16 @@ async fn handle(
         );
         return Ok(plain(501, &message));
     };
+    if let Some(Err(why)) = shared.check.map(|check| check(&recorded)) {
+        let why = format!("`{}`: {why}", operation.name);
+        let mut state = shared.state();
+        state.recorded.push(recorded);
+        state.refused.push(why.clone());
+        return Ok(plain(
+            400,
+            &format!("the request does not fit the spec: {why}"),
+        ));
+    }
     let (answer, decided) = {
         let mut state = shared.state();
         state.recorded.push(recorded.clone());

@@ -1478,9 +1478,38 @@ pub mod stub {
     #[derive(Debug)]
     pub struct PaymentsStub(remcall::stub::Stub);
     impl PaymentsStub {
-        /// Starts it, with seed 0 for its random faults.
+        /// Starts it, with seed 0 for its random faults. A request that does not fit the spec
+        /// (a parameter or body not of its type) is answered 400 and fails the test when the
+        /// stub is dropped.
         pub async fn start() -> std::io::Result<PaymentsStub> {
-            remcall::stub::Stub::start(&CLIENT_SPEC).await.map(PaymentsStub)
+            remcall::stub::Stub::start_checked(&CLIENT_SPEC, Some(Self::check))
+                .await
+                .map(PaymentsStub)
+        }
+        /// Reads a received request as its operation's types.
+        fn check(raw: &remcall::stub::Recorded) -> Result<(), String> {
+            match raw.operation {
+                "get_customer" => GetCustomerCall::decode(raw).map(drop),
+                "create_customer" => CreateCustomerCall::decode(raw).map(drop),
+                "get_balance" => GetBalanceCall::decode(raw).map(drop),
+                "get_statement" => GetStatementCall::decode(raw).map(drop),
+                "update_customer" => UpdateCustomerCall::decode(raw).map(drop),
+                "get_source" => GetSourceCall::decode(raw).map(drop),
+                "create_charge" => CreateChargeCall::decode(raw).map(drop),
+                "upload_file" => UploadFileCall::decode(raw).map(drop),
+                "set_note" => SetNoteCall::decode(raw).map(drop),
+                "merge_customer" => MergeCustomerCall::decode(raw).map(drop),
+                "delete_customer" => DeleteCustomerCall::decode(raw).map(drop),
+                "list_charges" => ListChargesCall::decode(raw).map(drop),
+                "create_refund" => CreateRefundCall::decode(raw).map(drop),
+                "list_customers" => ListCustomersCall::decode(raw).map(drop),
+                "list_events" => ListEventsCall::decode(raw).map(drop),
+                "list_invoices" => ListInvoicesCall::decode(raw).map(drop),
+                "list_payouts" => ListPayoutsCall::decode(raw).map(drop),
+                "download_report" => DownloadReportCall::decode(raw).map(drop),
+                "get_report" => GetReportCall::decode(raw).map(drop),
+                _ => Ok(()),
+            }
         }
         /// The base URL to build the client with.
         pub fn url(&self) -> String {
@@ -1567,11 +1596,37 @@ pub mod stub {
             GetReportStubbing(self.0.operation(&GET_REPORT))
         }
     }
+    /// A request of [`Payments::get_customer`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct GetCustomerCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl GetCustomerCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`Payments::get_customer`].
     #[derive(Debug)]
     pub struct GetCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl GetCustomerStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<GetCustomerCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| GetCustomerCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))
@@ -1597,26 +1652,119 @@ pub mod stub {
             )
         }
     }
+    /// A request of [`Payments::create_customer`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct CreateCustomerCall {
+        /// `raw.json_body()`
+        pub body: NewCustomer,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl CreateCustomerCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                body: raw.json_body()?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`Payments::create_customer`].
     #[derive(Debug)]
     pub struct CreateCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl CreateCustomerStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<CreateCustomerCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| CreateCustomerCall::decode(raw).ok())
+                .collect()
+        }
+    }
+    /// A request of [`Payments::get_balance`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct GetBalanceCall {
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl GetBalanceCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self { raw: raw.clone() })
+        }
     }
     /// A rule for [`Payments::get_balance`].
     #[derive(Debug)]
     pub struct GetBalanceStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl GetBalanceStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<GetBalanceCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| GetBalanceCall::decode(raw).ok())
+                .collect()
+        }
+    }
+    /// A request of [`Payments::get_statement`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct GetStatementCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl GetStatementCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                raw: raw.clone(),
+            })
+        }
     }
     /// A rule for [`Payments::get_statement`].
     #[derive(Debug)]
     pub struct GetStatementStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl GetStatementStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<GetStatementCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| GetStatementCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))
+        }
+    }
+    /// A request of [`Payments::update_customer`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct UpdateCustomerCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// `raw.json_body()`
+        pub body: CustomerPatch,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl UpdateCustomerCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                body: raw.json_body()?,
+                raw: raw.clone(),
+            })
         }
     }
     /// A rule for [`Payments::update_customer`].
@@ -1624,6 +1772,15 @@ pub mod stub {
     pub struct UpdateCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl UpdateCustomerStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<UpdateCustomerCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| UpdateCustomerCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))
@@ -1633,11 +1790,37 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
+    /// A request of [`Payments::get_source`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct GetSourceCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl GetSourceCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`Payments::get_source`].
     #[derive(Debug)]
     pub struct GetSourceStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl GetSourceStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<GetSourceCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| GetSourceCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))
@@ -1647,14 +1830,52 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
+    /// A request of [`Payments::create_charge`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct CreateChargeCall {
+        /// `raw.json_body()`
+        pub body: Charge,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl CreateChargeCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                body: raw.json_body()?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`Payments::create_charge`].
     #[derive(Debug)]
     pub struct CreateChargeStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl CreateChargeStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<CreateChargeCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| CreateChargeCall::decode(raw).ok())
+                .collect()
+        }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Charge) -> Self {
             Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Payments::upload_file`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct UploadFileCall {
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl UploadFileCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self { raw: raw.clone() })
         }
     }
     /// A rule for [`Payments::upload_file`].
@@ -1662,9 +1883,38 @@ pub mod stub {
     pub struct UploadFileStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl UploadFileStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<UploadFileCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| UploadFileCall::decode(raw).ok())
+                .collect()
+        }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &StoredFile) -> Self {
             Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Payments::set_note`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct SetNoteCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// `raw.text_body()`
+        pub body: String,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl SetNoteCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                body: raw.text_body()?,
+                raw: raw.clone(),
+            })
         }
     }
     /// A rule for [`Payments::set_note`].
@@ -1672,9 +1922,38 @@ pub mod stub {
     pub struct SetNoteStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl SetNoteStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<SetNoteCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| SetNoteCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))
+        }
+    }
+    /// A request of [`Payments::merge_customer`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct MergeCustomerCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// `raw.json_body()`
+        pub body: CustomerPatch,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl MergeCustomerCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                body: raw.json_body()?,
+                raw: raw.clone(),
+            })
         }
     }
     /// A rule for [`Payments::merge_customer`].
@@ -1682,6 +1961,15 @@ pub mod stub {
     pub struct MergeCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl MergeCustomerStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<MergeCustomerCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| MergeCustomerCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))
@@ -1691,14 +1979,55 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
+    /// A request of [`Payments::delete_customer`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct DeleteCustomerCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// `raw.json_body()`
+        pub body: DeleteOptions,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl DeleteCustomerCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                body: raw.json_body()?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`Payments::delete_customer`].
     #[derive(Debug)]
     pub struct DeleteCustomerStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl DeleteCustomerStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<DeleteCustomerCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| DeleteCustomerCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))
+        }
+    }
+    /// A request of [`Payments::list_charges`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct ListChargesCall {
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl ListChargesCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self { raw: raw.clone() })
         }
     }
     /// A rule for [`Payments::list_charges`].
@@ -1706,9 +2035,35 @@ pub mod stub {
     pub struct ListChargesStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl ListChargesStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<ListChargesCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| ListChargesCall::decode(raw).ok())
+                .collect()
+        }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Vec<Charge>) -> Self {
             Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Payments::create_refund`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct CreateRefundCall {
+        /// `raw.json_body()`
+        pub body: NewRefund,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl CreateRefundCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                body: raw.json_body()?,
+                raw: raw.clone(),
+            })
         }
     }
     /// A rule for [`Payments::create_refund`].
@@ -1716,9 +2071,38 @@ pub mod stub {
     pub struct CreateRefundStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl CreateRefundStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<CreateRefundCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| CreateRefundCall::decode(raw).ok())
+                .collect()
+        }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Refund) -> Self {
             Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Payments::list_customers`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct ListCustomersCall {
+        /// `raw.query_value("limit")`
+        pub limit: Option<u32>,
+        /// `raw.query_value("starting_after")`
+        pub starting_after: Option<String>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl ListCustomersCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                limit: raw.query_value("limit")?,
+                starting_after: raw.query_value("starting_after")?,
+                raw: raw.clone(),
+            })
         }
     }
     /// A rule for [`Payments::list_customers`].
@@ -1726,6 +2110,15 @@ pub mod stub {
     pub struct ListCustomersStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl ListCustomersStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<ListCustomersCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| ListCustomersCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `limit` is `value`.
         pub fn with_limit(self, value: u32) -> Self {
             Self(self.0.with_query("limit", value))
@@ -1739,11 +2132,37 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
+    /// A request of [`Payments::list_events`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct ListEventsCall {
+        /// `raw.query_value("cursor")`
+        pub cursor: Option<String>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl ListEventsCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                cursor: raw.query_value("cursor")?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`Payments::list_events`].
     #[derive(Debug)]
     pub struct ListEventsStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl ListEventsStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<ListEventsCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| ListEventsCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `cursor` is `value`.
         pub fn with_cursor(self, value: &str) -> Self {
             Self(self.0.with_query("cursor", value))
@@ -1753,14 +2172,52 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
+    /// A request of [`Payments::list_invoices`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct ListInvoicesCall {
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl ListInvoicesCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self { raw: raw.clone() })
+        }
+    }
     /// A rule for [`Payments::list_invoices`].
     #[derive(Debug)]
     pub struct ListInvoicesStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl ListInvoicesStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<ListInvoicesCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| ListInvoicesCall::decode(raw).ok())
+                .collect()
+        }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &InvoicePage) -> Self {
             Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Payments::list_payouts`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct ListPayoutsCall {
+        /// `raw.query_value("per_page")`
+        pub per_page: Option<u32>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl ListPayoutsCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                per_page: raw.query_value("per_page")?,
+                raw: raw.clone(),
+            })
         }
     }
     /// A rule for [`Payments::list_payouts`].
@@ -1768,6 +2225,15 @@ pub mod stub {
     pub struct ListPayoutsStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl ListPayoutsStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<ListPayoutsCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| ListPayoutsCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `per_page` is `value`.
         pub fn with_per_page(self, value: u32) -> Self {
             Self(self.0.with_query("per_page", value))
@@ -1777,14 +2243,57 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
+    /// A request of [`Payments::download_report`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct DownloadReportCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl DownloadReportCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`Payments::download_report`].
     #[derive(Debug)]
     pub struct DownloadReportStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl DownloadReportStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<DownloadReportCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| DownloadReportCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))
+        }
+    }
+    /// A request of [`Payments::get_report`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct GetReportCall {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl GetReportCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                raw: raw.clone(),
+            })
         }
     }
     /// A rule for [`Payments::get_report`].
@@ -1792,6 +2301,15 @@ pub mod stub {
     pub struct GetReportStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl GetReportStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<GetReportCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| GetReportCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: &str) -> Self {
             Self(self.0.with_path("id", value))

@@ -284,9 +284,22 @@ pub mod stub {
     #[derive(Debug)]
     pub struct UserClientStub(remcall::stub::Stub);
     impl UserClientStub {
-        /// Starts it, with seed 0 for its random faults.
+        /// Starts it, with seed 0 for its random faults. A request that does not fit the spec
+        /// (a parameter or body not of its type) is answered 400 and fails the test when the
+        /// stub is dropped.
         pub async fn start() -> std::io::Result<UserClientStub> {
-            remcall::stub::Stub::start(&CLIENT_SPEC).await.map(UserClientStub)
+            remcall::stub::Stub::start_checked(&CLIENT_SPEC, Some(Self::check))
+                .await
+                .map(UserClientStub)
+        }
+        /// Reads a received request as its operation's types.
+        fn check(raw: &remcall::stub::Recorded) -> Result<(), String> {
+            match raw.operation {
+                "query_user" => QueryUserCall::decode(raw).map(drop),
+                "get_user" => GetUserCall::decode(raw).map(drop),
+                "delete_user" => DeleteUserCall::decode(raw).map(drop),
+                _ => Ok(()),
+            }
         }
         /// The base URL to build the client with.
         pub fn url(&self) -> String {
@@ -309,14 +322,63 @@ pub mod stub {
             DeleteUserStubbing(self.0.operation(&DELETE_USER))
         }
     }
+    /// A request of [`UserClient::query_user`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct QueryUserCall {
+        /// `raw.json_body()`
+        pub body: User,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl QueryUserCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                body: raw.json_body()?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`UserClient::query_user`].
     #[derive(Debug)]
     pub struct QueryUserStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl QueryUserStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<QueryUserCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| QueryUserCall::decode(raw).ok())
+                .collect()
+        }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &ResponseDto<Vec<User>>) -> Self {
             Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`UserClient::get_user`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct GetUserCall {
+        /// `raw.path_value("id")`
+        pub id: i64,
+        /// `raw.query_value("verbose")`
+        pub verbose: Option<bool>,
+        /// `raw.header_value("X-Request-Id")`
+        pub request_id: String,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl GetUserCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                verbose: raw.query_value("verbose")?,
+                request_id: raw.header_value("X-Request-Id")?,
+                raw: raw.clone(),
+            })
         }
     }
     /// A rule for [`UserClient::get_user`].
@@ -324,6 +386,15 @@ pub mod stub {
     pub struct GetUserStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl GetUserStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<GetUserCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| GetUserCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: i64) -> Self {
             Self(self.0.with_path("id", value))
@@ -341,11 +412,37 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
+    /// A request of [`UserClient::delete_user`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct DeleteUserCall {
+        /// `raw.path_value("id")`
+        pub id: i64,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl DeleteUserCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                raw: raw.clone(),
+            })
+        }
+    }
     /// A rule for [`UserClient::delete_user`].
     #[derive(Debug)]
     pub struct DeleteUserStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl DeleteUserStubbing<'_> {
         remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<DeleteUserCall> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| DeleteUserCall::decode(raw).ok())
+                .collect()
+        }
         /// Only requests whose `id` is `value`.
         pub fn with_id(self, value: i64) -> Self {
             Self(self.0.with_path("id", value))
