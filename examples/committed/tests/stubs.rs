@@ -181,3 +181,45 @@ async fn a_body_is_read_back_as_its_type() {
     users.query_user(&ada()).await.unwrap();
     assert_eq!(stub.query_user().calls()[0].body, ada());
 }
+
+/// "Retried twice with the same key": a POST with an idempotency key is retried through two
+/// 503s, and the stub's calls show three attempts carrying one key and the same body.
+#[tokio::test]
+async fn a_keyed_post_is_retried_with_the_same_key() {
+    use remcall_example_committed::clients::payments::stub::PaymentsStub;
+    use remcall_example_committed::clients::payments::{NewRefund, Payments, Refund};
+
+    let stub = PaymentsStub::start().await.unwrap();
+    stub.create_refund().faults().fail(503).times(2);
+    stub.create_refund()
+        .returns(&Refund {
+            id: "re_1".to_owned(),
+            charge: "ch_1".to_owned(),
+            amount: 500,
+        })
+        .expect(1);
+    let payments = Payments::builder()
+        .base_url(&stub.url())
+        .profile(
+            Profile::from_yaml_str(
+                "retry: { max_attempts: 3, backoff: { initial: 1ms, max: 1ms } }",
+            )
+            .unwrap(),
+        )
+        .build()
+        .unwrap();
+    let refund = NewRefund {
+        charge: "ch_1".to_owned(),
+        amount: 500,
+    };
+    assert_eq!(payments.create_refund(&refund).await.unwrap().id, "re_1");
+    let calls = stub.create_refund().calls();
+    assert_eq!(calls.len(), 3, "two 503s, then the answer");
+    let keys: Vec<&str> = calls
+        .iter()
+        .map(|call| call.raw.header("Idempotency-Key").unwrap_or_default())
+        .collect();
+    assert!(!keys[0].is_empty());
+    assert!(keys.iter().all(|key| *key == keys[0]), "{keys:?}");
+    assert!(calls.iter().all(|call| call.body == refund));
+}
