@@ -476,19 +476,9 @@ pub mod stub {
         /// (a parameter or body not of its type) is answered 400 and fails the test when the
         /// stub is dropped.
         pub async fn start() -> std::io::Result<{{ stub.name }}> {
-            remcall::stub::Stub::start_checked(&{{ client.spec_static }}, Some(Self::check))
+            remcall::stub::Stub::start_checked(&{{ client.spec_static }}, Some(fits_the_spec))
                 .await
                 .map({{ stub.name }})
-        }
-
-        /// Reads a received request as its operation's types.
-        fn check(raw: &remcall::stub::Recorded) -> Result<(), String> {
-            match raw.operation {
-                {%- for method in stub.methods %}
-                {{ "{:?}"|format(method.spec_name) }} => {{ method.call_name }}::decode(raw).map(drop),
-                {%- endfor %}
-                _ => Ok(()),
-            }
         }
 
         /// The base URL to build the client with.
@@ -503,10 +493,20 @@ pub mod stub {
 {%- for method in stub.methods %}
 
         /// [`{{ client.name }}::{{ method.name }}`]: a rule made by its first matcher or answer, its faults, its calls.
-        pub fn {{ method.name }}(&self) -> {{ method.type_name }}<'_> {
+        pub fn {{ method.accessor }}(&self) -> {{ method.type_name }}<'_> {
             {{ method.type_name }}(self.0.operation(&{{ method.spec_const }}))
         }
 {%- endfor %}
+    }
+
+    /// Reads a received request as its operation's types.
+    fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
+        match raw.operation {
+            {%- for method in stub.methods %}
+            {{ "{:?}"|format(method.spec_name) }} => {{ method.call_name }}::decode(raw).map(drop),
+            {%- endfor %}
+            _ => Ok(()),
+        }
     }
 {%- for method in stub.methods %}
 

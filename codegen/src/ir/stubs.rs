@@ -18,6 +18,8 @@ pub struct StubIr {
 pub struct StubMethod {
     /// The method's Rust name (`get_user`, `r#type`).
     pub name: String,
+    /// The stub's method for it: its name, unless that is one of the stub's own (`start_`).
+    pub accessor: String,
     /// Its name in the spec, as the stub records it.
     pub spec_name: String,
     /// `GetUserCall`: a received request read as the spec's types.
@@ -51,6 +53,10 @@ pub struct StubSetter {
     pub wire: String,
 }
 
+/// The methods every `<Client>Stub` has: an operation of one of these names is reached by the
+/// name with `_` after it.
+const STUB_OWN: &[&str] = &["start", "url", "inner"];
+
 pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> StubIr {
     let taken = |name: &str| types.iter().any(|t| t.name == name) || name == client;
     let methods = methods
@@ -70,7 +76,13 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
             while fields.iter().any(|(name, _, _)| *name == raw_field) {
                 raw_field.push('_');
             }
+            let accessor = if STUB_OWN.contains(&method.name.as_str()) {
+                format!("{}_", method.name)
+            } else {
+                method.name.clone()
+            };
             StubMethod {
+                accessor,
                 name: method.name.clone(),
                 spec_name: method.spec_name.clone(),
                 call_name: unique("Call"),

@@ -1482,34 +1482,9 @@ pub mod stub {
         /// (a parameter or body not of its type) is answered 400 and fails the test when the
         /// stub is dropped.
         pub async fn start() -> std::io::Result<PaymentsStub> {
-            remcall::stub::Stub::start_checked(&CLIENT_SPEC, Some(Self::check))
+            remcall::stub::Stub::start_checked(&CLIENT_SPEC, Some(fits_the_spec))
                 .await
                 .map(PaymentsStub)
-        }
-        /// Reads a received request as its operation's types.
-        fn check(raw: &remcall::stub::Recorded) -> Result<(), String> {
-            match raw.operation {
-                "get_customer" => GetCustomerCall::decode(raw).map(drop),
-                "create_customer" => CreateCustomerCall::decode(raw).map(drop),
-                "get_balance" => GetBalanceCall::decode(raw).map(drop),
-                "get_statement" => GetStatementCall::decode(raw).map(drop),
-                "update_customer" => UpdateCustomerCall::decode(raw).map(drop),
-                "get_source" => GetSourceCall::decode(raw).map(drop),
-                "create_charge" => CreateChargeCall::decode(raw).map(drop),
-                "upload_file" => UploadFileCall::decode(raw).map(drop),
-                "set_note" => SetNoteCall::decode(raw).map(drop),
-                "merge_customer" => MergeCustomerCall::decode(raw).map(drop),
-                "delete_customer" => DeleteCustomerCall::decode(raw).map(drop),
-                "list_charges" => ListChargesCall::decode(raw).map(drop),
-                "create_refund" => CreateRefundCall::decode(raw).map(drop),
-                "list_customers" => ListCustomersCall::decode(raw).map(drop),
-                "list_events" => ListEventsCall::decode(raw).map(drop),
-                "list_invoices" => ListInvoicesCall::decode(raw).map(drop),
-                "list_payouts" => ListPayoutsCall::decode(raw).map(drop),
-                "download_report" => DownloadReportCall::decode(raw).map(drop),
-                "get_report" => GetReportCall::decode(raw).map(drop),
-                _ => Ok(()),
-            }
         }
         /// The base URL to build the client with.
         pub fn url(&self) -> String {
@@ -1594,6 +1569,31 @@ pub mod stub {
         /// [`Payments::get_report`]: a rule made by its first matcher or answer, its faults, its calls.
         pub fn get_report(&self) -> GetReportStubbing<'_> {
             GetReportStubbing(self.0.operation(&GET_REPORT))
+        }
+    }
+    /// Reads a received request as its operation's types.
+    fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
+        match raw.operation {
+            "get_customer" => GetCustomerCall::decode(raw).map(drop),
+            "create_customer" => CreateCustomerCall::decode(raw).map(drop),
+            "get_balance" => GetBalanceCall::decode(raw).map(drop),
+            "get_statement" => GetStatementCall::decode(raw).map(drop),
+            "update_customer" => UpdateCustomerCall::decode(raw).map(drop),
+            "get_source" => GetSourceCall::decode(raw).map(drop),
+            "create_charge" => CreateChargeCall::decode(raw).map(drop),
+            "upload_file" => UploadFileCall::decode(raw).map(drop),
+            "set_note" => SetNoteCall::decode(raw).map(drop),
+            "merge_customer" => MergeCustomerCall::decode(raw).map(drop),
+            "delete_customer" => DeleteCustomerCall::decode(raw).map(drop),
+            "list_charges" => ListChargesCall::decode(raw).map(drop),
+            "create_refund" => CreateRefundCall::decode(raw).map(drop),
+            "list_customers" => ListCustomersCall::decode(raw).map(drop),
+            "list_events" => ListEventsCall::decode(raw).map(drop),
+            "list_invoices" => ListInvoicesCall::decode(raw).map(drop),
+            "list_payouts" => ListPayoutsCall::decode(raw).map(drop),
+            "download_report" => DownloadReportCall::decode(raw).map(drop),
+            "get_report" => GetReportCall::decode(raw).map(drop),
+            _ => Ok(()),
         }
     }
     /// A request of [`Payments::get_customer`] the stub received, read as the spec's types.

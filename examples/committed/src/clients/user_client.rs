@@ -288,18 +288,9 @@ pub mod stub {
         /// (a parameter or body not of its type) is answered 400 and fails the test when the
         /// stub is dropped.
         pub async fn start() -> std::io::Result<UserClientStub> {
-            remcall::stub::Stub::start_checked(&CLIENT_SPEC, Some(Self::check))
+            remcall::stub::Stub::start_checked(&CLIENT_SPEC, Some(fits_the_spec))
                 .await
                 .map(UserClientStub)
-        }
-        /// Reads a received request as its operation's types.
-        fn check(raw: &remcall::stub::Recorded) -> Result<(), String> {
-            match raw.operation {
-                "query_user" => QueryUserCall::decode(raw).map(drop),
-                "get_user" => GetUserCall::decode(raw).map(drop),
-                "delete_user" => DeleteUserCall::decode(raw).map(drop),
-                _ => Ok(()),
-            }
         }
         /// The base URL to build the client with.
         pub fn url(&self) -> String {
@@ -320,6 +311,15 @@ pub mod stub {
         /// [`UserClient::delete_user`]: a rule made by its first matcher or answer, its faults, its calls.
         pub fn delete_user(&self) -> DeleteUserStubbing<'_> {
             DeleteUserStubbing(self.0.operation(&DELETE_USER))
+        }
+    }
+    /// Reads a received request as its operation's types.
+    fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
+        match raw.operation {
+            "query_user" => QueryUserCall::decode(raw).map(drop),
+            "get_user" => GetUserCall::decode(raw).map(drop),
+            "delete_user" => DeleteUserCall::decode(raw).map(drop),
+            _ => Ok(()),
         }
     }
     /// A request of [`UserClient::query_user`] the stub received, read as the spec's types.

@@ -101,12 +101,30 @@ static TAKE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     not_found_none: false,
     profile: "",
 };
+static START: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 3,
+    name: "start",
+    http_method: "POST",
+    path: "/start/{raw}",
+    idempotent: false,
+    not_found_none: false,
+    profile: "",
+};
+static URL: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 4,
+    name: "url",
+    http_method: "GET",
+    path: "/url",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "Reserved",
     base_urls: &["http://localhost:8091"],
     base_path: "",
     profile: "",
-    methods: &[&TYPE, &MATCH, &TAKE],
+    methods: &[&TYPE, &MATCH, &TAKE, &START, &URL],
 };
 /// The `Reserved` HTTP client.
 ///
@@ -188,6 +206,22 @@ impl<F: ReservedFallback> Reserved<F> {
             .query("cause", cause);
         let fallback_ = |cause_| self.fallback.take(request, fallback, cause, cause_);
         self.inner.call_or_fallback(request_, decode::json, fallback_).await
+    }
+    /// `POST /start/{raw}`
+    pub async fn start(
+        &self,
+        raw: &str,
+        url: Option<&str>,
+    ) -> Result<(), remcall::Error> {
+        let request = START.request().path("raw", raw).query("url", url);
+        let fallback = |cause| self.fallback.start(raw, url, cause);
+        self.inner.call_or_fallback(request, decode::unit, fallback).await
+    }
+    /// `GET /url`
+    pub async fn url(&self) -> Result<String, remcall::Error> {
+        let request = URL.request();
+        let fallback = |cause| self.fallback.url(cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
 }
 /// Builds a [`Reserved`].
@@ -280,5 +314,278 @@ pub trait ReservedFallback: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<Keyword, remcall::Error>> + Send {
         async move { Err(cause_) }
     }
+    /// The fallback of [`Reserved::start`].
+    fn start(
+        &self,
+        raw: &str,
+        url: Option<&str>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<(), remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Reserved::url`].
+    fn url(
+        &self,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<String, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
 }
 impl ReservedFallback for remcall::NoFallback {}
+/// A stub of [`Reserved`]'s API, for tests (`stubs: true`): its server runs with the
+/// runtime's `stub` feature on (see docs/testing.md).
+pub mod stub {
+    use super::*;
+    /// A server of [`Reserved`]'s API on a free loopback port: build the client with
+    /// [`ReservedStub::url`], tell each operation what to answer, inject faults, read the
+    /// calls.
+    #[derive(Debug)]
+    pub struct ReservedStub(remcall::stub::Stub);
+    impl ReservedStub {
+        /// Starts it, with seed 0 for its random faults. A request that does not fit the spec
+        /// (a parameter or body not of its type) is answered 400 and fails the test when the
+        /// stub is dropped.
+        pub async fn start() -> std::io::Result<ReservedStub> {
+            remcall::stub::Stub::start_checked(&CLIENT_SPEC, Some(fits_the_spec))
+                .await
+                .map(ReservedStub)
+        }
+        /// The base URL to build the client with.
+        pub fn url(&self) -> String {
+            self.0.url()
+        }
+        /// The untyped stub: `seed`, faults for every operation (`all()`).
+        pub fn inner(&self) -> &remcall::stub::Stub {
+            &self.0
+        }
+        /// [`Reserved::r#type`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn r#type(&self) -> TypeStubbing<'_> {
+            TypeStubbing(self.0.operation(&TYPE))
+        }
+        /// [`Reserved::r#match`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn r#match(&self) -> MatchStubbing<'_> {
+            MatchStubbing(self.0.operation(&MATCH))
+        }
+        /// [`Reserved::take`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn take(&self) -> TakeStubbing<'_> {
+            TakeStubbing(self.0.operation(&TAKE))
+        }
+        /// [`Reserved::start`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn start_(&self) -> StartStubbing<'_> {
+            StartStubbing(self.0.operation(&START))
+        }
+        /// [`Reserved::url`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn url_(&self) -> UrlStubbing<'_> {
+            UrlStubbing(self.0.operation(&URL))
+        }
+    }
+    /// Reads a received request as its operation's types.
+    fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
+        match raw.operation {
+            "type" => TypeCall::decode(raw).map(drop),
+            "match" => MatchCall::decode(raw).map(drop),
+            "take" => TakeCall::decode(raw).map(drop),
+            "start" => StartCall::decode(raw).map(drop),
+            "url" => UrlCall::decode(raw).map(drop),
+            _ => Ok(()),
+        }
+    }
+    /// A request of [`Reserved::r#type`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct TypeCall {
+        /// `raw.path_value("self")`
+        pub self_: String,
+        /// `raw.query_value("match")`
+        pub r#match: Option<String>,
+        /// `raw.query_value("crate")`
+        pub crate_: Vec<Keyword>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl TypeCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                self_: raw.path_value("self")?,
+                r#match: raw.query_value("match")?,
+                crate_: raw.query_value("crate")?,
+                raw: raw.clone(),
+            })
+        }
+    }
+    /// A rule for [`Reserved::r#type`].
+    #[derive(Debug)]
+    pub struct TypeStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl TypeStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<TypeCall> {
+            self.0.calls().iter().filter_map(|raw| TypeCall::decode(raw).ok()).collect()
+        }
+        /// Only requests whose `self` is `value`.
+        pub fn with_self_(self, value: &str) -> Self {
+            Self(self.0.with_path("self", value))
+        }
+        /// Only requests whose `match` is `value`.
+        pub fn with_match(self, value: &str) -> Self {
+            Self(self.0.with_query("match", value))
+        }
+        /// Only requests whose `crate` is `value`.
+        pub fn with_crate_(self, value: &[Keyword]) -> Self {
+            Self(self.0.with_query("crate", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Type) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Reserved::r#match`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct MatchCall {
+        /// `raw.json_body()`
+        pub body: Type,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl MatchCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                body: raw.json_body()?,
+                raw: raw.clone(),
+            })
+        }
+    }
+    /// A rule for [`Reserved::r#match`].
+    #[derive(Debug)]
+    pub struct MatchStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl MatchStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<MatchCall> {
+            self.0.calls().iter().filter_map(|raw| MatchCall::decode(raw).ok()).collect()
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Keyword) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Reserved::take`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct TakeCall {
+        /// `raw.path_value("request")`
+        pub request: String,
+        /// `raw.query_value("fallback")`
+        pub fallback: Option<i32>,
+        /// `raw.query_value("cause")`
+        pub cause: Option<String>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl TakeCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                request: raw.path_value("request")?,
+                fallback: raw.query_value("fallback")?,
+                cause: raw.query_value("cause")?,
+                raw: raw.clone(),
+            })
+        }
+    }
+    /// A rule for [`Reserved::take`].
+    #[derive(Debug)]
+    pub struct TakeStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl TakeStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<TakeCall> {
+            self.0.calls().iter().filter_map(|raw| TakeCall::decode(raw).ok()).collect()
+        }
+        /// Only requests whose `request` is `value`.
+        pub fn with_request(self, value: &str) -> Self {
+            Self(self.0.with_path("request", value))
+        }
+        /// Only requests whose `fallback` is `value`.
+        pub fn with_fallback(self, value: i32) -> Self {
+            Self(self.0.with_query("fallback", value))
+        }
+        /// Only requests whose `cause` is `value`.
+        pub fn with_cause(self, value: &str) -> Self {
+            Self(self.0.with_query("cause", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &Keyword) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Reserved::start`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct StartCall {
+        /// `raw.path_value("raw")`
+        pub raw: String,
+        /// `raw.query_value("url")`
+        pub url: Option<String>,
+        /// The request as received.
+        pub raw_: remcall::stub::Recorded,
+    }
+    impl StartCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                raw: raw.path_value("raw")?,
+                url: raw.query_value("url")?,
+                raw_: raw.clone(),
+            })
+        }
+    }
+    /// A rule for [`Reserved::start`].
+    #[derive(Debug)]
+    pub struct StartStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl StartStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<StartCall> {
+            self.0.calls().iter().filter_map(|raw| StartCall::decode(raw).ok()).collect()
+        }
+        /// Only requests whose `raw` is `value`.
+        pub fn with_raw(self, value: &str) -> Self {
+            Self(self.0.with_path("raw", value))
+        }
+        /// Only requests whose `url` is `value`.
+        pub fn with_url(self, value: &str) -> Self {
+            Self(self.0.with_query("url", value))
+        }
+    }
+    /// A request of [`Reserved::url`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct UrlCall {
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl UrlCall {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self { raw: raw.clone() })
+        }
+    }
+    /// A rule for [`Reserved::url`].
+    #[derive(Debug)]
+    pub struct UrlStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl UrlStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<UrlCall> {
+            self.0.calls().iter().filter_map(|raw| UrlCall::decode(raw).ok()).collect()
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &String) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+}
