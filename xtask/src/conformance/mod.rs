@@ -76,6 +76,7 @@ pub(crate) fn run(
     std::fs::create_dir_all(&scratch)?;
     let mut total = Tally::default();
     let mut rows = Vec::new();
+    let mut not_run = Vec::new();
     for document in documents {
         let name = document_name(document);
         eprintln!("conformance: {name}");
@@ -83,6 +84,7 @@ pub(crate) fn run(
             Ok(tally) => tally,
             Err(error) => {
                 rows.push(format!("| {name} | not run: {error:#} | | | | | |"));
+                not_run.push(name);
                 continue;
             }
         };
@@ -140,6 +142,10 @@ pub(crate) fn run(
         total.called, total.methods, total.accepted, total.decoded, total.unsigned
     );
     let faithful = percent(total.faithful, total.operations);
+    if require.is_some() && !not_run.is_empty() {
+        // A required level of a document that did not run is not met: 0 of 0 is no evidence.
+        bail!("conformance not measured for {}", not_run.join(", "));
+    }
     if let Some(required) = require
         && (accepted < required || decoded < required || faithful < required)
     {

@@ -8,11 +8,18 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
+/// The Prism the tests use.
+const PRISM: &str = "@stoplight/prism-cli@5.14.2";
+
 /// Prism's command, installed into `target/prism` when it is not there.
 pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
     let prefix = root.join("target/prism");
     let bin = prefix.join("node_modules/.bin/prism");
-    if bin.exists() {
+    let installed =
+        std::fs::read_to_string(prefix.join("node_modules/@stoplight/prism-cli/package.json"))
+            .unwrap_or_default();
+    let version = PRISM.rsplit('@').next().unwrap_or_default();
+    if bin.exists() && installed.contains(&format!("\"version\": \"{version}\"")) {
         return Ok(bin);
     }
     eprintln!(
@@ -29,11 +36,13 @@ pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
             "--prefix",
         ])
         .arg(&prefix)
-        .arg("@stoplight/prism-cli@5")
+        // Pinned: from 5.15 it pulls in an ESM-only faker that Node 18 (Debian bookworm's)
+        // cannot load, and a fresh machine may have that Node.
+        .arg(PRISM)
         .status()
         .context("running npm (Prism needs node and npm: apt-get install nodejs npm)")?;
     if !status.success() || !bin.exists() {
-        bail!("npm could not install @stoplight/prism-cli");
+        bail!("npm could not install {PRISM}");
     }
     Ok(bin)
 }
