@@ -8,25 +8,28 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-/// The Prism the tests use.
+/// The Prism the tests use, and the version of its HTTP layer everywhere in its tree.
 const PRISM: &str = "@stoplight/prism-cli@5.14.2";
+const PRISM_HTTP: &str = "5.12.0";
 
-/// Prism's command, installed into `target/prism` when it is not there.
+/// Prism's command, installed into `target/prism` when it is not there (or is another one).
 pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
     let prefix = root.join("target/prism");
     let bin = prefix.join("node_modules/.bin/prism");
-    let installed =
-        std::fs::read_to_string(prefix.join("node_modules/@stoplight/prism-cli/package.json"))
-            .unwrap_or_default();
     let version = PRISM.rsplit('@').next().unwrap_or_default();
-    if bin.exists() && installed.contains(&format!("\"version\": \"{version}\"")) {
+    // Pinned, and its HTTP layer with it: later ones pull in an ESM-only faker that Node 18
+    // (Debian bookworm's, what a fresh machine's apt installs) cannot load.
+    let manifest = format!(
+        r#"{{ "private": true, "dependencies": {{ "@stoplight/prism-cli": "{version}" }}, "overrides": {{ "@stoplight/prism-http": "{PRISM_HTTP}" }} }}"#
+    );
+    let installed = std::fs::read_to_string(prefix.join("package.json")).unwrap_or_default();
+    if bin.exists() && installed == manifest {
         return Ok(bin);
     }
-    eprintln!(
-        "installing Prism (@stoplight/prism-cli) into {}",
-        prefix.display()
-    );
+    eprintln!("installing Prism ({PRISM}) into {}", prefix.display());
     std::fs::create_dir_all(&prefix)?;
+    std::fs::write(prefix.join("package.json"), &manifest)?;
+    let _ = std::fs::remove_file(prefix.join("package-lock.json"));
     let status = Command::new("npm")
         .args([
             "install",
@@ -36,9 +39,6 @@ pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
             "--prefix",
         ])
         .arg(&prefix)
-        // Pinned: from 5.15 it pulls in an ESM-only faker that Node 18 (Debian bookworm's)
-        // cannot load, and a fresh machine may have that Node.
-        .arg(PRISM)
         .status()
         .context("running npm (Prism needs node and npm: apt-get install nodejs npm)")?;
     if !status.success() || !bin.exists() {
