@@ -29,7 +29,9 @@ pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
     eprintln!("installing Prism ({PRISM}) into {}", prefix.display());
     std::fs::create_dir_all(&prefix)?;
     std::fs::write(prefix.join("package.json"), &manifest)?;
+    // Afresh: npm keeps a tree it finds, nested versions the overrides exclude included.
     let _ = std::fs::remove_file(prefix.join("package-lock.json"));
+    let _ = std::fs::remove_dir_all(prefix.join("node_modules"));
     let status = Command::new("npm")
         .args([
             "install",
