@@ -123,34 +123,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                 include_dirs,
                 stubs,
             };
-            let generated = generate_with(&expand_inputs(&specs)?, &options)?;
-            print_warnings(&generated);
-            let files = output::files(&generated);
-            if check {
-                let stale = output::check(&out, &files);
-                for path in &stale {
-                    eprintln!(
-                        "stale: {} (run `remcall gen` to regenerate it)",
-                        path.display()
-                    );
-                }
-                if !stale.is_empty() {
-                    return Ok(ExitCode::from(1));
-                }
-                eprintln!(
-                    "{} generated file(s) in {} are fresh",
-                    files.len(),
-                    out.display()
-                );
-            } else {
-                let written = output::write(&out, &files)?;
-                eprintln!(
-                    "{} file(s) written, {} unchanged, in {}",
-                    written.len(),
-                    files.len() - written.len(),
-                    out.display()
-                );
-            }
+            return generate_into(&specs, &out, check, &options);
         }
         Command::Schema => {
             let schema = remcall_codegen::schema();
@@ -174,6 +147,44 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                 n => eprintln!("{} spec(s) ok, {n} warning(s)", specs.len()),
             }
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `remcall gen`: the code of every spec written into `out`, or with `check`, compared with it.
+fn generate_into(
+    specs: &[PathBuf],
+    out: &std::path::Path,
+    check: bool,
+    options: &Options,
+) -> Result<ExitCode, Error> {
+    let generated = generate_with(&expand_inputs(specs)?, options)?;
+    print_warnings(&generated);
+    let files = output::files(&generated);
+    if check {
+        let stale = output::check(out, &files);
+        for path in &stale {
+            eprintln!(
+                "stale: {} (run `remcall gen` to regenerate it)",
+                path.display()
+            );
+        }
+        if !stale.is_empty() {
+            return Ok(ExitCode::from(1));
+        }
+        eprintln!(
+            "{} generated file(s) in {} are fresh",
+            files.len(),
+            out.display()
+        );
+    } else {
+        let written = output::write(out, &files)?;
+        eprintln!(
+            "{} file(s) written, {} unchanged, in {}",
+            written.len(),
+            files.len() - written.len(),
+            out.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

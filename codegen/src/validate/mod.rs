@@ -6,6 +6,7 @@
 mod methods;
 mod paginate;
 mod profiles;
+mod request_line;
 mod results;
 mod types;
 mod unions;
