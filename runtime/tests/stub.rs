@@ -214,12 +214,7 @@ async fn an_unmet_expectation_fails_the_test_when_the_stub_is_dropped() {
     stub.on(&GET_USER).returns_json(&json!({})).expect(2);
     let users = client(&stub, NO_RETRY);
     get_user(&users, 1).await.unwrap();
-    let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(stub)));
-    let message = dropped.unwrap_err();
-    let message = message
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
+    let message = testkit::panic_message(|| drop(stub)).expect("the drop fails the test");
     assert!(
         message.contains("`get_user` expected 2 call(s), got 1"),
         "{message}"

@@ -262,3 +262,13 @@ impl Flaky {
         }
     }
 }
+
+/// The message `work` panics with (a `String` or `&str` payload), or `None` when it does not
+/// panic: for a test that something fails loudly (a stub's unmet expectation, dropped).
+pub fn panic_message(work: impl FnOnce()) -> Option<String> {
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).err()?;
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+}

@@ -154,12 +154,7 @@ async fn a_request_the_spec_does_not_allow_fails_the_test_with_the_reason() {
         reason.contains("`get_user`: path parameter `id`"),
         "{reason}"
     );
-    let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(stub)));
-    let message = dropped.unwrap_err();
-    let message = message
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
+    let message = testkit::panic_message(|| drop(stub)).expect("the drop fails the test");
     assert!(
         message.contains("a request that does not fit the spec: `get_user`: path parameter `id`"),
         "{message}"
