@@ -766,3 +766,26 @@ components:
     let apple = spec.find("\n  Apple:").unwrap();
     assert!(zebra < apple, "{spec}");
 }
+
+/// HTML in a description's texts becomes the Markdown rustdoc reads: paragraphs, `code`,
+/// lists, links that lead somewhere; a relative link is its text.
+#[test]
+fn html_in_descriptions_is_written_as_markdown() {
+    let described = import(
+        "Html",
+        &[(
+            "api.yaml",
+            r#"openapi: 3.0.3
+info: { title: Html, version: '1' }
+paths:
+  /issues:
+    get:
+      operationId: listIssues
+      description: "<p>Lists the <code>issues</code> of a repository.</p><p>See <a href=\"https://docs.example.com/issues\">the guide</a> or <a href=\"/docs/issues\">issues</a>.</p><ul><li>open</li><li>closed &amp; locked</li></ul>"
+      responses: { '204': { description: ok } }
+"#,
+        )],
+    );
+    described.has("      Lists the `issues` of a repository.\n\n      See [the guide](https://docs.example.com/issues) or issues.\n\n      - open\n      - closed & locked\n");
+    let _ = described.generated();
+}

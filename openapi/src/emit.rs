@@ -161,7 +161,8 @@ fn write_type(out: &mut String, name: &str, definition: &TypeOut) {
                         let _ = write!(
                             out,
                             ", doc: {}",
-                            serde_json::to_string(&one_line(doc)).unwrap_or_default()
+                            serde_json::to_string(&one_line(&crate::markdown::from_html(doc)))
+                                .unwrap_or_default()
                         );
                     }
                     out.push_str(" }\n");
@@ -331,10 +332,11 @@ fn write_body(out: &mut String, body: &BodyOut) {
     }
 }
 
-/// `doc: |-` and the text, indented; control characters other than line breaks and tabs go.
+/// `doc: |-` and the text, indented, its HTML written as Markdown; control characters other
+/// than line breaks and tabs go.
 fn write_doc(out: &mut String, indent: usize, doc: &str) {
     let pad = " ".repeat(indent);
-    let cleaned: String = doc
+    let cleaned: String = crate::markdown::from_html(doc)
         .replace("\r\n", "\n")
         .replace('\r', "\n")
         .chars()

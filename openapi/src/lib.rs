@@ -15,6 +15,7 @@
 mod document;
 mod emit;
 pub mod files;
+mod markdown;
 pub mod names;
 pub mod nesting;
 mod operations;
