@@ -160,7 +160,7 @@ fn entities(text: &str, keep_angles: bool) -> String {
         return text.to_owned();
     }
     let text = if keep_angles {
-        text.replace("&lt;", "\u{0}lt;").replace("&gt;", "\u{0}gt;")
+        text.to_owned()
     } else {
         text.replace("&lt;", "<").replace("&gt;", ">")
     };
@@ -169,7 +169,6 @@ fn entities(text: &str, keep_angles: bool) -> String {
         .replace("&#39;", "'")
         .replace("&apos;", "'")
         .replace("&amp;", "&")
-        .replace('\u{0}', "&")
 }
 
 /// Lines without trailing spaces, at most one blank line in a row, none at either end.

@@ -121,24 +121,25 @@ fn typed<T: serde::de::DeserializeOwned>(texts: &[&str]) -> Result<T, String> {
             many => Value::Array(many.iter().map(one).collect()),
         }
     };
-    let as_read = serde_json::from_value::<T>(read(texts, false));
-    as_read
-        .or_else(|_| serde_json::from_value::<T>(read(texts, true)))
-        .or_else(|error| match texts {
-            // A list of one value.
-            [text] => serde_json::from_value::<T>(Value::Array(vec![read(&[text], false)]))
-                .or_else(|_| {
-                    serde_json::from_value::<T>(Value::Array(vec![Value::String(
-                        (*text).to_owned(),
-                    )]))
-                })
-                .map_err(|_| error),
-            _ => Err(error),
-        })
-        .map_err(|e| match texts {
-            [] => "missing".to_owned(),
-            _ => format!("{texts:?} is not one: {e}"),
-        })
+    // What each text reads as, then each as a string; one text may also be a list of one.
+    let mut candidates = vec![read(texts, false), read(texts, true)];
+    if texts.len() == 1 {
+        candidates.push(Value::Array(vec![read(texts, false)]));
+        candidates.push(Value::Array(vec![read(texts, true)]));
+    }
+    let mut first_error = None;
+    for candidate in candidates {
+        match serde_json::from_value::<T>(candidate) {
+            Ok(value) => return Ok(value),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(match (texts, first_error) {
+        ([], _) | (_, None) => "missing".to_owned(),
+        (_, Some(e)) => format!("{texts:?} is not one: {e}"),
+    })
 }
 
 /// Where a value to match is in the request.
