@@ -4,7 +4,13 @@
     the lint allowances generated code needs are written once. Text from the spec arrives plain:
     `"{:?}"|format(text)` writes it as a Rust string literal, quoted and escaped. -#}
 {#- The request a method builds, for its own body and for its `_stream`'s. -#}
+{#- A method's arguments as its async method, its fallback and its `_stream` take them. -#}
+{%- macro args_of(method) %}{% for (name, ty) in method.args %}{{ name }}: {{ ty }}, {% endfor %}{% if let Some(named) = method.named %}{{ method.locals.options }}: &{{ named.options }}, {% endif %}{% endmacro %}
+{%- macro passed_of(method) %}{% for (name, _) in method.args %}{{ name }}, {% endfor %}{% if method.named.is_some() %}{{ method.locals.options }}, {% endif %}{% endmacro %}
 {%- macro request_of(method) %}
+        {%- if let Some(named) = method.named %}
+        let {{ named.options }} { {% for field in named.fields %}{{ field.name }}, {% endfor %} } = {{ method.locals.options }};
+        {%- endif %}
         let {{ method.locals.request }} = {{ method.spec_const }}.request()
         {%- for param in method.params %}
             .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
@@ -356,12 +362,21 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     {%- for line in method.doc %}
     #[doc = {{ "{:?}"|format(line) }}]
     {%- endfor %}
-    pub async fn {{ method.name }}(&self, {% for param in method.params %}{{ param.name }}: {{ param.ty }}, {% endfor %}) -> Result<{{ method.returns }}, remcall::Error> {
+    {%- if let Some(named) = method.named %}
+    ///
+    #[doc = {{ "{:?}"|format(format!(" Optional parameters are set by name on the [`{}`] it returns, which is awaited: `.{}(..).await` (or all at once, [`Self::{}`]).", named.call, named.fields[0].setter.trim_start_matches("r#"), method.call_fn)) }}]
+    pub fn {{ method.name }}<'a>(&'a self, {% for (name, ty) in named.required %}{{ name }}: {{ ty }}, {% endfor %}) -> {{ named.call }}<'a, F> {
+        {{ named.call }} { client: self, required: ({% for (name, _) in named.required %}{{ name }}, {% endfor %}), options: {{ named.options }}::default() }
+    }
+
+    #[doc = {{ "{:?}"|format(format!(" [`Self::{}`] with its optional parameters in a [`{}`].", method.name, named.options)) }}]
+    {%- endif %}
+    pub async fn {{ method.call_fn }}(&self, {% call args_of(method) %}{% endcall %}) -> Result<{{ method.returns }}, remcall::Error> {
         {%- call request_of(method) %}{% endcall %}
         {%- if method.stream %}
         self.inner.call_stream({{ method.locals.request }}).await
         {%- else if method.fallback %}
-        let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% for param in method.params %}{{ param.name }}, {% endfor %}{{ method.locals.cause }});
+        let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% call passed_of(method) %}{% endcall %}{{ method.locals.cause }});
         self.inner.call_or_fallback({{ method.locals.request }}, {{ method.decode }}, {{ method.locals.fallback }}).await
         {%- else %}
         self.inner.call({{ method.locals.request }}, {{ method.decode }}).await
@@ -370,7 +385,7 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     {%- if let Some(paging) = method.paging %}
 
     #[doc = {{ "{:?}"|format(format!(" [`Self::{}`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.", method.name)) }}]
-    pub fn {{ paging.stream }}(&self, {% for param in method.params %}{{ param.name }}: {{ param.ty }}, {% endfor %}) -> remcall::Pages<{{ paging.item }}> {
+    pub fn {{ paging.stream }}(&self, {% call args_of(method) %}{% endcall %}) -> remcall::Pages<{{ paging.item }}> {
         {%- call request_of(method) %}{% endcall %}
         self.inner.paginate({{ method.locals.request }}, &{{ paging.static_name }})
     }
@@ -440,6 +455,65 @@ impl<F> {{ client.builder }}<F> {
         Ok({{ client.name }} { inner: self.inner.build()?, fallback: std::sync::Arc::new(self.fallback) })
     }
 }
+{%- let client_name = client.name.as_str() %}
+{%- for method in client.methods %}
+{%- if let Some(named) = method.named %}
+
+#[doc = {{ "{:?}"|format(format!(" The optional parameters of [`{}::{}`], each left out while `None`.", client_name, method.name)) }}]
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct {{ named.options }} {
+    {%- for field in named.fields %}
+    {%- for line in field.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
+    {%- endfor %}
+    pub {{ field.name }}: {{ field.ty }},
+    {%- endfor %}
+}
+
+#[doc = {{ "{:?}"|format(format!(" A call of [`{}::{}`]: set optional parameters by name, then `.await` it.", client_name, method.name)) }}]
+#[must_use = "a call is sent when it is awaited"]
+pub struct {{ named.call }}<'a, F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
+    client: &'a {{ client.name }}<F>,
+    required: ({% for (_, ty) in named.required %}{{ ty }}, {% endfor %}),
+    options: {{ named.options }},
+}
+
+impl<F> std::fmt::Debug for {{ named.call }}<'_, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct({{ "{:?}"|format(named.call) }}).field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+impl<'a, F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endif %}> {{ named.call }}<'a, F> {
+    {%- for field in named.fields %}
+    remcall::__option_setter!({% for line in field.doc %}#[doc = {{ "{:?}"|format(line) }}] {% endfor %}{{ field.setter }} => {{ field.name }}: {{ field.takes }});
+    {%- endfor %}
+
+    /// Sends it (what `.await` does).
+    pub async fn send(self) -> Result<{{ method.returns }}, remcall::Error> {
+        let ({% for (name, _) in named.required %}{{ name }}, {% endfor %}) = self.required;
+        self.client.{{ method.call_fn }}({% for (name, _) in named.required %}{{ name }}, {% endfor %}&self.options).await
+    }
+    {%- if let Some(paging) = method.paging %}
+
+    /// Its items, page after page (see [`{{ client.name }}::{{ paging.stream }}`]).
+    pub fn stream(self) -> remcall::Pages<{{ paging.item }}> {
+        let ({% for (name, _) in named.required %}{{ name }}, {% endfor %}) = self.required;
+        self.client.{{ paging.stream }}({% for (name, _) in named.required %}{{ name }}, {% endfor %}&self.options)
+    }
+    {%- endif %}
+}
+
+impl<'a, F: {% if let Some(fallback) = client.fallback_trait %}{{ fallback }} + {% endif %}Send + Sync> std::future::IntoFuture for {{ named.call }}<'a, F> {
+    type Output = Result<{{ method.returns }}, remcall::Error>;
+    type IntoFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+{%- endif %}
+{%- endfor %}
 {%- if let Some(fallback) = client.fallback_trait %}
 
 /// Answers for failed calls of [`{{ client.name }}`]. Every method passes the cause through by
@@ -449,7 +523,7 @@ pub trait {{ fallback }}: Send + Sync + 'static {
 {%- if method.fallback %}
 
     /// The fallback of [`{{ client.name }}::{{ method.name }}`].
-    fn {{ method.name }}(&self, {% for param in method.params %}{{ param.name }}: {{ param.ty }}, {% endfor %}{{ method.locals.cause }}: remcall::Error) -> impl std::future::Future<Output = Result<{{ method.returns }}, remcall::Error>> + Send {
+    fn {{ method.name }}(&self, {% call args_of(method) %}{% endcall %}{{ method.locals.cause }}: remcall::Error) -> impl std::future::Future<Output = Result<{{ method.returns }}, remcall::Error>> + Send {
         async move { Err({{ method.locals.cause }}) }
     }
 {%- endif %}

@@ -250,6 +250,8 @@ pub struct Method {
     pub profile: Profile,
     /// Failures this method's fallback may answer go to it.
     pub fallback: bool,
+    /// Its optional query and header parameters are set by name on the call it returns.
+    pub named: bool,
 }
 
 /// A paginated method's pages: the item type, where the items are and where the next page is,

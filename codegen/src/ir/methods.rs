@@ -5,9 +5,11 @@ use crate::checked::{self, BodyEncoding, QueryWriting};
 use crate::names;
 use crate::types::Ty;
 
+use std::collections::HashSet;
+
 use super::{
-    ErrorEnum, HeadersStruct, Locals, Method, PagingIr, Param, ResponseEnum, comment_text,
-    doc_lines, profile_yaml,
+    ErrorEnum, HeadersStruct, Locals, Method, NamedCall, OptionField, PagingIr, Param,
+    ResponseEnum, TypeDecl, comment_text, doc_lines, profile_yaml,
 };
 
 pub(super) fn lower_method(
@@ -35,6 +37,17 @@ pub(super) fn lower_method(
     let (returns, decode) = result(method, responses.as_ref(), headers.as_mut());
     let verb = method.verb.as_str();
     let doc = method_doc(method, verb);
+    let locals = Locals::avoiding(&params);
+    let named = method.named.then(|| named_call(&params, &base));
+    let args = params
+        .iter()
+        .filter(|p| !p.named)
+        .map(|p| (p.name.clone(), p.ty.clone()))
+        .collect();
+    let call_fn = match named {
+        Some(_) => names::snake(&format!("{}_with", method.name)),
+        None => names::snake(&method.name),
+    };
     Method {
         name: names::snake(&method.name),
         spec_const: names::shouty(&method.name),
@@ -45,8 +58,11 @@ pub(super) fn lower_method(
         idempotent: method.idempotent,
         not_found_none: method.not_found_none,
         profile: profile_yaml(method.profile.clone()),
-        locals: Locals::avoiding(&params),
+        locals,
         params,
+        call_fn,
+        args,
+        named,
         returns,
         decode,
         responses,
@@ -69,6 +85,13 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
         owned: p.ty.render(),
         call,
         wire: Some(p.wire.clone()),
+        doc: p
+            .doc
+            .as_ref()
+            .map(|d| one_line_doc(d))
+            .into_iter()
+            .collect(),
+        named: method.named && call != "path" && p.ty.inner("Option").is_some(),
     };
     let query_call = |p: &checked::Param| match p.style {
         QueryWriting::Pairs => "query",
@@ -99,9 +122,96 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
             owned: body.ty.render(),
             call,
             wire: None,
+            doc: Vec::new(),
+            named: false,
         });
     }
     params
+}
+
+/// A doc text as one line, with its leading space.
+fn one_line_doc(text: &str) -> String {
+    format!(
+        " {}",
+        comment_text(&text.split_whitespace().collect::<Vec<_>>().join(" "))
+    )
+}
+
+/// What a call's own methods are named: an optional parameter's setter of the name gets a `_`.
+const CALL_OWN: &[&str] = &["send", "stream", "into_future"];
+
+/// A named method's options struct and call, named after the method (made unique later).
+fn named_call(params: &[Param], base: &str) -> NamedCall {
+    let fields = params
+        .iter()
+        .filter(|p| p.named)
+        .map(|p| {
+            let inner = p
+                .owned
+                .strip_prefix("Option<")
+                .and_then(|t| t.strip_suffix('>'))
+                .unwrap_or(&p.owned);
+            let into = inner == "String" || inner.starts_with("Vec<");
+            let mut doc = p.doc.clone();
+            if doc.is_empty() {
+                let place = if p.call == "header" {
+                    "header"
+                } else {
+                    "query parameter"
+                };
+                let wire = p.wire.as_deref().unwrap_or_default();
+                doc.push(format!(" The `{}` {place}.", comment_text(wire)));
+            }
+            OptionField {
+                name: p.name.clone(),
+                setter: if CALL_OWN.contains(&p.name.as_str()) {
+                    format!("{}_", p.name)
+                } else {
+                    p.name.clone()
+                },
+                ty: p.owned.clone(),
+                takes: if into {
+                    format!("into {inner}")
+                } else {
+                    inner.to_owned()
+                },
+                doc,
+            }
+        })
+        .collect();
+    NamedCall {
+        options: format!("{base}Options"),
+        call: format!("{base}Call"),
+        // The call holds them as long as it lives: one lifetime for all.
+        required: params
+            .iter()
+            .filter(|p| !p.named)
+            .map(|p| (p.name.clone(), p.ty.replace('&', "&'a ")))
+            .collect(),
+        fields,
+    }
+}
+
+/// Gives every named method's options struct and call a name no other item of the module has
+/// (a declared `ListUsersCall`, say): a `_` until it is free.
+pub(super) fn name_calls(methods: &mut [Method], types: &[TypeDecl], client: &str) {
+    let mut taken: HashSet<String> = types.iter().map(|t| t.name.clone()).collect();
+    taken.insert(client.to_owned());
+    for method in methods.iter() {
+        let generated = [
+            method.responses.as_ref().map(|r| &r.name),
+            method.errors.as_ref().map(|e| &e.name),
+            method.headers.as_ref().map(|h| &h.name),
+        ];
+        taken.extend(generated.into_iter().flatten().cloned());
+    }
+    for named in methods.iter_mut().filter_map(|m| m.named.as_mut()) {
+        for name in [&mut named.options, &mut named.call] {
+            while !taken.insert(name.clone()) {
+                name.push('_');
+            }
+        }
+    }
 }
 
 /// The method's result type and the decoder that reads it: a response enum's, the declared
@@ -180,8 +290,11 @@ fn method_doc(method: &checked::Method, verb: &str) -> Vec<String> {
         doc.push(" # Arguments".to_owned());
         doc.push(String::new());
         for (name, text) in documented {
-            let text = comment_text(&text.split_whitespace().collect::<Vec<_>>().join(" "));
-            doc.push(format!(" - `{}`: {text}", name.trim_start_matches("r#")));
+            doc.push(format!(
+                " - `{}`:{}",
+                name.trim_start_matches("r#"),
+                one_line_doc(text)
+            ));
         }
     }
     doc

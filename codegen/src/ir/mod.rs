@@ -12,7 +12,7 @@ mod stubs;
 mod types;
 
 use containment::Containment;
-use methods::lower_method;
+use methods::{lower_method, name_calls};
 pub use stubs::StubIr;
 use types::{is_copy_type, lower_type};
 
@@ -165,6 +165,42 @@ pub struct Method {
     pub idempotency_key: Option<String>,
     /// The method calls the fallback on eligible errors.
     pub fallback: bool,
+    /// The async method's name: the method's, or `<method>_with` for a named one.
+    pub call_fn: String,
+    /// The async method's (and the fallback's, and `_stream`'s) arguments: every parameter, or
+    /// for a named method the required ones and the options struct. (name, type)
+    pub args: Vec<(String, String)>,
+    /// Its optional parameters set by name on a call it returns.
+    pub named: Option<NamedCall>,
+}
+
+/// A named method's options struct and the call its method returns.
+#[derive(Debug)]
+pub struct NamedCall {
+    /// `ListIssuesOptions`.
+    pub options: String,
+    /// `ListIssuesCall`.
+    pub call: String,
+    /// The required parameters: (name, type borrowed for `'a`).
+    pub required: Vec<(String, String)>,
+    /// The optional ones.
+    pub fields: Vec<OptionField>,
+}
+
+/// An optional parameter: a field of the options struct and its setter on the call.
+#[derive(Debug)]
+pub struct OptionField {
+    /// The field.
+    pub name: String,
+    /// Its setter: the field's name, unless the call has a method of that name.
+    pub setter: String,
+    /// The field's type, `Option<T>`.
+    pub ty: String,
+    /// What the setter takes, as the runtime's setter macro reads it: `T`, or `into T` for a
+    /// `String` or `Vec` (a `&str` or a slice will do).
+    pub takes: String,
+    /// Rustdoc lines.
+    pub doc: Vec<String>,
 }
 
 /// A paginated method's `<method>_stream` and the static saying how its pages read.
@@ -236,6 +272,10 @@ pub struct Param {
     pub call: &'static str,
     /// The wire name, for path, query and header parameters.
     pub wire: Option<String>,
+    /// Rustdoc lines, for an optional parameter's setter.
+    pub doc: Vec<String>,
+    /// An optional query or header parameter of a named method: set by name, not an argument.
+    pub named: bool,
 }
 
 /// The names of a generated method's locals: plain, unless a parameter has the name already.
@@ -247,6 +287,8 @@ pub struct Locals {
     pub fallback: String,
     /// The error a fallback is given.
     pub cause: String,
+    /// A named method's options struct.
+    pub options: String,
 }
 
 impl Locals {
@@ -264,6 +306,7 @@ impl Locals {
             request: unique("request"),
             fallback: unique("fallback"),
             cause: unique("cause"),
+            options: unique("options"),
         }
     }
 }
@@ -369,11 +412,12 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
             lowered
         })
         .collect();
-    let methods: Vec<Method> = client
+    let mut methods: Vec<Method> = client
         .methods
         .iter()
         .map(|method| lower_method(method, &is_copy, fallback_trait.is_some()))
         .collect();
+    name_calls(&mut methods, &types, &name);
 
     let mut doc = doc_lines(client.doc.as_ref());
     if doc.is_empty() {

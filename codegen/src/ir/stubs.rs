@@ -85,7 +85,7 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
                 accessor,
                 name: method.name.clone(),
                 spec_name: method.spec_name.clone(),
-                call_name: unique("Call"),
+                call_name: unique("Received"),
                 fields,
                 raw_field,
                 spec_const: method.spec_const.clone(),

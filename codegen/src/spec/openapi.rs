@@ -143,7 +143,7 @@ impl Loader {
 }
 
 /// Lays an overlay's settings over an imported method: how it is called (profile, retries,
-/// fallback, what a 404 means, its doc), never what it sends. (`rename:` is the caller's.)
+/// fallback, what a 404 means, its doc, positional or named), never what it sends. (`rename:` is the caller's.)
 fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
     let MethodDef {
         doc,
@@ -152,6 +152,7 @@ fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
         not_found,
         profile,
         fallback,
+        call,
         ..
     } = overlay;
     if let Some(doc) = doc {
@@ -171,5 +172,8 @@ fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
     }
     if let Some(fallback) = fallback {
         method.fallback = Some(*fallback);
+    }
+    if let Some(call) = call {
+        method.call = Some(*call);
     }
 }

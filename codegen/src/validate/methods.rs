@@ -9,8 +9,8 @@ use super::{Validator, is_header_name};
 use crate::checked::{self, Fallback, Verb};
 use crate::names;
 use crate::spec::model::{
-    BodyDef, BodyEncoding, MethodDef, NotFound, ParamDef, ProfileRef, QueryStyle, ReturnsEncoding,
-    Shorthand,
+    BodyDef, BodyEncoding, CallStyle, MethodDef, NotFound, ParamDef, ProfileRef, QueryStyle,
+    ReturnsEncoding, Shorthand,
 };
 use crate::types::Ty;
 
@@ -96,6 +96,27 @@ impl Validator<'_> {
             .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some());
         self.verb_allows(key, name, def, verb, idempotent, profile.as_ref());
         let path_params = path_params?;
+        let (query, headers) = (query?, headers?);
+        let optional = query
+            .iter()
+            .chain(&headers)
+            .filter(|p| p.ty.inner("Option").is_some())
+            .count();
+        let named = optional > 0
+            && match def.call.or(self.spec.file.call) {
+                Some(CallStyle::Named) => true,
+                Some(CallStyle::Positional) => false,
+                // A reader cannot tell three `None`s apart; one or two read well enough.
+                None => optional > 2,
+            };
+        if named && self.spec.file.methods.contains_key(&format!("{name}_with")) {
+            self.push(
+                self.spec
+                    .at_key(0, key, format!("`{name}` takes its optional parameters by name and generates `{name}_with`, a method of the spec already"))
+                    .help(format!("rename the method `{name}_with`, or give `{name}` `call: positional`")),
+            );
+            return None;
+        }
         Some(checked::Method {
             name: name.to_owned(),
             doc: def.doc.clone(),
@@ -109,8 +130,8 @@ impl Validator<'_> {
                 .filter_map(|p| path_params.iter().find(|q| &q.key == p))
                 .cloned()
                 .collect(),
-            query: query?,
-            headers: headers?,
+            query,
+            headers,
             body: body?,
             returns: returns?,
             returns_as: def.returns.as_ref().map(|r| r.encoding).unwrap_or_default(),
@@ -121,6 +142,7 @@ impl Validator<'_> {
             not_found_none: def.not_found == Some(NotFound::None),
             profile: profile?,
             fallback: has_fallback && def.fallback != Some(false),
+            named,
         })
     }
 

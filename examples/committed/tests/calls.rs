@@ -52,11 +52,9 @@ async fn get_sends_path_query_and_header_params() {
         .find_pets(
             &[Status::Available, Status::Sold],
             &["a b".to_owned(), "c".to_owned()],
-            Some(10),
-            None,
             "acme",
-            None,
         )
+        .limit(10)
         .await
         .unwrap();
     assert_eq!(pets.len(), 2);
@@ -332,7 +330,7 @@ async fn a_header_with_crlf_is_refused_before_sending() {
     let server = pet_server().await;
     let store = PetStore::new(&server.url()).unwrap();
     let err = store
-        .find_pets(&[], &[], None, None, "acme\r\nX-Admin: true", None)
+        .find_pets(&[], &[], "acme\r\nX-Admin: true")
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Encode);

@@ -55,14 +55,8 @@ async fn query_values_are_encoded_and_cannot_add_parameters() {
     let server = echo_server().await;
     let store = PetStore::new(&server.url()).unwrap();
     store
-        .find_pets(
-            &[],
-            &["x&admin=true".to_owned()],
-            None,
-            Some("a b+c"),
-            "acme",
-            None,
-        )
+        .find_pets(&[], &["x&admin=true".to_owned()], "acme")
+        .name("a b+c")
         .await
         .unwrap();
     assert_eq!(
@@ -76,10 +70,7 @@ async fn control_characters_in_headers_are_refused_before_sending() {
     let server = echo_server().await;
     let store = PetStore::new(&server.url()).unwrap();
     for bad in ["a\r\nX-Admin: 1", "a\nb", "a\0b"] {
-        let err = store
-            .find_pets(&[], &[], None, None, bad, None)
-            .await
-            .unwrap_err();
+        let err = store.find_pets(&[], &[], bad).await.unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Encode);
         assert!(
             err.to_string().contains("X-Tenant") && !err.to_string().contains("X-Admin"),

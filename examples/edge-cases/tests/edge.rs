@@ -5,13 +5,14 @@ use axum::routing::{any, get};
 use remcall::serde_json::{self, json};
 use remcall_edge_cases::clients::deep_client::DeepClient;
 use remcall_edge_cases::clients::reserved::{Keyword, Reserved, ReservedFallback};
+use remcall_edge_cases::clients::style_client::StyleClient;
 use remcall_edge_cases::clients::tree_client::{Node, TreeClient};
 use remcall_edge_cases::clients::unicode::Unicode;
 use remcall_edge_cases::clients::wide_client::{Filter, Kind, WideClient};
 use testkit::Server;
 
 #[tokio::test]
-async fn twenty_parameters_land_where_they_belong() {
+async fn twenty_parameters_land_where_they_belong_seven_of_them_named() {
     let server = Server::start(Router::new().route(
         "/orgs/{org}/teams/{team}/items/{item}",
         any(|| async { axum::Json(json!(["ok"])) }),
@@ -28,23 +29,21 @@ async fn twenty_parameters_land_where_they_belong() {
             7,
             Kind::B,
             "one",
-            None,
             &["x".to_owned(), "y".to_owned()],
             4,
-            Some(5),
             true,
-            None,
             &[Kind::A, Kind::B],
-            Some(Kind::A),
             1.5,
             "h-one",
-            Some("h-two"),
             3,
-            None,
             Kind::A,
             &["p".to_owned(), "q".to_owned()],
             &filter,
         )
+        // Seven optional parameters: named, each one that is set (q2, q7 and h4 are not).
+        .q5(5)
+        .q9(Kind::A)
+        .h2("h-two")
         .await
         .unwrap();
     assert_eq!(answer, ["ok"]);
@@ -167,4 +166,34 @@ async fn deep_paths_unicode_and_crlf_specs_call_fine() {
     let unicode = Unicode::new(&server.url()).unwrap();
     let messung = unicode.messen(1).await.unwrap();
     assert_eq!((messung.größe, messung.einheit.as_str()), (2.5, "µm"));
+}
+
+#[tokio::test]
+async fn each_method_takes_its_optional_parameters_as_its_call_style_says() {
+    let server = Server::start(Router::new().fallback(any(|| async { "" }))).await;
+    let client = StyleClient::new(&server.url()).unwrap();
+    client.one_optional("required").a("named").await.unwrap();
+    client
+        .four_positional(Some(1), None, Some(3), None)
+        .await
+        .unwrap();
+    client.none_optional(5).await.unwrap();
+    client
+        .send()
+        .send_("s")
+        .stream_("t")
+        .options(["o", "p"].map(String::from))
+        .send()
+        .await
+        .unwrap();
+    let uris: Vec<String> = server.received().iter().map(|r| r.uri.clone()).collect();
+    assert_eq!(
+        uris,
+        [
+            "/one?a=named&b=required",
+            "/four?a=1&c=3",
+            "/none/5",
+            "/send?send=s&stream=t&options=o&options=p",
+        ]
+    );
 }

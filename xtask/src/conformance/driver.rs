@@ -31,6 +31,7 @@ pub(super) fn driver(
         .cloned()
         .unwrap_or_default();
     let copy = copy_types(spec);
+    let client_call = spec.get("call").and_then(Value::as_str);
     for (name, method) in &methods {
         let order = |section: &str| -> Vec<String> {
             ordered
@@ -45,7 +46,7 @@ pub(super) fn driver(
                 })
                 .unwrap_or_default()
         };
-        out.push_str(&call(name, method, &order, &copy, description));
+        out.push_str(&call(name, method, &order, &copy, client_call, description));
     }
     out.push_str("}\n");
     (out, methods.len())
@@ -93,6 +94,7 @@ fn call(
     method: &Value,
     order: &dyn Fn(&str) -> Vec<String>,
     copy: &[String],
+    client_call: Option<&str>,
     description: &Description,
 ) -> String {
     let request = method
@@ -140,7 +142,8 @@ fn call(
     }
     let ours = placeholder_names(route);
     let theirs = placeholder_names(description_route);
-    let mut args: Vec<(String, String)> = Vec::new(); // (type, json)
+    // (type, json, the setter of an optional parameter a named method takes by name)
+    let mut args: Vec<(String, String, Option<String>)> = Vec::new();
     let params = |section: &str| -> Vec<(String, Value)> {
         let Some(map) = method.get(section).and_then(Value::as_object) else {
             return Vec::new();
@@ -173,8 +176,11 @@ fn call(
             .get(&("path".to_owned(), wire.to_ascii_lowercase()))
             .and_then(|p| parameter_sample(description, p))
             .unwrap_or(json!("sample"));
-        args.push((ty_of(def), sample.to_string()));
+        args.push((ty_of(def), sample.to_string(), None));
     }
+    let named = named(method, client_call, &|section| {
+        params(section).iter().map(|(_, def)| ty_of(def)).collect()
+    });
     for (place, section) in [("query", "query"), ("header", "headers")] {
         for (key, def) in params(section) {
             let wire = def
@@ -194,7 +200,14 @@ fn call(
             } else {
                 Value::Null
             };
-            args.push((ty, sample.to_string()));
+            let setter = (named && ty.starts_with("Option<")).then(|| {
+                let setter = rust_ident(&key);
+                match setter.as_str() {
+                    "send" | "stream" | "into_future" => format!("{setter}_"),
+                    _ => setter,
+                }
+            });
+            args.push((ty, sample.to_string(), setter));
         }
     }
     if let Some(body) = method.get("body") {
@@ -264,24 +277,50 @@ fn call(
         } else {
             sample
         };
-        args.push((ty, sample.to_string()));
+        args.push((ty, sample.to_string(), None));
     }
     // A labelled block: an argument that does not decode into its type ends it early.
     let mut block = String::from("    'call: {\n");
     let mut passed = Vec::new();
-    for (i, (ty, json)) in args.iter().enumerate() {
+    let mut named_setters = String::new();
+    for (i, (ty, json, setter)) in args.iter().enumerate() {
         let rust = rust_type(ty);
         block.push_str(&format!(
             "        let v{i}: {rust} = match arg({json:?}) {{ Ok(v) => v, Err(e) => {{ println!(\"{name}\\tunbuilt\\targument {i}: {{}}\", e.replace(['\\t', '\\n'], \" \")); break 'call; }} }};\n"
         ));
-        passed.push(pass(ty, &format!("v{i}"), copy));
+        match setter {
+            Some(setter) => named_setters.push_str(&format!(
+                "        if let Some(v) = v{i} {{ call = call.{setter}(v); }}\n"
+            )),
+            None => passed.push(pass(ty, &format!("v{i}"), copy)),
+        }
     }
     block.push_str(&format!(
-        "        report(\"{name}\", client.{}({}).await.map(|_| ()));\n    }}\n",
+        "        let mut call = client.{}({});\n{named_setters}        report(\"{name}\", call.await.map(|_| ()));\n    }}\n",
         rust_ident(name),
         passed.join(", ")
     ));
     block
+}
+
+/// Whether the generated method takes its optional parameters by name: its `call:`, the
+/// client's, else more than two of them (as the generator decides).
+fn named(
+    method: &Value,
+    client_call: Option<&str>,
+    types_of: &dyn Fn(&str) -> Vec<String>,
+) -> bool {
+    let optional = ["query", "headers"]
+        .iter()
+        .flat_map(|section| types_of(section))
+        .filter(|ty| ty.starts_with("Option<"))
+        .count();
+    let style = method.get("call").and_then(Value::as_str).or(client_call);
+    optional > 0
+        && match style {
+            Some(style) => style == "named",
+            None => optional > 2,
+        }
 }
 
 /// A spec type expression as the driver writes it.

@@ -45,6 +45,20 @@ pub struct SpecFile {
     /// Also generate `<Client>Stub`, a stub server of this API for tests (the runtime's `stub`
     /// feature; see docs/testing.md).
     pub stubs: Option<bool>,
+    /// How methods take their optional parameters (a method's own `call:` wins); by default,
+    /// `named` for a method with more than two.
+    pub call: Option<CallStyle>,
+}
+
+/// How a method takes its optional parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStyle {
+    /// Every parameter is an argument, an optional one an `Option` (`None` leaves it out).
+    Positional,
+    /// Required parameters are arguments; optional ones are set by name on the call it returns
+    /// (`.state(Open).per_page(50)`), which is awaited.
+    Named,
 }
 
 /// `openapi:`: a description whose operations become the client's methods.
@@ -366,6 +380,9 @@ pub struct MethodDef {
     pub fallback: Option<bool>,
     /// With `openapi:`, in an entry without `request:`: the imported method's name in the client.
     pub rename: Option<String>,
+    /// How it takes its optional parameters: `positional` or `named` (default: the client's
+    /// `call:`, else `named` when it has more than two).
+    pub call: Option<CallStyle>,
 }
 
 /// A method's `config:`.

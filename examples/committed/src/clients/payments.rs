@@ -1574,37 +1574,37 @@ pub mod stub {
     /// Reads a received request as its operation's types.
     fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
         match raw.operation {
-            "get_customer" => GetCustomerCall::decode(raw).map(drop),
-            "create_customer" => CreateCustomerCall::decode(raw).map(drop),
-            "get_balance" => GetBalanceCall::decode(raw).map(drop),
-            "get_statement" => GetStatementCall::decode(raw).map(drop),
-            "update_customer" => UpdateCustomerCall::decode(raw).map(drop),
-            "get_source" => GetSourceCall::decode(raw).map(drop),
-            "create_charge" => CreateChargeCall::decode(raw).map(drop),
-            "upload_file" => UploadFileCall::decode(raw).map(drop),
-            "set_note" => SetNoteCall::decode(raw).map(drop),
-            "merge_customer" => MergeCustomerCall::decode(raw).map(drop),
-            "delete_customer" => DeleteCustomerCall::decode(raw).map(drop),
-            "list_charges" => ListChargesCall::decode(raw).map(drop),
-            "create_refund" => CreateRefundCall::decode(raw).map(drop),
-            "list_customers" => ListCustomersCall::decode(raw).map(drop),
-            "list_events" => ListEventsCall::decode(raw).map(drop),
-            "list_invoices" => ListInvoicesCall::decode(raw).map(drop),
-            "list_payouts" => ListPayoutsCall::decode(raw).map(drop),
-            "download_report" => DownloadReportCall::decode(raw).map(drop),
-            "get_report" => GetReportCall::decode(raw).map(drop),
+            "get_customer" => GetCustomerReceived::decode(raw).map(drop),
+            "create_customer" => CreateCustomerReceived::decode(raw).map(drop),
+            "get_balance" => GetBalanceReceived::decode(raw).map(drop),
+            "get_statement" => GetStatementReceived::decode(raw).map(drop),
+            "update_customer" => UpdateCustomerReceived::decode(raw).map(drop),
+            "get_source" => GetSourceReceived::decode(raw).map(drop),
+            "create_charge" => CreateChargeReceived::decode(raw).map(drop),
+            "upload_file" => UploadFileReceived::decode(raw).map(drop),
+            "set_note" => SetNoteReceived::decode(raw).map(drop),
+            "merge_customer" => MergeCustomerReceived::decode(raw).map(drop),
+            "delete_customer" => DeleteCustomerReceived::decode(raw).map(drop),
+            "list_charges" => ListChargesReceived::decode(raw).map(drop),
+            "create_refund" => CreateRefundReceived::decode(raw).map(drop),
+            "list_customers" => ListCustomersReceived::decode(raw).map(drop),
+            "list_events" => ListEventsReceived::decode(raw).map(drop),
+            "list_invoices" => ListInvoicesReceived::decode(raw).map(drop),
+            "list_payouts" => ListPayoutsReceived::decode(raw).map(drop),
+            "download_report" => DownloadReportReceived::decode(raw).map(drop),
+            "get_report" => GetReportReceived::decode(raw).map(drop),
             _ => Ok(()),
         }
     }
     /// A request of [`Payments::get_customer`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct GetCustomerCall {
+    pub struct GetCustomerReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl GetCustomerCall {
+    impl GetCustomerReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -1620,11 +1620,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<GetCustomerCall> {
+        pub fn calls(&self) -> Vec<GetCustomerReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| GetCustomerCall::decode(raw).ok())
+                .filter_map(|raw| GetCustomerReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -1654,13 +1654,13 @@ pub mod stub {
     }
     /// A request of [`Payments::create_customer`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct CreateCustomerCall {
+    pub struct CreateCustomerReceived {
         /// `raw.json_body()`
         pub body: NewCustomer,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl CreateCustomerCall {
+    impl CreateCustomerReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -1676,21 +1676,21 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<CreateCustomerCall> {
+        pub fn calls(&self) -> Vec<CreateCustomerReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| CreateCustomerCall::decode(raw).ok())
+                .filter_map(|raw| CreateCustomerReceived::decode(raw).ok())
                 .collect()
         }
     }
     /// A request of [`Payments::get_balance`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct GetBalanceCall {
+    pub struct GetBalanceReceived {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl GetBalanceCall {
+    impl GetBalanceReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self { raw: raw.clone() })
@@ -1703,23 +1703,23 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<GetBalanceCall> {
+        pub fn calls(&self) -> Vec<GetBalanceReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| GetBalanceCall::decode(raw).ok())
+                .filter_map(|raw| GetBalanceReceived::decode(raw).ok())
                 .collect()
         }
     }
     /// A request of [`Payments::get_statement`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct GetStatementCall {
+    pub struct GetStatementReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl GetStatementCall {
+    impl GetStatementReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -1735,11 +1735,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<GetStatementCall> {
+        pub fn calls(&self) -> Vec<GetStatementReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| GetStatementCall::decode(raw).ok())
+                .filter_map(|raw| GetStatementReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -1749,7 +1749,7 @@ pub mod stub {
     }
     /// A request of [`Payments::update_customer`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct UpdateCustomerCall {
+    pub struct UpdateCustomerReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// `raw.json_body()`
@@ -1757,7 +1757,7 @@ pub mod stub {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl UpdateCustomerCall {
+    impl UpdateCustomerReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -1774,11 +1774,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<UpdateCustomerCall> {
+        pub fn calls(&self) -> Vec<UpdateCustomerReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| UpdateCustomerCall::decode(raw).ok())
+                .filter_map(|raw| UpdateCustomerReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -1792,13 +1792,13 @@ pub mod stub {
     }
     /// A request of [`Payments::get_source`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct GetSourceCall {
+    pub struct GetSourceReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl GetSourceCall {
+    impl GetSourceReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -1814,11 +1814,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<GetSourceCall> {
+        pub fn calls(&self) -> Vec<GetSourceReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| GetSourceCall::decode(raw).ok())
+                .filter_map(|raw| GetSourceReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -1832,13 +1832,13 @@ pub mod stub {
     }
     /// A request of [`Payments::create_charge`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct CreateChargeCall {
+    pub struct CreateChargeReceived {
         /// `raw.json_body()`
         pub body: Charge,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl CreateChargeCall {
+    impl CreateChargeReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -1854,11 +1854,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<CreateChargeCall> {
+        pub fn calls(&self) -> Vec<CreateChargeReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| CreateChargeCall::decode(raw).ok())
+                .filter_map(|raw| CreateChargeReceived::decode(raw).ok())
                 .collect()
         }
         /// Answers 200 with `value`.
@@ -1868,11 +1868,11 @@ pub mod stub {
     }
     /// A request of [`Payments::upload_file`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct UploadFileCall {
+    pub struct UploadFileReceived {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl UploadFileCall {
+    impl UploadFileReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self { raw: raw.clone() })
@@ -1885,11 +1885,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<UploadFileCall> {
+        pub fn calls(&self) -> Vec<UploadFileReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| UploadFileCall::decode(raw).ok())
+                .filter_map(|raw| UploadFileReceived::decode(raw).ok())
                 .collect()
         }
         /// Answers 200 with `value`.
@@ -1899,7 +1899,7 @@ pub mod stub {
     }
     /// A request of [`Payments::set_note`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct SetNoteCall {
+    pub struct SetNoteReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// `raw.text_body()`
@@ -1907,7 +1907,7 @@ pub mod stub {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl SetNoteCall {
+    impl SetNoteReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -1924,11 +1924,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<SetNoteCall> {
+        pub fn calls(&self) -> Vec<SetNoteReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| SetNoteCall::decode(raw).ok())
+                .filter_map(|raw| SetNoteReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -1938,7 +1938,7 @@ pub mod stub {
     }
     /// A request of [`Payments::merge_customer`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct MergeCustomerCall {
+    pub struct MergeCustomerReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// `raw.json_body()`
@@ -1946,7 +1946,7 @@ pub mod stub {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl MergeCustomerCall {
+    impl MergeCustomerReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -1963,11 +1963,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<MergeCustomerCall> {
+        pub fn calls(&self) -> Vec<MergeCustomerReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| MergeCustomerCall::decode(raw).ok())
+                .filter_map(|raw| MergeCustomerReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -1981,7 +1981,7 @@ pub mod stub {
     }
     /// A request of [`Payments::delete_customer`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct DeleteCustomerCall {
+    pub struct DeleteCustomerReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// `raw.json_body()`
@@ -1989,7 +1989,7 @@ pub mod stub {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl DeleteCustomerCall {
+    impl DeleteCustomerReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -2006,11 +2006,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<DeleteCustomerCall> {
+        pub fn calls(&self) -> Vec<DeleteCustomerReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| DeleteCustomerCall::decode(raw).ok())
+                .filter_map(|raw| DeleteCustomerReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -2020,11 +2020,11 @@ pub mod stub {
     }
     /// A request of [`Payments::list_charges`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct ListChargesCall {
+    pub struct ListChargesReceived {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl ListChargesCall {
+    impl ListChargesReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self { raw: raw.clone() })
@@ -2037,11 +2037,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<ListChargesCall> {
+        pub fn calls(&self) -> Vec<ListChargesReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| ListChargesCall::decode(raw).ok())
+                .filter_map(|raw| ListChargesReceived::decode(raw).ok())
                 .collect()
         }
         /// Answers 200 with `value`.
@@ -2051,13 +2051,13 @@ pub mod stub {
     }
     /// A request of [`Payments::create_refund`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct CreateRefundCall {
+    pub struct CreateRefundReceived {
         /// `raw.json_body()`
         pub body: NewRefund,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl CreateRefundCall {
+    impl CreateRefundReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -2073,11 +2073,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<CreateRefundCall> {
+        pub fn calls(&self) -> Vec<CreateRefundReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| CreateRefundCall::decode(raw).ok())
+                .filter_map(|raw| CreateRefundReceived::decode(raw).ok())
                 .collect()
         }
         /// Answers 200 with `value`.
@@ -2087,7 +2087,7 @@ pub mod stub {
     }
     /// A request of [`Payments::list_customers`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct ListCustomersCall {
+    pub struct ListCustomersReceived {
         /// `raw.query_value("limit")`
         pub limit: Option<u32>,
         /// `raw.query_value("starting_after")`
@@ -2095,7 +2095,7 @@ pub mod stub {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl ListCustomersCall {
+    impl ListCustomersReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -2112,11 +2112,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<ListCustomersCall> {
+        pub fn calls(&self) -> Vec<ListCustomersReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| ListCustomersCall::decode(raw).ok())
+                .filter_map(|raw| ListCustomersReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `limit` is `value`.
@@ -2134,13 +2134,13 @@ pub mod stub {
     }
     /// A request of [`Payments::list_events`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct ListEventsCall {
+    pub struct ListEventsReceived {
         /// `raw.query_value("cursor")`
         pub cursor: Option<String>,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl ListEventsCall {
+    impl ListEventsReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -2156,11 +2156,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<ListEventsCall> {
+        pub fn calls(&self) -> Vec<ListEventsReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| ListEventsCall::decode(raw).ok())
+                .filter_map(|raw| ListEventsReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `cursor` is `value`.
@@ -2174,11 +2174,11 @@ pub mod stub {
     }
     /// A request of [`Payments::list_invoices`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct ListInvoicesCall {
+    pub struct ListInvoicesReceived {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl ListInvoicesCall {
+    impl ListInvoicesReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self { raw: raw.clone() })
@@ -2191,11 +2191,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<ListInvoicesCall> {
+        pub fn calls(&self) -> Vec<ListInvoicesReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| ListInvoicesCall::decode(raw).ok())
+                .filter_map(|raw| ListInvoicesReceived::decode(raw).ok())
                 .collect()
         }
         /// Answers 200 with `value`.
@@ -2205,13 +2205,13 @@ pub mod stub {
     }
     /// A request of [`Payments::list_payouts`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct ListPayoutsCall {
+    pub struct ListPayoutsReceived {
         /// `raw.query_value("per_page")`
         pub per_page: Option<u32>,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl ListPayoutsCall {
+    impl ListPayoutsReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -2227,11 +2227,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<ListPayoutsCall> {
+        pub fn calls(&self) -> Vec<ListPayoutsReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| ListPayoutsCall::decode(raw).ok())
+                .filter_map(|raw| ListPayoutsReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `per_page` is `value`.
@@ -2245,13 +2245,13 @@ pub mod stub {
     }
     /// A request of [`Payments::download_report`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct DownloadReportCall {
+    pub struct DownloadReportReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl DownloadReportCall {
+    impl DownloadReportReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -2267,11 +2267,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<DownloadReportCall> {
+        pub fn calls(&self) -> Vec<DownloadReportReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| DownloadReportCall::decode(raw).ok())
+                .filter_map(|raw| DownloadReportReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -2281,13 +2281,13 @@ pub mod stub {
     }
     /// A request of [`Payments::get_report`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct GetReportCall {
+    pub struct GetReportReceived {
         /// `raw.path_value("id")`
         pub id: String,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl GetReportCall {
+    impl GetReportReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -2303,11 +2303,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<GetReportCall> {
+        pub fn calls(&self) -> Vec<GetReportReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| GetReportCall::decode(raw).ok())
+                .filter_map(|raw| GetReportReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.

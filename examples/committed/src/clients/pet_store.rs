@@ -294,15 +294,29 @@ impl<F> PetStore<F> {
     /// Finds pets by status and tags.
     ///
     /// `GET /pets`
-    pub async fn find_pets(
+    ///
+    /// Optional parameters are set by name on the [`FindPetsCall`] it returns, which is awaited: `.limit(..).await` (or all at once, [`Self::find_pets_with`]).
+    pub fn find_pets<'a>(
+        &'a self,
+        status: &'a [Status],
+        tags: &'a [String],
+        tenant: &'a str,
+    ) -> FindPetsCall<'a, F> {
+        FindPetsCall {
+            client: self,
+            required: (status, tags, tenant),
+            options: FindPetsOptions::default(),
+        }
+    }
+    /// [`Self::find_pets`] with its optional parameters in a [`FindPetsOptions`].
+    pub async fn find_pets_with(
         &self,
         status: &[Status],
         tags: &[String],
-        limit: Option<u32>,
-        name: Option<&str>,
         tenant: &str,
-        trace: Option<&str>,
+        options: &FindPetsOptions,
     ) -> Result<Vec<Pet>, remcall::Error> {
+        let FindPetsOptions { limit, name, trace } = options;
         let request = FIND_PETS
             .request()
             .query("status", status)
@@ -412,5 +426,54 @@ impl<F> PetStoreBuilder<F> {
             inner: self.inner.build()?,
             fallback: std::sync::Arc::new(self.fallback),
         })
+    }
+}
+/// The optional parameters of [`PetStore::find_pets`], each left out while `None`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FindPetsOptions {
+    /// The `limit` query parameter.
+    pub limit: Option<u32>,
+    /// The `name` query parameter.
+    pub name: Option<String>,
+    /// The `X-Trace-Id` header.
+    pub trace: Option<String>,
+}
+/// A call of [`PetStore::find_pets`]: set optional parameters by name, then `.await` it.
+#[must_use = "a call is sent when it is awaited"]
+pub struct FindPetsCall<'a, F = remcall::NoFallback> {
+    client: &'a PetStore<F>,
+    required: (&'a [Status], &'a [String], &'a str),
+    options: FindPetsOptions,
+}
+impl<F> std::fmt::Debug for FindPetsCall<'_, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FindPetsCall")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+impl<'a, F> FindPetsCall<'a, F> {
+    remcall::__option_setter!(
+        #[doc = " The `limit` query parameter."] limit => limit : u32
+    );
+    remcall::__option_setter!(
+        #[doc = " The `name` query parameter."] name => name : into String
+    );
+    remcall::__option_setter!(
+        #[doc = " The `X-Trace-Id` header."] trace => trace : into String
+    );
+    /// Sends it (what `.await` does).
+    pub async fn send(self) -> Result<Vec<Pet>, remcall::Error> {
+        let (status, tags, tenant) = self.required;
+        self.client.find_pets_with(status, tags, tenant, &self.options).await
+    }
+}
+impl<'a, F: Send + Sync> std::future::IntoFuture for FindPetsCall<'a, F> {
+    type Output = Result<Vec<Pet>, remcall::Error>;
+    type IntoFuture = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>,
+    >;
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
     }
 }

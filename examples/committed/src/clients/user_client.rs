@@ -22,6 +22,63 @@ pub struct User {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
 }
+/// The order of a list of users.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UserSort {
+    /// `id`
+    Id,
+    /// `name`
+    Name,
+}
+impl remcall::serde::Serialize for UserSort {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer
+            .serialize_str(
+                match self {
+                    Self::Id => "id",
+                    Self::Name => "name",
+                },
+            )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for UserSort {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::str_enum(
+            deserializer,
+            "UserSort",
+            |wire| Some(
+                match wire {
+                    "id" => Self::Id,
+                    "name" => Self::Name,
+                    _ => return None,
+                },
+            ),
+            None,
+            &["id", "name"],
+        )
+    }
+}
+/// A page of users.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct UserPage {
+    /// `users`.
+    pub users: Vec<User>,
+    /// `has_more`.
+    #[serde(rename = "hasMore")]
+    pub has_more: bool,
+}
 /// The envelope every answer of the service comes in.
 #[derive(
     Debug,
@@ -61,14 +118,31 @@ timeout:
   attempt: 1s
 "#,
 };
-static DELETE_USER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+static LIST_USERS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 2,
+    name: "list_users",
+    http_method: "GET",
+    path: "/users",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static DELETE_USER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 3,
     name: "delete_user",
     http_method: "DELETE",
     path: "/users/{id}",
     idempotent: true,
     not_found_none: false,
     profile: "",
+};
+static LIST_USERS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["users"],
+    next: remcall::__codegen::NextPage::ItemCursor {
+        param: "after",
+        field: &["id"],
+        has_more: Some(&["hasMore"]),
+    },
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "UserClient",
@@ -104,7 +178,7 @@ headers:
 log: basic
 max_response_bytes: 16MiB
 "#,
-    methods: &[&QUERY_USER, &GET_USER, &DELETE_USER],
+    methods: &[&QUERY_USER, &GET_USER, &LIST_USERS, &DELETE_USER],
 };
 /// Reads and updates users.
 ///
@@ -179,6 +253,51 @@ impl<F: UserClientFallback> UserClient<F> {
         let fallback = |cause| self.fallback.get_user(id, verbose, request_id, cause);
         self.inner.call_or_fallback(request, decode::json_or_none, fallback).await
     }
+    /// Lists users, a page at a time.
+    ///
+    /// `GET /users`
+    ///
+    /// # Arguments
+    ///
+    /// - `name`: Only users whose name contains this.
+    /// - `sort`: The order (by id when not given).
+    /// - `limit`: Users per page (the service's default is 20).
+    /// - `after`: The id the page starts after.
+    ///
+    /// Optional parameters are set by name on the [`ListUsersCall`] it returns, which is awaited: `.name(..).await` (or all at once, [`Self::list_users_with`]).
+    pub fn list_users<'a>(&'a self) -> ListUsersCall<'a, F> {
+        ListUsersCall {
+            client: self,
+            required: (),
+            options: ListUsersOptions::default(),
+        }
+    }
+    /// [`Self::list_users`] with its optional parameters in a [`ListUsersOptions`].
+    pub async fn list_users_with(
+        &self,
+        options: &ListUsersOptions,
+    ) -> Result<UserPage, remcall::Error> {
+        let ListUsersOptions { name, sort, limit, after } = options;
+        let request = LIST_USERS
+            .request()
+            .query("name", name)
+            .query("sort", sort)
+            .query("limit", limit)
+            .query("after", after);
+        let fallback = |cause| self.fallback.list_users(options, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::list_users`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    pub fn list_users_stream(&self, options: &ListUsersOptions) -> remcall::Pages<User> {
+        let ListUsersOptions { name, sort, limit, after } = options;
+        let request = LIST_USERS
+            .request()
+            .query("name", name)
+            .query("sort", sort)
+            .query("limit", limit)
+            .query("after", after);
+        self.inner.paginate(request, &LIST_USERS_PAGING)
+    }
     /// Deletes a user; deleting a missing user is not an error.
     ///
     /// `DELETE /users/{id}`
@@ -249,6 +368,66 @@ impl<F> UserClientBuilder<F> {
         })
     }
 }
+/// The optional parameters of [`UserClient::list_users`], each left out while `None`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListUsersOptions {
+    /// Only users whose name contains this.
+    pub name: Option<String>,
+    /// The order (by id when not given).
+    pub sort: Option<UserSort>,
+    /// Users per page (the service's default is 20).
+    pub limit: Option<u32>,
+    /// The id the page starts after.
+    pub after: Option<i64>,
+}
+/// A call of [`UserClient::list_users`]: set optional parameters by name, then `.await` it.
+#[must_use = "a call is sent when it is awaited"]
+pub struct ListUsersCall<'a, F = remcall::NoFallback> {
+    client: &'a UserClient<F>,
+    required: (),
+    options: ListUsersOptions,
+}
+impl<F> std::fmt::Debug for ListUsersCall<'_, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListUsersCall")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+impl<'a, F: UserClientFallback> ListUsersCall<'a, F> {
+    remcall::__option_setter!(
+        #[doc = " Only users whose name contains this."] name => name : into String
+    );
+    remcall::__option_setter!(
+        #[doc = " The order (by id when not given)."] sort => sort : UserSort
+    );
+    remcall::__option_setter!(
+        #[doc = " Users per page (the service's default is 20)."] limit => limit : u32
+    );
+    remcall::__option_setter!(
+        #[doc = " The id the page starts after."] after => after : i64
+    );
+    /// Sends it (what `.await` does).
+    pub async fn send(self) -> Result<UserPage, remcall::Error> {
+        let () = self.required;
+        self.client.list_users_with(&self.options).await
+    }
+    /// Its items, page after page (see [`UserClient::list_users_stream`]).
+    pub fn stream(self) -> remcall::Pages<User> {
+        let () = self.required;
+        self.client.list_users_stream(&self.options)
+    }
+}
+impl<'a, F: UserClientFallback + Send + Sync> std::future::IntoFuture
+for ListUsersCall<'a, F> {
+    type Output = Result<UserPage, remcall::Error>;
+    type IntoFuture = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>,
+    >;
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
 /// Answers for failed calls of [`UserClient`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
 pub trait UserClientFallback: Send + Sync + 'static {
@@ -270,6 +449,14 @@ pub trait UserClientFallback: Send + Sync + 'static {
         request_id: &str,
         cause: remcall::Error,
     ) -> impl std::future::Future<Output = Result<Option<User>, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`UserClient::list_users`].
+    fn list_users(
+        &self,
+        options: &ListUsersOptions,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<UserPage, remcall::Error>> + Send {
         async move { Err(cause) }
     }
 }
@@ -308,6 +495,10 @@ pub mod stub {
         pub fn get_user(&self) -> GetUserStubbing<'_> {
             GetUserStubbing(self.0.operation(&GET_USER))
         }
+        /// [`UserClient::list_users`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn list_users(&self) -> ListUsersStubbing<'_> {
+            ListUsersStubbing(self.0.operation(&LIST_USERS))
+        }
         /// [`UserClient::delete_user`]: a rule made by its first matcher or answer, its faults, its calls.
         pub fn delete_user(&self) -> DeleteUserStubbing<'_> {
             DeleteUserStubbing(self.0.operation(&DELETE_USER))
@@ -316,21 +507,22 @@ pub mod stub {
     /// Reads a received request as its operation's types.
     fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
         match raw.operation {
-            "query_user" => QueryUserCall::decode(raw).map(drop),
-            "get_user" => GetUserCall::decode(raw).map(drop),
-            "delete_user" => DeleteUserCall::decode(raw).map(drop),
+            "query_user" => QueryUserReceived::decode(raw).map(drop),
+            "get_user" => GetUserReceived::decode(raw).map(drop),
+            "list_users" => ListUsersReceived::decode(raw).map(drop),
+            "delete_user" => DeleteUserReceived::decode(raw).map(drop),
             _ => Ok(()),
         }
     }
     /// A request of [`UserClient::query_user`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct QueryUserCall {
+    pub struct QueryUserReceived {
         /// `raw.json_body()`
         pub body: User,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl QueryUserCall {
+    impl QueryUserReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -346,11 +538,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<QueryUserCall> {
+        pub fn calls(&self) -> Vec<QueryUserReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| QueryUserCall::decode(raw).ok())
+                .filter_map(|raw| QueryUserReceived::decode(raw).ok())
                 .collect()
         }
         /// Answers 200 with `value`.
@@ -360,7 +552,7 @@ pub mod stub {
     }
     /// A request of [`UserClient::get_user`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct GetUserCall {
+    pub struct GetUserReceived {
         /// `raw.path_value("id")`
         pub id: i64,
         /// `raw.query_value("verbose")`
@@ -370,7 +562,7 @@ pub mod stub {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl GetUserCall {
+    impl GetUserReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -388,11 +580,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<GetUserCall> {
+        pub fn calls(&self) -> Vec<GetUserReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| GetUserCall::decode(raw).ok())
+                .filter_map(|raw| GetUserReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.
@@ -412,15 +604,76 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
+    /// A request of [`UserClient::list_users`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct ListUsersReceived {
+        /// `raw.query_value("name")`
+        pub name: Option<String>,
+        /// `raw.query_value("sort")`
+        pub sort: Option<UserSort>,
+        /// `raw.query_value("limit")`
+        pub limit: Option<u32>,
+        /// `raw.query_value("after")`
+        pub after: Option<i64>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl ListUsersReceived {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                name: raw.query_value("name")?,
+                sort: raw.query_value("sort")?,
+                limit: raw.query_value("limit")?,
+                after: raw.query_value("after")?,
+                raw: raw.clone(),
+            })
+        }
+    }
+    /// A rule for [`UserClient::list_users`].
+    #[derive(Debug)]
+    pub struct ListUsersStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl ListUsersStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<ListUsersReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| ListUsersReceived::decode(raw).ok())
+                .collect()
+        }
+        /// Only requests whose `name` is `value`.
+        pub fn with_name(self, value: &str) -> Self {
+            Self(self.0.with_query("name", value))
+        }
+        /// Only requests whose `sort` is `value`.
+        pub fn with_sort(self, value: UserSort) -> Self {
+            Self(self.0.with_query("sort", value))
+        }
+        /// Only requests whose `limit` is `value`.
+        pub fn with_limit(self, value: u32) -> Self {
+            Self(self.0.with_query("limit", value))
+        }
+        /// Only requests whose `after` is `value`.
+        pub fn with_after(self, value: i64) -> Self {
+            Self(self.0.with_query("after", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &UserPage) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
     /// A request of [`UserClient::delete_user`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct DeleteUserCall {
+    pub struct DeleteUserReceived {
         /// `raw.path_value("id")`
         pub id: i64,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl DeleteUserCall {
+    impl DeleteUserReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -436,11 +689,11 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<DeleteUserCall> {
+        pub fn calls(&self) -> Vec<DeleteUserReceived> {
             self.0
                 .calls()
                 .iter()
-                .filter_map(|raw| DeleteUserCall::decode(raw).ok())
+                .filter_map(|raw| DeleteUserReceived::decode(raw).ok())
                 .collect()
         }
         /// Only requests whose `id` is `value`.

@@ -382,17 +382,17 @@ pub mod stub {
     /// Reads a received request as its operation's types.
     fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
         match raw.operation {
-            "type" => TypeCall::decode(raw).map(drop),
-            "match" => MatchCall::decode(raw).map(drop),
-            "take" => TakeCall::decode(raw).map(drop),
-            "start" => StartCall::decode(raw).map(drop),
-            "url" => UrlCall::decode(raw).map(drop),
+            "type" => TypeReceived::decode(raw).map(drop),
+            "match" => MatchReceived::decode(raw).map(drop),
+            "take" => TakeReceived::decode(raw).map(drop),
+            "start" => StartReceived::decode(raw).map(drop),
+            "url" => UrlReceived::decode(raw).map(drop),
             _ => Ok(()),
         }
     }
     /// A request of [`Reserved::r#type`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct TypeCall {
+    pub struct TypeReceived {
         /// `raw.path_value("self")`
         pub self_: String,
         /// `raw.query_value("match")`
@@ -402,7 +402,7 @@ pub mod stub {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl TypeCall {
+    impl TypeReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -420,8 +420,12 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<TypeCall> {
-            self.0.calls().iter().filter_map(|raw| TypeCall::decode(raw).ok()).collect()
+        pub fn calls(&self) -> Vec<TypeReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| TypeReceived::decode(raw).ok())
+                .collect()
         }
         /// Only requests whose `self` is `value`.
         pub fn with_self_(self, value: &str) -> Self {
@@ -442,13 +446,13 @@ pub mod stub {
     }
     /// A request of [`Reserved::r#match`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct MatchCall {
+    pub struct MatchReceived {
         /// `raw.json_body()`
         pub body: Type,
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl MatchCall {
+    impl MatchReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -464,8 +468,12 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<MatchCall> {
-            self.0.calls().iter().filter_map(|raw| MatchCall::decode(raw).ok()).collect()
+        pub fn calls(&self) -> Vec<MatchReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| MatchReceived::decode(raw).ok())
+                .collect()
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Keyword) -> Self {
@@ -474,7 +482,7 @@ pub mod stub {
     }
     /// A request of [`Reserved::take`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct TakeCall {
+    pub struct TakeReceived {
         /// `raw.path_value("request")`
         pub request: String,
         /// `raw.query_value("fallback")`
@@ -484,7 +492,7 @@ pub mod stub {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl TakeCall {
+    impl TakeReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -502,8 +510,12 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<TakeCall> {
-            self.0.calls().iter().filter_map(|raw| TakeCall::decode(raw).ok()).collect()
+        pub fn calls(&self) -> Vec<TakeReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| TakeReceived::decode(raw).ok())
+                .collect()
         }
         /// Only requests whose `request` is `value`.
         pub fn with_request(self, value: &str) -> Self {
@@ -524,7 +536,7 @@ pub mod stub {
     }
     /// A request of [`Reserved::start`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct StartCall {
+    pub struct StartReceived {
         /// `raw.path_value("raw")`
         pub raw: String,
         /// `raw.query_value("url")`
@@ -532,7 +544,7 @@ pub mod stub {
         /// The request as received.
         pub raw_: remcall::stub::Recorded,
     }
-    impl StartCall {
+    impl StartReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
@@ -549,8 +561,12 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<StartCall> {
-            self.0.calls().iter().filter_map(|raw| StartCall::decode(raw).ok()).collect()
+        pub fn calls(&self) -> Vec<StartReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| StartReceived::decode(raw).ok())
+                .collect()
         }
         /// Only requests whose `raw` is `value`.
         pub fn with_raw(self, value: &str) -> Self {
@@ -563,11 +579,11 @@ pub mod stub {
     }
     /// A request of [`Reserved::url`] the stub received, read as the spec's types.
     #[derive(Debug)]
-    pub struct UrlCall {
+    pub struct UrlReceived {
         /// The request as received.
         pub raw: remcall::stub::Recorded,
     }
-    impl UrlCall {
+    impl UrlReceived {
         /// Reads `raw` as the spec's types; the error says what does not fit.
         pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self { raw: raw.clone() })
@@ -580,8 +596,12 @@ pub mod stub {
         remcall::__stub_common!();
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<UrlCall> {
-            self.0.calls().iter().filter_map(|raw| UrlCall::decode(raw).ok()).collect()
+        pub fn calls(&self) -> Vec<UrlReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| UrlReceived::decode(raw).ok())
+                .collect()
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &String) -> Self {

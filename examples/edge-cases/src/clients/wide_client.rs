@@ -118,29 +118,51 @@ impl<F> remcall::Observe for WideClient<F> {
 }
 impl<F> WideClient<F> {
     /// `POST /orgs/{org}/teams/{team}/items/{item}`
-    pub async fn search(
+    ///
+    /// Optional parameters are set by name on the [`SearchCall`] it returns, which is awaited: `.q2(..).await` (or all at once, [`Self::search_with`]).
+    pub fn search<'a>(
+        &'a self,
+        org: &'a str,
+        team: i64,
+        item: Kind,
+        q1: &'a str,
+        q3: &'a [String],
+        q4: i32,
+        q6: bool,
+        q8: &'a [Kind],
+        q10: f64,
+        h1: &'a str,
+        h3: i64,
+        h5: Kind,
+        h6: &'a [String],
+        body: &'a Filter,
+    ) -> SearchCall<'a, F> {
+        SearchCall {
+            client: self,
+            required: (org, team, item, q1, q3, q4, q6, q8, q10, h1, h3, h5, h6, body),
+            options: SearchOptions::default(),
+        }
+    }
+    /// [`Self::search`] with its optional parameters in a [`SearchOptions`].
+    pub async fn search_with(
         &self,
         org: &str,
         team: i64,
         item: Kind,
         q1: &str,
-        q2: Option<&str>,
         q3: &[String],
         q4: i32,
-        q5: Option<i64>,
         q6: bool,
-        q7: Option<bool>,
         q8: &[Kind],
-        q9: Option<Kind>,
         q10: f64,
         h1: &str,
-        h2: Option<&str>,
         h3: i64,
-        h4: Option<u32>,
         h5: Kind,
         h6: &[String],
         body: &Filter,
+        options: &SearchOptions,
     ) -> Result<Vec<String>, remcall::Error> {
+        let SearchOptions { q2, q5, q7, q9, h2, h4 } = options;
         let request = SEARCH
             .request()
             .path("org", org)
@@ -216,5 +238,93 @@ impl<F> WideClientBuilder<F> {
             inner: self.inner.build()?,
             fallback: std::sync::Arc::new(self.fallback),
         })
+    }
+}
+/// The optional parameters of [`WideClient::search`], each left out while `None`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchOptions {
+    /// The `q2` query parameter.
+    pub q2: Option<String>,
+    /// The `q5` query parameter.
+    pub q5: Option<i64>,
+    /// The `q7` query parameter.
+    pub q7: Option<bool>,
+    /// The `q9` query parameter.
+    pub q9: Option<Kind>,
+    /// The `X-H2` header.
+    pub h2: Option<String>,
+    /// The `X-H4` header.
+    pub h4: Option<u32>,
+}
+/// A call of [`WideClient::search`]: set optional parameters by name, then `.await` it.
+#[must_use = "a call is sent when it is awaited"]
+pub struct SearchCall<'a, F = remcall::NoFallback> {
+    client: &'a WideClient<F>,
+    required: (
+        &'a str,
+        i64,
+        Kind,
+        &'a str,
+        &'a [String],
+        i32,
+        bool,
+        &'a [Kind],
+        f64,
+        &'a str,
+        i64,
+        Kind,
+        &'a [String],
+        &'a Filter,
+    ),
+    options: SearchOptions,
+}
+impl<F> std::fmt::Debug for SearchCall<'_, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchCall")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+impl<'a, F> SearchCall<'a, F> {
+    remcall::__option_setter!(
+        #[doc = " The `q2` query parameter."] q2 => q2 : into String
+    );
+    remcall::__option_setter!(#[doc = " The `q5` query parameter."] q5 => q5 : i64);
+    remcall::__option_setter!(#[doc = " The `q7` query parameter."] q7 => q7 : bool);
+    remcall::__option_setter!(#[doc = " The `q9` query parameter."] q9 => q9 : Kind);
+    remcall::__option_setter!(#[doc = " The `X-H2` header."] h2 => h2 : into String);
+    remcall::__option_setter!(#[doc = " The `X-H4` header."] h4 => h4 : u32);
+    /// Sends it (what `.await` does).
+    pub async fn send(self) -> Result<Vec<String>, remcall::Error> {
+        let (org, team, item, q1, q3, q4, q6, q8, q10, h1, h3, h5, h6, body) = self
+            .required;
+        self.client
+            .search_with(
+                org,
+                team,
+                item,
+                q1,
+                q3,
+                q4,
+                q6,
+                q8,
+                q10,
+                h1,
+                h3,
+                h5,
+                h6,
+                body,
+                &self.options,
+            )
+            .await
+    }
+}
+impl<'a, F: Send + Sync> std::future::IntoFuture for SearchCall<'a, F> {
+    type Output = Result<Vec<String>, remcall::Error>;
+    type IntoFuture = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>,
+    >;
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
     }
 }
