@@ -27,6 +27,14 @@ async fn main() -> Result<(), remcall::Error> {
         found.code, found.data
     );
 
+    // More than two optional parameters: the call names the ones it sets.
+    let page = client.list_users().name("a").limit(1).await?;
+    println!(
+        "list_users(name a, 1)   -> {:?} (more: {})",
+        page.users.iter().map(|u| &u.name).collect::<Vec<_>>(),
+        page.has_more
+    );
+
     let user = client.get_user(2, Some(true), "demo-1").await?;
     println!("get_user(2)             -> {user:?}");
 

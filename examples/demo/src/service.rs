@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -22,6 +22,7 @@ pub fn router() -> Router {
     ])));
     Router::new()
         .route("/v1/api/queryUser", post(query_user))
+        .route("/v1/api/users", get(list_users))
         .route("/v1/api/users/{id}", get(get_user).delete(delete_user))
         .with_state(users)
 }
@@ -48,6 +49,31 @@ async fn query_user(State(users): State<Users>, Json(example): Json<Value>) -> J
         .cloned()
         .collect();
     Json(json!({ "code": 0, "message": "ok", "data": matches }))
+}
+
+/// `name` (contained in the user's), `limit` (default 20) and `after` (an id), as the spec's
+/// `list_users` sends them.
+async fn list_users(
+    State(users): State<Users>,
+    Query(query): Query<BTreeMap<String, String>>,
+) -> Json<Value> {
+    let users = users.lock().map(|u| u.clone()).unwrap_or_default();
+    let after: i64 = query.get("after").and_then(|a| a.parse().ok()).unwrap_or(0);
+    let limit: usize = query
+        .get("limit")
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(20);
+    let name = query.get("name").map(String::as_str).unwrap_or("");
+    let mut matching = users.iter().filter(|(id, user)| {
+        **id > after && user["name"].as_str().is_some_and(|n| n.contains(name))
+    });
+    let page: Vec<Value> = matching
+        .by_ref()
+        .take(limit)
+        .map(|(_, u)| u.clone())
+        .collect();
+    let has_more = matching.next().is_some();
+    Json(json!({ "users": page, "hasMore": has_more }))
 }
 
 async fn get_user(
