@@ -295,6 +295,26 @@ pub enum NextPage {
         /// The relation.
         rel: String,
     },
+    /// An offset in query parameter `param`, moved on by each page's items.
+    Offset {
+        /// The query parameter's wire name.
+        param: String,
+        /// The page size's query parameter, wire name.
+        limit: Option<String>,
+        /// The total's path in the page.
+        total: Option<Vec<String>>,
+    },
+    /// A page number in query parameter `param`.
+    PageNumber {
+        /// The query parameter's wire name.
+        param: String,
+        /// The first page's number.
+        first: u64,
+        /// The page size's query parameter, wire name.
+        limit: Option<String>,
+        /// The page count's path in the page.
+        total_pages: Option<Vec<String>>,
+    },
 }
 
 /// The statuses an `errors:` entry covers.

@@ -307,6 +307,10 @@ fn paging(method: &checked::Method, p: &checked::Pagination) -> PagingIr {
         let items: Vec<String> = path.iter().map(|s| format!("{s:?}")).collect();
         format!("&[{}]", items.join(", "))
     };
+    let maybe = |path: &Option<Vec<String>>| {
+        path.as_ref()
+            .map_or("None".to_owned(), |p| format!("Some({})", list(p)))
+    };
     let next = match &p.next {
         NextPage::ItemCursor {
             param,
@@ -315,15 +319,30 @@ fn paging(method: &checked::Method, p: &checked::Pagination) -> PagingIr {
         } => format!(
             "ItemCursor {{ param: {param:?}, field: {}, has_more: {} }}",
             list(field),
-            has_more
-                .as_ref()
-                .map_or("None".to_owned(), |h| format!("Some({})", list(h)))
+            maybe(has_more)
         ),
         NextPage::BodyCursor { param, field } => {
             format!("BodyCursor {{ param: {param:?}, field: {} }}", list(field))
         }
         NextPage::BodyUrl { field } => format!("BodyUrl {{ field: {} }}", list(field)),
         NextPage::LinkHeader { rel } => format!("LinkHeader {{ rel: {rel:?} }}"),
+        NextPage::Offset {
+            param,
+            limit,
+            total,
+        } => format!(
+            "Offset {{ param: {param:?}, limit: {limit:?}, total: {} }}",
+            maybe(total)
+        ),
+        NextPage::PageNumber {
+            param,
+            first,
+            limit,
+            total_pages,
+        } => format!(
+            "PageNumber {{ param: {param:?}, first: {first}, limit: {limit:?}, total_pages: {} }}",
+            maybe(total_pages)
+        ),
     };
     PagingIr {
         stream: names::snake(&format!("{}_stream", method.name)),

@@ -69,12 +69,14 @@ impl Validator<'_> {
             paginate.cursor.is_some(),
             paginate.next_url.is_some(),
             paginate.link_header.is_some(),
+            paginate.offset.is_some(),
+            paginate.page_number.is_some(),
         ];
         if ways.iter().filter(|w| **w).count() != 1 {
             return fail(
                 self,
                 &at,
-                "`paginate:` needs exactly one of `cursor:`, `next_url:` and `link_header:`"
+                "`paginate:` needs exactly one of `cursor:`, `next_url:`, `link_header:`, `offset:` and `page_number:`"
                     .to_owned(),
                 None,
             );
@@ -102,6 +104,41 @@ impl Validator<'_> {
                     None
                 }
             };
+        }
+        if let Some(offset) = &paginate.offset {
+            return self
+                .counted(
+                    &format!("{at}.offset"),
+                    def,
+                    page,
+                    &offset.param,
+                    offset.limit.as_deref(),
+                    offset.total.as_deref(),
+                    "total",
+                )
+                .map(|(param, limit, total)| NextPage::Offset {
+                    param,
+                    limit,
+                    total,
+                });
+        }
+        if let Some(number) = &paginate.page_number {
+            return self
+                .counted(
+                    &format!("{at}.page_number"),
+                    def,
+                    page,
+                    &number.param,
+                    number.limit.as_deref(),
+                    number.total_pages.as_deref(),
+                    "total_pages",
+                )
+                .map(|(param, limit, total_pages)| NextPage::PageNumber {
+                    param,
+                    first: number.first.unwrap_or(1),
+                    limit,
+                    total_pages,
+                });
         }
         let cursor = paginate.cursor.as_ref()?;
         let at = format!("{at}.cursor");
@@ -147,6 +184,46 @@ impl Validator<'_> {
                 None
             }
         }
+    }
+
+    /// An offset's or page number's parameters (wire names: the number's, the page size's) and
+    /// the path of the page's count (`total`, `total_pages`), each a number.
+    #[allow(clippy::too_many_arguments)]
+    fn counted(
+        &mut self,
+        at: &str,
+        def: &MethodDef,
+        page: &Ty,
+        param: &str,
+        limit: Option<&str>,
+        count: Option<&str>,
+        count_key: &str,
+    ) -> Option<(String, Option<String>, Option<Vec<String>>)> {
+        let param = self.cursor_param(at, def, param);
+        let limit = limit.map(|limit| self.cursor_param(&format!("{at}.limit"), def, limit));
+        let count = match count {
+            Some(path) => match self.field_path(page, path) {
+                Ok((ty, wire)) if ty.bare().is_some_and(|t| INTEGERS.contains(&t)) => {
+                    Some(Some(wire))
+                }
+                Ok((ty, _)) => {
+                    self.push(self.spec.at(
+                        0,
+                        &format!("{at}.{count_key}"),
+                        format!("`{path}` is `{}`, not an integer", ty.render()),
+                    ));
+                    None
+                }
+                Err(message) => {
+                    self.push(self.spec.at(0, &format!("{at}.{count_key}"), message));
+                    None
+                }
+            },
+            None => Some(None),
+        };
+        // Every problem reported before giving up on any.
+        let limit = limit.map_or(Some(None), |limit| limit.map(Some))?;
+        Some((param?, limit, count?))
     }
 
     /// The wire name of the query parameter `name` a cursor goes back in; the method must
@@ -236,6 +313,11 @@ impl Validator<'_> {
         out
     }
 }
+
+/// The types a count may have.
+const INTEGERS: &[&str] = &[
+    "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize", "isize",
+];
 
 /// `Option<T>` and `Box<T>` are `T` for a path.
 fn strip(ty: &Ty) -> &Ty {

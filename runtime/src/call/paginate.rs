@@ -2,10 +2,11 @@
 //! through the whole pipeline (retries, breaker, limits apply per page), fetched when the items
 //! before it have been taken.
 //!
-//! Three styles: a cursor (from the last item, as Stripe's `starting_after`, or from a field of
+//! Five styles: a cursor (from the last item, as Stripe's `starting_after`, or from a field of
 //! the page, `next_cursor`) sent back as a query parameter; a next-page URL in the body (Twilio's
-//! `next_page_uri`); a `Link: <…>; rel="next"` header (GitHub's). A next URL is followed only to
-//! the client's own endpoints: credentials must not follow it anywhere else.
+//! `next_page_uri`); a `Link: <…>; rel="next"` header (GitHub's); an offset or a page number
+//! counted up in a query parameter. A next URL is followed only to the client's own endpoints:
+//! credentials must not follow it anywhere else.
 
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;
@@ -60,15 +61,43 @@ pub enum NextPage {
         /// The relation, usually `next`.
         rel: &'static str,
     },
+    /// The query parameter `param` is the offset of the page's first item (0 when the first
+    /// request leaves it out); the next page's is this one's plus its items. Ends on an empty page,
+    /// a page shorter than the `limit` parameter asked for, or at the page's `total`.
+    Offset {
+        /// The offset's query parameter.
+        param: &'static str,
+        /// The query parameter of the page size, when there is one.
+        limit: Option<&'static str>,
+        /// The path of the total item count in the page, when there is one.
+        total: Option<&'static [&'static str]>,
+    },
+    /// The query parameter `param` is the page's number (`first` when the first request leaves
+    /// it out); the next page's is one more. Ends on an empty page, a page shorter than the
+    /// `limit` parameter asked for, or after the page's `total_pages`.
+    PageNumber {
+        /// The page number's query parameter.
+        param: &'static str,
+        /// The number of the first page, usually 1.
+        first: u64,
+        /// The query parameter of the page size, when there is one.
+        limit: Option<&'static str>,
+        /// The path of the page count in the page, when there is one.
+        total_pages: Option<&'static [&'static str]>,
+    },
 }
 
 type PageFuture<T> = Pin<Box<dyn Future<Output = Result<Page<T>, Error>> + Send>>;
 
 struct Page<T> {
     items: Vec<T>,
+    /// A hash of the items as they came, for a non-empty page.
+    content: Option<u64>,
     /// The next page's request, or why there is none to follow (a URL elsewhere): the items of
     /// this page still count.
     next: Result<Option<Request>, Error>,
+    /// The method, to name it in an error.
+    method: &'static str,
 }
 
 /// A method's items, page after page. A [`Stream`]; without a stream library,
@@ -82,6 +111,9 @@ pub struct Pages<T> {
     /// Every page fetched, by a hash of its URL or cursor: a server that points at one again
     /// (itself, or `a` → `b` → `a`) would loop for ever. Eight bytes a page.
     seen: HashSet<u64>,
+    /// Every non-empty page's items, hashed: a server that ignores an offset or page number
+    /// would give the same page for ever.
+    contents: HashSet<u64>,
     /// An error to give once the items before it are taken.
     failed: Option<Error>,
 }
@@ -112,6 +144,7 @@ impl Client {
             seen: HashSet::from([pointer_hash(&first.page_pointer())]),
             next: Some(first),
             fetching: None,
+            contents: HashSet::new(),
             failed: None,
         }
     }
@@ -161,19 +194,26 @@ impl<T: DeserializeOwned + Send + 'static> Stream for Pages<T> {
                     Ok(page) => page,
                     Err(error) => return Poll::Ready(Some(Err(error))),
                 };
+                let repeated = |what: &str| {
+                    Error::new(
+                        ErrorKind::Decode,
+                        format!("the server {what}; stopped rather than loop"),
+                    )
+                    .in_call(this.client.name(), page.method)
+                };
+                if page.content.is_some_and(|hash| !this.contents.insert(hash)) {
+                    // Its items were given already: stop before giving them twice.
+                    return Poll::Ready(Some(Err(repeated(
+                        "gave the items of an earlier page again",
+                    ))));
+                }
                 this.buffer.extend(page.items);
                 match page.next {
                     Ok(Some(next)) => {
                         if this.seen.insert(pointer_hash(&next.page_pointer())) {
                             this.next = Some(next);
                         } else {
-                            this.failed = Some(
-                                Error::new(
-                                    ErrorKind::Decode,
-                                    "the server pointed at a page it had already given; stopped rather than loop",
-                                )
-                                .in_call(this.client.name(), next.method.name),
-                            );
+                            this.failed = Some(repeated("pointed at a page it had already given"));
                         }
                     }
                     Ok(None) => {}
@@ -207,6 +247,7 @@ fn read_page<T: DeserializeOwned>(
     request: Request,
     origins: &[(String, String)],
 ) -> Result<Page<T>, Error> {
+    let response_method = request.method.name;
     let page: Value = serde_json::from_slice(&response.body)
         .map_err(|e| Error::new(ErrorKind::Decode, "the page is not JSON").with_source(e))?;
     let list = at(&page, paging.items)
@@ -255,8 +296,53 @@ fn read_page<T: DeserializeOwned>(
         NextPage::LinkHeader { rel } => link(&response, rel)
             .map(|url| next_at(request, &url, origins))
             .transpose(),
+        NextPage::Offset {
+            param,
+            limit,
+            total,
+        } => {
+            let offset = number_in(&request, param).unwrap_or(0);
+            let next = offset.saturating_add(items.len() as u64);
+            let more = !items.is_empty()
+                && !short(&request, *limit, items.len())
+                && total
+                    .and_then(|path| at(&page, path))
+                    .and_then(Value::as_u64)
+                    .is_none_or(|total| next < total);
+            Ok(more.then(|| request.with_query(param, next.to_string())))
+        }
+        NextPage::PageNumber {
+            param,
+            first,
+            limit,
+            total_pages,
+        } => {
+            let number = number_in(&request, param).unwrap_or(*first);
+            let next = number.saturating_add(1);
+            let more = !items.is_empty()
+                && !short(&request, *limit, items.len())
+                && total_pages
+                    .and_then(|path| at(&page, path))
+                    .and_then(Value::as_u64)
+                    .is_none_or(|pages| next.saturating_sub(*first) < pages);
+            Ok(more.then(|| request.with_query(param, next.to_string())))
+        }
     };
-    Ok(Page { items, next })
+    let content = (!list.is_empty()).then(|| {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        list.len().hash(&mut hasher);
+        for item in list {
+            item.to_string().hash(&mut hasher);
+        }
+        hasher.finish()
+    });
+    Ok(Page {
+        items,
+        content,
+        next,
+        method: response_method,
+    })
 }
 
 /// The request for a next-page URL: its path and query sent to the client's endpoints, when it
@@ -308,6 +394,18 @@ fn link(response: &Response, rel: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The request's query parameter `name` as a number.
+fn number_in(request: &Request, name: &str) -> Option<u64> {
+    request.query_value(name)?.parse().ok()
+}
+
+/// The page has fewer items than the request's `limit` parameter asked for: the last one.
+fn short(request: &Request, limit: Option<&str>, items: usize) -> bool {
+    limit
+        .and_then(|name| number_in(request, name))
+        .is_some_and(|limit| (items as u64) < limit)
 }
 
 fn at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {

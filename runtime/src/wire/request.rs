@@ -80,9 +80,28 @@ impl Request {
     /// The same request with the query parameter `name` set to `value` alone (a next page's
     /// cursor).
     pub(crate) fn with_query(mut self, name: &'static str, value: String) -> Request {
-        self.query.retain(|(key, _)| key != name);
-        self.query.push((Cow::Borrowed(name), value));
+        // In the place it had, so a next page's URL reads as the first's with one value changed.
+        match self.query.iter().position(|(key, _)| key == name) {
+            Some(at) => {
+                self.query[at].1 = value;
+                let mut index = 0;
+                self.query.retain(|(key, _)| {
+                    index += 1;
+                    index - 1 == at || key != name
+                });
+            }
+            None => self.query.push((Cow::Borrowed(name), value)),
+        }
         self
+    }
+
+    /// The value of the query parameter `name`, when it is sent once.
+    pub(crate) fn query_value(&self, name: &str) -> Option<&str> {
+        let mut values = self.query.iter().filter(|(key, _)| key == name);
+        match (values.next(), values.next()) {
+            (Some((_, value)), None) => Some(value),
+            _ => None,
+        }
     }
 
     /// The same request sent to `path?query` on the client's endpoints (a next page's URL).

@@ -302,6 +302,37 @@ pub struct PaginateDef {
     pub next_url: Option<String>,
     /// The `rel` of the `Link` header entry naming the next page (`next`).
     pub link_header: Option<String>,
+    /// An offset sent as a query parameter, moved on by each page's items.
+    pub offset: Option<OffsetDef>,
+    /// A page number sent as a query parameter, one more each page.
+    pub page_number: Option<PageNumberDef>,
+}
+
+/// An offset paging: `{ param: offset, limit: limit, total: total }`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OffsetDef {
+    /// The offset's query parameter (a key of the method's `query:`), 0 when left out.
+    pub param: String,
+    /// The page size's query parameter: a page shorter than it asked for is the last.
+    pub limit: Option<String>,
+    /// The page's field holding the total item count: the stream ends there.
+    pub total: Option<String>,
+}
+
+/// A page-number paging: `{ param: page, total_pages: meta.total_pages }`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PageNumberDef {
+    /// The page number's query parameter (a key of the method's `query:`).
+    pub param: String,
+    /// The number of the first page (the one a request without the parameter gets): 1 unless
+    /// said.
+    pub first: Option<u64>,
+    /// The page size's query parameter: a page shorter than it asked for is the last.
+    pub limit: Option<String>,
+    /// The page's field holding the number of pages: the stream ends after it.
+    pub total_pages: Option<String>,
 }
 
 /// A cursor: from the last item (`from_item: id`, while `has_more`) or from the page (`from:

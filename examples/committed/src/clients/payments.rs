@@ -659,6 +659,51 @@ pub struct InvoicePage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_page_uri: Option<String>,
 }
+/// The `EventResults` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct EventResults {
+    /// `results`.
+    pub results: Vec<Event>,
+    /// `total`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+}
+/// The `ArchivePage` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct ArchivePage {
+    /// `events`.
+    pub events: Vec<Event>,
+    /// `paging`.
+    pub paging: ArchivePaging,
+}
+/// The `ArchivePaging` type of the API.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    remcall::serde::Serialize,
+    remcall::serde::Deserialize
+)]
+#[serde(crate = "remcall::serde")]
+pub struct ArchivePaging {
+    /// `total_pages`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_pages: Option<u32>,
+}
 /// The `Invoice` type of the API.
 #[derive(
     Debug,
@@ -907,8 +952,26 @@ static LIST_INVOICES: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     not_found_none: false,
     profile: "",
 };
-static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+static SEARCH_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 16,
+    name: "search_events",
+    http_method: "GET",
+    path: "/events/search",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static LIST_ARCHIVED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 17,
+    name: "list_archived_events",
+    http_method: "GET",
+    path: "/events/archive",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 18,
     name: "list_payouts",
     http_method: "GET",
     path: "/payouts",
@@ -917,7 +980,7 @@ static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     profile: "",
 };
 static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 17,
+    index: 19,
     name: "download_report",
     http_method: "GET",
     path: "/reports/{id}",
@@ -926,7 +989,7 @@ static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     profile: "",
 };
 static GET_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 18,
+    index: 20,
     name: "get_report",
     http_method: "GET",
     path: "/reports/{id}",
@@ -953,6 +1016,23 @@ static LIST_INVOICES_PAGING: remcall::__codegen::Paging = remcall::__codegen::Pa
     items: &["invoices"],
     next: remcall::__codegen::NextPage::BodyUrl {
         field: &["next_page_uri"],
+    },
+};
+static SEARCH_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["results"],
+    next: remcall::__codegen::NextPage::Offset {
+        param: "offset",
+        limit: Some("limit"),
+        total: Some(&["total"]),
+    },
+};
+static LIST_ARCHIVED_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["events"],
+    next: remcall::__codegen::NextPage::PageNumber {
+        param: "page",
+        first: 1,
+        limit: Some("per_page"),
+        total_pages: Some(&["paging", "total_pages"]),
     },
 };
 static LIST_PAYOUTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
@@ -983,6 +1063,8 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
         &LIST_CUSTOMERS,
         &LIST_EVENTS,
         &LIST_INVOICES,
+        &SEARCH_EVENTS,
+        &LIST_ARCHIVED_EVENTS,
         &LIST_PAYOUTS,
         &DOWNLOAD_REPORT,
         &GET_REPORT,
@@ -1210,6 +1292,56 @@ impl<F: PaymentsFallback> Payments<F> {
     pub fn list_invoices_stream(&self) -> remcall::Pages<Invoice> {
         let request = LIST_INVOICES.request();
         self.inner.paginate(request, &LIST_INVOICES_PAGING)
+    }
+    /// `GET /events/search`
+    pub async fn search_events(
+        &self,
+        offset: Option<u64>,
+        limit: Option<u32>,
+    ) -> Result<EventResults, remcall::Error> {
+        let request = SEARCH_EVENTS
+            .request()
+            .query("offset", offset)
+            .query("limit", limit);
+        let fallback = |cause| self.fallback.search_events(offset, limit, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::search_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    pub fn search_events_stream(
+        &self,
+        offset: Option<u64>,
+        limit: Option<u32>,
+    ) -> remcall::Pages<Event> {
+        let request = SEARCH_EVENTS
+            .request()
+            .query("offset", offset)
+            .query("limit", limit);
+        self.inner.paginate(request, &SEARCH_EVENTS_PAGING)
+    }
+    /// `GET /events/archive`
+    pub async fn list_archived_events(
+        &self,
+        page: Option<u32>,
+        per_page: Option<u32>,
+    ) -> Result<ArchivePage, remcall::Error> {
+        let request = LIST_ARCHIVED_EVENTS
+            .request()
+            .query("page", page)
+            .query("per_page", per_page);
+        let fallback = |cause| self.fallback.list_archived_events(page, per_page, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::list_archived_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    pub fn list_archived_events_stream(
+        &self,
+        page: Option<u32>,
+        per_page: Option<u32>,
+    ) -> remcall::Pages<Event> {
+        let request = LIST_ARCHIVED_EVENTS
+            .request()
+            .query("page", page)
+            .query("per_page", per_page);
+        self.inner.paginate(request, &LIST_ARCHIVED_EVENTS_PAGING)
     }
     /// `GET /payouts`
     pub async fn list_payouts(
@@ -1448,6 +1580,24 @@ pub trait PaymentsFallback: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<InvoicePage, remcall::Error>> + Send {
         async move { Err(cause) }
     }
+    /// The fallback of [`Payments::search_events`].
+    fn search_events(
+        &self,
+        offset: Option<u64>,
+        limit: Option<u32>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<EventResults, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::list_archived_events`].
+    fn list_archived_events(
+        &self,
+        page: Option<u32>,
+        per_page: Option<u32>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<ArchivePage, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
     /// The fallback of [`Payments::list_payouts`].
     fn list_payouts(
         &self,
@@ -1558,6 +1708,14 @@ pub mod stub {
         pub fn list_invoices(&self) -> ListInvoicesStubbing<'_> {
             ListInvoicesStubbing(self.0.operation(&LIST_INVOICES))
         }
+        /// [`Payments::search_events`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn search_events(&self) -> SearchEventsStubbing<'_> {
+            SearchEventsStubbing(self.0.operation(&SEARCH_EVENTS))
+        }
+        /// [`Payments::list_archived_events`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn list_archived_events(&self) -> ListArchivedEventsStubbing<'_> {
+            ListArchivedEventsStubbing(self.0.operation(&LIST_ARCHIVED_EVENTS))
+        }
         /// [`Payments::list_payouts`]: a rule made by its first matcher or answer, its faults, its calls.
         pub fn list_payouts(&self) -> ListPayoutsStubbing<'_> {
             ListPayoutsStubbing(self.0.operation(&LIST_PAYOUTS))
@@ -1590,6 +1748,8 @@ pub mod stub {
             "list_customers" => ListCustomersReceived::decode(raw).map(drop),
             "list_events" => ListEventsReceived::decode(raw).map(drop),
             "list_invoices" => ListInvoicesReceived::decode(raw).map(drop),
+            "search_events" => SearchEventsReceived::decode(raw).map(drop),
+            "list_archived_events" => ListArchivedEventsReceived::decode(raw).map(drop),
             "list_payouts" => ListPayoutsReceived::decode(raw).map(drop),
             "download_report" => DownloadReportReceived::decode(raw).map(drop),
             "get_report" => GetReportReceived::decode(raw).map(drop),
@@ -2200,6 +2360,100 @@ pub mod stub {
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &InvoicePage) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Payments::search_events`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct SearchEventsReceived {
+        /// `raw.query_value("offset")`
+        pub offset: Option<u64>,
+        /// `raw.query_value("limit")`
+        pub limit: Option<u32>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl SearchEventsReceived {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                offset: raw.query_value("offset")?,
+                limit: raw.query_value("limit")?,
+                raw: raw.clone(),
+            })
+        }
+    }
+    /// A rule for [`Payments::search_events`].
+    #[derive(Debug)]
+    pub struct SearchEventsStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl SearchEventsStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<SearchEventsReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| SearchEventsReceived::decode(raw).ok())
+                .collect()
+        }
+        /// Only requests whose `offset` is `value`.
+        pub fn with_offset(self, value: u64) -> Self {
+            Self(self.0.with_query("offset", value))
+        }
+        /// Only requests whose `limit` is `value`.
+        pub fn with_limit(self, value: u32) -> Self {
+            Self(self.0.with_query("limit", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &EventResults) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Payments::list_archived_events`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct ListArchivedEventsReceived {
+        /// `raw.query_value("page")`
+        pub page: Option<u32>,
+        /// `raw.query_value("per_page")`
+        pub per_page: Option<u32>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl ListArchivedEventsReceived {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                page: raw.query_value("page")?,
+                per_page: raw.query_value("per_page")?,
+                raw: raw.clone(),
+            })
+        }
+    }
+    /// A rule for [`Payments::list_archived_events`].
+    #[derive(Debug)]
+    pub struct ListArchivedEventsStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl ListArchivedEventsStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<ListArchivedEventsReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| ListArchivedEventsReceived::decode(raw).ok())
+                .collect()
+        }
+        /// Only requests whose `page` is `value`.
+        pub fn with_page(self, value: u32) -> Self {
+            Self(self.0.with_query("page", value))
+        }
+        /// Only requests whose `per_page` is `value`.
+        pub fn with_per_page(self, value: u32) -> Self {
+            Self(self.0.with_query("per_page", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &ArchivePage) -> Self {
             Self(self.0.returns_json(value))
         }
     }

@@ -1,0 +1,184 @@
+//! Offset and page-number paging against a loopback server: each walks three pages and stops
+//! where the page says (a total, a page count, a short page, an empty page), and a server that
+//! ignores the offset ends the stream with an error instead of a loop.
+
+use std::collections::HashMap;
+
+use axum::Router;
+use axum::extract::Query;
+use axum::routing::get;
+use remcall::ErrorKind;
+use remcall::serde_json::{Value, json};
+use remcall_example_committed::clients::payments::{Event, Payments};
+use testkit::Server;
+
+type Params = Query<HashMap<String, String>>;
+
+fn events(range: impl Iterator<Item = usize>) -> Vec<Value> {
+    range
+        .map(|i| json!({ "id": format!("ev_{i}"), "kind": "event" }))
+        .collect()
+}
+
+fn number(q: &HashMap<String, String>, key: &str) -> Option<usize> {
+    q.get(key).map(|v| v.parse().unwrap())
+}
+
+/// Six events. `/events/search`: `limit` (default 2) from `offset`; the total only when a
+/// limit is asked for. `/events/archive`: pages of `per_page` (default 2), numbered from 1; the
+/// page count only when no page size is asked for. Below `/stuck`: ignores its offset.
+async fn event_server() -> Server {
+    let search = |Query(q): Params| async move {
+        let offset = number(&q, "offset").unwrap_or(0);
+        let limit = number(&q, "limit");
+        let page = events((offset..6).take(limit.unwrap_or(2)).map(|i| i + 1));
+        match limit {
+            Some(_) => axum::Json(json!({ "results": page, "total": 6 })),
+            None => axum::Json(json!({ "results": page })),
+        }
+    };
+    let archive = |Query(q): Params| async move {
+        let page = number(&q, "page").unwrap_or(1);
+        let size = number(&q, "per_page");
+        let per_page = size.unwrap_or(2);
+        let from = (page - 1) * per_page;
+        let items = events((from..6).take(per_page).map(|i| i + 1));
+        let paging = match size {
+            Some(_) => json!({}),
+            None => json!({ "total_pages": 3 }),
+        };
+        axum::Json(json!({ "events": items, "paging": paging }))
+    };
+    let stuck = || async { axum::Json(json!({ "results": events(1..=2) })) };
+    Server::start(
+        Router::new()
+            .route("/v1/events/search", get(search))
+            .route("/v1/events/archive", get(archive))
+            .route("/stuck/v1/events/search", get(stuck)),
+    )
+    .await
+}
+
+/// Every item's id; an error ends the stream, so it fails the test.
+async fn ids(mut pages: remcall::Pages<Event>) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(item) = pages.next().await {
+        out.push(item.unwrap().id);
+    }
+    out
+}
+
+fn numbered(range: std::ops::RangeInclusive<usize>) -> Vec<String> {
+    range.map(|i| format!("ev_{i}")).collect()
+}
+
+fn uris(server: &Server, from: usize) -> Vec<String> {
+    server.received()[from..]
+        .iter()
+        .map(|r| r.uri.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_offset_moves_by_the_items_and_stops_at_the_total() {
+    let server = event_server().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    assert_eq!(
+        ids(payments.search_events_stream(None, Some(2))).await,
+        numbered(1..=6)
+    );
+    assert_eq!(
+        uris(&server, 0),
+        [
+            "/v1/events/search?limit=2",
+            "/v1/events/search?limit=2&offset=2",
+            "/v1/events/search?limit=2&offset=4",
+        ],
+        "three full pages, and the total says there is no fourth"
+    );
+}
+
+#[tokio::test]
+async fn an_offset_without_a_total_stops_at_a_short_or_empty_page() {
+    let server = event_server().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    // No limit sent: the server's pages of two, then an empty one.
+    assert_eq!(
+        ids(payments.search_events_stream(None, None)).await,
+        numbered(1..=6)
+    );
+    assert_eq!(
+        uris(&server, 0),
+        [
+            "/v1/events/search",
+            "/v1/events/search?offset=2",
+            "/v1/events/search?offset=4",
+            "/v1/events/search?offset=6",
+        ]
+    );
+    // A limit of four, starting at one: pages of four and one; the short one is the last.
+    let before = server.received().len();
+    assert_eq!(
+        ids(payments.search_events_stream(Some(1), Some(4))).await,
+        numbered(2..=6)
+    );
+    assert_eq!(
+        uris(&server, before),
+        [
+            "/v1/events/search?offset=1&limit=4",
+            "/v1/events/search?offset=5&limit=4",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_page_number_counts_up_to_the_page_count_or_a_short_page() {
+    let server = event_server().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    assert_eq!(
+        ids(payments.list_archived_events_stream(None, None)).await,
+        numbered(1..=6)
+    );
+    assert_eq!(
+        uris(&server, 0),
+        [
+            "/v1/events/archive",
+            "/v1/events/archive?page=2",
+            "/v1/events/archive?page=3",
+        ],
+        "page one is the one without a number; the count says three"
+    );
+    let before = server.received().len();
+    assert_eq!(
+        ids(payments.list_archived_events_stream(None, Some(4))).await,
+        numbered(1..=6)
+    );
+    assert_eq!(
+        uris(&server, before),
+        [
+            "/v1/events/archive?per_page=4",
+            "/v1/events/archive?per_page=4&page=2",
+        ],
+        "the second page has two of four: the last"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_the_offset_ends_the_stream_with_an_error() {
+    let server = event_server().await;
+    let payments = Payments::new(&format!("{}/stuck", server.url())).unwrap();
+    let mut pages = payments.search_events_stream(None, None);
+    for id in ["ev_1", "ev_2"] {
+        assert_eq!(pages.next().await.unwrap().unwrap().id, id);
+    }
+    let error = pages.next().await.unwrap().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode);
+    assert!(
+        error.to_string().starts_with(
+            "Payments.search_events: the server gave the items of an earlier page again"
+        ),
+        "{error}"
+    );
+    assert!(pages.next().await.is_none());
+    assert_eq!(server.received().len(), 2, "one page more, no loop");
+}
