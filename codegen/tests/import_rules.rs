@@ -663,6 +663,30 @@ fn a_requirement_of_two_schemes_sends_both_and_markdown_references_are_text() {
     assert!(read.contains(&"get-a.md".to_owned()), "{read:?}");
 }
 
+#[test]
+fn a_token_url_can_be_set_from_the_environment_and_is_noted_when_plain_or_elsewhere() {
+    let d = import(
+        "Tok",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+servers: [{ url: 'https://api.example/v1' }]
+security: [{ oauth: [] }]
+paths:
+  /a: { get: { operationId: get_a, responses: { '204': { description: done } } } }
+components:
+  securitySchemes:
+    oauth: { type: oauth2, flows: { clientCredentials: { tokenUrl: 'http://auth.other.example/token', scopes: {} } } }
+"#,
+        )],
+    );
+    d.has("token_url: \"${TOK_TOKEN_URL:-http://auth.other.example/token}\"");
+    d.noted("the token URL `http://auth.other.example/token` is plain HTTP: the client's secret would cross the network readable; set ${TOK_TOKEN_URL} to an https one");
+    d.noted("the token URL's host `auth.other.example` is not the API's (`api.example`)");
+}
+
 fn remote() -> Described {
     import_with(
         "Remote",
@@ -715,6 +739,99 @@ fn a_url_reference_is_read_from_its_local_copy_and_reported_without_one() {
     d.noted("leaves the description: only files beside it are read (a local copy of it: --ref-dir URL=DIR)");
 }
 
+fn paging() -> Described {
+    let list = |params: &str, page: &str| {
+        format!(
+            r#"{{ "get": {{ "parameters": [{params}], "responses": {{ "200": {{ "description": "ok", "content": {{ "application/json": {{ "schema": {page} }} }} }} }} }} }}"#
+        )
+    };
+    let query = |name: &str, schema: &str| {
+        format!(r#"{{ "name": "{name}", "in": "query", "schema": {schema} }}"#)
+    };
+    let int = r#"{ "type": "integer" }"#;
+    let text = r#"{ "type": "string" }"#;
+    let items = r#"{ "type": "array", "items": { "type": "object", "properties": { "id": { "type": "string" } } } }"#;
+    let object = |fields: &str| format!(r#"{{ "type": "object", "properties": {{ {fields} }} }}"#);
+    let paths = [
+        (
+            "/customers",
+            list(
+                &[query("limit", int), query("starting_after", text)].join(","),
+                &object(&format!(
+                    r#""data": {items}, "has_more": {{ "type": "boolean" }}"#
+                )),
+            ),
+        ),
+        (
+            "/channels",
+            list(
+                &query("cursor", text),
+                &object(&format!(
+                    r#""channels": {items}, "response_metadata": {}"#,
+                    object(r#""next_cursor": { "type": "string" }"#)
+                )),
+            ),
+        ),
+        (
+            "/results",
+            list(
+                &[query("offset", int), query("limit", int)].join(","),
+                &object(&format!(r#""results": {items}, "total_count": {int}"#)),
+            ),
+        ),
+        (
+            "/archive",
+            list(
+                &[
+                    query("page", r#"{ "type": "integer", "minimum": 0 }"#),
+                    query("per_page", int),
+                ]
+                .join(","),
+                &object(&format!(
+                    r#""data": {items}, "meta": {}"#,
+                    object(&format!(r#""total_pages": {int}, "page": {int}"#))
+                )),
+            ),
+        ),
+        ("/plain", list(&query("offset", int), items)),
+        (
+            "/nested",
+            list(
+                &query("offset", int),
+                &object(&format!(
+                    r#""entries": {items}, "stats": {}"#,
+                    object(&format!(r#""total": {int}"#))
+                )),
+            ),
+        ),
+    ];
+    let paths: Vec<String> = paths
+        .iter()
+        .map(|(path, item)| format!("{path:?}: {item}"))
+        .collect();
+    let document = format!(
+        r#"{{ "openapi": "3.0.3", "info": {{ "title": "Pages", "version": "1" }}, "paths": {{ {} }} }}"#,
+        paths.join(", ")
+    );
+    import("Pages", &[("pages.json", &document)])
+}
+
+#[test]
+fn paging_is_read_from_the_names_of_its_parameters_and_page_fields() {
+    let d = paging();
+    d.has("paginate: { items: data, cursor: { param: starting_after, from_item: id, has_more: has_more } }");
+    d.has("paginate: { items: channels, cursor: { param: cursor, from: response_metadata.next_cursor } }");
+    d.has(
+        "paginate: { items: results, offset: { param: offset, limit: limit, total: total_count } }",
+    );
+    // `minimum: 0`: pages count from 0; the page's own number is counted on from.
+    d.has("paginate: { items: data, page_number: { param: page, first: 0, limit: per_page, total_pages: meta.total_pages, current: meta.page } }");
+    // The page is the list: an offset alone, ending on an empty page.
+    d.has("paginate: { offset: { param: offset } }");
+    // `stats` is no paging object: its total is not the page's.
+    d.has("paginate: { items: entries, offset: { param: offset } }");
+}
+
 /// Every client above compiles, clippy-clean, against the runtime.
 #[test]
 fn every_rules_client_compiles() {
@@ -725,6 +842,7 @@ fn every_rules_client_compiles() {
         unions(),
         swagger(),
         references(),
+        paging(),
     ]
     .iter()
     .map(Described::generated)

@@ -282,8 +282,71 @@ fn write_method(out: &mut String, method: &MethodOut) {
                 "    paginate: {{ items: {items}, cursor: {{ param: {param}, from: {from} }} }}"
             );
         }
+        Some(Paginate::ItemCursor {
+            items,
+            param,
+            field,
+            has_more,
+        }) => {
+            let _ = writeln!(
+                out,
+                "    paginate: {{ items: {items}, cursor: {{ param: {param}, from_item: {field}, has_more: {has_more} }} }}"
+            );
+        }
+        Some(Paginate::Offset {
+            items,
+            param,
+            limit,
+            total,
+        }) => {
+            let keys = [("limit", limit.as_ref()), ("total", total.as_ref())];
+            let _ = writeln!(
+                out,
+                "    paginate: {{ {}offset: {{ param: {param}{} }} }}",
+                items_key(items),
+                optional_keys(&keys)
+            );
+        }
+        Some(Paginate::PageNumber {
+            items,
+            param,
+            first,
+            limit,
+            total_pages,
+            current,
+        }) => {
+            let first = first.map(|n| n.to_string());
+            let keys = [
+                ("first", first.as_ref()),
+                ("limit", limit.as_ref()),
+                ("total_pages", total_pages.as_ref()),
+                ("current", current.as_ref()),
+            ];
+            let _ = writeln!(
+                out,
+                "    paginate: {{ {}page_number: {{ param: {param}{} }} }}",
+                items_key(items),
+                optional_keys(&keys)
+            );
+        }
         None => {}
     }
+}
+
+/// `items: <path>, `, or nothing when the page is the list.
+fn items_key(items: &str) -> String {
+    if items.is_empty() {
+        String::new()
+    } else {
+        format!("items: {items}, ")
+    }
+}
+
+/// `, key: value` for each key that has a value.
+fn optional_keys(keys: &[(&str, Option<&String>)]) -> String {
+    keys.iter()
+        .filter_map(|(key, value)| Some(format!(", {key}: {}", (*value)?)))
+        .collect()
 }
 
 fn write_param(out: &mut String, param: &ParamOut) {

@@ -19,6 +19,7 @@ mod markdown;
 pub mod names;
 pub mod nesting;
 mod operations;
+mod paging;
 mod schema;
 mod security;
 mod service;

@@ -189,7 +189,7 @@ impl Builder<'_> {
                         .and_then(Value::as_str)
                     {
                         Some(token_url) => Auth::OAuth2 {
-                            token_url: self.absolute_url(token_url, "TOKEN_URL"),
+                            token_url: self.token_url(token_url, &self.scheme_place(chosen)),
                             client_id: format!("${{{prefix}_CLIENT_ID}}"),
                             client_secret: format!("${{{prefix}_CLIENT_SECRET}}"),
                             scopes: flow
@@ -235,13 +235,42 @@ impl Builder<'_> {
     /// against the origin of the description's first server (its variables at their
     /// defaults), and from `${CLIENT_<NAME>}` when set; with no server to resolve it against,
     /// that variable must be set.
-    fn absolute_url(&mut self, url: &str, name: &str) -> String {
-        if url.contains("://") {
-            return url.to_owned();
+    /// The token URL as the spec writes it: overridable from `${<CLIENT>_TOKEN_URL}` as the
+    /// base URL is from its variable, and noted when the client's secret would go over plain
+    /// HTTP or to another host than the API's.
+    fn token_url(&mut self, url: &str, place: &Place) -> String {
+        let written = self.absolute_url(url, "TOKEN_URL");
+        let resolved = written
+            .split_once(":-")
+            .map_or(url, |(_, rest)| rest.strip_suffix('}').unwrap_or(rest));
+        let host = |url: &str| {
+            let rest = url.split_once("://")?.1;
+            let authority = rest.split(['/', '?', '#']).next()?;
+            Some(authority.rsplit('@').next()?.to_ascii_lowercase())
+        };
+        let variable = format!("{}_TOKEN_URL", names::env_prefix(&self.spec.client));
+        if resolved.starts_with("http://") {
+            let message = format!(
+                "the token URL `{resolved}` is plain HTTP: the client's secret would cross the network readable; set ${{{variable}}} to an https one"
+            );
+            self.note(place, false, message);
         }
-        let prefix = names::env_prefix(&self.spec.client);
+        let api = self.server_url().and_then(|server| host(&server));
+        if let (Some(token_host), Some(api_host)) = (host(resolved), api)
+            && token_host != api_host
+        {
+            let message = format!(
+                "the token URL's host `{token_host}` is not the API's (`{api_host}`): the client's secret goes there, so check it is the provider's (or set ${{{variable}}})"
+            );
+            self.note(place, false, message);
+        }
+        written
+    }
+
+    /// The description's first server, variables filled with their defaults (2.0: its `host`).
+    fn server_url(&self) -> Option<String> {
         let top = self.docs.root_value();
-        let server = match self.docs.version {
+        match self.docs.version {
             Version::Swagger2 => top.get("host").and_then(Value::as_str).map(|host| {
                 let https = top
                     .get("schemes")
@@ -258,7 +287,15 @@ impl Builder<'_> {
                 }
                 text.contains("://").then_some(text)
             }),
-        };
+        }
+    }
+
+    fn absolute_url(&mut self, url: &str, name: &str) -> String {
+        let prefix = names::env_prefix(&self.spec.client);
+        if url.contains("://") {
+            return format!("${{{prefix}_{name}:-{url}}}");
+        }
+        let server = self.server_url();
         let origin = server.map(|server| {
             let after_scheme = server.find("://").map_or(0, |i| i + 3);
             let end = server[after_scheme..]

@@ -149,6 +149,30 @@ pub(crate) enum Paginate {
         param: String,
         from: String,
     },
+    /// `paginate: { items, cursor: { param, from_item, has_more } }`.
+    ItemCursor {
+        items: String,
+        param: String,
+        field: String,
+        has_more: String,
+    },
+    /// `paginate: { items, offset: { param, limit, total } }` (`items` empty: the page is the
+    /// list).
+    Offset {
+        items: String,
+        param: String,
+        limit: Option<String>,
+        total: Option<String>,
+    },
+    /// `paginate: { items, page_number: { param, first, limit, total_pages } }`.
+    PageNumber {
+        items: String,
+        param: String,
+        first: Option<u64>,
+        limit: Option<String>,
+        total_pages: Option<String>,
+        current: Option<String>,
+    },
 }
 
 /// What an operation's description says of its pages.
@@ -169,6 +193,8 @@ pub(crate) struct ParamOut {
     pub(crate) comma: bool,
     /// Where the description declares it (the operation, for a placeholder it does not).
     pub(crate) place: Place,
+    /// Its schema's integer `default`, else its `minimum`: a page number's first page.
+    pub(crate) least: Option<i64>,
 }
 
 #[derive(Debug, Clone)]
@@ -364,77 +390,6 @@ impl Builder<'_> {
             }
             method.responses.iter_mut().for_each(|(_, ty)| f(ty));
             method.errors.iter_mut().for_each(|(_, ty)| f(ty));
-        }
-    }
-}
-
-impl Builder<'_> {
-    /// Pagination a description shows: dropshot's extension (a page of `items` with a
-    /// `next_page` token sent back as `page_token`), a `Link` header on a list (GitHub's), or a
-    /// list beside a next-page URL (`links.next`, `next_page_uri`, `next_page_url`, `next`).
-    pub(crate) fn paginate_methods(&mut self) {
-        let names: Vec<String> = self.spec.methods.iter().map(|m| m.name.clone()).collect();
-        for index in 0..self.spec.methods.len() {
-            let method = &self.spec.methods[index];
-            let Some((page, Encoding::Json)) = method.returns.clone() else {
-                continue;
-            };
-            if !method.responses.is_empty() || names.contains(&format!("{}_stream", method.name)) {
-                continue;
-            }
-            let hint = method.pages_hint;
-            let fields = match page.named().and_then(|name| self.spec.types.get(name)) {
-                Some(TypeOut::Struct(s)) if s.all_of.is_empty() => s.fields.clone(),
-                _ => Vec::new(),
-            };
-            let wire = |f: &FieldOut| f.rename.clone().unwrap_or_else(|| f.key.clone());
-            let field = |name: &str| fields.iter().find(|f| wire(f) == name).cloned();
-            let lists: Vec<FieldOut> = fields.iter().filter(|f| f.ty.is_list()).cloned().collect();
-            let paginate = if hint.dropshot {
-                let token = method
-                    .query
-                    .iter()
-                    .find(|p| p.wire.as_deref().unwrap_or(&p.key) == "page_token");
-                match (field("items"), field("next_page"), token) {
-                    (Some(items), Some(next), Some(token))
-                        if items.ty.is_list() && next.ty.is_text() =>
-                    {
-                        Some(Paginate::Cursor {
-                            items: items.key,
-                            param: token.key.clone(),
-                            from: next.key,
-                        })
-                    }
-                    _ => None,
-                }
-            } else if hint.link_header && matches!(page, Ty::Vec(_)) {
-                Some(Paginate::LinkHeader)
-            } else if let [items] = lists.as_slice() {
-                let next = field("links")
-                    .and_then(|links| {
-                        let name = links.ty.required().named()?;
-                        match self.spec.types.get(name) {
-                            Some(TypeOut::Struct(s)) => s
-                                .fields
-                                .iter()
-                                .find(|f| wire(f) == "next" && f.ty.is_text())
-                                .map(|next| format!("{}.{}", links.key, next.key)),
-                            _ => None,
-                        }
-                    })
-                    .or_else(|| {
-                        ["next_page_uri", "next_page_url", "next"]
-                            .iter()
-                            .find_map(|name| field(name).filter(|f| f.ty.is_text()).map(|f| f.key))
-                    });
-                next.map(|next| Paginate::NextUrl {
-                    items: items.key.clone(),
-                    next,
-                })
-            } else {
-                None
-            };
-            self.spec.methods[index].paginate = paginate;
         }
     }
 }

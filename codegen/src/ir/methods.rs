@@ -339,9 +339,11 @@ fn paging(method: &checked::Method, p: &checked::Pagination) -> PagingIr {
             first,
             limit,
             total_pages,
+            current,
         } => format!(
-            "PageNumber {{ param: {param:?}, first: {first}, limit: {limit:?}, total_pages: {} }}",
-            maybe(total_pages)
+            "PageNumber {{ param: {param:?}, first: {first}, limit: {limit:?}, total_pages: {}, current: {} }}",
+            maybe(total_pages),
+            maybe(current)
         ),
     };
     PagingIr {

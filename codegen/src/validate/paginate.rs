@@ -123,9 +123,14 @@ impl Validator<'_> {
                 });
         }
         if let Some(number) = &paginate.page_number {
+            let at = format!("{at}.page_number");
+            let current = match &number.current {
+                Some(path) => Some(self.count_path(&at, page, path, "current")?),
+                None => None,
+            };
             return self
                 .counted(
-                    &format!("{at}.page_number"),
+                    &at,
                     def,
                     page,
                     &number.param,
@@ -138,6 +143,7 @@ impl Validator<'_> {
                     first: number.first.unwrap_or(1),
                     limit,
                     total_pages,
+                    current,
                 });
         }
         let cursor = paginate.cursor.as_ref()?;
@@ -202,28 +208,31 @@ impl Validator<'_> {
         let param = self.cursor_param(at, def, param);
         let limit = limit.map(|limit| self.cursor_param(&format!("{at}.limit"), def, limit));
         let count = match count {
-            Some(path) => match self.field_path(page, path) {
-                Ok((ty, wire)) if ty.bare().is_some_and(|t| INTEGERS.contains(&t)) => {
-                    Some(Some(wire))
-                }
-                Ok((ty, _)) => {
-                    self.push(self.spec.at(
-                        0,
-                        &format!("{at}.{count_key}"),
-                        format!("`{path}` is `{}`, not an integer", ty.render()),
-                    ));
-                    None
-                }
-                Err(message) => {
-                    self.push(self.spec.at(0, &format!("{at}.{count_key}"), message));
-                    None
-                }
-            },
+            Some(path) => self.count_path(at, page, path, count_key).map(Some),
             None => Some(None),
         };
         // Every problem reported before giving up on any.
         let limit = limit.map_or(Some(None), |limit| limit.map(Some))?;
         Some((param?, limit, count?))
+    }
+
+    /// The wire path of a count in the page (`total`, `total_pages`, `current`): an integer.
+    fn count_path(&mut self, at: &str, page: &Ty, path: &str, key: &str) -> Option<Vec<String>> {
+        match self.field_path(page, path) {
+            Ok((ty, wire)) if ty.bare().is_some_and(|t| INTEGERS.contains(&t)) => Some(wire),
+            Ok((ty, _)) => {
+                self.push(self.spec.at(
+                    0,
+                    &format!("{at}.{key}"),
+                    format!("`{path}` is `{}`, not an integer", ty.render()),
+                ));
+                None
+            }
+            Err(message) => {
+                self.push(self.spec.at(0, &format!("{at}.{key}"), message));
+                None
+            }
+        }
     }
 
     /// The wire name of the query parameter `name` a cursor goes back in; the method must

@@ -68,6 +68,9 @@ impl Builder<'_> {
                 deep: style == Style::Deep,
                 comma: style == Style::Comma,
                 place: place.clone(),
+                least: ["default", "minimum"]
+                    .iter()
+                    .find_map(|key| schema.get(*key).and_then(Value::as_i64)),
             };
             match location.as_str() {
                 "path" => {
@@ -176,6 +179,7 @@ impl Builder<'_> {
                 deep: false,
                 comma: false,
                 place: operation.place.clone(),
+                least: None,
             });
         }
         // Declared path parameters the route has no placeholder for cannot be sent.

@@ -72,8 +72,8 @@ pub enum NextPage {
         /// The path of the total item count in the page, when there is one.
         total: Option<&'static [&'static str]>,
     },
-    /// The query parameter `param` is the page's number (`first` when the first request leaves
-    /// it out); the next page's is one more. Ends on an empty page, a page shorter than the
+    /// The query parameter `param` is the page's number (the page's own `current` number when
+    /// it has one, else the request's, else `first`); the next page's is one more. Ends on an empty page, a page shorter than the
     /// `limit` parameter asked for, or after the page's `total_pages`.
     PageNumber {
         /// The page number's query parameter.
@@ -84,6 +84,9 @@ pub enum NextPage {
         limit: Option<&'static str>,
         /// The path of the page count in the page, when there is one.
         total_pages: Option<&'static [&'static str]>,
+        /// The path of the page's own number in the page, when there is one: it, not the
+        /// request's, is the one counted on from.
+        current: Option<&'static [&'static str]>,
     },
 }
 
@@ -316,8 +319,13 @@ fn read_page<T: DeserializeOwned>(
             first,
             limit,
             total_pages,
+            current,
         } => {
-            let number = number_in(&request, param).unwrap_or(*first);
+            let number = current
+                .and_then(|path| at(&page, path))
+                .and_then(Value::as_u64)
+                .or_else(|| number_in(&request, param))
+                .unwrap_or(*first);
             let next = number.saturating_add(1);
             let more = !items.is_empty()
                 && !short(&request, *limit, items.len())

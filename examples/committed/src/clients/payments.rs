@@ -1033,6 +1033,7 @@ static LIST_ARCHIVED_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__code
         first: 1,
         limit: Some("per_page"),
         total_pages: Some(&["paging", "total_pages"]),
+        current: None,
     },
 };
 static LIST_PAYOUTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {

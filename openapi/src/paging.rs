@@ -1,0 +1,270 @@
+//! Which paging an imported list method uses, read from the names its description gives the
+//! parts: a query parameter that goes back (a cursor, an offset, a page number) and the page's
+//! fields that lead on (a next cursor, a next URL, a `has_more` flag, a total). Names are
+//! compared without case, `_` or `-`, so `next_cursor`, `nextCursor` and `next-cursor` are one.
+//! A method whose parts do not agree (a total with no offset to move) keeps no paging: a wrong
+//! one would loop or skip pages, a missing one only leaves the caller to page by hand.
+
+use crate::spec::{Builder, FieldOut, MethodOut, Paginate, TypeOut};
+use crate::ty::{Encoding, Ty};
+
+/// Query parameters a cursor goes back in.
+const CURSOR_PARAMS: &[&str] = &[
+    "cursor",
+    "pagetoken",
+    "pagecursor",
+    "nextpagetoken",
+    "continuationtoken",
+    "continuation",
+    "after",
+    "starttoken",
+    "marker",
+];
+/// Page fields holding the next cursor (at the top, or one object down: `meta.next_cursor`).
+const NEXT_CURSORS: &[&str] = &[
+    "nextcursor",
+    "nextpagetoken",
+    "nexttoken",
+    "nextpagecursor",
+    "continuationtoken",
+    "nextmarker",
+    "endcursor",
+];
+/// Query parameters the last item's id goes back in, while the page says there is more.
+const ITEM_CURSOR_PARAMS: &[&str] = &["startingafter"];
+const HAS_MORE: &[&str] = &["hasmore", "more", "hasnextpage"];
+const OFFSET_PARAMS: &[&str] = &["offset", "skip", "start"];
+const PAGE_PARAMS: &[&str] = &["page", "pagenumber", "pageno", "pagenum"];
+const LIMIT_PARAMS: &[&str] = &[
+    "limit",
+    "pagesize",
+    "perpage",
+    "size",
+    "count",
+    "top",
+    "maxresults",
+    "take",
+];
+const TOTALS: &[&str] = &[
+    "total",
+    "totalcount",
+    "totalresults",
+    "totalitems",
+    "totalrecords",
+    "totalsize",
+    "totalentries",
+    "itemstotal",
+];
+const TOTAL_PAGES: &[&str] = &[
+    "totalpages",
+    "pagecount",
+    "numpages",
+    "pages",
+    "pagestotal",
+    "lastpage",
+];
+/// Objects of a page that hold its paging (`meta.next_cursor`): a field one down anywhere else
+/// (a nested list's own `total_count`) says nothing of the page.
+const CONTAINERS: &[&str] = &[
+    "meta",
+    "metadata",
+    "pagination",
+    "paging",
+    "pageinfo",
+    "pages",
+    "page",
+    "responsemetadata",
+    "links",
+    "cursor",
+];
+/// Page fields holding the page's own number.
+const CURRENT_PAGE: &[&str] = &["page", "pagenumber", "currentpage", "pageindex"];
+/// Page fields holding the next page's URL (at the top, or one object down: `links.next`).
+const NEXT_URLS: &[&str] = &[
+    "nextpageuri",
+    "nextpageurl",
+    "nexturl",
+    "nextlink",
+    "odatanextlink",
+    "next",
+];
+
+/// A name as the lists above hold it.
+fn plain(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+fn is_integer(ty: &Ty) -> bool {
+    matches!(ty.required(), Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64)
+}
+
+/// The method's query parameter (its key) whose wire name is one of `names`, of a fitting type.
+fn query_param(method: &MethodOut, names: &[&str], fits: impl Fn(&Ty) -> bool) -> Option<String> {
+    names.iter().find_map(|name| {
+        method
+            .query
+            .iter()
+            .find(|p| plain(p.wire.as_deref().unwrap_or(&p.key)) == *name && fits(&p.ty))
+            .map(|p| p.key.clone())
+    })
+}
+
+impl Builder<'_> {
+    /// Pagination a description shows: dropshot's extension (a page of `items` with a
+    /// `next_page` token sent back as `page_token`), a `Link` header on a list (GitHub's), a
+    /// cursor in the page (at the top or one object down) or from the last item (`has_more` +
+    /// `starting_after`), a list beside a next-page URL (`links.next`, `next_page_uri`,
+    /// `next_page_url`, `next`), an offset or a page number.
+    pub(crate) fn paginate_methods(&mut self) {
+        let names: Vec<String> = self.spec.methods.iter().map(|m| m.name.clone()).collect();
+        for index in 0..self.spec.methods.len() {
+            let method = &self.spec.methods[index];
+            let Some((page, Encoding::Json)) = method.returns.clone() else {
+                continue;
+            };
+            if !method.responses.is_empty() || names.contains(&format!("{}_stream", method.name)) {
+                continue;
+            }
+            let paginate = self.paging_of(method, &page);
+            self.spec.methods[index].paginate = paginate;
+        }
+    }
+
+    fn paging_of(&self, method: &MethodOut, page: &Ty) -> Option<Paginate> {
+        let hint = method.pages_hint;
+        let fields = self.struct_fields(page);
+        let field = |name: &str| fields.iter().find(|f| f.wire() == name).cloned();
+        if hint.dropshot {
+            let token = query_param(method, &["pagetoken"], Ty::is_text)?;
+            return match (field("items"), field("next_page")) {
+                (Some(items), Some(next)) if items.ty.is_list() && next.ty.is_text() => {
+                    Some(Paginate::Cursor {
+                        items: items.key,
+                        param: token,
+                        from: next.key,
+                    })
+                }
+                _ => None,
+            };
+        }
+        if matches!(page, Ty::Vec(_)) {
+            if hint.link_header {
+                return Some(Paginate::LinkHeader);
+            }
+            // The page is the list: only a count sent back can lead on.
+            return self.counted(method, page, String::new());
+        }
+        let lists: Vec<&FieldOut> = fields.iter().filter(|f| f.ty.is_list()).collect();
+        let [items] = lists.as_slice() else {
+            return None;
+        };
+        let items = items.key.clone();
+        let text_cursor = |ty: &Ty| ty.is_text() || is_integer(ty);
+        if let Some(param) = query_param(method, CURSOR_PARAMS, text_cursor)
+            && let Some(from) = self.find(page, &|f| {
+                NEXT_CURSORS.contains(&plain(f.wire()).as_str()) && text_cursor(&f.ty)
+            })
+        {
+            return Some(Paginate::Cursor { items, param, from });
+        }
+        if let Some(next) = NEXT_URLS
+            .iter()
+            .find_map(|name| self.find(page, &|f| plain(f.wire()) == *name && f.ty.is_text()))
+        {
+            return Some(Paginate::NextUrl { items, next });
+        }
+        if let Some(param) = query_param(method, ITEM_CURSOR_PARAMS, Ty::is_text)
+            && let Some(has_more) = self.find(page, &|f| {
+                HAS_MORE.contains(&plain(f.wire()).as_str()) && *f.ty.required() == Ty::Bool
+            })
+            && let Some(item) =
+                fields
+                    .iter()
+                    .find(|f| f.key == items)
+                    .and_then(|f| match f.ty.required() {
+                        Ty::Vec(item) => Some((**item).clone()),
+                        _ => None,
+                    })
+            && let Some(id) = self
+                .struct_fields(&item)
+                .into_iter()
+                .find(|f| f.wire() == "id")
+        {
+            return Some(Paginate::ItemCursor {
+                items,
+                param,
+                field: id.key,
+                has_more,
+            });
+        }
+        self.counted(method, page, items)
+    }
+
+    /// An offset or a page number sent back, with the page size's parameter and the page's
+    /// total (items, or pages) when the description has them.
+    fn counted(&self, method: &MethodOut, page: &Ty, items: String) -> Option<Paginate> {
+        let limit = query_param(method, LIMIT_PARAMS, is_integer);
+        let count = |names: &'static [&'static str]| {
+            self.find(page, &|f| {
+                names.contains(&plain(f.wire()).as_str()) && is_integer(&f.ty)
+            })
+        };
+        if let Some(param) = query_param(method, OFFSET_PARAMS, is_integer) {
+            return Some(Paginate::Offset {
+                items,
+                param,
+                limit,
+                total: count(TOTALS),
+            });
+        }
+        let param = query_param(method, PAGE_PARAMS, is_integer)?;
+        // A page number's default (or least value) says where pages start: 0 or 1.
+        let zero_based = method
+            .query
+            .iter()
+            .find(|p| p.key == param)
+            .and_then(|p| p.least)
+            == Some(0);
+        Some(Paginate::PageNumber {
+            items,
+            param,
+            first: zero_based.then_some(0),
+            limit,
+            total_pages: count(TOTAL_PAGES),
+            current: count(CURRENT_PAGE),
+        })
+    }
+
+    /// The fields of a struct type of the spec (none for anything else, or one made of parts).
+    fn struct_fields(&self, ty: &Ty) -> Vec<FieldOut> {
+        match ty
+            .required()
+            .named()
+            .and_then(|name| self.spec.types.get(name))
+        {
+            Some(TypeOut::Struct(s)) if s.all_of.is_empty() => s.fields.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The key path of the first field of `page` that `wanted` takes, at the top or in a paging
+    /// object one down (`meta.next_cursor`, `response_metadata.next_cursor`).
+    fn find(&self, page: &Ty, wanted: &dyn Fn(&FieldOut) -> bool) -> Option<String> {
+        let fields = self.struct_fields(page);
+        if let Some(found) = fields.iter().find(|f| wanted(f)) {
+            return Some(found.key.clone());
+        }
+        let mut containers = fields
+            .iter()
+            .filter(|f| CONTAINERS.contains(&plain(f.wire()).as_str()));
+        containers.find_map(|outer| {
+            self.struct_fields(&outer.ty)
+                .iter()
+                .find(|f| wanted(f))
+                .map(|inner| format!("{}.{}", outer.key, inner.key))
+        })
+    }
+}
