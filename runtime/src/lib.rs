@@ -169,6 +169,7 @@ macro_rules! include_client {
         #[doc(hidden)]
         #[allow(
             dead_code,
+            missing_docs,
             clippy::too_many_arguments,
             clippy::type_complexity,
             clippy::large_enum_variant,

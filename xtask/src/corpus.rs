@@ -20,6 +20,7 @@ struct Row {
     import: Duration,
     check: Option<(bool, Duration)>,
     clippy_warnings: Option<usize>,
+    doc_warnings: Option<usize>,
     progenitor: String,
 }
 
@@ -84,6 +85,7 @@ pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Res
             import,
             check: None,
             clippy_warnings: None,
+            doc_warnings: None,
             progenitor: String::new(),
         };
         if output.status.success() {
@@ -105,6 +107,7 @@ pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Res
                 )?;
                 row.check = Some(cargo(root, &krate, "check")?);
                 row.clippy_warnings = Some(clippy_warnings(root, &krate)?);
+                row.doc_warnings = Some(doc_warnings(root, &krate)?);
             }
         }
         row.progenitor = match &progenitor {
@@ -126,9 +129,9 @@ pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Res
         rows.len()
     );
     println!(
-        "| document | remcall import | import + generate | cargo check | clippy warnings | progenitor |"
+        "| document | remcall import | import + generate | cargo check | clippy warnings | rustdoc warnings | progenitor |"
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for row in rows {
         let check = match row.check {
             Some((true, time)) => format!("ok, {:.1} s", time.as_secs_f64()),
@@ -138,8 +141,9 @@ pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Res
         let clippy = row
             .clippy_warnings
             .map_or("—".to_owned(), |n| n.to_string());
+        let doc = row.doc_warnings.map_or("—".to_owned(), |n| n.to_string());
         println!(
-            "| {} | {} | {} ms | {check} | {clippy} | {} |",
+            "| {} | {} | {} ms | {check} | {clippy} | {doc} | {} |",
             row.name,
             row.summary,
             row.import.as_millis(),
@@ -228,6 +232,20 @@ fn clippy_warnings(root: &Path, krate: &Path) -> anyhow::Result<usize> {
     let output = Command::new(env!("CARGO"))
         .current_dir(krate)
         .args(["clippy", "--offline", "--message-format", "short"])
+        .env("CARGO_TARGET_DIR", root.join("target/corpus-check"))
+        .output()?;
+    Ok(String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .filter(|l| l.contains(": warning:") || l.contains(": error:"))
+        .count())
+}
+
+/// `cargo doc` of the crate (its own items): rustdoc's warnings (links that lead nowhere, HTML it
+/// cannot read, bare URLs) and errors.
+fn doc_warnings(root: &Path, krate: &Path) -> anyhow::Result<usize> {
+    let output = Command::new(env!("CARGO"))
+        .current_dir(krate)
+        .args(["doc", "--no-deps", "--offline", "--message-format", "short"])
         .env("CARGO_TARGET_DIR", root.join("target/corpus-check"))
         .output()?;
     Ok(String::from_utf8_lossy(&output.stderr)

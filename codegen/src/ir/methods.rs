@@ -7,9 +7,10 @@ use crate::types::Ty;
 
 use std::collections::HashSet;
 
+use super::docs::repeats;
 use super::{
     ErrorEnum, HeadersStruct, Locals, Method, NamedCall, OptionField, PagingIr, Param,
-    ResponseEnum, TypeDecl, comment_text, doc_lines, profile_yaml,
+    ResponseEnum, TypeDecl, comment_text, item_doc, profile_yaml,
 };
 
 pub(super) fn lower_method(
@@ -88,6 +89,7 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
         doc: p
             .doc
             .as_ref()
+            .filter(|d| !repeats(d, &p.key))
             .map(|d| one_line_doc(d))
             .into_iter()
             .collect(),
@@ -266,7 +268,7 @@ fn result(
 
 /// The method's rustdoc: its own, its request line, and its documented arguments.
 fn method_doc(method: &checked::Method, verb: &str) -> Vec<String> {
-    let mut doc = doc_lines(method.doc.as_ref());
+    let mut doc = item_doc(method.doc.as_ref(), &method.name);
     if !doc.is_empty() {
         doc.push(String::new());
     }
@@ -277,7 +279,10 @@ fn method_doc(method: &checked::Method, verb: &str) -> Vec<String> {
         .iter()
         .chain(&method.query)
         .chain(&method.headers)
-        .filter_map(|p| Some((names::snake(&p.key), p.doc.as_ref()?)))
+        .filter_map(|p| {
+            let doc = p.doc.as_ref().filter(|d| !repeats(d, &p.key))?;
+            Some((names::snake(&p.key), doc))
+        })
         .chain(
             method
                 .body

@@ -7,11 +7,14 @@ use remcall_profile::Profile;
 use crate::checked::{self, BodyEncoding, Fallback, Shape};
 
 mod containment;
+mod docs;
 mod methods;
 mod stubs;
 mod types;
 
 use containment::Containment;
+pub(crate) use docs::comment_text;
+use docs::{doc_lines, item_doc};
 use methods::{lower_method, name_calls};
 pub use stubs::StubIr;
 use types::{is_copy_type, lower_type};
@@ -309,41 +312,6 @@ impl Locals {
             options: unique("options"),
         }
     }
-}
-
-fn doc_lines(doc: Option<&String>) -> Vec<String> {
-    doc.map(|d| {
-        // A lone carriage return is a line break too (`lines()` knows only `\n` and `\r\n`).
-        d.replace('\r', "\n")
-            .trim()
-            .lines()
-            .map(|l| format!(" {}", comment_text(l.trim_end())))
-            .collect()
-    })
-    .unwrap_or_default()
-}
-
-/// `text` made safe for one line of a comment or rustdoc: a control character (a line break
-/// would end a `//` comment and start code; rustc refuses a bare CR in a doc comment) or a
-/// bidirectional-text control (rustc refuses those in comments: they can make code read other
-/// than it runs) is written as its escape, `\u{202e}`.
-pub(crate) fn comment_text(text: &str) -> String {
-    let unsafe_char = |c: char| {
-        (c.is_control() && c != '\t')
-            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.chars().any(unsafe_char) {
-        return text.to_owned();
-    }
-    text.chars()
-        .map(|c| {
-            if unsafe_char(c) {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }
 
 /// The profile as YAML (multi-line, so it reads as YAML in the generated file).

@@ -5,7 +5,8 @@ use crate::checked::{self, Shape};
 use crate::names;
 use crate::types::Ty;
 
-use super::{Containment, Field, TypeDecl, Variant, comment_text, doc_lines};
+use super::docs::repeats;
+use super::{Containment, Field, TypeDecl, Variant, comment_text, item_doc};
 
 /// Closed string enums and integer enums are `Copy`; an open string enum holds a `String`.
 pub(super) fn is_copy_type(shape: &Shape) -> bool {
@@ -18,10 +19,7 @@ pub(super) fn lower_type(
     rename_all: Option<&str>,
 ) -> TypeDecl {
     let type_name = &decl.name;
-    let mut doc = doc_lines(decl.doc.as_ref());
-    if doc.is_empty() {
-        doc = vec![format!(" The `{type_name}` type of the API.")];
-    }
+    let doc = item_doc(decl.doc.as_ref(), type_name);
     let mut out = TypeDecl {
         name: names::pascal(type_name),
         generics: decl.generics.clone(),
@@ -61,10 +59,7 @@ pub(super) fn lower_type(
                 .iter()
                 .map(|a| {
                     let ty = cycles.box_recursion(&a.ty, type_name);
-                    let mut doc = doc_lines(a.doc.as_ref());
-                    if doc.is_empty() {
-                        doc = vec![format!(" `{}`.", a.ty.render())];
-                    }
+                    let doc = item_doc(a.doc.as_ref(), &a.variant);
                     Variant {
                         name: a.variant.clone(),
                         wire: ty.render(),
@@ -95,10 +90,7 @@ fn lower_field(
         (None, Some(rule)) => names::apply_rename_rule(rule, &field.key),
         (None, None) => field.key.clone(),
     };
-    let mut doc = doc_lines(field.doc.as_ref());
-    if doc.is_empty() {
-        doc = vec![format!(" `{}`.", comment_text(&field.key))];
-    }
+    let doc = item_doc(field.doc.as_ref(), &field.key);
     Field {
         name: rust.clone(),
         ty: match &field.constant {
@@ -112,12 +104,13 @@ fn lower_field(
     }
 }
 
-/// An enum value as a variant: its rustdoc, or its wire value as one.
+/// An enum value as a variant: its rustdoc, else its wire value when the variant's name does
+/// not say it (`PlusOne` for `+1`).
 fn enum_variant(value: &checked::EnumValue) -> Variant {
-    let mut doc = doc_lines(value.doc.as_ref());
+    let mut doc = item_doc(value.doc.as_ref(), &value.variant);
     if doc.is_empty() && value.wire.is_empty() {
         doc = vec![" The empty string.".to_owned()];
-    } else if doc.is_empty() {
+    } else if doc.is_empty() && !repeats(&value.wire, &value.variant) {
         doc = vec![format!(" `{}`", comment_text(&value.wire))];
     }
     Variant {

@@ -10,14 +10,10 @@ use remcall::__codegen::decode;
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Entity {
-    /// `id`.
     pub id: String,
-    /// `created`.
     pub created: i64,
-    /// `livemode`.
     pub livemode: bool,
 }
-/// A customer.
 #[derive(
     Debug,
     Clone,
@@ -27,24 +23,16 @@ pub struct Entity {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Customer {
-    /// `id`.
     pub id: String,
-    /// `created`.
     pub created: i64,
-    /// `livemode`.
     pub livemode: bool,
-    /// `email`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// Always sent; null when none.
     pub description: Option<String>,
-    /// `balance`.
     pub balance: i64,
-    /// `status`.
     pub status: CustomerStatus,
-    /// `tier`.
     pub tier: Tier,
-    /// `metadata`.
     pub metadata: std::collections::HashMap<String, String>,
 }
 /// What a PATCH changes; an absent field is left alone, a null one is cleared.
@@ -57,24 +45,18 @@ pub struct Customer {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct CustomerPatch {
-    /// `email`.
     #[serde(default, skip_serializing_if = "remcall::Nullable::is_absent")]
     pub email: remcall::Nullable<String>,
-    /// `description`.
     #[serde(default, skip_serializing_if = "remcall::Nullable::is_absent")]
     pub description: remcall::Nullable<String>,
-    /// `balance`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub balance: Option<i64>,
 }
 /// Open, so a status the API adds later does not break this client.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CustomerStatus {
-    /// `active`
     Active,
-    /// `delinquent`
     Delinquent,
-    /// `closed`
     Closed,
     /// A value this client does not know.
     Other(String),
@@ -200,7 +182,6 @@ impl<'de> remcall::serde::Deserialize<'de> for Vote {
         )
     }
 }
-/// The `Card` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -210,20 +191,13 @@ impl<'de> remcall::serde::Deserialize<'de> for Vote {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Card {
-    /// `id`.
     pub id: String,
-    /// `created`.
     pub created: i64,
-    /// `livemode`.
     pub livemode: bool,
-    /// `object`.
     pub object: CardObject,
-    /// `brand`.
     pub brand: String,
-    /// `last4`.
     pub last4: String,
 }
-/// The `BankAccount` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -233,26 +207,18 @@ pub struct Card {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct BankAccount {
-    /// `id`.
     pub id: String,
-    /// `created`.
     pub created: i64,
-    /// `livemode`.
     pub livemode: bool,
-    /// `object`.
     pub object: String,
-    /// `bank_name`.
     pub bank_name: String,
-    /// `last4`.
     pub last4: String,
 }
 /// A card or a bank account, told apart by `object`.
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde", untagged)]
 pub enum PaymentSource {
-    /// `Card`.
     Card(Card),
-    /// `BankAccount`.
     BankAccount(BankAccount),
     /// A value none of the alternatives reads, kept as it came.
     Other(remcall::serde_json::Value),
@@ -289,9 +255,7 @@ impl<'de> remcall::serde::Deserialize<'de> for PaymentSource {
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde", untagged)]
 pub enum Amount {
-    /// `i64`.
     I64(i64),
-    /// `String`.
     String(String),
 }
 impl<'de> remcall::serde::Deserialize<'de> for Amount {
@@ -321,7 +285,6 @@ impl<'de> remcall::serde::Deserialize<'de> for Amount {
         )
     }
 }
-/// The `Charge` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -331,17 +294,11 @@ impl<'de> remcall::serde::Deserialize<'de> for Amount {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Charge {
-    /// `id`.
     pub id: String,
-    /// `created`.
     pub created: i64,
-    /// `livemode`.
     pub livemode: bool,
-    /// `amount`.
     pub amount: Amount,
-    /// `source`.
     pub source: PaymentSource,
-    /// `vote`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vote: Option<Vote>,
     /// The keys this type does not declare, with their values.
@@ -361,15 +318,10 @@ pub struct Charge {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct FileUpload {
-    /// `purpose`.
     pub purpose: String,
-    /// `file`.
     pub file: remcall::File,
-    /// `attachments`.
     pub attachments: Vec<remcall::File>,
-    /// `tags`.
     pub tags: Vec<String>,
-    /// `note`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -382,7 +334,6 @@ impl remcall::__codegen::Multipart for FileUpload {
         form.text("note", &self.note);
     }
 }
-/// The `StoredFile` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -392,14 +343,10 @@ impl remcall::__codegen::Multipart for FileUpload {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct StoredFile {
-    /// `id`.
     pub id: String,
-    /// `size`.
     pub size: u64,
-    /// `purpose`.
     pub purpose: String,
 }
-/// The `DeleteOptions` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -409,13 +356,10 @@ pub struct StoredFile {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct DeleteOptions {
-    /// `reason`.
     pub reason: String,
-    /// `grace_seconds`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grace_seconds: Option<u32>,
 }
-/// The `ChargeFilter` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -425,14 +369,11 @@ pub struct DeleteOptions {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct ChargeFilter {
-    /// `status`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
-    /// `created`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<Range>,
 }
-/// The `Range` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -442,14 +383,11 @@ pub struct ChargeFilter {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Range {
-    /// `gte`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gte: Option<i64>,
-    /// `lt`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lt: Option<i64>,
 }
-/// The `Page` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -459,13 +397,10 @@ pub struct Range {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Page {
-    /// `limit`.
     pub limit: u32,
-    /// `starting_after`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starting_after: Option<String>,
 }
-/// The `Refund` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -475,14 +410,10 @@ pub struct Page {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Refund {
-    /// `id`.
     pub id: String,
-    /// `charge`.
     pub charge: String,
-    /// `amount`.
     pub amount: i64,
 }
-/// The `NewRefund` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -492,9 +423,7 @@ pub struct Refund {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct NewRefund {
-    /// `charge`.
     pub charge: String,
-    /// `amount`.
     pub amount: i64,
 }
 /// The API's error body.
@@ -507,10 +436,8 @@ pub struct NewRefund {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct ApiError {
-    /// `error`.
     pub error: ErrorDetail,
 }
-/// The `ErrorDetail` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -520,15 +447,11 @@ pub struct ApiError {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct ErrorDetail {
-    /// `type`.
     pub r#type: String,
-    /// `message`.
     pub message: String,
-    /// `code`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
 }
-/// The `Missing` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -538,10 +461,8 @@ pub struct ErrorDetail {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Missing {
-    /// `missing`.
     pub missing: String,
 }
-/// The `NewCustomer` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -551,7 +472,6 @@ pub struct Missing {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct NewCustomer {
-    /// `email`.
     pub email: String,
 }
 /// An accepted request that finishes later.
@@ -564,12 +484,9 @@ pub struct NewCustomer {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Job {
-    /// `job_id`.
     pub job_id: String,
-    /// `status_url`.
     pub status_url: String,
 }
-/// The `Balance` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -579,12 +496,9 @@ pub struct Job {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Balance {
-    /// `available`.
     pub available: i64,
-    /// `pending`.
     pub pending: i64,
 }
-/// The `CustomerList` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -594,12 +508,9 @@ pub struct Balance {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct CustomerList {
-    /// `data`.
     pub data: Vec<Customer>,
-    /// `has_more`.
     pub has_more: bool,
 }
-/// The `EventPage` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -609,12 +520,9 @@ pub struct CustomerList {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct EventPage {
-    /// `events`.
     pub events: Vec<Event>,
-    /// `meta`.
     pub meta: PageMeta,
 }
-/// The `PageMeta` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -624,11 +532,9 @@ pub struct EventPage {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct PageMeta {
-    /// `next_cursor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
 }
-/// The `Event` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -638,12 +544,9 @@ pub struct PageMeta {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Event {
-    /// `id`.
     pub id: String,
-    /// `kind`.
     pub kind: String,
 }
-/// The `InvoicePage` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -653,13 +556,10 @@ pub struct Event {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct InvoicePage {
-    /// `invoices`.
     pub invoices: Vec<Invoice>,
-    /// `next_page_uri`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_page_uri: Option<String>,
 }
-/// The `EventResults` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -669,13 +569,10 @@ pub struct InvoicePage {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct EventResults {
-    /// `results`.
     pub results: Vec<Event>,
-    /// `total`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
 }
-/// The `ArchivePage` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -685,12 +582,9 @@ pub struct EventResults {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct ArchivePage {
-    /// `events`.
     pub events: Vec<Event>,
-    /// `paging`.
     pub paging: ArchivePaging,
 }
-/// The `ArchivePaging` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -700,11 +594,9 @@ pub struct ArchivePage {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct ArchivePaging {
-    /// `total_pages`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_pages: Option<u32>,
 }
-/// The `Invoice` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -714,9 +606,7 @@ pub struct ArchivePaging {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Invoice {
-    /// `id`.
     pub id: String,
-    /// `total`.
     pub total: i64,
 }
 /// `object` is always `"card"`: written so, read only so.

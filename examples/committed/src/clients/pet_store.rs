@@ -3,11 +3,8 @@ use remcall::__codegen::decode;
 /// Where a pet is in the sale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Status {
-    /// `available`
     Available,
-    /// `pending`
     Pending,
-    /// `sold`
     Sold,
 }
 impl remcall::serde::Serialize for Status {
@@ -45,7 +42,6 @@ impl<'de> remcall::serde::Deserialize<'de> for Status {
         )
     }
 }
-/// The `Category` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -55,9 +51,7 @@ impl<'de> remcall::serde::Deserialize<'de> for Status {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Category {
-    /// `id`.
     pub id: i64,
-    /// `name`.
     pub name: String,
 }
 /// A pet for sale.
@@ -70,24 +64,18 @@ pub struct Category {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Pet {
-    /// `id`.
     pub id: i64,
-    /// `name`.
     pub name: String,
-    /// `category`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<Category>,
     /// Where its pictures are.
     #[serde(rename = "photoUrls")]
     pub photo_urls: Vec<String>,
-    /// `tags`.
     pub tags: Vec<String>,
-    /// `status`.
     pub status: Status,
     /// Free-form details.
     pub attributes: std::collections::HashMap<String, remcall::serde_json::Value>,
 }
-/// The `NewPet` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -97,14 +85,10 @@ pub struct Pet {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct NewPet {
-    /// `name`.
     pub name: String,
-    /// `status`.
     pub status: Status,
-    /// `tags`.
     pub tags: Vec<String>,
 }
-/// The `Order` type of the API.
 #[derive(
     Debug,
     Clone,
@@ -114,12 +98,9 @@ pub struct NewPet {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct Order {
-    /// `pet_id`.
     #[serde(rename = "petId")]
     pub pet_id: i64,
-    /// `quantity`.
     pub quantity: i32,
-    /// `ship_date`.
     #[serde(rename = "shipDate")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ship_date: Option<String>,
@@ -134,9 +115,7 @@ pub struct Order {
 )]
 #[serde(crate = "remcall::serde")]
 pub struct PetForm {
-    /// `name`.
     pub name: String,
-    /// `status`.
     pub status: Status,
 }
 static FIND_PETS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {

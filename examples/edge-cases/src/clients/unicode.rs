@@ -12,7 +12,6 @@ use remcall::__codegen::decode;
 pub struct Messung {
     /// Die Größe in μm.
     pub größe: f64,
-    /// `einheit`.
     pub einheit: String,
 }
 static MESSEN: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
