@@ -369,7 +369,7 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
         {{ named.call }} { client: self, required: ({% for (name, _) in named.required %}{{ name }}, {% endfor %}), options: {{ named.options }}::default() }
     }
 
-    #[doc = {{ "{:?}"|format(format!(" [`Self::{}`] with its optional parameters in a [`{}`].", method.name, named.options)) }}]
+    #[doc = {{ "{:?}"|format(format!(" {} with its optional parameters in a [`{}`].", method.self_link, named.options)) }}]
     {%- endif %}
     pub async fn {{ method.call_fn }}(&self, {% call args_of(method) %}{% endcall %}) -> Result<{{ method.returns }}, remcall::Error> {
         {%- call request_of(method) %}{% endcall %}
@@ -384,7 +384,7 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     }
     {%- if let Some(paging) = method.paging %}
 
-    #[doc = {{ "{:?}"|format(format!(" [`Self::{}`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.", method.name)) }}]
+    #[doc = {{ "{:?}"|format(format!(" {}, page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.", method.self_link)) }}]
     pub fn {{ paging.stream }}(&self, {% call args_of(method) %}{% endcall %}) -> remcall::Pages<{{ paging.item }}> {
         {%- call request_of(method) %}{% endcall %}
         self.inner.paginate({{ method.locals.request }}, &{{ paging.static_name }})
@@ -455,11 +455,10 @@ impl<F> {{ client.builder }}<F> {
         Ok({{ client.name }} { inner: self.inner.build()?, fallback: std::sync::Arc::new(self.fallback) })
     }
 }
-{%- let client_name = client.name.as_str() %}
 {%- for method in client.methods %}
 {%- if let Some(named) = method.named %}
 
-#[doc = {{ "{:?}"|format(format!(" The optional parameters of [`{}::{}`], each left out while `None`.", client_name, method.name)) }}]
+#[doc = {{ "{:?}"|format(format!(" The optional parameters of {}, each left out while `None`.", method.link)) }}]
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct {{ named.options }} {
     {%- for field in named.fields %}
@@ -470,7 +469,7 @@ pub struct {{ named.options }} {
     {%- endfor %}
 }
 
-#[doc = {{ "{:?}"|format(format!(" A call of [`{}::{}`]: set optional parameters by name, then `.await` it.", client_name, method.name)) }}]
+#[doc = {{ "{:?}"|format(format!(" A call of {}: set optional parameters by name, then `.await` it.", method.link)) }}]
 #[must_use = "a call is sent when it is awaited"]
 pub struct {{ named.call }}<'a, F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
     client: &'a {{ client.name }}<F>,
@@ -522,7 +521,7 @@ pub trait {{ fallback }}: Send + Sync + 'static {
 {%- for method in client.methods %}
 {%- if method.fallback %}
 
-    /// The fallback of [`{{ client.name }}::{{ method.name }}`].
+    /// The fallback of {{ method.link }}.
     fn {{ method.name }}(&self, {% call args_of(method) %}{% endcall %}{{ method.locals.cause }}: remcall::Error) -> impl std::future::Future<Output = Result<{{ method.returns }}, remcall::Error>> + Send {
         async move { Err({{ method.locals.cause }}) }
     }
@@ -566,7 +565,7 @@ pub mod stub {
         }
 {%- for method in stub.methods %}
 
-        /// [`{{ client.name }}::{{ method.name }}`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// {{ method.link }}: a rule made by its first matcher or answer, its faults, its calls.
         pub fn {{ method.accessor }}(&self) -> {{ method.type_name }}<'_> {
             {{ method.type_name }}(self.0.operation(&{{ method.spec_const }}))
         }
@@ -584,7 +583,7 @@ pub mod stub {
     }
 {%- for method in stub.methods %}
 
-    /// A request of [`{{ client.name }}::{{ method.name }}`] the stub received, read as the spec's types.
+    /// A request of {{ method.link }} the stub received, read as the spec's types.
     #[derive(Debug)]
     pub struct {{ method.call_name }} {
         {%- for (field, ty, read) in method.fields %}
@@ -607,7 +606,7 @@ pub mod stub {
         }
     }
 
-    /// A rule for [`{{ client.name }}::{{ method.name }}`].
+    /// A rule for {{ method.link }}.
     #[derive(Debug)]
     pub struct {{ method.type_name }}<'a>(remcall::stub::Stubbing<'a>);
 

@@ -17,6 +17,7 @@ pub(super) fn lower_method(
     method: &checked::Method,
     is_copy: &dyn Fn(&str) -> bool,
     has_trait: bool,
+    client: &str,
 ) -> Method {
     let params = arguments(method, is_copy);
     let base = names::pascal(&method.name);
@@ -49,8 +50,15 @@ pub(super) fn lower_method(
         Some(_) => names::snake(&format!("{}_with", method.name)),
         None => names::snake(&method.name),
     };
+    let name = names::snake(&method.name);
+    let link = |owner: &str| match name.strip_prefix("r#") {
+        Some(bare) => format!("`{owner}::{bare}`"),
+        None => format!("[`{owner}::{name}`]"),
+    };
     Method {
-        name: names::snake(&method.name),
+        link: link(client),
+        self_link: link("Self"),
+        name,
         spec_const: names::shouty(&method.name),
         spec_name: method.name.clone(),
         doc,

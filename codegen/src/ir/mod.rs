@@ -128,6 +128,11 @@ pub struct Field {
 pub struct Method {
     /// Rust name.
     pub name: String,
+    /// A rustdoc link to it, `[`UserClient::get_user`]` (code without a link for a raw name,
+    /// which rustdoc cannot resolve).
+    pub link: String,
+    /// The same from inside the client: `[`Self::get_user`]`.
+    pub self_link: String,
     /// The static holding its `MethodSpec`.
     pub spec_const: String,
     /// Name as in the spec.
@@ -383,7 +388,7 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
     let mut methods: Vec<Method> = client
         .methods
         .iter()
-        .map(|method| lower_method(method, &is_copy, fallback_trait.is_some()))
+        .map(|method| lower_method(method, &is_copy, fallback_trait.is_some(), &name))
         .collect();
     name_calls(&mut methods, &types, &name);
 

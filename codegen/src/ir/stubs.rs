@@ -16,13 +16,13 @@ pub struct StubIr {
 /// One operation of the stub.
 #[derive(Debug)]
 pub struct StubMethod {
-    /// The method's Rust name (`get_user`, `r#type`).
-    pub name: String,
+    /// The method's rustdoc link (see [`super::Method::link`]).
+    pub link: String,
     /// The stub's method for it: its name, unless that is one of the stub's own (`start_`).
     pub accessor: String,
     /// Its name in the spec, as the stub records it.
     pub spec_name: String,
-    /// `GetUserCall`: a received request read as the spec's types.
+    /// `GetUserReceived`: a received request read as the spec's types.
     pub call_name: String,
     /// The call's fields: (name, owned type, how it is read from the `raw` request).
     pub fields: Vec<(String, String, String)>,
@@ -83,7 +83,7 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
             };
             StubMethod {
                 accessor,
-                name: method.name.clone(),
+                link: method.link.clone(),
                 spec_name: method.spec_name.clone(),
                 call_name: unique("Received"),
                 fields,

@@ -275,7 +275,7 @@ impl<F> ReservedBuilder<F> {
 /// Answers for failed calls of [`Reserved`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
 pub trait ReservedFallback: Send + Sync + 'static {
-    /// The fallback of [`Reserved::r#type`].
+    /// The fallback of `Reserved::type`.
     fn r#type(
         &self,
         self_: &str,
@@ -285,7 +285,7 @@ pub trait ReservedFallback: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<Type, remcall::Error>> + Send {
         async move { Err(cause) }
     }
-    /// The fallback of [`Reserved::r#match`].
+    /// The fallback of `Reserved::match`.
     fn r#match(
         &self,
         body: &Type,
@@ -347,11 +347,11 @@ pub mod stub {
         pub fn inner(&self) -> &remcall::stub::Stub {
             &self.0
         }
-        /// [`Reserved::r#type`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// `Reserved::type`: a rule made by its first matcher or answer, its faults, its calls.
         pub fn r#type(&self) -> TypeStubbing<'_> {
             TypeStubbing(self.0.operation(&TYPE))
         }
-        /// [`Reserved::r#match`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// `Reserved::match`: a rule made by its first matcher or answer, its faults, its calls.
         pub fn r#match(&self) -> MatchStubbing<'_> {
             MatchStubbing(self.0.operation(&MATCH))
         }
@@ -379,7 +379,7 @@ pub mod stub {
             _ => Ok(()),
         }
     }
-    /// A request of [`Reserved::r#type`] the stub received, read as the spec's types.
+    /// A request of `Reserved::type` the stub received, read as the spec's types.
     #[derive(Debug)]
     pub struct TypeReceived {
         /// `raw.path_value("self")`
@@ -402,7 +402,7 @@ pub mod stub {
             })
         }
     }
-    /// A rule for [`Reserved::r#type`].
+    /// A rule for `Reserved::type`.
     #[derive(Debug)]
     pub struct TypeStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl TypeStubbing<'_> {
@@ -433,7 +433,7 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
     }
-    /// A request of [`Reserved::r#match`] the stub received, read as the spec's types.
+    /// A request of `Reserved::match` the stub received, read as the spec's types.
     #[derive(Debug)]
     pub struct MatchReceived {
         /// `raw.json_body()`
@@ -450,7 +450,7 @@ pub mod stub {
             })
         }
     }
-    /// A rule for [`Reserved::r#match`].
+    /// A rule for `Reserved::match`.
     #[derive(Debug)]
     pub struct MatchStubbing<'a>(remcall::stub::Stubbing<'a>);
     impl MatchStubbing<'_> {
