@@ -2,6 +2,7 @@
 //! a word, so the same description always gives the same bytes and the output reads like a spec
 //! written by hand.
 
+use crate::doc_text::for_rustdoc;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -161,8 +162,10 @@ fn write_type(out: &mut String, name: &str, definition: &TypeOut) {
                         let _ = write!(
                             out,
                             ", doc: {}",
-                            serde_json::to_string(&one_line(&crate::markdown::from_html(doc)))
-                                .unwrap_or_default()
+                            serde_json::to_string(&one_line(&for_rustdoc(
+                                &crate::markdown::from_html(doc)
+                            )))
+                            .unwrap_or_default()
                         );
                     }
                     out.push_str(" }\n");
@@ -395,13 +398,12 @@ fn write_body(out: &mut String, body: &BodyOut) {
     }
 }
 
-/// `doc: |-` and the text, indented, its HTML written as Markdown; control characters other
-/// than line breaks and tabs go.
+/// `doc: |-` and the text, indented, its HTML written as Markdown rustdoc reads without a
+/// warning; control characters other than line breaks and tabs go.
 fn write_doc(out: &mut String, indent: usize, doc: &str) {
     let pad = " ".repeat(indent);
-    let cleaned: String = crate::markdown::from_html(doc)
-        .replace("\r\n", "\n")
-        .replace('\r', "\n")
+    let lines = doc.replace("\r\n", "\n").replace('\r', "\n");
+    let cleaned: String = for_rustdoc(&crate::markdown::from_html(&lines))
         .chars()
         .filter(|c| !c.is_control() || *c == '\n')
         .map(|c| {

@@ -12,6 +12,7 @@
 //! skipped operation when the operation itself cannot be called) with a [`Note`] that says
 //! where and what was lost.
 
+mod doc_text;
 mod document;
 mod emit;
 pub mod files;

@@ -1,0 +1,249 @@
+//! A description's Markdown made quiet for rustdoc, which reads more into prose than a
+//! description's author meant: `[0]` or `[ref:pagination]` as a link to an item, `<id>` as an
+//! unclosed HTML tag, a bare URL as a link it asks to be written `<…>`, a code block without a
+//! language as Rust to compile and run as a doctest. Brackets and angle brackets that are text
+//! are escaped, a bare URL is put in `<…>`, a link that leads nowhere from the generated code
+//! (relative, or an item path) becomes its text, and a code block is `text` unless it names
+//! another language. Code spans and code blocks are left as they are.
+
+/// `markdown` as rustdoc reads it without a warning.
+pub(crate) fn for_rustdoc(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len() + 16);
+    let mut fence: Option<&str> = None;
+    let mut indented = false;
+    // Blank lines met in an indented block: inside it if more code follows, after it if not.
+    let mut blanks = 0;
+    let mut previous_blank = true;
+    let mut in_list = false;
+    for line in markdown.split('\n') {
+        let trimmed = line.trim_start();
+        if let Some(marker) = fence {
+            out.push_str(line);
+            out.push('\n');
+            if trimmed.starts_with(marker) {
+                fence = None;
+            }
+            continue;
+        }
+        let starts_code = line.starts_with("    ") || line.starts_with('\t');
+        if indented && line.trim().is_empty() {
+            blanks += 1;
+            continue;
+        }
+        if indented && !starts_code {
+            out.push_str("```\n");
+            indented = false;
+        }
+        for _ in 0..std::mem::take(&mut blanks) {
+            out.push('\n');
+        }
+        if let Some(marker) = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(*m)) {
+            let info = trimmed.trim_start_matches(marker.chars().next().unwrap_or('`'));
+            let indent = &line[..line.len() - trimmed.len()];
+            let language = info.trim();
+            // Rust, or no language, would be compiled as a doctest.
+            if language.is_empty() || language == "rust" {
+                out.push_str(&format!("{indent}{marker}text\n"));
+            } else {
+                out.push_str(line);
+                out.push('\n');
+            }
+            fence = Some(marker);
+            previous_blank = false;
+            continue;
+        }
+        if indented {
+            out.push_str(
+                line.strip_prefix("    ")
+                    .unwrap_or(line.trim_start_matches('\t')),
+            );
+            out.push('\n');
+            continue;
+        }
+        if starts_code && previous_blank && !in_list && !line.trim().is_empty() {
+            out.push_str("```text\n");
+            out.push_str(
+                line.strip_prefix("    ")
+                    .unwrap_or(line.trim_start_matches('\t')),
+            );
+            out.push('\n');
+            indented = true;
+            continue;
+        }
+        let item = ["- ", "* ", "+ "].iter().any(|m| trimmed.starts_with(m))
+            || trimmed
+                .split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if item {
+            in_list = true;
+        } else if line.trim().is_empty() {
+            // A list ends at a line that is neither blank, an item nor indented under one.
+        } else if !line.starts_with(' ') {
+            in_list = false;
+        }
+        previous_blank = line.trim().is_empty();
+        out.push_str(&inline(line));
+        out.push('\n');
+    }
+    if indented || fence.is_some() {
+        out.push_str(fence.unwrap_or("```"));
+        out.push('\n');
+    }
+    out.pop();
+    for _ in 0..blanks {
+        out.push('\n');
+    }
+    out
+}
+
+/// A line of prose: code spans as they are, links kept when they lead somewhere (else their
+/// label), brackets and `<` that are text escaped, bare URLs in `<…>`.
+fn inline(line: &str) -> String {
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if c == '\\' {
+            // An escape the author wrote stays one.
+            let next = rest[1..].chars().next().map_or(0, char::len_utf8);
+            out.push_str(&rest[..1 + next]);
+            rest = &rest[1 + next..];
+        } else if c == '`' {
+            let ticks = rest.chars().take_while(|c| *c == '`').count();
+            let end = rest[ticks..]
+                .find(&rest[..ticks])
+                .map_or(ticks, |close| ticks + close + ticks);
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+        } else if c == '[' {
+            match link(rest) {
+                Some((label, target, length)) => {
+                    let label = inline(label);
+                    if leads_somewhere(target) {
+                        out.push_str(&format!("[{label}]({target})"));
+                    } else {
+                        out.push_str(&label);
+                    }
+                    rest = &rest[length..];
+                }
+                None => {
+                    out.push_str("\\[");
+                    rest = &rest[1..];
+                }
+            }
+        } else if c == ']' {
+            out.push_str("\\]");
+            rest = &rest[1..];
+        } else if c == '<' {
+            match rest.find('>').filter(|end| leads_somewhere(&rest[1..*end])) {
+                Some(end) => {
+                    out.push_str(&rest[..=end]);
+                    rest = &rest[end + 1..];
+                }
+                None => {
+                    out.push_str("\\<");
+                    rest = &rest[1..];
+                }
+            }
+        } else if rest.starts_with("http://") || rest.starts_with("https://") {
+            let length = url_length(rest);
+            out.push('<');
+            out.push_str(&rest[..length]);
+            out.push('>');
+            rest = &rest[length..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// `[label](target)` at the start of `text`: its label, its target and its length.
+fn link(text: &str) -> Option<(&str, &str, usize)> {
+    let mut depth = 0;
+    let close = text.char_indices().find_map(|(i, c)| {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        None
+    })?;
+    let after = &text[close + 1..];
+    let target_end = after.strip_prefix('(')?.find(')')?;
+    let target = &after[1..1 + target_end];
+    Some((&text[1..close], target.trim(), close + 1 + target_end + 2))
+}
+
+/// A target a reader of the generated code can follow: a web address or mail.
+fn leads_somewhere(target: &str) -> bool {
+    ["http://", "https://", "mailto:"]
+        .iter()
+        .any(|scheme| target.starts_with(scheme))
+        && !target.contains(char::is_whitespace)
+}
+
+/// The length of the URL at the start of `text`: up to a space or a character a URL in prose
+/// does not end with (a full stop, a comma, a closing bracket it did not open).
+fn url_length(text: &str) -> usize {
+    let end = text
+        .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '`'))
+        .unwrap_or(text.len());
+    let mut url = &text[..end];
+    loop {
+        let opened = url.matches('(').count();
+        let closed = url.matches(')').count();
+        let trimmed = url
+            .strip_suffix(['.', ',', ';', ':', '!', '?', '\''])
+            .or_else(|| (closed > opened).then(|| url.strip_suffix(')')).flatten());
+        match trimmed {
+            Some(shorter) => url = shorter,
+            None => return url.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_rustdoc;
+
+    #[test]
+    fn brackets_angles_and_bare_urls_that_are_text_are_escaped() {
+        assert_eq!(
+            for_rustdoc("See [ref:pagination] and item [0], an <id>, a < b."),
+            "See \\[ref:pagination\\] and item \\[0\\], an \\<id>, a \\< b."
+        );
+        assert_eq!(
+            for_rustdoc("Docs at https://example.test/a_(b). Or (https://example.test/c)"),
+            "Docs at <https://example.test/a_(b)>. Or (<https://example.test/c>)"
+        );
+        assert_eq!(
+            for_rustdoc(
+                "[the guide](https://example.test/g), [Pets](/docs/pets), [`User`](User), <https://example.test>"
+            ),
+            "[the guide](https://example.test/g), Pets, `User`, <https://example.test>"
+        );
+    }
+
+    #[test]
+    fn code_is_left_as_it_is_and_made_text_unless_it_names_a_language() {
+        assert_eq!(
+            for_rustdoc("Use `a[0] <b>` here.\n```\n{\"a\": [1]}\n```\n```json\n[2]\n```"),
+            "Use `a[0] <b>` here.\n```text\n{\"a\": [1]}\n```\n```json\n[2]\n```"
+        );
+        assert_eq!(
+            for_rustdoc("Example:\n\n    GET /x?a[]=1\n    <b>\n\nAfter [x]."),
+            "Example:\n\n```text\nGET /x?a[]=1\n<b>\n```\n\nAfter \\[x\\]."
+        );
+        assert_eq!(
+            for_rustdoc("- an item\n\n    still the item [y]"),
+            "- an item\n\n    still the item \\[y\\]"
+        );
+        assert_eq!(for_rustdoc("```\nopen fence"), "```text\nopen fence\n```");
+    }
+}
