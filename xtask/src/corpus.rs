@@ -228,24 +228,23 @@ fn cargo(root: &Path, krate: &Path, subcommand: &str) -> anyhow::Result<(bool, D
     Ok((status.success(), start.elapsed()))
 }
 
+/// clippy's warnings and errors on the crate.
 fn clippy_warnings(root: &Path, krate: &Path) -> anyhow::Result<usize> {
-    let output = Command::new(env!("CARGO"))
-        .current_dir(krate)
-        .args(["clippy", "--offline", "--message-format", "short"])
-        .env("CARGO_TARGET_DIR", root.join("target/corpus-check"))
-        .output()?;
-    Ok(String::from_utf8_lossy(&output.stderr)
-        .lines()
-        .filter(|l| l.contains(": warning:") || l.contains(": error:"))
-        .count())
+    diagnostics(root, krate, &["clippy"])
 }
 
 /// `cargo doc` of the crate (its own items): rustdoc's warnings (links that lead nowhere, HTML it
 /// cannot read, bare URLs) and errors.
 fn doc_warnings(root: &Path, krate: &Path) -> anyhow::Result<usize> {
+    diagnostics(root, krate, &["doc", "--no-deps"])
+}
+
+/// The warnings and errors a cargo command reports on the crate.
+fn diagnostics(root: &Path, krate: &Path, command: &[&str]) -> anyhow::Result<usize> {
     let output = Command::new(env!("CARGO"))
         .current_dir(krate)
-        .args(["doc", "--no-deps", "--offline", "--message-format", "short"])
+        .args(command)
+        .args(["--offline", "--message-format", "short"])
         .env("CARGO_TARGET_DIR", root.join("target/corpus-check"))
         .output()?;
     Ok(String::from_utf8_lossy(&output.stderr)
