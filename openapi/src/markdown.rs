@@ -131,26 +131,43 @@ fn paragraph(out: &mut String) {
     }
 }
 
-/// Text between tags, as HTML shows it: outside `<pre>`, runs of white space as one space. In
-/// code, entities are decoded (Markdown shows code as written); elsewhere `&lt;` and `&gt;`
-/// stay, so a `<` of the text never reads as a tag to rustdoc.
+/// Text between tags: outside `<pre>`, a run of white space is one space, or the line breaks
+/// it holds (one, or a blank line): a description is Markdown with some HTML in it as often as
+/// HTML, and its fenced code, lists and paragraphs live on their lines. In code, entities are
+/// decoded (Markdown shows code as written); elsewhere `&lt;` and `&gt;` stay, so a `<` of the
+/// text never reads as a tag to rustdoc.
 fn push_text(out: &mut String, text: &str, in_pre: bool, in_code: bool) {
     let text = entities(text, !(in_pre || in_code));
     if in_pre {
         out.push_str(&text);
         return;
     }
-    let mut last_space = out.is_empty() || out.ends_with([' ', '\n']);
+    // The white space met since the last word: how many line breaks it held, if any.
+    let mut run: Option<usize> = None;
     for c in text.chars() {
         if c.is_whitespace() {
-            if !last_space {
-                out.push(' ');
-                last_space = true;
-            }
-        } else {
-            out.push(c);
-            last_space = false;
+            *run.get_or_insert(0) += usize::from(c == '\n');
+            continue;
         }
+        if let Some(breaks) = run.take() {
+            let separator = match breaks {
+                0 => " ",
+                1 => "\n",
+                _ => "\n\n",
+            };
+            let trimmed = out.trim_end_matches(' ').len();
+            out.truncate(trimmed);
+            if !out.is_empty() && !(separator == " " && out.ends_with('\n')) {
+                out.push_str(separator);
+            }
+        }
+        out.push(c);
+    }
+    if let Some(breaks) = run
+        && !out.is_empty()
+        && !out.ends_with([' ', '\n'])
+    {
+        out.push_str(if breaks > 0 { "\n" } else { " " });
     }
 }
 
@@ -199,6 +216,15 @@ mod tests {
         assert_eq!(
             from_html(html),
             "Lists the `issues` of a **repository**.\n\nSee [the guide](https://docs.example.com/issues) and issues.\n\n- open\n- closed & locked\n\n```text\nGET /issues\n  ?state=open\n```\n\n## Notes\n\na&lt;b\n`Vec<T>`"
+        );
+    }
+
+    #[test]
+    fn markdown_with_some_html_keeps_its_lines() {
+        let mixed = "Creates a <b>webhook</b>.\n```\n# Request\ncurl -X POST\n```\n\n- one\n- two <code>x</code>";
+        assert_eq!(
+            from_html(mixed),
+            "Creates a **webhook**.\n```\n# Request\ncurl -X POST\n```\n\n- one\n- two `x`"
         );
     }
 
