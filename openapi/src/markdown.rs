@@ -157,7 +157,8 @@ fn push_text(out: &mut String, text: &str, in_pre: bool, in_code: bool) {
             };
             let trimmed = out.trim_end_matches(' ').len();
             out.truncate(trimmed);
-            if !out.is_empty() && !(separator == " " && out.ends_with('\n')) {
+            let after_break = separator == " " && out.ends_with('\n');
+            if !out.is_empty() && !after_break {
                 out.push_str(separator);
             }
         }
