@@ -1,0 +1,59 @@
+{#- Part of client.rs (included, same context): a named method's options struct and the call its method returns. -#}
+{%- for method in client.methods %}
+{%- if let Some(named) = method.named %}
+
+#[doc = {{ "{:?}"|format(format!(" The optional parameters of {}, each left out while `None`.", method.link)) }}]
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct {{ named.options }} {
+    {%- for field in named.fields %}
+    {%- for line in field.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
+    {%- endfor %}
+    pub {{ field.name }}: {{ field.ty }},
+    {%- endfor %}
+}
+
+#[doc = {{ "{:?}"|format(format!(" A call of {}: set optional parameters by name, then `.await` it.", method.link)) }}]
+#[must_use = "a call is sent when it is awaited"]
+pub struct {{ named.call }}<'a, F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
+    client: &'a {{ client.name }}<F>,
+    required: ({% for (_, ty) in named.required %}{{ ty }}, {% endfor %}),
+    options: {{ named.options }},
+}
+
+impl<F> std::fmt::Debug for {{ named.call }}<'_, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct({{ "{:?}"|format(named.call) }}).field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+impl<'a, F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endif %}> {{ named.call }}<'a, F> {
+    {%- for field in named.fields %}
+    remcall::__option_setter!({% for line in field.doc %}#[doc = {{ "{:?}"|format(line) }}] {% endfor %}{{ field.setter }} => {{ field.name }}: {{ field.takes }});
+    {%- endfor %}
+
+    /// Sends it (what `.await` does).
+    pub async fn send(self) -> Result<{{ method.returns }}, remcall::Error> {
+        let ({% for (name, _) in named.required %}{{ name }}, {% endfor %}) = self.required;
+        self.client.{{ method.call_fn }}({% for (name, _) in named.required %}{{ name }}, {% endfor %}&self.options).await
+    }
+    {%- if let Some(paging) = method.paging %}
+
+    /// Its items, page after page (see [`{{ client.name }}::{{ paging.stream }}`]).
+    pub fn stream(self) -> remcall::Pages<{{ paging.item }}> {
+        let ({% for (name, _) in named.required %}{{ name }}, {% endfor %}) = self.required;
+        self.client.{{ paging.stream }}({% for (name, _) in named.required %}{{ name }}, {% endfor %}&self.options)
+    }
+    {%- endif %}
+}
+
+impl<'a, F: {% if let Some(fallback) = client.fallback_trait %}{{ fallback }} + {% endif %}Send + Sync> std::future::IntoFuture for {{ named.call }}<'a, F> {
+    type Output = Result<{{ method.returns }}, remcall::Error>;
+    type IntoFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+{%- endif %}
+{%- endfor %}

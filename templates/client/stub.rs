@@ -1,0 +1,117 @@
+{#- Part of client.rs (included, same context): the typed stub of the API, with `stubs: true`. -#}
+{%- if let Some(stub) = client.stubs %}
+
+/// A stub of [`{{ client.name }}`]'s API, for tests (`stubs: true`): its server runs with the
+/// runtime's `stub` feature on (see docs/testing.md).
+pub mod stub {
+    use super::*;
+
+    /// A server of [`{{ client.name }}`]'s API on a free loopback port: build the client with
+    /// [`{{ stub.name }}::url`], tell each operation what to answer, inject faults, read the
+    /// calls.
+    #[derive(Debug)]
+    pub struct {{ stub.name }}(remcall::stub::Stub);
+
+    impl {{ stub.name }} {
+        /// Starts it, with seed 0 for its random faults. A request that does not fit the spec
+        /// (a parameter or body not of its type) is answered 400 and fails the test when the
+        /// stub is dropped.
+        pub async fn start() -> std::io::Result<{{ stub.name }}> {
+            remcall::stub::Stub::start_checked(&{{ client.spec_static }}, Some(fits_the_spec))
+                .await
+                .map({{ stub.name }})
+        }
+
+        /// The base URL to build the client with.
+        pub fn url(&self) -> String {
+            self.0.url()
+        }
+
+        /// The untyped stub: `seed`, faults for every operation (`all()`).
+        pub fn inner(&self) -> &remcall::stub::Stub {
+            &self.0
+        }
+{%- for method in stub.methods %}
+
+        /// {{ method.link }}: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn {{ method.accessor }}(&self) -> {{ method.type_name }}<'_> {
+            {{ method.type_name }}(self.0.operation(&{{ method.spec_const }}))
+        }
+{%- endfor %}
+    }
+
+    /// Reads a received request as its operation's types.
+    fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
+        match raw.operation {
+            {%- for method in stub.methods %}
+            {{ "{:?}"|format(method.spec_name) }} => {{ method.call_name }}::decode(raw).map(drop),
+            {%- endfor %}
+            _ => Ok(()),
+        }
+    }
+{%- for method in stub.methods %}
+
+    /// A request of {{ method.link }} the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct {{ method.call_name }} {
+        {%- for (field, ty, read) in method.fields %}
+        /// `{{ read }}`
+        pub {{ field }}: {{ ty }},
+        {%- endfor %}
+        /// The request as received.
+        pub {{ method.raw_field }}: remcall::stub::Recorded,
+    }
+
+    impl {{ method.call_name }} {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                {%- for (field, _, read) in method.fields %}
+                {{ field }}: {{ read }}?,
+                {%- endfor %}
+                {{ method.raw_field }}: raw.clone(),
+            })
+        }
+    }
+
+    /// A rule for {{ method.link }}.
+    #[derive(Debug)]
+    pub struct {{ method.type_name }}<'a>(remcall::stub::Stubbing<'a>);
+
+    impl {{ method.type_name }}<'_> {
+        remcall::__stub_common!();
+
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<{{ method.call_name }}> {
+            self.0.calls().iter().filter_map(|raw| {{ method.call_name }}::decode(raw).ok()).collect()
+        }
+{%- for setter in method.setters %}
+
+        /// Only requests whose `{{ setter.wire }}` is `value`.
+        pub fn {{ setter.name }}(self, value: {{ setter.ty }}) -> Self {
+            Self(self.0.{{ setter.call }}({{ "{:?}"|format(setter.wire) }}, value))
+        }
+{%- endfor %}
+{%- if let Some(returns) = method.returns %}
+
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &{{ returns }}) -> Self {
+            Self(self.0.returns_json(value))
+        }
+{%- endif %}
+{%- if let Some((errors, variants)) = method.errors %}
+
+        /// Answers with a declared error body under its status (a range's first; 500 for `default`).
+        pub fn returns_error(self, error: &{{ errors }}) -> Self {
+            Self(match error {
+                {%- for (variant, status) in variants %}
+                {{ errors }}::{{ variant }}(body) => self.0.returns_json_status({{ status }}, body),
+                {%- endfor %}
+            })
+        }
+{%- endif %}
+    }
+{%- endfor %}
+}
+{%- endif %}

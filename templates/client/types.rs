@@ -1,0 +1,165 @@
+{#- Part of client.rs (included, same context): the spec's types, as structs, enums and unions with their serde, and the marker types of constants. -#}
+{%- for ty in client.types %}
+{%- for line in ty.doc %}
+#[doc = {{ "{:?}"|format(line) }}]
+{%- endfor %}
+{%- if ty.is_union %}
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
+#[serde(crate = "remcall::serde", untagged)]
+pub enum {{ ty.name }} {
+    {%- for variant in ty.variants %}
+    {%- for line in variant.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
+    {%- endfor %}
+    {{ variant.name }}({{ variant.wire }}),
+    {%- endfor %}
+    {%- if ty.open %}
+    /// A value none of the alternatives reads, kept as it came.
+    Other(remcall::serde_json::Value),
+    {%- endif %}
+}
+
+impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        {%- if let Some(tag) = ty.tag %}
+        remcall::__codegen::union::tagged(deserializer, {{ "{:?}"|format(ty.name) }}, {{ "{:?}"|format(tag) }}, &[
+            {%- for variant in ty.variants %}
+            {%- for value in variant.tags %}
+            ({{ "{:?}"|format(value) }}, |value| <{{ variant.wire }} as remcall::serde::Deserialize>::deserialize(value).map(Self::{{ variant.name }})),
+            {%- endfor %}
+            {%- endfor %}
+        ], {% if ty.open %}Some(Self::Other){% else %}None{% endif %})
+        {%- else %}
+        remcall::__codegen::union::untagged(deserializer, {{ "{:?}"|format(ty.name) }}, &[
+            {%- for variant in ty.variants %}
+            ({{ "{:?}"|format(variant.name) }}, |value| <{{ variant.wire }} as remcall::serde::Deserialize>::deserialize(value).map(Self::{{ variant.name }})),
+            {%- endfor %}
+        ], {% if ty.open %}Some(Self::Other){% else %}None{% endif %})
+        {%- endif %}
+    }
+}
+{%- else if ty.is_enum && ty.is_integer %}
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum {{ ty.name }} {
+    {%- for variant in ty.variants %}
+    {%- for line in variant.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
+    {%- endfor %}
+    {{ variant.name }},
+    {%- endfor %}
+    {%- if ty.open %}
+    /// A value this client does not know.
+    Other(i64),
+    {%- endif %}
+}
+
+impl remcall::serde::Serialize for {{ ty.name }} {
+    fn serialize<S: remcall::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i64(match self {
+            {%- for variant in ty.variants %}
+            Self::{{ variant.name }} => {{ variant.wire }},
+            {%- endfor %}
+            {%- if ty.open %}
+            Self::Other(value) => *value,
+            {%- endif %}
+        })
+    }
+}
+
+impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        remcall::__codegen::int_enum(deserializer, {{ "{:?}"|format(ty.name) }}, &[{% for variant in ty.variants %}({{ variant.wire }}, Self::{{ variant.name }}), {% endfor %}], {% if ty.open %}Some(Self::Other){% else %}None{% endif %})
+    }
+}
+{%- else if ty.is_enum %}
+#[derive(Debug, Clone, {% if ty.copy %}Copy, {% endif %}PartialEq, Eq, Hash)]
+pub enum {{ ty.name }} {
+    {%- for variant in ty.variants %}
+    {%- for line in variant.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
+    {%- endfor %}
+    {{ variant.name }},
+    {%- endfor %}
+    {%- if ty.open %}
+    /// A value this client does not know.
+    Other(String),
+    {%- endif %}
+}
+
+impl remcall::serde::Serialize for {{ ty.name }} {
+    fn serialize<S: remcall::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(match self {
+            {%- for variant in ty.variants %}
+            Self::{{ variant.name }} => {{ "{:?}"|format(variant.wire) }},
+            {%- endfor %}
+            {%- if ty.open %}
+            Self::Other(value) => value,
+            {%- endif %}
+        })
+    }
+}
+
+impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        remcall::__codegen::str_enum(deserializer, {{ "{:?}"|format(ty.name) }}, |wire| Some(match wire {
+            {%- for variant in ty.variants %}
+            {{ "{:?}"|format(variant.wire) }} => Self::{{ variant.name }},
+            {%- endfor %}
+            _ => return None,
+        }), {% if ty.open %}Some(Self::Other), &[]{% else %}None, &[{% for variant in ty.variants %}{{ "{:?}"|format(variant.wire) }}, {% endfor %}]{% endif %})
+    }
+}
+{%- else %}
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize)]
+#[serde(crate = "remcall::serde")]
+pub struct {{ ty.name }}{% if !ty.generics.is_empty() %}<{{ ty.generics|join(", ") }}>{% endif %} {
+    {%- for field in ty.fields %}
+    {%- for line in field.doc %}
+    #[doc = {{ "{:?}"|format(line) }}]
+    {%- endfor %}
+    {%- if let Some(wire) = field.rename %}
+    #[serde(rename = {{ "{:?}"|format(wire) }})]
+    {%- endif %}
+    {%- if field.optional %}
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    {%- else if field.nullable %}
+    #[serde(default, skip_serializing_if = "remcall::Nullable::is_absent")]
+    {%- endif %}
+    pub {{ field.name }}: {{ field.ty }},
+    {%- endfor %}
+    {%- if let Some(values) = ty.additional %}
+    /// The keys this type does not declare, with their values.
+    #[serde(flatten)]
+    pub additional_properties: std::collections::BTreeMap<String, {{ values }}>,
+    {%- endif %}
+}
+{%- if !ty.multipart.is_empty() %}
+
+impl remcall::__codegen::Multipart for {{ ty.name }} {
+    fn parts(&self, form: &mut remcall::__codegen::Form) {
+        {%- for (wire, field, file) in ty.multipart %}
+        form.{% if file %}file{% else %}text{% endif %}({{ "{:?}"|format(wire) }}, &self.{{ field }});
+        {%- endfor %}
+    }
+}
+{%- endif %}
+{%- endif %}
+{% endfor %}
+
+{%- for (name, doc, value) in client.constants %}
+#[doc = {{ "{:?}"|format(doc) }}]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct {{ name }};
+
+impl remcall::serde::Serialize for {{ name }} {
+    fn serialize<S: remcall::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        remcall::serde::Serialize::serialize(&remcall::__codegen::Const::{{ value }}, serializer)
+    }
+}
+
+impl<'de> remcall::serde::Deserialize<'de> for {{ name }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        remcall::__codegen::constant(deserializer, remcall::__codegen::Const::{{ value }}).map(|()| Self)
+    }
+}
+{%- endfor %}
