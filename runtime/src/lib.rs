@@ -66,6 +66,10 @@ pub mod __codegen {
     pub use crate::wire::multipart::{Files, Form, Multipart};
     pub use crate::wire::request::Request;
     pub use crate::wire::response::decode;
+    /// Reading structs: what generated code implements instead of deriving `Deserialize`.
+    pub mod record {
+        pub use crate::wire::record::{Record, other, read, slot};
+    }
     /// Reading `one_of:` unions, with errors that say what was tried.
     pub mod union {
         pub use crate::wire::union::{Alternative, tagged, untagged};

@@ -110,9 +110,9 @@ impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
     }
 }
 {%- else %}
-#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize, remcall::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde")]
-pub struct {{ ty.name }}{% if !ty.generics.is_empty() %}<{{ ty.generics|join(", ") }}>{% endif %} {
+pub struct {{ ty.name }}{{ ty.params }} {
     {%- for field in ty.fields %}
     {%- for line in field.doc %}
     #[doc = {{ "{:?}"|format(line) }}]
@@ -132,6 +132,63 @@ pub struct {{ ty.name }}{% if !ty.generics.is_empty() %}<{{ ty.generics|join(", 
     #[serde(flatten)]
     pub additional_properties: std::collections::BTreeMap<String, {{ values }}>,
     {%- endif %}
+}
+
+
+impl<'de{{ ty.read_bounds }}> remcall::serde::Deserialize<'de> for {{ ty.name }}{{ ty.params }} {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+
+impl<'de{{ ty.read_bounds }}> remcall::__codegen::record::Record<'de> for {{ ty.name }}{{ ty.params }} {
+    type Slots = ({% for field in ty.fields %}Option<{{ field.ty }}>, {% endfor %}{% if let Some(values) = ty.additional %}std::collections::BTreeMap<String, {{ values }}>,{% endif %});
+    const NAME: &'static str = {{ "{:?}"|format(ty.name) }};
+    const FIELDS: &'static [&'static str] = &[{% for field in ty.fields %}{{ "{:?}"|format(field.wire) }}, {% endfor %}];
+    {%- if ty.additional.is_some() %}
+    const KEEPS_OTHERS: bool = true;
+    {%- endif %}
+
+    fn slots() -> Self::Slots {
+        ({% for field in ty.fields %}None, {% endfor %}{% if ty.additional.is_some() %}std::collections::BTreeMap::new(),{% endif %})
+    }
+
+    fn read<A: remcall::serde::de::MapAccess<'de>>(slots: &mut Self::Slots, index: usize, map: &mut A) -> Result<bool, A::Error> {
+        {%- if ty.fields.is_empty() %}
+        let _ = (slots, index, map);
+        Ok(true)
+        {%- else %}
+        match index {
+            {%- for field in ty.fields %}
+            {% if loop.last %}_{% else %}{{ loop.index0 }}{% endif %} => remcall::__codegen::record::slot(&mut slots.{{ loop.index0 }}, map),
+            {%- endfor %}
+        }
+        {%- endif %}
+    }
+    {%- if ty.additional.is_some() %}
+
+    fn read_other<A: remcall::serde::de::MapAccess<'de>>(slots: &mut Self::Slots, key: String, map: &mut A) -> Result<(), A::Error> {
+        remcall::__codegen::record::other(&mut slots.{{ ty.fields.len() }}, key, map)
+    }
+    {%- endif %}
+
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        {%- if ty.fields.is_empty() && ty.additional.is_none() %}
+        let () = slots;
+        {%- endif %}
+        Ok(Self {
+            {%- for field in ty.fields %}
+            {%- if field.defaulted %}
+            {{ field.name }}: slots.{{ loop.index0 }}.unwrap_or_default(),
+            {%- else %}
+            {{ field.name }}: slots.{{ loop.index0 }}.ok_or({{ "{:?}"|format(field.wire) }})?,
+            {%- endif %}
+            {%- endfor %}
+            {%- if ty.additional.is_some() %}
+            additional_properties: slots.{{ ty.fields.len() }},
+            {%- endif %}
+        })
+    }
 }
 {%- if !ty.multipart.is_empty() %}
 

@@ -67,8 +67,11 @@ pub struct ProfileYaml {
 pub struct TypeDecl {
     /// Rust name.
     pub name: String,
-    /// Generic parameters.
-    pub generics: Vec<String>,
+    /// The generic parameters as written after the name, `<T>` (or nothing).
+    pub params: String,
+    /// Each parameter bound to be read, for the impls that read the struct:
+    /// `, T: remcall::serde::Deserialize<'de>`.
+    pub read_bounds: String,
     /// Rustdoc lines.
     pub doc: Vec<String>,
     /// Struct fields (empty for enums and unions).
@@ -117,6 +120,11 @@ pub struct Field {
     pub doc: Vec<String>,
     /// The wire name, when it differs from the Rust name.
     pub rename: Option<String>,
+    /// The wire name.
+    pub wire: String,
+    /// Absent on the wire reads as its type's default (`None`, `Nullable::Absent`) rather than
+    /// an error.
+    pub defaulted: bool,
     /// `Option<_>`: skipped when `None`, defaulted when absent (unless `required: true`).
     pub optional: bool,
     /// `Nullable<_>`: skipped when absent, defaulted when absent.

@@ -22,7 +22,16 @@ pub(super) fn lower_type(
     let doc = item_doc(decl.doc.as_ref(), type_name);
     let mut out = TypeDecl {
         name: names::pascal(type_name),
-        generics: decl.generics.clone(),
+        params: if decl.generics.is_empty() {
+            String::new()
+        } else {
+            format!("<{}>", decl.generics.join(", "))
+        },
+        read_bounds: decl
+            .generics
+            .iter()
+            .map(|g| format!(", {g}: remcall::serde::Deserialize<'de>"))
+            .collect(),
         doc,
         fields: Vec::new(),
         additional: None,
@@ -98,9 +107,12 @@ fn lower_field(
             None => ty.render(),
         },
         doc,
-        rename: (wire != bare).then_some(wire),
+        rename: (wire != bare).then(|| wire.clone()),
+        wire,
         optional: ty.inner("Option").is_some() && !field.required,
         nullable: ty.inner("Nullable").is_some(),
+        // As serde's derive: an `Option` is `None` when absent even when required.
+        defaulted: ty.inner("Option").is_some() || ty.inner("Nullable").is_some(),
     }
 }
 

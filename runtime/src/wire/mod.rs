@@ -8,6 +8,7 @@ pub(crate) mod nullable;
 pub(crate) mod outgoing;
 pub(crate) mod params;
 pub(crate) mod query;
+pub(crate) mod record;
 pub(crate) mod request;
 pub(crate) mod response;
 pub(crate) mod union;

@@ -42,26 +42,45 @@ impl<'de> remcall::serde::Deserialize<'de> for Status {
         )
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde")]
 pub struct Category {
     pub id: i64,
     pub name: String,
 }
+impl<'de> remcall::serde::Deserialize<'de> for Category {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for Category {
+    type Slots = (Option<i64>, Option<String>);
+    const NAME: &'static str = "Category";
+    const FIELDS: &'static [&'static str] = &["id", "name"];
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            _ => remcall::__codegen::record::slot(&mut slots.1, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            id: slots.0.ok_or("id")?,
+            name: slots.1.ok_or("name")?,
+        })
+    }
+}
 /// A pet for sale.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde")]
 pub struct Pet {
     pub id: i64,
@@ -76,26 +95,104 @@ pub struct Pet {
     /// Free-form details.
     pub attributes: std::collections::HashMap<String, remcall::serde_json::Value>,
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
+impl<'de> remcall::serde::Deserialize<'de> for Pet {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for Pet {
+    type Slots = (
+        Option<i64>,
+        Option<String>,
+        Option<Option<Category>>,
+        Option<Vec<String>>,
+        Option<Vec<String>>,
+        Option<Status>,
+        Option<std::collections::HashMap<String, remcall::serde_json::Value>>,
+    );
+    const NAME: &'static str = "Pet";
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "category",
+        "photoUrls",
+        "tags",
+        "status",
+        "attributes",
+    ];
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            1 => remcall::__codegen::record::slot(&mut slots.1, map),
+            2 => remcall::__codegen::record::slot(&mut slots.2, map),
+            3 => remcall::__codegen::record::slot(&mut slots.3, map),
+            4 => remcall::__codegen::record::slot(&mut slots.4, map),
+            5 => remcall::__codegen::record::slot(&mut slots.5, map),
+            _ => remcall::__codegen::record::slot(&mut slots.6, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            id: slots.0.ok_or("id")?,
+            name: slots.1.ok_or("name")?,
+            category: slots.2.unwrap_or_default(),
+            photo_urls: slots.3.ok_or("photoUrls")?,
+            tags: slots.4.ok_or("tags")?,
+            status: slots.5.ok_or("status")?,
+            attributes: slots.6.ok_or("attributes")?,
+        })
+    }
+}
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde")]
 pub struct NewPet {
     pub name: String,
     pub status: Status,
     pub tags: Vec<String>,
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
+impl<'de> remcall::serde::Deserialize<'de> for NewPet {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for NewPet {
+    type Slots = (Option<String>, Option<Status>, Option<Vec<String>>);
+    const NAME: &'static str = "NewPet";
+    const FIELDS: &'static [&'static str] = &["name", "status", "tags"];
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            1 => remcall::__codegen::record::slot(&mut slots.1, map),
+            _ => remcall::__codegen::record::slot(&mut slots.2, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            name: slots.0.ok_or("name")?,
+            status: slots.1.ok_or("status")?,
+            tags: slots.2.ok_or("tags")?,
+        })
+    }
+}
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde")]
 pub struct Order {
     #[serde(rename = "petId")]
@@ -105,18 +202,76 @@ pub struct Order {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ship_date: Option<String>,
 }
+impl<'de> remcall::serde::Deserialize<'de> for Order {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for Order {
+    type Slots = (Option<i64>, Option<i32>, Option<Option<String>>);
+    const NAME: &'static str = "Order";
+    const FIELDS: &'static [&'static str] = &["petId", "quantity", "shipDate"];
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            1 => remcall::__codegen::record::slot(&mut slots.1, map),
+            _ => remcall::__codegen::record::slot(&mut slots.2, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            pet_id: slots.0.ok_or("petId")?,
+            quantity: slots.1.ok_or("quantity")?,
+            ship_date: slots.2.unwrap_or_default(),
+        })
+    }
+}
 /// The form the legacy update endpoint takes.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    remcall::serde::Serialize,
-    remcall::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde")]
 pub struct PetForm {
     pub name: String,
     pub status: Status,
+}
+impl<'de> remcall::serde::Deserialize<'de> for PetForm {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for PetForm {
+    type Slots = (Option<String>, Option<Status>);
+    const NAME: &'static str = "PetForm";
+    const FIELDS: &'static [&'static str] = &["name", "status"];
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            _ => remcall::__codegen::record::slot(&mut slots.1, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            name: slots.0.ok_or("name")?,
+            status: slots.1.ok_or("status")?,
+        })
+    }
 }
 static FIND_PETS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,

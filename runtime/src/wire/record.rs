@@ -1,0 +1,258 @@
+//! Reading the structs a spec declares, from a table of wire names and one `match`.
+//!
+//! serde's derive writes, for every struct, a field enum with its own visitor, a map visitor
+//! with one local, one arm and one missing-field check per field, and a sequence visitor; a
+//! large imported client has thousands of structs, and rustc spends most of its time checking
+//! that code. Here the loop, the key lookup and the errors are written once: a struct only says
+//! its wire names, how to read field `i`, and how to build itself from what was read.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+/// A struct read by [`read`]: what generated code implements instead of deriving `Deserialize`.
+pub trait Record<'de>: Sized {
+    /// What was read so far: a tuple with one `Option` per field (`None` until its key comes),
+    /// and the map of other keys last when the struct keeps them.
+    type Slots;
+    /// The struct's name, for errors.
+    const NAME: &'static str;
+    /// The fields' wire names; [`Record::read`] is given a position in this list.
+    const FIELDS: &'static [&'static str];
+    /// Whether keys that are not fields are kept ([`Record::read_other`]) rather than skipped.
+    const KEEPS_OTHERS: bool = false;
+
+    /// Nothing read yet.
+    fn slots() -> Self::Slots;
+
+    /// Reads the value of field `index` into its slot with [`slot`]; `Ok(false)` when it already
+    /// had one (a duplicate key).
+    fn read<A: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error>;
+
+    /// Reads the value of a key that is not a field, when [`Record::KEEPS_OTHERS`].
+    fn read_other<A: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        key: String,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        let _ = (slots, key);
+        map.next_value::<IgnoredAny>().map(drop)
+    }
+
+    /// The struct, or the wire name of a required field that never came.
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str>;
+}
+
+/// Reads `T` from a map (a JSON object).
+pub fn read<'de, T: Record<'de>, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+    deserializer.deserialize_struct(T::NAME, T::FIELDS, RecordVisitor(PhantomData))
+}
+
+/// Reads one field's value into `slot`; `false`, reading nothing, when it is already filled.
+pub fn slot<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
+    slot: &mut Option<T>,
+    map: &mut A,
+) -> Result<bool, A::Error> {
+    if slot.is_some() {
+        return Ok(false);
+    }
+    *slot = Some(map.next_value()?);
+    Ok(true)
+}
+
+/// Reads the value of a key that is not a field into the struct's other keys.
+pub fn other<'de, V: Deserialize<'de>, A: MapAccess<'de>>(
+    others: &mut BTreeMap<String, V>,
+    key: String,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    let value = map.next_value()?;
+    others.insert(key, value);
+    Ok(())
+}
+
+struct RecordVisitor<T>(PhantomData<fn() -> T>);
+
+impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "struct {}", T::NAME)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let mut slots = T::slots();
+        let seed = KeySeed {
+            fields: T::FIELDS,
+            keep_others: T::KEEPS_OTHERS,
+        };
+        while let Some(key) = map.next_key_seed(seed)? {
+            match key {
+                Key::Field(index) => {
+                    if !T::read(&mut slots, index, &mut map)? {
+                        return Err(de::Error::duplicate_field(T::FIELDS[index]));
+                    }
+                }
+                Key::Other(Some(key)) => T::read_other(&mut slots, key, &mut map)?,
+                Key::Other(None) => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        T::finish(slots).map_err(de::Error::missing_field)
+    }
+}
+
+/// A key: a field's position, or another key (kept only when the struct keeps others, so a
+/// skipped key costs no allocation).
+enum Key {
+    Field(usize),
+    Other(Option<String>),
+}
+
+#[derive(Clone, Copy)]
+struct KeySeed {
+    fields: &'static [&'static str],
+    keep_others: bool,
+}
+
+impl KeySeed {
+    fn key(self, name: &str, owned: impl FnOnce() -> String) -> Key {
+        match self.fields.iter().position(|field| *field == name) {
+            Some(index) => Key::Field(index),
+            None => Key::Other(self.keep_others.then(owned)),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
+        Ok(self.key(name, || name.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, name: String) -> Result<Key, E> {
+        let probe = self.key(&name, String::new);
+        Ok(match probe {
+            Key::Other(Some(_)) => Key::Other(Some(name)),
+            other => other,
+        })
+    }
+
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Key, E> {
+        match std::str::from_utf8(name) {
+            Ok(name) => self.visit_str(name),
+            Err(_) => Ok(Key::Other(None)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::de::MapAccess;
+
+    use super::{Record, other, read, slot};
+
+    /// What the generator writes for `{ id: integer, name?: string }` keeping other keys.
+    #[derive(Debug, PartialEq)]
+    struct Pet {
+        id: i64,
+        name: Option<String>,
+        additional: BTreeMap<String, serde_json::Value>,
+    }
+
+    impl<'de> serde::Deserialize<'de> for Pet {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            read(deserializer)
+        }
+    }
+
+    impl<'de> Record<'de> for Pet {
+        type Slots = (
+            Option<i64>,
+            Option<Option<String>>,
+            BTreeMap<String, serde_json::Value>,
+        );
+        const NAME: &'static str = "Pet";
+        const FIELDS: &'static [&'static str] = &["id", "name"];
+        const KEEPS_OTHERS: bool = true;
+
+        fn slots() -> Self::Slots {
+            (None, None, BTreeMap::new())
+        }
+
+        fn read<A: MapAccess<'de>>(
+            slots: &mut Self::Slots,
+            index: usize,
+            map: &mut A,
+        ) -> Result<bool, A::Error> {
+            match index {
+                0 => slot(&mut slots.0, map),
+                _ => slot(&mut slots.1, map),
+            }
+        }
+
+        fn read_other<A: MapAccess<'de>>(
+            slots: &mut Self::Slots,
+            key: String,
+            map: &mut A,
+        ) -> Result<(), A::Error> {
+            other(&mut slots.2, key, map)
+        }
+
+        fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+            Ok(Self {
+                id: slots.0.ok_or("id")?,
+                name: slots.1.unwrap_or_default(),
+                additional: slots.2,
+            })
+        }
+    }
+
+    #[test]
+    fn fields_are_read_by_wire_name_in_any_order_and_other_keys_are_kept() {
+        let pet: Pet = serde_json::from_str(r#"{"color":"red","name":"Rex","id":7}"#).unwrap();
+        assert_eq!(pet.id, 7);
+        assert_eq!(pet.name.as_deref(), Some("Rex"));
+        assert_eq!(pet.additional["color"], "red");
+        let pet: Pet = serde_json::from_value(serde_json::json!({"id": 1})).unwrap();
+        assert_eq!((pet.id, pet.name, pet.additional.len()), (1, None, 0));
+    }
+
+    #[test]
+    fn errors_say_what_serde_derive_says() {
+        let missing = serde_json::from_str::<Pet>(r#"{"name":"Rex"}"#).unwrap_err();
+        assert_eq!(missing.to_string(), "missing field `id` at line 1 column 14");
+        let twice = serde_json::from_str::<Pet>(r#"{"id":1,"id":2}"#).unwrap_err();
+        assert_eq!(twice.to_string(), "duplicate field `id` at line 1 column 12");
+        let wrong = serde_json::from_str::<Pet>(r#"{"id":"one"}"#).unwrap_err();
+        assert_eq!(
+            wrong.to_string(),
+            "invalid type: string \"one\", expected i64 at line 1 column 11"
+        );
+        let not_a_map = serde_json::from_str::<Pet>("[1]").unwrap_err();
+        assert!(not_a_map.to_string().contains("expected struct Pet"), "{not_a_map}");
+    }
+}
