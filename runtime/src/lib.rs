@@ -66,9 +66,11 @@ pub mod __codegen {
     pub use crate::wire::multipart::{Files, Form, Multipart};
     pub use crate::wire::request::Request;
     pub use crate::wire::response::decode;
-    /// Reading structs: what generated code implements instead of deriving `Deserialize`.
+    /// Reading and writing structs: what generated code does instead of deriving serde's traits.
     pub mod record {
-        pub use crate::wire::record::{Record, other, read, slot};
+        pub use crate::wire::record::{
+            FieldOut, Optional, Record, other, read, slot, write, write_with_others,
+        };
     }
     /// Reading `one_of:` unions, with errors that say what was tried.
     pub mod union {

@@ -110,30 +110,37 @@ impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
     }
 }
 {%- else %}
-#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct {{ ty.name }}{{ ty.params }} {
     {%- for field in ty.fields %}
     {%- for line in field.doc %}
     #[doc = {{ "{:?}"|format(line) }}]
     {%- endfor %}
-    {%- if let Some(wire) = field.rename %}
-    #[serde(rename = {{ "{:?}"|format(wire) }})]
-    {%- endif %}
-    {%- if field.optional %}
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    {%- else if field.nullable %}
-    #[serde(default, skip_serializing_if = "remcall::Nullable::is_absent")]
-    {%- endif %}
     pub {{ field.name }}: {{ field.ty }},
     {%- endfor %}
     {%- if let Some(values) = ty.additional %}
     /// The keys this type does not declare, with their values.
-    #[serde(flatten)]
     pub additional_properties: std::collections::BTreeMap<String, {{ values }}>,
     {%- endif %}
 }
 
+impl{{ ty.write_bounds }} remcall::serde::Serialize for {{ ty.name }}{{ ty.params }} {
+    fn serialize<S: remcall::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        {%- if ty.additional.is_some() %}
+        remcall::__codegen::record::write_with_others(serializer, &[
+        {%- else %}
+        remcall::__codegen::record::write(serializer, {{ "{:?}"|format(ty.name) }}, &[
+        {%- endif %}
+            {%- for field in ty.fields %}
+            {%- if field.optional || field.nullable %}
+            ({{ "{:?}"|format(field.wire) }}, remcall::__codegen::record::Optional::present(&self.{{ field.name }})),
+            {%- else %}
+            ({{ "{:?}"|format(field.wire) }}, Some(&self.{{ field.name }})),
+            {%- endif %}
+            {%- endfor %}
+        ]{% if ty.additional.is_some() %}, &self.additional_properties{% endif %})
+    }
+}
 
 impl<'de{{ ty.read_bounds }}> remcall::serde::Deserialize<'de> for {{ ty.name }}{{ ty.params }} {
     fn deserialize<D: remcall::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -72,6 +72,8 @@ pub struct TypeDecl {
     /// Each parameter bound to be read, for the impls that read the struct:
     /// `, T: remcall::serde::Deserialize<'de>`.
     pub read_bounds: String,
+    /// The same for the impl that writes it: `<T: remcall::serde::Serialize>`.
+    pub write_bounds: String,
     /// Rustdoc lines.
     pub doc: Vec<String>,
     /// Struct fields (empty for enums and unions).

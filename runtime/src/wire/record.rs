@@ -1,17 +1,22 @@
-//! Reading the structs a spec declares, from a table of wire names and one `match`.
+//! Reading and writing the structs a spec declares, from a table of wire names.
 //!
 //! serde's derive writes, for every struct, a field enum with its own visitor, a map visitor
-//! with one local, one arm and one missing-field check per field, and a sequence visitor; a
-//! large imported client has thousands of structs, and rustc spends most of its time checking
-//! that code. Here the loop, the key lookup and the errors are written once: a struct only says
-//! its wire names, how to read field `i`, and how to build itself from what was read.
+//! with one local, one arm and one missing-field check per field, a sequence visitor, and a
+//! writer generic over the serializer; a large imported client has thousands of structs, and
+//! rustc spends most of its time checking that code. Here the loops, the key lookup and the
+//! errors are written once: a struct only says its wire names, how to read field `i` and build
+//! itself from what was read, and the list of its fields to write, each as a
+//! `&dyn erased_serde::Serialize` so that one `write` per serializer serves every struct.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use super::nullable::Nullable;
 
 /// A struct read by [`read`]: what generated code implements instead of deriving `Deserialize`.
 pub trait Record<'de>: Sized {
@@ -76,6 +81,63 @@ pub fn other<'de, V: Deserialize<'de>, A: MapAccess<'de>>(
     let value = map.next_value()?;
     others.insert(key, value);
     Ok(())
+}
+
+/// A field to write: its wire name, and its value or `None` when it is left out (an optional
+/// field without a value).
+pub type FieldOut<'a> = (&'static str, Option<&'a dyn erased_serde::Serialize>);
+
+/// Writes a struct's fields (a JSON object).
+pub fn write<S: Serializer>(
+    serializer: S,
+    name: &'static str,
+    fields: &[FieldOut<'_>],
+) -> Result<S::Ok, S::Error> {
+    let count = fields.iter().filter(|(_, value)| value.is_some()).count();
+    let mut out = serializer.serialize_struct(name, count)?;
+    for (wire, value) in fields {
+        match value {
+            Some(value) => out.serialize_field(wire, value)?,
+            None => out.skip_field(wire)?,
+        }
+    }
+    out.end()
+}
+
+/// Writes a struct's fields and then its other keys, in one object.
+pub fn write_with_others<S: Serializer, V: Serialize>(
+    serializer: S,
+    fields: &[FieldOut<'_>],
+    others: &BTreeMap<String, V>,
+) -> Result<S::Ok, S::Error> {
+    let mut out = serializer.serialize_map(None)?;
+    for (wire, value) in fields {
+        if let Some(value) = value {
+            out.serialize_entry(wire, value)?;
+        }
+    }
+    for (key, value) in others {
+        out.serialize_entry(key, value)?;
+    }
+    out.end()
+}
+
+/// An optional field's value to write, `None` when it has none (and is left out).
+pub trait Optional {
+    /// The value, unless it is absent.
+    fn present(&self) -> Option<&dyn erased_serde::Serialize>;
+}
+
+impl<T: Serialize> Optional for Option<T> {
+    fn present(&self) -> Option<&dyn erased_serde::Serialize> {
+        self.as_ref().map(|value| value as &dyn erased_serde::Serialize)
+    }
+}
+
+impl<T: Serialize> Optional for Nullable<T> {
+    fn present(&self) -> Option<&dyn erased_serde::Serialize> {
+        (!self.is_absent()).then_some(self as &dyn erased_serde::Serialize)
+    }
 }
 
 struct RecordVisitor<T>(PhantomData<fn() -> T>);
@@ -173,7 +235,7 @@ mod tests {
 
     use serde::de::MapAccess;
 
-    use super::{Record, other, read, slot};
+    use super::{Optional, Record, other, read, slot, write_with_others};
 
     /// What the generator writes for `{ id: integer, name?: string }` keeping other keys.
     #[derive(Debug, PartialEq)]
@@ -229,6 +291,31 @@ mod tests {
                 additional: slots.2,
             })
         }
+    }
+
+    impl serde::Serialize for Pet {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            write_with_others(
+                serializer,
+                &[("id", Some(&self.id)), ("name", self.name.present())],
+                &self.additional,
+            )
+        }
+    }
+
+    #[test]
+    fn fields_are_written_by_wire_name_without_absent_ones_and_other_keys_follow() {
+        let mut pet: Pet = serde_json::from_str(r#"{"id":7,"color":"red"}"#).unwrap();
+        assert_eq!(serde_json::to_string(&pet).unwrap(), r#"{"id":7,"color":"red"}"#);
+        pet.name = Some("Rex".into());
+        assert_eq!(
+            serde_json::to_string(&pet).unwrap(),
+            r#"{"id":7,"name":"Rex","color":"red"}"#
+        );
+        assert_eq!(
+            serde_urlencoded::to_string(&pet).unwrap(),
+            "id=7&name=Rex&color=red"
+        );
     }
 
     #[test]

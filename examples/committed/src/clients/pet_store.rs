@@ -42,11 +42,22 @@ impl<'de> remcall::serde::Deserialize<'de> for Status {
         )
     }
 }
-#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Category {
     pub id: i64,
     pub name: String,
+}
+impl remcall::serde::Serialize for Category {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "Category",
+            &[("id", Some(&self.id)), ("name", Some(&self.name))],
+        )
+    }
 }
 impl<'de> remcall::serde::Deserialize<'de> for Category {
     fn deserialize<D: remcall::serde::Deserializer<'de>>(
@@ -80,20 +91,40 @@ impl<'de> remcall::__codegen::record::Record<'de> for Category {
     }
 }
 /// A pet for sale.
-#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pet {
     pub id: i64,
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<Category>,
     /// Where its pictures are.
-    #[serde(rename = "photoUrls")]
     pub photo_urls: Vec<String>,
     pub tags: Vec<String>,
     pub status: Status,
     /// Free-form details.
     pub attributes: std::collections::HashMap<String, remcall::serde_json::Value>,
+}
+impl remcall::serde::Serialize for Pet {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "Pet",
+            &[
+                ("id", Some(&self.id)),
+                ("name", Some(&self.name)),
+                (
+                    "category",
+                    remcall::__codegen::record::Optional::present(&self.category),
+                ),
+                ("photoUrls", Some(&self.photo_urls)),
+                ("tags", Some(&self.tags)),
+                ("status", Some(&self.status)),
+                ("attributes", Some(&self.attributes)),
+            ],
+        )
+    }
 }
 impl<'de> remcall::serde::Deserialize<'de> for Pet {
     fn deserialize<D: remcall::serde::Deserializer<'de>>(
@@ -152,12 +183,27 @@ impl<'de> remcall::__codegen::record::Record<'de> for Pet {
         })
     }
 }
-#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewPet {
     pub name: String,
     pub status: Status,
     pub tags: Vec<String>,
+}
+impl remcall::serde::Serialize for NewPet {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "NewPet",
+            &[
+                ("name", Some(&self.name)),
+                ("status", Some(&self.status)),
+                ("tags", Some(&self.tags)),
+            ],
+        )
+    }
 }
 impl<'de> remcall::serde::Deserialize<'de> for NewPet {
     fn deserialize<D: remcall::serde::Deserializer<'de>>(
@@ -192,15 +238,30 @@ impl<'de> remcall::__codegen::record::Record<'de> for NewPet {
         })
     }
 }
-#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Order {
-    #[serde(rename = "petId")]
     pub pet_id: i64,
     pub quantity: i32,
-    #[serde(rename = "shipDate")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ship_date: Option<String>,
+}
+impl remcall::serde::Serialize for Order {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "Order",
+            &[
+                ("petId", Some(&self.pet_id)),
+                ("quantity", Some(&self.quantity)),
+                (
+                    "shipDate",
+                    remcall::__codegen::record::Optional::present(&self.ship_date),
+                ),
+            ],
+        )
+    }
 }
 impl<'de> remcall::serde::Deserialize<'de> for Order {
     fn deserialize<D: remcall::serde::Deserializer<'de>>(
@@ -236,11 +297,22 @@ impl<'de> remcall::__codegen::record::Record<'de> for Order {
     }
 }
 /// The form the legacy update endpoint takes.
-#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
-#[serde(crate = "remcall::serde")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PetForm {
     pub name: String,
     pub status: Status,
+}
+impl remcall::serde::Serialize for PetForm {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "PetForm",
+            &[("name", Some(&self.name)), ("status", Some(&self.status))],
+        )
+    }
 }
 impl<'de> remcall::serde::Deserialize<'de> for PetForm {
     fn deserialize<D: remcall::serde::Deserializer<'de>>(
