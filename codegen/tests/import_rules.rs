@@ -832,6 +832,87 @@ fn paging_is_read_from_the_names_of_its_parameters_and_page_fields() {
     d.has("paginate: { items: entries, offset: { param: offset } }");
 }
 
+fn shapes() -> Described {
+    import(
+        "Shapes",
+        &[(
+            "shapes.yaml",
+            r##"
+openapi: 3.0.3
+info: { title: Shapes, version: "1" }
+paths:
+  /a:
+    get:
+      operationId: get_a
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  owner: { type: object, properties: { id: { type: integer } }, required: [id] }
+                  tree: { $ref: "#/components/schemas/Tree" }
+  /b:
+    get:
+      operationId: get_b
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  owner: { type: object, properties: { id: { type: integer } }, required: [id] }
+                  next: { type: object, properties: { id: { type: string } } }
+                  other: { type: object, description: Not the same., properties: { id: { type: integer } }, required: [id] }
+  /c:
+    get:
+      operationId: get_c
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Owner" }
+components:
+  schemas:
+    Owner: { type: object, properties: { id: { type: integer } }, required: [id] }
+    Tree:
+      type: object
+      properties:
+        left: { type: object, properties: { more: { $ref: "#/components/schemas/Tree" } } }
+        right: { type: object, properties: { more: { $ref: "#/components/schemas/Tree" } } }
+"##,
+        )],
+    )
+}
+
+/// An inline shape met again (docs and all) is the type it was the first time; a named schema
+/// of the same shape keeps its name, and a doc of its own keeps a type apart.
+#[test]
+fn an_inline_shape_met_again_is_one_type() {
+    let shapes = shapes();
+    let spec = shapes.spec();
+    shapes.has("  GetAResultOwner:\n");
+    assert!(!spec.contains("  GetBResultOwner:"), "{spec}");
+    shapes.has("  GetBResultNext:\n");
+    shapes.has("  GetBResultOther:\n");
+    shapes.has("  Owner:\n");
+    let b = &spec[spec.find("  GetBResult:\n").expect("get_b's result")..];
+    assert!(b.contains("owner: Option<GetAResultOwner>"), "{b}");
+    // Two inline objects that hold the same recursive type: one.
+    shapes.has("  TreeLeft:\n");
+    assert!(!spec.contains("  TreeRight:"), "{spec}");
+    assert!(
+        shapes.imported.summary.shared_types == 2,
+        "{}",
+        shapes.imported.summary
+    );
+}
+
 /// Every client above compiles, clippy-clean, against the runtime.
 #[test]
 fn every_rules_client_compiles() {
@@ -843,6 +924,7 @@ fn every_rules_client_compiles() {
         swagger(),
         references(),
         paging(),
+        shapes(),
     ]
     .iter()
     .map(Described::generated)

@@ -25,6 +25,7 @@ mod schema;
 mod security;
 mod service;
 mod settle;
+mod shapes;
 mod spec;
 mod ty;
 
@@ -70,6 +71,8 @@ pub struct Summary {
     pub skipped: Vec<(String, String)>,
     /// Types written.
     pub types: usize,
+    /// Inline types of a shape met before, written once (each use names the first).
+    pub shared_types: usize,
     /// Struct fields, parameters, bodies and returns written: what the fallbacks are counted
     /// against.
     pub fields: usize,
@@ -122,12 +125,13 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} operation(s): {} method(s), {} faithful, {} skipped; {} type(s); {} of {} field(s) serde_json::Value; {} note(s)",
+            "{} operation(s): {} method(s), {} faithful, {} skipped; {} type(s) ({} inline repeat(s) shared); {} of {} field(s) serde_json::Value; {} note(s)",
             self.operations,
             self.methods,
             self.faithful,
             self.skipped.len(),
             self.types,
+            self.shared_types,
             self.value_fallbacks,
             self.fields,
             self.notes.len()

@@ -246,6 +246,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
     builder.note_undefined_schemes();
     builder.define_pending();
     builder.settle_types();
+    builder.share_shapes();
     builder.clear_generated_names();
     builder.paginate_methods();
     let summary = &mut builder.spec.summary;

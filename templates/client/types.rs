@@ -164,6 +164,9 @@ impl<'de{{ ty.read_bounds }}> remcall::__codegen::record::Record<'de> for {{ ty.
         {%- if ty.fields.is_empty() %}
         let _ = (slots, index, map);
         Ok(true)
+        {%- else if ty.fields.len() == 1 %}
+        let _ = index;
+        remcall::__codegen::record::slot(&mut slots.0, map)
         {%- else %}
         match index {
             {%- for field in ty.fields %}

@@ -1167,9 +1167,8 @@ impl<'de> remcall::__codegen::record::Record<'de> for ApiError {
         index: usize,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        match index {
-            _ => remcall::__codegen::record::slot(&mut slots.0, map),
-        }
+        let _ = index;
+        remcall::__codegen::record::slot(&mut slots.0, map)
     }
     fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
         Ok(Self {
@@ -1267,9 +1266,8 @@ impl<'de> remcall::__codegen::record::Record<'de> for Missing {
         index: usize,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        match index {
-            _ => remcall::__codegen::record::slot(&mut slots.0, map),
-        }
+        let _ = index;
+        remcall::__codegen::record::slot(&mut slots.0, map)
     }
     fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
         Ok(Self {
@@ -1312,9 +1310,8 @@ impl<'de> remcall::__codegen::record::Record<'de> for NewCustomer {
         index: usize,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        match index {
-            _ => remcall::__codegen::record::slot(&mut slots.0, map),
-        }
+        let _ = index;
+        remcall::__codegen::record::slot(&mut slots.0, map)
     }
     fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
         Ok(Self {
@@ -1555,9 +1552,8 @@ impl<'de> remcall::__codegen::record::Record<'de> for PageMeta {
         index: usize,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        match index {
-            _ => remcall::__codegen::record::slot(&mut slots.0, map),
-        }
+        let _ = index;
+        remcall::__codegen::record::slot(&mut slots.0, map)
     }
     fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
         Ok(Self {
@@ -1806,9 +1802,8 @@ impl<'de> remcall::__codegen::record::Record<'de> for ArchivePaging {
         index: usize,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        match index {
-            _ => remcall::__codegen::record::slot(&mut slots.0, map),
-        }
+        let _ = index;
+        remcall::__codegen::record::slot(&mut slots.0, map)
     }
     fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
         Ok(Self {

@@ -35,9 +35,8 @@ impl<'de> remcall::__codegen::record::Record<'de> for Holder {
         index: usize,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        match index {
-            _ => remcall::__codegen::record::slot(&mut slots.0, map),
-        }
+        let _ = index;
+        remcall::__codegen::record::slot(&mut slots.0, map)
     }
     fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
         Ok(Self {
