@@ -41,19 +41,48 @@ pub enum RenderError {
 ///
 /// The source is parsed and formatted one top-level item at a time: a syntax tree of a whole
 /// 150,000-line client (a big API's) holds hundreds of megabytes, one item's a few kilobytes,
-/// and prettyplease writes a file's items one after another all the same.
+/// and prettyplease writes a file's items one after another all the same. Items are independent,
+/// so they are formatted on every core, in runs of consecutive items joined in order.
 pub(crate) fn render(client: &ir::Client, spec_path: &str) -> Result<String, RenderError> {
     let source = ClientTemplate { client }.render()?;
+    let items = items(&source);
+    // Where each item starts in the unformatted output, for an error's line.
+    let mut first_lines = Vec::with_capacity(items.len());
+    let mut line = 0;
+    for item in &items {
+        first_lines.push(line);
+        line += item.matches('\n').count();
+    }
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let run = items.len().div_ceil(threads).max(1);
+    let formatted: Vec<Result<String, RenderError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(run)
+            .zip(first_lines.chunks(run))
+            .map(|(items, lines)| scope.spawn(move || format_items(items, lines)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().expect("formatting does not panic"))
+            .collect()
+    });
     let mut out = header(spec_path);
     out.reserve(source.len());
-    let mut line = 0;
-    for item in items(&source) {
+    for part in formatted {
+        out.push_str(&part?);
+    }
+    Ok(out)
+}
+
+/// Consecutive items, each parsed and formatted; `first_lines` are where they start.
+fn format_items(items: &[&str], first_lines: &[usize]) -> Result<String, RenderError> {
+    let mut out = String::new();
+    for (item, first_line) in items.iter().zip(first_lines) {
         let file = syn::parse_file(item).map_err(|e| RenderError::InvalidRust {
-            line: line + e.span().start().line,
+            line: first_line + e.span().start().line,
             message: e.to_string(),
         })?;
         out.push_str(&prettyplease::unparse(&file));
-        line += item.matches('\n').count();
     }
     Ok(out)
 }

@@ -178,7 +178,19 @@ fn document_name(dir: &Path, document: &Path) -> String {
             .next()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .unwrap_or_default(),
-        Err(_) => document
+        Err(_) => document_label(document),
+    }
+}
+
+/// A document's name from its path alone: the folder after an `apis/` in it, else its stem.
+pub(crate) fn document_label(document: &Path) -> String {
+    let parts: Vec<String> = document
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    match parts.iter().position(|part| part == "apis") {
+        Some(i) if i + 2 < parts.len() => parts[i + 1].clone(),
+        _ => document
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default(),
@@ -199,7 +211,7 @@ fn faithful_of(summary: &str) -> (usize, usize) {
 }
 
 /// A scratch crate's manifest, its own workspace, with the main workspace's lock file.
-fn scratch_manifest(
+pub(crate) fn scratch_manifest(
     root: &Path,
     krate: &Path,
     name: &str,
@@ -254,7 +266,7 @@ fn diagnostics(root: &Path, krate: &Path, command: &[&str]) -> anyhow::Result<us
 }
 
 /// The progenitor helper, built, if it can be (it needs crates.io for its dependencies).
-fn progenitor_tool(root: &Path) -> Option<PathBuf> {
+pub(crate) fn progenitor_tool(root: &Path) -> Option<PathBuf> {
     let manifest = root.join("bench/corpus-progenitor/Cargo.toml");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "--manifest-path"])
@@ -274,6 +286,36 @@ fn progenitor_row(
     scratch: &Path,
     name: &str,
 ) -> anyhow::Result<String> {
+    let krate = match progenitor_crate(root, tool, document, scratch, name)? {
+        Ok(krate) => krate,
+        Err(said) => return Ok(said),
+    };
+    let manifest = root.join("bench/corpus-progenitor");
+    let start = Instant::now();
+    let status = Command::new(env!("CARGO"))
+        .current_dir(&krate)
+        .args(["check", "--quiet", "--offline"])
+        .env("CARGO_TARGET_DIR", manifest.join("target/check"))
+        .stderr(std::process::Stdio::null())
+        .status()?;
+    Ok(if status.success() {
+        format!(
+            "generated; compiles ({:.1} s)",
+            start.elapsed().as_secs_f64()
+        )
+    } else {
+        "generated; does not compile".to_owned()
+    })
+}
+
+/// A scratch crate with what progenitor generates from `document`, or what it said instead.
+pub(crate) fn progenitor_crate(
+    root: &Path,
+    tool: &Path,
+    document: &Path,
+    scratch: &Path,
+    name: &str,
+) -> anyhow::Result<Result<PathBuf, String>> {
     let krate = scratch.join(format!("progenitor-{name}"));
     let _ = std::fs::remove_dir_all(&krate);
     std::fs::create_dir_all(krate.join("src"))?;
@@ -283,7 +325,7 @@ fn progenitor_row(
         .output()?;
     let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     if !output.status.success() {
-        return Ok(said);
+        return Ok(Err(said));
     }
     let manifest = root.join("bench/corpus-progenitor");
     let dependencies = std::fs::read_to_string(manifest.join("client-dependencies.toml"))?;
@@ -294,16 +336,5 @@ fn progenitor_row(
         ),
     )?;
     std::fs::copy(manifest.join("Cargo.lock"), krate.join("Cargo.lock"))?;
-    let start = Instant::now();
-    let status = Command::new(env!("CARGO"))
-        .current_dir(&krate)
-        .args(["check", "--quiet", "--offline"])
-        .env("CARGO_TARGET_DIR", manifest.join("target/check"))
-        .stderr(std::process::Stdio::null())
-        .status()?;
-    Ok(if status.success() {
-        format!("{said}; compiles ({:.1} s)", start.elapsed().as_secs_f64())
-    } else {
-        format!("{said}; does not compile")
-    })
+    Ok(Ok(krate))
 }

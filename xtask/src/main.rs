@@ -5,9 +5,12 @@
 //! (docs/IMPORT.md).
 //! `cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]`: imported clients called against Prism's
 //! validating mock of each description (docs/IMPORT.md).
+//! `cargo xtask compile-cost [--baseline REV] DOC…`: the time and memory a user pays to compile
+//! each description's client, beside the generator at REV and progenitor (docs/IMPORT.md).
 //! `cargo xtask layers CRATE_SRC…`: fail when a crate's modules import each other in a circle.
 
 mod bundle;
+mod compile_cost;
 mod conformance;
 mod corpus;
 mod fresh;
@@ -37,6 +40,12 @@ fn main() -> anyhow::Result<()> {
         ["bench", "--quick"] => bench(true),
         ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir), true),
         ["corpus", dir, "--no-progenitor"] => corpus::run(&workspace_root(), Path::new(dir), false),
+        ["compile-cost", "--baseline", rev, documents @ ..] if !documents.is_empty() => {
+            compile_cost::run(&workspace_root(), Some(rev), &paths(documents))
+        }
+        ["compile-cost", documents @ ..] if !documents.is_empty() => {
+            compile_cost::run(&workspace_root(), None, &paths(documents))
+        }
         ["layers", sources @ ..] if !sources.is_empty() => {
             layers::run(&sources.iter().map(PathBuf::from).collect::<Vec<_>>())
         }
@@ -53,9 +62,17 @@ fn main() -> anyhow::Result<()> {
             conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask test | cargo xtask fresh-machine | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask layers CRATE_SRC…"
+            "usage: cargo xtask test | cargo xtask fresh-machine | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
         ),
     }
+}
+
+/// Arguments as paths, made absolute (the xtask runs commands in other directories).
+fn paths(arguments: &[&str]) -> Vec<PathBuf> {
+    arguments
+        .iter()
+        .map(|a| std::path::absolute(a).unwrap_or_else(|_| PathBuf::from(a)))
+        .collect()
 }
 
 fn codegen(check: bool) -> anyhow::Result<()> {

@@ -1,0 +1,223 @@
+//! `cargo xtask compile-cost [--baseline REV] DOC…`: what a user pays to compile the client of
+//! each description, side by side in one run: remcall's client, the client the generator at git
+//! revision REV makes (built in a worktree of its own), and progenitor's where it can generate
+//! one. Each is a crate of its own whose dependencies are built first; then the client crate
+//! alone is built again (debug, `CARGO_INCREMENTAL=0`), timed, with rustc's peak memory. The
+//! contestants of one document are built one after another, so the machine's noise falls on
+//! all of them alike.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+use crate::corpus::{document_label, progenitor_crate, progenitor_tool, scratch_manifest};
+
+/// One build: seconds and peak memory, or why there is none.
+enum Cost {
+    Built { seconds: f64, megabytes: f64 },
+    None(String),
+}
+
+impl Cost {
+    fn cell(&self) -> String {
+        match self {
+            Cost::Built { seconds, megabytes } => format!("{seconds:.1} s, {megabytes:.0} MB"),
+            Cost::None(why) => why.clone(),
+        }
+    }
+
+    fn ratio(&self, to: &Cost) -> String {
+        match (self, to) {
+            (Cost::Built { seconds: a, .. }, Cost::Built { seconds: b, .. }) => {
+                format!("{:.1}×", a / b)
+            }
+            _ => "—".to_owned(),
+        }
+    }
+}
+
+pub(crate) fn run(
+    root: &Path,
+    baseline: Option<&str>,
+    documents: &[PathBuf],
+) -> anyhow::Result<()> {
+    let cli = build_cli(root, root)?;
+    let scratch = root.join("target/compile-cost");
+    std::fs::create_dir_all(&scratch)?;
+    let old_cli = match baseline {
+        Some(rev) => Some(baseline_cli(root, &scratch, rev)?),
+        None => None,
+    };
+    let progenitor = progenitor_tool(root);
+    let mut rows = Vec::new();
+    for (i, document) in documents.iter().enumerate() {
+        let name = document_label(document);
+        eprintln!("[{}/{}] {name}", i + 1, documents.len());
+        let ours = remcall_crate(
+            root,
+            &cli,
+            document,
+            &scratch.join(format!("remcall-{name}")),
+        )
+        .and_then(|krate| build(&krate, &scratch.join("target")));
+        let theirs = match &old_cli {
+            Some(old) => remcall_crate(
+                root,
+                old,
+                document,
+                &scratch.join(format!("baseline-{name}")),
+            )
+            .and_then(|krate| build(&krate, &scratch.join("target"))),
+            None => Ok(Cost::None("not run".to_owned())),
+        };
+        let progenitor = match &progenitor {
+            Some(tool) => match progenitor_crate(root, tool, document, &scratch, &name)? {
+                Ok(krate) => build(
+                    &krate,
+                    &root.join("bench/corpus-progenitor/target/compile-cost"),
+                ),
+                Err(said) => Ok(Cost::None(said)),
+            },
+            None => Ok(Cost::None("not run (bench/corpus-progenitor)".to_owned())),
+        };
+        rows.push((name, ours?, theirs?, progenitor?));
+    }
+    println!(
+        "| document | remcall | {} | progenitor 0.15 | baseline ÷ remcall | progenitor ÷ remcall |",
+        baseline.map_or("baseline".to_owned(), |rev| format!("remcall at {rev}"))
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for (name, ours, theirs, progenitor) in rows {
+        println!(
+            "| {name} | {} | {} | {} | {} | {} |",
+            ours.cell(),
+            theirs.cell(),
+            progenitor.cell(),
+            theirs.ratio(&ours),
+            progenitor.ratio(&ours),
+        );
+    }
+    Ok(())
+}
+
+/// The release CLI of the workspace at `source`, built into its own target directory.
+fn build_cli(root: &Path, source: &Path) -> anyhow::Result<PathBuf> {
+    let target = if source == root {
+        root.join("target")
+    } else {
+        source.join("target")
+    };
+    let status = Command::new(env!("CARGO"))
+        .current_dir(source)
+        .args(["build", "--release", "--quiet", "-p", "remcall-codegen"])
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .context("building remcall")?;
+    if !status.success() {
+        bail!("cargo build of remcall in {} failed", source.display());
+    }
+    Ok(target.join("release/remcall"))
+}
+
+/// The CLI at git revision `rev`, from a worktree under `scratch`.
+fn baseline_cli(root: &Path, scratch: &Path, rev: &str) -> anyhow::Result<PathBuf> {
+    let tree = scratch.join("baseline-tree");
+    if tree.exists() {
+        let _ = Command::new("git")
+            .current_dir(root)
+            .args(["worktree", "remove", "--force"])
+            .arg(&tree)
+            .status();
+        let _ = std::fs::remove_dir_all(&tree);
+    }
+    let status = Command::new("git")
+        .current_dir(root)
+        .args(["worktree", "add", "--detach", "--force"])
+        .arg(&tree)
+        .arg(rev)
+        .status()
+        .context("git worktree add")?;
+    if !status.success() {
+        bail!("cannot check out {rev}");
+    }
+    build_cli(root, &tree)
+}
+
+/// A scratch crate with the client `cli` generates from `document`, against this workspace's
+/// runtime (which every generator version's output compiles with).
+fn remcall_crate(
+    root: &Path,
+    cli: &Path,
+    document: &Path,
+    krate: &Path,
+) -> anyhow::Result<PathBuf> {
+    let _ = std::fs::remove_dir_all(krate);
+    std::fs::create_dir_all(krate.join("src"))?;
+    let spec = krate.join("spec.yaml");
+    let imported = Command::new(cli)
+        .arg("import")
+        .arg(document)
+        .arg("--out")
+        .arg(&spec)
+        .output()?;
+    if !imported.status.success() {
+        bail!("{} does not import", document.display());
+    }
+    let generated = Command::new(cli)
+        .arg("gen")
+        .arg(&spec)
+        .arg("--out")
+        .arg(krate.join("src"))
+        .output()?;
+    if !generated.status.success() {
+        bail!("{} does not generate", document.display());
+    }
+    let lib = std::fs::read_to_string(krate.join("src/mod.rs"))?;
+    std::fs::remove_file(krate.join("src/mod.rs"))?;
+    std::fs::write(krate.join("src/lib.rs"), format!("//! A client.\n{lib}"))?;
+    let name = krate
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    scratch_manifest(root, krate, &name, "remcall = { path = \"RUNTIME\" }")?;
+    Ok(krate.to_path_buf())
+}
+
+/// Builds the crate's dependencies, then the crate alone again, timed under `/usr/bin/time`.
+fn build(krate: &Path, target: &Path) -> anyhow::Result<Cost> {
+    let cargo = |timed: bool| {
+        let mut command = if timed {
+            let mut time = Command::new("/usr/bin/time");
+            time.args(["-f", "cost %e %M", env!("CARGO")]);
+            time
+        } else {
+            Command::new(env!("CARGO"))
+        };
+        command
+            .current_dir(krate)
+            .args(["build", "--quiet", "--offline"])
+            .env("CARGO_TARGET_DIR", target)
+            .env("CARGO_INCREMENTAL", "0");
+        command.output()
+    };
+    if !cargo(false)?.status.success() {
+        return Ok(Cost::None("does not compile".to_owned()));
+    }
+    // Touching the source makes cargo build this crate again and nothing else.
+    let lib = krate.join("src/lib.rs");
+    std::fs::write(&lib, std::fs::read(&lib)?)?;
+    let output = cargo(true)?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let Some(line) = stderr.lines().find_map(|l| l.strip_prefix("cost ")) else {
+        bail!("no timing from /usr/bin/time: {stderr}");
+    };
+    let mut parts = line.split_whitespace();
+    let seconds: f64 = parts.next().unwrap_or_default().parse()?;
+    let kilobytes: f64 = parts.next().unwrap_or_default().parse()?;
+    Ok(Cost::Built {
+        seconds,
+        megabytes: kilobytes / 1024.0,
+    })
+}
