@@ -123,6 +123,22 @@ fn build_cli(root: &Path, source: &Path) -> anyhow::Result<PathBuf> {
 /// The CLI at git revision `rev`, from a worktree under `scratch`.
 fn baseline_cli(root: &Path, scratch: &Path, rev: &str) -> anyhow::Result<PathBuf> {
     let tree = scratch.join("baseline-tree");
+    let commit = |dir: &Path, rev: &str| {
+        Command::new("git")
+            .current_dir(dir)
+            .args(["rev-parse", &format!("{rev}^{{commit}}")])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| o.stdout)
+    };
+    // A tree left by an earlier run at the same commit is used again, with its build.
+    if tree.exists()
+        && commit(&tree, "HEAD").is_some()
+        && commit(&tree, "HEAD") == commit(root, rev)
+    {
+        return build_cli(root, &tree);
+    }
     if tree.exists() {
         let _ = Command::new("git")
             .current_dir(root)
