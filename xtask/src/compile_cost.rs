@@ -152,6 +152,7 @@ fn baseline_cli(root: &Path, scratch: &Path, rev: &str) -> anyhow::Result<PathBu
         .args(["worktree", "add", "--detach", "--force"])
         .arg(&tree)
         .arg(rev)
+        .stdout(std::process::Stdio::null())
         .status()
         .context("git worktree add")?;
     if !status.success() {
