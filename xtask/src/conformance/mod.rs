@@ -78,7 +78,7 @@ pub(crate) fn run(
     let mut rows = Vec::new();
     let mut not_run = Vec::new();
     for document in documents {
-        let name = document_name(document);
+        let name = crate::corpus::document_label(document);
         eprintln!("conformance: {name}");
         let tally = match one(root, &cli, &prism, &scratch, document, &name, mode) {
             Ok(tally) => tally,
@@ -165,22 +165,6 @@ fn build_cli(root: &Path) -> anyhow::Result<PathBuf> {
         bail!("cargo build of remcall failed");
     }
     Ok(root.join("target/debug/remcall"))
-}
-
-/// A document's name: the folder under an `apis/` directory it is the entry of, else its
-/// file's stem.
-fn document_name(document: &Path) -> String {
-    let components: Vec<String> = document
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    match components.iter().position(|c| c == "apis") {
-        Some(at) if at + 2 < components.len() => components[at + 1].clone(),
-        _ => document
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-    }
 }
 
 fn one(
