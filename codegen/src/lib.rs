@@ -192,6 +192,14 @@ pub fn generate_text(path: &Path, text: &str) -> Result<Generated, Error> {
     )
 }
 
+/// Validates a spec held in memory, named `path` in diagnostics, without rendering it (what
+/// `remcall import` asks of what it writes; `gen` renders it).
+pub fn check_text(path: &Path, text: &str) -> Result<(), Error> {
+    let spec = spec::load_text(path, text, &[]).map_err(Error::Invalid)?;
+    validate::validate(&spec).map_err(Error::Invalid)?;
+    Ok(())
+}
+
 /// A spec as the header names it: its directory's name and its file name (`specs/user.yaml`),
 /// `/`-separated. Nothing around them counts, so the same spec gives the same bytes from
 /// whatever directory, however its path is spelt, and whether or not a `Cargo.toml` has since

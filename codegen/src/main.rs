@@ -228,7 +228,7 @@ fn import(
         }
     };
     // What is written must check: an import that does not is the importer's bug.
-    if let Err(error) = remcall_codegen::generate_text(out, &imported.spec) {
+    if let Err(error) = remcall_codegen::check_text(out, &imported.spec) {
         eprintln!("{error:?}");
         eprintln!(
             "error: the spec imported from {} does not check; this is a bug in `remcall import`, please report it with the description. Nothing was written.",
