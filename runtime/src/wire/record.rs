@@ -130,7 +130,8 @@ pub trait Optional {
 
 impl<T: Serialize> Optional for Option<T> {
     fn present(&self) -> Option<&dyn erased_serde::Serialize> {
-        self.as_ref().map(|value| value as &dyn erased_serde::Serialize)
+        self.as_ref()
+            .map(|value| value as &dyn erased_serde::Serialize)
     }
 }
 
@@ -306,7 +307,10 @@ mod tests {
     #[test]
     fn fields_are_written_by_wire_name_without_absent_ones_and_other_keys_follow() {
         let mut pet: Pet = serde_json::from_str(r#"{"id":7,"color":"red"}"#).unwrap();
-        assert_eq!(serde_json::to_string(&pet).unwrap(), r#"{"id":7,"color":"red"}"#);
+        assert_eq!(
+            serde_json::to_string(&pet).unwrap(),
+            r#"{"id":7,"color":"red"}"#
+        );
         pet.name = Some("Rex".into());
         assert_eq!(
             serde_json::to_string(&pet).unwrap(),
@@ -331,15 +335,24 @@ mod tests {
     #[test]
     fn errors_say_what_serde_derive_says() {
         let missing = serde_json::from_str::<Pet>(r#"{"name":"Rex"}"#).unwrap_err();
-        assert_eq!(missing.to_string(), "missing field `id` at line 1 column 14");
+        assert_eq!(
+            missing.to_string(),
+            "missing field `id` at line 1 column 14"
+        );
         let twice = serde_json::from_str::<Pet>(r#"{"id":1,"id":2}"#).unwrap_err();
-        assert_eq!(twice.to_string(), "duplicate field `id` at line 1 column 12");
+        assert_eq!(
+            twice.to_string(),
+            "duplicate field `id` at line 1 column 12"
+        );
         let wrong = serde_json::from_str::<Pet>(r#"{"id":"one"}"#).unwrap_err();
         assert_eq!(
             wrong.to_string(),
             "invalid type: string \"one\", expected i64 at line 1 column 11"
         );
         let not_a_map = serde_json::from_str::<Pet>("[1]").unwrap_err();
-        assert!(not_a_map.to_string().contains("expected struct Pet"), "{not_a_map}");
+        assert!(
+            not_a_map.to_string().contains("expected struct Pet"),
+            "{not_a_map}"
+        );
     }
 }
