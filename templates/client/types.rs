@@ -156,9 +156,13 @@ impl<'de{{ ty.read_bounds }}> remcall::__codegen::record::Record<'de> for {{ ty.
     const KEEPS_OTHERS: bool = true;
     {%- endif %}
 
+    {%- if ty.fields.is_empty() && ty.additional.is_none() %}
+    fn slots() -> Self::Slots {}
+    {%- else %}
     fn slots() -> Self::Slots {
         ({% for field in ty.fields %}None, {% endfor %}{% if ty.additional.is_some() %}std::collections::BTreeMap::new(),{% endif %})
     }
+    {%- endif %}
 
     fn read<A: remcall::serde::de::MapAccess<'de>>(slots: &mut Self::Slots, index: usize, map: &mut A) -> Result<bool, A::Error> {
         {%- if ty.fields.is_empty() %}

@@ -4,6 +4,7 @@ use axum::Router;
 use axum::routing::{any, get};
 use remcall::serde_json::{self, json};
 use remcall_edge_cases::clients::deep_client::DeepClient;
+use remcall_edge_cases::clients::model_only::{Money, Ping};
 use remcall_edge_cases::clients::reserved::{Keyword, Reserved, ReservedFallback};
 use remcall_edge_cases::clients::style_client::StyleClient;
 use remcall_edge_cases::clients::tree_client::{Node, TreeClient};
@@ -196,4 +197,37 @@ async fn each_method_takes_its_optional_parameters_as_its_call_style_says() {
             "/send?send=s&stream=t&options=o&options=p",
         ]
     );
+}
+
+/// A struct without fields is `{}` and ignores whatever keys come; one with fields says which is
+/// missing, which came twice, and which has the wrong type, as serde's derive would.
+#[test]
+fn structs_read_and_write_their_wire_form() {
+    assert_eq!(serde_json::to_string(&Ping {}).unwrap(), "{}");
+    assert_eq!(
+        serde_json::from_str::<Ping>(r#"{"anything": [1, {"deep": true}]}"#).unwrap(),
+        Ping {}
+    );
+    let money: Money = serde_json::from_str(r#"{"currency":"EUR","cents":150}"#).unwrap();
+    assert_eq!((money.cents, money.currency.as_str()), (150, "EUR"));
+    assert_eq!(
+        serde_json::to_string(&money).unwrap(),
+        r#"{"cents":150,"currency":"EUR"}"#
+    );
+    let errors = [
+        (r#"{"cents":1}"#, "missing field `currency`"),
+        (
+            r#"{"cents":1,"cents":2,"currency":"EUR"}"#,
+            "duplicate field `cents`",
+        ),
+        (
+            r#"{"cents":"1","currency":"EUR"}"#,
+            "invalid type: string \"1\", expected i64",
+        ),
+        ("[1]", "expected struct Money"),
+    ];
+    for (body, expected) in errors {
+        let error = serde_json::from_str::<Money>(body).unwrap_err().to_string();
+        assert!(error.contains(expected), "{body}: {error}");
+    }
 }

@@ -47,6 +47,42 @@ impl<'de> remcall::__codegen::record::Record<'de> for Money {
         })
     }
 }
+/// An acknowledgement with nothing in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ping {}
+impl remcall::serde::Serialize for Ping {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(serializer, "Ping", &[])
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for Ping {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for Ping {
+    type Slots = ();
+    const NAME: &'static str = "Ping";
+    const FIELDS: &'static [&'static str] = &[];
+    fn slots() -> Self::Slots {}
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        let _ = (slots, index, map);
+        Ok(true)
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        let () = slots;
+        Ok(Self {})
+    }
+}
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "ModelOnly",
     base_urls: &[],
