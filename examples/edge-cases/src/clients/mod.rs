@@ -23,6 +23,10 @@ pub mod tree_client;
 #[rustfmt::skip]
 #[allow(dead_code, missing_docs, clippy::too_many_arguments, clippy::type_complexity, clippy::large_enum_variant, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::disallowed_names, unused_variables)]
 pub mod reserved;
+/// The client generated from `edge/stub_names.yaml`.
+#[rustfmt::skip]
+#[allow(dead_code, missing_docs, clippy::too_many_arguments, clippy::type_complexity, clippy::large_enum_variant, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::disallowed_names, unused_variables)]
+pub mod stub_names;
 /// The client generated from `edge/unicode_crlf_bom.yaml`.
 #[rustfmt::skip]
 #[allow(dead_code, missing_docs, clippy::too_many_arguments, clippy::type_complexity, clippy::large_enum_variant, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::disallowed_names, unused_variables)]

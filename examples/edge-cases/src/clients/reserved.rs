@@ -140,30 +140,12 @@ static TAKE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     not_found_none: false,
     profile: "",
 };
-static START: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 3,
-    name: "start",
-    http_method: "POST",
-    path: "/start/{raw}",
-    idempotent: false,
-    not_found_none: false,
-    profile: "",
-};
-static URL: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 4,
-    name: "url",
-    http_method: "GET",
-    path: "/url",
-    idempotent: true,
-    not_found_none: false,
-    profile: "",
-};
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "Reserved",
     base_urls: &["http://localhost:8091"],
     base_path: "",
     profile: "",
-    methods: &[&TYPE, &MATCH, &TAKE, &START, &URL],
+    methods: &[&TYPE, &MATCH, &TAKE],
 };
 /// The `Reserved` HTTP client.
 ///
@@ -245,22 +227,6 @@ impl<F: ReservedFallback> Reserved<F> {
             .query("cause", cause);
         let fallback_ = |cause_| self.fallback.take(request, fallback, cause, cause_);
         self.inner.call_or_fallback(request_, decode::json, fallback_).await
-    }
-    /// `POST /start/{raw}`
-    pub async fn start(
-        &self,
-        raw: &str,
-        url: Option<&str>,
-    ) -> Result<(), remcall::Error> {
-        let request = START.request().path("raw", raw).query("url", url);
-        let fallback = |cause| self.fallback.start(raw, url, cause);
-        self.inner.call_or_fallback(request, decode::unit, fallback).await
-    }
-    /// `GET /url`
-    pub async fn url(&self) -> Result<String, remcall::Error> {
-        let request = URL.request();
-        let fallback = |cause| self.fallback.url(cause);
-        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
 }
 /// Builds a [`Reserved`].
@@ -353,22 +319,6 @@ pub trait ReservedFallback: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<Keyword, remcall::Error>> + Send {
         async move { Err(cause_) }
     }
-    /// The fallback of [`Reserved::start`].
-    fn start(
-        &self,
-        raw: &str,
-        url: Option<&str>,
-        cause: remcall::Error,
-    ) -> impl std::future::Future<Output = Result<(), remcall::Error>> + Send {
-        async move { Err(cause) }
-    }
-    /// The fallback of [`Reserved::url`].
-    fn url(
-        &self,
-        cause: remcall::Error,
-    ) -> impl std::future::Future<Output = Result<String, remcall::Error>> + Send {
-        async move { Err(cause) }
-    }
 }
 impl ReservedFallback for remcall::NoFallback {}
 /// A stub of [`Reserved`]'s API, for tests (`stubs: true`): its server runs with the
@@ -409,14 +359,6 @@ pub mod stub {
         pub fn take(&self) -> TakeStubbing<'_> {
             TakeStubbing(self.0.operation(&TAKE))
         }
-        /// [`Reserved::start`]: a rule made by its first matcher or answer, its faults, its calls.
-        pub fn start_(&self) -> StartStubbing<'_> {
-            StartStubbing(self.0.operation(&START))
-        }
-        /// [`Reserved::url`]: a rule made by its first matcher or answer, its faults, its calls.
-        pub fn url_(&self) -> UrlStubbing<'_> {
-            UrlStubbing(self.0.operation(&URL))
-        }
     }
     /// Reads a received request as its operation's types.
     fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
@@ -424,8 +366,6 @@ pub mod stub {
             "type" => TypeReceived::decode(raw).map(drop),
             "match" => MatchReceived::decode(raw).map(drop),
             "take" => TakeReceived::decode(raw).map(drop),
-            "start" => StartReceived::decode(raw).map(drop),
-            "url" => UrlReceived::decode(raw).map(drop),
             _ => Ok(()),
         }
     }
@@ -570,80 +510,6 @@ pub mod stub {
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Keyword) -> Self {
-            Self(self.0.returns_json(value))
-        }
-    }
-    /// A request of [`Reserved::start`] the stub received, read as the spec's types.
-    #[derive(Debug)]
-    pub struct StartReceived {
-        /// `raw.path_value("raw")`
-        pub raw: String,
-        /// `raw.query_value("url")`
-        pub url: Option<String>,
-        /// The request as received.
-        pub raw_: remcall::stub::Recorded,
-    }
-    impl StartReceived {
-        /// Reads `raw` as the spec's types; the error says what does not fit.
-        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
-            Ok(Self {
-                raw: raw.path_value("raw")?,
-                url: raw.query_value("url")?,
-                raw_: raw.clone(),
-            })
-        }
-    }
-    /// A rule for [`Reserved::start`].
-    #[derive(Debug)]
-    pub struct StartStubbing<'a>(remcall::stub::Stubbing<'a>);
-    impl StartStubbing<'_> {
-        remcall::__stub_common!();
-        /// The requests it received, read as the spec's types (one that did not fit was
-        /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<StartReceived> {
-            self.0
-                .calls()
-                .iter()
-                .filter_map(|raw| StartReceived::decode(raw).ok())
-                .collect()
-        }
-        /// Only requests whose `raw` is `value`.
-        pub fn with_raw(self, value: &str) -> Self {
-            Self(self.0.with_path("raw", value))
-        }
-        /// Only requests whose `url` is `value`.
-        pub fn with_url(self, value: &str) -> Self {
-            Self(self.0.with_query("url", value))
-        }
-    }
-    /// A request of [`Reserved::url`] the stub received, read as the spec's types.
-    #[derive(Debug)]
-    pub struct UrlReceived {
-        /// The request as received.
-        pub raw: remcall::stub::Recorded,
-    }
-    impl UrlReceived {
-        /// Reads `raw` as the spec's types; the error says what does not fit.
-        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
-            Ok(Self { raw: raw.clone() })
-        }
-    }
-    /// A rule for [`Reserved::url`].
-    #[derive(Debug)]
-    pub struct UrlStubbing<'a>(remcall::stub::Stubbing<'a>);
-    impl UrlStubbing<'_> {
-        remcall::__stub_common!();
-        /// The requests it received, read as the spec's types (one that did not fit was
-        /// answered 400, and fails the test when the stub is dropped).
-        pub fn calls(&self) -> Vec<UrlReceived> {
-            self.0
-                .calls()
-                .iter()
-                .filter_map(|raw| UrlReceived::decode(raw).ok())
-                .collect()
-        }
-        /// Answers 200 with `value`.
-        pub fn returns(self, value: &String) -> Self {
             Self(self.0.returns_json(value))
         }
     }
