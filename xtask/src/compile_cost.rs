@@ -42,7 +42,7 @@ pub(crate) fn run(
     baseline: Option<&str>,
     documents: &[PathBuf],
 ) -> anyhow::Result<()> {
-    let cli = build_cli(root, root)?;
+    let cli = build_cli(root)?;
     let scratch = root.join("target/compile-cost");
     std::fs::create_dir_all(&scratch)?;
     let old_cli = match baseline {
@@ -102,12 +102,8 @@ pub(crate) fn run(
 }
 
 /// The release CLI of the workspace at `source`, built into its own target directory.
-fn build_cli(root: &Path, source: &Path) -> anyhow::Result<PathBuf> {
-    let target = if source == root {
-        root.join("target")
-    } else {
-        source.join("target")
-    };
+fn build_cli(source: &Path) -> anyhow::Result<PathBuf> {
+    let target = source.join("target");
     let status = Command::new(env!("CARGO"))
         .current_dir(source)
         .args(["build", "--release", "--quiet", "-p", "remcall-codegen"])
@@ -137,7 +133,7 @@ fn baseline_cli(root: &Path, scratch: &Path, rev: &str) -> anyhow::Result<PathBu
         && commit(&tree, "HEAD").is_some()
         && commit(&tree, "HEAD") == commit(root, rev)
     {
-        return build_cli(root, &tree);
+        return build_cli(&tree);
     }
     if tree.exists() {
         let _ = Command::new("git")
@@ -158,7 +154,7 @@ fn baseline_cli(root: &Path, scratch: &Path, rev: &str) -> anyhow::Result<PathBu
     if !status.success() {
         bail!("cannot check out {rev}");
     }
-    build_cli(root, &tree)
+    build_cli(&tree)
 }
 
 /// A scratch crate with the client `cli` generates from `document`, against this workspace's

@@ -187,11 +187,8 @@ struct KeySeed {
 }
 
 impl KeySeed {
-    fn key(self, name: &str, owned: impl FnOnce() -> String) -> Key {
-        match self.fields.iter().position(|field| *field == name) {
-            Some(index) => Key::Field(index),
-            None => Key::Other(self.keep_others.then(owned)),
-        }
+    fn position(self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|field| *field == name)
     }
 }
 
@@ -211,14 +208,16 @@ impl Visitor<'_> for KeySeed {
     }
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
-        Ok(self.key(name, || name.to_owned()))
+        Ok(match self.position(name) {
+            Some(index) => Key::Field(index),
+            None => Key::Other(self.keep_others.then(|| name.to_owned())),
+        })
     }
 
     fn visit_string<E: de::Error>(self, name: String) -> Result<Key, E> {
-        let probe = self.key(&name, String::new);
-        Ok(match probe {
-            Key::Other(Some(_)) => Key::Other(Some(name)),
-            other => other,
+        Ok(match self.position(&name) {
+            Some(index) => Key::Field(index),
+            None => Key::Other(self.keep_others.then_some(name)),
         })
     }
 
