@@ -1,89 +1,102 @@
-//! The spec as YAML: block style, keys in a fixed order, every scalar quoted unless it is plainly
-//! a word, so the same description always gives the same bytes and the output reads like a spec
-//! written by hand.
+//! The spec as YAML, written by construction: the spec is laid out as a YAML value tree (keys in
+//! a fixed order) and the YAML emitter writes it, so every scalar a description supplied is
+//! quoted and escaped as YAML needs and no text of a description can become a key, a comment
+//! or a second document. The only text written by hand is the header of comments, each line
+//! through [`crate::escape::one_line`], which leaves no line break of any kind in it.
 
-use crate::doc_text::for_rustdoc;
-use std::fmt::Write;
 use std::path::Path;
 
 use serde_json::Value;
+use serde_yaml::{Mapping, Value as Yaml};
 
+use crate::doc_text::for_rustdoc;
+use crate::escape::one_line;
 use crate::names;
 use crate::spec::{Auth, BodyOut, FieldOut, MethodOut, Paginate, ParamOut, Profile, Spec, TypeOut};
 use crate::ty::{Encoding, Ty};
 
 /// The spec's text.
 pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
-    let mut out = String::new();
     let name = source
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "# Imported from {} by `remcall import`.",
-        one_line(&name)
-    );
-    let _ = writeln!(out, "# {}.", spec.summary);
+    let mut out = format!("# Imported from {} by `remcall import`.\n", one_line(&name));
+    out.push_str(&format!("# {}.\n", spec.summary));
     for (operation, reason) in &spec.summary.skipped {
-        let _ = writeln!(
-            out,
-            "# skipped {}: {}",
+        out.push_str(&format!(
+            "# skipped {}: {}\n",
             one_line(operation),
             one_line(reason)
-        );
+        ));
     }
     for note in &spec.summary.notes {
-        let _ = writeln!(out, "# note: {}", one_line(&note.to_string()));
+        // A note's Display escapes what it quotes of the description.
+        out.push_str(&format!("# note: {note}\n"));
     }
-    let _ = writeln!(out, "client: {}", scalar(&spec.client));
+
+    let mut head = Mapping::new();
+    head.insert("client".into(), spec.client.as_str().into());
     if let Some(doc) = &spec.doc {
-        write_doc(&mut out, 0, doc);
+        head.insert("doc".into(), doc_value(doc));
     }
     if let Some(url) = &spec.base_url {
-        let _ = writeln!(out, "base_url: {}", scalar(url));
+        head.insert("base_url".into(), url.as_str().into());
     }
-    let profile = &spec.profile;
-    if !profile.is_empty() {
-        out.push_str("config: main\nconfigs:\n  main:\n");
-        write_profile(&mut out, 4, profile);
+    if let Some(path) = &spec.base_path {
+        head.insert("base_path".into(), path.as_str().into());
     }
+    if !spec.profile.is_empty() {
+        head.insert("config".into(), "main".into());
+        let mut configs = Mapping::new();
+        configs.insert("main".into(), profile(&spec.profile));
+        head.insert("configs".into(), configs.into());
+    }
+    out.push_str(&emitted(head));
+
     if !spec.types.is_empty() {
-        out.push_str("\ntypes:\n");
-        for (name, ty) in &spec.types {
-            write_type(&mut out, name, ty);
+        let mut types = Mapping::new();
+        for (name, definition) in &spec.types {
+            types.insert(name.as_str().into(), type_value(definition));
         }
-    }
-    out.push_str("\nmethods:");
-    if spec.methods.is_empty() {
-        out.push_str(" {}\n");
-    } else {
         out.push('\n');
-        for method in &spec.methods {
-            write_method(&mut out, method);
-        }
+        out.push_str(&emitted(section("types", types)));
     }
+    let mut methods = Mapping::new();
+    for method in &spec.methods {
+        methods.insert(method.name.as_str().into(), method_value(method));
+    }
+    out.push('\n');
+    out.push_str(&emitted(section("methods", methods)));
     out
 }
 
-/// A profile's credentials, `indent` spaces in.
-fn write_profile(out: &mut String, indent: usize, profile: &Profile) {
-    let pad = " ".repeat(indent);
+/// A mapping's YAML text. The emitter cannot fail on a tree of strings, numbers, booleans,
+/// sequences and mappings with string or number keys.
+fn emitted(mapping: Mapping) -> String {
+    serde_yaml::to_string(&Yaml::Mapping(mapping)).unwrap_or_default()
+}
+
+fn section(key: &str, value: Mapping) -> Mapping {
+    let mut outer = Mapping::new();
+    outer.insert(key.into(), value.into());
+    outer
+}
+
+/// A profile's credentials.
+fn profile(profile: &Profile) -> Yaml {
+    let mut out = Mapping::new();
+    let mut auth = Mapping::new();
     match &profile.auth {
         Some(Auth::Bearer(token)) => {
-            let _ = writeln!(
-                out,
-                "{pad}auth: {{ bearer: {{ token: {} }} }}",
-                scalar(token)
-            );
+            auth.insert("bearer".into(), pairs(&[("token", token.as_str().into())]));
         }
         Some(Auth::Basic(user, password)) => {
-            let _ = writeln!(
-                out,
-                "{pad}auth: {{ basic: {{ username: {}, password: {} }} }}",
-                scalar(user),
-                scalar(password)
-            );
+            let basic = pairs(&[
+                ("username", user.as_str().into()),
+                ("password", password.as_str().into()),
+            ]);
+            auth.insert("basic".into(), basic);
         }
         Some(Auth::OAuth2 {
             token_url,
@@ -91,140 +104,124 @@ fn write_profile(out: &mut String, indent: usize, profile: &Profile) {
             client_secret,
             scopes,
         }) => {
-            let _ = writeln!(out, "{pad}auth:\n{pad}  oauth2:");
-            let _ = writeln!(out, "{pad}    token_url: {}", scalar(token_url));
-            let _ = writeln!(out, "{pad}    client_id: {}", scalar(client_id));
-            let _ = writeln!(out, "{pad}    client_secret: {}", scalar(client_secret));
+            let mut oauth2 = Mapping::new();
+            oauth2.insert("token_url".into(), token_url.as_str().into());
+            oauth2.insert("client_id".into(), client_id.as_str().into());
+            oauth2.insert("client_secret".into(), client_secret.as_str().into());
             if !scopes.is_empty() {
-                let listed: Vec<String> = scopes.iter().map(|s| scalar(s)).collect();
-                let _ = writeln!(out, "{pad}    scopes: [{}]", listed.join(", "));
+                oauth2.insert("scopes".into(), strings(scopes.iter()));
             }
+            auth.insert("oauth2".into(), oauth2.into());
         }
         None => {}
+    }
+    if !auth.is_empty() {
+        out.insert("auth".into(), auth.into());
     }
     for (key, secrets) in [("headers", &profile.headers), ("query", &profile.query)] {
         if secrets.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{pad}{key}:");
+        let mut section = Mapping::new();
         for (name, value) in secrets {
-            let _ = writeln!(
-                out,
-                "{pad}  {}: {{ value: {}, secret: true }}",
-                scalar(name),
-                scalar(value)
-            );
+            let secret = pairs(&[("value", value.as_str().into()), ("secret", true.into())]);
+            section.insert(name.as_str().into(), secret);
         }
+        out.insert(key.into(), section.into());
     }
+    out.into()
 }
 
-fn write_type(out: &mut String, name: &str, definition: &TypeOut) {
-    let _ = writeln!(out, "  {name}:");
+fn type_value(definition: &TypeOut) -> Yaml {
+    let mut out = Mapping::new();
     match definition {
         TypeOut::Struct(s) => {
-            if let Some(doc) = &s.doc {
-                write_doc(out, 4, doc);
-            }
+            put_doc(&mut out, s.doc.as_deref());
             if !s.all_of.is_empty() {
-                let _ = writeln!(out, "    all_of: [{}]", s.all_of.join(", "));
+                out.insert("all_of".into(), strings(s.all_of.iter()));
             }
-            if s.fields.is_empty() {
-                out.push_str("    fields: {}\n");
-            } else {
-                out.push_str("    fields:\n");
-                for field in &s.fields {
-                    write_field(out, field);
-                }
+            let mut fields = Mapping::new();
+            for field in &s.fields {
+                fields.insert(field.key.as_str().into(), field_value(field));
             }
+            out.insert("fields".into(), fields.into());
             if let Some(values) = &s.additional {
-                let _ = writeln!(out, "    additional_properties: {}", ty(values));
+                out.insert("additional_properties".into(), ty(values));
             }
         }
         TypeOut::Enum(e) => {
-            if let Some(doc) = &e.doc {
-                write_doc(out, 4, doc);
-            }
+            put_doc(&mut out, e.doc.as_deref());
             let values = variant_names(&e.values);
-            if values
+            let plain = values
                 .iter()
-                .all(|(_, name, doc)| name.is_none() && doc.is_none())
-            {
-                let values: Vec<String> = values.iter().map(|(v, _, _)| json_scalar(v)).collect();
-                let _ = writeln!(out, "    enum: [{}]", values.join(", "));
-            } else {
-                out.push_str("    enum:\n");
-                for (value, name, doc) in &values {
-                    let _ = write!(out, "      - {{ value: {}", json_scalar(value));
-                    if let Some(name) = name {
-                        let _ = write!(out, ", name: {name}");
-                    }
-                    if let Some(doc) = doc {
-                        let _ = write!(
-                            out,
-                            ", doc: {}",
-                            serde_json::to_string(&one_line(&for_rustdoc(
-                                &crate::markdown::from_html(doc)
-                            )))
-                            .unwrap_or_default()
-                        );
-                    }
-                    out.push_str(" }\n");
+                .all(|(_, name, doc)| name.is_none() && doc.is_none());
+            let listed = values.iter().map(|(value, name, doc)| {
+                if plain {
+                    return json(value);
                 }
-            }
+                let mut entry = Mapping::new();
+                entry.insert("value".into(), json(value));
+                if let Some(name) = name {
+                    entry.insert("name".into(), name.as_str().into());
+                }
+                if let Some(doc) = doc {
+                    // One line: a value's doc is a line of the enum's table.
+                    let text = doc_text(doc).replace('\n', " ");
+                    entry.insert("doc".into(), text.into());
+                }
+                entry.into()
+            });
+            out.insert("enum".into(), Yaml::Sequence(listed.collect()));
             // A server that adds a value must not break the client.
-            out.push_str("    open: true\n");
+            out.insert("open".into(), true.into());
         }
         TypeOut::Union(u) => {
-            if let Some(doc) = &u.doc {
-                write_doc(out, 4, doc);
-            }
-            let alternatives: Vec<String> = u.alternatives.iter().map(ty).collect();
-            let _ = writeln!(out, "    one_of: [{}]", alternatives.join(", "));
+            put_doc(&mut out, u.doc.as_deref());
+            let alternatives = u.alternatives.iter().map(ty).collect();
+            out.insert("one_of".into(), Yaml::Sequence(alternatives));
             if let Some(tag) = &u.tag {
-                let _ = writeln!(out, "    tag: {}", scalar(tag));
+                out.insert("tag".into(), tag.as_str().into());
                 if !u.mapping.is_empty() {
-                    out.push_str("    mapping:\n");
+                    let mut mapping = Mapping::new();
                     for (value, ty) in &u.mapping {
-                        let _ = writeln!(out, "      {}: {}", scalar(value), scalar(ty));
+                        mapping.insert(value.as_str().into(), ty.as_str().into());
                     }
+                    out.insert("mapping".into(), mapping.into());
                 }
             }
         }
     }
+    out.into()
 }
 
-/// One struct field: `key: type` when that is all it says, else a map of what it says.
-fn write_field(out: &mut String, field: &FieldOut) {
+/// One struct field: its type alone when that is all it says, else a map of what it says.
+fn field_value(field: &FieldOut) -> Yaml {
     let plain = field.doc.is_none()
         && field.rename.is_none()
         && !field.required_null
         && field.constant.is_none();
     if plain {
-        let _ = writeln!(out, "      {}: {}", field.key, ty(&field.ty));
-        return;
+        return ty(&field.ty);
     }
-    let _ = writeln!(out, "      {}:", field.key);
-    let _ = writeln!(out, "        type: {}", ty(&field.ty));
+    let mut out = Mapping::new();
+    out.insert("type".into(), ty(&field.ty));
     if let Some(rename) = &field.rename {
-        let _ = writeln!(out, "        rename: {}", scalar(rename));
+        out.insert("rename".into(), rename.as_str().into());
     }
     if field.required_null {
-        out.push_str("        required: true\n");
+        out.insert("required".into(), true.into());
     }
     if let Some(constant) = &field.constant {
-        let _ = writeln!(out, "        const: {}", json_scalar(constant));
+        out.insert("const".into(), json(constant));
     }
-    if let Some(doc) = &field.doc {
-        write_doc(out, 8, doc);
-    }
+    put_doc(&mut out, field.doc.as_deref());
+    out.into()
 }
 
-fn write_method(out: &mut String, method: &MethodOut) {
-    let _ = writeln!(out, "  {}:", method.name);
-    if let Some(doc) = &method.doc {
-        write_doc(out, 4, doc);
-    }
-    let _ = writeln!(out, "    request: {}", scalar(&method.request));
+fn method_value(method: &MethodOut) -> Yaml {
+    let mut out = Mapping::new();
+    put_doc(&mut out, method.doc.as_deref());
+    out.insert("request".into(), method.request.as_str().into());
     for (section, params) in [
         ("path", &method.path),
         ("query", &method.query),
@@ -233,222 +230,185 @@ fn write_method(out: &mut String, method: &MethodOut) {
         if params.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "    {section}:");
+        let mut listed = Mapping::new();
         for param in params {
-            write_param(out, param);
+            listed.insert(param.key.as_str().into(), param_value(param));
         }
+        out.insert(section.into(), listed.into());
     }
     if let Some(body) = &method.body {
-        write_body(out, body);
+        out.insert("body".into(), body_value(body));
     }
     match &method.returns {
         Some((returned, Encoding::Json)) => {
-            let _ = writeln!(out, "    returns: {}", ty(returned));
+            out.insert("returns".into(), ty(returned));
         }
         Some((returned, encoding)) => {
-            let _ = writeln!(
-                out,
-                "    returns: {{ type: {}, as: {} }}",
-                ty(returned),
-                encoding.word()
-            );
+            let returns = pairs(&[("type", ty(returned)), ("as", encoding.word().into())]);
+            out.insert("returns".into(), returns);
         }
         None => {}
     }
     if !method.responses.is_empty() {
-        out.push_str("    responses:\n");
+        let mut responses = Mapping::new();
         for (status, returned) in &method.responses {
-            let _ = writeln!(out, "      {status}: {}", ty(returned));
+            responses.insert(u64::from(*status).into(), ty(returned));
         }
+        out.insert("responses".into(), responses.into());
     }
     if !method.errors.is_empty() {
-        out.push_str("    errors:\n");
+        let mut errors = Mapping::new();
         for (status, error) in &method.errors {
-            let _ = writeln!(out, "      {}: {}", scalar(status), ty(error));
+            errors.insert(status.as_str().into(), ty(error));
         }
+        out.insert("errors".into(), errors.into());
     }
-    if let Some(profile) = &method.profile {
-        out.push_str("    config:\n");
-        write_profile(out, 6, profile);
+    if let Some(own) = &method.profile {
+        out.insert("config".into(), profile(own));
     }
     if let Some(header) = &method.idempotency_key {
-        let _ = writeln!(out, "    idempotency_key: {}", scalar(header));
+        out.insert("idempotency_key".into(), header.as_str().into());
     }
-    match &method.paginate {
-        Some(Paginate::LinkHeader) => out.push_str("    paginate: { link_header: next }\n"),
-        Some(Paginate::NextUrl { items, next }) => {
-            let _ = writeln!(out, "    paginate: {{ items: {items}, next_url: {next} }}");
+    if let Some(paginate) = &method.paginate {
+        out.insert("paginate".into(), paginate_value(paginate));
+    }
+    out.into()
+}
+
+fn paginate_value(paginate: &Paginate) -> Yaml {
+    let text = |s: &String| Yaml::from(s.as_str());
+    let with_items = |items: &String, key: &str, inner: Yaml| {
+        let mut out = Mapping::new();
+        if !items.is_empty() {
+            out.insert("items".into(), text(items));
         }
-        Some(Paginate::Cursor { items, param, from }) => {
-            let _ = writeln!(
-                out,
-                "    paginate: {{ items: {items}, cursor: {{ param: {param}, from: {from} }} }}"
-            );
+        out.insert(key.into(), inner);
+        Yaml::Mapping(out)
+    };
+    let optional = |keys: &[(&str, Option<Yaml>)]| -> Vec<(String, Yaml)> {
+        keys.iter()
+            .filter_map(|(key, value)| Some(((*key).to_owned(), value.clone()?)))
+            .collect()
+    };
+    match paginate {
+        Paginate::LinkHeader => pairs(&[("link_header", "next".into())]),
+        Paginate::NextUrl { items, next } => {
+            pairs(&[("items", text(items)), ("next_url", text(next))])
         }
-        Some(Paginate::ItemCursor {
+        Paginate::Cursor { items, param, from } => {
+            let cursor = pairs(&[("param", text(param)), ("from", text(from))]);
+            with_items(items, "cursor", cursor)
+        }
+        Paginate::ItemCursor {
             items,
             param,
             field,
             has_more,
-        }) => {
-            let _ = writeln!(
-                out,
-                "    paginate: {{ items: {items}, cursor: {{ param: {param}, from_item: {field}, has_more: {has_more} }} }}"
-            );
+        } => {
+            let cursor = pairs(&[
+                ("param", text(param)),
+                ("from_item", text(field)),
+                ("has_more", text(has_more)),
+            ]);
+            with_items(items, "cursor", cursor)
         }
-        Some(Paginate::Offset {
+        Paginate::Offset {
             items,
             param,
             limit,
             total,
-        }) => {
-            let keys = [("limit", limit.as_ref()), ("total", total.as_ref())];
-            let _ = writeln!(
-                out,
-                "    paginate: {{ {}offset: {{ param: {param}{} }} }}",
-                items_key(items),
-                optional_keys(&keys)
-            );
+        } => {
+            let mut offset = vec![("param".to_owned(), text(param))];
+            offset.extend(optional(&[
+                ("limit", limit.as_ref().map(text)),
+                ("total", total.as_ref().map(text)),
+            ]));
+            with_items(items, "offset", owned_pairs(offset))
         }
-        Some(Paginate::PageNumber {
+        Paginate::PageNumber {
             items,
             param,
             first,
             limit,
             total_pages,
             current,
-        }) => {
-            let first = first.map(|n| n.to_string());
-            let keys = [
-                ("first", first.as_ref()),
-                ("limit", limit.as_ref()),
-                ("total_pages", total_pages.as_ref()),
-                ("current", current.as_ref()),
-            ];
-            let _ = writeln!(
-                out,
-                "    paginate: {{ {}page_number: {{ param: {param}{} }} }}",
-                items_key(items),
-                optional_keys(&keys)
-            );
+        } => {
+            let mut page = vec![("param".to_owned(), text(param))];
+            page.extend(optional(&[
+                ("first", first.map(Yaml::from)),
+                ("limit", limit.as_ref().map(text)),
+                ("total_pages", total_pages.as_ref().map(text)),
+                ("current", current.as_ref().map(text)),
+            ]));
+            with_items(items, "page_number", owned_pairs(page))
         }
-        None => {}
     }
 }
 
-/// `items: <path>, `, or nothing when the page is the list.
-fn items_key(items: &str) -> String {
-    if items.is_empty() {
-        String::new()
-    } else {
-        format!("items: {items}, ")
-    }
-}
-
-/// `, key: value` for each key that has a value.
-fn optional_keys(keys: &[(&str, Option<&String>)]) -> String {
-    keys.iter()
-        .filter_map(|(key, value)| Some(format!(", {key}: {}", (*value)?)))
-        .collect()
-}
-
-fn write_param(out: &mut String, param: &ParamOut) {
+fn param_value(param: &ParamOut) -> Yaml {
     let plain = param.wire.is_none() && param.doc.is_none() && !param.deep && !param.comma;
     if plain {
-        let _ = writeln!(out, "      {}: {}", param.key, ty(&param.ty));
-        return;
+        return ty(&param.ty);
     }
-    let _ = writeln!(out, "      {}:", param.key);
-    let _ = writeln!(out, "        type: {}", ty(&param.ty));
+    let mut out = Mapping::new();
+    out.insert("type".into(), ty(&param.ty));
     if let Some(wire) = &param.wire {
-        let _ = writeln!(out, "        name: {}", scalar(wire));
+        out.insert("name".into(), wire.as_str().into());
     }
     if param.deep {
-        out.push_str("        style: deep_object\n");
+        out.insert("style".into(), "deep_object".into());
     } else if param.comma {
-        out.push_str("        explode: false\n");
+        out.insert("explode".into(), false.into());
     }
-    if let Some(doc) = &param.doc {
-        write_doc(out, 8, doc);
-    }
+    put_doc(&mut out, param.doc.as_deref());
+    out.into()
 }
 
-fn write_body(out: &mut String, body: &BodyOut) {
+fn body_value(body: &BodyOut) -> Yaml {
     if body.encoding == Encoding::Json
         && body.content_type.is_none()
         && body.doc.is_none()
         && !body.on_get
     {
-        let _ = writeln!(out, "    body: {}", ty(&body.ty));
-        return;
+        return ty(&body.ty);
     }
-    out.push_str("    body:\n");
-    let _ = writeln!(out, "      type: {}", ty(&body.ty));
+    let mut out = Mapping::new();
+    out.insert("type".into(), ty(&body.ty));
     if body.encoding != Encoding::Json {
-        let _ = writeln!(out, "      as: {}", body.encoding.word());
+        out.insert("as".into(), body.encoding.word().into());
     }
     if let Some(content_type) = &body.content_type {
-        let _ = writeln!(out, "      content_type: {}", scalar(content_type));
+        out.insert("content_type".into(), content_type.as_str().into());
     }
     if body.on_get {
-        out.push_str("      allow_on_get: true\n");
+        out.insert("allow_on_get".into(), true.into());
     }
-    if let Some(doc) = &body.doc {
-        write_doc(out, 6, doc);
+    put_doc(&mut out, body.doc.as_deref());
+    out.into()
+}
+
+/// `doc:` with the text, when there is one.
+fn put_doc(out: &mut Mapping, doc: Option<&str>) {
+    if let Some(doc) = doc {
+        out.insert("doc".into(), doc_value(doc));
     }
 }
 
-/// `doc: |-` and the text, indented, its HTML written as Markdown rustdoc reads without a
-/// warning; control characters other than line breaks and tabs go.
-fn write_doc(out: &mut String, indent: usize, doc: &str) {
-    let pad = " ".repeat(indent);
-    let lines = doc.replace("\r\n", "\n").replace('\r', "\n");
+/// A doc's text: its HTML written as Markdown rustdoc reads without a warning and with no code
+/// that runs; every line-break class a line break, control and format characters other than
+/// tabs gone (the emitter would escape them; they only make the text harder to read).
+fn doc_value(doc: &str) -> Yaml {
+    doc_text(doc).into()
+}
+
+fn doc_text(doc: &str) -> String {
+    let lines = crate::escape::line_breaks_as_newlines(doc);
     let cleaned: String = for_rustdoc(&crate::markdown::from_html(&lines))
         .chars()
-        .filter(|c| !c.is_control() || *c == '\n')
-        .map(|c| {
-            if c == '\u{2028}' || c == '\u{2029}' {
-                '\n'
-            } else {
-                c
-            }
-        })
+        .filter(|c| *c == '\n' || *c == '\t' || !crate::escape::is_unsafe(*c))
         .collect();
     let lines: Vec<&str> = cleaned.trim().lines().map(str::trim_end).collect();
-    if lines.len() == 1 {
-        let _ = writeln!(out, "{pad}doc: {}", scalar(lines[0]));
-        return;
-    }
-    let _ = writeln!(out, "{pad}doc: |-");
-    for line in lines {
-        if line.is_empty() {
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "{pad}  {line}");
-        }
-    }
-}
-
-/// A string as a YAML scalar: plain when it is plainly a word or a type, else JSON-quoted
-/// (which YAML reads as a double-quoted string).
-pub(crate) fn scalar(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '/')
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '<' | '>' | ' ' | ':')
-        })
-        && !text.contains(": ")
-        && !text.ends_with(':')
-        && !text.ends_with(' ')
-        && !matches!(
-            text.to_ascii_lowercase().as_str(),
-            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n" | "~"
-        );
-    if plain {
-        text.to_owned()
-    } else {
-        serde_json::to_string(text).unwrap_or_default()
-    }
+    lines.join("\n")
 }
 
 /// An enum's values, with a variant name written where the generator's own would not do. The
@@ -480,20 +440,42 @@ fn variant_names(values: &[crate::spec::EnumValue]) -> Vec<crate::spec::EnumValu
         .collect()
 }
 
-/// A type expression as a YAML scalar.
-fn ty(ty: &Ty) -> String {
-    scalar(&ty.to_string())
+/// A type expression.
+fn ty(ty: &Ty) -> Yaml {
+    ty.to_string().into()
 }
 
-fn json_scalar(value: &Value) -> String {
+/// A JSON value (an enum value, a constant) as the same YAML value.
+fn json(value: &Value) -> Yaml {
     match value {
-        Value::String(text) => serde_json::to_string(text).unwrap_or_default(),
-        other => other.to_string(),
+        Value::String(text) => text.as_str().into(),
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.into(),
+            (_, Some(u), _) => u.into(),
+            (_, _, Some(f)) => f.into(),
+            _ => n.to_string().into(),
+        },
+        other => other.to_string().into(),
     }
 }
 
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+fn strings<'a>(items: impl Iterator<Item = &'a String>) -> Yaml {
+    Yaml::Sequence(items.map(|s| s.as_str().into()).collect())
+}
+
+fn pairs(entries: &[(&str, Yaml)]) -> Yaml {
+    let mut out = Mapping::new();
+    for (key, value) in entries {
+        out.insert((*key).into(), value.clone());
+    }
+    out.into()
+}
+
+fn owned_pairs(entries: Vec<(String, Yaml)>) -> Yaml {
+    let mut out = Mapping::new();
+    for (key, value) in entries {
+        out.insert(key.into(), value);
+    }
+    out.into()
 }

@@ -15,6 +15,7 @@
 mod doc_text;
 mod document;
 mod emit;
+pub mod escape;
 pub mod files;
 mod markdown;
 pub mod names;
@@ -109,11 +110,13 @@ pub struct Note {
 
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
+        // What a note quotes comes from the description: on one inert line wherever it is shown.
+        let file = self.file.display().to_string();
+        write!(f, "{}", escape::one_line(&file))?;
         if !self.pointer.is_empty() {
-            write!(f, "#{}", self.pointer)?;
+            write!(f, "#{}", escape::one_line(&self.pointer))?;
         }
-        write!(f, ": {}", self.message)?;
+        write!(f, ": {}", escape::one_line(&self.message))?;
         if self.loses {
             f.write_str(" [loses]")?;
         }
@@ -141,7 +144,7 @@ impl fmt::Display for Summary {
 
 /// Why a description cannot be imported: the file, the JSON pointer in it, what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{}: {message}", file.display(), if pointer.is_empty() { String::new() } else { format!(" at {pointer}") })]
+#[error("{}{}: {}", escape::one_line(&file.display().to_string()), if pointer.is_empty() { String::new() } else { format!(" at {}", escape::one_line(pointer)) }, escape::one_line(message))]
 pub struct Error {
     /// The file.
     pub file: PathBuf,

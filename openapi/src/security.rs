@@ -3,6 +3,7 @@
 //! profile; an operation that asks for other schemes gets them in its own `config:` (which
 //! layers over the client's: its `auth` replaces the client's, its headers and query add).
 
+use remcall_profile::vars;
 use serde_json::Value;
 
 use crate::document::{Place, Version};
@@ -239,16 +240,14 @@ impl Builder<'_> {
     /// base URL is from its variable, and noted when the client's secret would go over plain
     /// HTTP or to another host than the API's.
     fn token_url(&mut self, url: &str, place: &Place) -> String {
-        let written = self.absolute_url(url, "TOKEN_URL");
-        let resolved = written
-            .split_once(":-")
-            .map_or(url, |(_, rest)| rest.strip_suffix('}').unwrap_or(rest));
+        let (written, resolved) = self.absolute_url(url, "TOKEN_URL");
         let host = |url: &str| {
             let rest = url.split_once("://")?.1;
             let authority = rest.split(['/', '?', '#']).next()?;
             Some(authority.rsplit('@').next()?.to_ascii_lowercase())
         };
         let variable = format!("{}_TOKEN_URL", names::env_prefix(&self.spec.client));
+        let resolved = resolved.unwrap_or_default();
         if resolved.starts_with("http://") {
             let message = format!(
                 "the token URL `{resolved}` is plain HTTP: the client's secret would cross the network readable; set ${{{variable}}} to an https one"
@@ -256,7 +255,7 @@ impl Builder<'_> {
             self.note(place, false, message);
         }
         let api = self.server_url().and_then(|server| host(&server));
-        if let (Some(token_host), Some(api_host)) = (host(resolved), api)
+        if let (Some(token_host), Some(api_host)) = (host(&resolved), api)
             && token_host != api_host
         {
             let message = format!(
@@ -290,30 +289,38 @@ impl Builder<'_> {
         }
     }
 
-    fn absolute_url(&mut self, url: &str, name: &str) -> String {
+    /// The URL as the spec writes it (`${<CLIENT>_<NAME>:-<url>}`, the URL's text escaped so
+    /// none of it can form a placeholder), and the URL it stands for when the variable is
+    /// unset (none, when nothing says what a relative URL is relative to).
+    fn absolute_url(&mut self, url: &str, name: &str) -> (String, Option<String>) {
         let prefix = names::env_prefix(&self.spec.client);
-        if url.contains("://") {
-            return format!("${{{prefix}_{name}:-{url}}}");
-        }
-        let server = self.server_url();
-        let origin = server.map(|server| {
-            let after_scheme = server.find("://").map_or(0, |i| i + 3);
-            let end = server[after_scheme..]
-                .find('/')
-                .map_or(server.len(), |i| after_scheme + i);
-            server[..end].to_owned()
-        });
-        match origin {
-            Some(origin) if url.starts_with('/') => format!("${{{prefix}_{name}:-{origin}{url}}}"),
-            Some(origin) => format!("${{{prefix}_{name}:-{origin}/{url}}}"),
+        let variable = format!("{prefix}_{name}");
+        let resolved = if url.contains("://") {
+            Some(url.to_owned())
+        } else {
+            let server = self.server_url();
+            server.map(|server| {
+                let after_scheme = server.find("://").map_or(0, |i| i + 3);
+                let end = server[after_scheme..]
+                    .find('/')
+                    .map_or(server.len(), |i| after_scheme + i);
+                let origin = &server[..end];
+                match url.strip_prefix('/') {
+                    Some(path) => format!("{origin}/{path}"),
+                    None => format!("{origin}/{url}"),
+                }
+            })
+        };
+        match resolved {
+            Some(resolved) => (vars::with_default(&variable, &resolved), Some(resolved)),
             None => {
                 let top = self.docs.top();
                 self.note(
                     &top,
                     false,
-                    format!("the URL `{url}` is relative and no server says to what: set ${{{prefix}_{name}}}"),
+                    format!("the URL `{url}` is relative and no server says to what: set ${{{variable}}}"),
                 );
-                format!("${{{prefix}_{name}}}")
+                (format!("${{{variable}}}"), None)
             }
         }
     }

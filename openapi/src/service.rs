@@ -7,6 +7,7 @@ use crate::Options;
 use crate::document::Version;
 use crate::names;
 use crate::spec::Builder;
+use remcall_profile::vars;
 
 impl Builder<'_> {
     pub(crate) fn service(&mut self, options: &Options) {
@@ -39,10 +40,24 @@ impl Builder<'_> {
         self.client_credentials();
     }
 
+    /// The base URL as the spec writes it, `${<CLIENT>_URL:-<the description's server>}`: the
+    /// server's text escaped (`vars::escape`), so no character of it can form a placeholder,
+    /// and its variables as placeholders of their own. A server without a host (a Swagger 2.0
+    /// `basePath` alone, a relative OpenAPI 3 server) keeps its path as the spec's `base_path`.
     fn base_url(&mut self, top: &Value) -> Option<String> {
         let prefix = names::env_prefix(&self.spec.client);
+        let variable = format!("{prefix}_URL");
         if self.docs.version == Version::Swagger2 {
-            let host = top.get("host").and_then(Value::as_str)?;
+            let base_path = top.get("basePath").and_then(Value::as_str).unwrap_or("");
+            let Some(host) = top.get("host").and_then(Value::as_str) else {
+                let path = base_path.trim_end_matches('/');
+                if path.is_empty() {
+                    return None;
+                }
+                let at = self.docs.top().child("basePath");
+                self.relative_server(&at, path, &variable);
+                return Some(vars::with_default(&variable, "http://localhost"));
+            };
             let scheme = top
                 .get("schemes")
                 .and_then(Value::as_array)
@@ -53,40 +68,76 @@ impl Builder<'_> {
                         .or_else(|| s.first().and_then(Value::as_str))
                 })
                 .unwrap_or("https");
-            let base_path = top.get("basePath").and_then(Value::as_str).unwrap_or("");
             let url = format!("{scheme}://{host}{}", base_path.trim_end_matches('/'));
-            return Some(format!("${{{prefix}_URL:-{url}}}"));
+            let url = self.without_query(&url, &self.docs.top().child("host"));
+            return Some(vars::with_default(&variable, &url));
         }
         let server = top.get("servers")?.as_array()?.first()?;
-        let mut url = server
-            .get("url")?
-            .as_str()?
-            .trim_end_matches('/')
-            .to_owned();
-        for (name, variable) in server
-            .get("variables")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            let default = variable
-                .get("default")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let var = format!("{prefix}_{}", names::env_prefix(&names::word(name)));
-            url = url.replace(&format!("{{{name}}}"), &format!("${{{var}:-{default}}}"));
+        let at = self.docs.top().child("servers").child("0");
+        let url = server.get("url")?.as_str()?.trim_end_matches('/');
+        let url = self.without_query(url, &at.child("url"));
+        if !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with('{')) {
+            self.relative_server(&at, &url, &variable);
+            return Some(vars::with_default(&variable, "http://localhost"));
         }
-        if url.starts_with("http://") || url.starts_with("https://") || url.starts_with("${") {
-            Some(format!("${{{prefix}_URL:-{url}}}"))
-        } else {
-            // A server relative to wherever the description is served: the user says where.
-            let at = self.docs.top().child("servers").child("0");
-            self.note(
-                &at,
-                false,
-                format!("the server URL `{url}` is relative: set the base URL with ${prefix}_URL or `.base_url(..)`"),
-            );
-            Some(format!("${{{prefix}_URL:-http://localhost{url}}}"))
+        // Each `{name}` of the URL a placeholder of its own, the text between escaped.
+        let variables = server.get("variables").and_then(Value::as_object);
+        let mut written = String::new();
+        let mut rest = url.as_str();
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+                break;
+            };
+            let name = &rest[open + 1..close];
+            match variables.and_then(|v| v.get(name)) {
+                Some(declared) => {
+                    written.push_str(&vars::escape(&rest[..open]));
+                    let default = declared
+                        .get("default")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    let var = format!("{prefix}_{}", names::env_prefix(&names::word(name)));
+                    written.push_str(&vars::with_default(&var, default));
+                }
+                None => written.push_str(&vars::escape(&rest[..=close])),
+            }
+            rest = &rest[close + 1..];
         }
+        written.push_str(&vars::escape(rest));
+        Some(format!("${{{variable}:-{written}}}"))
+    }
+
+    /// A server's URL without a query or fragment, which a base URL cannot carry (noted).
+    fn without_query(&mut self, url: &str, at: &crate::document::Place) -> String {
+        match url.find(['?', '#']) {
+            Some(cut) => {
+                self.note(
+                    at,
+                    true,
+                    format!(
+                        "the server URL's query or fragment `{}` is left out: a base URL is an origin and a path (add query parameters in a profile's `query:`)",
+                        &url[cut..]
+                    ),
+                );
+                url[..cut].trim_end_matches('/').to_owned()
+            }
+            None => url.to_owned(),
+        }
+    }
+
+    /// A server given as a path only (served wherever the description is): the path is the
+    /// spec's `base_path`, and the user says where the server is.
+    fn relative_server(&mut self, at: &crate::document::Place, path: &str, variable: &str) {
+        let path = format!("/{}", path.trim_matches('/'));
+        if path != "/" {
+            self.spec.base_path = Some(path.clone());
+        }
+        self.note(
+            at,
+            false,
+            format!(
+                "the server is given as the path `{path}` with no host: the client calls it under ${variable} (default http://localhost); set it, or `.base_url(..)`"
+            ),
+        );
     }
 }

@@ -16,7 +16,10 @@ use crate::{Error, Note, Options, Summary};
 pub(crate) struct Spec {
     pub(crate) client: String,
     pub(crate) doc: Option<String>,
+    /// Written through `vars`: the description's text escaped, its variables placeholders.
     pub(crate) base_url: Option<String>,
+    /// The path every method's route is under, for a server without a host.
+    pub(crate) base_path: Option<String>,
     pub(crate) profile: Profile,
     pub(crate) types: IndexMap<String, TypeOut>,
     pub(crate) methods: Vec<MethodOut>,

@@ -43,9 +43,31 @@ pub fn shown_secret(text: &str) -> &str {
     }
 }
 
-/// True when the text holds at least one placeholder.
+/// True when the text holds at least one placeholder (or something that tries to be one and
+/// is malformed, which [`check`] then reports).
 pub fn has_placeholder(text: &str) -> bool {
-    text.contains("${")
+    let mut walk = Walk::new(text, |_| Some(String::new()));
+    walk.run().is_err() || walk.placeholders > 0
+}
+
+/// `text` written so that it reads back as itself: every `$` doubled and every `}` written
+/// `$}`, so no text from elsewhere (a description's URL, say) can open, close or end a
+/// placeholder. Valid both outside a placeholder and inside its default.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    for c in text.chars() {
+        match c {
+            '$' => out.push_str("$$"),
+            '}' => out.push_str("$}"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `${NAME:-default}` with `default` written literally (see [`escape`]).
+pub fn with_default(name: &str, default: &str) -> String {
+    format!("${{{name}:-{}}}", escape(default))
 }
 
 /// Replaces each placeholder with the variable's value from `lookup`, or its default.
@@ -65,22 +87,10 @@ pub fn expand_env(text: &str) -> Result<String, MissingVar> {
 /// The variables `text` names that `lookup` does not know and that have no default, each once,
 /// in order. Malformed placeholders are left to [`check`].
 pub fn missing(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Vec<String> {
-    let mut found: Vec<String> = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else { break };
-        let inner = &after[..end];
-        if !inner.contains(":-")
-            && is_var_name(inner)
-            && lookup(inner).is_none()
-            && !found.iter().any(|f| f == inner)
-        {
-            found.push(inner.to_owned());
-        }
-        rest = &after[end + 1..];
-    }
-    found
+    let mut walk = Walk::new(text, lookup);
+    walk.collect_missing = true;
+    let _ = walk.run();
+    walk.missing
 }
 
 /// A setting that may hold `${VAR}`s: where it sits (`auth.oauth2.client_secret`,
@@ -159,35 +169,135 @@ enum ExpandError {
     Missing(String),
 }
 
+/// How deep placeholders may nest in defaults (`${A:-${B:-x}}` is two): deep enough for any
+/// URL, shallow enough that no text can make the walk recurse far.
+const MAX_NESTING: usize = 8;
+
 fn expand_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, ExpandError> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let end = after.find('}').ok_or_else(|| {
-            ExpandError::Syntax(format!(
-                "unclosed `${{` in `{text}`: write ${{NAME}} or ${{NAME:-default}}"
-            ))
-        })?;
-        let inner = &after[..end];
-        let (name, default) = match inner.split_once(":-") {
-            Some((name, default)) => (name, Some(default)),
-            None => (inner, None),
-        };
-        if !is_var_name(name) {
+    Walk::new(text, lookup).run()
+}
+
+/// One pass over a text, left to right: `$$` is `$`, `$}` is `}`, `${NAME}` and
+/// `${NAME:-default}` are placeholders (a default may hold placeholders of its own), any other
+/// `$` is itself. Linear in the text.
+struct Walk<'t, L> {
+    text: &'t str,
+    at: usize,
+    lookup: L,
+    /// Collect unset variables without a default instead of failing on the first.
+    collect_missing: bool,
+    missing: Vec<String>,
+    placeholders: usize,
+}
+
+impl<'t, L: Fn(&str) -> Option<String>> Walk<'t, L> {
+    fn new(text: &'t str, lookup: L) -> Self {
+        Walk {
+            text,
+            at: 0,
+            lookup,
+            collect_missing: false,
+            missing: Vec::new(),
+            placeholders: 0,
+        }
+    }
+
+    fn run(&mut self) -> Result<String, ExpandError> {
+        self.sequence(0)
+    }
+
+    /// Text up to its end (`depth` 0) or up to the `}` that closes the default it is in.
+    fn sequence(&mut self, depth: usize) -> Result<String, ExpandError> {
+        let mut out = String::new();
+        let bytes = self.text.as_bytes();
+        loop {
+            let rest = &self.text[self.at..];
+            // Everything up to the next `$` (or, in a default, `}`) is text.
+            let stop = rest
+                .find(|c| c == '$' || (depth > 0 && c == '}'))
+                .unwrap_or(rest.len());
+            out.push_str(&rest[..stop]);
+            self.at += stop;
+            match bytes.get(self.at) {
+                None if depth > 0 => {
+                    return Err(ExpandError::Syntax(format!(
+                        "unclosed `${{` in `{}`: write ${{NAME}} or ${{NAME:-default}}, and $$ for a `$`, $}} for a `}}` in a default",
+                        self.text
+                    )));
+                }
+                None => return Ok(out),
+                Some(b'}') => return Ok(out),
+                Some(_) => match bytes.get(self.at + 1) {
+                    Some(b'$') => {
+                        out.push('$');
+                        self.at += 2;
+                    }
+                    Some(b'}') => {
+                        out.push('}');
+                        self.at += 2;
+                    }
+                    Some(b'{') => {
+                        self.at += 2;
+                        let value = self.placeholder(depth)?;
+                        out.push_str(&value);
+                    }
+                    _ => {
+                        out.push('$');
+                        self.at += 1;
+                    }
+                },
+            }
+        }
+    }
+
+    /// After `${`: the name, an optional `:-default`, the closing `}`; its value.
+    fn placeholder(&mut self, depth: usize) -> Result<String, ExpandError> {
+        if depth >= MAX_NESTING {
             return Err(ExpandError::Syntax(format!(
-                "`${{{inner}}}` is not a valid placeholder: a variable name is letters, digits and `_`, not starting with a digit"
+                "placeholders nested more than {MAX_NESTING} deep in `{}`",
+                self.text
             )));
         }
-        match lookup(name).or_else(|| default.map(str::to_owned)) {
-            Some(value) => out.push_str(&value),
-            None => return Err(ExpandError::Missing(name.to_owned())),
+        self.placeholders += 1;
+        let rest = &self.text[self.at..];
+        let name_length = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..name_length];
+        let after = &rest[name_length..];
+        let has_default = after.starts_with(":-");
+        if !is_var_name(name) || !(has_default || after.starts_with('}')) {
+            if !after.contains('}') && !has_default {
+                return Err(ExpandError::Syntax(format!(
+                    "unclosed `${{` in `{}`: write ${{NAME}} or ${{NAME:-default}}",
+                    self.text
+                )));
+            }
+            let shown: String = rest.chars().take_while(|c| *c != '}').take(40).collect();
+            return Err(ExpandError::Syntax(format!(
+                "`${{{shown}}}` is not a valid placeholder: a variable name is letters, digits and `_`, not starting with a digit (write $$ for a `$`)"
+            )));
         }
-        rest = &after[end + 1..];
+        self.at += name_length;
+        let default = if has_default {
+            self.at += 2;
+            Some(self.sequence(depth + 1)?)
+        } else {
+            None
+        };
+        // `sequence` stopped at, or the name was followed by, the closing `}`.
+        self.at += 1;
+        match ((self.lookup)(name), default) {
+            (Some(value), _) | (None, Some(value)) => Ok(value),
+            (None, None) if self.collect_missing => {
+                if !self.missing.iter().any(|m| m == name) {
+                    self.missing.push(name.to_owned());
+                }
+                Ok(String::new())
+            }
+            (None, None) => Err(ExpandError::Missing(name.to_owned())),
+        }
     }
-    out.push_str(rest);
-    Ok(out)
 }
 
 fn is_var_name(name: &str) -> bool {
@@ -241,5 +351,34 @@ mod tests {
         );
         assert!(check("${}").is_err());
         assert!(check("${A_1:-x} and ${B}").is_ok());
+        assert!(check(&"${A:-".repeat(20)).unwrap_err().contains("nested"));
+    }
+
+    #[test]
+    fn escapes_read_back_as_the_text_and_defaults_nest() {
+        assert_eq!(expand("a$$b $} $x", env).unwrap(), "a$b } $x");
+        assert_eq!(expand("${PORT:-a$}b$$c}", env).unwrap(), "a}b$c");
+        assert_eq!(
+            expand("${URL:-https://${REGION:-eu}.example.test}", env).unwrap(),
+            "https://eu.example.test"
+        );
+        // Whatever the text, escaped it is read back as itself and names no variable.
+        for hostile in [
+            "https://x.test/}${AWS_SECRET_ACCESS_KEY}",
+            "$${HOME}",
+            "}}}${{",
+            "$",
+            "a$}b$$",
+            "${A:-${B}}",
+        ] {
+            let written = with_default("CLIENT_URL", hostile);
+            let read = expand(&written, |name| {
+                (name != "CLIENT_URL").then(|| panic!("read {name}"))
+            });
+            assert_eq!(read.unwrap(), hostile, "{written}");
+            assert_eq!(expand(&escape(hostile), |_| None).unwrap(), hostile);
+            assert!(!has_placeholder(&escape(hostile)), "{hostile}");
+            assert!(missing(&written, |_| None).is_empty());
+        }
     }
 }

@@ -49,3 +49,70 @@ pub fn clippy_clean(generated: &[remcall_codegen::Generated]) -> Result<(), Stri
         Err(String::from_utf8_lossy(&output.stderr).into_owned())
     }
 }
+
+/// True when `spec` says what the YAML snippet `expected` says: some node of the spec holds
+/// every key and value of the snippet (a snippet that is no YAML, a comment say, is looked for
+/// as text). The spec is written by a YAML emitter, so what it says, not its layout, is what a
+/// test asserts.
+#[allow(dead_code)]
+pub fn spec_says(spec: &str, expected: &str) -> bool {
+    use serde_yaml::Value;
+    let snippet = unindent(expected);
+    let parsed = serde_yaml::from_str::<Value>(&snippet);
+    match parsed {
+        Ok(value @ (Value::Mapping(_) | Value::Sequence(_))) => {
+            let tree: Value = serde_yaml::from_str(spec).unwrap();
+            somewhere(&tree, &value)
+        }
+        _ => spec.contains(expected),
+    }
+}
+
+/// A snippet cut from the middle of a spec, moved left by its first line's indentation.
+fn unindent(text: &str) -> String {
+    let indent = text.len() - text.trim_start_matches(' ').len();
+    text.lines()
+        .map(|l| l.get(indent..).unwrap_or(l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn somewhere(tree: &serde_yaml::Value, expected: &serde_yaml::Value) -> bool {
+    use serde_yaml::Value;
+    holds(tree, expected)
+        || match tree {
+            Value::Mapping(map) => map.values().any(|v| somewhere(v, expected)),
+            Value::Sequence(items) => items.iter().any(|v| somewhere(v, expected)),
+            _ => false,
+        }
+}
+
+/// `actual` says at least what `expected` says: a mapping's keys (and what they say), a
+/// sequence's items in order, a scalar equal (`200` and `"200"` alike).
+fn holds(actual: &serde_yaml::Value, expected: &serde_yaml::Value) -> bool {
+    use serde_yaml::Value;
+    match (actual, expected) {
+        (Value::Mapping(a), Value::Mapping(e)) => e.iter().all(|(k, v)| {
+            a.iter()
+                .any(|(ak, av)| scalar_eq(ak, k) && holds(av, v))
+        }),
+        (Value::Sequence(a), Value::Sequence(e)) => {
+            let mut rest = a.iter();
+            e.iter().all(|item| rest.any(|candidate| holds(candidate, item)))
+        }
+        // `key:` with nothing after it in a snippet: the key is there.
+        (_, Value::Null) => true,
+        (a, e) => scalar_eq(a, e),
+    }
+}
+
+fn scalar_eq(a: &serde_yaml::Value, b: &serde_yaml::Value) -> bool {
+    use serde_yaml::Value;
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    };
+    a == b || (text(a).is_some() && text(a) == text(b))
+}
