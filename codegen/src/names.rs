@@ -164,10 +164,12 @@ pub fn status_variant(status: u16) -> String {
     phrase.to_owned()
 }
 
-/// True when `name` is a PascalCase identifier (`UserClient`).
-pub fn is_pascal_identifier(name: &str) -> bool {
-    is_identifier(name) && name.to_pascal_case() == name
-}
+/// True when `name` is a PascalCase identifier (`UserClient`): the importer's rule, which
+/// names its types by it.
+pub use remcall_openapi::names::is_pascal_identifier;
+
+/// Header names are RFC 9110 tokens (the importer's rule too).
+pub use remcall_openapi::names::is_header_name;
 
 #[cfg(test)]
 mod tests {

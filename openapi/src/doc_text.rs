@@ -3,8 +3,8 @@
 //! unclosed HTML tag, a bare URL as a link it asks to be written `<…>`, a code block without a
 //! language as Rust to compile and run as a doctest. Brackets and angle brackets that are text
 //! are escaped, a bare URL is put in `<…>`, a link that leads nowhere from the generated code
-//! (relative, or an item path) becomes its text, and a code block is `text` unless it names
-//! another language. Code spans and code blocks are left as they are.
+//! (relative, or an item path) becomes its text, and every code block is `text`, whatever its
+//! info string says. Code spans and code blocks are left as they are.
 
 /// `markdown` as rustdoc reads it without a warning.
 pub(crate) fn for_rustdoc(markdown: &str) -> String {
@@ -38,16 +38,10 @@ pub(crate) fn for_rustdoc(markdown: &str) -> String {
             out.push('\n');
         }
         if let Some(marker) = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(*m)) {
-            let info = trimmed.trim_start_matches(marker.chars().next().unwrap_or('`'));
             let indent = &line[..line.len() - trimmed.len()];
-            let language = info.trim();
-            // Rust, or no language, would be compiled as a doctest.
-            if language.is_empty() || language == "rust" {
-                out.push_str(&format!("{indent}{marker}text\n"));
-            } else {
-                out.push_str(line);
-                out.push('\n');
-            }
+            // Whatever its info string says (`rust`, `should_panic`, `json,no_run`, nothing),
+            // a description's code is text: rustdoc runs anything it reads as Rust.
+            out.push_str(&format!("{indent}{marker}text\n"));
             fence = Some(marker);
             previous_blank = false;
             continue;
@@ -233,8 +227,8 @@ mod tests {
     #[test]
     fn code_is_left_as_it_is_and_made_text_unless_it_names_a_language() {
         assert_eq!(
-            for_rustdoc("Use `a[0] <b>` here.\n```\n{\"a\": [1]}\n```\n```json\n[2]\n```"),
-            "Use `a[0] <b>` here.\n```text\n{\"a\": [1]}\n```\n```json\n[2]\n```"
+            for_rustdoc("Use `a[0] <b>` here.\n```\n{\"a\": [1]}\n```\n```json,no_run\n[2]\n```"),
+            "Use `a[0] <b>` here.\n```text\n{\"a\": [1]}\n```\n```text\n[2]\n```"
         );
         assert_eq!(
             for_rustdoc("Example:\n\n    GET /x?a[]=1\n    <b>\n\nAfter [x]."),

@@ -70,11 +70,20 @@ pub(crate) fn type_name(raw: &str) -> String {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })
         .collect();
     let mut name = words.to_pascal_case();
-    if name.is_empty() {
-        name = "Type".to_owned();
-    }
     if name.starts_with(|c: char| c.is_ascii_digit()) {
         name.insert(0, 'T');
+    }
+    // PascalCase of PascalCase is not always itself (`v1 A` → `V1A` → `V1a`): cased until it
+    // is, so the name is one the generator's check reads as PascalCase.
+    for _ in 0..4 {
+        let again = name.to_pascal_case();
+        if again == name {
+            break;
+        }
+        name = again;
+    }
+    if !is_pascal_identifier(&name) {
+        name = "Type".to_owned();
     }
     if PRELUDE.contains(&name.as_str()) || PRIMITIVE_TYPES.contains(&name.as_str()) {
         name.insert_str(0, "Api");
@@ -201,6 +210,21 @@ fn singular(word: &str) -> String {
     }
 }
 
+/// True for a header name HTTP accepts: an RFC 9110 token (visible ASCII, no separators).
+pub fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// True when `name` is a PascalCase identifier as the generator checks one: an identifier that
+/// heck's PascalCase leaves as it is (`V1a`, not `V1A`).
+pub fn is_pascal_identifier(name: &str) -> bool {
+    // `Self` is the one PascalCase keyword.
+    is_identifier(name) && name != "Self" && name.to_pascal_case() == name
+}
+
 /// `CLIENT_NAME`: the prefix of the environment variables a client's credentials come from.
 pub(crate) fn env_prefix(client: &str) -> String {
     heck::ToShoutySnakeCase::to_shouty_snake_case(client)
@@ -215,6 +239,10 @@ mod tests {
         assert_eq!(type_name("repo-search-result-item"), "RepoSearchResultItem");
         assert_eq!(type_name("File"), "ApiFile");
         assert_eq!(type_name("2fa"), "T2fa");
+        for raw in ["v1.A", "R2 V4 Response", "ABCDef", "a1B2c3", "X-Y-Z", "ÀB", "é", "1A"] {
+            let name = type_name(raw);
+            assert!(is_pascal_identifier(&name), "{raw} → {name}");
+        }
         assert_eq!(word("+1"), "plus_1");
         assert_eq!(word("-1"), "minus_1");
         assert_eq!(word("X-RateLimit-Limit"), "x_rate_limit_limit");

@@ -163,6 +163,12 @@ impl Builder<'_> {
                     format!("${{{}}}", self.key_variable(chosen)),
                 );
                 match scheme.get("in").and_then(Value::as_str) {
+                    Some("header") if !names::is_header_name(name) => {
+                        let message = format!(
+                            "security scheme `{chosen}`: `{name}` is not a header name HTTP can send; add the key with an interceptor"
+                        );
+                        self.note(&self.scheme_place(chosen), true, message);
+                    }
                     Some("header") => profile.headers.push(key),
                     Some("query") => profile.query.push(key),
                     other => {

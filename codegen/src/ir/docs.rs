@@ -18,9 +18,20 @@ pub(crate) fn doc_lines(doc: Option<&String>) -> Vec<String> {
     for line in text.trim().lines() {
         let line = line.trim_end();
         let trimmed = line.trim_start();
+        let opens_fence = !fenced && (trimmed.starts_with("```") || trimmed.starts_with("~~~"));
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             fenced = !fenced;
         }
+        // A doc's code is shown, never run: an opening fence says `text`, whatever it said.
+        let relabelled;
+        let line = if opens_fence {
+            let mark = trimmed.chars().next().unwrap_or('`');
+            let run = trimmed.len() - trimmed.trim_start_matches(mark).len();
+            relabelled = format!("{}{}text", &line[..line.len() - trimmed.len()], &trimmed[..run]);
+            relabelled.as_str()
+        } else {
+            line
+        };
         let verbatim = fenced
             || trimmed.starts_with("```")
             || trimmed.starts_with("~~~")
@@ -37,6 +48,59 @@ pub(crate) fn doc_lines(doc: Option<&String>) -> Vec<String> {
             );
         }
     }
+    if runs_no_code(&out) {
+        out
+    } else {
+        all_text(text.trim())
+    }
+}
+
+/// True when rustdoc, reading `lines` (each with the one leading space rustdoc strips) as
+/// Markdown, finds no code block it would compile or run: every code block is a closed fence
+/// whose info string is `text`. An indented block, any other info string (`rust`,
+/// `should_panic`, `json,no_run`, none) or a fence left open would be a doctest, or could
+/// swallow what follows the doc.
+fn runs_no_code(lines: &[String]) -> bool {
+    use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+    let markdown: Vec<&str> = lines.iter().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect();
+    let markdown = markdown.join("\n");
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS;
+    let mut open = false;
+    for (event, range) in Parser::new_ext(&markdown, options).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if info.trim() == "text" => {
+                // Closed: the block's last line is a fence of its own.
+                let block = markdown[range].trim_end();
+                let last = block.rsplit('\n').next().unwrap_or("").trim_start();
+                let fence = block.trim_start().chars().next().unwrap_or('`');
+                open = block.lines().count() < 2 || !last.starts_with([fence; 3]);
+                if open {
+                    return false;
+                }
+            }
+            Event::Start(Tag::CodeBlock(_)) => return false,
+            Event::End(TagEnd::CodeBlock) => open = false,
+            _ => {}
+        }
+    }
+    !open
+}
+
+/// The whole doc as one `text` block, fenced with more backticks than any run in it, so that
+/// nothing inside can close it: the doc of last resort for text that would otherwise run.
+fn all_text(text: &str) -> Vec<String> {
+    let longest = text
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat((longest + 1).max(3));
+    let mut out = vec![format!(" {fence}text")];
+    out.extend(text.lines().map(|l| format!(" {}", comment_text(l.trim_end()))));
+    out.push(format!(" {fence}"));
     out
 }
 
@@ -145,7 +209,7 @@ mod tests {
         );
         let item = lines.iter().position(|l| l.starts_with(" - ")).unwrap();
         assert!(lines[item + 1].starts_with("   word"), "{lines:#?}");
-        let fence = lines.iter().position(|l| l == " ```").unwrap();
+        let fence = lines.iter().position(|l| l == " ```text").unwrap();
         assert_eq!(lines[fence + 1], format!(" {}", long.trim_end()));
         assert!(
             lines
@@ -157,8 +221,31 @@ mod tests {
             "a long URL stands alone"
         );
         let words: Vec<&str> = lines.iter().flat_map(|l| l.split_whitespace()).collect();
-        let expected: Vec<&str> = doc.split_whitespace().collect();
+        let shown = doc.replacen("```\n", "```text\n", 1);
+        let expected: Vec<&str> = shown.split_whitespace().collect();
         assert_eq!(words, expected, "no word is lost or split");
+    }
+
+    #[test]
+    fn no_code_of_a_doc_can_run_as_a_doctest() {
+        let texts = [
+            "```\nfn main() {}\n```",
+            "```rust,should_panic\npanic!()\n```",
+            "~~~edition2021\npanic!()\n~~~",
+            "Intro:\n\n    panic!()\n",
+            "- item\n\n      ```\n      panic!()\n      ```",
+            "> ```\n> panic!()\n> ```",
+            "````\npanic!()\n```\nstill code\n````",
+            "```text\nopen",
+            &format!("{} ```rust panic!()", "word ".repeat(30)),
+        ];
+        for text in texts {
+            let lines = doc_lines(Some(&text.to_owned()));
+            assert!(runs_no_code(&lines), "{text:?} → {lines:#?}");
+        }
+        assert!(!runs_no_code(&[" ```".to_owned(), " x".to_owned(), " ```".to_owned()]));
+        let kept = doc_lines(Some(&"Prose.\n```text\nx\n```".to_owned()));
+        assert_eq!(kept, [" Prose.", " ```text", " x", " ```"]);
     }
 
     #[test]

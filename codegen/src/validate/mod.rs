@@ -219,8 +219,4 @@ fn base_url_help(url: &str) -> String {
     }
 }
 
-/// Header names are RFC 9110 tokens.
-fn is_header_name(name: &str) -> bool {
-    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-    !name.is_empty() && name.chars().all(token)
-}
+use crate::names::is_header_name;

@@ -146,10 +146,10 @@ fn placeholders(path: &str) -> Result<Vec<String>, String> {
         if !names::is_word(name) {
             return Err(format!("`{{{name}}}` in `{path}` is not a parameter name"));
         }
-        if out.iter().any(|n| n == name) {
-            return Err(format!("`{{{name}}}` appears twice in `{path}`"));
+        // Named twice, a parameter is one argument that fills both places.
+        if !out.iter().any(|n| n == name) {
+            out.push(name.to_owned());
         }
-        out.push(name.to_owned());
         rest = &after[close + 1..];
     }
     Ok(out)

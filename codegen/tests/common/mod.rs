@@ -7,7 +7,25 @@ use std::path::Path;
 /// the lint allowances) and runs `clippy -D warnings` on it, with the workspace's lock file so no
 /// dependency is re-resolved and a target directory of its own that stays warm between runs.
 /// Returns clippy's stderr when it fails.
+#[allow(dead_code)]
 pub fn clippy_clean(generated: &[remcall_codegen::Generated]) -> Result<(), String> {
+    let args = ["clippy", "--quiet", "--offline", "--message-format", "short", "--", "-D", "warnings"];
+    sample_crate(generated, &args, "sample-check").map(drop)
+}
+
+/// Runs the doctests of a library crate of `generated`: what `cargo test --doc` prints.
+#[allow(dead_code)]
+pub fn doctests(generated: &[remcall_codegen::Generated]) -> Result<String, String> {
+    sample_crate(generated, &["test", "--offline", "--doc"], "sample-doctests")
+}
+
+/// Cargo `args` in a crate of `generated`, its target directory `target/<target>`: stdout, or
+/// stderr when it fails.
+fn sample_crate(
+    generated: &[remcall_codegen::Generated],
+    args: &[&str],
+    target: &str,
+) -> Result<String, String> {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
@@ -29,22 +47,13 @@ pub fn clippy_clean(generated: &[remcall_codegen::Generated]) -> Result<(), Stri
     .unwrap();
     std::fs::copy(workspace.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
     let output = std::process::Command::new(env!("CARGO"))
-        .args([
-            "clippy",
-            "--quiet",
-            "--offline",
-            "--message-format",
-            "short",
-            "--",
-            "-D",
-            "warnings",
-        ])
+        .args(args)
         .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", workspace.join("target/sample-check"))
+        .env("CARGO_TARGET_DIR", workspace.join("target").join(target))
         .output()
         .unwrap();
     if output.status.success() {
-        Ok(())
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     } else {
         Err(String::from_utf8_lossy(&output.stderr).into_owned())
     }

@@ -32,7 +32,12 @@ impl Builder<'_> {
     ) -> Result<BodyInputs, String> {
         let declared = self.declared_parameters(operation, method);
         let mut taken: Vec<String> = vec!["body".to_owned()];
-        let mut path = operation.route.clone();
+        let in_path: Vec<String> = declared
+            .iter()
+            .filter(|(_, p)| p.get("in").and_then(Value::as_str) == Some("path"))
+            .filter_map(|(_, p)| p.get("name").and_then(Value::as_str).map(str::to_owned))
+            .collect();
+        let mut path = self.route(operation, &in_path);
         let mut inputs = BodyInputs::default();
         for (place, parameter) in declared {
             let text = |key: &str| parameter.get(key).and_then(Value::as_str).unwrap_or("");
@@ -129,7 +134,7 @@ impl Builder<'_> {
                 method.idempotency_key = Some(wire.to_owned());
                 Ok(false)
             }
-            "header" if !is_header_name(wire) => {
+            "header" if !crate::names::is_header_name(wire) => {
                 self.note(
                     place,
                     true,
@@ -152,6 +157,82 @@ impl Builder<'_> {
                 Ok(false)
             }
         }
+    }
+
+    /// The path key as a route the spec can say and a server routes: a `#fragment` (used to
+    /// tell operations on one path apart) or a `?query` left out, an Express-style `:name`
+    /// segment of a declared path parameter written `{name}`, and every character of the
+    /// literal text that a URL path cannot carry as itself percent-encoded (as any HTTP client
+    /// would send it), so nothing of the key can form a placeholder or break the request line.
+    fn route(&mut self, operation: &Operation, in_path: &[String]) -> String {
+        let key = operation.route.as_str();
+        let mut route = key;
+        if let Some(cut) = route.find(['#', '?']) {
+            let what = if route.as_bytes()[cut] == b'#' {
+                "fragment"
+            } else {
+                "query"
+            };
+            self.note(
+                &operation.item_place,
+                what == "query",
+                format!(
+                    "the path key's {what} `{}` is not part of the route: the client calls `{}`",
+                    &route[cut..],
+                    &route[..cut]
+                ),
+            );
+            route = &route[..cut];
+        }
+        let mut out = String::with_capacity(route.len() + 8);
+        if !route.starts_with('/') {
+            out.push('/');
+        }
+        for (i, segment) in route.split('/').enumerate() {
+            if i > 0 {
+                out.push('/');
+            }
+            if let Some(name) = segment.strip_prefix(':')
+                && in_path.iter().any(|p| p == name)
+            {
+                self.note(
+                    &operation.item_place,
+                    false,
+                    format!("the segment `{segment}` is the path parameter `{name}`: written `{{{name}}}`"),
+                );
+                out.push('{');
+                out.push_str(name);
+                out.push('}');
+                continue;
+            }
+            let mut rest = segment;
+            while !rest.is_empty() {
+                // A placeholder is `{` a name without braces, slashes or spaces `}`.
+                let placeholder = rest.strip_prefix('{').and_then(|after| {
+                    let close = after.find('}')?;
+                    let name = &after[..close];
+                    (!name.is_empty() && !name.contains(['{', ' ', '%'])).then_some(close + 2)
+                });
+                if let Some(length) = placeholder {
+                    out.push_str(&rest[..length]);
+                    rest = &rest[length..];
+                    continue;
+                }
+                let c = rest.chars().next().unwrap_or_default();
+                let literal = c.is_ascii_alphanumeric() || "-._~!$&'()*+,;=@%".contains(c);
+                // A `:` that would read as `:name` is encoded; elsewhere it is text.
+                if literal || (c == ':' && !out.ends_with('/')) {
+                    out.push(c);
+                } else {
+                    let mut bytes = [0; 4];
+                    for byte in c.encode_utf8(&mut bytes).bytes() {
+                        out.push_str(&format!("%{byte:02X}"));
+                    }
+                }
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        out
     }
 
     /// The route with every placeholder named as its parameter: one the parameters do not
@@ -330,14 +411,6 @@ pub(super) fn form_field_schema(field: &Value) -> Value {
     parameter_schema(field)
 }
 
-/// True for a header name HTTP accepts: a token of visible ASCII without separators.
-fn is_header_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-}
-
 fn placeholders(path: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = path;
@@ -345,7 +418,11 @@ fn placeholders(path: &str) -> Vec<String> {
         let Some(close) = rest[open..].find('}') else {
             break;
         };
-        out.push(rest[open + 1..open + close].to_owned());
+        // A route may name a parameter twice: one argument fills both places.
+        let name = &rest[open + 1..open + close];
+        if !out.iter().any(|n| n == name) {
+            out.push(name.to_owned());
+        }
         rest = &rest[open + close + 1..];
     }
     out

@@ -1,0 +1,297 @@
+//! A description is text an attacker may write: what it says may only ever reach the spec as a
+//! quoted scalar or an escaped note, never as YAML of its own, a placeholder, or code that
+//! `cargo test` runs. Each test is a reproduction of a way in that worked once.
+
+mod common;
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use serde_json::json;
+
+/// Imports `description` (JSON) from a fresh directory: the spec's text, checked and generated.
+fn import(description: &serde_json::Value) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("api.json");
+    std::fs::write(&path, serde_json::to_string_pretty(description).unwrap()).unwrap();
+    let options = remcall_openapi::Options {
+        client: Some("Hostile".to_owned()),
+        ..remcall_openapi::Options::default()
+    };
+    let imported = remcall_openapi::import(&path, &options).unwrap_or_else(|e| panic!("{e}"));
+    let spec_path = Path::new("specs/hostile.yaml");
+    remcall_codegen::generate_text(spec_path, &imported.spec)
+        .unwrap_or_else(|e| panic!("{e:?}\n{}", imported.spec));
+    imported.spec
+}
+
+/// Every line-break class, the byte-order mark, bidi and zero-width controls, ESC.
+const BREAKERS: &[char] = &[
+    '\n', '\r', '\u{0b}', '\u{0c}', '\u{85}', '\u{2028}', '\u{2029}', '\u{feff}', '\u{202e}',
+    '\u{2066}', '\u{200b}', '\u{1b}',
+];
+
+/// What a description tried to plant, after a line break, in every text position.
+fn payload(c: char) -> String {
+    format!(
+        "x{c}config: leak{c}configs: {{leak: {{headers: {{X-Leak: {{value: \"${{AWS_SECRET_ACCESS_KEY}}\", secret: true}}}}}}}}{c}# "
+    )
+}
+
+fn hostile_description(c: char) -> serde_json::Value {
+    let p = payload(c);
+    json!({
+        "openapi": "3.0.3",
+        "info": { "title": format!("T{p}"), "version": "1", "description": p },
+        "servers": [{ "url": format!("https://api.example.test/{p}") }],
+        "tags": [{ "name": p, "description": p }],
+        "paths": {
+            format!("/a/{{id}}/{p}"): {
+                "get": {
+                    "operationId": format!("get{p}"),
+                    "summary": p,
+                    "parameters": [
+                        { "name": "id", "in": "path", "required": true, "schema": { "type": "string" } },
+                        { "name": format!("q{p}"), "in": "query", "description": p, "schema": { "type": "string", "enum": [p, "b"] } },
+                        { "name": format!("H{p}"), "in": "header", "schema": { "type": "string" } }
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": p,
+                            "content": { "application/json": { "schema": { "$ref": format!("#/components/schemas/{p}") } } }
+                        },
+                        "201": {
+                            "description": p,
+                            "content": { "application/json": { "schema": { "$ref": format!("./{p}.json#/x") } } }
+                        }
+                    }
+                }
+            }
+        },
+        "components": {
+            "schemas": {
+                p.clone(): {
+                    "type": "object",
+                    "description": p,
+                    "required": [p],
+                    "properties": {
+                        p.clone(): { "type": "string", "description": p, "const": p },
+                        "kind": { "type": "string", "enum": [p, format!("{c}")] }
+                    }
+                }
+            },
+            "securitySchemes": {
+                p.clone(): { "type": "apiKey", "in": "header", "name": format!("X-Key{p}") }
+            }
+        },
+        "security": [{ p.clone(): [] }]
+    })
+}
+
+#[test]
+fn no_character_of_a_description_plants_yaml() {
+    for &c in BREAKERS {
+        let spec = import(&hostile_description(c));
+        let tree: serde_yaml::Value = serde_yaml::from_str(&spec).unwrap();
+        let keys: Vec<&str> = tree
+            .as_mapping()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        for key in &keys {
+            assert!(
+                [
+                    "client",
+                    "doc",
+                    "base_url",
+                    "base_path",
+                    "config",
+                    "configs",
+                    "types",
+                    "methods"
+                ]
+                .contains(key),
+                "{c:?}: a key `{key}` was planted:\n{spec}"
+            );
+        }
+        // The only profile is the importer's own, with the description's credentials.
+        assert!(
+            matches!(tree["config"].as_str(), None | Some("main")),
+            "{c:?}:\n{spec}"
+        );
+        let configs = tree["configs"].as_mapping().map_or(0, |c| c.len());
+        assert!(configs <= 1, "{c:?}:\n{spec}");
+        // Nothing of the description reads a variable it chose.
+        let planted = |text: &str| text.contains("${AWS_SECRET_ACCESS_KEY}");
+        assert!(
+            !planted(&serde_yaml::to_string(&tree["configs"]).unwrap()),
+            "{c:?}:\n{spec}"
+        );
+        assert!(
+            !planted(tree["base_url"].as_str().unwrap_or_default()),
+            "{c:?}:\n{spec}"
+        );
+        // Every comment line is one line: the header's lines all start with `#`.
+        let header: Vec<&str> = spec.lines().take_while(|l| !l.starts_with("client:")).collect();
+        assert!(header.iter().all(|l| l.starts_with('#')), "{c:?}:\n{spec}");
+        for line in spec.lines().filter(|l| l.starts_with('#')) {
+            assert!(
+                !line.contains(c) || c == '\n',
+                "{c:?} stands raw in a comment: {line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn text_of_a_url_never_forms_a_placeholder() {
+    let hostile = [
+        "https://api.real.example}${AWS_SECRET_ACCESS_KEY}",
+        "https://a.example/$${HOME}/x",
+        "https://a.example/$}$$/${",
+        "https://a.example/${A:-${B}}",
+    ];
+    for url in hostile {
+        // OpenAPI 3: the server and the token URL.
+        let description = json!({
+            "openapi": "3.0.3",
+            "info": { "title": "t", "version": "1" },
+            "servers": [{ "url": url }],
+            "paths": { "/a": { "get": { "responses": { "204": { "description": "ok" } } } } },
+            "components": { "securitySchemes": { "o": { "type": "oauth2", "flows": {
+                "clientCredentials": { "tokenUrl": format!("{url}/token"), "scopes": {} } } } } },
+            "security": [{ "o": [] }]
+        });
+        let spec = import(&description);
+        let tree: serde_yaml::Value = serde_yaml::from_str(&spec).unwrap();
+        let base = tree["base_url"].as_str().unwrap();
+        assert_eq!(read_back(base, "HOSTILE_URL"), url, "{spec}");
+        let token = tree["configs"]["main"]["auth"]["oauth2"]["token_url"]
+            .as_str()
+            .unwrap();
+        assert_eq!(
+            read_back(token, "HOSTILE_TOKEN_URL"),
+            format!("{url}/token")
+        );
+        // Swagger 2.0: a host and a base path.
+        let (host, path) = url
+            .strip_prefix("https://")
+            .unwrap()
+            .split_once('/')
+            .unwrap_or((url.strip_prefix("https://").unwrap(), ""));
+        let base_path = if path.is_empty() {
+            "/v1".to_owned()
+        } else {
+            format!("/{path}/v1")
+        };
+        let description = json!({
+            "swagger": "2.0",
+            "info": { "title": "t", "version": "1" },
+            "host": host,
+            "basePath": base_path,
+            "schemes": ["https"],
+            "paths": { "/a": { "get": { "responses": { "204": { "description": "ok" } } } } }
+        });
+        let spec = import(&description);
+        let tree: serde_yaml::Value = serde_yaml::from_str(&spec).unwrap();
+        let base = tree["base_url"].as_str().unwrap();
+        assert_eq!(
+            read_back(base, "HOSTILE_URL"),
+            format!("https://{host}{base_path}"),
+            "{spec}"
+        );
+    }
+}
+
+/// The text a client built from `written` uses when the variable it is overridable by is
+/// unset; no other variable may even be looked at.
+fn read_back(written: &str, own: &str) -> String {
+    let asked = RefCell::new(Vec::new());
+    let value = remcall_profile::vars::expand(written, |name| {
+        asked.borrow_mut().push(name.to_owned());
+        None
+    })
+    .unwrap_or_else(|e| panic!("{written}: {e}"));
+    assert_eq!(*asked.borrow(), [own], "{written}");
+    value
+}
+
+#[test]
+fn a_swagger_base_path_without_a_host_is_kept() {
+    let spec = import(&json!({
+        "swagger": "2.0",
+        "info": { "title": "t", "version": "1" },
+        "basePath": "/api/v1/",
+        "paths": { "/repos": { "get": { "responses": { "204": { "description": "ok" } } } } }
+    }));
+    assert!(common::spec_says(&spec, "base_path: /api/v1"), "{spec}");
+    assert!(spec.contains("with no host"), "{spec}");
+}
+
+/// Every way Markdown (and HTML made Markdown) has to make a code block.
+const CODE: &[&str] = &[
+    "```\nfn main() { std::process::exit(3) }\n```",
+    "```rust\npanic!(\"ran\")\n```",
+    "```should_panic\nfn main() {}\n```",
+    "```edition2021\npanic!(\"ran\")\n```",
+    "```rust,should_panic\nfn main() {}\n```",
+    "```test_harness\n#[test] fn t() { panic!() }\n```",
+    "```standalone_crate\npanic!(\"ran\")\n```",
+    "```no_run\ncompile_error!(\"compiled\");\n```",
+    "~~~\npanic!(\"ran\")\n~~~",
+    "````\npanic!(\"ran\")\n```\n````",
+    "Steps:\n\n- one\n\n      panic!(\"ran\")\n\n- two",
+    "Intro.\n\n    panic!(\"ran\")\n",
+    "> ```\n> panic!(\"ran\")\n> ```",
+    "<pre>panic!(\"ran\")</pre>",
+    "<pre><code class=\"language-rust\">panic!(\"ran\")</code></pre>",
+    "<p>See</p><pre>\n```rust\npanic!(\"ran\")\n```\n</pre>",
+    "```json,no_run\ncompile_error!(\"compiled\");\n```",
+    "```{.rust}\npanic!(\"ran\")\n```",
+];
+
+#[test]
+fn no_code_of_a_description_runs_as_a_doctest() {
+    let mut operations = serde_json::Map::new();
+    let mut schemas = serde_json::Map::new();
+    for (i, code) in CODE.iter().enumerate() {
+        operations.insert(
+            format!("/op{i}"),
+            json!({ "get": { "operationId": format!("op{i}"), "description": code,
+                "parameters": [{ "name": "q", "in": "query", "description": code, "schema": { "type": "string" } }],
+                "responses": { "200": { "description": code, "content": { "application/json": {
+                    "schema": { "$ref": format!("#/components/schemas/S{i}") } } } } } } }),
+        );
+        schemas.insert(
+            format!("S{i}"),
+            json!({ "type": "object", "description": code,
+                "properties": { "a": { "type": "string", "description": code } } }),
+        );
+    }
+    let description = json!({
+        "openapi": "3.0.3",
+        "info": { "title": "t", "version": "1", "description": CODE.join("\n\n") },
+        "paths": operations,
+        "components": { "schemas": schemas }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("api.json");
+    std::fs::write(&path, description.to_string()).unwrap();
+    let options = remcall_openapi::Options {
+        client: Some("Docs".to_owned()),
+        ..remcall_openapi::Options::default()
+    };
+    let imported = remcall_openapi::import(&path, &options).unwrap();
+    let generated =
+        remcall_codegen::generate_text(Path::new("specs/docs.yaml"), &imported.spec).unwrap();
+    assert!(
+        generated.code.matches("```text").count() > CODE.len() * 4,
+        "the docs' code is there, as text"
+    );
+    let doctests = common::doctests(&[generated]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        doctests.contains("running 0 tests"),
+        "doctests ran:\n{doctests}"
+    );
+}
