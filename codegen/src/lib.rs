@@ -9,6 +9,7 @@
 mod builder;
 mod checked;
 mod diagnostic;
+mod import;
 mod ir;
 mod names;
 pub mod output;
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use builder::Builder;
 pub use diagnostic::Diagnostic;
+pub use import::{ImportError, import};
 pub use render::RenderError;
 pub use spec::model::schema;
 

@@ -41,7 +41,10 @@ fn imported(name: &str) -> String {
 
 #[track_caller]
 fn has(spec: &str, expected: &str) {
-    assert!(common::spec_says(spec, expected), "`{expected}` not in:\n{spec}");
+    assert!(
+        common::spec_says(spec, expected),
+        "`{expected}` not in:\n{spec}"
+    );
 }
 
 #[test]

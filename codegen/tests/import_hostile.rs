@@ -133,7 +133,10 @@ fn no_character_of_a_description_plants_yaml() {
             "{c:?}:\n{spec}"
         );
         // Every comment line is one line: the header's lines all start with `#`.
-        let header: Vec<&str> = spec.lines().take_while(|l| !l.starts_with("client:")).collect();
+        let header: Vec<&str> = spec
+            .lines()
+            .take_while(|l| !l.starts_with("client:"))
+            .collect();
         assert!(header.iter().all(|l| l.starts_with('#')), "{c:?}:\n{spec}");
         for line in spec.lines().filter(|l| l.starts_with('#')) {
             assert!(
@@ -293,5 +296,104 @@ fn no_code_of_a_description_runs_as_a_doctest() {
     assert!(
         doctests.contains("running 0 tests"),
         "doctests ran:\n{doctests}"
+    );
+}
+
+/// Each shape once lost a whole document: the spec the importer wrote did not check.
+#[test]
+fn odd_items_import_into_a_spec_that_checks() {
+    let ok = json!({ "204": { "description": "ok" } });
+    let documents = [
+        // Names `check` reads by another rule than the importer once did.
+        json!({ "swagger": "2.0", "info": { "title": "t", "version": "1" },
+            "definitions": { "v1.A": { "type": "object", "properties": { "a": { "type": "string" } } },
+                             "R2 V4 Response": { "type": "object" } },
+            "paths": { "/a": { "get": { "responses": { "200": { "description": "ok",
+                "schema": { "$ref": "#/definitions/v1.A" } } } } },
+                       "/b": { "get": { "responses": { "200": { "description": "ok",
+                "schema": { "$ref": "#/definitions/R2 V4 Response" } } } } } } }),
+        // Express-style segments, a parameter named twice, a fragment.
+        json!({ "openapi": "3.0.3", "info": { "title": "t", "version": "1" }, "paths": {
+            "/rooms/:rid/members": { "get": { "parameters": [
+                { "name": "rid", "in": "path", "required": true, "schema": { "type": "string" } }],
+                "responses": ok } },
+            "/accounts/{account_id}/maps/{map_id}/accounts/{account_id}": { "get": { "parameters": [
+                { "name": "account_id", "in": "path", "required": true, "schema": { "type": "string" } },
+                { "name": "map_id", "in": "path", "required": true, "schema": { "type": "string" } }],
+                "responses": ok } },
+            "/files/{id}#get_link": { "get": { "parameters": [
+                { "name": "id", "in": "path", "required": true, "schema": { "type": "string" } }],
+                "responses": ok } },
+            "/x/{unclosed/y}}/:odd/{}": { "get": { "responses": ok } } } }),
+        // A multipart body that is not an object; a server URL with a query and fragment.
+        json!({ "openapi": "3.0.3", "info": { "title": "t", "version": "1" },
+            "servers": [{ "url": "https://a.example/v1?api-version=2#top" }],
+            "paths": { "/up": { "post": { "requestBody": { "content": { "multipart/form-data": {
+                "schema": { "type": "string", "format": "binary" } } } }, "responses": ok } } } }),
+        // `x_with` beside `x`, whose optional parameters are named (its `x_with` form).
+        json!({ "openapi": "3.0.3", "info": { "title": "t", "version": "1" }, "paths": {
+            "/x": { "get": { "operationId": "x", "parameters": [
+                { "name": "a", "in": "query", "schema": { "type": "string" } },
+                { "name": "b", "in": "query", "schema": { "type": "string" } },
+                { "name": "c", "in": "query", "schema": { "type": "string" } }],
+                "responses": ok } },
+            "/y": { "get": { "operationId": "x_with", "responses": ok } },
+            "/z": { "get": { "operationId": "x_stream", "responses": ok } } } }),
+        // A byte-order mark at the start of a line of prose.
+        json!({ "openapi": "3.0.3", "info": { "title": "t", "version": "1",
+            "description": "Line one.\n\u{feff}Line two.\n\u{feff}" },
+            "paths": { "/a": { "get": { "description": "\u{feff}- item\n\u{feff}x", "responses": ok } } } }),
+    ];
+    for description in &documents {
+        import(description);
+    }
+}
+
+/// What `check` refuses of an import is set aside, and the rest written: a method left out, a
+/// type read as `serde_json::Value` where it was used.
+#[test]
+fn a_refused_item_is_set_aside_and_the_rest_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("api.json");
+    let description = json!({ "openapi": "3.0.3", "info": { "title": "t", "version": "1" },
+        "paths": {
+            "/a": { "get": { "operationId": "get_a", "responses": { "200": { "description": "ok",
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/A" } } } } } } },
+            "/b": { "get": { "operationId": "get_b", "responses": { "200": { "description": "ok",
+                "content": { "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/A" } } } } } } } } },
+        "components": { "schemas": { "A": { "type": "object", "properties": { "x": { "type": "string" } } } } } });
+    std::fs::write(&path, description.to_string()).unwrap();
+    let options = remcall_openapi::Options {
+        refused: vec![
+            remcall_openapi::Refused::Type {
+                name: "A".into(),
+                reason: "a reason".into(),
+            },
+            remcall_openapi::Refused::Method {
+                name: "get_a".into(),
+                reason: "another".into(),
+            },
+        ],
+        ..remcall_openapi::Options::default()
+    };
+    let out = Path::new("specs/t.yaml");
+    let imported = remcall_codegen::import(&path, out, &options).unwrap();
+    let spec = &imported.spec;
+    assert!(
+        common::spec_says(spec, "get_b:\n  returns: Vec<serde_json::Value>"),
+        "{spec}"
+    );
+    assert!(
+        !spec.contains("  get_a:") && !spec.contains("  A:"),
+        "{spec}"
+    );
+    assert_eq!(imported.summary.skipped.len(), 1);
+    assert!(
+        spec.contains("the method would not check: another"),
+        "{spec}"
+    );
+    assert!(
+        spec.contains("the type `A` would not check (a reason)"),
+        "{spec}"
     );
 }

@@ -69,8 +69,18 @@ mod tests {
     #[test]
     fn every_break_control_and_format_character_is_escaped() {
         for c in [
-            '\n', '\r', '\u{85}', '\u{2028}', '\u{2029}', '\u{feff}', '\u{202e}', '\u{2066}',
-            '\u{1b}', '\u{7f}', '\u{200b}', '\u{e0041}',
+            '\n',
+            '\r',
+            '\u{85}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{feff}',
+            '\u{202e}',
+            '\u{2066}',
+            '\u{1b}',
+            '\u{7f}',
+            '\u{200b}',
+            '\u{e0041}',
         ] {
             let line = one_line(&format!("a{c}b"));
             assert_eq!(line, format!("a{}b", c.escape_unicode()));

@@ -48,6 +48,19 @@ pub struct Options {
     /// Local copies of remote documents: a `$ref` to a URL that starts with the first of a pair
     /// is read from the second, a directory (no network is ever used).
     pub ref_dirs: Vec<(String, PathBuf)>,
+    /// Items of an earlier import of the same description that `remcall check` refused: left
+    /// out of this one (a method as a skipped operation, a type as `serde_json::Value`
+    /// wherever it was used), each with a note saying why.
+    pub refused: Vec<Refused>,
+}
+
+/// An item of an imported spec that `remcall check` refused, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// A method, by its name in the spec.
+    Method { name: String, reason: String },
+    /// A type, by its name in the spec.
+    Type { name: String, reason: String },
 }
 
 /// An imported description.

@@ -239,7 +239,16 @@ mod tests {
         assert_eq!(type_name("repo-search-result-item"), "RepoSearchResultItem");
         assert_eq!(type_name("File"), "ApiFile");
         assert_eq!(type_name("2fa"), "T2fa");
-        for raw in ["v1.A", "R2 V4 Response", "ABCDef", "a1B2c3", "X-Y-Z", "ÀB", "é", "1A"] {
+        for raw in [
+            "v1.A",
+            "R2 V4 Response",
+            "ABCDef",
+            "a1B2c3",
+            "X-Y-Z",
+            "ÀB",
+            "é",
+            "1A",
+        ] {
             let name = type_name(raw);
             assert!(is_pascal_identifier(&name), "{raw} → {name}");
         }

@@ -252,6 +252,8 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
     builder.share_shapes();
     builder.clear_generated_names();
     builder.paginate_methods();
+    builder.clear_derived_method_names();
+    builder.set_aside(&options.refused);
     let summary = &mut builder.spec.summary;
     summary.types = builder.spec.types.len();
     summary.fields = builder
@@ -333,6 +335,81 @@ impl Builder<'_> {
                 false,
                 format!("the schema `{name}` is the type `{new}`: a method generates `{name}`"),
             );
+        }
+    }
+
+    /// A method generates `<name>_with` (optional parameters by name) and `<name>_stream`
+    /// (pages): an operation named so beside `<name>` is renamed (`x_with_2`), whatever
+    /// the generator would decide for `<name>`, so the spec checks either way.
+    fn clear_derived_method_names(&mut self) {
+        let mut taken: Vec<String> = self.spec.methods.iter().map(|m| m.name.clone()).collect();
+        let bases: Vec<String> = taken.clone();
+        for index in 0..self.spec.methods.len() {
+            let name = self.spec.methods[index].name.clone();
+            let derived = ["_with", "_stream"].iter().any(|suffix| {
+                name.strip_suffix(suffix)
+                    .is_some_and(|base| bases.iter().any(|b| b == base))
+            });
+            if !derived {
+                continue;
+            }
+            let new = crate::names::unique(&name, "_", &mut taken);
+            self.spec.methods[index].name = new.clone();
+            let place = self.docs.top();
+            self.note(
+                &place,
+                false,
+                format!("the operation `{name}` is the method `{new}`: `{name}` is a form the generator makes of another method"),
+            );
+        }
+    }
+
+    /// Leaves out what `check` refused of an earlier import: a method is a skipped operation, a
+    /// type is `serde_json::Value` wherever it was used.
+    fn set_aside(&mut self, refused: &[crate::Refused]) {
+        let top = self.docs.top();
+        // Methods first, so a type's uses are counted in the methods that stay.
+        let (methods, types): (Vec<_>, Vec<_>) = refused
+            .iter()
+            .partition(|r| matches!(r, crate::Refused::Method { .. }));
+        for item in methods.into_iter().chain(types) {
+            match item {
+                crate::Refused::Method { name, reason } => {
+                    let before = self.spec.methods.len();
+                    self.spec.methods.retain(|m| &m.name != name);
+                    if self.spec.methods.len() < before {
+                        let why = format!("the method would not check: {reason}");
+                        self.spec.summary.skipped.push((name.clone(), why));
+                    }
+                }
+                crate::Refused::Type { name, reason } => {
+                    if self.spec.types.shift_remove(name).is_none() {
+                        continue;
+                    }
+                    let mut uses = 0;
+                    self.each_ty(|ty| {
+                        ty.visit_mut(&mut |part| {
+                            if matches!(part, Ty::Named(n) if n == name) {
+                                *part = Ty::Value;
+                                uses += 1;
+                            }
+                        })
+                    });
+                    self.spec.summary.value_fallbacks += uses;
+                    for definition in self.spec.types.values_mut() {
+                        match definition {
+                            TypeOut::Struct(s) => s.all_of.retain(|p| p != name),
+                            TypeOut::Union(u) => u.mapping.retain(|(_, ty)| ty != name),
+                            TypeOut::Enum(_) => {}
+                        }
+                    }
+                    self.note(
+                        &top,
+                        true,
+                        format!("the type `{name}` would not check ({reason}): serde_json::Value wherever it was used"),
+                    );
+                }
+            }
         }
     }
 

@@ -27,7 +27,11 @@ pub(crate) fn doc_lines(doc: Option<&String>) -> Vec<String> {
         let line = if opens_fence {
             let mark = trimmed.chars().next().unwrap_or('`');
             let run = trimmed.len() - trimmed.trim_start_matches(mark).len();
-            relabelled = format!("{}{}text", &line[..line.len() - trimmed.len()], &trimmed[..run]);
+            relabelled = format!(
+                "{}{}text",
+                &line[..line.len() - trimmed.len()],
+                &trimmed[..run]
+            );
             relabelled.as_str()
         } else {
             line
@@ -62,7 +66,10 @@ pub(crate) fn doc_lines(doc: Option<&String>) -> Vec<String> {
 /// swallow what follows the doc.
 fn runs_no_code(lines: &[String]) -> bool {
     use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
-    let markdown: Vec<&str> = lines.iter().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect();
+    let markdown: Vec<&str> = lines
+        .iter()
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .collect();
     let markdown = markdown.join("\n");
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
@@ -92,14 +99,13 @@ fn runs_no_code(lines: &[String]) -> bool {
 /// The whole doc as one `text` block, fenced with more backticks than any run in it, so that
 /// nothing inside can close it: the doc of last resort for text that would otherwise run.
 fn all_text(text: &str) -> Vec<String> {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat((longest + 1).max(3));
     let mut out = vec![format!(" {fence}text")];
-    out.extend(text.lines().map(|l| format!(" {}", comment_text(l.trim_end()))));
+    out.extend(
+        text.lines()
+            .map(|l| format!(" {}", comment_text(l.trim_end()))),
+    );
     out.push(format!(" {fence}"));
     out
 }
@@ -243,7 +249,11 @@ mod tests {
             let lines = doc_lines(Some(&text.to_owned()));
             assert!(runs_no_code(&lines), "{text:?} → {lines:#?}");
         }
-        assert!(!runs_no_code(&[" ```".to_owned(), " x".to_owned(), " ```".to_owned()]));
+        assert!(!runs_no_code(&[
+            " ```".to_owned(),
+            " x".to_owned(),
+            " ```".to_owned()
+        ]));
         let kept = doc_lines(Some(&"Prose.\n```text\nx\n```".to_owned()));
         assert_eq!(kept, [" Prose.", " ```text", " x", " ```"]);
     }

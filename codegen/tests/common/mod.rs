@@ -9,14 +9,27 @@ use std::path::Path;
 /// Returns clippy's stderr when it fails.
 #[allow(dead_code)]
 pub fn clippy_clean(generated: &[remcall_codegen::Generated]) -> Result<(), String> {
-    let args = ["clippy", "--quiet", "--offline", "--message-format", "short", "--", "-D", "warnings"];
+    let args = [
+        "clippy",
+        "--quiet",
+        "--offline",
+        "--message-format",
+        "short",
+        "--",
+        "-D",
+        "warnings",
+    ];
     sample_crate(generated, &args, "sample-check").map(drop)
 }
 
 /// Runs the doctests of a library crate of `generated`: what `cargo test --doc` prints.
 #[allow(dead_code)]
 pub fn doctests(generated: &[remcall_codegen::Generated]) -> Result<String, String> {
-    sample_crate(generated, &["test", "--offline", "--doc"], "sample-doctests")
+    sample_crate(
+        generated,
+        &["test", "--offline", "--doc"],
+        "sample-doctests",
+    )
 }
 
 /// Cargo `args` in a crate of `generated`, its target directory `target/<target>`: stdout, or
@@ -101,13 +114,13 @@ fn somewhere(tree: &serde_yaml::Value, expected: &serde_yaml::Value) -> bool {
 fn holds(actual: &serde_yaml::Value, expected: &serde_yaml::Value) -> bool {
     use serde_yaml::Value;
     match (actual, expected) {
-        (Value::Mapping(a), Value::Mapping(e)) => e.iter().all(|(k, v)| {
-            a.iter()
-                .any(|(ak, av)| scalar_eq(ak, k) && holds(av, v))
-        }),
+        (Value::Mapping(a), Value::Mapping(e)) => e
+            .iter()
+            .all(|(k, v)| a.iter().any(|(ak, av)| scalar_eq(ak, k) && holds(av, v))),
         (Value::Sequence(a), Value::Sequence(e)) => {
             let mut rest = a.iter();
-            e.iter().all(|item| rest.any(|candidate| holds(candidate, item)))
+            e.iter()
+                .all(|item| rest.any(|candidate| holds(candidate, item)))
         }
         // `key:` with nothing after it in a snippet: the key is there.
         (_, Value::Null) => true,

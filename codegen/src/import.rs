@@ -1,0 +1,155 @@
+//! `remcall import`: a description's spec that checks, by construction and then by test. The
+//! importer names and shapes everything by the rules `check` reads; should `check` still
+//! refuse an item (a shape no rule foresaw), that item alone is set aside — a method left out,
+//! a type read as `serde_json::Value` — with a note, and the description imported again, so
+//! one odd item never loses a whole document.
+
+use std::path::Path;
+
+use remcall_openapi::{Imported, Options, Refused};
+
+use crate::{Diagnostic, Error};
+
+/// How many times items are set aside before the import is given up as the importer's bug:
+/// each round sets aside every item refused in it, so a second round is rare.
+const ROUNDS: usize = 4;
+
+/// Why an import wrote nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The description cannot be read at all (no such file, not JSON or YAML, not OpenAPI).
+    #[error("{0}")]
+    Description(#[from] remcall_openapi::Error),
+    /// What was refused lies outside any method or type: a bug of the importer.
+    #[error("{0}")]
+    Unchecked(Error),
+}
+
+/// Imports `description` into a spec (to be written at `out`) that `remcall check` accepts.
+pub fn import(description: &Path, out: &Path, options: &Options) -> Result<Imported, ImportError> {
+    let mut options = options.clone();
+    let mut round = 0;
+    loop {
+        let imported = remcall_openapi::import(description, &options)?;
+        let diagnostics = match crate::check_text(out, &imported.spec) {
+            Ok(()) => return Ok(imported),
+            Err(Error::Invalid(diagnostics)) => diagnostics,
+            Err(other) => return Err(ImportError::Unchecked(other)),
+        };
+        round += 1;
+        let refused = refused_items(&imported.spec, &diagnostics);
+        let new: Vec<Refused> = refused
+            .into_iter()
+            .filter(|r| !options.refused.contains(r))
+            .collect();
+        if round > ROUNDS || new.is_empty() {
+            return Err(ImportError::Unchecked(Error::Invalid(diagnostics)));
+        }
+        options.refused.extend(new);
+    }
+}
+
+/// The methods and types the errors among `diagnostics` fall in, each once with its first
+/// error's message; an error outside every item gives nothing for it.
+fn refused_items(spec: &str, diagnostics: &[Diagnostic]) -> Vec<Refused> {
+    // Where each item of `types:` and `methods:` starts: the emitter writes both in block
+    // style, an item's key two spaces in.
+    let mut starts: Vec<(usize, bool, String)> = Vec::new();
+    let mut section = None;
+    for (index, line) in spec.lines().enumerate() {
+        if !line.starts_with([' ', '#', '-']) && !line.is_empty() {
+            section = match line {
+                "types:" => Some(true),
+                "methods:" => Some(false),
+                _ => None,
+            };
+            continue;
+        }
+        let Some(is_type) = section else { continue };
+        if let Some(key) = line.strip_prefix("  ")
+            && !key.starts_with([' ', '#', '-'])
+            && let Some((name, _)) = key.split_once(':')
+        {
+            starts.push((
+                index + 1,
+                is_type,
+                name.trim_matches(['"', '\'']).to_owned(),
+            ));
+        }
+    }
+    let section_end = |line: usize| {
+        // An item runs to the next item's start, or to the next top-level key.
+        spec.lines()
+            .enumerate()
+            .skip(line)
+            .find(|(_, l)| !l.is_empty() && !l.starts_with([' ', '#', '-']))
+            .map_or(usize::MAX, |(i, _)| i + 1)
+    };
+    let mut out: Vec<Refused> = Vec::new();
+    for diagnostic in diagnostics.iter().filter(|d| !d.warning) {
+        let Some((start, is_type, name)) = starts
+            .iter()
+            .rev()
+            .find(|(start, _, _)| *start <= diagnostic.line)
+        else {
+            continue;
+        };
+        if diagnostic.line >= section_end(*start) {
+            continue;
+        }
+        let reason = diagnostic.message.clone();
+        let item = if *is_type {
+            Refused::Type {
+                name: name.clone(),
+                reason,
+            }
+        } else {
+            Refused::Method {
+                name: name.clone(),
+                reason,
+            }
+        };
+        let same = |r: &Refused| match (r, &item) {
+            (Refused::Type { name: a, .. }, Refused::Type { name: b, .. })
+            | (Refused::Method { name: a, .. }, Refused::Method { name: b, .. }) => a == b,
+            _ => false,
+        };
+        if !out.iter().any(same) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_is_laid_to_the_item_it_is_in() {
+        let spec = "client: C\n\ntypes:\n  A:\n    fields:\n      x: Nope\n  B:\n    fields: {}\n\nmethods:\n  get_a:\n    request: GET /a\n  get_b:\n    request: GET /b\n";
+        let at = |line: usize| Diagnostic {
+            file: "s.yaml".into(),
+            line,
+            column: 1,
+            message: format!("line {line}"),
+            help: None,
+            source_line: None,
+            warning: false,
+        };
+        let refused = refused_items(spec, &[at(6), at(12), at(1), at(5)]);
+        assert_eq!(
+            refused,
+            [
+                Refused::Type {
+                    name: "A".into(),
+                    reason: "line 6".into()
+                },
+                Refused::Method {
+                    name: "get_a".into(),
+                    reason: "line 12".into()
+                },
+            ]
+        );
+    }
+}
