@@ -1,5 +1,6 @@
 //! Codegen scale: load + validate + render + format a 1,000-method spec, and 4,000 types that
-//! hold each other in a cycle.
+//! hold each other in a cycle; import (and check) of a description whose `allOf` chain names
+//! each next level twice, which once doubled the work per level.
 
 use std::path::Path;
 
@@ -19,5 +20,41 @@ fn thousand_methods(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, thousand_methods);
+/// `L0` … `L{levels}`, each `allOf` the next level twice and a property of its own.
+fn doubling_chain(levels: usize) -> String {
+    let mut schemas = Vec::new();
+    for i in 0..levels {
+        let next = format!("{{\"$ref\":\"#/components/schemas/L{}\"}}", i + 1);
+        schemas.push(format!(
+            "\"L{i}\":{{\"allOf\":[{next},{next},{{\"type\":\"object\",\"properties\":{{\"f{i}\":{{\"type\":\"string\"}}}}}}]}}"
+        ));
+    }
+    schemas.push(format!(
+        "\"L{levels}\":{{\"type\":\"object\",\"properties\":{{\"end\":{{\"type\":\"string\"}}}}}}"
+    ));
+    format!(
+        "{{\"openapi\":\"3.0.3\",\"info\":{{\"title\":\"t\",\"version\":\"1\"}},\"paths\":{{\"/a\":{{\"get\":{{\"responses\":{{\"200\":{{\"description\":\"ok\",\"content\":{{\"application/json\":{{\"schema\":{{\"$ref\":\"#/components/schemas/L0\"}}}}}}}}}}}}}}}},\"components\":{{\"schemas\":{{{}}}}}}}",
+        schemas.join(",")
+    )
+}
+
+fn doubling_all_of(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("remcall-bench-chain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut group = c.benchmark_group("import");
+    group.sample_size(10);
+    for levels in [20, 40] {
+        let path = dir.join(format!("chain{levels}.json"));
+        std::fs::write(&path, doubling_chain(levels)).unwrap();
+        let options = remcall_codegen::ImportOptions::default();
+        group.bench_function(format!("doubling_all_of_chain_{levels}"), |bench| {
+            bench
+                .iter(|| remcall_codegen::import(&path, Path::new("chain.yaml"), &options).unwrap())
+        });
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+criterion_group!(benches, thousand_methods, doubling_all_of);
 criterion_main!(benches);

@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 pub use builder::Builder;
 pub use diagnostic::Diagnostic;
 pub use import::{ImportError, import};
+/// What to import (the importer's options).
+pub use remcall_openapi::Options as ImportOptions;
 pub use render::RenderError;
 pub use spec::model::schema;
 

@@ -3,6 +3,7 @@
 
 use crate::spec::{Builder, FieldOut, StructOut, TypeOut};
 use crate::ty::{Encoding, Ty};
+use std::collections::HashSet;
 
 impl Builder<'_> {
     /// After every type is defined: each union's tag values, binary fields as files or text, and
@@ -100,7 +101,7 @@ impl Builder<'_> {
                 .alternatives
                 .iter()
                 .map(|a| {
-                    let fields = self.all_fields(a.named()?, 0)?;
+                    let fields = self.all_fields(a.named()?)?;
                     fields.into_iter().find(|f| f.wire() == *tag)
                 })
                 .collect();
@@ -221,12 +222,12 @@ impl Builder<'_> {
             let mut settled = definition.clone();
             settled.all_of.retain(|part| {
                 matches!(self.spec.types.get(part), Some(TypeOut::Struct(_)))
-                    && !self.reaches(part, name, 0)
+                    && !self.reaches(part, name)
             });
             let inherited: Vec<FieldOut> = settled
                 .all_of
                 .iter()
-                .filter_map(|part| self.all_fields(part, 0))
+                .filter_map(|part| self.all_fields(part))
                 .flatten()
                 .collect();
             let conflict = inherited.iter().enumerate().any(|(i, a)| {
@@ -311,32 +312,52 @@ impl Builder<'_> {
         }
     }
 
-    /// A struct's fields with its parts'; `None` for another kind of type.
-    pub(crate) fn all_fields(&self, name: &str, depth: usize) -> Option<Vec<FieldOut>> {
-        let Some(TypeOut::Struct(definition)) = self.spec.types.get(name) else {
+    /// A struct's fields with its parts' (each part once, however often the parts name it, so
+    /// the walk is linear in the types: parts that each name the next twice once made it
+    /// exponential); `None` for another kind of type.
+    pub(crate) fn all_fields(&self, name: &str) -> Option<Vec<FieldOut>> {
+        let Some(TypeOut::Struct(_)) = self.spec.types.get(name) else {
             return None;
         };
-        if depth > 16 {
-            return Some(Vec::new());
-        }
-        let mut out: Vec<FieldOut> = definition
-            .all_of
-            .iter()
-            .filter_map(|part| self.all_fields(part, depth + 1))
-            .flatten()
-            .collect();
-        out.extend(definition.fields.iter().cloned());
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        self.collect_fields(name, &mut seen, &mut out);
         Some(out)
     }
 
-    /// True when `from`'s parts lead to `to`.
-    fn reaches(&self, from: &str, to: &str, depth: usize) -> bool {
-        if from == to || depth > 16 {
-            return true;
+    fn collect_fields<'s>(
+        &'s self,
+        name: &'s str,
+        seen: &mut HashSet<&'s str>,
+        out: &mut Vec<FieldOut>,
+    ) {
+        if !seen.insert(name) {
+            return;
         }
-        match self.spec.types.get(from) {
-            Some(TypeOut::Struct(s)) => s.all_of.iter().any(|p| self.reaches(p, to, depth + 1)),
-            _ => false,
+        let Some(TypeOut::Struct(definition)) = self.spec.types.get(name) else {
+            return;
+        };
+        for part in &definition.all_of {
+            self.collect_fields(part, seen, out);
         }
+        out.extend(definition.fields.iter().cloned());
+    }
+
+    /// True when `from`'s parts lead to `to` (each part visited once).
+    fn reaches(&self, from: &str, to: &str) -> bool {
+        let mut seen = HashSet::new();
+        let mut stack = vec![from];
+        while let Some(at) = stack.pop() {
+            if at == to {
+                return true;
+            }
+            if !seen.insert(at) {
+                continue;
+            }
+            if let Some(TypeOut::Struct(s)) = self.spec.types.get(at) {
+                stack.extend(s.all_of.iter().map(String::as_str));
+            }
+        }
+        false
     }
 }

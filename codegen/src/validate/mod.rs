@@ -37,6 +37,7 @@ pub(crate) fn validate(spec: &Spec) -> Result<checked::Client, Vec<Diagnostic>> 
         spec,
         out: Vec::new(),
         warnings: Vec::new(),
+        expanded: Default::default(),
     };
     let client = v.client();
     v.profiles();
@@ -65,6 +66,9 @@ struct Validator<'a> {
     spec: &'a Spec,
     out: Vec<Diagnostic>,
     warnings: Vec<Diagnostic>,
+    /// Each struct's fields with its parts', by type index, once worked out: parts that name
+    /// a part twice, or two parts that share one, then cost one expansion, not one per path.
+    expanded: std::collections::HashMap<usize, Option<unions::Expanded>>,
 }
 
 impl Validator<'_> {

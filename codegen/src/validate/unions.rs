@@ -9,6 +9,9 @@ use crate::names;
 use crate::spec::model::TypeDef;
 use crate::types::Ty;
 
+/// A struct's fields with its parts', and its map of undeclared keys.
+pub(super) type Expanded = (Vec<checked::Field>, Option<Ty>);
+
 impl Validator<'_> {
     pub(super) fn union_def(&mut self, source: usize, key: &str, def: &TypeDef) -> Option<Own> {
         let alternatives = def.one_of.as_deref().unwrap_or_default();
@@ -66,14 +69,28 @@ impl Validator<'_> {
         Some(Own::Union(out?, open))
     }
 
-    /// A struct's fields with its `all_of:` parts' first (theirs recursively), each key once, and
+    /// A struct's fields with its `all_of:` parts' first (each type worked out once) (theirs recursively), each key once, and
     /// its map of undeclared keys (its own, else a part's).
     pub(super) fn expand(
         &mut self,
         all: &[Own],
         index: usize,
         stack: &mut Vec<usize>,
-    ) -> Option<(Vec<checked::Field>, Option<Ty>)> {
+    ) -> Option<Expanded> {
+        if let Some(done) = self.expanded.get(&index) {
+            return done.clone();
+        }
+        let result = self.expand_once(all, index, stack);
+        self.expanded.insert(index, result.clone());
+        result
+    }
+
+    fn expand_once(
+        &mut self,
+        all: &[Own],
+        index: usize,
+        stack: &mut Vec<usize>,
+    ) -> Option<Expanded> {
         let (name, located) = self.spec.types.get_index(index)?;
         let Own::Struct {
             fields,
@@ -84,21 +101,26 @@ impl Validator<'_> {
             return None;
         };
         if let Some(start) = stack.iter().position(|i| *i == index) {
-            // Reported once, at the cycle's first type in spec order.
+            // Reported once (each type is expanded once, so each cycle is met once), at the
+            // cycle's first type in spec order, going round from there.
             let cycle = &stack[start..];
-            if cycle.iter().min() != Some(&index) {
-                return None;
-            }
-            let path: Vec<&str> = cycle
+            let first = cycle.iter().position(|i| Some(i) == cycle.iter().min())?;
+            let round: Vec<usize> = cycle[first..]
                 .iter()
+                .chain(&cycle[..first])
+                .copied()
+                .collect();
+            let (first_name, first_located) = self.spec.types.get_index(round[0])?;
+            let path: Vec<&str> = round
+                .iter()
+                .chain([&round[0]])
                 .filter_map(|i| self.spec.types.get_index(*i).map(|(n, _)| n.as_str()))
-                .chain([name.as_str()])
                 .collect();
             self.push(
                 self.spec
                     .at(
-                        located.source,
-                        &format!("types.{name}.all_of"),
+                        first_located.source,
+                        &format!("types.{first_name}.all_of"),
                         format!("`all_of:` goes round in a circle: {}", path.join(" → ")),
                     )
                     .help("a struct cannot hold its own fields through its parts"),
