@@ -72,6 +72,10 @@ enum Command {
         /// (repeatable; nothing is ever fetched).
         #[arg(long = "ref-dir", value_name = "URL=DIR", value_parser = ref_dir)]
         ref_dirs: Vec<(String, PathBuf)>,
+        /// A folder `$ref`s may also reach (repeatable). By default they reach the description's
+        /// repository (the nearest folder above it holding `.git`), else only its own folder.
+        #[arg(long = "ref-root", value_name = "DIR")]
+        ref_roots: Vec<PathBuf>,
     },
     /// Print the JSON Schema (draft 2020-12) of the spec format, for editors' YAML completion.
     Schema,
@@ -103,12 +107,14 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             operations,
             strict,
             ref_dirs,
+            ref_roots,
         } => {
             let options = remcall_openapi::Options {
                 client,
                 tags,
                 operations,
                 ref_dirs,
+                ref_roots,
                 ..remcall_openapi::Options::default()
             };
             return import(&description, &out, &options, strict);

@@ -397,3 +397,98 @@ fn a_refused_item_is_set_aside_and_the_rest_kept() {
         "{spec}"
     );
 }
+
+/// A description spread over sibling folders (`specs/search/spec.yml` → `../common/…`): the
+/// boundary is the tree a user points at — the repository, else the description's folder,
+/// widened by `--ref-root` — judged by real path for every file, `--ref-dir` copies included.
+#[test]
+fn references_reach_the_descriptions_tree_and_no_further() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "repo/specs/search/spec.json",
+        &json!({ "openapi": "3.0.3", "info": { "title": "t", "version": "1" }, "paths": { "/a": { "get": {
+            "parameters": [{ "$ref": "../common/parameters.json#/q" }],
+            "responses": { "200": { "description": "ok", "content": { "application/json": {
+                "schema": { "$ref": "../common/parameters.json#/Thing" } } } },
+                "201": { "description": "ok", "content": { "application/json": {
+                "schema": { "$ref": "../common/leak.json#/Thing" } } } },
+                "202": { "description": "ok", "content": { "application/json": {
+                "schema": { "$ref": "https://vendor.test/schemas/out.json#/Thing" } } } } } } } } })
+        .to_string(),
+    );
+    write(
+        "repo/specs/common/parameters.json",
+        r#"{ "q": { "name": "q", "in": "query", "schema": { "type": "string" } },
+             "Thing": { "type": "object", "properties": { "inside_field": { "type": "string" } } } }"#,
+    );
+    write(
+        "secret/thing.json",
+        r#"{ "Thing": { "type": "object", "properties": { "sekrit": { "type": "string" } } } }"#,
+    );
+    write("vendor/schemas/placeholder.json", "{}");
+    // A link inside the tree to a file outside it, and one inside a `--ref-dir` copy.
+    symlink(
+        root.join("secret/thing.json"),
+        root.join("repo/specs/common/leak.json"),
+    )
+    .unwrap();
+    symlink(
+        root.join("secret/thing.json"),
+        root.join("vendor/schemas/out.json"),
+    )
+    .unwrap();
+    let main = root.join("repo/specs/search/spec.json");
+    let run = |ref_roots: Vec<std::path::PathBuf>| {
+        let options = remcall_openapi::Options {
+            ref_roots,
+            ref_dirs: vec![(
+                "https://vendor.test/schemas/".to_owned(),
+                root.join("vendor/schemas"),
+            )],
+            ..remcall_openapi::Options::default()
+        };
+        let imported = remcall_openapi::import(&main, &options).unwrap();
+        let notes: Vec<String> = imported
+            .summary
+            .notes
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        (imported.spec, notes.join("\n"))
+    };
+
+    // No repository: the description's folder only; the sibling is refused, and said so.
+    let (spec, notes) = run(Vec::new());
+    assert!(!spec.contains("inside_field"), "{spec}");
+    assert!(
+        notes.contains("is outside the description's tree"),
+        "{notes}"
+    );
+    assert!(notes.contains("--ref-root"), "{notes}");
+
+    // In a repository: the sibling folder is read; the links out of the tree are not.
+    std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+    let (spec, notes) = run(Vec::new());
+    assert!(spec.contains("inside_field"), "{spec}");
+    assert!(common::spec_says(&spec, "q: Option<String>"), "{spec}");
+    assert!(!spec.contains("sekrit"), "{spec}\n{notes}");
+    assert_eq!(
+        notes.matches("is outside the description's tree").count(),
+        1,
+        "{notes}"
+    );
+    assert!(notes.contains("leaves the description"), "{notes}");
+    // Notes name files from the description, never by this machine's paths.
+    assert!(!notes.contains(&*root.to_string_lossy()), "{notes}");
+
+    // `--ref-root` widens the tree to the folder it names (the link's target is then inside).
+    let (spec, _) = run(vec![root.join("secret")]);
+    assert!(spec.contains("sekrit"), "{spec}");
+}

@@ -47,8 +47,12 @@ impl Place {
 /// The description's files, read as they are needed.
 #[derive(Debug)]
 pub(crate) struct Documents {
-    /// The directory every file must be in: the description's.
-    root: PathBuf,
+    /// The directories every file must be in (by real path): the nearest enclosing
+    /// version-control root of the description (a folder holding `.git`), else its folder,
+    /// and the ones `--ref-root` adds.
+    roots: Vec<PathBuf>,
+    /// The description's folder: notes name files relative to it.
+    home: PathBuf,
     /// URL prefixes read from local directories instead (`--ref-dir URL=DIR`), the directories
     /// canonical; a file under one may be read too.
     mirrors: Vec<(String, PathBuf)>,
@@ -62,20 +66,34 @@ pub(crate) struct Documents {
 
 impl Documents {
     /// Reads the description at `path`.
-    pub(crate) fn open(path: &Path, ref_dirs: &[(String, PathBuf)]) -> Result<Documents, Error> {
+    pub(crate) fn open(
+        path: &Path,
+        ref_dirs: &[(String, PathBuf)],
+        ref_roots: &[PathBuf],
+    ) -> Result<Documents, Error> {
         let main = canonical(path)?;
         let mut mirrors = Vec::new();
         for (url, dir) in ref_dirs {
             mirrors.push((url.clone(), canonical(dir)?));
         }
-        let root = main
+        let home = main
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("/"));
+        // The tree a user points at: the repository the description is in, else its folder.
+        let repository = home
+            .ancestors()
+            .find(|dir| dir.join(".git").exists())
+            .map(Path::to_path_buf);
+        let mut roots = vec![repository.unwrap_or_else(|| home.clone())];
+        for root in ref_roots {
+            roots.push(canonical(root)?);
+        }
         let value = read(&main)?;
         let version = version(&value, &main)?;
         let mut documents = Documents {
-            root,
+            roots,
+            home,
             mirrors,
             main: main.clone(),
             files: HashMap::new(),
@@ -94,11 +112,11 @@ impl Documents {
         files
     }
 
-    /// `file` as the notes name it: relative to the description's directory.
+    /// `file` as the notes name it: relative to the description's directory (`../common/x.yml`
+    /// for a sibling folder), never an absolute path of this machine, which would end up in a
+    /// committed spec.
     pub(crate) fn relative(&self, file: &Path) -> PathBuf {
-        file.strip_prefix(&self.root)
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|_| file.to_path_buf())
+        relative_to(&self.home, file)
     }
 
     /// The description's top-level value.
@@ -172,7 +190,11 @@ impl Documents {
                 let value = read(&path).map_err(|e| {
                     Error::at(
                         from,
-                        format!("`$ref: {reference}`: {}: {}", path.display(), e.message),
+                        format!(
+                            "`$ref: {reference}`: {}: {}",
+                            relative_to(&self.home, &path).display(),
+                            e.message
+                        ),
                     )
                 })?;
                 self.add(path.clone(), value);
@@ -191,10 +213,9 @@ impl Documents {
         if file.contains("://") {
             let mirrored = self.mirrors.iter().find_map(|(url, dir)| {
                 let rest = file.strip_prefix(url.as_str())?;
-                Some(normalize(
-                    &dir.join(percent_decode(rest.trim_start_matches('/'))),
-                ))
-                .filter(|path| path.starts_with(dir))
+                // Judged by real path, as any other file: a symlink in the copy may point out.
+                let path = normalize(&dir.join(percent_decode(rest.trim_start_matches('/'))));
+                Some(path.canonicalize().unwrap_or(path)).filter(|path| path.starts_with(dir))
             });
             return mirrored.ok_or_else(|| {
                 Error::at(
@@ -223,12 +244,14 @@ impl Documents {
         // is decides. A file that is not there keeps its written path, for the "cannot read"
         // note.
         let path = path.canonicalize().unwrap_or(path);
-        let allowed = path.starts_with(&self.root)
+        let allowed = self.roots.iter().any(|root| path.starts_with(root))
             || self.mirrors.iter().any(|(_, dir)| path.starts_with(dir));
         if !allowed {
             return Err(Error::at(
                 from,
-                format!("`$ref: {reference}` is outside the description's directory"),
+                format!(
+                    "`$ref: {reference}` is outside the description's tree (its repository, else its folder); allow the folder it is in with --ref-root DIR"
+                ),
             ));
         }
         Ok(path)
@@ -434,6 +457,25 @@ fn wide_numbers(text: &str, json: bool) -> Option<Value> {
     } else {
         serde_yaml::from_str(&out).ok()
     }
+}
+
+/// `path` relative to the folder `base` (both absolute): `..` up to what they share, then down.
+fn relative_to(base: &Path, path: &Path) -> PathBuf {
+    let base: Vec<_> = base.components().collect();
+    let target: Vec<_> = path.components().collect();
+    let shared = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    if shared == 0 {
+        // Nothing shared (another drive): the file's name alone says enough.
+        return path.file_name().map(PathBuf::from).unwrap_or_default();
+    }
+    let mut out = PathBuf::new();
+    for _ in shared..base.len() {
+        out.push("..");
+    }
+    for part in &target[shared..] {
+        out.push(part);
+    }
+    out
 }
 
 fn canonical(path: &Path) -> Result<PathBuf, Error> {

@@ -48,6 +48,9 @@ pub struct Options {
     /// Local copies of remote documents: a `$ref` to a URL that starts with the first of a pair
     /// is read from the second, a directory (no network is ever used).
     pub ref_dirs: Vec<(String, PathBuf)>,
+    /// Folders a `$ref` may also reach, besides the description's tree (its repository — the
+    /// nearest folder above it holding `.git` — else its own folder).
+    pub ref_roots: Vec<PathBuf>,
     /// Items of an earlier import of the same description that `remcall check` refused: left
     /// out of this one (a method as a skipped operation, a type as `serde_json::Value`
     /// wherever it was used), each with a note saying why.
@@ -110,7 +113,7 @@ impl Summary {
 /// What the import did at one place of the description on the user's behalf.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
-    /// The file, relative to the description's directory.
+    /// The file, relative to the description's directory (`../common/x.yml` for a sibling).
     pub file: PathBuf,
     /// The JSON pointer in it (empty: the file as a whole).
     pub pointer: String,
@@ -188,7 +191,7 @@ impl Error {
 /// Imports the description at `path`. Only a description that cannot be read at all (no such
 /// file, not JSON or YAML, not OpenAPI) is an error; everything else is a note.
 pub fn import(path: &Path, options: &Options) -> Result<Imported, Error> {
-    let mut documents = Documents::open(path, &options.ref_dirs)?;
+    let mut documents = Documents::open(path, &options.ref_dirs, &options.ref_roots)?;
     let spec = spec::build(&mut documents, options);
     let summary = spec.summary.clone();
     let text = emit::yaml(&spec, path);
