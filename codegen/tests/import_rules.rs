@@ -989,3 +989,43 @@ paths:
     described.has("      Lists the `issues` of a repository.\n\n      See [the guide](https://docs.example.com/issues) or issues.\n\n      - open\n      - closed & locked\n");
     let _ = described.generated();
 }
+
+/// `anyOf: [X, {nullable: true}]` (3.0) and `oneOf: [X, {type: "null"}]` (3.1) are "X or null":
+/// `Option<X>`, not a union of X and a value. A body offered as `application/json` and as
+/// `application/*+json` is sent as `application/json`, and the note says so.
+#[test]
+fn a_nullable_alternative_is_an_option_and_a_json_range_is_sent_as_json() {
+    let d = import(
+        "Nullable",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /a:
+    post:
+      requestBody:
+        content:
+          application/*+json: { schema: { $ref: '#/components/schemas/Holder' } }
+          application/json: { schema: { $ref: '#/components/schemas/Holder' } }
+          text/json: { schema: { $ref: '#/components/schemas/Holder' } }
+      responses: { '204': { description: ok } }
+components:
+  schemas:
+    Thing: { type: object, properties: { x: { type: string } } }
+    Holder:
+      type: object
+      required: [a, b]
+      properties:
+        a: { anyOf: [{ $ref: '#/components/schemas/Thing' }, { nullable: true }] }
+        b: { oneOf: [{ $ref: '#/components/schemas/Thing' }, { type: 'null' }] }
+"#,
+        )],
+    );
+    d.has("a:\n  type: Option<Thing>\n  required: true");
+    d.has("b:\n  type: Option<Thing>\n  required: true");
+    assert!(!d.spec().contains("HolderA"), "{}", d.spec());
+    d.noted("sends `application/json`; the description also takes application/*+json, text/json");
+    assert!(!d.spec().contains("content_type"), "{}", d.spec());
+}

@@ -181,7 +181,10 @@ impl Encoding {
     pub(crate) fn of_media(media: &str) -> (u8, Encoding) {
         let media = media.trim().to_ascii_lowercase();
         let essence = media.split(';').next().unwrap_or_default().trim();
-        if essence == "application/json" || essence.ends_with("+json") {
+        // A range (`application/*+json`) is no type to send: a concrete JSON type first.
+        if essence.contains('*') && essence.ends_with("+json") {
+            (1, Encoding::Json)
+        } else if essence == "application/json" || essence.ends_with("+json") {
             (0, Encoding::Json)
         } else if essence == "*/*" || essence == "application/*" {
             (1, Encoding::Json)

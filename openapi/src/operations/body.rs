@@ -102,11 +102,17 @@ impl Builder<'_> {
                 .filter(|m| **m != media)
                 .map(String::as_str)
                 .collect();
+            // What goes on the wire: a range (`*/*`, `application/*+json`) is sent as JSON.
+            let sent = if media.contains('*') {
+                "application/json"
+            } else {
+                media.as_str()
+            };
             self.note(
                 at,
                 false,
                 format!(
-                    "sends `{media}`; the description also takes {}",
+                    "sends `{sent}`; the description also takes {}",
                     others.join(", ")
                 ),
             );

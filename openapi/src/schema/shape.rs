@@ -94,8 +94,19 @@ pub(crate) fn is_nullable(schema: &Value) -> bool {
             .is_some_and(|t| t.iter().any(|t| t == "null"))
 }
 
+/// True for a schema that allows only `null`: `type: null`, `enum: [null]`, `const: null`, or
+/// an OpenAPI 3.0 alternative that says nothing but `nullable: true` (`anyOf: [X, {nullable:
+/// true}]` is how 3.0 descriptions write "X or null").
 pub(crate) fn is_null_schema(schema: &Value) -> bool {
-    schema.get("type").and_then(Value::as_str) == Some("null")
+    let only_nullable = schema.as_object().is_some_and(|object| {
+        object.get("nullable") == Some(&Value::Bool(true))
+            && object
+                .keys()
+                .all(|k| matches!(k.as_str(), "nullable" | "description" | "title" | "default"))
+    });
+    only_nullable
+        || schema.get("const").is_some_and(Value::is_null)
+        || schema.get("type").and_then(Value::as_str) == Some("null")
         || schema
             .get("enum")
             .and_then(Value::as_array)
