@@ -1029,3 +1029,30 @@ components:
     d.noted("sends `application/json`; the description also takes application/*+json, text/json");
     assert!(!d.spec().contains("content_type"), "{}", d.spec());
 }
+
+/// A `security` list is alternatives: the client sends the first it can send whole (a cookie
+/// API key is a cookie of its profile), and a note says which, and what else would do.
+#[test]
+fn the_first_security_alternative_the_client_can_send_is_sent_and_named() {
+    let d = import(
+        "Alternatives",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+security: [{ mtls: [] }, { session: [] }, { key: [] }]
+paths:
+  /a: { get: { responses: { '204': { description: ok } } } }
+components:
+  securitySchemes:
+    mtls: { type: mutualTLS }
+    session: { type: apiKey, in: cookie, name: sid }
+    key: { type: apiKey, in: header, name: X-Api-Key }
+"#,
+        )],
+    );
+    d.has("cookies:\n  sid:\n    value: ${ALTERNATIVES_API_KEY}\n    secret: true");
+    assert!(!d.spec().contains("X-Api-Key"), "{}", d.spec());
+    d.noted("the client sends `session`; the description also accepts `key`");
+}

@@ -118,7 +118,11 @@ fn profile(profile: &Profile) -> Yaml {
     if !auth.is_empty() {
         out.insert("auth".into(), auth.into());
     }
-    for (key, secrets) in [("headers", &profile.headers), ("query", &profile.query)] {
+    for (key, secrets) in [
+        ("headers", &profile.headers),
+        ("query", &profile.query),
+        ("cookies", &profile.cookies),
+    ] {
         if secrets.is_empty() {
             continue;
         }

@@ -87,10 +87,34 @@ impl Builder<'_> {
             .filter_map(Value::as_object)
             .map(|requirement| requirement.keys().cloned().collect())
             .collect();
+        let defined = |r: &&Vec<String>| !r.is_empty() && r.iter().all(|n| schemes.contains_key(n));
+        // The first alternative the client can send whole; else the first defined one (what it
+        // cannot send is noted where the scheme is read).
         let found = listed
             .iter()
-            .find(|r| !r.is_empty() && r.iter().all(|n| schemes.contains_key(n)))
+            .filter(defined)
+            .find(|r| r.iter().all(|n| self.sendable(&schemes[n])))
+            .or_else(|| listed.iter().find(defined))
             .cloned();
+        let sendable: Vec<&Vec<String>> = listed
+            .iter()
+            .filter(defined)
+            .filter(|r| r.iter().all(|n| self.sendable(&schemes[n])))
+            .collect();
+        if let Some(chosen) = &found
+            && sendable.len() > 1
+        {
+            let others: Vec<String> = sendable
+                .iter()
+                .filter(|r| *r != &chosen)
+                .map(|r| format!("`{}`", r.join(" + ")))
+                .collect();
+            self.security_choices.push(format!(
+                "the client sends `{}`; the description also accepts {}: to send another, give the client a profile with those credentials (`auth:`, `headers:`, `query:` or `cookies:`)",
+                chosen.join(" + "),
+                others.join(", ")
+            ));
+        }
         if found.is_none() {
             for name in listed.into_iter().flatten() {
                 if !schemes.contains_key(&name) {
@@ -101,8 +125,46 @@ impl Builder<'_> {
         found
     }
 
+    /// True when the client can send a scheme's credentials: HTTP bearer or basic, an API key
+    /// in a header, the query or a cookie (with a name HTTP can carry), OAuth2.
+    fn sendable(&mut self, scheme: &Value) -> bool {
+        let scheme = match self.docs.follow(&self.docs.top(), scheme) {
+            Ok((_, scheme)) => scheme,
+            Err(_) => return false,
+        };
+        let kind = scheme.get("type").and_then(Value::as_str).unwrap_or("");
+        let http = scheme
+            .get("scheme")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match kind {
+            "http" => matches!(http.as_str(), "bearer" | "basic"),
+            "basic" | "oauth2" => true,
+            "apiKey" => {
+                let name = scheme
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("X-Api-Key");
+                match scheme.get("in").and_then(Value::as_str) {
+                    Some("header" | "cookie") => names::is_header_name(name),
+                    Some("query") => true,
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
     /// One note for every scheme a requirement named that the description does not define.
     pub(crate) fn note_undefined_schemes(&mut self) {
+        let top = self.docs.top();
+        let mut choices = std::mem::take(&mut self.security_choices);
+        let mut seen = std::collections::HashSet::new();
+        choices.retain(|c| seen.insert(c.clone()));
+        for choice in choices {
+            self.note(&top, false, choice);
+        }
         if self.undefined_schemes.is_empty() {
             return;
         }
@@ -171,6 +233,7 @@ impl Builder<'_> {
                     }
                     Some("header") => profile.headers.push(key),
                     Some("query") => profile.query.push(key),
+                    Some("cookie") if names::is_header_name(name) => profile.cookies.push(key),
                     other => {
                         let message = format!(
                             "security scheme `{chosen}`: an API key in the {} is not supported; add it with an interceptor",

@@ -35,12 +35,17 @@ pub(crate) struct Profile {
     pub(crate) headers: Vec<(String, String)>,
     /// Query parameter name and the `${VAR}` of its secret value.
     pub(crate) query: Vec<(String, String)>,
+    /// Cookie name and the `${VAR}` of its secret value.
+    pub(crate) cookies: Vec<(String, String)>,
 }
 
 impl Profile {
     /// True when it holds no credentials.
     pub(crate) fn is_empty(&self) -> bool {
-        self.auth.is_none() && self.headers.is_empty() && self.query.is_empty()
+        self.auth.is_none()
+            && self.headers.is_empty()
+            && self.query.is_empty()
+            && self.cookies.is_empty()
     }
 }
 
@@ -228,6 +233,8 @@ pub(crate) struct Builder<'d> {
     pub(crate) key_variables: HashMap<String, String>,
     /// Security schemes a requirement names and the description does not define.
     pub(crate) undefined_schemes: std::collections::BTreeSet<String>,
+    /// Which alternative of a `security` list the client sends, when it could send several.
+    pub(crate) security_choices: Vec<String>,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
@@ -243,6 +250,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         client_requirement: Vec::new(),
         key_variables: HashMap::new(),
         undefined_schemes: Default::default(),
+        security_choices: Vec::new(),
     };
     builder.service(options);
     builder.operations(options);

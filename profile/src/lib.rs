@@ -16,7 +16,7 @@ pub mod units;
 pub mod vars;
 
 pub use model::{
-    AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition,
+    AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition, Cookies,
     DeadlinePolicy, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy,
     Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile,
     QueryParams, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope,

@@ -35,6 +35,8 @@ pub struct Settings {
     pub headers: BTreeMap<String, HeaderDef>,
     /// Extra query parameters (placeholders not yet resolved).
     pub query: BTreeMap<String, HeaderDef>,
+    /// Cookies sent in one `Cookie` header (placeholders not yet resolved).
+    pub cookies: BTreeMap<String, HeaderDef>,
     /// Logging level.
     pub log: LogLevel,
     /// Response size limit in bytes.
@@ -279,6 +281,7 @@ impl Settings {
             auth: profile.auth.clone(),
             headers: profile.headers.clone().map(|h| h.0).unwrap_or_default(),
             query: profile.query.clone().map(|q| q.0).unwrap_or_default(),
+            cookies: profile.cookies.clone().map(|c| c.0).unwrap_or_default(),
             log: profile.log.unwrap_or(LogLevel::Basic),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
             tls: profile.tls.clone().unwrap_or_default(),

@@ -139,6 +139,9 @@ impl crate::Settings {
         for (name, def) in &self.query {
             fields.push(field(format!("query.{name}"), &def.value, def.secret));
         }
+        for (name, def) in &self.cookies {
+            fields.push(field(format!("cookies.{name}"), &def.value, def.secret));
+        }
         // A Redis URL may carry a password: it is resolved, checked and shown like one.
         if let Some(shared) = &self.rate_limit.as_ref().and_then(|r| r.shared.as_ref()) {
             fields.push(field("rate_limit.shared.redis".into(), &shared.redis, true));

@@ -176,6 +176,28 @@ impl Validator<'_> {
                 self.placeholders(source, &at, &def.value);
             }
         }
+        if let Some(cookies) = &profile.cookies {
+            for (name, def) in &cookies.0 {
+                let at = format!("{key}.cookies.{name}");
+                // A cookie's name is an RFC 6265 token: the same characters as a header name.
+                if !is_header_name(name) {
+                    self.push(self.spec.at_key(
+                        source,
+                        &at,
+                        format!("`{name}` is not a valid cookie name"),
+                    ));
+                }
+                if def.secret {
+                    self.secret_reference(
+                        source,
+                        &format!("{at}.value"),
+                        &format!("cookie `{name}`"),
+                        &def.value,
+                    );
+                }
+                self.placeholders(source, &at, &def.value);
+            }
+        }
         let shared_urls = [
             (
                 "rate_limit.shared.redis",

@@ -412,3 +412,32 @@ async fn clients_are_send_and_their_futures_can_be_spawned() {
     }
     assert_eq!(store.stats().method("get_pet").unwrap().calls, 8);
 }
+
+/// A profile's cookies go out in one `Cookie` header (an API key a server takes as a cookie);
+/// a value that would end its cookie and start another is refused when the client is built.
+#[tokio::test]
+async fn profile_cookies_are_one_cookie_header_and_cannot_smuggle_another() {
+    let server = Server::start(Router::new().route(
+        "/v1/api/users/{id}",
+        get(|| async { axum::Json(json!({ "id": 1, "name": "Ada" })) }),
+    ))
+    .await;
+    let users = UserClient::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str("cookies: { session: s3cr3t-1, theme: dark }").unwrap())
+        .build()
+        .unwrap();
+    users.get_user(1, None, "r").await.unwrap();
+    let received = server.received();
+    assert_eq!(
+        received[0].headers["cookie"],
+        "session=s3cr3t-1; theme=dark"
+    );
+    let smuggled = UserClient::builder()
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str("cookies: { session: \"a; admin=1\" }").unwrap())
+        .build();
+    let error = smuggled.err().expect("refused");
+    assert_eq!(error.kind(), remcall::ErrorKind::Config);
+    assert!(error.to_string().contains("cookie `session`"), "{error}");
+}

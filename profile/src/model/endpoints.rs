@@ -120,6 +120,27 @@ pub struct Headers(pub BTreeMap<String, HeaderDef>);
 #[serde(transparent)]
 pub struct QueryParams(pub BTreeMap<String, HeaderDef>);
 
+/// Cookies sent with each request, in one `Cookie` header: for APIs that take an API key as a
+/// cookie (`session: { value: "${SESSION}", secret: true }`). `Debug` shows their names only.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct Cookies(pub BTreeMap<String, HeaderDef>);
+
+impl Layer for Cookies {
+    fn layer(self, over: Self) -> Self {
+        Cookies(self.0.layer(over.0))
+    }
+}
+
+impl fmt::Debug for Cookies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.keys().map(|k| (k, "<redacted>")))
+            .finish()
+    }
+}
+
 /// One profile header or query parameter: `X-App: crm`, or
 /// `X-Api-Key: { value: "${KEY}", secret: true }` for a value that is redacted from logs and
 /// errors.

@@ -120,6 +120,8 @@ partial! {
         headers: Headers,
         /// Query parameters added to each request (API keys some servers take in the URL).
         query: QueryParams,
+        /// Cookies sent with each request (API keys some servers take as a cookie).
+        cookies: Cookies,
         /// Rust paths of interceptor types (spec files only; at run time use the builder).
         interceptors: Vec<String>,
         /// How much of each call is logged through `tracing`.
@@ -178,7 +180,8 @@ mod retry;
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
 pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
 pub use endpoints::{
-    Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots, Strategy, Tls,
+    Cookies, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots,
+    Strategy, Tls,
 };
 #[cfg(feature = "schema")]
 pub(crate) use isolation::IsolationRepr;

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use remcall_profile::{Scope, Settings, vars};
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue};
 use tokio::time::Instant;
 
 use super::MethodState;
@@ -79,7 +79,7 @@ impl Template {
         now: Instant,
     ) -> Result<MethodState, Error> {
         let client = &self.settings;
-        let headers = if settings.headers == client.headers {
+        let headers = if settings.headers == client.headers && settings.cookies == client.cookies {
             self.headers.clone()
         } else {
             resolve_headers(settings)?
@@ -154,7 +154,42 @@ fn resolve_headers(settings: &Settings) -> Result<HeaderMap, Error> {
         value.set_sensitive(def.secret);
         headers.insert(header_name(name)?, value);
     }
+    if let Some(cookie) = cookie_header(settings)? {
+        headers.insert(reqwest::header::COOKIE, cookie);
+    }
     Ok(headers)
+}
+
+/// The profile's cookies as one `Cookie` header (`a=1; b=2`), resolved now; sensitive when any
+/// is a secret. A value that would end its cookie (`;`, a comma, a space, a quote, a control
+/// character) is refused rather than let one cookie's value set another.
+fn cookie_header(settings: &Settings) -> Result<Option<HeaderValue>, Error> {
+    if settings.cookies.is_empty() {
+        return Ok(None);
+    }
+    let mut text = String::new();
+    for (name, def) in &settings.cookies {
+        let value = vars::expand_env(&def.value)
+            .map_err(|e| Error::new(ErrorKind::Config, format!("cookie `{name}`: {e}")))?;
+        let plain = |c: char| c.is_ascii_graphic() && !matches!(c, ';' | ',' | '"' | '\\');
+        if !value.chars().all(plain) {
+            return Err(Error::new(
+                ErrorKind::Config,
+                format!(
+                    "cookie `{name}` has a value a cookie cannot hold (`;`, `,`, a space, a quote or a control character)"
+                ),
+            ));
+        }
+        if !text.is_empty() {
+            text.push_str("; ");
+        }
+        text.push_str(name);
+        text.push('=');
+        text.push_str(&value);
+    }
+    let mut value = header_value("Cookie", &text)?;
+    value.set_sensitive(settings.cookies.values().any(|c| c.secret));
+    Ok(Some(value))
 }
 
 /// A method's hedging state: only for idempotent methods (a client profile's `hedge:` skips the
