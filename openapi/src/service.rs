@@ -96,8 +96,11 @@ impl Builder<'_> {
                         .get("default")
                         .and_then(Value::as_str)
                         .unwrap_or("");
+                    // A base URL has no query or fragment, nor does any part of it.
+                    let place = at.child("variables").child(name).child("default");
+                    let default = self.without_query(default, &place);
                     let var = format!("{prefix}_{}", names::env_prefix(&names::word(name)));
-                    written.push_str(&vars::with_default(&var, default));
+                    written.push_str(&vars::with_default(&var, &default));
                 }
                 None => written.push_str(&vars::escape(&rest[..=close])),
             }
