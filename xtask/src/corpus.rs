@@ -22,9 +22,21 @@ struct Row {
     clippy_warnings: Option<usize>,
     doc_warnings: Option<usize>,
     progenitor: String,
+    /// The description's base path and whether the spec calls under it.
+    base_path: String,
 }
 
-pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Result<()> {
+/// What a corpus run does beside importing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Depth {
+    /// Import, generate, build, clippy and rustdoc each client, and progenitor beside it.
+    Build { progenitor: bool },
+    /// Import only: the faithful count and the base path column, in seconds.
+    ImportOnly,
+}
+
+pub(crate) fn run(root: &Path, dir: &Path, depth: Depth) -> anyhow::Result<()> {
+    let with_progenitor = matches!(depth, Depth::Build { progenitor: true });
     let status = Command::new(env!("CARGO"))
         .current_dir(root)
         .args(["build", "--release", "--quiet", "-p", "remcall-codegen"])
@@ -87,8 +99,13 @@ pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Res
             clippy_warnings: None,
             doc_warnings: None,
             progenitor: String::new(),
+            base_path: if output.status.success() {
+                base_path_kept(document, &spec)
+            } else {
+                "—".to_owned()
+            },
         };
-        if output.status.success() {
+        if output.status.success() && depth != Depth::ImportOnly {
             let generated = Command::new(&cli)
                 .arg("gen")
                 .arg(&spec)
@@ -128,10 +145,15 @@ pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Res
         "{imported} of {} documents imported; {faithful} of {operations} operations faithful",
         rows.len()
     );
+    let lost = rows
+        .iter()
+        .filter(|r| r.base_path.starts_with("LOST"))
+        .count();
+    println!("{lost} base path(s) lost");
     println!(
-        "| document | remcall import | import + generate | cargo check | clippy warnings | rustdoc warnings | progenitor |"
+        "| document | remcall import | base path | import + generate | cargo check | clippy warnings | rustdoc warnings | progenitor |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for row in rows {
         let check = match row.check {
             Some((true, time)) => format!("ok, {:.1} s", time.as_secs_f64()),
@@ -143,14 +165,88 @@ pub(crate) fn run(root: &Path, dir: &Path, with_progenitor: bool) -> anyhow::Res
             .map_or("—".to_owned(), |n| n.to_string());
         let doc = row.doc_warnings.map_or("—".to_owned(), |n| n.to_string());
         println!(
-            "| {} | {} | {} ms | {check} | {clippy} | {doc} | {} |",
+            "| {} | {} | {} | {} ms | {check} | {clippy} | {doc} | {} |",
             row.name,
             row.summary,
+            row.base_path,
             row.import.as_millis(),
             row.progenitor
         );
     }
     Ok(())
+}
+
+/// Whether the imported spec calls under the description's base path (Swagger 2.0 `basePath`,
+/// the path of the first OpenAPI 3 server, its variables at their defaults): `kept /api/v1`,
+/// or `LOST` with what the spec calls under instead.
+fn base_path_kept(document: &Path, spec: &Path) -> String {
+    let read = |path: &Path| -> Option<serde_json::Value> {
+        let text = std::fs::read_to_string(path).ok()?;
+        serde_json::from_str(&text)
+            .ok()
+            .or_else(|| serde_yaml::from_str(&text).ok())
+    };
+    let (Some(description), Some(spec)) = (read(document), read(spec)) else {
+        return "—".to_owned();
+    };
+    let path_of = |url: &str| -> String {
+        let rest = url.split_once("://").map_or(url, |(_, rest)| {
+            rest.find('/').map_or("", |slash| &rest[slash..])
+        });
+        let rest = rest.split(['?', '#']).next().unwrap_or_default();
+        rest.trim_end_matches('/').to_owned()
+    };
+    let expected = match description.get("swagger") {
+        Some(_) => description
+            .get("basePath")
+            .and_then(|p| p.as_str())
+            .unwrap_or("")
+            .trim_end_matches('/')
+            .to_owned(),
+        None => description
+            .pointer("/servers/0")
+            .map(|server| {
+                let mut url = server
+                    .get("url")
+                    .and_then(|u| u.as_str())
+                    .unwrap_or("")
+                    .to_owned();
+                for (name, variable) in server
+                    .get("variables")
+                    .and_then(|v| v.as_object())
+                    .into_iter()
+                    .flatten()
+                {
+                    let default = variable
+                        .get("default")
+                        .and_then(|d| d.as_str())
+                        .unwrap_or("");
+                    url = url.replace(&format!("{{{name}}}"), default);
+                }
+                if url.contains("://") {
+                    path_of(&url)
+                } else {
+                    url.split(['?', '#'])
+                        .next()
+                        .unwrap_or_default()
+                        .trim_end_matches('/')
+                        .to_owned()
+                }
+            })
+            .unwrap_or_default(),
+    };
+    let base_url = spec.get("base_url").and_then(|u| u.as_str()).unwrap_or("");
+    let resolved = remcall_profile::vars::expand(base_url, |_| None).unwrap_or_default();
+    let base_path = spec.get("base_path").and_then(|p| p.as_str()).unwrap_or("");
+    let called = format!("{}{}", path_of(&resolved), base_path.trim_end_matches('/'));
+    if called == expected {
+        format!(
+            "kept `{}`",
+            if expected.is_empty() { "/" } else { &expected }
+        )
+    } else {
+        format!("LOST: `{expected}`, calls `{called}`")
+    }
 }
 
 /// The entry documents `apis/SOURCES.tsv` lists (name, repository, commit, entry, …), one

@@ -38,8 +38,19 @@ fn main() -> anyhow::Result<()> {
         ["fresh-machine"] => fresh::run(&workspace_root()),
         ["bench"] => bench(false),
         ["bench", "--quick"] => bench(true),
-        ["corpus", dir] => corpus::run(&workspace_root(), Path::new(dir), true),
-        ["corpus", dir, "--no-progenitor"] => corpus::run(&workspace_root(), Path::new(dir), false),
+        ["corpus", dir] => corpus::run(
+            &workspace_root(),
+            Path::new(dir),
+            corpus::Depth::Build { progenitor: true },
+        ),
+        ["corpus", dir, "--no-progenitor"] => corpus::run(
+            &workspace_root(),
+            Path::new(dir),
+            corpus::Depth::Build { progenitor: false },
+        ),
+        ["corpus", dir, "--import-only"] => {
+            corpus::run(&workspace_root(), Path::new(dir), corpus::Depth::ImportOnly)
+        }
         ["compile-cost", "--baseline", rev, documents @ ..] if !documents.is_empty() => {
             compile_cost::run(&workspace_root(), Some(rev), &paths(documents))
         }
@@ -62,7 +73,7 @@ fn main() -> anyhow::Result<()> {
             conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask test | cargo xtask fresh-machine | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
+            "usage: cargo xtask test | cargo xtask fresh-machine | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
         ),
     }
 }
