@@ -225,6 +225,37 @@ pub fn is_pascal_identifier(name: &str) -> bool {
     is_identifier(name) && name != "Self" && name.to_pascal_case() == name
 }
 
+/// What `check` refuses of a base URL as written (placeholders and all), so the importer can
+/// tell ahead: credentials in its authority, a query or fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BaseUrlProblem {
+    /// An `@` in the authority: credentials, which would be written into generated code.
+    Credentials,
+    /// A `?` or `#` anywhere.
+    QueryOrFragment,
+    /// Neither a placeholder nor `http://` / `https://` at its start.
+    Scheme,
+}
+
+/// The first thing `check` refuses of the base URL `url` as written.
+pub fn base_url_problem(url: &str) -> Option<BaseUrlProblem> {
+    let authority = url.split_once("://").map_or("", |(_, rest)| {
+        rest.split(['/', '?', '#']).next().unwrap_or("")
+    });
+    if authority.contains('@') {
+        Some(BaseUrlProblem::Credentials)
+    } else if url.contains(['?', '#']) {
+        Some(BaseUrlProblem::QueryOrFragment)
+    } else if !(remcall_profile::vars::has_placeholder(url)
+        || url.starts_with("http://")
+        || url.starts_with("https://"))
+    {
+        Some(BaseUrlProblem::Scheme)
+    } else {
+        None
+    }
+}
+
 /// `CLIENT_NAME`: the prefix of the environment variables a client's credentials come from.
 pub(crate) fn env_prefix(client: &str) -> String {
     heck::ToShoutySnakeCase::to_shouty_snake_case(client)

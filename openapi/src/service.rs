@@ -36,7 +36,7 @@ impl Builder<'_> {
             .and_then(Value::as_str)
             .map(|d| d.trim().to_owned())
             .filter(|d| !d.is_empty());
-        self.spec.base_url = self.base_url(&top);
+        self.spec.base_url = self.base_url(&top).map(|url| self.checked_base_url(url));
         self.client_credentials();
     }
 
@@ -108,6 +108,42 @@ impl Builder<'_> {
         }
         written.push_str(&vars::escape(rest));
         Some(format!("${{{variable}:-{written}}}"))
+    }
+
+    /// The base URL as written, or, when `check` would refuse it (a server variable's default
+    /// that carries credentials, a query, no scheme), the URL it stands for at its defaults,
+    /// those parts left out, as one overridable literal (noted).
+    fn checked_base_url(&mut self, written: String) -> String {
+        if names::base_url_problem(&written).is_none() {
+            return written;
+        }
+        let variable = format!("{}_URL", names::env_prefix(&self.spec.client));
+        let resolved = vars::expand(&written, |_| None).unwrap_or_default();
+        let mut url = resolved.split(['?', '#']).next().unwrap_or_default().to_owned();
+        if let Some((scheme, rest)) = url.split_once("://") {
+            let end = rest.find('/').unwrap_or(rest.len());
+            let host = rest[..end].rsplit('@').next().unwrap_or_default();
+            url = format!("{scheme}://{host}{}", &rest[end..]);
+        }
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            url = "http://localhost".to_owned();
+        }
+        let literal = vars::with_default(&variable, &url);
+        let fallback = if names::base_url_problem(&literal).is_none() {
+            literal
+        } else {
+            vars::with_default(&variable, "http://localhost")
+        };
+        let at = self.docs.top().child("servers").child("0");
+        self.note(
+            &at,
+            true,
+            format!(
+                "the server URL `{resolved}` cannot be a base URL as it is (credentials, a query or no scheme): the client calls ${{{variable}}}, by default `{}`",
+                vars::expand(&fallback, |_| None).unwrap_or_default()
+            ),
+        );
+        fallback
     }
 
     /// A server's URL without a query or fragment, which a base URL cannot carry (noted).

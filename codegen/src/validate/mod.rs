@@ -154,29 +154,25 @@ impl Validator<'_> {
                 format!("base_url.{i}")
             };
             self.placeholders(0, &key, url);
-            let authority = url.split_once("://").map_or("", |(_, rest)| {
-                rest.split(['/', '?', '#']).next().unwrap_or("")
-            });
-            if authority.contains('@') {
-                self.push(
+            // The importer asks the same function ahead, so what it writes passes here.
+            match remcall_openapi::names::base_url_problem(url) {
+                Some(BaseUrlProblem::Credentials) => self.push(
                     spec.at(0, &key, "the base URL carries credentials, which would be written into the generated code")
                         .help("put them in the profile's `auth: { basic: { username: .., password: \"${PASSWORD}\" } }`"),
-                );
-            }
-            if url.contains(['?', '#']) {
-                self.push(
+                ),
+                Some(BaseUrlProblem::QueryOrFragment) => self.push(
                     spec.at(0, &key, "a base URL takes no query string or fragment")
                         .help("put query parameters (an API key, say) in the profile's `query:`, with `secret: true` for a key"),
-                );
-            }
-            let literal_http = url.starts_with("http://") || url.starts_with("https://");
-            if !(vars::has_placeholder(url) || literal_http) {
-                let d = spec.at(
-                    0,
-                    &key,
-                    format!("base URL `{url}` must start with http:// or https://"),
-                );
-                self.push(d.help(base_url_help(url)));
+                ),
+                Some(BaseUrlProblem::Scheme) => {
+                    let d = spec.at(
+                        0,
+                        &key,
+                        format!("base URL `{url}` must start with http:// or https://"),
+                    );
+                    self.push(d.help(base_url_help(url)));
+                }
+                None => {}
             }
         }
     }
@@ -224,3 +220,4 @@ fn base_url_help(url: &str) -> String {
 }
 
 use crate::names::is_header_name;
+use remcall_openapi::names::BaseUrlProblem;
