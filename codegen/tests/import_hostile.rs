@@ -101,17 +101,7 @@ fn no_character_of_a_description_plants_yaml() {
             .collect();
         for key in &keys {
             assert!(
-                [
-                    "client",
-                    "doc",
-                    "base_url",
-                    "base_path",
-                    "config",
-                    "configs",
-                    "types",
-                    "methods"
-                ]
-                .contains(key),
+                common::IMPORTED_SPEC_KEYS.contains(key),
                 "{c:?}: a key `{key}` was planted:\n{spec}"
             );
         }

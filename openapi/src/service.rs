@@ -119,7 +119,11 @@ impl Builder<'_> {
         }
         let variable = format!("{}_URL", names::env_prefix(&self.spec.client));
         let resolved = vars::expand(&written, |_| None).unwrap_or_default();
-        let mut url = resolved.split(['?', '#']).next().unwrap_or_default().to_owned();
+        let mut url = resolved
+            .split(['?', '#'])
+            .next()
+            .unwrap_or_default()
+            .to_owned();
         if let Some((scheme, rest)) = url.split_once("://") {
             let end = rest.find('/').unwrap_or(rest.len());
             let host = rest[..end].rsplit('@').next().unwrap_or_default();

@@ -132,66 +132,38 @@ impl Validator<'_> {
     }
 
     /// The values a profile sets that may hold `${VAR}`s and secrets: headers, query
-    /// parameters, shared Redis URLs, credentials.
+    /// parameters, cookies, shared Redis URLs, credentials.
     fn profile_values(&mut self, source: usize, key: &str, profile: &Profile) {
-        if let Some(headers) = &profile.headers {
-            for (name, def) in &headers.0 {
-                let at = format!("{key}.headers.{name}");
-                if !is_header_name(name) {
-                    self.push(self.spec.at_key(
-                        source,
-                        &at,
-                        format!("`{name}` is not a valid header name"),
-                    ));
+        // Each section: its key, what one entry is called, and what its name may not be. A
+        // cookie's name is an RFC 6265 token: the same characters as a header name.
+        let sections = [
+            ("headers", "header", profile.headers.as_ref().map(|h| &h.0)),
+            (
+                "query",
+                "query parameter",
+                profile.query.as_ref().map(|q| &q.0),
+            ),
+            ("cookies", "cookie", profile.cookies.as_ref().map(|c| &c.0)),
+        ];
+        for (section, label, values) in sections {
+            for (name, def) in values.into_iter().flatten() {
+                let at = format!("{key}.{section}.{name}");
+                let problem = match section {
+                    "query" if name.is_empty() => Some("a query parameter needs a name".to_owned()),
+                    "query" => None,
+                    _ if !is_header_name(name) => {
+                        Some(format!("`{name}` is not a valid {label} name"))
+                    }
+                    _ => None,
+                };
+                if let Some(problem) = problem {
+                    self.push(self.spec.at_key(source, &at, problem));
                 }
                 if def.secret {
                     self.secret_reference(
                         source,
                         &format!("{at}.value"),
-                        &format!("header `{name}`"),
-                        &def.value,
-                    );
-                }
-                self.placeholders(source, &at, &def.value);
-            }
-        }
-        if let Some(query) = &profile.query {
-            for (name, def) in &query.0 {
-                let at = format!("{key}.query.{name}");
-                if name.is_empty() {
-                    self.push(self.spec.at_key(
-                        source,
-                        &at,
-                        "a query parameter needs a name".to_owned(),
-                    ));
-                }
-                if def.secret {
-                    self.secret_reference(
-                        source,
-                        &format!("{at}.value"),
-                        &format!("query parameter `{name}`"),
-                        &def.value,
-                    );
-                }
-                self.placeholders(source, &at, &def.value);
-            }
-        }
-        if let Some(cookies) = &profile.cookies {
-            for (name, def) in &cookies.0 {
-                let at = format!("{key}.cookies.{name}");
-                // A cookie's name is an RFC 6265 token: the same characters as a header name.
-                if !is_header_name(name) {
-                    self.push(self.spec.at_key(
-                        source,
-                        &at,
-                        format!("`{name}` is not a valid cookie name"),
-                    ));
-                }
-                if def.secret {
-                    self.secret_reference(
-                        source,
-                        &format!("{at}.value"),
-                        &format!("cookie `{name}`"),
+                        &format!("{label} `{name}`"),
                         &def.value,
                     );
                 }

@@ -72,6 +72,19 @@ fn sample_crate(
     }
 }
 
+/// The top-level keys an imported spec may have: any other was planted by a description.
+#[allow(dead_code)]
+pub const IMPORTED_SPEC_KEYS: &[&str] = &[
+    "client",
+    "doc",
+    "base_url",
+    "base_path",
+    "config",
+    "configs",
+    "types",
+    "methods",
+];
+
 /// True when `spec` says what the YAML snippet `expected` says: some node of the spec holds
 /// every key and value of the snippet (a snippet that is no YAML, a comment say, is looked for
 /// as text). The spec is written by a YAML emitter, so what it says, not its layout, is what a

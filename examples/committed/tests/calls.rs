@@ -437,7 +437,9 @@ async fn profile_cookies_are_one_cookie_header_and_cannot_smuggle_another() {
         .base_url(&server.url())
         .profile(Profile::from_yaml_str("cookies: { session: \"a; admin=1\" }").unwrap())
         .build();
-    let error = smuggled.err().expect("refused");
+    let Err(error) = smuggled else {
+        panic!("a cookie that sets another is refused")
+    };
     assert_eq!(error.kind(), remcall::ErrorKind::Config);
     assert!(error.to_string().contains("cookie `session`"), "{error}");
 }
