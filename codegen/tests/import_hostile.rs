@@ -334,9 +334,24 @@ fn odd_items_import_into_a_spec_that_checks() {
             "description": "Line one.\n\u{feff}Line two.\n\u{feff}" },
             "paths": { "/a": { "get": { "description": "\u{feff}- item\n\u{feff}x", "responses": ok } } } }),
     ];
-    for description in &documents {
-        import(description);
-    }
+    let specs: Vec<String> = documents.iter().map(import).collect();
+    assert!(
+        specs[1].contains("request: GET /rooms/{rid}/members"),
+        "{}",
+        specs[1]
+    );
+    assert!(
+        specs[1].contains("request: GET /files/{id}\n"),
+        "{}",
+        specs[1]
+    );
+    assert!(specs[2].contains("names no parts"), "{}", specs[2]);
+    assert!(
+        specs[2].contains("base_url: ${HOSTILE_URL:-https://a.example/v1}"),
+        "{}",
+        specs[2]
+    );
+    assert!(specs[3].contains("x_with_2:"), "{}", specs[3]);
 }
 
 /// What `check` refuses of an import is set aside, and the rest written: a method left out, a

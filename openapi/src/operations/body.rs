@@ -133,7 +133,12 @@ impl Builder<'_> {
                         || self.pending.iter().any(|(_, n)| n == name)
                 });
                 if !is_struct {
-                    // Not an object: the whole body as one part is not a form; send JSON.
+                    // Not an object: no part has a name, so there is no form to send.
+                    self.note(
+                        &place,
+                        true,
+                        format!("the `{media}` body's schema is not an object, so it names no parts: the body is sent as JSON"),
+                    );
                     return Some(BodyOut {
                         ty,
                         encoding: Encoding::Json,
