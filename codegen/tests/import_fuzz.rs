@@ -4,7 +4,8 @@
 //! Whatever comes in: the import never fails whole, the spec it writes checks and generates,
 //! no text of the description is YAML of its own, and no placeholder names a variable the
 //! importer did not make. `REMCALL_FUZZ_CASES` sets how many descriptions are tried (CI runs a
-//! bounded number); a failing one is written to `REMCALL_FUZZ_FAILURES` (a directory) when set.
+//! bounded number; a long run prints its count every hundred); a failing one is written to
+//! `REMCALL_FUZZ_FAILURES` (a directory) when set.
 //! Documents kept in `tests/fuzz-regressions/` are imported first, every run.
 
 mod common;
@@ -458,7 +459,13 @@ fn mutated_descriptions_import_into_specs_that_check() {
     };
     let mut runner = TestRunner::new_with_rng(config, rng);
     let strategy = (0..seeds.len(), proptest::collection::vec(mutation(), 1..12));
+    let tried = std::sync::atomic::AtomicUsize::new(0);
     let result = runner.run(&strategy, |(seed, mutations)| {
+        // A long run says how far it got, every hundred descriptions.
+        let n = tried.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if long_run && n % 100 == 0 {
+            eprintln!("{n} descriptions tried");
+        }
         let mut document = seeds[seed].clone();
         for mutation in &mutations {
             apply(&mut document, mutation);
