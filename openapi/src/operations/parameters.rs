@@ -208,10 +208,13 @@ impl Builder<'_> {
             let mut rest = segment;
             while !rest.is_empty() {
                 // A placeholder is `{` a name without braces, slashes or spaces `}`.
+                // Looking only as far as the next brace keeps the walk linear.
                 let placeholder = rest.strip_prefix('{').and_then(|after| {
-                    let close = after.find('}')?;
+                    let close = after
+                        .find(['{', '}'])
+                        .filter(|&i| after.as_bytes()[i] == b'}')?;
                     let name = &after[..close];
-                    (!name.is_empty() && !name.contains(['{', ' ', '%'])).then_some(close + 2)
+                    (!name.is_empty() && !name.contains([' ', '%'])).then_some(close + 2)
                 });
                 if let Some(length) = placeholder {
                     out.push_str(&rest[..length]);
