@@ -52,53 +52,53 @@ pub fn import(description: &Path, out: &Path, options: &Options) -> Result<Impor
 /// The methods and types the errors among `diagnostics` fall in, each once with its first
 /// error's message; an error outside every item gives nothing for it.
 fn refused_items(spec: &str, diagnostics: &[Diagnostic]) -> Vec<Refused> {
-    // Where each item of `types:` and `methods:` starts: the emitter writes both in block
-    // style, an item's key two spaces in.
-    let mut starts: Vec<(usize, bool, String)> = Vec::new();
+    // Each item of `types:` and `methods:` as its lines: the emitter writes both in block
+    // style, an item's key two spaces in; an item runs to the next item or top-level key.
+    let mut items: Vec<(usize, usize, bool, String)> = Vec::new();
     let mut section = None;
     for (index, line) in spec.lines().enumerate() {
-        if !line.starts_with([' ', '#', '-']) && !line.is_empty() {
+        let number = index + 1;
+        let top_level = !line.starts_with([' ', '#', '-']) && !line.is_empty();
+        let item = section.and_then(|is_type| {
+            let key = line.strip_prefix("  ")?;
+            if key.starts_with([' ', '#', '-']) {
+                return None;
+            }
+            let (name, _) = key.split_once(':')?;
+            Some((is_type, name.trim_matches(['"', '\'']).to_owned()))
+        });
+        if top_level || item.is_some() {
+            if let Some(last) = items.last_mut().filter(|last| last.1 == usize::MAX) {
+                last.1 = number;
+            }
+        }
+        if top_level {
             section = match line {
                 "types:" => Some(true),
                 "methods:" => Some(false),
                 _ => None,
             };
-            continue;
-        }
-        let Some(is_type) = section else { continue };
-        if let Some(key) = line.strip_prefix("  ")
-            && !key.starts_with([' ', '#', '-'])
-            && let Some((name, _)) = key.split_once(':')
-        {
-            starts.push((
-                index + 1,
-                is_type,
-                name.trim_matches(['"', '\'']).to_owned(),
-            ));
+        } else if let Some((is_type, name)) = item {
+            items.push((number, usize::MAX, is_type, name));
         }
     }
-    let section_end = |line: usize| {
-        // An item runs to the next item's start, or to the next top-level key.
-        spec.lines()
-            .enumerate()
-            .skip(line)
-            .find(|(_, l)| !l.is_empty() && !l.starts_with([' ', '#', '-']))
-            .map_or(usize::MAX, |(i, _)| i + 1)
-    };
     let mut out: Vec<Refused> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for diagnostic in diagnostics.iter().filter(|d| !d.warning) {
-        let Some((start, is_type, name)) = starts
-            .iter()
-            .rev()
-            .find(|(start, _, _)| *start <= diagnostic.line)
-        else {
+        // The last item starting at or before the line, if the line is still within it.
+        let at = items.partition_point(|(start, ..)| *start <= diagnostic.line);
+        let Some((_, end, is_type, name)) = at.checked_sub(1).map(|i| &items[i]) else {
             continue;
         };
-        if diagnostic.line >= section_end(*start) {
+        if diagnostic.line >= *end {
+            continue;
+        }
+        // Each item once, with its first error.
+        if !seen.insert((*is_type, name.as_str())) {
             continue;
         }
         let reason = diagnostic.message.clone();
-        let item = if *is_type {
+        out.push(if *is_type {
             Refused::Type {
                 name: name.clone(),
                 reason,
@@ -108,15 +108,7 @@ fn refused_items(spec: &str, diagnostics: &[Diagnostic]) -> Vec<Refused> {
                 name: name.clone(),
                 reason,
             }
-        };
-        let same = |r: &Refused| match (r, &item) {
-            (Refused::Type { name: a, .. }, Refused::Type { name: b, .. })
-            | (Refused::Method { name: a, .. }, Refused::Method { name: b, .. }) => a == b,
-            _ => false,
-        };
-        if !out.iter().any(same) {
-            out.push(item);
-        }
+        });
     }
     out
 }
