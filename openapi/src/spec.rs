@@ -375,48 +375,61 @@ impl Builder<'_> {
     /// Leaves out what `check` refused of an earlier import: a method is a skipped operation, a
     /// type is `serde_json::Value` wherever it was used.
     fn set_aside(&mut self, refused: &[crate::Refused]) {
+        use std::collections::HashSet;
+        if refused.is_empty() {
+            return;
+        }
         let top = self.docs.top();
-        // Methods first, so a type's uses are counted in the methods that stay.
-        let (methods, types): (Vec<_>, Vec<_>) = refused
+        // One pass over the methods and one over the type expressions, however many items.
+        let methods: HashSet<&str> = refused
             .iter()
-            .partition(|r| matches!(r, crate::Refused::Method { .. }));
-        for item in methods.into_iter().chain(types) {
+            .filter_map(|r| match r {
+                crate::Refused::Method { name, .. } => Some(name.as_str()),
+                crate::Refused::Type { .. } => None,
+            })
+            .collect();
+        let kept: HashSet<String> = self.spec.methods.iter().map(|m| m.name.clone()).collect();
+        self.spec
+            .methods
+            .retain(|m| !methods.contains(m.name.as_str()));
+        let mut types: HashSet<String> = HashSet::new();
+        for item in refused {
             match item {
-                crate::Refused::Method { name, reason } => {
-                    let before = self.spec.methods.len();
-                    self.spec.methods.retain(|m| &m.name != name);
-                    if self.spec.methods.len() < before {
-                        let why = format!("the method would not check: {reason}");
-                        self.spec.summary.skipped.push((name.clone(), why));
-                    }
+                crate::Refused::Method { name, reason } if kept.contains(name) => {
+                    let why = format!("the method would not check: {reason}");
+                    self.spec.summary.skipped.push((name.clone(), why));
                 }
-                crate::Refused::Type { name, reason } => {
-                    if self.spec.types.shift_remove(name).is_none() {
-                        continue;
-                    }
-                    let mut uses = 0;
-                    self.each_ty(|ty| {
-                        ty.visit_mut(&mut |part| {
-                            if matches!(part, Ty::Named(n) if n == name) {
-                                *part = Ty::Value;
-                                uses += 1;
-                            }
-                        })
-                    });
-                    self.spec.summary.value_fallbacks += uses;
-                    for definition in self.spec.types.values_mut() {
-                        match definition {
-                            TypeOut::Struct(s) => s.all_of.retain(|p| p != name),
-                            TypeOut::Union(u) => u.mapping.retain(|(_, ty)| ty != name),
-                            TypeOut::Enum(_) => {}
-                        }
-                    }
+                crate::Refused::Type { name, reason }
+                    if self.spec.types.shift_remove(name).is_some() =>
+                {
+                    types.insert(name.clone());
                     self.note(
                         &top,
                         true,
                         format!("the type `{name}` would not check ({reason}): serde_json::Value wherever it was used"),
                     );
                 }
+                _ => {}
+            }
+        }
+        if types.is_empty() {
+            return;
+        }
+        let mut uses = 0;
+        self.each_ty(|ty| {
+            ty.visit_mut(&mut |part| {
+                if matches!(part, Ty::Named(n) if types.contains(n)) {
+                    *part = Ty::Value;
+                    uses += 1;
+                }
+            })
+        });
+        self.spec.summary.value_fallbacks += uses;
+        for definition in self.spec.types.values_mut() {
+            match definition {
+                TypeOut::Struct(s) => s.all_of.retain(|p| !types.contains(p)),
+                TypeOut::Union(u) => u.mapping.retain(|(_, ty)| !types.contains(ty)),
+                TypeOut::Enum(_) => {}
             }
         }
     }
