@@ -67,10 +67,10 @@ fn refused_items(spec: &str, diagnostics: &[Diagnostic]) -> Vec<Refused> {
             let (name, _) = key.split_once(':')?;
             Some((is_type, name.trim_matches(['"', '\'']).to_owned()))
         });
-        if top_level || item.is_some() {
-            if let Some(last) = items.last_mut().filter(|last| last.1 == usize::MAX) {
-                last.1 = number;
-            }
+        if (top_level || item.is_some())
+            && let Some(last) = items.last_mut().filter(|last| last.1 == usize::MAX)
+        {
+            last.1 = number;
         }
         if top_level {
             section = match line {
