@@ -463,7 +463,7 @@ fn mutated_descriptions_import_into_specs_that_check() {
     let result = runner.run(&strategy, |(seed, mutations)| {
         // A long run says how far it got, every hundred descriptions.
         let n = tried.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if long_run && n % 100 == 0 {
+        if long_run && n.is_multiple_of(100) {
             eprintln!("{n} descriptions tried");
         }
         let mut document = seeds[seed].clone();
