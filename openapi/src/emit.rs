@@ -89,10 +89,10 @@ fn profile(profile: &Profile) -> Yaml {
     let mut auth = Mapping::new();
     match &profile.auth {
         Some(Auth::Bearer(token)) => {
-            auth.insert("bearer".into(), pairs(&[("token", token.as_str().into())]));
+            auth.insert("bearer".into(), pairs([("token", token.as_str().into())]));
         }
         Some(Auth::Basic(user, password)) => {
-            let basic = pairs(&[
+            let basic = pairs([
                 ("username", user.as_str().into()),
                 ("password", password.as_str().into()),
             ]);
@@ -128,7 +128,7 @@ fn profile(profile: &Profile) -> Yaml {
         }
         let mut section = Mapping::new();
         for (name, value) in secrets {
-            let secret = pairs(&[("value", value.as_str().into()), ("secret", true.into())]);
+            let secret = pairs([("value", value.as_str().into()), ("secret", true.into())]);
             section.insert(name.as_str().into(), secret);
         }
         out.insert(key.into(), section.into());
@@ -248,7 +248,7 @@ fn method_value(method: &MethodOut) -> Yaml {
             out.insert("returns".into(), ty(returned));
         }
         Some((returned, encoding)) => {
-            let returns = pairs(&[("type", ty(returned)), ("as", encoding.word().into())]);
+            let returns = pairs([("type", ty(returned)), ("as", encoding.word().into())]);
             out.insert("returns".into(), returns);
         }
         None => {}
@@ -295,12 +295,12 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
             .collect()
     };
     match paginate {
-        Paginate::LinkHeader => pairs(&[("link_header", "next".into())]),
+        Paginate::LinkHeader => pairs([("link_header", "next".into())]),
         Paginate::NextUrl { items, next } => {
-            pairs(&[("items", text(items)), ("next_url", text(next))])
+            pairs([("items", text(items)), ("next_url", text(next))])
         }
         Paginate::Cursor { items, param, from } => {
-            let cursor = pairs(&[("param", text(param)), ("from", text(from))]);
+            let cursor = pairs([("param", text(param)), ("from", text(from))]);
             with_items(items, "cursor", cursor)
         }
         Paginate::ItemCursor {
@@ -309,7 +309,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
             field,
             has_more,
         } => {
-            let cursor = pairs(&[
+            let cursor = pairs([
                 ("param", text(param)),
                 ("from_item", text(field)),
                 ("has_more", text(has_more)),
@@ -327,7 +327,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
                 ("limit", limit.as_ref().map(text)),
                 ("total", total.as_ref().map(text)),
             ]));
-            with_items(items, "offset", owned_pairs(offset))
+            with_items(items, "offset", pairs(offset))
         }
         Paginate::PageNumber {
             items,
@@ -344,7 +344,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
                 ("total_pages", total_pages.as_ref().map(text)),
                 ("current", current.as_ref().map(text)),
             ]));
-            with_items(items, "page_number", owned_pairs(page))
+            with_items(items, "page_number", pairs(page))
         }
     }
 }
@@ -468,15 +468,8 @@ fn strings<'a>(items: impl Iterator<Item = &'a String>) -> Yaml {
     Yaml::Sequence(items.map(|s| s.as_str().into()).collect())
 }
 
-fn pairs(entries: &[(&str, Yaml)]) -> Yaml {
-    let mut out = Mapping::new();
-    for (key, value) in entries {
-        out.insert((*key).into(), value.clone());
-    }
-    out.into()
-}
-
-fn owned_pairs(entries: Vec<(String, Yaml)>) -> Yaml {
+/// A mapping of `entries`, in their order.
+fn pairs<K: Into<Yaml>>(entries: impl IntoIterator<Item = (K, Yaml)>) -> Yaml {
     let mut out = Mapping::new();
     for (key, value) in entries {
         out.insert(key.into(), value);

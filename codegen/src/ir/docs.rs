@@ -65,7 +65,7 @@ pub(crate) fn doc_lines(doc: Option<&String>) -> Vec<String> {
 /// `should_panic`, `json,no_run`, none) or a fence left open would be a doctest, or could
 /// swallow what follows the doc.
 fn runs_no_code(lines: &[String]) -> bool {
-    use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+    use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
     let markdown: Vec<&str> = lines
         .iter()
         .map(|l| l.strip_prefix(' ').unwrap_or(l))
@@ -75,7 +75,6 @@ fn runs_no_code(lines: &[String]) -> bool {
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS;
-    let mut open = false;
     for (event, range) in Parser::new_ext(&markdown, options).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if info.trim() == "text" => {
@@ -83,17 +82,15 @@ fn runs_no_code(lines: &[String]) -> bool {
                 let block = markdown[range].trim_end();
                 let last = block.rsplit('\n').next().unwrap_or("").trim_start();
                 let fence = block.trim_start().chars().next().unwrap_or('`');
-                open = block.lines().count() < 2 || !last.starts_with([fence; 3]);
-                if open {
+                if block.lines().count() < 2 || !last.starts_with([fence; 3]) {
                     return false;
                 }
             }
             Event::Start(Tag::CodeBlock(_)) => return false,
-            Event::End(TagEnd::CodeBlock) => open = false,
             _ => {}
         }
     }
-    !open
+    true
 }
 
 /// The whole doc as one `text` block, fenced with more backticks than any run in it, so that
