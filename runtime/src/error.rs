@@ -386,6 +386,15 @@ pub(crate) fn write_escaped(out: &mut impl fmt::Write, text: &str) -> fmt::Resul
     Ok(())
 }
 
+/// `text` cut to `chars` characters (an ellipsis says it was): a server's text quoted in an
+/// error, which must not grow with the answer.
+pub(crate) fn cut(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]).into(),
+        None => text.into(),
+    }
+}
+
 /// True when hyper, under reqwest, could not parse the server's answer.
 pub(crate) fn is_malformed_answer(error: &reqwest::Error) -> bool {
     let mut source = std::error::Error::source(error);

@@ -32,7 +32,7 @@ impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
         {%- else %}
         remcall::__codegen::union::untagged(deserializer, {{ "{:?}"|format(ty.name) }}, &[
             {%- for variant in ty.variants %}
-            ({{ "{:?}"|format(variant.name) }}, |value| <{{ variant.wire }} as remcall::serde::Deserialize>::deserialize(value).map(Self::{{ variant.name }})),
+            ({{ "{:?}"|format(variant.name) }}, {{ variant.fits }}, |value| <{{ variant.wire }} as remcall::serde::Deserialize>::deserialize(value).map(Self::{{ variant.name }})),
             {%- endfor %}
         ], {% if ty.open %}Some(Self::Other){% else %}None{% endif %})
         {%- endif %}

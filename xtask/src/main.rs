@@ -173,6 +173,7 @@ fn bench(quick: bool) -> anyhow::Result<()> {
             ),
         ),
         ("codegen", criterion("codegen", &[])),
+        ("wire", criterion("wire", &[])),
         (
             "tail",
             bin("tail", &[], &["--calls", "1000", "--step-seconds", "1"]),

@@ -8,6 +8,7 @@ use crate::checked::{self, BodyEncoding, Fallback, Shape};
 
 mod containment;
 mod docs;
+mod fits;
 mod methods;
 mod stubs;
 mod types;
@@ -107,6 +108,8 @@ pub struct Variant {
     pub wire: String,
     /// A tagged union alternative's tag values.
     pub tags: Vec<String>,
+    /// An untagged union alternative: what it can read, as a `Fits` expression.
+    pub fits: String,
     /// Rustdoc lines.
     pub doc: Vec<String>,
 }
@@ -375,7 +378,8 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         .types
         .iter()
         .map(|decl| {
-            let mut lowered = lower_type(decl, &cycles, client.rename_all.as_deref());
+            let mut lowered =
+                lower_type(decl, &client.types, &cycles, client.rename_all.as_deref());
             if multipart_bodies.contains(decl.name.as_str())
                 && let Shape::Struct(s) = &decl.shape
             {

@@ -6,6 +6,7 @@ use crate::names;
 use crate::types::Ty;
 
 use super::docs::repeats;
+use super::fits::fits;
 use super::{Containment, Field, TypeDecl, Variant, comment_text, item_doc};
 
 /// Closed string enums and integer enums are `Copy`; an open string enum holds a `String`.
@@ -15,6 +16,7 @@ pub(super) fn is_copy_type(shape: &Shape) -> bool {
 
 pub(super) fn lower_type(
     decl: &checked::TypeDecl,
+    types: &[checked::TypeDecl],
     cycles: &Containment,
     rename_all: Option<&str>,
 ) -> TypeDecl {
@@ -83,6 +85,7 @@ pub(super) fn lower_type(
                         name: a.variant.clone(),
                         wire: ty.render(),
                         tags: a.tags.clone(),
+                        fits: fits(&a.ty, types, rename_all),
                         doc,
                     }
                 })
@@ -101,14 +104,7 @@ fn lower_field(
     let ty = cycles.box_recursion(&field.ty, owner);
     let rust = field.rust.clone();
     let bare = rust.trim_start_matches("r#");
-    // The wire name is the explicit `rename`, else the spec's `rename_all` rule applied here
-    // (serde's own rule panics on some non-ASCII names, and a visible name reads better), else
-    // the key as written.
-    let wire = match (&field.rename, rename_all) {
-        (Some(wire), _) => wire.clone(),
-        (None, Some(rule)) => names::apply_rename_rule(rule, &field.key),
-        (None, None) => field.key.clone(),
-    };
+    let wire = wire_name(field, rename_all);
     let doc = item_doc(field.doc.as_ref(), &field.key);
     Field {
         name: rust.clone(),
@@ -126,6 +122,17 @@ fn lower_field(
     }
 }
 
+/// A field's wire name: the explicit `rename`, else the spec's `rename_all` rule applied here
+/// (serde's own rule panics on some non-ASCII names, and a visible name reads better), else the
+/// key as written.
+pub(super) fn wire_name(field: &checked::Field, rename_all: Option<&str>) -> String {
+    match (&field.rename, rename_all) {
+        (Some(wire), _) => wire.clone(),
+        (None, Some(rule)) => names::apply_rename_rule(rule, &field.key),
+        (None, None) => field.key.clone(),
+    }
+}
+
 /// An enum value as a variant: its rustdoc, else its wire value when the variant's name does
 /// not say it (`PlusOne` for `+1`).
 fn enum_variant(value: &checked::EnumValue) -> Variant {
@@ -139,6 +146,7 @@ fn enum_variant(value: &checked::EnumValue) -> Variant {
         name: value.variant.clone(),
         wire: value.wire.clone(),
         tags: Vec::new(),
+        fits: String::new(),
         doc,
     }
 }

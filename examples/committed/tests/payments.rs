@@ -231,7 +231,7 @@ async fn an_untagged_union_takes_what_fits_and_says_what_it_tried() {
     assert_eq!(error.kind(), ErrorKind::Decode);
     assert!(
         error.to_string().contains(
-            "no alternative of `Amount` matches (`I64`: invalid type: boolean `true`, expected i64; `String`: invalid type: boolean `true`, expected a string)"
+            "no alternative of `Amount` matches (`I64`: expected a number, found a boolean; `String`: expected a string, found a boolean)"
         ),
         "{error}"
     );

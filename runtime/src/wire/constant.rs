@@ -40,7 +40,7 @@ pub fn constant<'de, D: Deserializer<'de>>(
         return Ok(());
     }
     let mut shown = String::new();
-    let _ = crate::error::write_escaped(&mut shown, &found.to_string());
+    let _ = crate::error::write_escaped(&mut shown, &crate::error::cut(&found.to_string(), 160));
     let wanted = serde_json::to_string(&expected).unwrap_or_default();
     Err(D::Error::custom(format!(
         "expected the constant {wanted}, found {shown}"

@@ -6,6 +6,7 @@ pub(crate) mod enums;
 pub(crate) mod multipart;
 pub(crate) mod nullable;
 pub(crate) mod outgoing;
+pub(crate) mod owned;
 pub(crate) mod params;
 pub(crate) mod query;
 pub(crate) mod record;

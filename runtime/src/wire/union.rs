@@ -4,44 +4,268 @@
 //! fit, or the tag value that no alternative has.
 //!
 //! The value is read once into a `serde_json::Value` and each alternative is tried on it. A tagged
-//! union's tag stays in the value, so an alternative that declares the tag field reads it.
+//! union's tag stays in the value, so an alternative that declares the tag field reads it. A union
+//! nested in an alternative is handed its part of the value, not a copy ([`Owned`]).
+//!
+//! An answer is untrusted, so the work and the error text are bounded. An alternative whose
+//! [`Fits`] rules the value out (another JSON kind, a required key missing) is never read, so a
+//! recursive union whose alternatives differ in a required key reads in one pass. What is still
+//! read and thrown away is charged to a budget shared by every union in one answer: sixteen times
+//! the answer's size in values, and then the decoding stops with an error, so no answer can make
+//! the alternatives retry each other exponentially. Each alternative's error is cut to its first
+//! line and a few dozen words, so a nested failure cannot grow the message with the depth.
 
+use std::cell::Cell;
 use std::fmt::Write;
 
-use serde::Deserialize;
 use serde::de::{Deserializer, Error as _};
 use serde_json::Value;
 
-/// One alternative: its name (for errors) and how to read it from the value.
-pub type Alternative<'a, T> = (&'a str, fn(&Value) -> Result<T, serde_json::Error>);
+use super::owned::{Owned, take_value};
+use crate::error::cut;
+
+/// One alternative of a tagged union: its tag value and how to read it from the value.
+pub type Alternative<'a, T> = (&'a str, fn(Owned) -> Result<T, serde_json::Error>);
+
+/// One alternative of an untagged union: its name (for errors), what it can read, and how.
+pub type Candidate<'a, T> = (&'a str, Fits, fn(Owned) -> Result<T, serde_json::Error>);
+
+/// What an alternative can read, told from a value's JSON kind and keys without reading it: the
+/// generator writes it from the alternative's type (an object with these required keys, an
+/// array, a string, ...), [`Fits::ANY`] when the type does not say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fits {
+    kinds: u8,
+    required: &'static [&'static str],
+}
+
+const KIND_NAMES: [&str; 6] = [
+    "null",
+    "a boolean",
+    "a number",
+    "a string",
+    "an array",
+    "an object",
+];
+
+impl Fits {
+    /// `null`.
+    pub const NULL: Fits = Fits::kinds(1);
+    /// `true` or `false`.
+    pub const BOOL: Fits = Fits::kinds(1 << 1);
+    /// A number.
+    pub const NUMBER: Fits = Fits::kinds(1 << 2);
+    /// A string.
+    pub const STRING: Fits = Fits::kinds(1 << 3);
+    /// An array.
+    pub const ARRAY: Fits = Fits::kinds(1 << 4);
+    /// An object.
+    pub const OBJECT: Fits = Fits::kinds(1 << 5);
+    /// Any value: the type does not say.
+    pub const ANY: Fits = Fits::kinds(0b11_1111);
+
+    const fn kinds(kinds: u8) -> Fits {
+        Fits {
+            kinds,
+            required: &[],
+        }
+    }
+
+    /// This, or also what `other` fits (an `Option` adds [`Fits::NULL`]).
+    pub const fn or(self, other: Fits) -> Fits {
+        Fits {
+            kinds: self.kinds | other.kinds,
+            required: if self.required.is_empty() {
+                other.required
+            } else {
+                self.required
+            },
+        }
+    }
+
+    /// An object of this alternative needs these keys.
+    pub const fn requiring(self, keys: &'static [&'static str]) -> Fits {
+        Fits {
+            kinds: self.kinds,
+            required: keys,
+        }
+    }
+
+    /// Why the alternative cannot read `value`, or nothing when it may.
+    fn misfit(&self, value: &Value) -> Option<String> {
+        let kind = match value {
+            Value::Null => 0,
+            Value::Bool(_) => 1,
+            Value::Number(_) => 2,
+            Value::String(_) => 3,
+            Value::Array(_) => 4,
+            Value::Object(_) => 5,
+        };
+        if self.kinds & (1 << kind) == 0 {
+            let expected: Vec<&str> = (0..KIND_NAMES.len())
+                .filter(|k| self.kinds & (1 << k) != 0)
+                .map(|k| KIND_NAMES[k])
+                .collect();
+            return Some(format!(
+                "expected {}, found {}",
+                expected.join(" or "),
+                KIND_NAMES[kind]
+            ));
+        }
+        let object = value.as_object()?;
+        let missing = self
+            .required
+            .iter()
+            .find(|key| !object.contains_key(**key))?;
+        Some(format!("missing field `{missing}`"))
+    }
+}
 
 /// The first alternative that reads the value; with none, an error naming each alternative and
-/// what it said, or `other`'s answer (an open union keeps what it does not know).
+/// why it did not fit, or `other`'s answer (an open union keeps what it does not know).
 pub fn untagged<'de, T, D: Deserializer<'de>>(
     deserializer: D,
     union: &str,
-    alternatives: &[Alternative<'_, T>],
+    alternatives: &[Candidate<'_, T>],
     other: Option<fn(Value) -> T>,
 ) -> Result<T, D::Error> {
-    let value = Value::deserialize(deserializer)?;
-    let mut tried = String::new();
-    for (name, read) in alternatives {
-        match read(&value) {
+    let mut value = take_value(deserializer)?;
+    let _scope = Scope::enter(&value);
+    let mut tried = Tried::default();
+    let mut viable = Vec::new();
+    for (position, (name, fits, read)) in alternatives.iter().enumerate() {
+        match fits.misfit(&value) {
+            Some(why) => tried.add(position, name, &why),
+            None => viable.push((position, *name, *read)),
+        }
+    }
+    // Only alternatives that may fail after reading part of the value waste work.
+    let size = if viable.len() > 1 {
+        count_values(&value)
+    } else {
+        0
+    };
+    for (try_number, (position, name, read)) in viable.iter().enumerate() {
+        if WASTE_LEFT.get() == Some(0) {
+            return Err(D::Error::custom(format!(
+                "`{union}`: decoding stopped, its alternatives were read and thrown away over \
+                 more than {WASTE_FACTOR} times the answer; an untagged union this ambiguous \
+                 needs a `tag:`"
+            )));
+        }
+        // The last try may have the value itself; the others, and an open union, read a copy.
+        let last = try_number + 1 == viable.len() && other.is_none();
+        let attempt = if last {
+            std::mem::take(&mut value)
+        } else {
+            value.clone()
+        };
+        match read(Owned(attempt)) {
             Ok(found) => return Ok(found),
             Err(e) => {
-                let _ = write!(
-                    tried,
-                    "{}`{name}`: {e}",
-                    if tried.is_empty() { "" } else { "; " }
-                );
+                charge(size);
+                tried.add(*position, name, &e.to_string());
             }
         }
     }
     match other {
         Some(keep) => Ok(keep(value)),
         None => Err(D::Error::custom(format!(
-            "no alternative of `{union}` matches ({tried})"
+            "no alternative of `{union}` matches ({})",
+            tried.finish()
         ))),
+    }
+}
+
+/// How many times its size in values one answer may be read and thrown away by its unions.
+const WASTE_FACTOR: u64 = 16;
+
+thread_local! {
+    /// Values the unions of the answer being read may still read and throw away; `None` when no
+    /// union is being read on this thread.
+    static WASTE_LEFT: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// The outermost union of an answer opens the budget and closes it when it is done, however it
+/// ends; the unions inside it share that budget.
+struct Scope {
+    outermost: bool,
+}
+
+impl Scope {
+    fn enter(value: &Value) -> Scope {
+        let outermost = WASTE_LEFT.get().is_none();
+        if outermost {
+            WASTE_LEFT.set(Some(WASTE_FACTOR * count_values(value) + 1024));
+        }
+        Scope { outermost }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        if self.outermost {
+            WASTE_LEFT.set(None);
+        }
+    }
+}
+
+/// Charges the values an alternative read and threw away.
+fn charge(values: u64) {
+    if let Some(left) = WASTE_LEFT.get() {
+        WASTE_LEFT.set(Some(left.saturating_sub(values)));
+    }
+}
+
+/// The values in `value`, itself included; a loop rather than recursion, whatever the depth.
+fn count_values(value: &Value) -> u64 {
+    let mut count = 0;
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        count += 1;
+        match value {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(fields) => pending.extend(fields.values()),
+            _ => {}
+        }
+    }
+    count
+}
+
+/// The alternatives tried and why each did not fit, bounded: a few alternatives in the spec's
+/// order, each the first line of its error cut to a few dozen words, then how many more there
+/// were.
+#[derive(Default)]
+struct Tried {
+    reasons: Vec<(usize, String)>,
+}
+
+impl Tried {
+    const SHOWN: usize = 6;
+    const REASON_CHARS: usize = 160;
+
+    fn add(&mut self, position: usize, name: &str, why: &str) {
+        let first_line = why.lines().next().unwrap_or_default();
+        self.reasons.push((
+            position,
+            format!("`{name}`: {}", cut(first_line, Self::REASON_CHARS)),
+        ));
+    }
+
+    fn finish(mut self) -> String {
+        self.reasons.sort_by_key(|(position, _)| *position);
+        let more = self.reasons.len().saturating_sub(Self::SHOWN);
+        let shown: Vec<String> = self
+            .reasons
+            .into_iter()
+            .take(Self::SHOWN)
+            .map(|(_, reason)| reason)
+            .collect();
+        let mut text = shown.join("; ");
+        if more > 0 {
+            let _ = write!(text, "; and {more} more");
+        }
+        text
     }
 }
 
@@ -55,7 +279,7 @@ pub fn tagged<'de, T, D: Deserializer<'de>>(
     alternatives: &[Alternative<'_, T>],
     other: Option<fn(Value) -> T>,
 ) -> Result<T, D::Error> {
-    let value = Value::deserialize(deserializer)?;
+    let value = take_value(deserializer)?;
     let Some(found) = value.get(tag) else {
         return match other {
             Some(keep) => Ok(keep(value)),
@@ -70,15 +294,18 @@ pub fn tagged<'de, T, D: Deserializer<'de>>(
         other => other.to_string(),
     };
     match alternatives.iter().find(|(name, _)| *name == text) {
-        Some((_, read)) => {
-            read(&value).map_err(|e| D::Error::custom(format!("`{union}` ({tag}: {text}): {e}")))
-        }
+        Some((_, read)) => read(Owned(value)).map_err(|e| {
+            D::Error::custom(format!(
+                "`{union}` ({tag}: {text}): {}",
+                cut(&e.to_string(), Tried::REASON_CHARS * Tried::SHOWN)
+            ))
+        }),
         None => match other {
             Some(keep) => Ok(keep(value)),
             None => {
                 let known: Vec<&str> = alternatives.iter().map(|(name, _)| *name).collect();
                 let mut shown = String::new();
-                let _ = crate::error::write_escaped(&mut shown, &text);
+                let _ = crate::error::write_escaped(&mut shown, &cut(&text, Tried::REASON_CHARS));
                 Err(D::Error::custom(format!(
                     "`{union}`: unknown `{tag}` value `{shown}`, expected one of {}",
                     known.join(", ")
@@ -117,8 +344,13 @@ mod tests {
             value,
             "Source",
             &[
-                ("Card", |v| Card::deserialize(v).map(Source::Card)),
-                ("Bank", |v| Bank::deserialize(v).map(Source::Bank)),
+                ("Card", Fits::OBJECT.requiring(&["number"]), |v| {
+                    Card::deserialize(v).map(Source::Card)
+                }),
+                // Read to find out: the error is serde's.
+                ("Bank", Fits::ANY, |v| {
+                    Bank::deserialize(v).map(Source::Bank)
+                }),
             ],
             open.then_some(Source::Other as fn(Value) -> Source),
         )
@@ -141,6 +373,143 @@ mod tests {
             read(json!({ "id": 1 }), true).unwrap(),
             Source::Other(json!({ "id": 1 }))
         );
+        assert_eq!(
+            read(json!([4242]), false).unwrap_err().to_string(),
+            "no alternative of `Source` matches (`Card`: expected an object, found an array; \
+             `Bank`: invalid type: integer `4242`, expected a string)"
+        );
+    }
+
+    /// The recursive filter shape of imported APIs: `Expr` is `All { of: [Expr], all: true }` or
+    /// `Any { of: [Expr], any: true }`, nested. Each alternative counts its reads.
+    #[allow(dead_code)]
+    mod filters {
+        use std::cell::Cell;
+
+        use super::*;
+
+        thread_local! {
+            pub static READS: Cell<u64> = const { Cell::new(0) };
+        }
+
+        #[derive(Debug, Deserialize)]
+        pub struct All {
+            pub of: Vec<Expr>,
+            pub all: bool,
+        }
+
+        #[derive(Debug, Deserialize)]
+        pub struct Any {
+            pub of: Vec<Expr>,
+            pub any: bool,
+        }
+
+        /// Alternatives whose required keys are the same, told apart by a value's type only.
+        #[derive(Debug, Deserialize)]
+        pub struct Count {
+            pub of: Vec<Expr>,
+            pub value: i64,
+        }
+
+        #[derive(Debug, Deserialize)]
+        pub struct Name {
+            pub of: Vec<Expr>,
+            pub value: String,
+        }
+
+        #[derive(Debug)]
+        pub enum Expr {
+            All(All),
+            Any(Any),
+            Count(Count),
+            Name(Name),
+        }
+
+        fn counted<T>(read: Result<T, serde_json::Error>) -> Result<T, serde_json::Error> {
+            READS.set(READS.get() + 1);
+            read
+        }
+
+        impl<'de> Deserialize<'de> for Expr {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                untagged(
+                    deserializer,
+                    "Expr",
+                    &[
+                        ("All", Fits::OBJECT.requiring(&["of", "all"]), |v| {
+                            counted(All::deserialize(v).map(Expr::All))
+                        }),
+                        ("Any", Fits::OBJECT.requiring(&["of", "any"]), |v| {
+                            counted(Any::deserialize(v).map(Expr::Any))
+                        }),
+                        ("Count", Fits::OBJECT.requiring(&["of", "value"]), |v| {
+                            counted(Count::deserialize(v).map(Expr::Count))
+                        }),
+                        ("Name", Fits::OBJECT.requiring(&["of", "value"]), |v| {
+                            counted(Name::deserialize(v).map(Expr::Name))
+                        }),
+                    ],
+                    None,
+                )
+            }
+        }
+
+        /// `depth` nested values: each `{"of": [inner], key: leaf}`, the innermost `innermost`.
+        pub fn nested(depth: usize, key: &str, leaf: &str, innermost: &str) -> String {
+            let mut text = innermost.to_owned();
+            for _ in 0..depth {
+                text = format!(r#"{{"of": [{text}], "{key}": {leaf}}}"#);
+            }
+            text
+        }
+    }
+
+    #[test]
+    fn a_recursive_union_told_apart_by_its_keys_reads_each_value_once() {
+        use filters::*;
+        let innermost = r#"{"of": [], "any": true}"#;
+        for depth in [10, 40] {
+            READS.set(0);
+            let text = nested(depth, "any", "true", innermost);
+            let mut expr: Expr = serde_json::from_str(&text).unwrap();
+            READS.with(|reads| assert_eq!(reads.get(), depth as u64 + 1));
+            for _ in 0..depth {
+                let Expr::Any(any) = expr else {
+                    panic!("{expr:?}")
+                };
+                expr = any.of.into_iter().next().unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn an_answer_that_would_retry_alternatives_exponentially_stops_with_a_short_error() {
+        use filters::*;
+        // `Count` reads the whole inner value before it meets `value` (keys are read in order),
+        // then `Name` reads it again: unbounded, 2^depth reads.
+        let text = nested(30, "value", r#""x""#, r#"{"of": [], "value": "x"}"#);
+        READS.set(0);
+        let error = serde_json::from_str::<Expr>(&text).unwrap_err().to_string();
+        let reads = READS.with(Cell::get);
+        assert!(reads < 20_000, "{reads} reads");
+        assert!(error.contains("decoding stopped"), "{error}");
+        assert!(error.len() < 2_000, "{} bytes: {error}", error.len());
+        // The budget was the answer's: the next answer starts afresh.
+        let small = nested(3, "value", r#""x""#, r#"{"of": [], "value": "x"}"#);
+        assert!(serde_json::from_str::<Expr>(&small).is_ok());
+    }
+
+    #[test]
+    fn a_deep_failure_gives_a_bounded_error() {
+        use filters::*;
+        // Every level fits `All` by its keys; the innermost value fits nothing.
+        let text = nested(40, "all", "true", r#"{"of": [], "all": "yes"}"#);
+        let error = serde_json::from_str::<Expr>(&text).unwrap_err().to_string();
+        assert!(
+            error.starts_with("no alternative of `Expr` matches (`All`: "),
+            "{error}"
+        );
+        assert!(error.len() < 1_200, "{} bytes: {error}", error.len());
     }
 
     fn read_tagged(value: Value) -> Result<Source, serde_json::Error> {

@@ -565,6 +565,7 @@ impl<'de> remcall::serde::Deserialize<'de> for Amount {
             &[
                 (
                     "I64",
+                    remcall::__codegen::union::Fits::NUMBER,
                     |value| {
                         <i64 as remcall::serde::Deserialize>::deserialize(value)
                             .map(Self::I64)
@@ -572,6 +573,7 @@ impl<'de> remcall::serde::Deserialize<'de> for Amount {
                 ),
                 (
                     "String",
+                    remcall::__codegen::union::Fits::STRING,
                     |value| {
                         <String as remcall::serde::Deserialize>::deserialize(value)
                             .map(Self::String)

@@ -163,6 +163,258 @@ impl<'de> remcall::__codegen::record::Record<'de> for Manager {
         })
     }
 }
+#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
+#[serde(crate = "remcall::serde", untagged)]
+pub enum Filter {
+    AllOf(AllOf),
+    AnyOf(AnyOf),
+    Count(Count),
+    Label(Label),
+}
+impl<'de> remcall::serde::Deserialize<'de> for Filter {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::union::untagged(
+            deserializer,
+            "Filter",
+            &[
+                (
+                    "AllOf",
+                    remcall::__codegen::union::Fits::OBJECT.requiring(&["of", "all"]),
+                    |value| {
+                        <AllOf as remcall::serde::Deserialize>::deserialize(value)
+                            .map(Self::AllOf)
+                    },
+                ),
+                (
+                    "AnyOf",
+                    remcall::__codegen::union::Fits::OBJECT.requiring(&["of", "any"]),
+                    |value| {
+                        <AnyOf as remcall::serde::Deserialize>::deserialize(value)
+                            .map(Self::AnyOf)
+                    },
+                ),
+                (
+                    "Count",
+                    remcall::__codegen::union::Fits::OBJECT.requiring(&["of", "value"]),
+                    |value| {
+                        <Count as remcall::serde::Deserialize>::deserialize(value)
+                            .map(Self::Count)
+                    },
+                ),
+                (
+                    "Label",
+                    remcall::__codegen::union::Fits::OBJECT.requiring(&["of", "value"]),
+                    |value| {
+                        <Label as remcall::serde::Deserialize>::deserialize(value)
+                            .map(Self::Label)
+                    },
+                ),
+            ],
+            None,
+        )
+    }
+}
+#[derive(Debug, Clone, PartialEq)]
+pub struct AllOf {
+    pub of: Vec<Filter>,
+    pub all: bool,
+}
+impl remcall::serde::Serialize for AllOf {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "AllOf",
+            &[("of", Some(&self.of)), ("all", Some(&self.all))],
+        )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for AllOf {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for AllOf {
+    type Slots = (Option<Vec<Filter>>, Option<bool>);
+    const NAME: &'static str = "AllOf";
+    const FIELDS: &'static [&'static str] = &["of", "all"];
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            _ => remcall::__codegen::record::slot(&mut slots.1, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            of: slots.0.ok_or("of")?,
+            all: slots.1.ok_or("all")?,
+        })
+    }
+}
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnyOf {
+    pub of: Vec<Filter>,
+    pub any: bool,
+}
+impl remcall::serde::Serialize for AnyOf {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "AnyOf",
+            &[("of", Some(&self.of)), ("any", Some(&self.any))],
+        )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for AnyOf {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for AnyOf {
+    type Slots = (Option<Vec<Filter>>, Option<bool>);
+    const NAME: &'static str = "AnyOf";
+    const FIELDS: &'static [&'static str] = &["of", "any"];
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            _ => remcall::__codegen::record::slot(&mut slots.1, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            of: slots.0.ok_or("of")?,
+            any: slots.1.ok_or("any")?,
+        })
+    }
+}
+#[derive(Debug, Clone, PartialEq)]
+pub struct Count {
+    pub of: Vec<Filter>,
+    pub value: i64,
+}
+impl remcall::serde::Serialize for Count {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "Count",
+            &[("of", Some(&self.of)), ("value", Some(&self.value))],
+        )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for Count {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for Count {
+    type Slots = (Option<Vec<Filter>>, Option<i64>);
+    const NAME: &'static str = "Count";
+    const FIELDS: &'static [&'static str] = &["of", "value"];
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            _ => remcall::__codegen::record::slot(&mut slots.1, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            of: slots.0.ok_or("of")?,
+            value: slots.1.ok_or("value")?,
+        })
+    }
+}
+#[derive(Debug, Clone, PartialEq)]
+pub struct Label {
+    pub of: Vec<Filter>,
+    pub value: String,
+    pub note: Option<String>,
+}
+impl remcall::serde::Serialize for Label {
+    fn serialize<S: remcall::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        remcall::__codegen::record::write(
+            serializer,
+            "Label",
+            &[
+                ("of", Some(&self.of)),
+                ("value", Some(&self.value)),
+                ("note", remcall::__codegen::record::Optional::present(&self.note)),
+            ],
+        )
+    }
+}
+impl<'de> remcall::serde::Deserialize<'de> for Label {
+    fn deserialize<D: remcall::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        remcall::__codegen::record::read(deserializer)
+    }
+}
+impl<'de> remcall::__codegen::record::Record<'de> for Label {
+    type Slots = (Option<Vec<Filter>>, Option<String>, Option<Option<String>>);
+    const NAME: &'static str = "Label";
+    const FIELDS: &'static [&'static str] = &["of", "value", "note"];
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+    fn read<A: remcall::serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match index {
+            0 => remcall::__codegen::record::slot(&mut slots.0, map),
+            1 => remcall::__codegen::record::slot(&mut slots.1, map),
+            _ => remcall::__codegen::record::slot(&mut slots.2, map),
+        }
+    }
+    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        Ok(Self {
+            of: slots.0.ok_or("of")?,
+            value: slots.1.ok_or("value")?,
+            note: slots.2.unwrap_or_default(),
+        })
+    }
+}
 static TREE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "tree",
@@ -181,12 +433,21 @@ static BOSS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     not_found_none: false,
     profile: "",
 };
+static FILTER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 2,
+    name: "filter",
+    http_method: "GET",
+    path: "/filter",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "TreeClient",
     base_urls: &["http://localhost:8092"],
     base_path: "",
     profile: "",
-    methods: &[&TREE, &BOSS],
+    methods: &[&TREE, &BOSS, &FILTER],
 };
 /// The `TreeClient` HTTP client.
 ///
@@ -241,6 +502,11 @@ impl<F> TreeClient<F> {
     /// `GET /boss`
     pub async fn boss(&self) -> Result<Manager, remcall::Error> {
         let request = BOSS.request();
+        self.inner.call(request, decode::json).await
+    }
+    /// `GET /filter`
+    pub async fn filter(&self) -> Result<Filter, remcall::Error> {
+        let request = FILTER.request();
         self.inner.call(request, decode::json).await
     }
 }
