@@ -41,11 +41,18 @@ pub struct Settings {
     pub log: LogLevel,
     /// Response size limit in bytes.
     pub max_response_bytes: u64,
+    /// Empty pages in a row a paginated method follows before it stops with an error.
+    pub max_empty_pages: u32,
     /// TLS settings, as written (checks on unless `insecure`).
     pub tls: Tls,
     /// Load balancing, ejection and discovery.
     pub endpoints: EndpointSettings,
 }
+
+/// Empty pages in a row a paginated method follows by default: more than a filtered scan
+/// (DynamoDB's, a search) usually skips, few enough that a server answering only empty pages is
+/// stopped within a second or two.
+pub const DEFAULT_MAX_EMPTY_PAGES: u32 = 100;
 
 /// Effective endpoint policy.
 #[derive(Clone, Debug, PartialEq)]
@@ -284,6 +291,7 @@ impl Settings {
             cookies: profile.cookies.clone().map(|c| c.0).unwrap_or_default(),
             log: profile.log.unwrap_or(LogLevel::Basic),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
+            max_empty_pages: profile.max_empty_pages.unwrap_or(DEFAULT_MAX_EMPTY_PAGES),
             tls: profile.tls.clone().unwrap_or_default(),
             endpoints: {
                 let e = profile.endpoints.clone().unwrap_or_default();

@@ -182,3 +182,51 @@ async fn a_server_that_ignores_the_offset_ends_the_stream_with_an_error() {
     assert!(pages.next().await.is_none());
     assert_eq!(server.received().len(), 2, "one page more, no loop");
 }
+
+/// A server that answers only empty pages, each with a fresh cursor, would be followed for
+/// ever (a consumer's `take(n)` never triggers): the stream stops after `max_empty_pages` empty
+/// pages in a row, 100 by default, with an error; an item between empty pages starts the count
+/// again.
+#[tokio::test]
+async fn endless_empty_pages_end_the_stream_with_an_error() {
+    let endless = |Query(q): Params| async move {
+        let n = number(&q, "cursor").unwrap_or(0);
+        // Page 3 has an item; every other page is empty and points at the next.
+        let events = if n == 3 { events(1..=1) } else { vec![] };
+        axum::Json(json!({ "events": events, "meta": { "next_cursor": (n + 1).to_string() } }))
+    };
+    let server = Server::start(Router::new().route("/v1/events", get(endless))).await;
+
+    let payments = Payments::new(&server.url()).unwrap();
+    let mut pages = payments.list_events_stream(None);
+    let first = pages.next().await.unwrap().unwrap();
+    assert_eq!(first.id, "ev_1");
+    let error = pages.next().await.unwrap().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode);
+    assert!(
+        error.to_string().starts_with(
+            "Payments.list_events: the server gave 101 empty pages in a row, each pointing at another (the profile's `max_empty_pages` is 100)"
+        ),
+        "{error}"
+    );
+    assert!(pages.next().await.is_none());
+    assert_eq!(
+        server.received().len(),
+        4 + 101,
+        "the pages up to the item, then 101 empty"
+    );
+
+    let before = server.received().len();
+    let strict = Payments::builder()
+        .base_url(&server.url())
+        .profile(remcall::Profile::from_yaml_str("max_empty_pages: 2").unwrap())
+        .build()
+        .unwrap();
+    let mut pages = strict.list_events_stream(Some("4"));
+    let error = pages.next().await.unwrap().unwrap_err();
+    assert!(
+        error.to_string().contains("gave 3 empty pages in a row"),
+        "{error}"
+    );
+    assert_eq!(server.received().len() - before, 3);
+}

@@ -711,7 +711,7 @@ async fn pages_side() -> Server {
                 let (id, next) = match q.get("page").map(String::as_str) {
                     None => ("in_1", json!("/v1/invoices?page=2")),
                     Some("2") => ("in_2", json!(format!("{own}/v1/invoices?page=3"))),
-                    Some("3") => ("in_3", json!("http://elsewhere.test/v1/invoices?page=4")),
+                    Some("3") => ("in_3", json!("http://user:pw@elsewhere.test/v1/invoices?api_key=sk_live_echoed&page=4#f")),
                     _ => ("in_9", Value::Null),
                 };
                 axum::Json(json!({ "invoices": [{ "id": id, "total": 1 }], "next_page_uri": next }))
@@ -842,7 +842,18 @@ async fn a_next_url_is_followed_on_the_clients_endpoints_and_refused_elsewhere()
     );
     let error = results.last().unwrap().as_ref().unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Decode);
-    assert!(error.to_string().contains("`http://elsewhere.test/v1/invoices?page=4` is not on the client's endpoints; not followed"), "{error}");
+    // Origin and path only: the query (here echoing a key) and the userinfo are not shown.
+    assert!(
+        error.to_string().contains(
+            "`http://…@elsewhere.test/v1/invoices?…` is not on the client's endpoints; not followed"
+        ),
+        "{error}"
+    );
+    for shown in [error.to_string(), format!("{error:?}")] {
+        for secret in ["sk_live_echoed", "pw", "page=4"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+    }
     assert_eq!(server.received().len(), 3);
 }
 

@@ -128,6 +128,9 @@ partial! {
         log: LogLevel,
         /// Responses above this size fail with `BodyTooLarge`.
         max_response_bytes: ByteSize,
+        /// A paginated method stops with an error after this many empty pages in a row, each
+        /// pointing at another (a server must not hold a stream that yields nothing for ever).
+        max_empty_pages: u32,
         /// Certificate roots, extra CAs, client certificates, TLS versions.
         tls: Tls,
         /// How calls are spread over the endpoints, ejection of failing ones, DNS discovery.

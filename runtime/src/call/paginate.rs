@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::client::Client;
 use crate::error::{Error, ErrorKind};
+use crate::outbound::endpoints::{without_query, without_userinfo};
 use crate::wire::request::Request;
 use crate::wire::response::Response;
 
@@ -117,6 +118,9 @@ pub struct Pages<T> {
     /// Every non-empty page's items, hashed: a server that ignores an offset or page number
     /// would give the same page for ever.
     contents: HashSet<u64>,
+    /// Empty pages in a row so far: a server that answers only empty pages, each pointing at
+    /// another, would be followed for ever without an item to stop the consumer.
+    empty_run: u32,
     /// An error to give once the items before it are taken.
     failed: Option<Error>,
 }
@@ -148,6 +152,7 @@ impl Client {
             next: Some(first),
             fetching: None,
             contents: HashSet::new(),
+            empty_run: 0,
             failed: None,
         }
     }
@@ -210,10 +215,27 @@ impl<T: DeserializeOwned + Send + 'static> Stream for Pages<T> {
                         "gave the items of an earlier page again",
                     ))));
                 }
+                this.empty_run = if page.items.is_empty() {
+                    this.empty_run.saturating_add(1)
+                } else {
+                    0
+                };
                 this.buffer.extend(page.items);
                 match page.next {
                     Ok(Some(next)) => {
-                        if this.seen.insert(pointer_hash(&next.page_pointer())) {
+                        let limit = this
+                            .client
+                            .shared
+                            .method(next.method)
+                            .settings
+                            .max_empty_pages;
+                        if this.empty_run > limit {
+                            this.failed = Some(repeated(&format!(
+                                "gave {} empty pages in a row, each pointing at another \
+                                 (the profile's `max_empty_pages` is {limit})",
+                                this.empty_run
+                            )));
+                        } else if this.seen.insert(pointer_hash(&next.page_pointer())) {
                             this.next = Some(next);
                         } else {
                             this.failed = Some(repeated("pointed at a page it had already given"));
@@ -357,8 +379,10 @@ fn read_page<T: DeserializeOwned>(
 /// names one of them (or none: a path alone).
 fn next_at(request: Request, url: &str, origins: &[(String, String)]) -> Result<Request, Error> {
     let refused = || {
+        // Origin and path only: the query may echo the client's key, the userinfo a password.
+        let bare = without_userinfo(&without_query(url));
         let mut shown = String::new();
-        let _ = crate::error::write_escaped(&mut shown, url);
+        let _ = crate::error::write_escaped(&mut shown, &crate::error::cut(&bare, 200));
         Error::new(
             ErrorKind::Decode,
             format!("the next page's URL `{shown}` is not on the client's endpoints; not followed"),

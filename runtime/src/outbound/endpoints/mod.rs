@@ -165,7 +165,7 @@ fn parse_base(raw: &str) -> Result<reqwest::Url, Error> {
 }
 
 /// `text` with its query and fragment replaced by `?…`.
-fn without_query(text: &str) -> String {
+pub(crate) fn without_query(text: &str) -> String {
     match text.find(['?', '#']) {
         Some(at) => format!("{}?…", &text[..at]),
         None => text.to_owned(),
@@ -173,7 +173,7 @@ fn without_query(text: &str) -> String {
 }
 
 /// `text` with anything between `://` and an `@` before the path replaced by `…`.
-fn without_userinfo(text: &str) -> String {
+pub(crate) fn without_userinfo(text: &str) -> String {
     let Some(start) = text.find("://").map(|i| i + 3) else {
         return text.to_owned();
     };
