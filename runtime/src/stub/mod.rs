@@ -39,6 +39,9 @@ struct Shared {
     #[cfg_attr(not(feature = "stub"), allow(dead_code))]
     check: Option<Check>,
     state: Mutex<State>,
+    /// Accepts that failed (out of file descriptors): each is followed by a pause.
+    #[cfg_attr(not(feature = "stub"), allow(dead_code))]
+    accept_failures: std::sync::atomic::AtomicU64,
 }
 
 /// Reads a received request as the spec's types; the error says what does not fit.
@@ -50,7 +53,13 @@ struct State {
     /// Requests the check refused, with why: each fails the test when the stub is dropped.
     refused: Vec<String>,
     rng: fastrand::Rng,
+    /// How much of each request body is recorded.
+    #[cfg_attr(not(feature = "stub"), allow(dead_code))]
+    keep_body_bytes: usize,
 }
+
+/// How much of each request body a stub records unless told otherwise.
+pub const KEEP_BODY_BYTES: usize = 1 << 20;
 
 impl std::fmt::Debug for Stub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -91,7 +100,9 @@ impl Stub {
                 recorded: Vec::new(),
                 refused: Vec::new(),
                 rng: fastrand::Rng::with_seed(0),
+                keep_body_bytes: KEEP_BODY_BYTES,
             }),
+            accept_failures: Default::default(),
         });
         #[cfg(feature = "stub")]
         let task = tokio::spawn(server::accept(listener, shared.clone()));
@@ -103,6 +114,21 @@ impl Stub {
     /// The base URL a client of the stubbed API is built with.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Records at most the first `bytes` of each request body ([`KEEP_BODY_BYTES`], 1 MiB,
+    /// unless told): a test that uploads more and reads the upload back raises it. A cut body
+    /// says so when read as JSON, a form or text.
+    pub fn keep_body_bytes(&self, bytes: usize) {
+        self.state().keep_body_bytes = bytes;
+    }
+
+    /// Accepts that failed so far, each followed by a pause (remcall's own tests).
+    #[doc(hidden)]
+    pub fn accept_failures(&self) -> u64 {
+        self.shared
+            .accept_failures
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Seeds the random faults (`fail_rate`, `latency`): the same seed, the same run.

@@ -26,8 +26,11 @@ pub struct Recorded {
     pub query: Vec<(String, String)>,
     /// Headers, names lower-case, in order.
     pub headers: Vec<(String, String)>,
-    /// The body.
+    /// The body, or its first [`Stub::keep_body_bytes`](super::Stub::keep_body_bytes) bytes
+    /// when it was longer (the typed readers below then say so).
     pub body: Bytes,
+    /// The body's length as sent.
+    pub body_len: usize,
 }
 
 impl Recorded {
@@ -82,22 +85,41 @@ impl Recorded {
 
     /// The body as JSON of type `T` (an empty body is `null`: `None` for an `Option`).
     pub fn json_body<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
-        let text: &[u8] = if self.body.is_empty() {
-            b"null"
-        } else {
-            &self.body
-        };
+        let body = self.whole_body()?;
+        let text: &[u8] = if body.is_empty() { b"null" } else { body };
         serde_json::from_slice(text).map_err(|e| format!("the JSON body: {e}"))
     }
 
     /// The body as a form (`application/x-www-form-urlencoded`) of type `T`.
     pub fn form_body<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
-        serde_urlencoded::from_bytes(&self.body).map_err(|e| format!("the form body: {e}"))
+        serde_urlencoded::from_bytes(self.whole_body()?).map_err(|e| format!("the form body: {e}"))
     }
 
     /// The body as text.
     pub fn text_body(&self) -> Result<String, String> {
-        String::from_utf8(self.body.to_vec()).map_err(|_| "the body is not UTF-8 text".to_owned())
+        String::from_utf8(self.whole_body()?.to_vec())
+            .map_err(|_| "the body is not UTF-8 text".to_owned())
+    }
+
+    /// The body, unless the stub kept only a prefix of it.
+    fn whole_body(&self) -> Result<&[u8], String> {
+        if self.body.len() < self.body_len {
+            return Err(format!(
+                "the body was {} bytes, of which the stub kept the first {} \
+                 (`Stub::keep_body_bytes` keeps more)",
+                self.body_len,
+                self.body.len()
+            ));
+        }
+        Ok(&self.body)
+    }
+
+    /// Keeps at most the first `limit` bytes of the body, in a buffer of their own (a slice
+    /// would hold the whole body's).
+    pub(crate) fn keep_body_prefix(&mut self, limit: usize) {
+        if self.body.len() > limit {
+            self.body = Bytes::copy_from_slice(&self.body[..limit]);
+        }
     }
 }
 
@@ -289,6 +311,7 @@ mod tests {
             ],
             headers: vec![("x-n".to_owned(), "42".to_owned())],
             body: Bytes::from_static(br#"{"a":1}"#),
+            body_len: 7,
         };
         assert_eq!(recorded.path_value::<i64>("id"), Ok(7));
         assert_eq!(recorded.path_value::<String>("id"), Ok("7".to_owned()));

@@ -1,9 +1,18 @@
-//! The stub's server (feature `stub`): one hyper connection per accepted socket, a second
-//! handle on each socket so a reset can be a real one (RST), the request recognised as an
-//! operation and recorded, the rules chosen, faults applied, the answer written.
+//! The stub's server (feature `stub`): one hyper connection per accepted socket, which a reset
+//! fault closes with a real reset (RST), the request recognised as an operation and recorded,
+//! the rules chosen, faults applied, the answer written.
+//!
+//! It runs in every test suite of a generated client, next to whatever else the test does, so it
+//! holds nothing for a client that stops sending: headers and bodies are read within a deadline,
+//! an accept that fails (no file descriptor left) is retried after a pause rather than at once,
+//! and a recorded body is a bounded prefix of what was sent.
 
 use std::convert::Infallible;
+use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -20,33 +29,106 @@ use crate::spec::{ClientSpec, MethodSpec};
 /// The largest request body a stub reads.
 const MAX_BODY: usize = 16 << 20;
 
+/// How long a client may take to send a request's headers (from the connection's start, or the
+/// end of the answer before): a test's client sends them at once.
+pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a client may take to send a request's body, once its headers are in.
+pub(crate) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The pause after a failed accept, doubled while it keeps failing: out of file descriptors,
+/// accept fails at once, and retrying at once would spin a core until one is closed.
+const ACCEPT_PAUSE: (Duration, Duration) = (Duration::from_millis(5), Duration::from_secs(1));
+
 type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 /// Serves `shared`'s stub on `listener` until the task is aborted.
 pub(super) async fn accept(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    let mut pause = Duration::ZERO;
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                shared.accept_failures.fetch_add(1, Ordering::Relaxed);
+                pause = (pause * 2).clamp(ACCEPT_PAUSE.0, ACCEPT_PAUSE.1);
+                tokio::time::sleep(pause).await;
+                continue;
+            }
         };
+        pause = Duration::ZERO;
         let _ = stream.set_nodelay(true);
-        // A second handle on the socket, to make its close a reset when a fault asks for one.
-        let Ok(std_stream) = stream.into_std() else {
-            continue;
-        };
-        let socket = std_stream.try_clone().ok().map(Arc::new);
-        let Ok(stream) = tokio::net::TcpStream::from_std(std_stream) else {
-            continue;
-        };
+        let reset = Arc::new(AtomicBool::new(false));
+        let io = hyper_util::rt::TokioIo::new(Connection {
+            stream,
+            reset: reset.clone(),
+        });
         let shared = shared.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| {
-                handle(shared.clone(), socket.clone(), request)
+                handle(shared.clone(), reset.clone(), request)
             });
-            let io = hyper_util::rt::TokioIo::new(stream);
             let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
                 .serve_connection(io, service)
                 .await;
         });
+    }
+}
+
+/// An accepted socket, closed with a reset (RST) rather than a FIN when a reset fault marked it:
+/// the mark is all a request's handler can reach, since hyper owns the socket.
+struct Connection {
+    stream: tokio::net::TcpStream,
+    reset: Arc<AtomicBool>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if self.reset.load(Ordering::Relaxed) {
+            // A zero linger makes the close that follows a reset.
+            let _ = socket2::SockRef::from(&self.stream).set_linger(Some(Duration::ZERO));
+        }
+    }
+}
+
+impl tokio::io::AsyncRead for Connection {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Connection {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
     }
 }
 
@@ -64,15 +146,23 @@ impl std::error::Error for Reset {}
 
 async fn handle(
     shared: Arc<Shared>,
-    socket: Option<Arc<std::net::TcpStream>>,
+    reset: Arc<AtomicBool>,
     request: hyper::Request<hyper::body::Incoming>,
 ) -> Result<hyper::Response<Body>, Reset> {
     let (parts, body) = request.into_parts();
-    let body = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => return Ok(plain(413, "the request body is larger than the stub reads")),
+    let read = http_body_util::Limited::new(body, MAX_BODY).collect();
+    let body = match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(_)) => return Ok(plain(413, "the request body is larger than the stub reads")),
+        Err(_) => {
+            let message = format!(
+                "the request body did not arrive within {} s",
+                BODY_READ_TIMEOUT.as_secs()
+            );
+            return Ok(close(plain(408, &message)));
+        }
     };
-    let Some((operation, recorded)) = recognise(shared.spec, &parts, body) else {
+    let Some((operation, mut recorded)) = recognise(shared.spec, &parts, body) else {
         let message = format!(
             "no operation of {} is `{} {}`",
             shared.spec.name,
@@ -81,7 +171,10 @@ async fn handle(
         );
         return Ok(plain(501, &message));
     };
-    if let Some(Err(why)) = shared.check.map(|check| check(&recorded)) {
+    // The check reads the whole body; what is kept is a bounded prefix.
+    let checked = shared.check.map(|check| check(&recorded));
+    recorded.keep_body_prefix(shared.state().keep_body_bytes);
+    if let Some(Err(why)) = checked {
         let why = format!("`{}`: {why}", operation.name);
         let mut state = shared.state();
         state.recorded.push(recorded);
@@ -101,9 +194,7 @@ async fn handle(
         std::future::pending::<()>().await;
     }
     if decided.reset {
-        if let Some(socket) = socket {
-            let _ = socket2::SockRef::from(&*socket).set_linger(Some(Duration::ZERO));
-        }
+        reset.store(true, Ordering::Relaxed);
         return Err(Reset);
     }
     Ok(respond(operation, answer, &decided))
@@ -147,6 +238,7 @@ fn recognise(
             path_params,
             query,
             headers,
+            body_len: body.len(),
             body,
         },
     ))
@@ -197,6 +289,15 @@ fn slow(body: Bytes, chunk: usize, every: Duration) -> Body {
         Ok::<_, Infallible>(Frame::data(piece))
     });
     BodyExt::boxed(StreamBody::new(stream))
+}
+
+/// `response`, after which the connection closes (its request was not read to the end).
+fn close(mut response: hyper::Response<Body>) -> hyper::Response<Body> {
+    response.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
+    response
 }
 
 fn plain(status: u16, message: &str) -> hyper::Response<Body> {
