@@ -1,6 +1,6 @@
 //! The build.rs API: `Builder::new().spec("specs/user_service.yaml").generate()?`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::{Error, Options, generate_with, output};
 
@@ -53,13 +53,13 @@ impl Builder {
                 .ok_or_else(|| Error::Io("OUT_DIR is not set: call generate() from a build script or set out_dir(..)".to_owned()))?,
         };
         for spec in &self.specs {
-            println!("cargo:rerun-if-changed={}", spec.display());
+            rerun_if_changed(spec);
         }
         let specs = crate::expand_inputs(&self.specs)?;
         let generated = generate_with(&specs, &self.options)?;
         for file in &generated {
             for input in &file.inputs {
-                println!("cargo:rerun-if-changed={}", input.display());
+                rerun_if_changed(input);
             }
             // cargo shows a build script's warnings one line each.
             for warning in &file.warnings {
@@ -71,4 +71,19 @@ impl Builder {
         output::write(&out_dir, &output::files(&generated))?;
         Ok(())
     }
+}
+
+/// Tells cargo to run the build script again when `path` changes. A line break in the name
+/// would end the instruction and start another (`cargo:rustc-link-arg=…`): such a file is
+/// watched through its folder instead.
+fn rerun_if_changed(path: &Path) {
+    let text = path.to_string_lossy();
+    if text.contains(['\n', '\r']) {
+        let folder = path.parent().unwrap_or(Path::new("."));
+        if !folder.to_string_lossy().contains(['\n', '\r']) {
+            println!("cargo:rerun-if-changed={}", folder.display());
+        }
+        return;
+    }
+    println!("cargo:rerun-if-changed={text}");
 }

@@ -77,14 +77,15 @@ impl Diagnostic {
         } else {
             Renderer::plain()
         };
-        let path = self.file.display().to_string();
+        let path = shown_path(&self.file);
         let level = if self.warning {
             Level::WARNING
         } else {
             Level::ERROR
         };
         let title = level.primary_title(self.message.as_str());
-        let mut group = match &self.source_line {
+        let line = self.source_line.as_deref().map(visible);
+        let mut group = match &line {
             Some(line) => {
                 let span = token_at(line, self.column);
                 title.element(
@@ -138,7 +139,7 @@ impl fmt::Display for Diagnostic {
         write!(
             f,
             "{}:{}:{}: {}",
-            self.file.display(),
+            shown_path(&self.file),
             self.line,
             self.column,
             self.message
@@ -148,6 +149,28 @@ impl fmt::Display for Diagnostic {
         }
         Ok(())
     }
+}
+
+/// A file name as shown to a person: its control and invisible characters escaped (`\u{1b}`),
+/// so a file named with a terminal escape sequence or a carriage return cannot repaint the
+/// terminal or overwrite the line it is printed on.
+pub fn shown_path(path: &Path) -> String {
+    remcall_openapi::escape::one_line(&path.to_string_lossy())
+}
+
+/// A source line with each control or invisible character (but a tab) shown as one visible
+/// character, so the caret's column stays where it was: a C0 control as its Unicode picture
+/// (`␛`), anything else as `�`.
+fn visible(line: &str) -> String {
+    line.chars()
+        .map(|c| match c {
+            '\t' => c,
+            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
+            '\u{7f}' => '\u{2421}',
+            c if remcall_openapi::escape::is_unsafe(c) => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 /// A 1-based line and column.

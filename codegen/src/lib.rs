@@ -21,7 +21,7 @@ mod validate;
 use std::path::{Path, PathBuf};
 
 pub use builder::Builder;
-pub use diagnostic::Diagnostic;
+pub use diagnostic::{Diagnostic, shown_path};
 pub use import::{ImportError, import};
 /// What to import (the importer's options).
 pub use remcall_openapi::Options as ImportOptions;
@@ -61,7 +61,7 @@ pub enum Error {
     #[error("{0}")]
     Io(String),
     /// A spec passed validation but its code could not be rendered: a bug in remcall-codegen.
-    #[error("{}: {source}; this is a bug in remcall-codegen, please report it with the spec", .spec.display())]
+    #[error("{}: {source}; this is a bug in remcall-codegen, please report it with the spec", diagnostic::shown_path(.spec))]
     Render {
         /// The spec being rendered.
         spec: PathBuf,
@@ -100,7 +100,10 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     for input in inputs {
         if input.is_dir() {
             let entries = std::fs::read_dir(input).map_err(|e| {
-                Error::Io(format!("cannot read directory {}: {e}", input.display()))
+                Error::Io(format!(
+                    "cannot read directory {}: {e}",
+                    diagnostic::shown_path(input)
+                ))
             })?;
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -112,7 +115,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             if found.is_empty() {
                 return Err(Error::Io(format!(
                     "no specs (*.yaml, *.yml) in {}",
-                    input.display()
+                    diagnostic::shown_path(input)
                 )));
             }
             found.sort();
@@ -122,7 +125,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
         } else {
             return Err(Error::Io(format!(
                 "cannot read {}: there is no such file",
-                input.display()
+                diagnostic::shown_path(input)
             )));
         }
     }
@@ -165,7 +168,7 @@ pub fn generate_with(specs: &[PathBuf], options: &Options) -> Result<Vec<Generat
                     format!(
                         "module `{}` is also generated from {}",
                         file.module,
-                        first.display()
+                        diagnostic::shown_path(first)
                     ),
                 )
                 .help("give the clients different names"),

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use remcall_codegen::{Error, Options, expand_inputs, generate_with, output, render_diagnostics};
+use remcall_codegen::{
+    Error, Options, expand_inputs, generate_with, output, render_diagnostics, shown_path,
+};
 
 #[derive(Parser)]
 #[command(
@@ -173,7 +175,7 @@ fn generate_into(
         for path in &stale {
             eprintln!(
                 "stale: {} (run `remcall gen` to regenerate it)",
-                path.display()
+                shown_path(path)
             );
         }
         if !stale.is_empty() {
@@ -182,7 +184,7 @@ fn generate_into(
         eprintln!(
             "{} generated file(s) in {} are fresh",
             files.len(),
-            out.display()
+            shown_path(out)
         );
     } else {
         let written = output::write(out, &files)?;
@@ -190,7 +192,7 @@ fn generate_into(
             "{} file(s) written, {} unchanged, in {}",
             written.len(),
             files.len() - written.len(),
-            out.display()
+            shown_path(out)
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -239,7 +241,7 @@ fn import(
             eprintln!("{error:?}");
             eprintln!(
                 "error: the spec imported from {} does not check; this is a bug in `remcall import`, please report it with the description. Nothing was written.",
-                remcall_openapi::escape::one_line(&description.display().to_string())
+                shown_path(description)
             );
             return Ok(ExitCode::from(2));
         }
@@ -267,7 +269,7 @@ fn import(
         _ => PathBuf::from("."),
     };
     output::write(&dir, &[(name, imported.spec)])?;
-    eprintln!("{}; wrote {}", imported.summary, out.display());
+    eprintln!("{}; wrote {}", imported.summary, shown_path(out));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{Error, Generated, render};
+use crate::{Error, Generated, render, shown_path};
 
 /// The files a set of generated modules makes in an output directory: each module and `mod.rs`.
 pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
@@ -24,7 +24,7 @@ pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
 /// is written are they renamed into place. Returns the files written.
 pub fn write(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, Error> {
     std::fs::create_dir_all(dir)
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", shown_path(dir))))?;
     // Each changed file: where it goes, its temporary, the new content, and the old one (to put
     // back should a later rename fail).
     let mut changed: Vec<(PathBuf, PathBuf, &String, Option<Vec<u8>>)> = Vec::new();
@@ -43,7 +43,10 @@ pub fn write(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, Err
     for (path, temp, content, _) in &changed {
         if let Err(e) = write_new(temp, content) {
             remove_temps(&changed);
-            return Err(Error::Io(format!("cannot write {}: {e}", path.display())));
+            return Err(Error::Io(format!(
+                "cannot write {}: {e}",
+                shown_path(path)
+            )));
         }
     }
     for (i, (path, temp, ..)) in changed.iter().enumerate() {
@@ -56,7 +59,10 @@ pub fn write(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, Err
                 };
             }
             remove_temps(&changed);
-            return Err(Error::Io(format!("cannot write {}: {e}", path.display())));
+            return Err(Error::Io(format!(
+                "cannot write {}: {e}",
+                shown_path(path)
+            )));
         }
     }
     Ok(changed.into_iter().map(|(path, ..)| path).collect())

@@ -334,3 +334,35 @@ fn a_retry_that_cannot_retry_is_a_warning() {
         generated[0].warnings
     );
 }
+
+/// A spec file named with terminal escapes (clear the screen, retitle the window, ring the bell)
+/// and a carriage return, holding a line with an escape of its own: every place the CLI shows
+/// the name or the line writes those characters visibly, never raw.
+#[test]
+fn file_names_and_lines_with_terminal_escapes_are_shown_inert() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "e\u{1b}[2J\u{1b}]0;PWNED\u{7}\rx.yaml";
+    let spec = dir.path().join(name);
+    std::fs::write(
+        &spec,
+        "client: C\nbase_url: http://localhost\nmethods:\n  get: { request: GET /a, returns: \"Usr\u{1b}[31m\" }\n",
+    )
+    .unwrap();
+    for command in ["check", "gen"] {
+        let mut run = Command::new(env!("CARGO_BIN_EXE_remcall"));
+        run.arg(command).arg(&spec);
+        if command == "gen" {
+            run.arg("--out").arg(dir.path().join("out"));
+        }
+        let run = run.output().unwrap();
+        assert_eq!(run.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        for raw in ['\u{1b}', '\u{7}', '\r'] {
+            assert!(!stderr.contains(raw), "{raw:?} raw in {stderr:?}");
+        }
+        assert!(
+            stderr.contains(r"e\u{1b}[2J\u{1b}]0;PWNED\u{7}\u{d}x.yaml:4:"),
+            "{stderr}"
+        );
+    }
+}

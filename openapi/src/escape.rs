@@ -8,7 +8,7 @@
 /// format characters (Unicode's `Cf`: byte-order mark, zero-width and bidirectional controls,
 /// tags), which can hide or reorder what a reader sees; also U+FFFE and U+FFFF, which YAML
 /// does not accept as text.
-pub(crate) fn is_unsafe(c: char) -> bool {
+pub fn is_unsafe(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

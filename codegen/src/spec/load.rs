@@ -258,11 +258,16 @@ impl Loader {
             Ok(value) => value,
             Err(e) => {
                 // The parser above accepted what this one refuses: its message is all there is.
-                let pos = e.location().map_or(Pos { line: 1, column: 1 }, |l| Pos {
-                    line: l.line(),
-                    column: l.column(),
-                });
-                let d = self.sources[source].diagnostic(pos, e.to_string());
+                let message = e.to_string();
+                // The reader's errors (a control character) carry a byte offset and a location
+                // of 1:1; the parser's carry a real location.
+                let pos = super::spans::reader_position(text, &message)
+                    .or(e.location().map(|l| Pos {
+                        line: l.line(),
+                        column: l.column(),
+                    }))
+                    .unwrap_or(Pos { line: 1, column: 1 });
+                let d = self.sources[source].diagnostic(pos, message);
                 self.diagnostics.push(d);
                 return None;
             }
@@ -435,7 +440,7 @@ impl Loader {
         )
         .help(format!(
             "the first definition is in {}",
-            self.sources[first].path.display()
+            crate::diagnostic::shown_path(&self.sources[first].path)
         ))
     }
 }
@@ -478,7 +483,7 @@ fn without_quotes_of(message: &str, text: &str) -> String {
 /// [`MAX_FILE_BYTES`] as read, UTF-8. The error says what is wrong, never what the file holds.
 fn read_spec_file(path: &Path) -> Result<String, String> {
     use remcall_openapi::files::{Unreadable, read_capped};
-    let shown = path.display();
+    let shown = crate::diagnostic::shown_path(path);
     read_capped(path, MAX_FILE_BYTES).map_err(|why| match why {
         Unreadable::Io(error) => format!("cannot read `{shown}`: {error}"),
         Unreadable::NotAFile => format!("`{shown}` is not a regular file"),

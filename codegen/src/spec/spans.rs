@@ -29,10 +29,10 @@ impl SpanIndex {
         for event in Parser::new_from_str(text) {
             let (event, span) = event.map_err(|e| {
                 let mark = e.marker();
-                let pos = Pos {
+                let pos = reader_position(text, e.info()).unwrap_or(Pos {
                     line: mark.line(),
                     column: mark.col() + 1,
-                };
+                });
                 (pos, e.info().to_owned())
             })?;
             let pos = Pos {
@@ -136,6 +136,26 @@ fn advance(frames: &mut [Frame]) {
         Some(Frame::Seq { index }) => *index += 1,
         None => {}
     }
+}
+
+/// Where the YAML reader's own errors point: they say `at position N` (a byte offset, 0-based:
+/// a control character) and no line of their own; `None` when the message names none.
+pub(super) fn reader_position(text: &str, message: &str) -> Option<Pos> {
+    let (_, rest) = message.rsplit_once("at position ")?;
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let offset = rest[..digits].parse::<usize>().ok()?.min(text.len());
+    let mut end = offset;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+    Some(Pos {
+        line: before.matches('\n').count() + 1,
+        column: before[line_start..].chars().count() + 1,
+    })
 }
 
 #[cfg(test)]
