@@ -43,10 +43,7 @@ pub fn write(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, Err
     for (path, temp, content, _) in &changed {
         if let Err(e) = write_new(temp, content) {
             remove_temps(&changed);
-            return Err(Error::Io(format!(
-                "cannot write {}: {e}",
-                shown_path(path)
-            )));
+            return Err(Error::Io(format!("cannot write {}: {e}", shown_path(path))));
         }
     }
     for (i, (path, temp, ..)) in changed.iter().enumerate() {
@@ -59,10 +56,7 @@ pub fn write(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, Err
                 };
             }
             remove_temps(&changed);
-            return Err(Error::Io(format!(
-                "cannot write {}: {e}",
-                shown_path(path)
-            )));
+            return Err(Error::Io(format!("cannot write {}: {e}", shown_path(path))));
         }
     }
     Ok(changed.into_iter().map(|(path, ..)| path).collect())

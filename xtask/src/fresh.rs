@@ -7,7 +7,15 @@
 //! new user would: `cargo run -p remcall-demo`, then `cargo xtask test`, which must install what
 //! it needs and pass. Needs root (debootstrap, chroot, mount) and Debian's package mirror.
 //! Not in `.ci/run`: it builds the workspace a second time (about half an hour on 2 cores).
+//!
+//! The fresh root is no sandbox: the tests run as root in it, and the machine's toolchain and
+//! `/dev` are mounted in writable. Before it removes a last run's root it unmounts what is
+//! still mounted there and refuses to remove anything on another device, so an interrupted run
+//! cannot take the host's `/dev`, `~/.rustup` or `~/.cargo` with it.
 
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,6 +23,13 @@ use anyhow::{Context, bail};
 
 /// What a new machine of this kind has besides Rust (see the workplace's machine notes).
 const BASE_PACKAGES: &str = "gcc,libc6-dev,git,ca-certificates,pkg-config,python3,procps";
+
+/// What `cargo xtask fresh-machine --help` says.
+pub(crate) const HELP: &str =
+    "cargo xtask fresh-machine: runs the README's two commands in a fresh Debian root \
+(made with debootstrap into target/fresh-machine, as root) that has none of what the tests start.
+The root is no sandbox: the tests run as root in it, and this machine's /dev, ~/.rustup and \
+~/.cargo are bind-mounted into it writable; what they do to those is done to this machine.";
 
 /// The README's two commands, in order.
 const README_COMMANDS: [&str; 2] = ["cargo run -p remcall-demo", "cargo xtask test"];
@@ -39,7 +54,7 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     // for removing a root with `/dev` or the toolchain still mounted in it would remove those.
     unmount_under(&fresh)?;
     if fresh.exists() {
-        std::fs::remove_dir_all(&fresh)
+        remove_on_one_device(&fresh)
             .with_context(|| format!("removing the last run's {}", fresh.display()))?;
     }
     sh(Command::new("cp").arg("-a").arg(&base).arg(&fresh))?;
@@ -166,26 +181,99 @@ impl Drop for Mounts {
 /// Unmounts everything mounted at or below `root` (deepest first), and fails if anything is
 /// still mounted there afterwards.
 fn unmount_under(root: &Path) -> anyhow::Result<()> {
-    let mounted = || -> anyhow::Result<Vec<String>> {
-        let table = std::fs::read_to_string("/proc/self/mounts")?;
-        let prefix = root.to_string_lossy().into_owned();
-        let mut points: Vec<String> = table
-            .lines()
-            .filter_map(|line| line.split(' ').nth(1))
-            .filter(|point| *point == prefix || point.starts_with(&format!("{prefix}/")))
-            .map(str::to_owned)
-            .collect();
-        points.sort_by_key(|p| std::cmp::Reverse(p.len()));
-        Ok(points)
-    };
-    for point in mounted()? {
+    for point in mounted_under(root)? {
         let _ = Command::new("umount").arg("--lazy").arg(&point).status();
     }
-    let left = mounted()?;
+    let left = mounted_under(root)?;
     if !left.is_empty() {
-        bail!("still mounted, not removing: {}", left.join(", "));
+        let shown: Vec<String> = left.iter().map(|p| p.display().to_string()).collect();
+        bail!("still mounted, not removing: {}", shown.join(", "));
     }
     Ok(())
+}
+
+/// The mount points at or below `root` (compared as canonical paths, component by component),
+/// deepest first; none when `root` does not exist.
+fn mounted_under(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let Ok(root) = std::fs::canonicalize(root) else {
+        return Ok(Vec::new());
+    };
+    let table = std::fs::read("/proc/self/mounts")?;
+    let mut points: Vec<PathBuf> = mount_points(&table)
+        .into_iter()
+        .filter(|point| point.starts_with(&root))
+        .collect();
+    points.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+    points.dedup();
+    Ok(points)
+}
+
+/// The mount points of a mount table (`/proc/self/mounts`: device, point, type, … a line), as
+/// paths: the kernel writes a space, tab, newline and backslash in a point as the octal
+/// escapes `\040`, `\011`, `\012` and `\134`, which are decoded here.
+fn mount_points(table: &[u8]) -> Vec<PathBuf> {
+    table
+        .split(|&b| b == b'\n')
+        .filter_map(|line| line.split(|&b| b == b' ').nth(1))
+        .map(|field| PathBuf::from(OsString::from_vec(unescape_octal(field))))
+        .collect()
+}
+
+/// `field` with each `\` and three octal digits as the byte they name.
+fn unescape_octal(field: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(field.len());
+    let mut i = 0;
+    while i < field.len() {
+        let octal = field
+            .get(i + 1..i + 4)
+            .filter(|digits| field[i] == b'\\' && digits.iter().all(|d| (b'0'..=b'7').contains(d)));
+        match octal {
+            Some(digits) => {
+                let value = digits.iter().fold(0u32, |n, d| n * 8 + u32::from(d - b'0'));
+                out.push(value as u8);
+                i += 4;
+            }
+            None => {
+                out.push(field[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Removes `root` and everything under it, after checking that all of it is on `root`'s own
+/// device: a file system still mounted below it (a bind mount of the host's `/dev` or
+/// toolchain that unmounting missed) is refused, not emptied.
+fn remove_on_one_device(root: &Path) -> anyhow::Result<()> {
+    if let Some(other) = on_another_device(root)? {
+        bail!(
+            "{} is on another device than {} (still mounted?): not removing",
+            other.display(),
+            root.display()
+        );
+    }
+    std::fs::remove_dir_all(root)?;
+    Ok(())
+}
+
+/// The first entry at or below `root` on another device than `root`, without following links.
+fn on_another_device(root: &Path) -> anyhow::Result<Option<PathBuf>> {
+    let device = std::fs::symlink_metadata(root)?.dev();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let meta = std::fs::symlink_metadata(&path)?;
+            if meta.dev() != device {
+                return Ok(Some(path));
+            }
+            if meta.is_dir() {
+                pending.push(path);
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// `/root` as `root`, for joining under the fresh root.
@@ -202,4 +290,62 @@ fn sh(command: &mut Command) -> anyhow::Result<()> {
         bail!("{shown} failed ({status})");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mount_table_is_read_with_its_escapes_decoded() {
+        let table = b"proc /proc proc rw 0 0\n\
+/dev /work/my\\040checkout/target/fresh-machine/root/dev devtmpfs rw 0 0\n\
+x /a\\011tab\\012newline\\134backslash\\0 tmpfs rw 0 0\n";
+        assert_eq!(
+            mount_points(table),
+            [
+                PathBuf::from("/proc"),
+                PathBuf::from("/work/my checkout/target/fresh-machine/root/dev"),
+                PathBuf::from("/a\ttab\nnewline\\backslash\\0"),
+            ]
+        );
+    }
+
+    /// A root whose path holds a space, with a tmpfs mounted below it (as a left-over bind
+    /// mount of `/dev` would be): found, refused, unmounted, then removed. Needs root, as
+    /// `fresh-machine` itself does.
+    #[test]
+    fn a_mount_below_a_root_with_a_space_is_found_and_never_removed_through() {
+        let is_root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+        assert!(
+            is_root,
+            "this test mounts a tmpfs: run it as root, as fresh-machine runs"
+        );
+        let base = std::env::temp_dir().join(format!("fresh machine {}", std::process::id()));
+        let root = base.join("root");
+        let mounted = root.join("dev");
+        std::fs::create_dir_all(&mounted).unwrap();
+        let canonical = std::fs::canonicalize(&base).unwrap();
+        sh(Command::new("mount")
+            .args(["-t", "tmpfs", "tmpfs"])
+            .arg(&mounted))
+        .unwrap();
+        let kept = mounted.join("host file");
+        std::fs::write(&kept, "the host's").unwrap();
+
+        let found = mounted_under(&root).unwrap();
+        let refused = remove_on_one_device(&root).unwrap_err().to_string();
+        let still_there = kept.exists();
+        unmount_under(&root).unwrap();
+        let after = mounted_under(&root).unwrap();
+        remove_on_one_device(&root).unwrap();
+        let removed = !root.exists();
+        let _ = std::fs::remove_dir_all(&base);
+
+        assert_eq!(found, [canonical.join("root/dev")]);
+        assert!(refused.contains("is on another device"), "{refused}");
+        assert!(still_there, "nothing on the mounted device was removed");
+        assert!(after.is_empty(), "{after:?}");
+        assert!(removed);
+    }
 }

@@ -36,6 +36,10 @@ fn main() -> anyhow::Result<()> {
         ["codegen", "--check"] => codegen(true),
         ["test"] => test::run(&workspace_root()),
         ["fresh-machine"] => fresh::run(&workspace_root()),
+        ["fresh-machine", "--help"] => {
+            println!("{}", fresh::HELP);
+            Ok(())
+        }
         ["bench"] => bench(false),
         ["bench", "--quick"] => bench(true),
         ["corpus", dir] => corpus::run(
@@ -73,7 +77,7 @@ fn main() -> anyhow::Result<()> {
             conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask test | cargo xtask fresh-machine | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
+            "usage: cargo xtask test | cargo xtask fresh-machine [--help] | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
         ),
     }
 }
