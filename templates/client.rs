@@ -297,6 +297,9 @@ impl<F> {{ client.builder }}<F> {
 
 /// Answers for failed calls of [`{{ client.name }}`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
+///
+/// A stream (a paginated method's `_stream`, a download) has no fallback: a page that fails
+/// ends the stream with its error, after the items before it.
 pub trait {{ fallback }}: Send + Sync + 'static {
 {%- for method in client.methods %}
 {%- if method.fallback %}

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use axum::Router;
 use axum::extract::Query;
+use axum::response::IntoResponse;
 use axum::routing::get;
 use remcall::ErrorKind;
 use remcall::serde_json::{Value, json};
@@ -229,4 +230,36 @@ async fn endless_empty_pages_end_the_stream_with_an_error() {
         "{error}"
     );
     assert_eq!(server.received().len() - before, 3);
+}
+
+/// `not_found: none` on a paginated method: the single-page call answers `Ok(None)` to a 404,
+/// and the stream agrees, ending with no items (on the first page or a later one) rather than
+/// failing to read the 404 as a page.
+#[tokio::test]
+async fn a_404_ends_the_stream_as_the_call_answers_none() {
+    let events = |axum::extract::Path(id): axum::extract::Path<String>, Query(q): Params| async move {
+        match (id.as_str(), q.get("cursor").map(String::as_str)) {
+            ("cus_1", None) => {
+                axum::Json(json!({ "events": events(1..=1), "meta": { "next_cursor": "2" } }))
+                    .into_response()
+            }
+            _ => (axum::http::StatusCode::NOT_FOUND, "no such customer").into_response(),
+        }
+    };
+    let server = Server::start(Router::new().route("/v1/customers/{id}/events", get(events))).await;
+    let payments = Payments::new(&server.url()).unwrap();
+
+    assert_eq!(
+        payments.list_customer_events("cus_9", None).await.unwrap(),
+        None
+    );
+    assert!(
+        ids(payments.list_customer_events_stream("cus_9", None))
+            .await
+            .is_empty()
+    );
+    assert_eq!(
+        ids(payments.list_customer_events_stream("cus_1", None)).await,
+        ["ev_1"]
+    );
 }

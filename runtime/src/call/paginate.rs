@@ -273,6 +273,15 @@ fn read_page<T: DeserializeOwned>(
     origins: &[(String, String)],
 ) -> Result<Page<T>, Error> {
     let response_method = request.method.name;
+    if request.method.not_found_none && response.status == reqwest::StatusCode::NOT_FOUND {
+        // `not_found: none`: the call answers `None`, so the stream has no more items.
+        return Ok(Page {
+            items: Vec::new(),
+            content: None,
+            next: Ok(None),
+            method: response_method,
+        });
+    }
     let page: Value = serde_json::from_slice(&response.body)
         .map_err(|e| Error::new(ErrorKind::Decode, "the page is not JSON").with_source(e))?;
     let list = at(&page, paging.items)

@@ -70,6 +70,34 @@ impl std::fmt::Debug for Stub {
     }
 }
 
+/// Why a stub cannot start without the `stub` feature.
+const MISSING_FEATURE: &str = "a stub needs the `stub` feature of remcall: add `remcall = { version = \"…\", features = [\"stub\"] }` to [dev-dependencies]";
+
+/// The error every stub of a test binary without the `stub` feature gives: its message is said
+/// once on stderr as written, and the error's `Debug` (what a test's `unwrap()` prints) is that
+/// text too, not an escaped string in an `io::Error`'s fields.
+fn missing_feature() -> std::io::Error {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| eprintln!("error: {MISSING_FEATURE}"));
+    std::io::Error::other(MissingFeature)
+}
+
+struct MissingFeature;
+
+impl std::fmt::Display for MissingFeature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(MISSING_FEATURE)
+    }
+}
+
+impl std::fmt::Debug for MissingFeature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(MISSING_FEATURE)
+    }
+}
+
+impl std::error::Error for MissingFeature {}
+
 impl Stub {
     /// Starts a stub of `spec`'s API on a free port of 127.0.0.1, with seed 0.
     ///
@@ -86,9 +114,7 @@ impl Stub {
         check: Option<Check>,
     ) -> std::io::Result<Stub> {
         if cfg!(not(feature = "stub")) {
-            return Err(std::io::Error::other(
-                "a stub needs the `stub` feature of remcall: `remcall = { ..., features = [\"stub\"] }` in [dev-dependencies]",
-            ));
+            return Err(missing_feature());
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
@@ -416,5 +442,17 @@ impl<'a> Faults<'a> {
     /// Never answers: the client's own timeout ends the attempt.
     pub fn stall(self) -> Stubbing<'a> {
         self.fault(Fault::Stall)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn without_the_feature_the_error_reads_plainly_in_a_failed_unwrap() {
+        let error = super::missing_feature();
+        let shown = format!("{error:?}");
+        assert!(shown.contains(super::MISSING_FEATURE), "{shown}");
+        assert!(!shown.contains('\\'), "escaped: {shown}");
+        assert_eq!(error.to_string(), super::MISSING_FEATURE);
     }
 }

@@ -2112,8 +2112,17 @@ static LIST_ARCHIVED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen
     not_found_none: false,
     profile: "",
 };
-static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+static LIST_CUSTOMER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 18,
+    name: "list_customer_events",
+    http_method: "GET",
+    path: "/customers/{id}/events",
+    idempotent: true,
+    not_found_none: true,
+    profile: "",
+};
+static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 19,
     name: "list_payouts",
     http_method: "GET",
     path: "/payouts",
@@ -2122,7 +2131,7 @@ static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     profile: "",
 };
 static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 19,
+    index: 20,
     name: "download_report",
     http_method: "GET",
     path: "/reports/{id}",
@@ -2131,7 +2140,7 @@ static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     profile: "",
 };
 static GET_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 20,
+    index: 21,
     name: "get_report",
     http_method: "GET",
     path: "/reports/{id}",
@@ -2178,6 +2187,13 @@ static LIST_ARCHIVED_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__code
         current: None,
     },
 };
+static LIST_CUSTOMER_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["events"],
+    next: remcall::__codegen::NextPage::BodyCursor {
+        param: "cursor",
+        field: &["meta", "next_cursor"],
+    },
+};
 static LIST_PAYOUTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &[],
     next: remcall::__codegen::NextPage::LinkHeader {
@@ -2208,6 +2224,7 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
         &LIST_INVOICES,
         &SEARCH_EVENTS,
         &LIST_ARCHIVED_EVENTS,
+        &LIST_CUSTOMER_EVENTS,
         &LIST_PAYOUTS,
         &DOWNLOAD_REPORT,
         &GET_REPORT,
@@ -2486,6 +2503,33 @@ impl<F: PaymentsFallback> Payments<F> {
             .query("per_page", per_page);
         self.inner.paginate(request, &LIST_ARCHIVED_EVENTS_PAGING)
     }
+    /// A customer's events; a customer that does not exist has none.
+    ///
+    /// `GET /customers/{id}/events`
+    pub async fn list_customer_events(
+        &self,
+        id: &str,
+        cursor: Option<&str>,
+    ) -> Result<Option<EventPage>, remcall::Error> {
+        let request = LIST_CUSTOMER_EVENTS
+            .request()
+            .path("id", id)
+            .query("cursor", cursor);
+        let fallback = |cause| self.fallback.list_customer_events(id, cursor, cause);
+        self.inner.call_or_fallback(request, decode::json_or_none, fallback).await
+    }
+    /// [`Self::list_customer_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    pub fn list_customer_events_stream(
+        &self,
+        id: &str,
+        cursor: Option<&str>,
+    ) -> remcall::Pages<Event> {
+        let request = LIST_CUSTOMER_EVENTS
+            .request()
+            .path("id", id)
+            .query("cursor", cursor);
+        self.inner.paginate(request, &LIST_CUSTOMER_EVENTS_PAGING)
+    }
     /// `GET /payouts`
     pub async fn list_payouts(
         &self,
@@ -2583,6 +2627,9 @@ impl<F> PaymentsBuilder<F> {
 }
 /// Answers for failed calls of [`Payments`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
+///
+/// A stream (a paginated method's `_stream`, a download) has no fallback: a page that fails
+/// ends the stream with its error, after the items before it.
 pub trait PaymentsFallback: Send + Sync + 'static {
     /// The fallback of [`Payments::get_customer`].
     fn get_customer(
@@ -2741,6 +2788,17 @@ pub trait PaymentsFallback: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<ArchivePage, remcall::Error>> + Send {
         async move { Err(cause) }
     }
+    /// The fallback of [`Payments::list_customer_events`].
+    fn list_customer_events(
+        &self,
+        id: &str,
+        cursor: Option<&str>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<
+        Output = Result<Option<EventPage>, remcall::Error>,
+    > + Send {
+        async move { Err(cause) }
+    }
     /// The fallback of [`Payments::list_payouts`].
     fn list_payouts(
         &self,
@@ -2859,6 +2917,10 @@ pub mod stub {
         pub fn list_archived_events(&self) -> ListArchivedEventsStubbing<'_> {
             ListArchivedEventsStubbing(self.0.operation(&LIST_ARCHIVED_EVENTS))
         }
+        /// [`Payments::list_customer_events`]: a rule made by its first matcher or answer, its faults, its calls.
+        pub fn list_customer_events(&self) -> ListCustomerEventsStubbing<'_> {
+            ListCustomerEventsStubbing(self.0.operation(&LIST_CUSTOMER_EVENTS))
+        }
         /// [`Payments::list_payouts`]: a rule made by its first matcher or answer, its faults, its calls.
         pub fn list_payouts(&self) -> ListPayoutsStubbing<'_> {
             ListPayoutsStubbing(self.0.operation(&LIST_PAYOUTS))
@@ -2893,6 +2955,7 @@ pub mod stub {
             "list_invoices" => ListInvoicesReceived::decode(raw).map(drop),
             "search_events" => SearchEventsReceived::decode(raw).map(drop),
             "list_archived_events" => ListArchivedEventsReceived::decode(raw).map(drop),
+            "list_customer_events" => ListCustomerEventsReceived::decode(raw).map(drop),
             "list_payouts" => ListPayoutsReceived::decode(raw).map(drop),
             "download_report" => DownloadReportReceived::decode(raw).map(drop),
             "get_report" => GetReportReceived::decode(raw).map(drop),
@@ -3597,6 +3660,53 @@ pub mod stub {
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &ArchivePage) -> Self {
+            Self(self.0.returns_json(value))
+        }
+    }
+    /// A request of [`Payments::list_customer_events`] the stub received, read as the spec's types.
+    #[derive(Debug)]
+    pub struct ListCustomerEventsReceived {
+        /// `raw.path_value("id")`
+        pub id: String,
+        /// `raw.query_value("cursor")`
+        pub cursor: Option<String>,
+        /// The request as received.
+        pub raw: remcall::stub::Recorded,
+    }
+    impl ListCustomerEventsReceived {
+        /// Reads `raw` as the spec's types; the error says what does not fit.
+        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+            Ok(Self {
+                id: raw.path_value("id")?,
+                cursor: raw.query_value("cursor")?,
+                raw: raw.clone(),
+            })
+        }
+    }
+    /// A rule for [`Payments::list_customer_events`].
+    #[derive(Debug)]
+    pub struct ListCustomerEventsStubbing<'a>(remcall::stub::Stubbing<'a>);
+    impl ListCustomerEventsStubbing<'_> {
+        remcall::__stub_common!();
+        /// The requests it received, read as the spec's types (one that did not fit was
+        /// answered 400, and fails the test when the stub is dropped).
+        pub fn calls(&self) -> Vec<ListCustomerEventsReceived> {
+            self.0
+                .calls()
+                .iter()
+                .filter_map(|raw| ListCustomerEventsReceived::decode(raw).ok())
+                .collect()
+        }
+        /// Only requests whose `id` is `value`.
+        pub fn with_id(self, value: &str) -> Self {
+            Self(self.0.with_path("id", value))
+        }
+        /// Only requests whose `cursor` is `value`.
+        pub fn with_cursor(self, value: &str) -> Self {
+            Self(self.0.with_query("cursor", value))
+        }
+        /// Answers 200 with `value`.
+        pub fn returns(self, value: &EventPage) -> Self {
             Self(self.0.returns_json(value))
         }
     }

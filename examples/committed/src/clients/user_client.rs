@@ -548,6 +548,9 @@ for ListUsersCall<'a, F> {
 }
 /// Answers for failed calls of [`UserClient`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
+///
+/// A stream (a paginated method's `_stream`, a download) has no fallback: a page that fails
+/// ends the stream with its error, after the items before it.
 pub trait UserClientFallback: Send + Sync + 'static {
     /// The fallback of [`UserClient::query_user`].
     fn query_user(

@@ -290,6 +290,9 @@ impl<F> ReservedBuilder<F> {
 }
 /// Answers for failed calls of [`Reserved`]. Every method passes the cause through by
 /// default; override the ones that have a sensible answer (an `async fn` works).
+///
+/// A stream (a paginated method's `_stream`, a download) has no fallback: a page that fails
+/// ends the stream with its error, after the items before it.
 pub trait ReservedFallback: Send + Sync + 'static {
     /// The fallback of `Reserved::type`.
     fn r#type(
