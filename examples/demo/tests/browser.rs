@@ -113,3 +113,94 @@ async fn the_page_draws_every_method_moves_and_shows_an_open_breaker() {
     );
     let _ = std::fs::remove_file(shot);
 }
+
+/// A client of 400 methods (an imported API's size) of which two are called: the page shows the
+/// two as cards, first, and the 398 others as one collapsed line; the client's bulkhead, shared
+/// by every method, is shown once above the cards rather than on each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_400_method_client_shows_the_methods_in_use_first_and_the_rest_collapsed() {
+    use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
+    use remcall::Observe;
+
+    let methods: Vec<&'static MethodSpec> = (0..400)
+        .map(|index| {
+            let name: &'static str = Box::leak(format!("operation_{index:03}").into_boxed_str());
+            &*Box::leak(Box::new(MethodSpec {
+                index,
+                name,
+                http_method: "GET",
+                path: "/ping",
+                idempotent: true,
+                not_found_none: false,
+                profile: "",
+            }))
+        })
+        .collect();
+    let spec: &'static ClientSpec = Box::leak(Box::new(ClientSpec {
+        name: "BigApi",
+        base_urls: &[],
+        base_path: "",
+        profile: "",
+        methods: Box::leak(methods.clone().into_boxed_slice()),
+    }));
+    let server = testkit::Server::start(
+        axum::Router::new().route("/ping", axum::routing::get(|| async { "{}" })),
+    )
+    .await;
+    let client = ClientBuilder::new(spec)
+        .base_url(&server.url())
+        .build()
+        .unwrap();
+    for called in [311, 67] {
+        for _ in 0..3 {
+            let request = methods[called].request();
+            client
+                .call(request, decode::json::<remcall::serde_json::Value>)
+                .await
+                .unwrap();
+        }
+    }
+    let dashboard = remcall::dashboard::serve("127.0.0.1:0", vec![client.observe()])
+        .await
+        .unwrap();
+
+    let (dom, log) = load(&dashboard.url()).await;
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    let cards: Vec<&str> = dom
+        .split("data-method=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert_eq!(
+        cards,
+        ["operation_067", "operation_311"],
+        "cards of the called methods only"
+    );
+    assert!(
+        dom.contains("398 methods not called yet"),
+        "the rest in one line"
+    );
+    assert_eq!(dom.matches("data-uncalled=").count(), 398);
+    let grid_end = dom.find("<details").expect("the collapsed line");
+    assert!(dom.find("data-method=").unwrap() < grid_end, "cards first");
+    assert_eq!(
+        dom.matches("class=\"client-bulkhead\"").count(),
+        1,
+        "once per client"
+    );
+    assert!(
+        dom.contains("0 / 128</b> in flight / the client's bulkhead"),
+        "{dom}"
+    );
+    assert!(
+        !dom.contains("<small>in flight / bulkhead</small>"),
+        "not on each card"
+    );
+    assert_eq!(
+        dom.matches("<small>rejected (client's bulkhead)</small>")
+            .count(),
+        2
+    );
+    dashboard.stop();
+}
