@@ -77,6 +77,16 @@ impl Profile {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_run_time_window_written_as_a_duration_gets_the_help_check_gives() {
+        let error = Profile::from_yaml_str("breaker: { window: 10s }").unwrap_err();
+        assert!(
+            error.0.ends_with("write it as `window: { time: 10s }`"),
+            "{}",
+            error.0
+        );
+    }
+
     use std::time::Duration;
 
     use super::*;

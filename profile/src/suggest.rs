@@ -58,6 +58,12 @@ pub fn in_yaml_words(message: &str) -> String {
     let Some((before, wanted)) = head.rsplit_once("expected ") else {
         return message.to_owned();
     };
+    if let Some(help) = wanted
+        .strip_prefix("struct ")
+        .and_then(|name| scalar_in_its_key(before, name))
+    {
+        return format!("{before}expected a mapping{at}; {help}");
+    }
     let words = match wanted {
         w if w.strip_prefix("struct ").is_some_and(|name| {
             name.starts_with(|c: char| c.is_ascii_uppercase())
@@ -74,6 +80,37 @@ pub fn in_yaml_words(message: &str) -> String {
     format!("{before}expected {words}{at}")
 }
 
+/// For a scalar written where a mapping of one main key goes (`window: 10s`, `bearer: "${T}"`),
+/// the mapping it was meant as: "write it as `window: { time: 10s }`", as `remcall check` says.
+fn scalar_in_its_key(before: &str, wanted: &str) -> Option<String> {
+    let (path, found) = before.split_once(": invalid type: ")?;
+    let field = path.rsplit('.').next().unwrap_or(path);
+    let (text, value) = if let Some(rest) = found.strip_prefix("string ") {
+        (true, rest.trim_end_matches([',', ' ']).to_owned())
+    } else {
+        let rest = found.strip_prefix("integer `")?;
+        (false, rest.split('`').next()?.to_owned())
+    };
+    let key = match (wanted, text) {
+        ("WindowRepr", true) => "time",
+        ("WindowRepr", false) => "calls",
+        ("Bearer", true) => "token",
+        ("Backoff", true) => "initial",
+        ("SemaphorePolicy", false) => "max_concurrent",
+        ("RateLimitPolicy", false) => "per_second",
+        _ => return None,
+    };
+    // A plain word is written bare, anything else in the quotes serde gave it.
+    let bare = value.strip_prefix('"').and_then(|v| v.strip_suffix('"'));
+    let value = match bare {
+        Some(word) if word.chars().all(|c| c.is_ascii_alphanumeric() || c == '.') => {
+            word.to_owned()
+        }
+        _ => value,
+    };
+    Some(format!("write it as `{field}: {{ {key}: {value} }}`"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,7 +119,7 @@ mod tests {
     fn rust_type_names_become_yaml_words() {
         assert_eq!(
             in_yaml_words(
-                "w: invalid type: string \"10s\", expected struct WindowRepr at line 1 column 20"
+                "w: invalid type: string \"10s\", expected struct Tls at line 1 column 20"
             ),
             "w: invalid type: string \"10s\", expected a mapping at line 1 column 20"
         );
@@ -92,6 +129,28 @@ mod tests {
         );
         let plain = "invalid type: string \"x\", expected a sequence";
         assert_eq!(in_yaml_words(plain), plain);
+    }
+
+    #[test]
+    fn a_scalar_where_a_one_key_mapping_goes_gets_the_mapping_to_write() {
+        for (message, help) in [
+            (
+                "breaker.window: invalid type: string \"10s\", expected struct WindowRepr at line 1 column 20",
+                "write it as `window: { time: 10s }`",
+            ),
+            (
+                "breaker.window: invalid type: integer `100`, expected struct WindowRepr",
+                "write it as `window: { calls: 100 }`",
+            ),
+            (
+                "auth.bearer: invalid type: string \"${TOKEN}\", expected struct Bearer",
+                "write it as `bearer: { token: \"${TOKEN}\" }`",
+            ),
+        ] {
+            let said = in_yaml_words(message);
+            assert!(said.ends_with(help), "{said}");
+            assert!(said.contains("expected a mapping"), "{said}");
+        }
     }
 
     #[test]

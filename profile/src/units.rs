@@ -35,9 +35,45 @@ pub fn format_duration(duration: Duration) -> String {
 }
 
 fn duration_help(text: &str) -> String {
-    format!(
+    let mut help = format!(
         "invalid duration `{text}`: expected a whole number followed by ms, s or m (e.g. 250ms, 2s, 1m)"
-    )
+    );
+    if let Some(nearest) = nearest_duration(text) {
+        help.push_str(&format!("; did you mean `{nearest}`?"));
+    }
+    help
+}
+
+/// What a duration written another way (`1.5s`, `5sec`, `2 hours`, `500us`, a bare `2`) most
+/// likely means, in this format: the same time in whole milliseconds or more, rounded up to
+/// `1ms` below it (a timeout of 0 would mean none).
+fn nearest_duration(text: &str) -> Option<String> {
+    let number_end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let value: f64 = text[..number_end].parse().ok()?;
+    let unit = text[number_end..].trim().to_ascii_lowercase();
+    let micros_per_unit = match unit.as_str() {
+        "ns" | "nanos" | "nanosecond" | "nanoseconds" => 0.001,
+        "us" | "µs" | "micros" | "microsecond" | "microseconds" => 1.0,
+        "ms" | "msec" | "msecs" | "millis" | "millisecond" | "milliseconds" => 1e3,
+        "" | "s" | "sec" | "secs" | "second" | "seconds" => 1e6,
+        "m" | "min" | "mins" | "minute" | "minutes" => 6e7,
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3.6e9,
+        "d" | "day" | "days" => 8.64e10,
+        _ => return None,
+    };
+    let millis = (value * micros_per_unit / 1e3).ceil();
+    if !(0.0..1e15).contains(&millis) {
+        return None;
+    }
+    let millis = if value > 0.0 {
+        (millis as u64).max(1)
+    } else {
+        0
+    };
+    let nearest = format_duration(Duration::from_millis(millis));
+    (nearest != text).then_some(nearest)
 }
 
 /// Parses `1024`, `512KiB`, `16MiB` or `1GiB` into a number of bytes.
@@ -170,6 +206,31 @@ mod tests {
         for text in ["2", "2 sec", "s", "-1s", "1.5s", "2h"] {
             let err = parse_duration(text).unwrap_err();
             assert!(err.contains("expected a whole number"), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_duration_written_another_way_gets_a_suggestion() {
+        for (text, nearest) in [
+            ("1.5s", Some("1500ms")),
+            ("5sec", Some("5s")),
+            ("500us", Some("1ms")),
+            ("2h", Some("120m")),
+            ("2 seconds", Some("2s")),
+            ("2", Some("2s")),
+            ("0.25m", Some("15s")),
+            ("-1s", None),
+            ("s", None),
+            ("2 fortnights", None),
+        ] {
+            let err = parse_duration(text).unwrap_err();
+            match nearest {
+                Some(nearest) => assert!(
+                    err.ends_with(&format!("; did you mean `{nearest}`?")),
+                    "{text}: {err}"
+                ),
+                None => assert!(!err.contains("did you mean"), "{text}: {err}"),
+            }
         }
     }
 
