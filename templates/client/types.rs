@@ -110,7 +110,7 @@ impl<'de> remcall::serde::Deserialize<'de> for {{ ty.name }} {
     }
 }
 {%- else %}
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq{% if ty.default %}, Default{% endif %})]
 pub struct {{ ty.name }}{{ ty.params }} {
     {%- for field in ty.fields %}
     {%- for line in field.doc %}
@@ -123,6 +123,27 @@ pub struct {{ ty.name }}{{ ty.params }} {
     pub additional_properties: std::collections::BTreeMap<String, {{ values }}>,
     {%- endif %}
 }
+
+{%- if !ty.constructor.is_empty() %}
+
+impl{{ ty.params }} {{ ty.name }}{{ ty.params }} {
+    /// Its required fields; the others start absent (set them, or use `..{{ ty.name }}::new(..)`).
+    pub fn new({% for field in ty.constructor %}{{ field.name }}: impl Into<{{ field.ty }}>{% if !loop.last %}, {% endif %}{% endfor %}) -> Self {
+        Self {
+            {%- for field in ty.fields %}
+            {%- if field.defaulted || field.constant %}
+            {{ field.name }}: Default::default(),
+            {%- else %}
+            {{ field.name }}: {{ field.name }}.into(),
+            {%- endif %}
+            {%- endfor %}
+            {%- if ty.additional.is_some() %}
+            additional_properties: Default::default(),
+            {%- endif %}
+        }
+    }
+}
+{%- endif %}
 
 impl{{ ty.write_bounds }} remcall::serde::Serialize for {{ ty.name }}{{ ty.params }} {
     fn serialize<S: remcall::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

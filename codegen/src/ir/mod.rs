@@ -97,6 +97,12 @@ pub struct TypeDecl {
     pub copy: bool,
     /// A multipart body somewhere: its parts (wire name, field, a file part), in field order.
     pub multipart: Vec<(String, String, bool)>,
+    /// A struct every field of which has a default (an `Option`, a `Nullable`, a constant, the
+    /// map of other keys): it derives `Default`.
+    pub default: bool,
+    /// A struct with required fields and others: `new(..)` takes the required ones (each as
+    /// `impl Into<..>`; at most seven), the others start absent.
+    pub constructor: Vec<Field>,
 }
 
 /// An enum value or a union alternative.
@@ -115,7 +121,7 @@ pub struct Variant {
 }
 
 /// A struct field.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Field {
     /// Rust name.
     pub name: String,
@@ -134,6 +140,8 @@ pub struct Field {
     pub optional: bool,
     /// `Nullable<_>`: skipped when absent, defaulted when absent.
     pub nullable: bool,
+    /// A constant field: its marker type, which has one value.
+    pub constant: bool,
 }
 
 /// A client method.

@@ -14,6 +14,9 @@ pub(super) fn is_copy_type(shape: &Shape) -> bool {
     matches!(shape, Shape::Enum(e) if e.integer || !e.open)
 }
 
+/// The most required fields a struct's `new(..)` takes (clippy's `too_many_arguments` limit).
+const MAX_CONSTRUCTOR_ARGS: usize = 7;
+
 pub(super) fn lower_type(
     decl: &checked::TypeDecl,
     types: &[checked::TypeDecl],
@@ -55,6 +58,8 @@ pub(super) fn lower_type(
         open: false,
         copy: is_copy_type(&decl.shape),
         multipart: Vec::new(),
+        default: false,
+        constructor: Vec::new(),
     };
     match &decl.shape {
         Shape::Enum(e) => {
@@ -70,6 +75,18 @@ pub(super) fn lower_type(
                 .map(|field| lower_field(field, cycles, type_name, rename_all))
                 .collect();
             out.additional = s.additional.as_ref().map(Ty::render);
+            let required: Vec<&Field> = out
+                .fields
+                .iter()
+                .filter(|field| !field.defaulted && !field.constant)
+                .collect();
+            out.default = required.is_empty();
+            // Past seven arguments a constructor reads worse than the struct literal it saves.
+            if required.len() < out.fields.len() + usize::from(out.additional.is_some())
+                && (1..=MAX_CONSTRUCTOR_ARGS).contains(&required.len())
+            {
+                out.constructor = required.into_iter().cloned().collect();
+            }
         }
         Shape::Union(u) => {
             out.is_union = true;
@@ -117,6 +134,7 @@ fn lower_field(
         wire,
         optional: ty.inner("Option").is_some() && !field.required,
         nullable: ty.inner("Nullable").is_some(),
+        constant: field.constant.is_some(),
         // As serde's derive: an `Option` is `None` when absent even when required.
         defaulted: ty.inner("Option").is_some() || ty.inner("Nullable").is_some(),
     }

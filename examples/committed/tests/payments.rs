@@ -1,6 +1,7 @@
 //! The payments client (specs/payments.yaml) against a loopback server: the wire form of each
 //! type capability, as the server received it and as the caller got it.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -10,8 +11,8 @@ use axum::routing::{get, post};
 use remcall::serde_json::{Value, json};
 use remcall::{ErrorKind, Nullable};
 use remcall_example_committed::clients::payments::{
-    Amount, BankAccount, Card, Charge, CustomerPatch, CustomerStatus, PaymentSource, Payments,
-    Tier, Vote,
+    Amount, BankAccount, Card, Charge, Customer, CustomerPatch, CustomerStatus, PaymentSource,
+    Payments, Tier, Vote,
 };
 use testkit::Server;
 
@@ -121,11 +122,14 @@ async fn composition_open_enums_integer_enums_and_required_nulls_decode() {
 #[tokio::test]
 async fn a_patch_sends_null_to_clear_and_nothing_to_keep() {
     let (payments, received, _server) = client().await;
+    // Every field of a patch can be absent: it derives `Default`, so a patch names only what it
+    // changes.
     let patch = CustomerPatch {
         email: Nullable::Null,
-        description: Nullable::Absent,
         balance: Some(5),
+        ..Default::default()
     };
+    assert_eq!(patch.description, Nullable::Absent);
     payments.update_customer("cus_1", &patch).await.unwrap();
     let set = CustomerPatch {
         email: Nullable::Value("new@example.com".into()),
@@ -138,6 +142,29 @@ async fn a_patch_sends_null_to_clear_and_nothing_to_keep() {
             json!({ "email": null, "balance": 5 }),
             json!({ "email": "new@example.com", "balance": 5 })
         ]
+    );
+}
+
+/// A struct with required fields and optional ones has `new(required..)`, each as
+/// `impl Into<..>`; the optional ones start absent and are set by name.
+#[test]
+fn a_struct_is_built_from_its_required_fields_alone() {
+    let customer = Customer {
+        email: Some("ada@example.com".into()),
+        ..Customer::new(
+            "cus_1",
+            1_700_000_000,
+            false,
+            0,
+            CustomerStatus::Active,
+            Tier::Free,
+            HashMap::new(),
+        )
+    };
+    assert_eq!(
+        remcall::serde_json::to_value(&customer).unwrap(),
+        json!({ "id": "cus_1", "created": 1_700_000_000, "livemode": false, "email": "ada@example.com",
+                "description": null, "balance": 0, "status": "active", "tier": 0, "metadata": {} })
     );
 }
 

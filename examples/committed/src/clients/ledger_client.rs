@@ -6,6 +6,16 @@ pub struct Entry {
     pub cents: i64,
     pub memo: Option<String>,
 }
+impl Entry {
+    /// Its required fields; the others start absent (set them, or use `..Entry::new(..)`).
+    pub fn new(account: impl Into<String>, cents: impl Into<i64>) -> Self {
+        Self {
+            account: account.into(),
+            cents: cents.into(),
+            memo: Default::default(),
+        }
+    }
+}
 impl remcall::serde::Serialize for Entry {
     fn serialize<S: remcall::serde::Serializer>(
         &self,

@@ -69,6 +69,30 @@ pub struct Customer {
     pub tier: Tier,
     pub metadata: std::collections::HashMap<String, String>,
 }
+impl Customer {
+    /// Its required fields; the others start absent (set them, or use `..Customer::new(..)`).
+    pub fn new(
+        id: impl Into<String>,
+        created: impl Into<i64>,
+        livemode: impl Into<bool>,
+        balance: impl Into<i64>,
+        status: impl Into<CustomerStatus>,
+        tier: impl Into<Tier>,
+        metadata: impl Into<std::collections::HashMap<String, String>>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            created: created.into(),
+            livemode: livemode.into(),
+            email: Default::default(),
+            description: Default::default(),
+            balance: balance.into(),
+            status: status.into(),
+            tier: tier.into(),
+            metadata: metadata.into(),
+        }
+    }
+}
 impl remcall::serde::Serialize for Customer {
     fn serialize<S: remcall::serde::Serializer>(
         &self,
@@ -157,7 +181,7 @@ impl<'de> remcall::__codegen::record::Record<'de> for Customer {
     }
 }
 /// What a PATCH changes; an absent field is left alone, a null one is cleared.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CustomerPatch {
     pub email: remcall::Nullable<String>,
     pub description: remcall::Nullable<String>,
@@ -357,6 +381,25 @@ pub struct Card {
     pub object: CardObject,
     pub brand: String,
     pub last4: String,
+}
+impl Card {
+    /// Its required fields; the others start absent (set them, or use `..Card::new(..)`).
+    pub fn new(
+        id: impl Into<String>,
+        created: impl Into<i64>,
+        livemode: impl Into<bool>,
+        brand: impl Into<String>,
+        last4: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            created: created.into(),
+            livemode: livemode.into(),
+            object: Default::default(),
+            brand: brand.into(),
+            last4: last4.into(),
+        }
+    }
 }
 impl remcall::serde::Serialize for Card {
     fn serialize<S: remcall::serde::Serializer>(
@@ -598,6 +641,26 @@ pub struct Charge {
         remcall::serde_json::Value,
     >,
 }
+impl Charge {
+    /// Its required fields; the others start absent (set them, or use `..Charge::new(..)`).
+    pub fn new(
+        id: impl Into<String>,
+        created: impl Into<i64>,
+        livemode: impl Into<bool>,
+        amount: impl Into<Amount>,
+        source: impl Into<PaymentSource>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            created: created.into(),
+            livemode: livemode.into(),
+            amount: amount.into(),
+            source: source.into(),
+            vote: Default::default(),
+            additional_properties: Default::default(),
+        }
+    }
+}
 impl remcall::serde::Serialize for Charge {
     fn serialize<S: remcall::serde::Serializer>(
         &self,
@@ -688,6 +751,23 @@ pub struct FileUpload {
     pub attachments: Vec<remcall::File>,
     pub tags: Vec<String>,
     pub note: Option<String>,
+}
+impl FileUpload {
+    /// Its required fields; the others start absent (set them, or use `..FileUpload::new(..)`).
+    pub fn new(
+        purpose: impl Into<String>,
+        file: impl Into<remcall::File>,
+        attachments: impl Into<Vec<remcall::File>>,
+        tags: impl Into<Vec<String>>,
+    ) -> Self {
+        Self {
+            purpose: purpose.into(),
+            file: file.into(),
+            attachments: attachments.into(),
+            tags: tags.into(),
+            note: Default::default(),
+        }
+    }
 }
 impl remcall::serde::Serialize for FileUpload {
     fn serialize<S: remcall::serde::Serializer>(
@@ -825,6 +905,15 @@ pub struct DeleteOptions {
     pub reason: String,
     pub grace_seconds: Option<u32>,
 }
+impl DeleteOptions {
+    /// Its required fields; the others start absent (set them, or use `..DeleteOptions::new(..)`).
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+            grace_seconds: Default::default(),
+        }
+    }
+}
 impl remcall::serde::Serialize for DeleteOptions {
     fn serialize<S: remcall::serde::Serializer>(
         &self,
@@ -874,7 +963,7 @@ impl<'de> remcall::__codegen::record::Record<'de> for DeleteOptions {
         })
     }
 }
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChargeFilter {
     pub status: Option<String>,
     pub created: Option<Range>,
@@ -925,7 +1014,7 @@ impl<'de> remcall::__codegen::record::Record<'de> for ChargeFilter {
         })
     }
 }
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Range {
     pub gte: Option<i64>,
     pub lt: Option<i64>,
@@ -980,6 +1069,15 @@ impl<'de> remcall::__codegen::record::Record<'de> for Range {
 pub struct Page {
     pub limit: u32,
     pub starting_after: Option<String>,
+}
+impl Page {
+    /// Its required fields; the others start absent (set them, or use `..Page::new(..)`).
+    pub fn new(limit: impl Into<u32>) -> Self {
+        Self {
+            limit: limit.into(),
+            starting_after: Default::default(),
+        }
+    }
 }
 impl remcall::serde::Serialize for Page {
     fn serialize<S: remcall::serde::Serializer>(
@@ -1183,6 +1281,16 @@ pub struct ErrorDetail {
     pub r#type: String,
     pub message: String,
     pub code: Option<String>,
+}
+impl ErrorDetail {
+    /// Its required fields; the others start absent (set them, or use `..ErrorDetail::new(..)`).
+    pub fn new(r#type: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            r#type: r#type.into(),
+            message: message.into(),
+            code: Default::default(),
+        }
+    }
 }
 impl remcall::serde::Serialize for ErrorDetail {
     fn serialize<S: remcall::serde::Serializer>(
@@ -1514,7 +1622,7 @@ impl<'de> remcall::__codegen::record::Record<'de> for EventPage {
         })
     }
 }
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PageMeta {
     pub next_cursor: Option<String>,
 }
@@ -1616,6 +1724,15 @@ pub struct InvoicePage {
     pub invoices: Vec<Invoice>,
     pub next_page_uri: Option<String>,
 }
+impl InvoicePage {
+    /// Its required fields; the others start absent (set them, or use `..InvoicePage::new(..)`).
+    pub fn new(invoices: impl Into<Vec<Invoice>>) -> Self {
+        Self {
+            invoices: invoices.into(),
+            next_page_uri: Default::default(),
+        }
+    }
+}
 impl remcall::serde::Serialize for InvoicePage {
     fn serialize<S: remcall::serde::Serializer>(
         &self,
@@ -1669,6 +1786,15 @@ impl<'de> remcall::__codegen::record::Record<'de> for InvoicePage {
 pub struct EventResults {
     pub results: Vec<Event>,
     pub total: Option<u64>,
+}
+impl EventResults {
+    /// Its required fields; the others start absent (set them, or use `..EventResults::new(..)`).
+    pub fn new(results: impl Into<Vec<Event>>) -> Self {
+        Self {
+            results: results.into(),
+            total: Default::default(),
+        }
+    }
 }
 impl remcall::serde::Serialize for EventResults {
     fn serialize<S: remcall::serde::Serializer>(
@@ -1764,7 +1890,7 @@ impl<'de> remcall::__codegen::record::Record<'de> for ArchivePage {
         })
     }
 }
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArchivePaging {
     pub total_pages: Option<u32>,
 }

@@ -103,6 +103,29 @@ pub struct Pet {
     /// Free-form details.
     pub attributes: std::collections::HashMap<String, remcall::serde_json::Value>,
 }
+impl Pet {
+    /// Its required fields; the others start absent (set them, or use `..Pet::new(..)`).
+    pub fn new(
+        id: impl Into<i64>,
+        name: impl Into<String>,
+        photo_urls: impl Into<Vec<String>>,
+        tags: impl Into<Vec<String>>,
+        status: impl Into<Status>,
+        attributes: impl Into<
+            std::collections::HashMap<String, remcall::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            category: Default::default(),
+            photo_urls: photo_urls.into(),
+            tags: tags.into(),
+            status: status.into(),
+            attributes: attributes.into(),
+        }
+    }
+}
 impl remcall::serde::Serialize for Pet {
     fn serialize<S: remcall::serde::Serializer>(
         &self,
@@ -243,6 +266,16 @@ pub struct Order {
     pub pet_id: i64,
     pub quantity: i32,
     pub ship_date: Option<String>,
+}
+impl Order {
+    /// Its required fields; the others start absent (set them, or use `..Order::new(..)`).
+    pub fn new(pet_id: impl Into<i64>, quantity: impl Into<i32>) -> Self {
+        Self {
+            pet_id: pet_id.into(),
+            quantity: quantity.into(),
+            ship_date: Default::default(),
+        }
+    }
 }
 impl remcall::serde::Serialize for Order {
     fn serialize<S: remcall::serde::Serializer>(

@@ -9,6 +9,17 @@ pub struct User {
     /// When the account was made (RFC 3339).
     pub created_at: Option<String>,
 }
+impl User {
+    /// Its required fields; the others start absent (set them, or use `..User::new(..)`).
+    pub fn new(id: impl Into<i64>, name: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            email: Default::default(),
+            created_at: Default::default(),
+        }
+    }
+}
 impl remcall::serde::Serialize for User {
     fn serialize<S: remcall::serde::Serializer>(
         &self,
@@ -163,6 +174,16 @@ pub struct ResponseDto<T> {
     pub code: i32,
     pub message: String,
     pub data: Option<T>,
+}
+impl<T> ResponseDto<T> {
+    /// Its required fields; the others start absent (set them, or use `..ResponseDto::new(..)`).
+    pub fn new(code: impl Into<i32>, message: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            data: Default::default(),
+        }
+    }
 }
 impl<T: remcall::serde::Serialize> remcall::serde::Serialize for ResponseDto<T> {
     fn serialize<S: remcall::serde::Serializer>(

@@ -48,7 +48,7 @@ impl<'de> remcall::__codegen::record::Record<'de> for Money {
     }
 }
 /// An acknowledgement with nothing in it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Ping {}
 impl remcall::serde::Serialize for Ping {
     fn serialize<S: remcall::serde::Serializer>(

@@ -8,6 +8,22 @@ pub struct Type {
     pub crate_: Option<String>,
     pub r#async: Option<bool>,
 }
+impl Type {
+    /// Its required fields; the others start absent (set them, or use `..Type::new(..)`).
+    pub fn new(
+        r#type: impl Into<String>,
+        r#match: impl Into<i32>,
+        self_: impl Into<bool>,
+    ) -> Self {
+        Self {
+            r#type: r#type.into(),
+            r#match: r#match.into(),
+            self_: self_.into(),
+            crate_: Default::default(),
+            r#async: Default::default(),
+        }
+    }
+}
 impl remcall::serde::Serialize for Type {
     fn serialize<S: remcall::serde::Serializer>(
         &self,

@@ -7,6 +7,21 @@ pub struct Node {
     pub children: Vec<Node>,
     pub by_name: std::collections::HashMap<String, Node>,
 }
+impl Node {
+    /// Its required fields; the others start absent (set them, or use `..Node::new(..)`).
+    pub fn new(
+        value: impl Into<i64>,
+        children: impl Into<Vec<Node>>,
+        by_name: impl Into<std::collections::HashMap<String, Node>>,
+    ) -> Self {
+        Self {
+            value: value.into(),
+            next: Default::default(),
+            children: children.into(),
+            by_name: by_name.into(),
+        }
+    }
+}
 impl remcall::serde::Serialize for Node {
     fn serialize<S: remcall::serde::Serializer>(
         &self,
@@ -68,6 +83,15 @@ impl<'de> remcall::__codegen::record::Record<'de> for Node {
 pub struct Employee {
     pub name: String,
     pub manager: Option<Box<Manager>>,
+}
+impl Employee {
+    /// Its required fields; the others start absent (set them, or use `..Employee::new(..)`).
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            manager: Default::default(),
+        }
+    }
 }
 impl remcall::serde::Serialize for Employee {
     fn serialize<S: remcall::serde::Serializer>(
@@ -365,6 +389,16 @@ pub struct Label {
     pub of: Vec<Filter>,
     pub value: String,
     pub note: Option<String>,
+}
+impl Label {
+    /// Its required fields; the others start absent (set them, or use `..Label::new(..)`).
+    pub fn new(of: impl Into<Vec<Filter>>, value: impl Into<String>) -> Self {
+        Self {
+            of: of.into(),
+            value: value.into(),
+            note: Default::default(),
+        }
+    }
 }
 impl remcall::serde::Serialize for Label {
     fn serialize<S: remcall::serde::Serializer>(
