@@ -116,11 +116,17 @@ fn token_at(line: &str, column: usize) -> std::ops::Range<usize> {
         .nth(column.saturating_sub(1))
         .map_or(line.len(), |(i, _)| i);
     let rest = &line[start..];
+    // A `{placeholder}` is one token, braces included.
+    if rest.starts_with('{')
+        && let Some(close) = rest.find('}')
+    {
+        return start..start + close + 1;
+    }
     let mut end = start;
     let mut chars = rest.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let ends_key = c == ':' && chars.peek().is_none_or(|(_, n)| n.is_whitespace());
-        if c.is_whitespace() || matches!(c, ',' | '}' | ']' | '#') || ends_key {
+        if c.is_whitespace() || matches!(c, ',' | '}' | ']' | '#' | '<' | '>') || ends_key {
             break;
         }
         end = start + i + c.len_utf8();

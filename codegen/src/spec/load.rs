@@ -67,6 +67,37 @@ impl Spec {
         s.diagnostic(s.spans.value(key_path), message)
     }
 
+    /// A diagnostic at `needle` inside the value of `key_path` (the `{id}` of a request line, the
+    /// unknown `Usr` of `Vec<Usr>`), or at the value when its line does not show it.
+    pub fn at_in_value(
+        &self,
+        source: usize,
+        key_path: &str,
+        needle: &str,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let s = &self.sources[source];
+        let mut pos = s.spans.value(key_path);
+        let line = s.text.lines().nth(pos.line.saturating_sub(1)).unwrap_or("");
+        let start = line
+            .char_indices()
+            .nth(pos.column.saturating_sub(1))
+            .map_or(line.len(), |(at, _)| at);
+        let is_name = |c: char| c.is_alphanumeric() || c == '_';
+        // The first whole occurrence: `Usr` in `Vec<Usr>`, not in `Usrs`.
+        let found = line[start..].match_indices(needle).find(|(at, _)| {
+            let before = line[..start + at].chars().next_back();
+            let after = line[start + at + needle.len()..].chars().next();
+            let joins_before = needle.starts_with(is_name) && before.is_some_and(is_name);
+            let joins_after = needle.ends_with(is_name) && after.is_some_and(is_name);
+            !(joins_before || joins_after)
+        });
+        if let Some((at, _)) = found {
+            pos.column = line[..start + at].chars().count() + 1;
+        }
+        s.diagnostic(pos, message)
+    }
+
     /// A diagnostic at the key of `key_path` in file `source`.
     pub fn at_key(&self, source: usize, key_path: &str, message: impl Into<String>) -> Diagnostic {
         let s = &self.sources[source];

@@ -95,9 +95,10 @@ impl Validator<'_> {
         };
         for placeholder in &used {
             if !def.path.contains_key(placeholder) {
-                let d = spec.at(
+                let d = spec.at_in_value(
                     0,
                     &request_key,
+                    &format!("{{{placeholder}}}"),
                     format!("`{{{placeholder}}}` is not declared in `path:`"),
                 );
                 let help = did_you_mean(placeholder, def.path.keys().map(String::as_str))

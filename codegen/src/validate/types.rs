@@ -487,7 +487,9 @@ impl Validator<'_> {
                     .copied()
                     .chain(self.spec.types.keys().map(String::as_str))
                     .chain(generics.iter().map(String::as_str));
-                let d = self.spec.at(source, key, format!("unknown type `{name}`"));
+                let d = self
+                    .spec
+                    .at_in_value(source, key, &name, format!("unknown type `{name}`"));
                 let help = crate::types::foreign_name_help(&name)
                     .or_else(|| did_you_mean(&name, candidates))
                     .or_else(|| {
