@@ -1056,3 +1056,30 @@ components:
     assert!(!d.spec().contains("X-Api-Key"), "{}", d.spec());
     d.noted("the client sends `session`; the description also accepts `key`");
 }
+
+/// A shared part read once per use (here a `$ref`'d 205 response of two operations) leaves its
+/// note once.
+#[test]
+fn a_note_at_a_shared_part_is_said_once() {
+    let described = import(
+        "Shared",
+        &[(
+            "api.json",
+            r##"{"swagger": "2.0", "info": {"title": "t", "version": "1"},
+              "paths": {
+                "/a": {"get": {"responses": {"205": {"$ref": "#/responses/Reset"}}}},
+                "/b": {"get": {"responses": {"205": {"$ref": "#/responses/Reset"}}}}},
+              "responses": {"Reset": {"description": "reset", "schema": {"type": "string"}}}}"##,
+        )],
+    );
+    described.noted("a 205 response has no body in HTTP");
+    assert_eq!(
+        described
+            .notes()
+            .matches("a 205 response has no body")
+            .count(),
+        1,
+        "{}",
+        described.notes()
+    );
+}

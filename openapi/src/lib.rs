@@ -192,7 +192,17 @@ impl Error {
 /// file, not JSON or YAML, not OpenAPI) is an error; everything else is a note.
 pub fn import(path: &Path, options: &Options) -> Result<Imported, Error> {
     let mut documents = Documents::open(path, &options.ref_dirs, &options.ref_roots)?;
-    let spec = spec::build(&mut documents, options);
+    let mut spec = spec::build(&mut documents, options);
+    // A shared part (a `$ref`'d response used by two operations) is read once per use: say
+    // what was done there once.
+    let mut seen = std::collections::HashSet::new();
+    spec.summary.notes.retain(|note| {
+        seen.insert((
+            note.file.clone(),
+            note.pointer.clone(),
+            note.message.clone(),
+        ))
+    });
     let summary = spec.summary.clone();
     let text = emit::yaml(&spec, path);
     let mut files = documents.files();
