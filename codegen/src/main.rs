@@ -78,6 +78,11 @@ enum Command {
         /// repository (the nearest folder above it holding `.git`), else only its own folder.
         #[arg(long = "ref-root", value_name = "DIR")]
         ref_roots: Vec<PathBuf>,
+        /// What `format: date-time` and `date` strings become: `text` (String, the default: no
+        /// dependency, any text the server sends) or `chrono` (chrono's types; the crate needs
+        /// `chrono` with its `serde` feature).
+        #[arg(long, value_name = "text|chrono", default_value = "text")]
+        dates: remcall_openapi::Dates,
     },
     /// Print the JSON Schema (draft 2020-12) of the spec format, for editors' YAML completion.
     Schema,
@@ -110,6 +115,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             strict,
             ref_dirs,
             ref_roots,
+            dates,
         } => {
             let options = remcall_openapi::Options {
                 client,
@@ -117,6 +123,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                 operations,
                 ref_dirs,
                 ref_roots,
+                dates,
                 ..remcall_openapi::Options::default()
             };
             return import(&description, &out, &options, strict);

@@ -1083,3 +1083,42 @@ fn a_note_at_a_shared_part_is_said_once() {
         described.notes()
     );
 }
+
+/// `format: date-time` and `date` are text unless asked: `--dates chrono` (or `openapi: { dates:
+/// chrono }`) makes them chrono's types (compiled and called in examples/openapi).
+#[test]
+fn dates_are_text_unless_chrono_is_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("api.json");
+    std::fs::write(
+        &path,
+        r##"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+          "paths": {"/e": {"get": {"responses": {"200": {"description": "ok",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Event"}}}}}}}},
+          "components": {"schemas": {"Event": {"type": "object", "required": ["at"], "properties": {
+            "at": {"type": "string", "format": "date-time"},
+            "on": {"type": "string", "format": "date"}}}}}}"##,
+    )
+    .unwrap();
+    let import = |dates| {
+        let options = remcall_openapi::Options {
+            dates,
+            ..remcall_openapi::Options::default()
+        };
+        remcall_openapi::import(&path, &options).unwrap().spec
+    };
+    let text = import(remcall_openapi::Dates::Text);
+    assert!(
+        common::spec_says(&text, "types: { Event: { fields: { at: String, on: Option<String> } } }"),
+        "{text}"
+    );
+    let chrono = import(remcall_openapi::Dates::Chrono);
+    assert!(
+        common::spec_says(
+            &chrono,
+            "types: { Event: { fields: { at: \"chrono::DateTime<chrono::Utc>\", on: Option<chrono::NaiveDate> } } }"
+        ),
+        "{chrono}"
+    );
+    remcall_codegen::generate_text(Path::new("specs/dates.yaml"), &chrono).unwrap();
+}

@@ -55,6 +55,37 @@ pub struct Options {
     /// out of this one (a method as a skipped operation, a type as `serde_json::Value`
     /// wherever it was used), each with a note saying why.
     pub refused: Vec<Refused>,
+    /// What `format: date-time` and `format: date` strings become.
+    pub dates: Dates,
+}
+
+/// What a description's `format: date-time` and `format: date` strings become.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Dates {
+    /// `String`, the text as the server sent it: no dependency, and a server whose dates are
+    /// not RFC 3339 (`2024-01-01 10:00:00`, as descriptions often promise otherwise) still
+    /// answers.
+    #[default]
+    Text,
+    /// `chrono::DateTime<chrono::Utc>` and `chrono::NaiveDate` (what progenitor and typify
+    /// write): the crate needs `chrono` with its `serde` feature; an answer whose date is not
+    /// RFC 3339 fails to decode.
+    Chrono,
+}
+
+impl std::str::FromStr for Dates {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Dates, String> {
+        match text {
+            "text" | "string" => Ok(Dates::Text),
+            "chrono" => Ok(Dates::Chrono),
+            other => Err(format!(
+                "dates are `text` (String, the default) or `chrono`, not `{}`",
+                escape::one_line(other)
+            )),
+        }
+    }
 }
 
 /// An item of an imported spec that `remcall check` refused, and why.

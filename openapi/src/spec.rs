@@ -235,6 +235,8 @@ pub(crate) struct Builder<'d> {
     pub(crate) undefined_schemes: std::collections::BTreeSet<String>,
     /// Which alternative of a `security` list the client sends, when it could send several.
     pub(crate) security_choices: Vec<String>,
+    /// What date strings become.
+    pub(crate) dates: crate::Dates,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
@@ -251,6 +253,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         key_variables: HashMap::new(),
         undefined_schemes: Default::default(),
         security_choices: Vec::new(),
+        dates: options.dates,
     };
     builder.service(options);
     builder.operations(options);

@@ -16,6 +16,10 @@ pub(crate) enum Ty {
     U64,
     F64,
     String,
+    /// `format: date-time` with [`Dates::Chrono`](crate::Dates): `chrono::DateTime<chrono::Utc>`.
+    DateTime,
+    /// `format: date` with [`Dates::Chrono`](crate::Dates): `chrono::NaiveDate`.
+    Date,
     /// Anything: `serde_json::Value`.
     Value,
     /// Raw bytes: `bytes::Bytes`.
@@ -143,6 +147,8 @@ impl fmt::Display for Ty {
             Ty::U64 => f.write_str("u64"),
             Ty::F64 => f.write_str("f64"),
             Ty::String => f.write_str("String"),
+            Ty::DateTime => f.write_str("chrono::DateTime<chrono::Utc>"),
+            Ty::Date => f.write_str("chrono::NaiveDate"),
             Ty::Value => f.write_str("serde_json::Value"),
             Ty::Bytes => f.write_str("bytes::Bytes"),
             Ty::File => f.write_str("File"),

@@ -8,7 +8,7 @@ use remcall_profile::Profile;
 
 use super::load::{Loader, Located, canonical, normalize};
 use crate::diagnostic::did_you_mean;
-use crate::spec::model::{MethodDef, OpenApiDef, SpecFile, TypeDef};
+use crate::spec::model::{DatesDef, MethodDef, OpenApiDef, SpecFile, TypeDef};
 
 impl Loader {
     /// `openapi:`: the description's methods, types, base URL and credentials (as the profile
@@ -41,6 +41,10 @@ impl Loader {
             client: file.client.clone(),
             tags: def.tags.clone(),
             operations: def.operations.clone(),
+            dates: match def.dates {
+                DatesDef::Text => remcall_openapi::Dates::Text,
+                DatesDef::Chrono => remcall_openapi::Dates::Chrono,
+            },
             ..remcall_openapi::Options::default()
         };
         let imported = match remcall_openapi::import(&path, &options) {

@@ -66,6 +66,7 @@ async fn bookshop() -> (Server, Arc<AtomicUsize>) {
                 }
                 let mut placed = order;
                 placed["id"] = json!("o-1");
+                placed["placed_at"] = json!("2026-12-02T10:30:00Z");
                 (StatusCode::CREATED, axum::Json(placed))
             }),
         )
@@ -106,10 +107,11 @@ async fn what_the_description_declares_goes_on_the_wire_and_comes_back_typed() {
     assert_eq!(books[0].format, Format::Other("audiobook".into()));
     assert_eq!(books[0].subtitle, None);
 
+    let deliver_on = chrono::NaiveDate::from_ymd_opt(2026, 12, 24).unwrap();
     let placed = shop
         .place_order(&Order {
-            isbn: "1".into(),
-            quantity: 2,
+            deliver_on: Some(deliver_on),
+            ..Order::new("1", 2)
         })
         .await
         .unwrap();
@@ -118,7 +120,12 @@ async fn what_the_description_declares_goes_on_the_wire_and_comes_back_typed() {
         (placed.isbn.as_str(), placed.quantity, placed.id.as_str()),
         ("1", 2, "o-1")
     );
+    // `dates: chrono`: a date and a date-time as chrono's types, on the wire as RFC 3339.
+    assert_eq!(placed.deliver_on, Some(deliver_on));
+    assert_eq!(placed.placed_at.to_rfc3339(), "2026-12-02T10:30:00+00:00");
     let sent = server.received().last().unwrap().clone();
+    let body: Value = remcall::serde_json::from_slice(&sent.body).unwrap();
+    assert_eq!(body["deliver_on"], "2026-12-24");
     assert_eq!(sent.headers["idempotency-key"].len(), 36);
 }
 
@@ -173,10 +180,7 @@ async fn declared_errors_overlays_and_the_fallback() {
         "(from the shelf)"
     );
     let refused = shop
-        .place_order(&Order {
-            isbn: "1".into(),
-            quantity: 0,
-        })
+        .place_order(&Order::new("1", 0))
         .await
         .unwrap_err();
     assert_eq!(refused.status().map(|s| s.as_u16()), Some(503));

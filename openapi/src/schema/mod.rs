@@ -93,7 +93,11 @@ impl Builder<'_> {
             Some("string") if schema.get("format").and_then(Value::as_str) == Some("binary") => {
                 Ty::Bytes
             }
-            Some("string") => Ty::String,
+            Some("string") => match (self.dates, schema.get("format").and_then(Value::as_str)) {
+                (crate::Dates::Chrono, Some("date-time")) => Ty::DateTime,
+                (crate::Dates::Chrono, Some("date")) => Ty::Date,
+                _ => Ty::String,
+            },
             Some("integer") => integer_ty(schema),
             Some("number") => Ty::F64,
             Some("boolean") => Ty::Bool,

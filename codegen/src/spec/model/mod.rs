@@ -73,6 +73,22 @@ pub struct OpenApiDef {
     /// Only these operations (operationId or method name).
     #[serde(default)]
     pub operations: Vec<String>,
+    /// What `format: date-time` and `format: date` strings become: `text` (`String`, the
+    /// default) or `chrono` (`chrono::DateTime<chrono::Utc>`, `chrono::NaiveDate`; the crate
+    /// needs `chrono` with its `serde` feature).
+    #[serde(default)]
+    pub dates: DatesDef,
+}
+
+/// `openapi: { dates: .. }`.
+#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DatesDef {
+    /// `String`, as the server sent it.
+    #[default]
+    Text,
+    /// `chrono::DateTime<chrono::Utc>` and `chrono::NaiveDate`.
+    Chrono,
 }
 
 /// `serde:` options.
