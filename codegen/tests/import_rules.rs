@@ -1109,7 +1109,10 @@ fn dates_are_text_unless_chrono_is_asked_for() {
     };
     let text = import(remcall_openapi::Dates::Text);
     assert!(
-        common::spec_says(&text, "types: { Event: { fields: { at: String, on: Option<String> } } }"),
+        common::spec_says(
+            &text,
+            "types: { Event: { fields: { at: String, on: Option<String> } } }"
+        ),
         "{text}"
     );
     let chrono = import(remcall_openapi::Dates::Chrono);

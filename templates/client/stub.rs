@@ -90,7 +90,7 @@ pub mod stub {
 
         /// Only requests whose `{{ setter.wire }}` is `value`.
         pub fn {{ setter.name }}(self, value: {{ setter.ty }}) -> Self {
-            Self(self.0.{{ setter.call }}({{ "{:?}"|format(setter.wire) }}, value))
+            Self(self.0.{{ setter.call }}({{ "{:?}"|format(setter.wire) }}, std::borrow::Borrow::<{{ setter.borrowed }}>::borrow(&value)))
         }
 {%- endfor %}
 {%- if let Some(returns) = method.returns %}

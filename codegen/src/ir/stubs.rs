@@ -45,8 +45,11 @@ pub struct StubMethod {
 pub struct StubSetter {
     /// `with_id`.
     pub name: String,
-    /// The parameter's type, without `Option`: a matcher names a value.
+    /// What the matcher takes: `impl Borrow<..>` of the parameter's owned type, without
+    /// `Option` (a matcher names a value), so a value and a reference both do.
     pub ty: String,
+    /// The type it borrows as (`str` for a `String`).
+    pub borrowed: String,
     /// The runtime's matcher: `with_path`, `with_query` or `with_header`.
     pub call: &'static str,
     /// The name on the wire.
@@ -121,9 +124,20 @@ fn setters(method: &Method) -> Vec<StubSetter> {
                 // Objects, deep objects and lists in one value: matched through `calls()`.
                 _ => return None,
             };
+            // Whatever the call takes the parameter as (`Kind` or `&Kind`, `String` or `&str`),
+            // its matcher takes too: both borrow the value's owned form.
+            let owned = without_option(&param.owned);
+            let borrowed = match owned {
+                "String" => "str".to_owned(),
+                _ => match owned.strip_prefix("Vec<").and_then(|t| t.strip_suffix('>')) {
+                    Some(item) => format!("[{item}]"),
+                    None => owned.to_owned(),
+                },
+            };
             Some(StubSetter {
                 name: format!("with_{}", param.name.trim_start_matches("r#")),
-                ty: without_option(&param.ty).to_owned(),
+                ty: format!("impl std::borrow::Borrow<{borrowed}>"),
+                borrowed,
                 call,
                 wire: param.wire.clone()?,
             })

@@ -4,7 +4,7 @@
 
 use remcall::{BreakerState, ErrorKind, Profile};
 use remcall_example_committed::clients::user_client::stub::UserClientStub;
-use remcall_example_committed::clients::user_client::{User, UserClient};
+use remcall_example_committed::clients::user_client::{User, UserClient, UserPage, UserSort};
 
 /// The code under test: a user's name for a page, "(unknown)" for one that is not there.
 async fn display_name(users: &UserClient, id: i64) -> Result<String, remcall::Error> {
@@ -57,6 +57,36 @@ async fn typed_matchers_write_values_as_the_client_does() {
     let users = UserClient::new(&stub.url()).unwrap();
     let user = users.get_user(7, Some(true), "r-9").await.unwrap();
     assert_eq!(user.unwrap().name, "Ada");
+}
+
+/// A matcher takes its value as the call's setter does, and by reference as well: an enum by
+/// value (`.sort(UserSort::Name)` ↔ `.with_sort(UserSort::Name)`), text as `&str` or `String`.
+#[tokio::test]
+async fn matchers_take_values_as_the_calls_setters_do() {
+    let stub = UserClientStub::start().await.unwrap();
+    let page = |users: Vec<User>| UserPage {
+        users,
+        has_more: false,
+    };
+    stub.list_users()
+        .with_sort(UserSort::Name)
+        .returns(&page(vec![ada()]))
+        .expect(2);
+    stub.list_users()
+        .with_sort(&UserSort::Id)
+        .returns(&page(vec![]));
+    let users = UserClient::new(&stub.url()).unwrap();
+    for _ in 0..2 {
+        let by_name = users.list_users().sort(UserSort::Name).await.unwrap();
+        assert_eq!(by_name.users.len(), 1);
+    }
+    let by_id = users.list_users().sort(UserSort::Id).await.unwrap();
+    assert!(by_id.users.is_empty());
+    stub.get_user()
+        .with_id(7)
+        .with_request_id(String::from("r-9"))
+        .returns(&ada());
+    assert!(users.get_user(7, None, "r-9").await.unwrap().is_some());
 }
 
 /// The recipe: a breaker that opens after half of 10 calls fail, for 30 s, with no retries.

@@ -179,9 +179,6 @@ async fn declared_errors_overlays_and_the_fallback() {
         shop.get_book("down").await.unwrap().title,
         "(from the shelf)"
     );
-    let refused = shop
-        .place_order(&Order::new("1", 0))
-        .await
-        .unwrap_err();
+    let refused = shop.place_order(&Order::new("1", 0)).await.unwrap_err();
     assert_eq!(refused.status().map(|s| s.as_u16()), Some(503));
 }

@@ -3120,8 +3120,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Customer) -> Self {
@@ -3235,8 +3235,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
     }
     /// A request of [`Payments::update_customer`] the stub received, read as the spec's types.
@@ -3274,8 +3274,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Customer) -> Self {
@@ -3314,8 +3314,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &PaymentSource) -> Self {
@@ -3424,8 +3424,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
     }
     /// A request of [`Payments::merge_customer`] the stub received, read as the spec's types.
@@ -3463,8 +3463,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Customer) -> Self {
@@ -3506,8 +3506,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
     }
     /// A request of [`Payments::list_charges`] the stub received, read as the spec's types.
@@ -3612,12 +3612,19 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `limit` is `value`.
-        pub fn with_limit(self, value: u32) -> Self {
-            Self(self.0.with_query("limit", value))
+        pub fn with_limit(self, value: impl std::borrow::Borrow<u32>) -> Self {
+            Self(self.0.with_query("limit", std::borrow::Borrow::<u32>::borrow(&value)))
         }
         /// Only requests whose `starting_after` is `value`.
-        pub fn with_starting_after(self, value: &str) -> Self {
-            Self(self.0.with_query("starting_after", value))
+        pub fn with_starting_after(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(
+                self
+                    .0
+                    .with_query(
+                        "starting_after",
+                        std::borrow::Borrow::<str>::borrow(&value),
+                    ),
+            )
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &CustomerList) -> Self {
@@ -3656,8 +3663,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `cursor` is `value`.
-        pub fn with_cursor(self, value: &str) -> Self {
-            Self(self.0.with_query("cursor", value))
+        pub fn with_cursor(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_query("cursor", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &EventPage) -> Self {
@@ -3730,12 +3737,12 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `offset` is `value`.
-        pub fn with_offset(self, value: u64) -> Self {
-            Self(self.0.with_query("offset", value))
+        pub fn with_offset(self, value: impl std::borrow::Borrow<u64>) -> Self {
+            Self(self.0.with_query("offset", std::borrow::Borrow::<u64>::borrow(&value)))
         }
         /// Only requests whose `limit` is `value`.
-        pub fn with_limit(self, value: u32) -> Self {
-            Self(self.0.with_query("limit", value))
+        pub fn with_limit(self, value: impl std::borrow::Borrow<u32>) -> Self {
+            Self(self.0.with_query("limit", std::borrow::Borrow::<u32>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &EventResults) -> Self {
@@ -3777,12 +3784,14 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `page` is `value`.
-        pub fn with_page(self, value: u32) -> Self {
-            Self(self.0.with_query("page", value))
+        pub fn with_page(self, value: impl std::borrow::Borrow<u32>) -> Self {
+            Self(self.0.with_query("page", std::borrow::Borrow::<u32>::borrow(&value)))
         }
         /// Only requests whose `per_page` is `value`.
-        pub fn with_per_page(self, value: u32) -> Self {
-            Self(self.0.with_query("per_page", value))
+        pub fn with_per_page(self, value: impl std::borrow::Borrow<u32>) -> Self {
+            Self(
+                self.0.with_query("per_page", std::borrow::Borrow::<u32>::borrow(&value)),
+            )
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &ArchivePage) -> Self {
@@ -3824,12 +3833,12 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Only requests whose `cursor` is `value`.
-        pub fn with_cursor(self, value: &str) -> Self {
-            Self(self.0.with_query("cursor", value))
+        pub fn with_cursor(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_query("cursor", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &EventPage) -> Self {
@@ -3868,8 +3877,10 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `per_page` is `value`.
-        pub fn with_per_page(self, value: u32) -> Self {
-            Self(self.0.with_query("per_page", value))
+        pub fn with_per_page(self, value: impl std::borrow::Borrow<u32>) -> Self {
+            Self(
+                self.0.with_query("per_page", std::borrow::Borrow::<u32>::borrow(&value)),
+            )
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Vec<Event>) -> Self {
@@ -3908,8 +3919,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
     }
     /// A request of [`Payments::get_report`] the stub received, read as the spec's types.
@@ -3944,8 +3955,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: &str) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
         }
     }
 }

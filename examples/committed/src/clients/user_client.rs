@@ -730,16 +730,25 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: i64) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<i64>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<i64>::borrow(&value)))
         }
         /// Only requests whose `verbose` is `value`.
-        pub fn with_verbose(self, value: bool) -> Self {
-            Self(self.0.with_query("verbose", value))
+        pub fn with_verbose(self, value: impl std::borrow::Borrow<bool>) -> Self {
+            Self(
+                self.0.with_query("verbose", std::borrow::Borrow::<bool>::borrow(&value)),
+            )
         }
         /// Only requests whose `X-Request-Id` is `value`.
-        pub fn with_request_id(self, value: &str) -> Self {
-            Self(self.0.with_header("X-Request-Id", value))
+        pub fn with_request_id(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(
+                self
+                    .0
+                    .with_header(
+                        "X-Request-Id",
+                        std::borrow::Borrow::<str>::borrow(&value),
+                    ),
+            )
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &User) -> Self {
@@ -787,20 +796,24 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `name` is `value`.
-        pub fn with_name(self, value: &str) -> Self {
-            Self(self.0.with_query("name", value))
+        pub fn with_name(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_query("name", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Only requests whose `sort` is `value`.
-        pub fn with_sort(self, value: UserSort) -> Self {
-            Self(self.0.with_query("sort", value))
+        pub fn with_sort(self, value: impl std::borrow::Borrow<UserSort>) -> Self {
+            Self(
+                self
+                    .0
+                    .with_query("sort", std::borrow::Borrow::<UserSort>::borrow(&value)),
+            )
         }
         /// Only requests whose `limit` is `value`.
-        pub fn with_limit(self, value: u32) -> Self {
-            Self(self.0.with_query("limit", value))
+        pub fn with_limit(self, value: impl std::borrow::Borrow<u32>) -> Self {
+            Self(self.0.with_query("limit", std::borrow::Borrow::<u32>::borrow(&value)))
         }
         /// Only requests whose `after` is `value`.
-        pub fn with_after(self, value: i64) -> Self {
-            Self(self.0.with_query("after", value))
+        pub fn with_after(self, value: impl std::borrow::Borrow<i64>) -> Self {
+            Self(self.0.with_query("after", std::borrow::Borrow::<i64>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &UserPage) -> Self {
@@ -839,8 +852,8 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `id` is `value`.
-        pub fn with_id(self, value: i64) -> Self {
-            Self(self.0.with_path("id", value))
+        pub fn with_id(self, value: impl std::borrow::Borrow<i64>) -> Self {
+            Self(self.0.with_path("id", std::borrow::Borrow::<i64>::borrow(&value)))
         }
     }
 }

@@ -426,16 +426,23 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `self` is `value`.
-        pub fn with_self_(self, value: &str) -> Self {
-            Self(self.0.with_path("self", value))
+        pub fn with_self_(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("self", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Only requests whose `match` is `value`.
-        pub fn with_match(self, value: &str) -> Self {
-            Self(self.0.with_query("match", value))
+        pub fn with_match(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_query("match", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Only requests whose `crate` is `value`.
-        pub fn with_crate_(self, value: &[Keyword]) -> Self {
-            Self(self.0.with_query("crate", value))
+        pub fn with_crate_(self, value: impl std::borrow::Borrow<[Keyword]>) -> Self {
+            Self(
+                self
+                    .0
+                    .with_query(
+                        "crate",
+                        std::borrow::Borrow::<[Keyword]>::borrow(&value),
+                    ),
+            )
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Type) -> Self {
@@ -516,16 +523,18 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `request` is `value`.
-        pub fn with_request(self, value: &str) -> Self {
-            Self(self.0.with_path("request", value))
+        pub fn with_request(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("request", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Only requests whose `fallback` is `value`.
-        pub fn with_fallback(self, value: i32) -> Self {
-            Self(self.0.with_query("fallback", value))
+        pub fn with_fallback(self, value: impl std::borrow::Borrow<i32>) -> Self {
+            Self(
+                self.0.with_query("fallback", std::borrow::Borrow::<i32>::borrow(&value)),
+            )
         }
         /// Only requests whose `cause` is `value`.
-        pub fn with_cause(self, value: &str) -> Self {
-            Self(self.0.with_query("cause", value))
+        pub fn with_cause(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_query("cause", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Answers 200 with `value`.
         pub fn returns(self, value: &Keyword) -> Self {

@@ -215,12 +215,12 @@ pub mod stub {
                 .collect()
         }
         /// Only requests whose `raw` is `value`.
-        pub fn with_raw(self, value: &str) -> Self {
-            Self(self.0.with_path("raw", value))
+        pub fn with_raw(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_path("raw", std::borrow::Borrow::<str>::borrow(&value)))
         }
         /// Only requests whose `url` is `value`.
-        pub fn with_url(self, value: &str) -> Self {
-            Self(self.0.with_query("url", value))
+        pub fn with_url(self, value: impl std::borrow::Borrow<str>) -> Self {
+            Self(self.0.with_query("url", std::borrow::Borrow::<str>::borrow(&value)))
         }
     }
     /// A request of [`StubNames::url`] the stub received, read as the spec's types.
