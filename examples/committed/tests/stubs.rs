@@ -72,6 +72,8 @@ async fn matchers_take_values_as_the_calls_setters_do() {
         .with_sort(UserSort::Name)
         .returns(&page(vec![ada()]))
         .expect(2);
+    // As matchers took it before: by reference.
+    #[allow(clippy::needless_borrows_for_generic_args)]
     stub.list_users()
         .with_sort(&UserSort::Id)
         .returns(&page(vec![]));
