@@ -57,6 +57,10 @@ pub struct Options {
     pub refused: Vec<Refused>,
     /// What `format: date-time` and `format: date` strings become.
     pub dates: Dates,
+    /// Methods the spec renames (`rename:` in a spec's overlay), as (imported name, new name):
+    /// the method keeps its imported name here, and the types named after it (its options'
+    /// enums, inline bodies) take the new one.
+    pub renames: Vec<(String, String)>,
 }
 
 /// What a description's `format: date-time` and `format: date` strings become.

@@ -41,6 +41,12 @@ impl Loader {
             client: file.client.clone(),
             tags: def.tags.clone(),
             operations: def.operations.clone(),
+            renames: file
+                .methods
+                .iter()
+                .filter(|(_, method)| method.request.is_none())
+                .filter_map(|(name, method)| Some((name.clone(), method.rename.clone()?)))
+                .collect(),
             dates: match def.dates {
                 DatesDef::Text => remcall_openapi::Dates::Text,
                 DatesDef::Chrono => remcall_openapi::Dates::Chrono,

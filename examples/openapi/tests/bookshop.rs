@@ -13,8 +13,7 @@ use axum::routing::{get, post};
 use remcall::serde_json::{Value, json};
 use remcall::{ErrorKind, Profile};
 use remcall_example_openapi::bookshop::{
-    Book, Bookshop, BookshopFallback, Format, GetBookError, Order, Price, Problem,
-    SearchBooksFilter,
+    Book, Bookshop, BookshopFallback, FindBooksFilter, Format, GetBookError, Order, Price, Problem,
 };
 use testkit::Server;
 
@@ -86,7 +85,9 @@ fn client(server: &Server) -> Bookshop {
 async fn what_the_description_declares_goes_on_the_wire_and_comes_back_typed() {
     let (server, _) = bookshop().await;
     let shop = client(&server);
-    let filter = SearchBooksFilter {
+    // `rename: find_books` renames the method and the types named after it: the filter is a
+    // `FindBooksFilter`, not the description's `searchBooks`'s.
+    let filter = FindBooksFilter {
         format: Some(Format::Ebook),
         author: None,
     };

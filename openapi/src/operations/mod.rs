@@ -89,7 +89,14 @@ impl Builder<'_> {
                     );
                 }
                 let operation = Operation {
-                    type_base: names::type_name(&name),
+                    // A method the spec renames names its types after its new name.
+                    type_base: names::type_name(
+                        options
+                            .renames
+                            .iter()
+                            .find(|(imported, _)| *imported == name)
+                            .map_or(&name, |(_, new)| new),
+                    ),
                     place,
                     value: operation,
                     item_place: item_place.clone(),
