@@ -39,29 +39,30 @@ fn open_descriptors() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
 }
 
-/// Reads until the server closes; what it wrote.
-async fn read_to_close(stream: &mut TcpStream) -> String {
-    let mut answer = Vec::new();
-    let _ = stream.read_to_end(&mut answer).await;
-    String::from_utf8_lossy(&answer).into_owned()
+/// Sends `start` of a request to a fresh stub and stops: what the stub answered before it
+/// closed, and how long it waited (the paused clock runs ahead while everything waits, up to
+/// this side's own 120 s).
+async fn send_and_stop(start: &[u8]) -> (Option<String>, Duration) {
+    let stub = Stub::start(&SPEC).await.unwrap();
+    let mut stream = TcpStream::connect(stub.url().trim_start_matches("http://"))
+        .await
+        .unwrap();
+    stream.write_all(start).await.unwrap();
+    let started = tokio::time::Instant::now();
+    let read = async {
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer).await;
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    let answer = tokio::time::timeout(Duration::from_secs(120), read).await;
+    (answer.ok(), started.elapsed())
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_client_that_stops_in_its_headers_is_cut_off() {
     let _one = ONE_AT_A_TIME.lock().await;
-    let stub = Stub::start(&SPEC).await.unwrap();
-    let mut stream = TcpStream::connect(stub.url().trim_start_matches("http://"))
-        .await
-        .unwrap();
-    stream
-        .write_all(b"POST /pets HTTP/1.1\r\nhost: x\r\n")
-        .await
-        .unwrap();
-    let started = tokio::time::Instant::now();
-    // The paused clock runs ahead while everything waits: the server's deadline, or this one.
-    let closed = tokio::time::timeout(Duration::from_secs(120), read_to_close(&mut stream)).await;
-    assert!(closed.is_ok(), "the half-sent request was held for 120 s");
-    let waited = started.elapsed();
+    let (closed, waited) = send_and_stop(b"POST /pets HTTP/1.1\r\nhost: x\r\n").await;
+    assert!(closed.is_some(), "the half-sent request was held for 120 s");
     assert!(
         (Duration::from_secs(10)..Duration::from_secs(12)).contains(&waited),
         "{waited:?}"
@@ -71,21 +72,12 @@ async fn a_client_that_stops_in_its_headers_is_cut_off() {
 #[tokio::test(start_paused = true)]
 async fn a_client_that_stops_in_its_body_gets_408_and_a_close() {
     let _one = ONE_AT_A_TIME.lock().await;
-    let stub = Stub::start(&SPEC).await.unwrap();
-    let mut stream = TcpStream::connect(stub.url().trim_start_matches("http://"))
-        .await
-        .unwrap();
-    stream
-        .write_all(b"POST /pets HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{\"name\":")
-        .await
-        .unwrap();
-    let started = tokio::time::Instant::now();
-    let answer = tokio::time::timeout(Duration::from_secs(120), read_to_close(&mut stream))
-        .await
-        .expect("the half-sent body was held for 120 s");
+    let (answer, waited) =
+        send_and_stop(b"POST /pets HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{\"name\":")
+            .await;
+    let answer = answer.expect("the half-sent body was held for 120 s");
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("did not arrive within 30 s"), "{answer}");
-    let waited = started.elapsed();
     assert!(
         (Duration::from_secs(30)..Duration::from_secs(32)).contains(&waited),
         "{waited:?}"
