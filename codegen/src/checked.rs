@@ -99,6 +99,19 @@ pub struct Field {
     pub constant: Option<(String, ConstValue)>,
 }
 
+impl Field {
+    /// Its wire name: the explicit `rename`, else the spec's `rename_all` rule applied here
+    /// (serde's own rule panics on some non-ASCII names, and a visible name reads better), else
+    /// the key as written.
+    pub fn wire_name(&self, rename_all: Option<&str>) -> String {
+        match (&self.rename, rename_all) {
+            (Some(wire), _) => wire.clone(),
+            (None, Some(rule)) => crate::names::apply_rename_rule(rule, &self.key),
+            (None, None) => self.key.clone(),
+        }
+    }
+}
+
 /// An enum: its values all strings or all integers.
 #[derive(Debug)]
 pub struct Enum {

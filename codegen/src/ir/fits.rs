@@ -6,8 +6,6 @@
 use crate::checked::{self, Shape};
 use crate::types::{PRIMITIVES, Ty};
 
-use super::types::wire_name;
-
 /// The `Fits` expression for an alternative of type `ty`, given the client's types.
 pub(super) fn fits(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str>) -> String {
     let (kinds, required) = shape_of(ty, types, rename_all);
@@ -73,7 +71,7 @@ fn shape_of(
                 .iter()
                 .filter(|field| field.ty.inner("Option").is_none())
                 .filter(|field| field.ty.inner("Nullable").is_none())
-                .map(|field| wire_name(field, rename_all))
+                .map(|field| field.wire_name(rename_all))
                 .collect();
             (vec!["remcall::__codegen::union::Fits::OBJECT"], required)
         }

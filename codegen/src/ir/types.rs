@@ -121,7 +121,7 @@ fn lower_field(
     let ty = cycles.box_recursion(&field.ty, owner);
     let rust = field.rust.clone();
     let bare = rust.trim_start_matches("r#");
-    let wire = wire_name(field, rename_all);
+    let wire = field.wire_name(rename_all);
     let doc = item_doc(field.doc.as_ref(), &field.key);
     Field {
         name: rust.clone(),
@@ -137,17 +137,6 @@ fn lower_field(
         constant: field.constant.is_some(),
         // As serde's derive: an `Option` is `None` when absent even when required.
         defaulted: ty.inner("Option").is_some() || ty.inner("Nullable").is_some(),
-    }
-}
-
-/// A field's wire name: the explicit `rename`, else the spec's `rename_all` rule applied here
-/// (serde's own rule panics on some non-ASCII names, and a visible name reads better), else the
-/// key as written.
-pub(super) fn wire_name(field: &checked::Field, rename_all: Option<&str>) -> String {
-    match (&field.rename, rename_all) {
-        (Some(wire), _) => wire.clone(),
-        (None, Some(rule)) => names::apply_rename_rule(rule, &field.key),
-        (None, None) => field.key.clone(),
     }
 }
 
