@@ -68,26 +68,7 @@ pub(super) fn lower_type(
             out.open = e.open;
             out.variants = e.values.iter().map(enum_variant).collect();
         }
-        Shape::Struct(s) => {
-            out.fields = s
-                .fields
-                .iter()
-                .map(|field| lower_field(field, cycles, type_name, rename_all))
-                .collect();
-            out.additional = s.additional.as_ref().map(Ty::render);
-            let required: Vec<&Field> = out
-                .fields
-                .iter()
-                .filter(|field| !field.defaulted && !field.constant)
-                .collect();
-            out.default = required.is_empty();
-            // Past seven arguments a constructor reads worse than the struct literal it saves.
-            if required.len() < out.fields.len() + usize::from(out.additional.is_some())
-                && (1..=MAX_CONSTRUCTOR_ARGS).contains(&required.len())
-            {
-                out.constructor = required.into_iter().cloned().collect();
-            }
-        }
+        Shape::Struct(s) => lower_struct(&mut out, s, cycles, type_name, rename_all),
         Shape::Union(u) => {
             out.is_union = true;
             out.open = u.open;
@@ -110,6 +91,34 @@ pub(super) fn lower_type(
         }
     }
     out
+}
+
+/// A struct's fields, and what it derives or is built with besides its fields.
+fn lower_struct(
+    out: &mut TypeDecl,
+    s: &checked::Struct,
+    cycles: &Containment,
+    type_name: &str,
+    rename_all: Option<&str>,
+) {
+    out.fields = s
+        .fields
+        .iter()
+        .map(|field| lower_field(field, cycles, type_name, rename_all))
+        .collect();
+    out.additional = s.additional.as_ref().map(Ty::render);
+    let required: Vec<&Field> = out
+        .fields
+        .iter()
+        .filter(|field| !field.defaulted && !field.constant)
+        .collect();
+    out.default = required.is_empty();
+    // Past seven arguments a constructor reads worse than the struct literal it saves.
+    if required.len() < out.fields.len() + usize::from(out.additional.is_some())
+        && (1..=MAX_CONSTRUCTOR_ARGS).contains(&required.len())
+    {
+        out.constructor = required.into_iter().cloned().collect();
+    }
 }
 
 fn lower_field(

@@ -51,13 +51,7 @@ impl Validator<'_> {
         fallback: Option<&Fallback>,
     ) -> Option<checked::Method> {
         self.method_name(key, name);
-        if def.rename.is_some() {
-            self.push(
-                self.spec
-                    .at_key(0, &format!("{key}.rename"), "`rename:` names an imported method in the client; this method is the spec's own")
-                    .help("name the method by its key; `rename:` is for `openapi:` entries without `request:`"),
-            );
-        }
+        self.no_rename(key, def);
         let request = self.request_line(key, def);
         let mut arg_names: HashMap<String, String> = HashMap::new();
         let path_params = self.params(key, "path", &def.path, &mut arg_names);
@@ -97,26 +91,7 @@ impl Validator<'_> {
         self.verb_allows(key, name, def, verb, idempotent, profile.as_ref());
         let path_params = path_params?;
         let (query, headers) = (query?, headers?);
-        let optional = query
-            .iter()
-            .chain(&headers)
-            .filter(|p| p.ty.inner("Option").is_some())
-            .count();
-        let named = optional > 0
-            && match def.call.or(self.spec.file.call) {
-                Some(CallStyle::Named) => true,
-                Some(CallStyle::Positional) => false,
-                // A reader cannot tell three `None`s apart; one or two read well enough.
-                None => optional > 2,
-            };
-        if named && self.spec.file.methods.contains_key(&format!("{name}_with")) {
-            self.push(
-                self.spec
-                    .at_key(0, key, format!("`{name}` takes its optional parameters by name and generates `{name}_with`, a method of the spec already"))
-                    .help(format!("rename the method `{name}_with`, or give `{name}` `call: positional`")),
-            );
-            return None;
-        }
+        let named = self.called_by_name(key, name, def, &query, &headers)?;
         Some(checked::Method {
             name: name.to_owned(),
             doc: def.doc.clone(),
@@ -144,6 +119,51 @@ impl Validator<'_> {
             fallback: has_fallback && def.fallback != Some(false),
             named,
         })
+    }
+
+    /// `rename:` is for imported methods: refused on the spec's own.
+    fn no_rename(&mut self, key: &str, def: &MethodDef) {
+        if def.rename.is_some() {
+            self.push(
+                self.spec
+                    .at_key(0, &format!("{key}.rename"), "`rename:` names an imported method in the client; this method is the spec's own")
+                    .help("name the method by its key; `rename:` is for `openapi:` entries without `request:`"),
+            );
+        }
+    }
+
+    /// Whether the method takes its optional parameters by name (a call with setters, and
+    /// `<name>_with`): as the spec says, else when it has more than two. `None` when the
+    /// `_with` method it would generate is one of the spec's.
+    fn called_by_name(
+        &mut self,
+        key: &str,
+        name: &str,
+        def: &MethodDef,
+        query: &[checked::Param],
+        headers: &[checked::Param],
+    ) -> Option<bool> {
+        let optional = query
+            .iter()
+            .chain(headers)
+            .filter(|p| p.ty.inner("Option").is_some())
+            .count();
+        let named = optional > 0
+            && match def.call.or(self.spec.file.call) {
+                Some(CallStyle::Named) => true,
+                Some(CallStyle::Positional) => false,
+                // A reader cannot tell three `None`s apart; one or two read well enough.
+                None => optional > 2,
+            };
+        if named && self.spec.file.methods.contains_key(&format!("{name}_with")) {
+            self.push(
+                self.spec
+                    .at_key(0, key, format!("`{name}` takes its optional parameters by name and generates `{name}_with`, a method of the spec already"))
+                    .help(format!("rename the method `{name}_with`, or give `{name}` `call: positional`")),
+            );
+            return None;
+        }
+        Some(named)
     }
 
     /// The body: its type, checked against its encoding; the argument is named `body`.

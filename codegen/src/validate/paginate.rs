@@ -5,7 +5,7 @@ use super::Validator;
 use crate::checked::{NextPage, Pagination};
 use crate::diagnostic::did_you_mean;
 use crate::names;
-use crate::spec::model::{MethodDef, PaginateDef, TypeDef};
+use crate::spec::model::{CursorDef, MethodDef, PaginateDef, TypeDef};
 use crate::types::Ty;
 
 impl Validator<'_> {
@@ -147,8 +147,19 @@ impl Validator<'_> {
                 });
         }
         let cursor = paginate.cursor.as_ref()?;
-        let at = format!("{at}.cursor");
-        let param = self.cursor_param(&at, def, &cursor.param)?;
+        self.cursor_next(&format!("{at}.cursor"), def, cursor, page, item)
+    }
+
+    /// A cursor sent back as a query parameter, from the last item or from the page.
+    fn cursor_next(
+        &mut self,
+        at: &str,
+        def: &MethodDef,
+        cursor: &CursorDef,
+        page: &Ty,
+        item: &Ty,
+    ) -> Option<NextPage> {
+        let param = self.cursor_param(at, def, &cursor.param)?;
         let resolve = |v: &mut Self, ty: &Ty, path: &str, what: &str| match v.field_path(ty, path) {
             Ok((_, wire)) => Some(wire),
             Err(message) => {
@@ -184,7 +195,7 @@ impl Validator<'_> {
             _ => {
                 self.push(self.spec.at(
                     0,
-                    &at,
+                    at,
                     "a cursor comes from the last item (`from_item:`) or from the page (`from:`): one of them",
                 ));
                 None

@@ -292,8 +292,29 @@ fn read_page<T: DeserializeOwned>(
                 format!("the page has no list at `{}`", shown(paging.items)),
             )
         })?;
-    let items = list
-        .iter()
+    let items = read_items(list)?;
+    // A URL that may not be followed still leaves this page's items to give.
+    let next = next_request(
+        &paging.next,
+        &page,
+        list,
+        items.len(),
+        &response,
+        request,
+        origins,
+    );
+    let content = (!list.is_empty()).then(|| content_hash(list));
+    Ok(Page {
+        items,
+        content,
+        next,
+        method: response_method,
+    })
+}
+
+/// The page's items, each as a `T`; the first that does not read fails the page.
+fn read_items<T: DeserializeOwned>(list: &[Value]) -> Result<Vec<T>, Error> {
+    list.iter()
         .enumerate()
         .map(|(i, item)| {
             T::deserialize(item).map_err(|e| {
@@ -304,30 +325,43 @@ fn read_page<T: DeserializeOwned>(
                 .with_source(e)
             })
         })
-        .collect::<Result<Vec<T>, Error>>()?;
-    // A URL that may not be followed still leaves this page's items to give.
-    let next = match &paging.next {
+        .collect()
+}
+
+/// The next page's request as `next` finds it in this page (`page`, its `list` of `count`
+/// items, the `response`'s headers) and this page's `request`; none after the last page, an
+/// error for a next URL off the client's endpoints.
+fn next_request(
+    next: &NextPage,
+    page: &Value,
+    list: &[Value],
+    count: usize,
+    response: &Response,
+    request: Request,
+    origins: &[(String, String)],
+) -> Result<Option<Request>, Error> {
+    match next {
         NextPage::ItemCursor {
             param,
             field,
             has_more,
         } => {
-            let more = has_more.is_none_or(|flag| at(&page, flag) == Some(&Value::Bool(true)));
+            let more = has_more.is_none_or(|flag| at(page, flag) == Some(&Value::Bool(true)));
             let cursor = list.last().and_then(|last| at(last, field)).and_then(text);
             Ok(cursor
                 .filter(|_| more)
                 .map(|cursor| request.with_query(param, cursor)))
         }
-        NextPage::BodyCursor { param, field } => Ok(at(&page, field)
+        NextPage::BodyCursor { param, field } => Ok(at(page, field)
             .and_then(text)
             .filter(|c| !c.is_empty())
             .map(|cursor| request.with_query(param, cursor))),
-        NextPage::BodyUrl { field } => at(&page, field)
+        NextPage::BodyUrl { field } => at(page, field)
             .and_then(Value::as_str)
             .filter(|url| !url.is_empty())
             .map(|url| next_at(request, url, origins))
             .transpose(),
-        NextPage::LinkHeader { rel } => link(&response, rel)
+        NextPage::LinkHeader { rel } => link(response, rel)
             .map(|url| next_at(request, &url, origins))
             .transpose(),
         NextPage::Offset {
@@ -336,11 +370,11 @@ fn read_page<T: DeserializeOwned>(
             total,
         } => {
             let offset = number_in(&request, param).unwrap_or(0);
-            let next = offset.saturating_add(items.len() as u64);
-            let more = !items.is_empty()
-                && !short(&request, *limit, items.len())
+            let next = offset.saturating_add(count as u64);
+            let more = count > 0
+                && !short(&request, *limit, count)
                 && total
-                    .and_then(|path| at(&page, path))
+                    .and_then(|path| at(page, path))
                     .and_then(Value::as_u64)
                     .is_none_or(|total| next < total);
             Ok(more.then(|| request.with_query(param, next.to_string())))
@@ -353,35 +387,31 @@ fn read_page<T: DeserializeOwned>(
             current,
         } => {
             let number = current
-                .and_then(|path| at(&page, path))
+                .and_then(|path| at(page, path))
                 .and_then(Value::as_u64)
                 .or_else(|| number_in(&request, param))
                 .unwrap_or(*first);
             let next = number.saturating_add(1);
-            let more = !items.is_empty()
-                && !short(&request, *limit, items.len())
+            let more = count > 0
+                && !short(&request, *limit, count)
                 && total_pages
-                    .and_then(|path| at(&page, path))
+                    .and_then(|path| at(page, path))
                     .and_then(Value::as_u64)
                     .is_none_or(|pages| next.saturating_sub(*first) < pages);
             Ok(more.then(|| request.with_query(param, next.to_string())))
         }
-    };
-    let content = (!list.is_empty()).then(|| {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        list.len().hash(&mut hasher);
-        for item in list {
-            item.to_string().hash(&mut hasher);
-        }
-        hasher.finish()
-    });
-    Ok(Page {
-        items,
-        content,
-        next,
-        method: response_method,
-    })
+    }
+}
+
+/// A hash of a page's items as they came: a server that ignores an offset gives the same again.
+fn content_hash(list: &[Value]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    list.len().hash(&mut hasher);
+    for item in list {
+        item.to_string().hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 /// The request for a next-page URL: its path and query sent to the client's endpoints, when it
