@@ -8,9 +8,9 @@ use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::log;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
-use crate::observe::log;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outbound::interceptor::{self, CallInfo};
 use crate::outcome::{self, AttemptFailure, FailedAttempt};

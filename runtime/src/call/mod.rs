@@ -21,6 +21,7 @@ mod admission;
 mod attempt;
 mod attempts;
 pub(crate) mod download;
+mod log;
 pub(crate) mod paginate;
 
 use tokio::time::Instant;

@@ -174,9 +174,9 @@ pub mod decode {
         response: Response,
         headers: fn(&Response) -> Result<H, Error>,
         body: fn(Response) -> Result<B, Error>,
-    ) -> Result<crate::WithHeaders<B, H>, Error> {
+    ) -> Result<WithHeaders<B, H>, Error> {
         let headers = headers(&response)?;
-        Ok(crate::WithHeaders {
+        Ok(WithHeaders {
             body: body(response)?,
             headers,
         })
