@@ -247,7 +247,19 @@ impl Loader {
     fn parse_text(&mut self, path: &Path, text: &str, quoted: bool) -> Option<SpecFile> {
         // A UTF-8 byte-order mark is legal in YAML but trips some parsers.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let spans = SpanIndex::build(text);
+        // Deep flow nesting costs the YAML scanner quadratic time before it refuses it: found
+        // here in one pass, as the importer does for a description.
+        let deep = remcall_openapi::nesting::check_flow_nesting(text).err();
+        let spans = match deep {
+            Some(deep) => Err((
+                Pos {
+                    line: deep.line,
+                    column: deep.column,
+                },
+                deep.to_string(),
+            )),
+            None => SpanIndex::build(text),
+        };
         self.sources.push(Source {
             path: path.to_path_buf(),
             spans: SpanIndex::default(),
