@@ -12,7 +12,9 @@ use serde_yaml::{Mapping, Value as Yaml};
 use crate::doc_text::for_rustdoc;
 use crate::escape::one_line;
 use crate::names;
-use crate::spec::{Auth, BodyOut, FieldOut, MethodOut, Paginate, ParamOut, Profile, Spec, TypeOut};
+use crate::spec::{
+    Auth, BodyOut, FieldOut, MethodOut, Paginate, ParamOut, Profile, Spec, Style, TypeOut,
+};
 use crate::ty::{Encoding, Ty};
 
 /// The spec's text.
@@ -350,7 +352,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
 }
 
 fn param_value(param: &ParamOut) -> Yaml {
-    let plain = param.wire.is_none() && param.doc.is_none() && !param.deep && !param.comma;
+    let plain = param.wire.is_none() && param.doc.is_none() && param.style == Style::Exploded;
     if plain {
         return ty(&param.ty);
     }
@@ -359,11 +361,11 @@ fn param_value(param: &ParamOut) -> Yaml {
     if let Some(wire) = &param.wire {
         out.insert("name".into(), wire.as_str().into());
     }
-    if param.deep {
-        out.insert("style".into(), "deep_object".into());
-    } else if param.comma {
-        out.insert("explode".into(), false.into());
-    }
+    match param.style {
+        Style::Deep => out.insert("style".into(), "deep_object".into()),
+        Style::Comma => out.insert("explode".into(), false.into()),
+        Style::Exploded => None,
+    };
     put_doc(&mut out, param.doc.as_deref());
     out.into()
 }

@@ -253,10 +253,13 @@ impl Builder<'_> {
     fn merged(&mut self, name: &str, own: &StructOut, inherited: Vec<FieldOut>) -> StructOut {
         let mut fields: Vec<FieldOut> = Vec::new();
         let mut widened = Vec::new();
+        // Whether a field became `serde_json::Value` (the spec then says less than the parts).
+        let mut loses = false;
         for field in inherited.into_iter().chain(own.fields.iter().cloned()) {
             match fields.iter_mut().find(|f| f.wire() == field.wire()) {
                 Some(existing) if !self.same_type(&existing.ty, &field.ty) => {
                     let ty = existing.ty.widest(&field.ty);
+                    loses |= ty.required() == &Ty::Value;
                     widened.push(format!(
                         "`{}` ({} or {}: {ty})",
                         field.wire(),
@@ -273,7 +276,7 @@ impl Builder<'_> {
         let top = self.docs.top();
         self.note(
             &top,
-            widened.iter().any(|w| w.ends_with(": serde_json::Value)")),
+            loses,
             format!(
                 "`{name}`: its `allOf` parts give {} different types; their fields are merged into it",
                 widened.join(", ")

@@ -190,6 +190,17 @@ pub(crate) struct PagesHint {
     pub(crate) dropshot: bool,
 }
 
+/// How a parameter's list or object is written on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// Repeated keys (a query list), or the value as it is.
+    Exploded,
+    /// A comma-separated list.
+    Comma,
+    /// `name[key]=value`.
+    Deep,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct ParamOut {
     pub(crate) key: String,
@@ -197,8 +208,8 @@ pub(crate) struct ParamOut {
     /// The wire name, when it is not the key (query and headers).
     pub(crate) wire: Option<String>,
     pub(crate) doc: Option<String>,
-    pub(crate) deep: bool,
-    pub(crate) comma: bool,
+    /// How a list or object goes on the wire.
+    pub(crate) style: Style,
     /// Where the description declares it (the operation, for a placeholder it does not).
     pub(crate) place: Place,
     /// Its schema's integer `default`, else its `minimum`: a page number's first page.

@@ -8,7 +8,7 @@ use super::Operation;
 use crate::document::Place;
 use crate::names;
 use crate::schema::doc;
-use crate::spec::{Builder, MethodOut, ParamOut};
+use crate::spec::{Builder, MethodOut, ParamOut, Style};
 use crate::ty::Ty;
 
 /// Headers the client sets itself: a parameter for them is dropped. (`Accept` is not one: the
@@ -70,8 +70,7 @@ impl Builder<'_> {
                 key: key.clone(),
                 ty,
                 doc: doc(&parameter),
-                deep: style == Style::Deep,
-                comma: style == Style::Comma,
+                style,
                 place: place.clone(),
                 least: ["default", "minimum"]
                     .iter()
@@ -260,8 +259,7 @@ impl Builder<'_> {
                 ty: Ty::String,
                 wire: None,
                 doc: None,
-                deep: false,
-                comma: false,
+                style: Style::Exploded,
                 place: operation.place.clone(),
                 least: None,
             });
@@ -377,17 +375,6 @@ impl Builder<'_> {
         }
         Style::Exploded
     }
-}
-
-/// How a parameter goes on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Style {
-    /// Repeated keys (a query list), or the value as it is.
-    Exploded,
-    /// A comma-separated list.
-    Comma,
-    /// `name[key]=value`.
-    Deep,
 }
 
 /// A parameter's schema: 3.x `schema` (or `content`), or the 2.0 parameter's own keywords.
