@@ -203,7 +203,7 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     ///
     #[doc = {{ "{:?}"|format(format!(" Optional parameters are set by name on the [`{}`] it returns, which is awaited: `.{}(..).await` (or all at once, [`Self::{}`]).", named.call, named.fields[0].setter.trim_start_matches("r#"), method.call_fn)) }}]
     pub fn {{ method.name }}<'a>(&'a self, {% for (name, ty) in named.required %}{{ name }}: {{ ty }}, {% endfor %}) -> {{ named.call }}<'a, F> {
-        {{ named.call }} { client: self, required: ({% for (name, _) in named.required %}{{ name }}, {% endfor %}), options: {{ named.options }}::default() }
+        {{ named.call }} { client: self, {% if !named.required.is_empty() %}required: ({% for (name, _) in named.required %}{{ name }}, {% endfor %}), {% endif %}options: {{ named.options }}::default() }
     }
 
     #[doc = {{ "{:?}"|format(format!(" {} with its optional parameters in a [`{}`].", method.self_link, named.options)) }}]

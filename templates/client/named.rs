@@ -17,7 +17,9 @@ pub struct {{ named.options }} {
 #[must_use = "a call is sent when it is awaited"]
 pub struct {{ named.call }}<'a, F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
     client: &'a {{ client.name }}<F>,
+    {%- if !named.required.is_empty() %}
     required: ({% for (_, ty) in named.required %}{{ ty }}, {% endfor %}),
+    {%- endif %}
     options: {{ named.options }},
 }
 
@@ -34,14 +36,18 @@ impl<'a, F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% 
 
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<{{ method.returns }}, remcall::Error> {
+        {%- if !named.required.is_empty() %}
         let ({% for (name, _) in named.required %}{{ name }}, {% endfor %}) = self.required;
+        {%- endif %}
         self.client.{{ method.call_fn }}({% for (name, _) in named.required %}{{ name }}, {% endfor %}&self.options).await
     }
     {%- if let Some(paging) = method.paging %}
 
     /// Its items, page after page (see [`{{ client.name }}::{{ paging.stream }}`]).
     pub fn stream(self) -> remcall::Pages<{{ paging.item }}> {
+        {%- if !named.required.is_empty() %}
         let ({% for (name, _) in named.required %}{{ name }}, {% endfor %}) = self.required;
+        {%- endif %}
         self.client.{{ paging.stream }}({% for (name, _) in named.required %}{{ name }}, {% endfor %}&self.options)
     }
     {%- endif %}

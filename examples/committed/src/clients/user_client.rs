@@ -407,7 +407,6 @@ impl<F: UserClientFallback> UserClient<F> {
     pub fn list_users<'a>(&'a self) -> ListUsersCall<'a, F> {
         ListUsersCall {
             client: self,
-            required: (),
             options: ListUsersOptions::default(),
         }
     }
@@ -523,7 +522,6 @@ pub struct ListUsersOptions {
 #[must_use = "a call is sent when it is awaited"]
 pub struct ListUsersCall<'a, F = remcall::NoFallback> {
     client: &'a UserClient<F>,
-    required: (),
     options: ListUsersOptions,
 }
 impl<F> std::fmt::Debug for ListUsersCall<'_, F> {
@@ -548,12 +546,10 @@ impl<'a, F: UserClientFallback> ListUsersCall<'a, F> {
     );
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<UserPage, remcall::Error> {
-        let () = self.required;
         self.client.list_users_with(&self.options).await
     }
     /// Its items, page after page (see [`UserClient::list_users_stream`]).
     pub fn stream(self) -> remcall::Pages<User> {
-        let () = self.required;
         self.client.list_users_stream(&self.options)
     }
 }

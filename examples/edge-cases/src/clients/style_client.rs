@@ -135,7 +135,6 @@ impl<F> StyleClient<F> {
     pub fn send<'a>(&'a self) -> SendCall<'a, F> {
         SendCall {
             client: self,
-            required: (),
             options: SendOptions::default(),
         }
     }
@@ -253,7 +252,6 @@ pub struct SendOptions {
 #[must_use = "a call is sent when it is awaited"]
 pub struct SendCall<'a, F = remcall::NoFallback> {
     client: &'a StyleClient<F>,
-    required: (),
     options: SendOptions,
 }
 impl<F> std::fmt::Debug for SendCall<'_, F> {
@@ -276,7 +274,6 @@ impl<'a, F> SendCall<'a, F> {
     );
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<(), remcall::Error> {
-        let () = self.required;
         self.client.send_with(&self.options).await
     }
 }
