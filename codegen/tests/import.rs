@@ -66,7 +66,7 @@ fn openapi_3_0_becomes_a_spec_with_every_feature() {
         "    one_of: [Card, Transfer]\n    tag: kind\n    mapping:\n      card: Card\n      Transfer: Transfer",
         // Path-level parameters through $ref, renamed placeholders, explode: false, headers.
         "    request: \"GET /orders/{order_id}\"",
-        "      expand:\n        type: Vec<String>\n        explode: false",
+        "      expand:\n        type: Option<Vec<String>>\n        explode: false",
         "      x_trace:\n        type: Option<String>\n        name: X-Trace",
         // Declared errors, several success shapes, an idempotency key instead of a parameter.
         "    errors:\n      \"404\": Problem\n      \"4XX\": Problem",
@@ -96,7 +96,7 @@ fn swagger_2_0_reads_host_form_data_files_and_basic_auth() {
     for expected in [
         "base_url: \"${PETS_CLIENT_URL:-https://pets.test/api}\"",
         "auth: { basic: { username: \"${PETS_CLIENT_USERNAME}\", password: \"${PETS_CLIENT_PASSWORD}\" } }",
-        "      tags:\n        type: Vec<String>\n        explode: false",
+        "      tags:\n        type: Option<Vec<String>>\n        explode: false",
         "  UploadPhotoForm:\n    fields:\n      photo: File\n      caption: Option<String>",
         "      type: UploadPhotoForm\n      as: multipart",
         "    body: NewPet",

@@ -91,11 +91,17 @@ async fn what_the_description_declares_goes_on_the_wire_and_comes_back_typed() {
         format: Some(Format::Ebook),
         author: None,
     };
-    // `search_books` in the description, renamed by the spec.
+    // `search_books` in the description, renamed by the spec. Its `fields` list is optional, as
+    // the description says: left out when not given (the last call).
     let books = shop
-        .find_books(Some(&filter), &["isbn".to_owned(), "title".to_owned()])
+        .find_books(
+            Some(&filter),
+            Some(&["isbn".to_owned(), "title".to_owned()]),
+        )
         .await
         .unwrap();
+    shop.find_books(None, None).await.unwrap();
+    assert_eq!(server.received()[1].uri, "/api/books");
     let request = &server.received()[0];
     assert_eq!(
         request.uri,

@@ -59,7 +59,9 @@ impl Builder<'_> {
             });
             if location == "path" {
                 ty = ty.required().clone();
-            } else if !required && !matches!(ty, Ty::Option(_) | Ty::Vec(_)) {
+            } else if !required && !matches!(ty, Ty::Option(_)) {
+                // A list too: an optional list is left out when not set, not sent empty, and
+                // counts towards the method taking its optional parameters by name.
                 ty = ty.optional();
             }
             let key = names::unique(&names::word(&wire), "_", &mut taken);
