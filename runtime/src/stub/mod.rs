@@ -92,7 +92,7 @@ impl std::fmt::Display for MissingFeature {
 
 impl std::fmt::Debug for MissingFeature {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(MISSING_FEATURE)
+        std::fmt::Display::fmt(self, f)
     }
 }
 
