@@ -315,3 +315,4 @@ pub trait {{ fallback }}: Send + Sync + 'static {
 impl {{ fallback }} for remcall::NoFallback {}
 {%- endif %}
 {%- include "client/stub.rs" %}
+{%- include "client/wire.rs" %}

@@ -2,6 +2,9 @@
 //!
 //! Exit codes: 0 ok, 1 an invalid spec or stale output, 2 usage or I/O errors.
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

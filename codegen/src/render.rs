@@ -82,9 +82,24 @@ fn format_items(items: &[&str], first_lines: &[usize]) -> Result<String, RenderE
             line: first_line + e.span().start().line,
             message: e.to_string(),
         })?;
-        out.push_str(&prettyplease::unparse(&file));
+        match written_as_is(item) {
+            Some(text) => {
+                out.push_str(text);
+                out.push('\n');
+            }
+            None => out.push_str(&prettyplease::unparse(&file)),
+        }
     }
     Ok(out)
+}
+
+/// A type's serde macro (templates/client/wire.rs), whose layout the template writes: prettyplease
+/// would run its tokens together as a paragraph, and rustfmt leaves a braced macro as it is.
+fn written_as_is(item: &str) -> Option<&str> {
+    let item = item.trim();
+    item.strip_prefix("remcall::__codegen::serde_")
+        .is_some()
+        .then_some(item)
 }
 
 /// The source cut into its top-level items (each with its attributes and doc comments): an

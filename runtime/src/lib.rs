@@ -69,6 +69,12 @@ pub mod __codegen {
     pub use crate::wire::multipart::{Files, Form, Multipart};
     pub use crate::wire::request::Request;
     pub use crate::wire::response::decode;
+    /// Each generated type's serde impls, one invocation per type (`wire/derive.rs`).
+    pub use crate::{
+        __serde_constant as serde_constant, __serde_int_enum as serde_int_enum,
+        __serde_str_enum as serde_str_enum, __serde_struct as serde_struct,
+        __serde_union as serde_union,
+    };
     /// Reading and writing structs: what generated code does instead of deriving serde's traits.
     pub mod record {
         pub use crate::wire::record::{

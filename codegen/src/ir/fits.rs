@@ -6,20 +6,20 @@
 use crate::checked::{self, Shape};
 use crate::types::{PRIMITIVES, Ty};
 
-/// The `Fits` expression for an alternative of type `ty`, given the client's types.
+/// What an alternative of type `ty` fits, as `serde_union!` takes it (`OBJECT | NULL requiring
+/// ["id"]`: `Fits` constants, and an object's required keys), given the client's types.
 pub(super) fn fits(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str>) -> String {
     let (kinds, required) = shape_of(ty, types, rename_all);
-    let mut out = kinds.join(".or(");
-    out.push_str(&")".repeat(kinds.len() - 1));
+    let mut out = kinds.join(" | ");
     if !required.is_empty() {
         // Debug-quoted: a wire name is untrusted text, written as a Rust literal.
         let keys: Vec<String> = required.iter().map(|key| format!("{key:?}")).collect();
-        out.push_str(&format!(".requiring(&[{}])", keys.join(", ")));
+        out.push_str(&format!(" requiring [{}]", keys.join(", ")));
     }
     out
 }
 
-const ANY: &str = "remcall::__codegen::union::Fits::ANY";
+const ANY: &str = "ANY";
 
 /// The kinds (as `Fits` constants) and, for an object, the required wire names.
 fn shape_of(
@@ -32,7 +32,7 @@ fn shape_of(
         if let Some(inner) = ty.inner(wrapper) {
             let (mut kinds, required) = shape_of(inner, types, rename_all);
             if kinds != [ANY] {
-                kinds.push("remcall::__codegen::union::Fits::NULL");
+                kinds.push("NULL");
             }
             return (kinds, required);
         }
@@ -42,20 +42,20 @@ fn shape_of(
     }
     let Ty::Path { segments, .. } = ty else {
         return match ty {
-            Ty::Tuple(items) if items.is_empty() => kind("remcall::__codegen::union::Fits::NULL"),
-            _ => kind("remcall::__codegen::union::Fits::ARRAY"),
+            Ty::Tuple(items) if items.is_empty() => kind("NULL"),
+            _ => kind("ARRAY"),
         };
     };
     let [name] = segments.as_slice() else {
         return kind(ANY);
     };
     match name.as_str() {
-        "String" | "char" => return kind("remcall::__codegen::union::Fits::STRING"),
-        "bool" => return kind("remcall::__codegen::union::Fits::BOOL"),
-        "Vec" => return kind("remcall::__codegen::union::Fits::ARRAY"),
-        "HashMap" | "BTreeMap" => return kind("remcall::__codegen::union::Fits::OBJECT"),
+        "String" | "char" => return kind("STRING"),
+        "bool" => return kind("BOOL"),
+        "Vec" => return kind("ARRAY"),
+        "HashMap" | "BTreeMap" => return kind("OBJECT"),
         number if PRIMITIVES.contains(&number) => {
-            return kind("remcall::__codegen::union::Fits::NUMBER");
+            return kind("NUMBER");
         }
         _ => {}
     }
@@ -73,10 +73,10 @@ fn shape_of(
                 .filter(|field| field.ty.inner("Nullable").is_none())
                 .map(|field| field.wire_name(rename_all))
                 .collect();
-            (vec!["remcall::__codegen::union::Fits::OBJECT"], required)
+            (vec!["OBJECT"], required)
         }
-        Some(Shape::Enum(e)) if e.integer => kind("remcall::__codegen::union::Fits::NUMBER"),
-        Some(Shape::Enum(_)) => kind("remcall::__codegen::union::Fits::STRING"),
+        Some(Shape::Enum(e)) if e.integer => kind("NUMBER"),
+        Some(Shape::Enum(_)) => kind("STRING"),
         _ => kind(ANY),
     }
 }

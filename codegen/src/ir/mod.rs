@@ -70,11 +70,6 @@ pub struct TypeDecl {
     pub name: String,
     /// The generic parameters as written after the name, `<T>` (or nothing).
     pub params: String,
-    /// Each parameter bound to be read, for the impls that read the struct:
-    /// `, T: remcall::serde::Deserialize<'de>`.
-    pub read_bounds: String,
-    /// The same for the impl that writes it: `<T: remcall::serde::Serialize>`.
-    pub write_bounds: String,
     /// Rustdoc lines.
     pub doc: Vec<String>,
     /// Struct fields (empty for enums and unions).
@@ -142,6 +137,21 @@ pub struct Field {
     pub nullable: bool,
     /// A constant field: its marker type, which has one value.
     pub constant: bool,
+}
+
+impl Field {
+    /// How `serde_struct!` writes and reads it: `required` (written always, must come),
+    /// `optional` (left out when absent, absent when missing) or `nullable` (written always, `None`
+    /// when missing).
+    pub fn mode(&self) -> &'static str {
+        if self.optional || self.nullable {
+            "optional"
+        } else if self.defaulted {
+            "nullable"
+        } else {
+            "required"
+        }
+    }
 }
 
 /// A client method.

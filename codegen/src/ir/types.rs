@@ -32,21 +32,6 @@ pub(super) fn lower_type(
         } else {
             format!("<{}>", decl.generics.join(", "))
         },
-        read_bounds: decl
-            .generics
-            .iter()
-            .map(|g| format!(", {g}: remcall::serde::Deserialize<'de>"))
-            .collect(),
-        write_bounds: if decl.generics.is_empty() {
-            String::new()
-        } else {
-            let bounds: Vec<String> = decl
-                .generics
-                .iter()
-                .map(|g| format!("{g}: remcall::serde::Serialize"))
-                .collect();
-            format!("<{}>", bounds.join(", "))
-        },
         doc,
         fields: Vec::new(),
         additional: None,

@@ -2,6 +2,7 @@
 //! and how a response becomes its result (JSON, enums, unions, downloads, pages).
 
 pub(crate) mod constant;
+mod derive;
 pub(crate) mod enums;
 pub(crate) mod multipart;
 pub(crate) mod nullable;

@@ -16,102 +16,10 @@ impl Entry {
         }
     }
 }
-impl remcall::serde::Serialize for Entry {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Entry",
-            &[
-                ("account", Some(&self.account)),
-                ("cents", Some(&self.cents)),
-                ("memo", remcall::__codegen::record::Optional::present(&self.memo)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Entry {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Entry {
-    type Slots = (Option<String>, Option<i64>, Option<Option<String>>);
-    const NAME: &'static str = "Entry";
-    const FIELDS: &'static [&'static str] = &["account", "cents", "memo"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            account: slots.0.ok_or("account")?,
-            cents: slots.1.ok_or("cents")?,
-            memo: slots.2.unwrap_or_default(),
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Receipt {
     pub id: i64,
     pub balance_cents: i64,
-}
-impl remcall::serde::Serialize for Receipt {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Receipt",
-            &[("id", Some(&self.id)), ("balance_cents", Some(&self.balance_cents))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Receipt {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Receipt {
-    type Slots = (Option<i64>, Option<i64>);
-    const NAME: &'static str = "Receipt";
-    const FIELDS: &'static [&'static str] = &["id", "balance_cents"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            balance_cents: slots.1.ok_or("balance_cents")?,
-        })
-    }
 }
 static APPEND: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
@@ -260,5 +168,18 @@ impl<F> LedgerClientBuilder<F> {
             inner: self.inner.build()?,
             fallback: std::sync::Arc::new(self.fallback),
         })
+    }
+}
+remcall::__codegen::serde_struct! {
+    Entry {
+        required account: String = "account",
+        required cents: i64 = "cents",
+        optional memo: Option<String> = "memo",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Receipt {
+        required id: i64 = "id",
+        required balance_cents: i64 = "balance_cents",
     }
 }

@@ -7,55 +7,6 @@ pub struct Entity {
     pub created: i64,
     pub livemode: bool,
 }
-impl remcall::serde::Serialize for Entity {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Entity",
-            &[
-                ("id", Some(&self.id)),
-                ("created", Some(&self.created)),
-                ("livemode", Some(&self.livemode)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Entity {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Entity {
-    type Slots = (Option<String>, Option<i64>, Option<bool>);
-    const NAME: &'static str = "Entity";
-    const FIELDS: &'static [&'static str] = &["id", "created", "livemode"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            created: slots.1.ok_or("created")?,
-            livemode: slots.2.ok_or("livemode")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Customer {
     pub id: String,
@@ -93,155 +44,12 @@ impl Customer {
         }
     }
 }
-impl remcall::serde::Serialize for Customer {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Customer",
-            &[
-                ("id", Some(&self.id)),
-                ("created", Some(&self.created)),
-                ("livemode", Some(&self.livemode)),
-                ("email", remcall::__codegen::record::Optional::present(&self.email)),
-                ("description", Some(&self.description)),
-                ("balance", Some(&self.balance)),
-                ("status", Some(&self.status)),
-                ("tier", Some(&self.tier)),
-                ("metadata", Some(&self.metadata)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Customer {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Customer {
-    type Slots = (
-        Option<String>,
-        Option<i64>,
-        Option<bool>,
-        Option<Option<String>>,
-        Option<Option<String>>,
-        Option<i64>,
-        Option<CustomerStatus>,
-        Option<Tier>,
-        Option<std::collections::HashMap<String, String>>,
-    );
-    const NAME: &'static str = "Customer";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "created",
-        "livemode",
-        "email",
-        "description",
-        "balance",
-        "status",
-        "tier",
-        "metadata",
-    ];
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            3 => remcall::__codegen::record::slot(&mut slots.3, map),
-            4 => remcall::__codegen::record::slot(&mut slots.4, map),
-            5 => remcall::__codegen::record::slot(&mut slots.5, map),
-            6 => remcall::__codegen::record::slot(&mut slots.6, map),
-            7 => remcall::__codegen::record::slot(&mut slots.7, map),
-            _ => remcall::__codegen::record::slot(&mut slots.8, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            created: slots.1.ok_or("created")?,
-            livemode: slots.2.ok_or("livemode")?,
-            email: slots.3.unwrap_or_default(),
-            description: slots.4.unwrap_or_default(),
-            balance: slots.5.ok_or("balance")?,
-            status: slots.6.ok_or("status")?,
-            tier: slots.7.ok_or("tier")?,
-            metadata: slots.8.ok_or("metadata")?,
-        })
-    }
-}
 /// What a PATCH changes; an absent field is left alone, a null one is cleared.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CustomerPatch {
     pub email: remcall::Nullable<String>,
     pub description: remcall::Nullable<String>,
     pub balance: Option<i64>,
-}
-impl remcall::serde::Serialize for CustomerPatch {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "CustomerPatch",
-            &[
-                ("email", remcall::__codegen::record::Optional::present(&self.email)),
-                (
-                    "description",
-                    remcall::__codegen::record::Optional::present(&self.description),
-                ),
-                ("balance", remcall::__codegen::record::Optional::present(&self.balance)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for CustomerPatch {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for CustomerPatch {
-    type Slots = (
-        Option<remcall::Nullable<String>>,
-        Option<remcall::Nullable<String>>,
-        Option<Option<i64>>,
-    );
-    const NAME: &'static str = "CustomerPatch";
-    const FIELDS: &'static [&'static str] = &["email", "description", "balance"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            email: slots.0.unwrap_or_default(),
-            description: slots.1.unwrap_or_default(),
-            balance: slots.2.unwrap_or_default(),
-        })
-    }
 }
 /// Open, so a status the API adds later does not break this client.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -251,42 +59,6 @@ pub enum CustomerStatus {
     Closed,
     /// A value this client does not know.
     Other(String),
-}
-impl remcall::serde::Serialize for CustomerStatus {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer
-            .serialize_str(
-                match self {
-                    Self::Active => "active",
-                    Self::Delinquent => "delinquent",
-                    Self::Closed => "closed",
-                    Self::Other(value) => value,
-                },
-            )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for CustomerStatus {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::str_enum(
-            deserializer,
-            "CustomerStatus",
-            |wire| Some(
-                match wire {
-                    "active" => Self::Active,
-                    "delinquent" => Self::Delinquent,
-                    "closed" => Self::Closed,
-                    _ => return None,
-                },
-            ),
-            Some(Self::Other),
-            &[],
-        )
-    }
 }
 /// An integer enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -300,34 +72,6 @@ pub enum Tier {
     /// A value this client does not know.
     Other(i64),
 }
-impl remcall::serde::Serialize for Tier {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer
-            .serialize_i64(
-                match self {
-                    Self::Free => 0,
-                    Self::Standard => 1,
-                    Self::Premium => 2,
-                    Self::Other(value) => *value,
-                },
-            )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Tier {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::int_enum(
-            deserializer,
-            "Tier",
-            &[(0, Self::Free), (1, Self::Standard), (2, Self::Premium)],
-            Some(Self::Other),
-        )
-    }
-}
 /// Values that are not identifiers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Vote {
@@ -337,41 +81,6 @@ pub enum Vote {
     Minus1,
     /// The empty string.
     Empty,
-}
-impl remcall::serde::Serialize for Vote {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer
-            .serialize_str(
-                match self {
-                    Self::Plus1 => "+1",
-                    Self::Minus1 => "-1",
-                    Self::Empty => "",
-                },
-            )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Vote {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::str_enum(
-            deserializer,
-            "Vote",
-            |wire| Some(
-                match wire {
-                    "+1" => Self::Plus1,
-                    "-1" => Self::Minus1,
-                    "" => Self::Empty,
-                    _ => return None,
-                },
-            ),
-            None,
-            &["+1", "-1", ""],
-        )
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Card {
@@ -401,78 +110,6 @@ impl Card {
         }
     }
 }
-impl remcall::serde::Serialize for Card {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Card",
-            &[
-                ("id", Some(&self.id)),
-                ("created", Some(&self.created)),
-                ("livemode", Some(&self.livemode)),
-                ("object", Some(&self.object)),
-                ("brand", Some(&self.brand)),
-                ("last4", Some(&self.last4)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Card {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Card {
-    type Slots = (
-        Option<String>,
-        Option<i64>,
-        Option<bool>,
-        Option<CardObject>,
-        Option<String>,
-        Option<String>,
-    );
-    const NAME: &'static str = "Card";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "created",
-        "livemode",
-        "object",
-        "brand",
-        "last4",
-    ];
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            3 => remcall::__codegen::record::slot(&mut slots.3, map),
-            4 => remcall::__codegen::record::slot(&mut slots.4, map),
-            _ => remcall::__codegen::record::slot(&mut slots.5, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            created: slots.1.ok_or("created")?,
-            livemode: slots.2.ok_or("livemode")?,
-            object: slots.3.ok_or("object")?,
-            brand: slots.4.ok_or("brand")?,
-            last4: slots.5.ok_or("last4")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct BankAccount {
     pub id: String,
@@ -481,78 +118,6 @@ pub struct BankAccount {
     pub object: String,
     pub bank_name: String,
     pub last4: String,
-}
-impl remcall::serde::Serialize for BankAccount {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "BankAccount",
-            &[
-                ("id", Some(&self.id)),
-                ("created", Some(&self.created)),
-                ("livemode", Some(&self.livemode)),
-                ("object", Some(&self.object)),
-                ("bank_name", Some(&self.bank_name)),
-                ("last4", Some(&self.last4)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for BankAccount {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for BankAccount {
-    type Slots = (
-        Option<String>,
-        Option<i64>,
-        Option<bool>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    );
-    const NAME: &'static str = "BankAccount";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "created",
-        "livemode",
-        "object",
-        "bank_name",
-        "last4",
-    ];
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            3 => remcall::__codegen::record::slot(&mut slots.3, map),
-            4 => remcall::__codegen::record::slot(&mut slots.4, map),
-            _ => remcall::__codegen::record::slot(&mut slots.5, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            created: slots.1.ok_or("created")?,
-            livemode: slots.2.ok_or("livemode")?,
-            object: slots.3.ok_or("object")?,
-            bank_name: slots.4.ok_or("bank_name")?,
-            last4: slots.5.ok_or("last4")?,
-        })
-    }
 }
 /// A card or a bank account, told apart by `object`.
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
@@ -563,69 +128,12 @@ pub enum PaymentSource {
     /// A value none of the alternatives reads, kept as it came.
     Other(remcall::serde_json::Value),
 }
-impl<'de> remcall::serde::Deserialize<'de> for PaymentSource {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::union::tagged(
-            deserializer,
-            "PaymentSource",
-            "object",
-            &[
-                (
-                    "card",
-                    |value| {
-                        <Card as remcall::serde::Deserialize>::deserialize(value)
-                            .map(Self::Card)
-                    },
-                ),
-                (
-                    "bank_account",
-                    |value| {
-                        <BankAccount as remcall::serde::Deserialize>::deserialize(value)
-                            .map(Self::BankAccount)
-                    },
-                ),
-            ],
-            Some(Self::Other),
-        )
-    }
-}
 /// An amount in cents, or a named amount.
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde", untagged)]
 pub enum Amount {
     I64(i64),
     String(String),
-}
-impl<'de> remcall::serde::Deserialize<'de> for Amount {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::union::untagged(
-            deserializer,
-            "Amount",
-            &[
-                (
-                    "I64",
-                    remcall::__codegen::union::Fits::NUMBER,
-                    |value| {
-                        <i64 as remcall::serde::Deserialize>::deserialize(value)
-                            .map(Self::I64)
-                    },
-                ),
-                (
-                    "String",
-                    remcall::__codegen::union::Fits::STRING,
-                    |value| {
-                        <String as remcall::serde::Deserialize>::deserialize(value)
-                            .map(Self::String)
-                    },
-                ),
-            ],
-            None,
-        )
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Charge {
@@ -661,88 +169,6 @@ impl Charge {
         }
     }
 }
-impl remcall::serde::Serialize for Charge {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write_with_others(
-            serializer,
-            &[
-                ("id", Some(&self.id)),
-                ("created", Some(&self.created)),
-                ("livemode", Some(&self.livemode)),
-                ("amount", Some(&self.amount)),
-                ("source", Some(&self.source)),
-                ("vote", remcall::__codegen::record::Optional::present(&self.vote)),
-            ],
-            &self.additional_properties,
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Charge {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Charge {
-    type Slots = (
-        Option<String>,
-        Option<i64>,
-        Option<bool>,
-        Option<Amount>,
-        Option<PaymentSource>,
-        Option<Option<Vote>>,
-        std::collections::BTreeMap<String, remcall::serde_json::Value>,
-    );
-    const NAME: &'static str = "Charge";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "created",
-        "livemode",
-        "amount",
-        "source",
-        "vote",
-    ];
-    const KEEPS_OTHERS: bool = true;
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, std::collections::BTreeMap::new())
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            3 => remcall::__codegen::record::slot(&mut slots.3, map),
-            4 => remcall::__codegen::record::slot(&mut slots.4, map),
-            _ => remcall::__codegen::record::slot(&mut slots.5, map),
-        }
-    }
-    fn read_other<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        key: String,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        remcall::__codegen::record::other(&mut slots.6, key, map)
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            created: slots.1.ok_or("created")?,
-            livemode: slots.2.ok_or("livemode")?,
-            amount: slots.3.ok_or("amount")?,
-            source: slots.4.ok_or("source")?,
-            vote: slots.5.unwrap_or_default(),
-            additional_properties: slots.6,
-        })
-    }
-}
 /// A file and what it is for, sent as multipart/form-data.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileUpload {
@@ -769,136 +195,11 @@ impl FileUpload {
         }
     }
 }
-impl remcall::serde::Serialize for FileUpload {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "FileUpload",
-            &[
-                ("purpose", Some(&self.purpose)),
-                ("file", Some(&self.file)),
-                ("attachments", Some(&self.attachments)),
-                ("tags", Some(&self.tags)),
-                ("note", remcall::__codegen::record::Optional::present(&self.note)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for FileUpload {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for FileUpload {
-    type Slots = (
-        Option<String>,
-        Option<remcall::File>,
-        Option<Vec<remcall::File>>,
-        Option<Vec<String>>,
-        Option<Option<String>>,
-    );
-    const NAME: &'static str = "FileUpload";
-    const FIELDS: &'static [&'static str] = &[
-        "purpose",
-        "file",
-        "attachments",
-        "tags",
-        "note",
-    ];
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            3 => remcall::__codegen::record::slot(&mut slots.3, map),
-            _ => remcall::__codegen::record::slot(&mut slots.4, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            purpose: slots.0.ok_or("purpose")?,
-            file: slots.1.ok_or("file")?,
-            attachments: slots.2.ok_or("attachments")?,
-            tags: slots.3.ok_or("tags")?,
-            note: slots.4.unwrap_or_default(),
-        })
-    }
-}
-impl remcall::__codegen::Multipart for FileUpload {
-    fn parts(&self, form: &mut remcall::__codegen::Form) {
-        form.text("purpose", &self.purpose);
-        form.file("file", &self.file);
-        form.file("attachments", &self.attachments);
-        form.text("tags", &self.tags);
-        form.text("note", &self.note);
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredFile {
     pub id: String,
     pub size: u64,
     pub purpose: String,
-}
-impl remcall::serde::Serialize for StoredFile {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "StoredFile",
-            &[
-                ("id", Some(&self.id)),
-                ("size", Some(&self.size)),
-                ("purpose", Some(&self.purpose)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for StoredFile {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for StoredFile {
-    type Slots = (Option<String>, Option<u64>, Option<String>);
-    const NAME: &'static str = "StoredFile";
-    const FIELDS: &'static [&'static str] = &["id", "size", "purpose"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            size: slots.1.ok_or("size")?,
-            purpose: slots.2.ok_or("purpose")?,
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteOptions {
@@ -914,156 +215,15 @@ impl DeleteOptions {
         }
     }
 }
-impl remcall::serde::Serialize for DeleteOptions {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "DeleteOptions",
-            &[
-                ("reason", Some(&self.reason)),
-                (
-                    "grace_seconds",
-                    remcall::__codegen::record::Optional::present(&self.grace_seconds),
-                ),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for DeleteOptions {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for DeleteOptions {
-    type Slots = (Option<String>, Option<Option<u32>>);
-    const NAME: &'static str = "DeleteOptions";
-    const FIELDS: &'static [&'static str] = &["reason", "grace_seconds"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            reason: slots.0.ok_or("reason")?,
-            grace_seconds: slots.1.unwrap_or_default(),
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChargeFilter {
     pub status: Option<String>,
     pub created: Option<Range>,
 }
-impl remcall::serde::Serialize for ChargeFilter {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "ChargeFilter",
-            &[
-                ("status", remcall::__codegen::record::Optional::present(&self.status)),
-                ("created", remcall::__codegen::record::Optional::present(&self.created)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for ChargeFilter {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for ChargeFilter {
-    type Slots = (Option<Option<String>>, Option<Option<Range>>);
-    const NAME: &'static str = "ChargeFilter";
-    const FIELDS: &'static [&'static str] = &["status", "created"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            status: slots.0.unwrap_or_default(),
-            created: slots.1.unwrap_or_default(),
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Range {
     pub gte: Option<i64>,
     pub lt: Option<i64>,
-}
-impl remcall::serde::Serialize for Range {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Range",
-            &[
-                ("gte", remcall::__codegen::record::Optional::present(&self.gte)),
-                ("lt", remcall::__codegen::record::Optional::present(&self.lt)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Range {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Range {
-    type Slots = (Option<Option<i64>>, Option<Option<i64>>);
-    const NAME: &'static str = "Range";
-    const FIELDS: &'static [&'static str] = &["gte", "lt"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            gte: slots.0.unwrap_or_default(),
-            lt: slots.1.unwrap_or_default(),
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
@@ -1079,202 +239,21 @@ impl Page {
         }
     }
 }
-impl remcall::serde::Serialize for Page {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Page",
-            &[
-                ("limit", Some(&self.limit)),
-                (
-                    "starting_after",
-                    remcall::__codegen::record::Optional::present(&self.starting_after),
-                ),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Page {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Page {
-    type Slots = (Option<u32>, Option<Option<String>>);
-    const NAME: &'static str = "Page";
-    const FIELDS: &'static [&'static str] = &["limit", "starting_after"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            limit: slots.0.ok_or("limit")?,
-            starting_after: slots.1.unwrap_or_default(),
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refund {
     pub id: String,
     pub charge: String,
     pub amount: i64,
 }
-impl remcall::serde::Serialize for Refund {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Refund",
-            &[
-                ("id", Some(&self.id)),
-                ("charge", Some(&self.charge)),
-                ("amount", Some(&self.amount)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Refund {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Refund {
-    type Slots = (Option<String>, Option<String>, Option<i64>);
-    const NAME: &'static str = "Refund";
-    const FIELDS: &'static [&'static str] = &["id", "charge", "amount"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            charge: slots.1.ok_or("charge")?,
-            amount: slots.2.ok_or("amount")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewRefund {
     pub charge: String,
     pub amount: i64,
 }
-impl remcall::serde::Serialize for NewRefund {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "NewRefund",
-            &[("charge", Some(&self.charge)), ("amount", Some(&self.amount))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for NewRefund {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for NewRefund {
-    type Slots = (Option<String>, Option<i64>);
-    const NAME: &'static str = "NewRefund";
-    const FIELDS: &'static [&'static str] = &["charge", "amount"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            charge: slots.0.ok_or("charge")?,
-            amount: slots.1.ok_or("amount")?,
-        })
-    }
-}
 /// The API's error body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     pub error: ErrorDetail,
-}
-impl remcall::serde::Serialize for ApiError {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "ApiError",
-            &[("error", Some(&self.error))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for ApiError {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for ApiError {
-    type Slots = (Option<ErrorDetail>,);
-    const NAME: &'static str = "ApiError";
-    const FIELDS: &'static [&'static str] = &["error"];
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        let _ = index;
-        remcall::__codegen::record::slot(&mut slots.0, map)
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            error: slots.0.ok_or("error")?,
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorDetail {
@@ -1292,142 +271,13 @@ impl ErrorDetail {
         }
     }
 }
-impl remcall::serde::Serialize for ErrorDetail {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "ErrorDetail",
-            &[
-                ("type", Some(&self.r#type)),
-                ("message", Some(&self.message)),
-                ("code", remcall::__codegen::record::Optional::present(&self.code)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for ErrorDetail {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for ErrorDetail {
-    type Slots = (Option<String>, Option<String>, Option<Option<String>>);
-    const NAME: &'static str = "ErrorDetail";
-    const FIELDS: &'static [&'static str] = &["type", "message", "code"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            r#type: slots.0.ok_or("type")?,
-            message: slots.1.ok_or("message")?,
-            code: slots.2.unwrap_or_default(),
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Missing {
     pub missing: String,
 }
-impl remcall::serde::Serialize for Missing {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Missing",
-            &[("missing", Some(&self.missing))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Missing {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Missing {
-    type Slots = (Option<String>,);
-    const NAME: &'static str = "Missing";
-    const FIELDS: &'static [&'static str] = &["missing"];
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        let _ = index;
-        remcall::__codegen::record::slot(&mut slots.0, map)
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            missing: slots.0.ok_or("missing")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewCustomer {
     pub email: String,
-}
-impl remcall::serde::Serialize for NewCustomer {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "NewCustomer",
-            &[("email", Some(&self.email))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for NewCustomer {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for NewCustomer {
-    type Slots = (Option<String>,);
-    const NAME: &'static str = "NewCustomer";
-    const FIELDS: &'static [&'static str] = &["email"];
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        let _ = index;
-        remcall::__codegen::record::slot(&mut slots.0, map)
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            email: slots.0.ok_or("email")?,
-        })
-    }
 }
 /// An accepted request that finishes later.
 #[derive(Debug, Clone, PartialEq)]
@@ -1435,289 +285,29 @@ pub struct Job {
     pub job_id: String,
     pub status_url: String,
 }
-impl remcall::serde::Serialize for Job {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Job",
-            &[("job_id", Some(&self.job_id)), ("status_url", Some(&self.status_url))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Job {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Job {
-    type Slots = (Option<String>, Option<String>);
-    const NAME: &'static str = "Job";
-    const FIELDS: &'static [&'static str] = &["job_id", "status_url"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            job_id: slots.0.ok_or("job_id")?,
-            status_url: slots.1.ok_or("status_url")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Balance {
     pub available: i64,
     pub pending: i64,
-}
-impl remcall::serde::Serialize for Balance {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Balance",
-            &[("available", Some(&self.available)), ("pending", Some(&self.pending))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Balance {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Balance {
-    type Slots = (Option<i64>, Option<i64>);
-    const NAME: &'static str = "Balance";
-    const FIELDS: &'static [&'static str] = &["available", "pending"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            available: slots.0.ok_or("available")?,
-            pending: slots.1.ok_or("pending")?,
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct CustomerList {
     pub data: Vec<Customer>,
     pub has_more: bool,
 }
-impl remcall::serde::Serialize for CustomerList {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "CustomerList",
-            &[("data", Some(&self.data)), ("has_more", Some(&self.has_more))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for CustomerList {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for CustomerList {
-    type Slots = (Option<Vec<Customer>>, Option<bool>);
-    const NAME: &'static str = "CustomerList";
-    const FIELDS: &'static [&'static str] = &["data", "has_more"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            data: slots.0.ok_or("data")?,
-            has_more: slots.1.ok_or("has_more")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventPage {
     pub events: Vec<Event>,
     pub meta: PageMeta,
 }
-impl remcall::serde::Serialize for EventPage {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "EventPage",
-            &[("events", Some(&self.events)), ("meta", Some(&self.meta))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for EventPage {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for EventPage {
-    type Slots = (Option<Vec<Event>>, Option<PageMeta>);
-    const NAME: &'static str = "EventPage";
-    const FIELDS: &'static [&'static str] = &["events", "meta"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            events: slots.0.ok_or("events")?,
-            meta: slots.1.ok_or("meta")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PageMeta {
     pub next_cursor: Option<String>,
-}
-impl remcall::serde::Serialize for PageMeta {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "PageMeta",
-            &[
-                (
-                    "next_cursor",
-                    remcall::__codegen::record::Optional::present(&self.next_cursor),
-                ),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for PageMeta {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for PageMeta {
-    type Slots = (Option<Option<String>>,);
-    const NAME: &'static str = "PageMeta";
-    const FIELDS: &'static [&'static str] = &["next_cursor"];
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        let _ = index;
-        remcall::__codegen::record::slot(&mut slots.0, map)
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            next_cursor: slots.0.unwrap_or_default(),
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     pub id: String,
     pub kind: String,
-}
-impl remcall::serde::Serialize for Event {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Event",
-            &[("id", Some(&self.id)), ("kind", Some(&self.kind))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Event {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Event {
-    type Slots = (Option<String>, Option<String>);
-    const NAME: &'static str = "Event";
-    const FIELDS: &'static [&'static str] = &["id", "kind"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            kind: slots.1.ok_or("kind")?,
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct InvoicePage {
@@ -1731,55 +321,6 @@ impl InvoicePage {
             invoices: invoices.into(),
             next_page_uri: Default::default(),
         }
-    }
-}
-impl remcall::serde::Serialize for InvoicePage {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "InvoicePage",
-            &[
-                ("invoices", Some(&self.invoices)),
-                (
-                    "next_page_uri",
-                    remcall::__codegen::record::Optional::present(&self.next_page_uri),
-                ),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for InvoicePage {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for InvoicePage {
-    type Slots = (Option<Vec<Invoice>>, Option<Option<String>>);
-    const NAME: &'static str = "InvoicePage";
-    const FIELDS: &'static [&'static str] = &["invoices", "next_page_uri"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            invoices: slots.0.ok_or("invoices")?,
-            next_page_uri: slots.1.unwrap_or_default(),
-        })
     }
 }
 #[derive(Debug, Clone, PartialEq)]
@@ -1796,222 +337,23 @@ impl EventResults {
         }
     }
 }
-impl remcall::serde::Serialize for EventResults {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "EventResults",
-            &[
-                ("results", Some(&self.results)),
-                ("total", remcall::__codegen::record::Optional::present(&self.total)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for EventResults {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for EventResults {
-    type Slots = (Option<Vec<Event>>, Option<Option<u64>>);
-    const NAME: &'static str = "EventResults";
-    const FIELDS: &'static [&'static str] = &["results", "total"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            results: slots.0.ok_or("results")?,
-            total: slots.1.unwrap_or_default(),
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchivePage {
     pub events: Vec<Event>,
     pub paging: ArchivePaging,
 }
-impl remcall::serde::Serialize for ArchivePage {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "ArchivePage",
-            &[("events", Some(&self.events)), ("paging", Some(&self.paging))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for ArchivePage {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for ArchivePage {
-    type Slots = (Option<Vec<Event>>, Option<ArchivePaging>);
-    const NAME: &'static str = "ArchivePage";
-    const FIELDS: &'static [&'static str] = &["events", "paging"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            events: slots.0.ok_or("events")?,
-            paging: slots.1.ok_or("paging")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArchivePaging {
     pub total_pages: Option<u32>,
-}
-impl remcall::serde::Serialize for ArchivePaging {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "ArchivePaging",
-            &[
-                (
-                    "total_pages",
-                    remcall::__codegen::record::Optional::present(&self.total_pages),
-                ),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for ArchivePaging {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for ArchivePaging {
-    type Slots = (Option<Option<u32>>,);
-    const NAME: &'static str = "ArchivePaging";
-    const FIELDS: &'static [&'static str] = &["total_pages"];
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        let _ = index;
-        remcall::__codegen::record::slot(&mut slots.0, map)
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            total_pages: slots.0.unwrap_or_default(),
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
     pub id: String,
     pub total: i64,
 }
-impl remcall::serde::Serialize for Invoice {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Invoice",
-            &[("id", Some(&self.id)), ("total", Some(&self.total))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Invoice {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Invoice {
-    type Slots = (Option<String>, Option<i64>);
-    const NAME: &'static str = "Invoice";
-    const FIELDS: &'static [&'static str] = &["id", "total"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            total: slots.1.ok_or("total")?,
-        })
-    }
-}
 /// `object` is always `"card"`: written so, read only so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct CardObject;
-impl remcall::serde::Serialize for CardObject {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::serde::Serialize::serialize(
-            &remcall::__codegen::Const::Str("card"),
-            serializer,
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for CardObject {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::constant(
-                deserializer,
-                remcall::__codegen::Const::Str("card"),
-            )
-            .map(|()| Self)
-    }
-}
 /// The error bodies of `get_customer`, by status: `error.detail::<GetCustomerError>()`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetCustomerError {
@@ -3960,3 +2302,246 @@ pub mod stub {
         }
     }
 }
+remcall::__codegen::serde_struct! {
+    Entity {
+        required id: String = "id",
+        required created: i64 = "created",
+        required livemode: bool = "livemode",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Customer {
+        required id: String = "id",
+        required created: i64 = "created",
+        required livemode: bool = "livemode",
+        optional email: Option<String> = "email",
+        nullable description: Option<String> = "description",
+        required balance: i64 = "balance",
+        required status: CustomerStatus = "status",
+        required tier: Tier = "tier",
+        required metadata: std::collections::HashMap<String, String> = "metadata",
+    }
+}
+remcall::__codegen::serde_struct! {
+    CustomerPatch {
+        optional email: remcall::Nullable<String> = "email",
+        optional description: remcall::Nullable<String> = "description",
+        optional balance: Option<i64> = "balance",
+    }
+}
+remcall::__codegen::serde_str_enum! {
+    CustomerStatus {
+        Active = "active",
+        Delinquent = "delinquent",
+        Closed = "closed",
+    }
+    open: Other
+}
+remcall::__codegen::serde_int_enum! {
+    Tier {
+        Free = 0,
+        Standard = 1,
+        Premium = 2,
+    }
+    open: Other
+}
+remcall::__codegen::serde_str_enum! {
+    Vote {
+        Plus1 = "+1",
+        Minus1 = "-1",
+        Empty = "",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Card {
+        required id: String = "id",
+        required created: i64 = "created",
+        required livemode: bool = "livemode",
+        required object: CardObject = "object",
+        required brand: String = "brand",
+        required last4: String = "last4",
+    }
+}
+remcall::__codegen::serde_struct! {
+    BankAccount {
+        required id: String = "id",
+        required created: i64 = "created",
+        required livemode: bool = "livemode",
+        required object: String = "object",
+        required bank_name: String = "bank_name",
+        required last4: String = "last4",
+    }
+}
+remcall::__codegen::serde_union! {
+    PaymentSource tag "object" {
+        Card(Card) = "card",
+        BankAccount(BankAccount) = "bank_account",
+    }
+    open: Other
+}
+remcall::__codegen::serde_union! {
+    Amount {
+        I64(i64) => NUMBER,
+        String(String) => STRING,
+    }
+}
+remcall::__codegen::serde_struct! {
+    Charge {
+        required id: String = "id",
+        required created: i64 = "created",
+        required livemode: bool = "livemode",
+        required amount: Amount = "amount",
+        required source: PaymentSource = "source",
+        optional vote: Option<Vote> = "vote",
+    }
+    additional_properties: remcall::serde_json::Value
+}
+remcall::__codegen::serde_struct! {
+    FileUpload {
+        required purpose: String = "purpose",
+        required file: remcall::File = "file",
+        required attachments: Vec<remcall::File> = "attachments",
+        required tags: Vec<String> = "tags",
+        optional note: Option<String> = "note",
+    }
+}
+impl remcall::__codegen::Multipart for FileUpload {
+    fn parts(&self, form: &mut remcall::__codegen::Form) {
+        form.text("purpose", &self.purpose);
+        form.file("file", &self.file);
+        form.file("attachments", &self.attachments);
+        form.text("tags", &self.tags);
+        form.text("note", &self.note);
+    }
+}
+remcall::__codegen::serde_struct! {
+    StoredFile {
+        required id: String = "id",
+        required size: u64 = "size",
+        required purpose: String = "purpose",
+    }
+}
+remcall::__codegen::serde_struct! {
+    DeleteOptions {
+        required reason: String = "reason",
+        optional grace_seconds: Option<u32> = "grace_seconds",
+    }
+}
+remcall::__codegen::serde_struct! {
+    ChargeFilter {
+        optional status: Option<String> = "status",
+        optional created: Option<Range> = "created",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Range {
+        optional gte: Option<i64> = "gte",
+        optional lt: Option<i64> = "lt",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Page {
+        required limit: u32 = "limit",
+        optional starting_after: Option<String> = "starting_after",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Refund {
+        required id: String = "id",
+        required charge: String = "charge",
+        required amount: i64 = "amount",
+    }
+}
+remcall::__codegen::serde_struct! {
+    NewRefund {
+        required charge: String = "charge",
+        required amount: i64 = "amount",
+    }
+}
+remcall::__codegen::serde_struct! {
+    ApiError {
+        required error: ErrorDetail = "error",
+    }
+}
+remcall::__codegen::serde_struct! {
+    ErrorDetail {
+        required r#type: String = "type",
+        required message: String = "message",
+        optional code: Option<String> = "code",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Missing {
+        required missing: String = "missing",
+    }
+}
+remcall::__codegen::serde_struct! {
+    NewCustomer {
+        required email: String = "email",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Job {
+        required job_id: String = "job_id",
+        required status_url: String = "status_url",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Balance {
+        required available: i64 = "available",
+        required pending: i64 = "pending",
+    }
+}
+remcall::__codegen::serde_struct! {
+    CustomerList {
+        required data: Vec<Customer> = "data",
+        required has_more: bool = "has_more",
+    }
+}
+remcall::__codegen::serde_struct! {
+    EventPage {
+        required events: Vec<Event> = "events",
+        required meta: PageMeta = "meta",
+    }
+}
+remcall::__codegen::serde_struct! {
+    PageMeta {
+        optional next_cursor: Option<String> = "next_cursor",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Event {
+        required id: String = "id",
+        required kind: String = "kind",
+    }
+}
+remcall::__codegen::serde_struct! {
+    InvoicePage {
+        required invoices: Vec<Invoice> = "invoices",
+        optional next_page_uri: Option<String> = "next_page_uri",
+    }
+}
+remcall::__codegen::serde_struct! {
+    EventResults {
+        required results: Vec<Event> = "results",
+        optional total: Option<u64> = "total",
+    }
+}
+remcall::__codegen::serde_struct! {
+    ArchivePage {
+        required events: Vec<Event> = "events",
+        required paging: ArchivePaging = "paging",
+    }
+}
+remcall::__codegen::serde_struct! {
+    ArchivePaging {
+        optional total_pages: Option<u32> = "total_pages",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Invoice {
+        required id: String = "id",
+        required total: i64 = "total",
+    }
+}
+remcall::__codegen::serde_constant! { CardObject = Str("card") }

@@ -7,88 +7,10 @@ pub enum Status {
     Pending,
     Sold,
 }
-impl remcall::serde::Serialize for Status {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer
-            .serialize_str(
-                match self {
-                    Self::Available => "available",
-                    Self::Pending => "pending",
-                    Self::Sold => "sold",
-                },
-            )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Status {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::str_enum(
-            deserializer,
-            "Status",
-            |wire| Some(
-                match wire {
-                    "available" => Self::Available,
-                    "pending" => Self::Pending,
-                    "sold" => Self::Sold,
-                    _ => return None,
-                },
-            ),
-            None,
-            &["available", "pending", "sold"],
-        )
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Category {
     pub id: i64,
     pub name: String,
-}
-impl remcall::serde::Serialize for Category {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Category",
-            &[("id", Some(&self.id)), ("name", Some(&self.name))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Category {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Category {
-    type Slots = (Option<i64>, Option<String>);
-    const NAME: &'static str = "Category";
-    const FIELDS: &'static [&'static str] = &["id", "name"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            name: slots.1.ok_or("name")?,
-        })
-    }
 }
 /// A pet for sale.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,140 +48,11 @@ impl Pet {
         }
     }
 }
-impl remcall::serde::Serialize for Pet {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Pet",
-            &[
-                ("id", Some(&self.id)),
-                ("name", Some(&self.name)),
-                (
-                    "category",
-                    remcall::__codegen::record::Optional::present(&self.category),
-                ),
-                ("photoUrls", Some(&self.photo_urls)),
-                ("tags", Some(&self.tags)),
-                ("status", Some(&self.status)),
-                ("attributes", Some(&self.attributes)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Pet {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Pet {
-    type Slots = (
-        Option<i64>,
-        Option<String>,
-        Option<Option<Category>>,
-        Option<Vec<String>>,
-        Option<Vec<String>>,
-        Option<Status>,
-        Option<std::collections::HashMap<String, remcall::serde_json::Value>>,
-    );
-    const NAME: &'static str = "Pet";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "name",
-        "category",
-        "photoUrls",
-        "tags",
-        "status",
-        "attributes",
-    ];
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            3 => remcall::__codegen::record::slot(&mut slots.3, map),
-            4 => remcall::__codegen::record::slot(&mut slots.4, map),
-            5 => remcall::__codegen::record::slot(&mut slots.5, map),
-            _ => remcall::__codegen::record::slot(&mut slots.6, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            name: slots.1.ok_or("name")?,
-            category: slots.2.unwrap_or_default(),
-            photo_urls: slots.3.ok_or("photoUrls")?,
-            tags: slots.4.ok_or("tags")?,
-            status: slots.5.ok_or("status")?,
-            attributes: slots.6.ok_or("attributes")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewPet {
     pub name: String,
     pub status: Status,
     pub tags: Vec<String>,
-}
-impl remcall::serde::Serialize for NewPet {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "NewPet",
-            &[
-                ("name", Some(&self.name)),
-                ("status", Some(&self.status)),
-                ("tags", Some(&self.tags)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for NewPet {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for NewPet {
-    type Slots = (Option<String>, Option<Status>, Option<Vec<String>>);
-    const NAME: &'static str = "NewPet";
-    const FIELDS: &'static [&'static str] = &["name", "status", "tags"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            name: slots.0.ok_or("name")?,
-            status: slots.1.ok_or("status")?,
-            tags: slots.2.ok_or("tags")?,
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Order {
@@ -277,106 +70,11 @@ impl Order {
         }
     }
 }
-impl remcall::serde::Serialize for Order {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Order",
-            &[
-                ("petId", Some(&self.pet_id)),
-                ("quantity", Some(&self.quantity)),
-                (
-                    "shipDate",
-                    remcall::__codegen::record::Optional::present(&self.ship_date),
-                ),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Order {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Order {
-    type Slots = (Option<i64>, Option<i32>, Option<Option<String>>);
-    const NAME: &'static str = "Order";
-    const FIELDS: &'static [&'static str] = &["petId", "quantity", "shipDate"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            pet_id: slots.0.ok_or("petId")?,
-            quantity: slots.1.ok_or("quantity")?,
-            ship_date: slots.2.unwrap_or_default(),
-        })
-    }
-}
 /// The form the legacy update endpoint takes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PetForm {
     pub name: String,
     pub status: Status,
-}
-impl remcall::serde::Serialize for PetForm {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "PetForm",
-            &[("name", Some(&self.name)), ("status", Some(&self.status))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for PetForm {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for PetForm {
-    type Slots = (Option<String>, Option<Status>);
-    const NAME: &'static str = "PetForm";
-    const FIELDS: &'static [&'static str] = &["name", "status"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            name: slots.0.ok_or("name")?,
-            status: slots.1.ok_or("status")?,
-        })
-    }
 }
 static FIND_PETS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
@@ -714,5 +412,49 @@ impl<'a, F: Send + Sync> std::future::IntoFuture for FindPetsCall<'a, F> {
     >;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
+    }
+}
+remcall::__codegen::serde_str_enum! {
+    Status {
+        Available = "available",
+        Pending = "pending",
+        Sold = "sold",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Category {
+        required id: i64 = "id",
+        required name: String = "name",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Pet {
+        required id: i64 = "id",
+        required name: String = "name",
+        optional category: Option<Category> = "category",
+        required photo_urls: Vec<String> = "photoUrls",
+        required tags: Vec<String> = "tags",
+        required status: Status = "status",
+        required attributes: std::collections::HashMap<String, remcall::serde_json::Value> = "attributes",
+    }
+}
+remcall::__codegen::serde_struct! {
+    NewPet {
+        required name: String = "name",
+        required status: Status = "status",
+        required tags: Vec<String> = "tags",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Order {
+        required pet_id: i64 = "petId",
+        required quantity: i32 = "quantity",
+        optional ship_date: Option<String> = "shipDate",
+    }
+}
+remcall::__codegen::serde_struct! {
+    PetForm {
+        required name: String = "name",
+        required status: Status = "status",
     }
 }

@@ -20,153 +20,17 @@ impl User {
         }
     }
 }
-impl remcall::serde::Serialize for User {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "User",
-            &[
-                ("id", Some(&self.id)),
-                ("name", Some(&self.name)),
-                ("email", remcall::__codegen::record::Optional::present(&self.email)),
-                (
-                    "createdAt",
-                    remcall::__codegen::record::Optional::present(&self.created_at),
-                ),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for User {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for User {
-    type Slots = (
-        Option<i64>,
-        Option<String>,
-        Option<Option<String>>,
-        Option<Option<String>>,
-    );
-    const NAME: &'static str = "User";
-    const FIELDS: &'static [&'static str] = &["id", "name", "email", "createdAt"];
-    fn slots() -> Self::Slots {
-        (None, None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            _ => remcall::__codegen::record::slot(&mut slots.3, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            id: slots.0.ok_or("id")?,
-            name: slots.1.ok_or("name")?,
-            email: slots.2.unwrap_or_default(),
-            created_at: slots.3.unwrap_or_default(),
-        })
-    }
-}
 /// The order of a list of users.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UserSort {
     Id,
     Name,
 }
-impl remcall::serde::Serialize for UserSort {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer
-            .serialize_str(
-                match self {
-                    Self::Id => "id",
-                    Self::Name => "name",
-                },
-            )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for UserSort {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::str_enum(
-            deserializer,
-            "UserSort",
-            |wire| Some(
-                match wire {
-                    "id" => Self::Id,
-                    "name" => Self::Name,
-                    _ => return None,
-                },
-            ),
-            None,
-            &["id", "name"],
-        )
-    }
-}
 /// A page of users.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserPage {
     pub users: Vec<User>,
     pub has_more: bool,
-}
-impl remcall::serde::Serialize for UserPage {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "UserPage",
-            &[("users", Some(&self.users)), ("hasMore", Some(&self.has_more))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for UserPage {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for UserPage {
-    type Slots = (Option<Vec<User>>, Option<bool>);
-    const NAME: &'static str = "UserPage";
-    const FIELDS: &'static [&'static str] = &["users", "hasMore"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            users: slots.0.ok_or("users")?,
-            has_more: slots.1.ok_or("hasMore")?,
-        })
-    }
 }
 /// The envelope every answer of the service comes in.
 #[derive(Debug, Clone, PartialEq)]
@@ -183,57 +47,6 @@ impl<T> ResponseDto<T> {
             message: message.into(),
             data: Default::default(),
         }
-    }
-}
-impl<T: remcall::serde::Serialize> remcall::serde::Serialize for ResponseDto<T> {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "ResponseDto",
-            &[
-                ("code", Some(&self.code)),
-                ("message", Some(&self.message)),
-                ("data", remcall::__codegen::record::Optional::present(&self.data)),
-            ],
-        )
-    }
-}
-impl<'de, T: remcall::serde::Deserialize<'de>> remcall::serde::Deserialize<'de>
-for ResponseDto<T> {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de, T: remcall::serde::Deserialize<'de>> remcall::__codegen::record::Record<'de>
-for ResponseDto<T> {
-    type Slots = (Option<i32>, Option<String>, Option<Option<T>>);
-    const NAME: &'static str = "ResponseDto";
-    const FIELDS: &'static [&'static str] = &["code", "message", "data"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            code: slots.0.ok_or("code")?,
-            message: slots.1.ok_or("message")?,
-            data: slots.2.unwrap_or_default(),
-        })
     }
 }
 static QUERY_USER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -851,5 +664,32 @@ pub mod stub {
         pub fn with_id(self, value: impl std::borrow::Borrow<i64>) -> Self {
             Self(self.0.with_path("id", std::borrow::Borrow::<i64>::borrow(&value)))
         }
+    }
+}
+remcall::__codegen::serde_struct! {
+    User {
+        required id: i64 = "id",
+        required name: String = "name",
+        optional email: Option<String> = "email",
+        optional created_at: Option<String> = "createdAt",
+    }
+}
+remcall::__codegen::serde_str_enum! {
+    UserSort {
+        Id = "id",
+        Name = "name",
+    }
+}
+remcall::__codegen::serde_struct! {
+    UserPage {
+        required users: Vec<User> = "users",
+        required has_more: bool = "hasMore",
+    }
+}
+remcall::__codegen::serde_struct! {
+    ResponseDto<T> {
+        required code: i32 = "code",
+        required message: String = "message",
+        optional data: Option<T> = "data",
     }
 }

@@ -4,46 +4,6 @@ use remcall::__codegen::decode;
 pub struct Holder {
     pub amount: crate::model::money::Money,
 }
-impl remcall::serde::Serialize for Holder {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Holder",
-            &[("amount", Some(&self.amount))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Holder {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Holder {
-    type Slots = (Option<crate::model::money::Money>,);
-    const NAME: &'static str = "Holder";
-    const FIELDS: &'static [&'static str] = &["amount"];
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        let _ = index;
-        remcall::__codegen::record::slot(&mut slots.0, map)
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            amount: slots.0.ok_or("amount")?,
-        })
-    }
-}
 static DEEP: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "deep",
@@ -178,5 +138,10 @@ impl<F> DeepClientBuilder<F> {
             inner: self.inner.build()?,
             fallback: std::sync::Arc::new(self.fallback),
         })
+    }
+}
+remcall::__codegen::serde_struct! {
+    Holder {
+        required amount: crate::model::money::Money = "amount",
     }
 }

@@ -4,85 +4,9 @@ pub struct Money {
     pub cents: i64,
     pub currency: String,
 }
-impl remcall::serde::Serialize for Money {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Money",
-            &[("cents", Some(&self.cents)), ("currency", Some(&self.currency))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Money {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Money {
-    type Slots = (Option<i64>, Option<String>);
-    const NAME: &'static str = "Money";
-    const FIELDS: &'static [&'static str] = &["cents", "currency"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            cents: slots.0.ok_or("cents")?,
-            currency: slots.1.ok_or("currency")?,
-        })
-    }
-}
 /// An acknowledgement with nothing in it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Ping {}
-impl remcall::serde::Serialize for Ping {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(serializer, "Ping", &[])
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Ping {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Ping {
-    type Slots = ();
-    const NAME: &'static str = "Ping";
-    const FIELDS: &'static [&'static str] = &[];
-    fn slots() -> Self::Slots {}
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        let _ = (slots, index, map);
-        Ok(true)
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        let () = slots;
-        Ok(Self {})
-    }
-}
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "ModelOnly",
     base_urls: &[],
@@ -185,5 +109,15 @@ impl<F> ModelOnlyBuilder<F> {
             inner: self.inner.build()?,
             fallback: std::sync::Arc::new(self.fallback),
         })
+    }
+}
+remcall::__codegen::serde_struct! {
+    Money {
+        required cents: i64 = "cents",
+        required currency: String = "currency",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Ping {
     }
 }

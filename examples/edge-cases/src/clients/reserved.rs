@@ -24,110 +24,12 @@ impl Type {
         }
     }
 }
-impl remcall::serde::Serialize for Type {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Type",
-            &[
-                ("type", Some(&self.r#type)),
-                ("match", Some(&self.r#match)),
-                ("self", Some(&self.self_)),
-                ("crate", remcall::__codegen::record::Optional::present(&self.crate_)),
-                ("async", remcall::__codegen::record::Optional::present(&self.r#async)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Type {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Type {
-    type Slots = (
-        Option<String>,
-        Option<i32>,
-        Option<bool>,
-        Option<Option<String>>,
-        Option<Option<bool>>,
-    );
-    const NAME: &'static str = "Type";
-    const FIELDS: &'static [&'static str] = &["type", "match", "self", "crate", "async"];
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            3 => remcall::__codegen::record::slot(&mut slots.3, map),
-            _ => remcall::__codegen::record::slot(&mut slots.4, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            r#type: slots.0.ok_or("type")?,
-            r#match: slots.1.ok_or("match")?,
-            self_: slots.2.ok_or("self")?,
-            crate_: slots.3.unwrap_or_default(),
-            r#async: slots.4.unwrap_or_default(),
-        })
-    }
-}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Keyword {
     Type,
     Match,
     Crate,
     Loop,
-}
-impl remcall::serde::Serialize for Keyword {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer
-            .serialize_str(
-                match self {
-                    Self::Type => "type",
-                    Self::Match => "match",
-                    Self::Crate => "crate",
-                    Self::Loop => "loop",
-                },
-            )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Keyword {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::str_enum(
-            deserializer,
-            "Keyword",
-            |wire| Some(
-                match wire {
-                    "type" => Self::Type,
-                    "match" => Self::Match,
-                    "crate" => Self::Crate,
-                    "loop" => Self::Loop,
-                    _ => return None,
-                },
-            ),
-            None,
-            &["type", "match", "crate", "loop"],
-        )
-    }
 }
 static TYPE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
@@ -540,5 +442,22 @@ pub mod stub {
         pub fn returns(self, value: &Keyword) -> Self {
             Self(self.0.returns_json(value))
         }
+    }
+}
+remcall::__codegen::serde_struct! {
+    Type {
+        required r#type: String = "type",
+        required r#match: i32 = "match",
+        required self_: bool = "self",
+        optional crate_: Option<String> = "crate",
+        optional r#async: Option<bool> = "async",
+    }
+}
+remcall::__codegen::serde_str_enum! {
+    Keyword {
+        Type = "type",
+        Match = "match",
+        Crate = "crate",
+        Loop = "loop",
     }
 }

@@ -22,63 +22,6 @@ impl Node {
         }
     }
 }
-impl remcall::serde::Serialize for Node {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Node",
-            &[
-                ("value", Some(&self.value)),
-                ("next", remcall::__codegen::record::Optional::present(&self.next)),
-                ("children", Some(&self.children)),
-                ("by_name", Some(&self.by_name)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Node {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Node {
-    type Slots = (
-        Option<i64>,
-        Option<Option<Box<Node>>>,
-        Option<Vec<Node>>,
-        Option<std::collections::HashMap<String, Node>>,
-    );
-    const NAME: &'static str = "Node";
-    const FIELDS: &'static [&'static str] = &["value", "next", "children", "by_name"];
-    fn slots() -> Self::Slots {
-        (None, None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            2 => remcall::__codegen::record::slot(&mut slots.2, map),
-            _ => remcall::__codegen::record::slot(&mut slots.3, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            value: slots.0.ok_or("value")?,
-            next: slots.1.unwrap_or_default(),
-            children: slots.2.ok_or("children")?,
-            by_name: slots.3.ok_or("by_name")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Employee {
     pub name: String,
@@ -93,99 +36,10 @@ impl Employee {
         }
     }
 }
-impl remcall::serde::Serialize for Employee {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Employee",
-            &[
-                ("name", Some(&self.name)),
-                ("manager", remcall::__codegen::record::Optional::present(&self.manager)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Employee {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Employee {
-    type Slots = (Option<String>, Option<Option<Box<Manager>>>);
-    const NAME: &'static str = "Employee";
-    const FIELDS: &'static [&'static str] = &["name", "manager"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            name: slots.0.ok_or("name")?,
-            manager: slots.1.unwrap_or_default(),
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Manager {
     pub person: Box<Employee>,
     pub reports: Vec<Employee>,
-}
-impl remcall::serde::Serialize for Manager {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Manager",
-            &[("person", Some(&self.person)), ("reports", Some(&self.reports))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Manager {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Manager {
-    type Slots = (Option<Box<Employee>>, Option<Vec<Employee>>);
-    const NAME: &'static str = "Manager";
-    const FIELDS: &'static [&'static str] = &["person", "reports"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            person: slots.0.ok_or("person")?,
-            reports: slots.1.ok_or("reports")?,
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde", untagged)]
@@ -195,194 +49,20 @@ pub enum Filter {
     Count(Count),
     Label(Label),
 }
-impl<'de> remcall::serde::Deserialize<'de> for Filter {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::union::untagged(
-            deserializer,
-            "Filter",
-            &[
-                (
-                    "AllOf",
-                    remcall::__codegen::union::Fits::OBJECT.requiring(&["of", "all"]),
-                    |value| {
-                        <AllOf as remcall::serde::Deserialize>::deserialize(value)
-                            .map(Self::AllOf)
-                    },
-                ),
-                (
-                    "AnyOf",
-                    remcall::__codegen::union::Fits::OBJECT.requiring(&["of", "any"]),
-                    |value| {
-                        <AnyOf as remcall::serde::Deserialize>::deserialize(value)
-                            .map(Self::AnyOf)
-                    },
-                ),
-                (
-                    "Count",
-                    remcall::__codegen::union::Fits::OBJECT.requiring(&["of", "value"]),
-                    |value| {
-                        <Count as remcall::serde::Deserialize>::deserialize(value)
-                            .map(Self::Count)
-                    },
-                ),
-                (
-                    "Label",
-                    remcall::__codegen::union::Fits::OBJECT.requiring(&["of", "value"]),
-                    |value| {
-                        <Label as remcall::serde::Deserialize>::deserialize(value)
-                            .map(Self::Label)
-                    },
-                ),
-            ],
-            None,
-        )
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct AllOf {
     pub of: Vec<Filter>,
     pub all: bool,
-}
-impl remcall::serde::Serialize for AllOf {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "AllOf",
-            &[("of", Some(&self.of)), ("all", Some(&self.all))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for AllOf {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for AllOf {
-    type Slots = (Option<Vec<Filter>>, Option<bool>);
-    const NAME: &'static str = "AllOf";
-    const FIELDS: &'static [&'static str] = &["of", "all"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            of: slots.0.ok_or("of")?,
-            all: slots.1.ok_or("all")?,
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnyOf {
     pub of: Vec<Filter>,
     pub any: bool,
 }
-impl remcall::serde::Serialize for AnyOf {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "AnyOf",
-            &[("of", Some(&self.of)), ("any", Some(&self.any))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for AnyOf {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for AnyOf {
-    type Slots = (Option<Vec<Filter>>, Option<bool>);
-    const NAME: &'static str = "AnyOf";
-    const FIELDS: &'static [&'static str] = &["of", "any"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            of: slots.0.ok_or("of")?,
-            any: slots.1.ok_or("any")?,
-        })
-    }
-}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Count {
     pub of: Vec<Filter>,
     pub value: i64,
-}
-impl remcall::serde::Serialize for Count {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Count",
-            &[("of", Some(&self.of)), ("value", Some(&self.value))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Count {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Count {
-    type Slots = (Option<Vec<Filter>>, Option<i64>);
-    const NAME: &'static str = "Count";
-    const FIELDS: &'static [&'static str] = &["of", "value"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            of: slots.0.ok_or("of")?,
-            value: slots.1.ok_or("value")?,
-        })
-    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Label {
@@ -398,55 +78,6 @@ impl Label {
             value: value.into(),
             note: Default::default(),
         }
-    }
-}
-impl remcall::serde::Serialize for Label {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Label",
-            &[
-                ("of", Some(&self.of)),
-                ("value", Some(&self.value)),
-                ("note", remcall::__codegen::record::Optional::present(&self.note)),
-            ],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Label {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Label {
-    type Slots = (Option<Vec<Filter>>, Option<String>, Option<Option<String>>);
-    const NAME: &'static str = "Label";
-    const FIELDS: &'static [&'static str] = &["of", "value", "note"];
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            1 => remcall::__codegen::record::slot(&mut slots.1, map),
-            _ => remcall::__codegen::record::slot(&mut slots.2, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            of: slots.0.ok_or("of")?,
-            value: slots.1.ok_or("value")?,
-            note: slots.2.unwrap_or_default(),
-        })
     }
 }
 static TREE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -594,5 +225,58 @@ impl<F> TreeClientBuilder<F> {
             inner: self.inner.build()?,
             fallback: std::sync::Arc::new(self.fallback),
         })
+    }
+}
+remcall::__codegen::serde_struct! {
+    Node {
+        required value: i64 = "value",
+        optional next: Option<Box<Node>> = "next",
+        required children: Vec<Node> = "children",
+        required by_name: std::collections::HashMap<String, Node> = "by_name",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Employee {
+        required name: String = "name",
+        optional manager: Option<Box<Manager>> = "manager",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Manager {
+        required person: Box<Employee> = "person",
+        required reports: Vec<Employee> = "reports",
+    }
+}
+remcall::__codegen::serde_union! {
+    Filter {
+        AllOf(AllOf) => OBJECT requiring ["of", "all"],
+        AnyOf(AnyOf) => OBJECT requiring ["of", "any"],
+        Count(Count) => OBJECT requiring ["of", "value"],
+        Label(Label) => OBJECT requiring ["of", "value"],
+    }
+}
+remcall::__codegen::serde_struct! {
+    AllOf {
+        required of: Vec<Filter> = "of",
+        required all: bool = "all",
+    }
+}
+remcall::__codegen::serde_struct! {
+    AnyOf {
+        required of: Vec<Filter> = "of",
+        required any: bool = "any",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Count {
+        required of: Vec<Filter> = "of",
+        required value: i64 = "value",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Label {
+        required of: Vec<Filter> = "of",
+        required value: String = "value",
+        optional note: Option<String> = "note",
     }
 }

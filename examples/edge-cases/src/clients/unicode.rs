@@ -7,49 +7,6 @@ pub struct Messung {
     pub größe: f64,
     pub einheit: String,
 }
-impl remcall::serde::Serialize for Messung {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Messung",
-            &[("größe", Some(&self.größe)), ("einheit", Some(&self.einheit))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Messung {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Messung {
-    type Slots = (Option<f64>, Option<String>);
-    const NAME: &'static str = "Messung";
-    const FIELDS: &'static [&'static str] = &["größe", "einheit"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            größe: slots.0.ok_or("größe")?,
-            einheit: slots.1.ok_or("einheit")?,
-        })
-    }
-}
 static MESSEN: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "messen",
@@ -169,5 +126,11 @@ impl<F> UnicodeBuilder<F> {
             inner: self.inner.build()?,
             fallback: std::sync::Arc::new(self.fallback),
         })
+    }
+}
+remcall::__codegen::serde_struct! {
+    Messung {
+        required größe: f64 = "größe",
+        required einheit: String = "einheit",
     }
 }

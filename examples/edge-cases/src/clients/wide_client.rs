@@ -5,86 +5,10 @@ pub struct Filter {
     pub field: String,
     pub value: String,
 }
-impl remcall::serde::Serialize for Filter {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        remcall::__codegen::record::write(
-            serializer,
-            "Filter",
-            &[("field", Some(&self.field)), ("value", Some(&self.value))],
-        )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Filter {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::record::read(deserializer)
-    }
-}
-impl<'de> remcall::__codegen::record::Record<'de> for Filter {
-    type Slots = (Option<String>, Option<String>);
-    const NAME: &'static str = "Filter";
-    const FIELDS: &'static [&'static str] = &["field", "value"];
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-    fn read<A: remcall::serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        map: &mut A,
-    ) -> Result<bool, A::Error> {
-        match index {
-            0 => remcall::__codegen::record::slot(&mut slots.0, map),
-            _ => remcall::__codegen::record::slot(&mut slots.1, map),
-        }
-    }
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
-        Ok(Self {
-            field: slots.0.ok_or("field")?,
-            value: slots.1.ok_or("value")?,
-        })
-    }
-}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     A,
     B,
-}
-impl remcall::serde::Serialize for Kind {
-    fn serialize<S: remcall::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer
-            .serialize_str(
-                match self {
-                    Self::A => "a",
-                    Self::B => "b",
-                },
-            )
-    }
-}
-impl<'de> remcall::serde::Deserialize<'de> for Kind {
-    fn deserialize<D: remcall::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        remcall::__codegen::str_enum(
-            deserializer,
-            "Kind",
-            |wire| Some(
-                match wire {
-                    "a" => Self::A,
-                    "b" => Self::B,
-                    _ => return None,
-                },
-            ),
-            None,
-            &["a", "b"],
-        )
-    }
 }
 static SEARCH: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
@@ -356,5 +280,17 @@ impl<'a, F: Send + Sync> std::future::IntoFuture for SearchCall<'a, F> {
     >;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
+    }
+}
+remcall::__codegen::serde_struct! {
+    Filter {
+        required field: String = "field",
+        required value: String = "value",
+    }
+}
+remcall::__codegen::serde_str_enum! {
+    Kind {
+        A = "a",
+        B = "b",
     }
 }

@@ -1,0 +1,292 @@
+//! What a generated module writes in place of serde's derives: one macro invocation per type,
+//! after the types and the client, so that a type reads as its fields and the wire code stays out
+//! of the way. The macros expand to calls of the readers and writers in [`super::record`],
+//! [`super::enums`], [`super::union`] and [`super::constant`], which hold the loops and errors
+//! once for every type.
+//!
+//! A macro's input is not parsed as Rust by the generator's formatter, which is most of what
+//! generating a large client costs; rustc expands it in a fraction of what checking the code costs.
+
+/// A struct's `Serialize`, `Deserialize` and [`Record`](super::record::Record): each field as
+/// `MODE name: Type = "wire"`, where `required` is written always and must come, `optional` is
+/// left out when absent and reads as absent when missing, and `nullable` is written always (as
+/// `null` when `None`) and reads as `None` when missing; then `additional_properties: V` for a
+/// struct that keeps the keys it does not declare.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde_struct {
+    (
+        $name:ident $(<$($param:ident),+>)? {
+            $($mode:ident $field:ident: $ty:ty = $wire:literal),* $(,)?
+        }
+        $(additional_properties: $others:ty)?
+    ) => {
+        impl$(<$($param: $crate::serde::Serialize),+>)? $crate::serde::Serialize
+            for $name$(<$($param),+>)?
+        {
+            fn serialize<S: $crate::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                $crate::__serde_struct!(@write self, serializer, stringify!($name),
+                    [$(($wire, $crate::__serde_struct!(@out $mode &self.$field))),*]
+                    $($others)?)
+            }
+        }
+
+        impl<'de $($(, $param: $crate::serde::Deserialize<'de>)+)?> $crate::serde::Deserialize<'de>
+            for $name$(<$($param),+>)?
+        {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__codegen::record::read(deserializer)
+            }
+        }
+
+        const _: () = {
+            // The fields read so far, by name; the name cannot be a generated type's.
+            pub struct __Slots$(<$($param),+>)? {
+                $($field: ::core::option::Option<$ty>,)*
+                $(additional_properties: ::std::collections::BTreeMap<::std::string::String, $others>,)?
+            }
+
+            impl<'de $($(, $param: $crate::serde::Deserialize<'de>)+)?>
+                $crate::__codegen::record::Record<'de> for $name$(<$($param),+>)?
+            {
+                type Slots = __Slots$(<$($param),+>)?;
+                const NAME: &'static str = stringify!($name);
+                const FIELDS: &'static [&'static str] = &[$($wire),*];
+                const KEEPS_OTHERS: bool = $crate::__serde_struct!(@keeps $($others)?);
+
+                fn slots() -> Self::Slots {
+                    __Slots {
+                        $($field: ::core::option::Option::None,)*
+                        $(additional_properties: $crate::__serde_struct!(@no_others $others),)?
+                    }
+                }
+
+                // `at` counts the fields up to `index`; the optimizer makes the chain a jump table.
+                #[allow(unused_assignments, unused_mut, unused_variables)]
+                fn read<A: $crate::serde::de::MapAccess<'de>>(
+                    slots: &mut Self::Slots,
+                    index: usize,
+                    map: &mut A,
+                ) -> ::core::result::Result<bool, A::Error> {
+                    let mut at = 0_usize;
+                    $(
+                        if index == at {
+                            return $crate::__codegen::record::slot(&mut slots.$field, map);
+                        }
+                        at += 1;
+                    )*
+                    ::core::result::Result::Ok(true)
+                }
+
+                $(
+                fn read_other<A: $crate::serde::de::MapAccess<'de>>(
+                    slots: &mut Self::Slots,
+                    key: ::std::string::String,
+                    map: &mut A,
+                ) -> ::core::result::Result<(), A::Error> {
+                    let _: ::core::marker::PhantomData<$others>;
+                    $crate::__codegen::record::other(&mut slots.additional_properties, key, map)
+                }
+                )?
+
+                #[allow(unused_variables)]
+                fn finish(slots: Self::Slots) -> ::core::result::Result<Self, &'static str> {
+                    ::core::result::Result::Ok(Self {
+                        $($field: $crate::__serde_struct!(@in $mode slots.$field, $wire),)*
+                        $(additional_properties: $crate::__serde_struct!(
+                            @others slots.additional_properties, $others),)?
+                    })
+                }
+            }
+        };
+    };
+    (@write $self:ident, $serializer:ident, $name:expr, [$($field:expr),*]) => {
+        $crate::__codegen::record::write($serializer, $name, &[$($field),*])
+    };
+    (@write $self:ident, $serializer:ident, $name:expr, [$($field:expr),*] $others:ty) => {
+        $crate::__codegen::record::write_with_others(
+            $serializer,
+            &[$($field),*],
+            &$self.additional_properties,
+        )
+    };
+    (@out required $value:expr) => { ::core::option::Option::Some($value) };
+    (@out nullable $value:expr) => { ::core::option::Option::Some($value) };
+    (@out optional $value:expr) => { $crate::__codegen::record::Optional::present($value) };
+    (@in required $slot:expr, $wire:literal) => { $slot.ok_or($wire)? };
+    (@in nullable $slot:expr, $wire:literal) => { $slot.unwrap_or_default() };
+    (@in optional $slot:expr, $wire:literal) => { $slot.unwrap_or_default() };
+    (@keeps) => { false };
+    (@keeps $others:ty) => { true };
+    (@no_others $others:ty) => { ::std::collections::BTreeMap::new() };
+    (@others $slot:expr, $others:ty) => { $slot };
+}
+
+/// A string enum's `Serialize` and `Deserialize`: `Variant = "wire"` each, then `open: Other`
+/// when an unknown value is kept in `Other(String)`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde_str_enum {
+    ($name:ident { $($variant:ident = $wire:literal),* $(,)? } $(open: $other:ident)?) => {
+        impl $crate::serde::Serialize for $name {
+            fn serialize<S: $crate::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(match self {
+                    $(Self::$variant => $wire,)*
+                    $(Self::$other(value) => value,)?
+                })
+            }
+        }
+
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__codegen::str_enum(
+                    deserializer,
+                    stringify!($name),
+                    |wire| ::core::option::Option::Some(match wire {
+                        $($wire => Self::$variant,)*
+                        _ => return ::core::option::Option::None,
+                    }),
+                    $crate::__serde_str_enum!(@other $($other)?),
+                    &[$($wire),*],
+                )
+            }
+        }
+    };
+    (@other) => { ::core::option::Option::None };
+    (@other $other:ident) => { ::core::option::Option::Some(Self::$other) };
+}
+
+/// An integer enum's `Serialize` and `Deserialize`: `Variant = 7` each, then `open: Other` when
+/// an unknown value is kept in `Other(i64)`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde_int_enum {
+    ($name:ident { $($variant:ident = $wire:literal),* $(,)? } $(open: $other:ident)?) => {
+        impl $crate::serde::Serialize for $name {
+            fn serialize<S: $crate::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                serializer.serialize_i64(match self {
+                    $(Self::$variant => $wire,)*
+                    $(Self::$other(value) => *value,)?
+                })
+            }
+        }
+
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__codegen::int_enum(
+                    deserializer,
+                    stringify!($name),
+                    &[$(($wire, Self::$variant)),*],
+                    $crate::__serde_str_enum!(@other $($other)?),
+                )
+            }
+        }
+    };
+}
+
+/// A union's `Deserialize` (its `Serialize` is serde's untagged derive). Untagged:
+/// `Variant(Type) => KIND | KIND requiring ["key"]` each, what the alternative can read (the
+/// [`Fits`](super::union::Fits) constants, and the keys an object needs); tagged (`tag "field"` first):
+/// `Variant(Type) = "value" | "other value"` each. Then `open: Other` when a value no
+/// alternative reads is kept in `Other(serde_json::Value)`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde_union {
+    (
+        $name:ident {
+            $(
+                $variant:ident($ty:ty) => $kind:ident $(| $more:ident)*
+                    $(requiring [$($key:literal),*])?
+            ),* $(,)?
+        }
+        $(open: $other:ident)?
+    ) => {
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__codegen::union::untagged(
+                    deserializer,
+                    stringify!($name),
+                    &[$((
+                        stringify!($variant),
+                        $crate::__codegen::union::Fits::$kind
+                            $(.or($crate::__codegen::union::Fits::$more))*
+                            $(.requiring(&[$($key),*]))?,
+                        |value| <$ty as $crate::serde::Deserialize>::deserialize(value)
+                            .map(Self::$variant),
+                    )),*],
+                    $crate::__serde_str_enum!(@other $($other)?),
+                )
+            }
+        }
+    };
+    (
+        $name:ident tag $tag:literal {
+            $($variant:ident($ty:ty) = $($value:literal)|+),* $(,)?
+        }
+        $(open: $other:ident)?
+    ) => {
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__codegen::union::tagged(
+                    deserializer,
+                    stringify!($name),
+                    $tag,
+                    &[$($((
+                        $value,
+                        |value| <$ty as $crate::serde::Deserialize>::deserialize(value)
+                            .map(Self::$variant),
+                    ),)+)*],
+                    $crate::__serde_str_enum!(@other $($other)?),
+                )
+            }
+        }
+    };
+}
+
+/// The `Serialize` and `Deserialize` of a constant field's marker type: `Marker = Str("value")`
+/// (or `Int(1)`, `Bool(true)`), the one value it reads and writes.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde_constant {
+    ($name:ident = $kind:ident($value:literal)) => {
+        impl $crate::serde::Serialize for $name {
+            fn serialize<S: $crate::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                $crate::serde::Serialize::serialize(
+                    &$crate::__codegen::Const::$kind($value),
+                    serializer,
+                )
+            }
+        }
+
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__codegen::constant(deserializer, $crate::__codegen::Const::$kind($value))
+                    .map(|()| Self)
+            }
+        }
+    };
+}
