@@ -877,6 +877,27 @@ paths:
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Owner" }
+  /records:
+    post:
+      operationId: create_record
+      requestBody:
+        content:
+          application/json:
+            schema: { title: ObjectSchema, type: object, properties: { data: { type: string } } }
+      responses:
+        "201":
+          description: ok
+          content:
+            application/json:
+              schema: { title: ObjectSchema, type: object, properties: { data: { type: string } } }
+    get:
+      operationId: get_record
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: { title: ObjectSchema, type: object, properties: { data: { type: string } } }
 components:
   schemas:
     Owner: { type: object, properties: { id: { type: integer } }, required: [id] }
@@ -896,18 +917,25 @@ components:
 fn an_inline_shape_met_again_is_one_type() {
     let shapes = shapes();
     let spec = shapes.spec();
-    shapes.has("  GetAResultOwner:\n");
+    // Named for what its uses' names have in common, not for the first operation's.
+    shapes.has("  ResultOwner:\n");
+    assert!(!spec.contains("  GetAResultOwner:"), "{spec}");
     assert!(!spec.contains("  GetBResultOwner:"), "{spec}");
     shapes.has("  GetBResultNext:\n");
     shapes.has("  GetBResultOther:\n");
     shapes.has("  Owner:\n");
     let b = &spec[spec.find("  GetBResult:\n").expect("get_b's result")..];
-    assert!(b.contains("owner: Option<GetAResultOwner>"), "{b}");
+    assert!(b.contains("owner: Option<ResultOwner>"), "{b}");
+    // A shared shape with a title is named by it, wherever it is used.
+    shapes.has("  ObjectSchema:\n");
+    assert!(!spec.contains("CreateRecordBody"), "{spec}");
+    assert!(!spec.contains("CreateRecordResult"), "{spec}");
+    assert!(!spec.contains("GetRecordResult"), "{spec}");
     // Two inline objects that hold the same recursive type: one.
     shapes.has("  TreeLeft:\n");
     assert!(!spec.contains("  TreeRight:"), "{spec}");
     assert!(
-        shapes.imported.summary.shared_types == 2,
+        shapes.imported.summary.shared_types == 4,
         "{}",
         shapes.imported.summary
     );

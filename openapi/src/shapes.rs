@@ -53,17 +53,27 @@ impl Builder<'_> {
             }
             classes = ids.len();
         }
-        let mut first: HashMap<usize, &str> = HashMap::new();
+        let mut members: HashMap<usize, Vec<&str>> = HashMap::new();
         let mut replaced: HashMap<String, String> = HashMap::new();
         for (i, name) in names.iter().enumerate() {
-            let kept = *first.entry(class[i]).or_insert(name.as_str());
-            if kept != name.as_str() {
-                replaced.insert((*name).clone(), kept.to_owned());
+            let uses = members.entry(class[i]).or_default();
+            uses.push(name.as_str());
+            if uses[0] != name.as_str() {
+                replaced.insert((*name).clone(), uses[0].to_owned());
             }
         }
         if replaced.is_empty() {
             return;
         }
+        // The first use's name is one operation's; a shape several share is named for all.
+        let mut renamed: Vec<(String, String)> = Vec::new();
+        for uses in members.values().filter(|uses| uses.len() > 1) {
+            if let Some(base) = self.shared_name(uses) {
+                let name = crate::names::unique(&base, "", &mut self.taken_types);
+                renamed.push((uses[0].to_owned(), name));
+            }
+        }
+        renamed.sort();
         self.spec.summary.shared_types = replaced.len();
         self.spec
             .types
@@ -97,7 +107,46 @@ impl Builder<'_> {
                 TypeOut::Enum(_) => {}
             }
         }
+        for (old, new) in renamed {
+            self.rename_type(&old, &new);
+        }
     }
+
+    /// The name of a shape `uses` share (type names, first use first): the schema's `title`
+    /// where one of them has it, else the words all their names end with (`…Error400`); nothing
+    /// when they have neither in common, or when the name is what the first use has already.
+    fn shared_name(&self, uses: &[&str]) -> Option<String> {
+        let name = match uses.iter().find_map(|name| self.titles.get(*name)) {
+            Some(title) => crate::names::type_name(title),
+            None => {
+                let words: Vec<Vec<&str>> = uses.iter().map(|name| words(name)).collect();
+                let common = (0..)
+                    .take_while(|&n| {
+                        words.iter().all(|w| n < w.len())
+                            && words
+                                .iter()
+                                .all(|w| w[w.len() - 1 - n] == words[0][words[0].len() - 1 - n])
+                    })
+                    .count();
+                if common == 0 {
+                    return None;
+                }
+                crate::names::type_name(&words[0][words[0].len() - common..].concat())
+            }
+        };
+        (name != uses[0]).then_some(name)
+    }
+}
+
+/// A PascalCase name's words: each starts at an uppercase letter (`Error400` is one).
+fn words(name: &str) -> Vec<&str> {
+    let mut starts: Vec<usize> = name
+        .char_indices()
+        .filter(|(i, c)| *i == 0 || c.is_ascii_uppercase())
+        .map(|(i, _)| i)
+        .collect();
+    starts.push(name.len());
+    starts.windows(2).map(|w| &name[w[0]..w[1]]).collect()
 }
 
 /// Everything the spec will say of a type, with the types it names as their classes.

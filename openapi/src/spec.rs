@@ -248,6 +248,8 @@ pub(crate) struct Builder<'d> {
     pub(crate) security_choices: Vec<String>,
     /// What date strings become.
     pub(crate) dates: crate::Dates,
+    /// An inline type's schema `title`, the name it takes when several uses share its shape.
+    pub(crate) titles: HashMap<String, String>,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
@@ -265,6 +267,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         undefined_schemes: Default::default(),
         security_choices: Vec::new(),
         dates: options.dates,
+        titles: HashMap::new(),
     };
     builder.service(options);
     builder.operations(options);
@@ -449,7 +452,7 @@ impl Builder<'_> {
     }
 
     /// Renames a type, and every use of it in a type expression.
-    fn rename_type(&mut self, old: &str, new: &str) {
+    pub(crate) fn rename_type(&mut self, old: &str, new: &str) {
         if let Some(index) = self.spec.types.get_index_of(old) {
             let (_, definition) = self.spec.types.swap_remove_index(index).expect("present");
             self.spec.types.insert(new.to_owned(), definition);

@@ -60,7 +60,7 @@ impl Builder<'_> {
             return self.non_null_ty(at, &plain, hint, depth);
         }
         if let Some(values) = const_alternatives(schema) {
-            let name = self.inline_name(hint);
+            let name = self.inline_name(schema, hint);
             let definition = self.enum_of(at, doc(schema), values);
             self.spec.types.insert(name.clone(), definition);
             return Ty::Named(name);
@@ -72,7 +72,7 @@ impl Builder<'_> {
             if let Some(ty) = self.modified_part(at, schema, parts, hint, depth) {
                 return ty;
             }
-            let name = self.inline_name(hint);
+            let name = self.inline_name(schema, hint);
             let definition = self.struct_of(at, schema, &name, depth);
             self.spec
                 .types
@@ -80,7 +80,7 @@ impl Builder<'_> {
             return Ty::Named(name);
         }
         if let Some(values) = enum_values(schema) {
-            let name = self.inline_name(hint);
+            let name = self.inline_name(schema, hint);
             let values = values.into_iter().map(|v| (v, None, None)).collect();
             let definition = self.enum_of(at, doc(schema), values);
             self.spec.types.insert(name.clone(), definition);
@@ -111,7 +111,7 @@ impl Builder<'_> {
                 None => Ty::list(self.fallback()),
             },
             Some("object") | None if schema.get("properties").is_some() => {
-                let name = self.inline_name(hint);
+                let name = self.inline_name(schema, hint);
                 let definition = self.struct_of(at, schema, &name, depth);
                 self.spec
                     .types
@@ -163,7 +163,7 @@ impl Builder<'_> {
                         }
                     }
                     _ => {
-                        let name = self.inline_name(hint);
+                        let name = self.inline_name(schema, hint);
                         let union = self.union(at, schema, key, &name, depth);
                         self.spec.types.insert(name.clone(), TypeOut::Union(union));
                         if self.union_admits_null(at, schema) {
@@ -513,9 +513,14 @@ impl Builder<'_> {
         })
     }
 
-    /// A name for an inline type, from where it stands.
-    fn inline_name(&mut self, hint: &str) -> String {
-        names::unique(&names::type_name(hint), "", &mut self.taken_types)
+    /// A name for an inline type, from where it stands; its schema's `title` is kept for when
+    /// the shape turns out to be shared.
+    fn inline_name(&mut self, schema: &Value, hint: &str) -> String {
+        let name = names::unique(&names::type_name(hint), "", &mut self.taken_types);
+        if let Some(title) = schema.get("title").and_then(Value::as_str) {
+            self.titles.insert(name.clone(), title.to_owned());
+        }
+        name
     }
 
     /// `serde_json::Value`, counted.
