@@ -16,43 +16,8 @@ use crate::ty::Ty;
 impl Builder<'_> {
     /// Writes each shape of inline type once, and points every use of a repeat at the first.
     pub(crate) fn share_shapes(&mut self) {
-        let declared: HashSet<&str> = self.schema_names.values().map(String::as_str).collect();
+        let class = self.shape_classes();
         let names: Vec<&String> = self.spec.types.keys().collect();
-        let position: HashMap<&str, usize> = names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| (name.as_str(), i))
-            .collect();
-        // Moore's refinement: start with one class, split by what each type says with the
-        // classes of the types it names, until no class splits. What is left are the largest
-        // classes whose members cannot be told apart, recursion and all.
-        let mut class = vec![0usize; names.len()];
-        let mut classes = 1;
-        loop {
-            let mut ids: HashMap<String, usize> = HashMap::new();
-            let mut signature = String::new();
-            let next: Vec<usize> = names
-                .iter()
-                .enumerate()
-                .map(|(i, name)| {
-                    signature.clear();
-                    let _ = write!(signature, "{}|", class[i]);
-                    if declared.contains(name.as_str()) {
-                        signature.push_str(name);
-                    } else {
-                        let class_of = |n: &str| position.get(n).map(|&p| class[p]);
-                        describe(&mut signature, &self.spec.types[i], &class_of);
-                    }
-                    let fresh = ids.len();
-                    *ids.entry(signature.clone()).or_insert(fresh)
-                })
-                .collect();
-            class = next;
-            if ids.len() == classes {
-                break;
-            }
-            classes = ids.len();
-        }
         let mut members: HashMap<usize, Vec<&str>> = HashMap::new();
         let mut replaced: HashMap<String, String> = HashMap::new();
         for (i, name) in names.iter().enumerate() {
@@ -110,6 +75,48 @@ impl Builder<'_> {
         for (old, new) in renamed {
             self.rename_type(&old, &new);
         }
+    }
+
+    /// Each type's class (in the order of `spec.types`): types of one class have one shape.
+    /// Moore's refinement: start with one class, split by what each type says with the classes
+    /// of the types it names, until no class splits. What is left are the largest classes whose
+    /// members cannot be told apart, recursion and all.
+    fn shape_classes(&self) -> Vec<usize> {
+        let declared: HashSet<&str> = self.schema_names.values().map(String::as_str).collect();
+        let names: Vec<&String> = self.spec.types.keys().collect();
+        let position: HashMap<&str, usize> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.as_str(), i))
+            .collect();
+        let mut class = vec![0usize; names.len()];
+        let mut classes = 1;
+        loop {
+            let mut ids: HashMap<String, usize> = HashMap::new();
+            let mut signature = String::new();
+            let next: Vec<usize> = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    signature.clear();
+                    let _ = write!(signature, "{}|", class[i]);
+                    if declared.contains(name.as_str()) {
+                        signature.push_str(name);
+                    } else {
+                        let class_of = |n: &str| position.get(n).map(|&p| class[p]);
+                        describe(&mut signature, &self.spec.types[i], &class_of);
+                    }
+                    let fresh = ids.len();
+                    *ids.entry(signature.clone()).or_insert(fresh)
+                })
+                .collect();
+            class = next;
+            if ids.len() == classes {
+                break;
+            }
+            classes = ids.len();
+        }
+        class
     }
 
     /// The name of a shape `uses` share (type names, first use first): the schema's `title`
