@@ -3,15 +3,26 @@
     module stands alone (a file of its own, or the module `include_client!` wraps it in), where
     the lint allowances generated code needs are written once. Text from the spec arrives plain:
     `"{:?}"|format(text)` writes it as a Rust string literal, quoted and escaped. -#}
-{#- The request a method builds, for its own body and for its `_stream`'s. -#}
+{#- The request a method builds: in its own body, or (a paginated method) in a function its call and its `_stream` share. -#}
 {#- A method's arguments as its async method, its fallback and its `_stream` take them. -#}
 {%- macro args_of(method) %}{% for (name, ty) in method.args %}{{ name }}: {{ ty }}, {% endfor %}{% if let Some(named) = method.named %}{{ method.locals.options }}: &{{ named.options }}, {% endif %}{% endmacro %}
 {%- macro passed_of(method) %}{% for (name, _) in method.args %}{{ name }}, {% endfor %}{% if method.named.is_some() %}{{ method.locals.options }}, {% endif %}{% endmacro %}
 {%- macro request_of(method) %}
+        {%- if method.paging.is_some() %}
+        let {{ method.locals.request }} = {{ method.name }}_request({% call passed_of(method) %}{% endcall %});
+        {%- else %}
+        {%- call options_of(method) %}{% endcall %}
+        let {{ method.locals.request }} = {% call request_expr(method) %}{% endcall %};
+        {%- endif %}
+{%- endmacro %}
+{#- A named method's options taken apart into its parameters. -#}
+{%- macro options_of(method) %}
         {%- if let Some(named) = method.named %}
         let {{ named.options }} { {% for field in named.fields %}{{ field.name }}, {% endfor %} } = {{ method.locals.options }};
         {%- endif %}
-        let {{ method.locals.request }} = {{ method.spec_const }}.request()
+{%- endmacro %}
+{#- The request built from the method's parameters. -#}
+{%- macro request_expr(method) %}{{ method.spec_const }}.request()
         {%- for param in method.params %}
             .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
         {%- endfor %}
@@ -23,7 +34,7 @@
         {%- endif %}
         {%- if let Some(errors) = method.errors %}
             .errors({{ errors.name }}::from_status)
-        {%- endif %};
+        {%- endif %}
 {%- endmacro %}
 
 {%- if !client.methods.is_empty() %}
@@ -130,6 +141,17 @@ static {{ paging.static_name }}: remcall::__codegen::Paging = remcall::__codegen
     items: &[{{ paging.items|join(", ") }}],
     next: remcall::__codegen::NextPage::{{ paging.next }},
 };
+{%- endif %}
+{%- endfor %}
+
+{%- for method in client.methods %}
+{%- if method.paging.is_some() %}
+
+/// The request of [`{{ client.name }}::{{ method.name }}`], for its call and its stream alike.
+fn {{ method.name }}_request({% call args_of(method) %}{% endcall %}) -> remcall::__codegen::Request {
+    {%- call options_of(method) %}{% endcall %}
+    {% call request_expr(method) %}{% endcall %}
+}
 {%- endif %}
 {%- endfor %}
 

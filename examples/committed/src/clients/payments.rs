@@ -668,6 +668,49 @@ static LIST_PAYOUTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Pag
         rel: "next",
     },
 };
+/// The request of [`Payments::list_customers`], for its call and its stream alike.
+fn list_customers_request(
+    limit: Option<u32>,
+    starting_after: Option<&str>,
+) -> remcall::__codegen::Request {
+    LIST_CUSTOMERS
+        .request()
+        .query("limit", limit)
+        .query("starting_after", starting_after)
+}
+/// The request of [`Payments::list_events`], for its call and its stream alike.
+fn list_events_request(cursor: Option<&str>) -> remcall::__codegen::Request {
+    LIST_EVENTS.request().query("cursor", cursor)
+}
+/// The request of [`Payments::list_invoices`], for its call and its stream alike.
+fn list_invoices_request() -> remcall::__codegen::Request {
+    LIST_INVOICES.request()
+}
+/// The request of [`Payments::search_events`], for its call and its stream alike.
+fn search_events_request(
+    offset: Option<u64>,
+    limit: Option<u32>,
+) -> remcall::__codegen::Request {
+    SEARCH_EVENTS.request().query("offset", offset).query("limit", limit)
+}
+/// The request of [`Payments::list_archived_events`], for its call and its stream alike.
+fn list_archived_events_request(
+    page: Option<u32>,
+    per_page: Option<u32>,
+) -> remcall::__codegen::Request {
+    LIST_ARCHIVED_EVENTS.request().query("page", page).query("per_page", per_page)
+}
+/// The request of [`Payments::list_customer_events`], for its call and its stream alike.
+fn list_customer_events_request(
+    id: &str,
+    cursor: Option<&str>,
+) -> remcall::__codegen::Request {
+    LIST_CUSTOMER_EVENTS.request().path("id", id).query("cursor", cursor)
+}
+/// The request of [`Payments::list_payouts`], for its call and its stream alike.
+fn list_payouts_request(per_page: Option<u32>) -> remcall::__codegen::Request {
+    LIST_PAYOUTS.request().query("per_page", per_page)
+}
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "Payments",
     base_urls: &["http://localhost:8082"],
@@ -875,10 +918,7 @@ impl<F: PaymentsFallback> Payments<F> {
         limit: Option<u32>,
         starting_after: Option<&str>,
     ) -> Result<CustomerList, remcall::Error> {
-        let request = LIST_CUSTOMERS
-            .request()
-            .query("limit", limit)
-            .query("starting_after", starting_after);
+        let request = list_customers_request(limit, starting_after);
         let fallback = |cause| {
             self.fallback.list_customers(limit, starting_after, cause)
         };
@@ -890,10 +930,7 @@ impl<F: PaymentsFallback> Payments<F> {
         limit: Option<u32>,
         starting_after: Option<&str>,
     ) -> remcall::Pages<Customer> {
-        let request = LIST_CUSTOMERS
-            .request()
-            .query("limit", limit)
-            .query("starting_after", starting_after);
+        let request = list_customers_request(limit, starting_after);
         self.inner.paginate(request, &LIST_CUSTOMERS_PAGING)
     }
     /// `GET /events`
@@ -901,24 +938,24 @@ impl<F: PaymentsFallback> Payments<F> {
         &self,
         cursor: Option<&str>,
     ) -> Result<EventPage, remcall::Error> {
-        let request = LIST_EVENTS.request().query("cursor", cursor);
+        let request = list_events_request(cursor);
         let fallback = |cause| self.fallback.list_events(cursor, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// [`Self::list_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
     pub fn list_events_stream(&self, cursor: Option<&str>) -> remcall::Pages<Event> {
-        let request = LIST_EVENTS.request().query("cursor", cursor);
+        let request = list_events_request(cursor);
         self.inner.paginate(request, &LIST_EVENTS_PAGING)
     }
     /// `GET /invoices`
     pub async fn list_invoices(&self) -> Result<InvoicePage, remcall::Error> {
-        let request = LIST_INVOICES.request();
+        let request = list_invoices_request();
         let fallback = |cause| self.fallback.list_invoices(cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// [`Self::list_invoices`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
     pub fn list_invoices_stream(&self) -> remcall::Pages<Invoice> {
-        let request = LIST_INVOICES.request();
+        let request = list_invoices_request();
         self.inner.paginate(request, &LIST_INVOICES_PAGING)
     }
     /// `GET /events/search`
@@ -927,10 +964,7 @@ impl<F: PaymentsFallback> Payments<F> {
         offset: Option<u64>,
         limit: Option<u32>,
     ) -> Result<EventResults, remcall::Error> {
-        let request = SEARCH_EVENTS
-            .request()
-            .query("offset", offset)
-            .query("limit", limit);
+        let request = search_events_request(offset, limit);
         let fallback = |cause| self.fallback.search_events(offset, limit, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
@@ -940,10 +974,7 @@ impl<F: PaymentsFallback> Payments<F> {
         offset: Option<u64>,
         limit: Option<u32>,
     ) -> remcall::Pages<Event> {
-        let request = SEARCH_EVENTS
-            .request()
-            .query("offset", offset)
-            .query("limit", limit);
+        let request = search_events_request(offset, limit);
         self.inner.paginate(request, &SEARCH_EVENTS_PAGING)
     }
     /// `GET /events/archive`
@@ -952,10 +983,7 @@ impl<F: PaymentsFallback> Payments<F> {
         page: Option<u32>,
         per_page: Option<u32>,
     ) -> Result<ArchivePage, remcall::Error> {
-        let request = LIST_ARCHIVED_EVENTS
-            .request()
-            .query("page", page)
-            .query("per_page", per_page);
+        let request = list_archived_events_request(page, per_page);
         let fallback = |cause| self.fallback.list_archived_events(page, per_page, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
@@ -965,10 +993,7 @@ impl<F: PaymentsFallback> Payments<F> {
         page: Option<u32>,
         per_page: Option<u32>,
     ) -> remcall::Pages<Event> {
-        let request = LIST_ARCHIVED_EVENTS
-            .request()
-            .query("page", page)
-            .query("per_page", per_page);
+        let request = list_archived_events_request(page, per_page);
         self.inner.paginate(request, &LIST_ARCHIVED_EVENTS_PAGING)
     }
     /// A customer's events; a customer that does not exist has none.
@@ -979,10 +1004,7 @@ impl<F: PaymentsFallback> Payments<F> {
         id: &str,
         cursor: Option<&str>,
     ) -> Result<Option<EventPage>, remcall::Error> {
-        let request = LIST_CUSTOMER_EVENTS
-            .request()
-            .path("id", id)
-            .query("cursor", cursor);
+        let request = list_customer_events_request(id, cursor);
         let fallback = |cause| self.fallback.list_customer_events(id, cursor, cause);
         self.inner.call_or_fallback(request, decode::json_or_none, fallback).await
     }
@@ -992,10 +1014,7 @@ impl<F: PaymentsFallback> Payments<F> {
         id: &str,
         cursor: Option<&str>,
     ) -> remcall::Pages<Event> {
-        let request = LIST_CUSTOMER_EVENTS
-            .request()
-            .path("id", id)
-            .query("cursor", cursor);
+        let request = list_customer_events_request(id, cursor);
         self.inner.paginate(request, &LIST_CUSTOMER_EVENTS_PAGING)
     }
     /// `GET /payouts`
@@ -1003,13 +1022,13 @@ impl<F: PaymentsFallback> Payments<F> {
         &self,
         per_page: Option<u32>,
     ) -> Result<Vec<Event>, remcall::Error> {
-        let request = LIST_PAYOUTS.request().query("per_page", per_page);
+        let request = list_payouts_request(per_page);
         let fallback = |cause| self.fallback.list_payouts(per_page, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// [`Self::list_payouts`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
     pub fn list_payouts_stream(&self, per_page: Option<u32>) -> remcall::Pages<Event> {
-        let request = LIST_PAYOUTS.request().query("per_page", per_page);
+        let request = list_payouts_request(per_page);
         self.inner.paginate(request, &LIST_PAYOUTS_PAGING)
     }
     /// A report, as large as it is, chunk by chunk.

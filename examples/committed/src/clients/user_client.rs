@@ -96,6 +96,16 @@ static LIST_USERS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Pagin
         has_more: Some(&["hasMore"]),
     },
 };
+/// The request of [`UserClient::list_users`], for its call and its stream alike.
+fn list_users_request(options: &ListUsersOptions) -> remcall::__codegen::Request {
+    let ListUsersOptions { name, sort, limit, after } = options;
+    LIST_USERS
+        .request()
+        .query("name", name)
+        .query("sort", sort)
+        .query("limit", limit)
+        .query("after", after)
+}
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "UserClient",
     base_urls: &["${USER_SERVICE_URL:-http://localhost:8080}"],
@@ -228,25 +238,13 @@ impl<F: UserClientFallback> UserClient<F> {
         &self,
         options: &ListUsersOptions,
     ) -> Result<UserPage, remcall::Error> {
-        let ListUsersOptions { name, sort, limit, after } = options;
-        let request = LIST_USERS
-            .request()
-            .query("name", name)
-            .query("sort", sort)
-            .query("limit", limit)
-            .query("after", after);
+        let request = list_users_request(options);
         let fallback = |cause| self.fallback.list_users(options, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
     /// [`Self::list_users`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
     pub fn list_users_stream(&self, options: &ListUsersOptions) -> remcall::Pages<User> {
-        let ListUsersOptions { name, sort, limit, after } = options;
-        let request = LIST_USERS
-            .request()
-            .query("name", name)
-            .query("sort", sort)
-            .query("limit", limit)
-            .query("after", after);
+        let request = list_users_request(options);
         self.inner.paginate(request, &LIST_USERS_PAGING)
     }
     /// Deletes a user; deleting a missing user is not an error.
