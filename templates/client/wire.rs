@@ -32,7 +32,7 @@ remcall::__codegen::{% if ty.is_integer %}serde_int_enum{% else %}serde_str_enum
 remcall::__codegen::serde_struct! {
     {{ ty.name }}{{ ty.params }} {
 {%- for field in ty.fields %}
-        {{ field.mode() }} {{ field.name }}: {{ field.ty }} = {{ "{:?}"|format(field.wire) }},
+        [{{ loop.index0 }}] {{ field.mode() }} {{ field.name }}: {{ field.ty }} = {{ "{:?}"|format(field.wire) }},
 {%- endfor %}
     }
 {%- if let Some(values) = ty.additional %}

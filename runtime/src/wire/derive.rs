@@ -8,7 +8,7 @@
 //! generating a large client costs; rustc expands it in a fraction of what checking the code costs.
 
 /// A struct's `Serialize`, `Deserialize` and [`Record`](super::record::Record): each field as
-/// `MODE name: Type = "wire"`, where `required` is written always and must come, `optional` is
+/// `[POSITION] MODE name: Type = "wire"`, its position counted from 0, where `required` is written always and must come, `optional` is
 /// left out when absent and reads as absent when missing, and `nullable` is written always (as
 /// `null` when `None`) and reads as `None` when missing; then `additional_properties: V` for a
 /// struct that keeps the keys it does not declare.
@@ -17,7 +17,7 @@
 macro_rules! __serde_struct {
     (
         $name:ident $(<$($param:ident),+>)? {
-            $($mode:ident $field:ident: $ty:ty = $wire:literal),* $(,)?
+            $([$index:literal] $mode:ident $field:ident: $ty:ty = $wire:literal),* $(,)?
         }
         $(additional_properties: $others:ty)?
     ) => {
@@ -66,21 +66,18 @@ macro_rules! __serde_struct {
                     }
                 }
 
-                // `at` counts the fields up to `index`; the optimizer makes the chain a jump table.
-                #[allow(unused_assignments, unused_mut, unused_variables)]
                 fn read<A: $crate::serde::de::MapAccess<'de>>(
                     slots: &mut Self::Slots,
                     index: usize,
                     map: &mut A,
                 ) -> ::core::result::Result<bool, A::Error> {
-                    let mut at = 0_usize;
-                    $(
-                        if index == at {
-                            return $crate::__codegen::record::slot(&mut slots.$field, map);
+                    match index {
+                        $($index => $crate::__codegen::record::slot(&mut slots.$field, map),)*
+                        _ => {
+                            let _ = (slots, map);
+                            ::core::result::Result::Ok(true)
                         }
-                        at += 1;
-                    )*
-                    ::core::result::Result::Ok(true)
+                    }
                 }
 
                 $(

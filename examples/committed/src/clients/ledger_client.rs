@@ -172,14 +172,14 @@ impl<F> LedgerClientBuilder<F> {
 }
 remcall::__codegen::serde_struct! {
     Entry {
-        required account: String = "account",
-        required cents: i64 = "cents",
-        optional memo: Option<String> = "memo",
+        [0] required account: String = "account",
+        [1] required cents: i64 = "cents",
+        [2] optional memo: Option<String> = "memo",
     }
 }
 remcall::__codegen::serde_struct! {
     Receipt {
-        required id: i64 = "id",
-        required balance_cents: i64 = "balance_cents",
+        [0] required id: i64 = "id",
+        [1] required balance_cents: i64 = "balance_cents",
     }
 }

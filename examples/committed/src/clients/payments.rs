@@ -2323,29 +2323,29 @@ pub mod stub {
 }
 remcall::__codegen::serde_struct! {
     Entity {
-        required id: String = "id",
-        required created: i64 = "created",
-        required livemode: bool = "livemode",
+        [0] required id: String = "id",
+        [1] required created: i64 = "created",
+        [2] required livemode: bool = "livemode",
     }
 }
 remcall::__codegen::serde_struct! {
     Customer {
-        required id: String = "id",
-        required created: i64 = "created",
-        required livemode: bool = "livemode",
-        optional email: Option<String> = "email",
-        nullable description: Option<String> = "description",
-        required balance: i64 = "balance",
-        required status: CustomerStatus = "status",
-        required tier: Tier = "tier",
-        required metadata: std::collections::HashMap<String, String> = "metadata",
+        [0] required id: String = "id",
+        [1] required created: i64 = "created",
+        [2] required livemode: bool = "livemode",
+        [3] optional email: Option<String> = "email",
+        [4] nullable description: Option<String> = "description",
+        [5] required balance: i64 = "balance",
+        [6] required status: CustomerStatus = "status",
+        [7] required tier: Tier = "tier",
+        [8] required metadata: std::collections::HashMap<String, String> = "metadata",
     }
 }
 remcall::__codegen::serde_struct! {
     CustomerPatch {
-        optional email: remcall::Nullable<String> = "email",
-        optional description: remcall::Nullable<String> = "description",
-        optional balance: Option<i64> = "balance",
+        [0] optional email: remcall::Nullable<String> = "email",
+        [1] optional description: remcall::Nullable<String> = "description",
+        [2] optional balance: Option<i64> = "balance",
     }
 }
 remcall::__codegen::serde_str_enum! {
@@ -2373,22 +2373,22 @@ remcall::__codegen::serde_str_enum! {
 }
 remcall::__codegen::serde_struct! {
     Card {
-        required id: String = "id",
-        required created: i64 = "created",
-        required livemode: bool = "livemode",
-        required object: CardObject = "object",
-        required brand: String = "brand",
-        required last4: String = "last4",
+        [0] required id: String = "id",
+        [1] required created: i64 = "created",
+        [2] required livemode: bool = "livemode",
+        [3] required object: CardObject = "object",
+        [4] required brand: String = "brand",
+        [5] required last4: String = "last4",
     }
 }
 remcall::__codegen::serde_struct! {
     BankAccount {
-        required id: String = "id",
-        required created: i64 = "created",
-        required livemode: bool = "livemode",
-        required object: String = "object",
-        required bank_name: String = "bank_name",
-        required last4: String = "last4",
+        [0] required id: String = "id",
+        [1] required created: i64 = "created",
+        [2] required livemode: bool = "livemode",
+        [3] required object: String = "object",
+        [4] required bank_name: String = "bank_name",
+        [5] required last4: String = "last4",
     }
 }
 remcall::__codegen::serde_union! {
@@ -2406,22 +2406,22 @@ remcall::__codegen::serde_union! {
 }
 remcall::__codegen::serde_struct! {
     Charge {
-        required id: String = "id",
-        required created: i64 = "created",
-        required livemode: bool = "livemode",
-        required amount: Amount = "amount",
-        required source: PaymentSource = "source",
-        optional vote: Option<Vote> = "vote",
+        [0] required id: String = "id",
+        [1] required created: i64 = "created",
+        [2] required livemode: bool = "livemode",
+        [3] required amount: Amount = "amount",
+        [4] required source: PaymentSource = "source",
+        [5] optional vote: Option<Vote> = "vote",
     }
     additional_properties: remcall::serde_json::Value
 }
 remcall::__codegen::serde_struct! {
     FileUpload {
-        required purpose: String = "purpose",
-        required file: remcall::File = "file",
-        required attachments: Vec<remcall::File> = "attachments",
-        required tags: Vec<String> = "tags",
-        optional note: Option<String> = "note",
+        [0] required purpose: String = "purpose",
+        [1] required file: remcall::File = "file",
+        [2] required attachments: Vec<remcall::File> = "attachments",
+        [3] required tags: Vec<String> = "tags",
+        [4] optional note: Option<String> = "note",
     }
 }
 impl remcall::__codegen::Multipart for FileUpload {
@@ -2435,132 +2435,132 @@ impl remcall::__codegen::Multipart for FileUpload {
 }
 remcall::__codegen::serde_struct! {
     StoredFile {
-        required id: String = "id",
-        required size: u64 = "size",
-        required purpose: String = "purpose",
+        [0] required id: String = "id",
+        [1] required size: u64 = "size",
+        [2] required purpose: String = "purpose",
     }
 }
 remcall::__codegen::serde_struct! {
     DeleteOptions {
-        required reason: String = "reason",
-        optional grace_seconds: Option<u32> = "grace_seconds",
+        [0] required reason: String = "reason",
+        [1] optional grace_seconds: Option<u32> = "grace_seconds",
     }
 }
 remcall::__codegen::serde_struct! {
     ChargeFilter {
-        optional status: Option<String> = "status",
-        optional created: Option<Range> = "created",
+        [0] optional status: Option<String> = "status",
+        [1] optional created: Option<Range> = "created",
     }
 }
 remcall::__codegen::serde_struct! {
     Range {
-        optional gte: Option<i64> = "gte",
-        optional lt: Option<i64> = "lt",
+        [0] optional gte: Option<i64> = "gte",
+        [1] optional lt: Option<i64> = "lt",
     }
 }
 remcall::__codegen::serde_struct! {
     Page {
-        required limit: u32 = "limit",
-        optional starting_after: Option<String> = "starting_after",
+        [0] required limit: u32 = "limit",
+        [1] optional starting_after: Option<String> = "starting_after",
     }
 }
 remcall::__codegen::serde_struct! {
     Refund {
-        required id: String = "id",
-        required charge: String = "charge",
-        required amount: i64 = "amount",
+        [0] required id: String = "id",
+        [1] required charge: String = "charge",
+        [2] required amount: i64 = "amount",
     }
 }
 remcall::__codegen::serde_struct! {
     NewRefund {
-        required charge: String = "charge",
-        required amount: i64 = "amount",
+        [0] required charge: String = "charge",
+        [1] required amount: i64 = "amount",
     }
 }
 remcall::__codegen::serde_struct! {
     ApiError {
-        required error: ErrorDetail = "error",
+        [0] required error: ErrorDetail = "error",
     }
 }
 remcall::__codegen::serde_struct! {
     ErrorDetail {
-        required r#type: String = "type",
-        required message: String = "message",
-        optional code: Option<String> = "code",
+        [0] required r#type: String = "type",
+        [1] required message: String = "message",
+        [2] optional code: Option<String> = "code",
     }
 }
 remcall::__codegen::serde_struct! {
     Missing {
-        required missing: String = "missing",
+        [0] required missing: String = "missing",
     }
 }
 remcall::__codegen::serde_struct! {
     NewCustomer {
-        required email: String = "email",
+        [0] required email: String = "email",
     }
 }
 remcall::__codegen::serde_struct! {
     Job {
-        required job_id: String = "job_id",
-        required status_url: String = "status_url",
+        [0] required job_id: String = "job_id",
+        [1] required status_url: String = "status_url",
     }
 }
 remcall::__codegen::serde_struct! {
     Balance {
-        required available: i64 = "available",
-        required pending: i64 = "pending",
+        [0] required available: i64 = "available",
+        [1] required pending: i64 = "pending",
     }
 }
 remcall::__codegen::serde_struct! {
     CustomerList {
-        required data: Vec<Customer> = "data",
-        required has_more: bool = "has_more",
+        [0] required data: Vec<Customer> = "data",
+        [1] required has_more: bool = "has_more",
     }
 }
 remcall::__codegen::serde_struct! {
     EventPage {
-        required events: Vec<Event> = "events",
-        required meta: PageMeta = "meta",
+        [0] required events: Vec<Event> = "events",
+        [1] required meta: PageMeta = "meta",
     }
 }
 remcall::__codegen::serde_struct! {
     PageMeta {
-        optional next_cursor: Option<String> = "next_cursor",
+        [0] optional next_cursor: Option<String> = "next_cursor",
     }
 }
 remcall::__codegen::serde_struct! {
     Event {
-        required id: String = "id",
-        required kind: String = "kind",
+        [0] required id: String = "id",
+        [1] required kind: String = "kind",
     }
 }
 remcall::__codegen::serde_struct! {
     InvoicePage {
-        required invoices: Vec<Invoice> = "invoices",
-        optional next_page_uri: Option<String> = "next_page_uri",
+        [0] required invoices: Vec<Invoice> = "invoices",
+        [1] optional next_page_uri: Option<String> = "next_page_uri",
     }
 }
 remcall::__codegen::serde_struct! {
     EventResults {
-        required results: Vec<Event> = "results",
-        optional total: Option<u64> = "total",
+        [0] required results: Vec<Event> = "results",
+        [1] optional total: Option<u64> = "total",
     }
 }
 remcall::__codegen::serde_struct! {
     ArchivePage {
-        required events: Vec<Event> = "events",
-        required paging: ArchivePaging = "paging",
+        [0] required events: Vec<Event> = "events",
+        [1] required paging: ArchivePaging = "paging",
     }
 }
 remcall::__codegen::serde_struct! {
     ArchivePaging {
-        optional total_pages: Option<u32> = "total_pages",
+        [0] optional total_pages: Option<u32> = "total_pages",
     }
 }
 remcall::__codegen::serde_struct! {
     Invoice {
-        required id: String = "id",
-        required total: i64 = "total",
+        [0] required id: String = "id",
+        [1] required total: i64 = "total",
     }
 }
 remcall::__codegen::serde_constant! { CardObject = Str("card") }

@@ -423,38 +423,38 @@ remcall::__codegen::serde_str_enum! {
 }
 remcall::__codegen::serde_struct! {
     Category {
-        required id: i64 = "id",
-        required name: String = "name",
+        [0] required id: i64 = "id",
+        [1] required name: String = "name",
     }
 }
 remcall::__codegen::serde_struct! {
     Pet {
-        required id: i64 = "id",
-        required name: String = "name",
-        optional category: Option<Category> = "category",
-        required photo_urls: Vec<String> = "photoUrls",
-        required tags: Vec<String> = "tags",
-        required status: Status = "status",
-        required attributes: std::collections::HashMap<String, remcall::serde_json::Value> = "attributes",
+        [0] required id: i64 = "id",
+        [1] required name: String = "name",
+        [2] optional category: Option<Category> = "category",
+        [3] required photo_urls: Vec<String> = "photoUrls",
+        [4] required tags: Vec<String> = "tags",
+        [5] required status: Status = "status",
+        [6] required attributes: std::collections::HashMap<String, remcall::serde_json::Value> = "attributes",
     }
 }
 remcall::__codegen::serde_struct! {
     NewPet {
-        required name: String = "name",
-        required status: Status = "status",
-        required tags: Vec<String> = "tags",
+        [0] required name: String = "name",
+        [1] required status: Status = "status",
+        [2] required tags: Vec<String> = "tags",
     }
 }
 remcall::__codegen::serde_struct! {
     Order {
-        required pet_id: i64 = "petId",
-        required quantity: i32 = "quantity",
-        optional ship_date: Option<String> = "shipDate",
+        [0] required pet_id: i64 = "petId",
+        [1] required quantity: i32 = "quantity",
+        [2] optional ship_date: Option<String> = "shipDate",
     }
 }
 remcall::__codegen::serde_struct! {
     PetForm {
-        required name: String = "name",
-        required status: Status = "status",
+        [0] required name: String = "name",
+        [1] required status: Status = "status",
     }
 }

@@ -666,10 +666,10 @@ pub mod stub {
 }
 remcall::__codegen::serde_struct! {
     User {
-        required id: i64 = "id",
-        required name: String = "name",
-        optional email: Option<String> = "email",
-        optional created_at: Option<String> = "createdAt",
+        [0] required id: i64 = "id",
+        [1] required name: String = "name",
+        [2] optional email: Option<String> = "email",
+        [3] optional created_at: Option<String> = "createdAt",
     }
 }
 remcall::__codegen::serde_str_enum! {
@@ -680,14 +680,14 @@ remcall::__codegen::serde_str_enum! {
 }
 remcall::__codegen::serde_struct! {
     UserPage {
-        required users: Vec<User> = "users",
-        required has_more: bool = "hasMore",
+        [0] required users: Vec<User> = "users",
+        [1] required has_more: bool = "hasMore",
     }
 }
 remcall::__codegen::serde_struct! {
     ResponseDto<T> {
-        required code: i32 = "code",
-        required message: String = "message",
-        optional data: Option<T> = "data",
+        [0] required code: i32 = "code",
+        [1] required message: String = "message",
+        [2] optional data: Option<T> = "data",
     }
 }

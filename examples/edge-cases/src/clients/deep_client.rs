@@ -142,6 +142,6 @@ impl<F> DeepClientBuilder<F> {
 }
 remcall::__codegen::serde_struct! {
     Holder {
-        required amount: crate::model::money::Money = "amount",
+        [0] required amount: crate::model::money::Money = "amount",
     }
 }

@@ -113,8 +113,8 @@ impl<F> ModelOnlyBuilder<F> {
 }
 remcall::__codegen::serde_struct! {
     Money {
-        required cents: i64 = "cents",
-        required currency: String = "currency",
+        [0] required cents: i64 = "cents",
+        [1] required currency: String = "currency",
     }
 }
 remcall::__codegen::serde_struct! {

@@ -446,11 +446,11 @@ pub mod stub {
 }
 remcall::__codegen::serde_struct! {
     Type {
-        required r#type: String = "type",
-        required r#match: i32 = "match",
-        required self_: bool = "self",
-        optional crate_: Option<String> = "crate",
-        optional r#async: Option<bool> = "async",
+        [0] required r#type: String = "type",
+        [1] required r#match: i32 = "match",
+        [2] required self_: bool = "self",
+        [3] optional crate_: Option<String> = "crate",
+        [4] optional r#async: Option<bool> = "async",
     }
 }
 remcall::__codegen::serde_str_enum! {

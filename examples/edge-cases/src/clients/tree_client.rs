@@ -229,22 +229,22 @@ impl<F> TreeClientBuilder<F> {
 }
 remcall::__codegen::serde_struct! {
     Node {
-        required value: i64 = "value",
-        optional next: Option<Box<Node>> = "next",
-        required children: Vec<Node> = "children",
-        required by_name: std::collections::HashMap<String, Node> = "by_name",
+        [0] required value: i64 = "value",
+        [1] optional next: Option<Box<Node>> = "next",
+        [2] required children: Vec<Node> = "children",
+        [3] required by_name: std::collections::HashMap<String, Node> = "by_name",
     }
 }
 remcall::__codegen::serde_struct! {
     Employee {
-        required name: String = "name",
-        optional manager: Option<Box<Manager>> = "manager",
+        [0] required name: String = "name",
+        [1] optional manager: Option<Box<Manager>> = "manager",
     }
 }
 remcall::__codegen::serde_struct! {
     Manager {
-        required person: Box<Employee> = "person",
-        required reports: Vec<Employee> = "reports",
+        [0] required person: Box<Employee> = "person",
+        [1] required reports: Vec<Employee> = "reports",
     }
 }
 remcall::__codegen::serde_union! {
@@ -257,26 +257,26 @@ remcall::__codegen::serde_union! {
 }
 remcall::__codegen::serde_struct! {
     AllOf {
-        required of: Vec<Filter> = "of",
-        required all: bool = "all",
+        [0] required of: Vec<Filter> = "of",
+        [1] required all: bool = "all",
     }
 }
 remcall::__codegen::serde_struct! {
     AnyOf {
-        required of: Vec<Filter> = "of",
-        required any: bool = "any",
+        [0] required of: Vec<Filter> = "of",
+        [1] required any: bool = "any",
     }
 }
 remcall::__codegen::serde_struct! {
     Count {
-        required of: Vec<Filter> = "of",
-        required value: i64 = "value",
+        [0] required of: Vec<Filter> = "of",
+        [1] required value: i64 = "value",
     }
 }
 remcall::__codegen::serde_struct! {
     Label {
-        required of: Vec<Filter> = "of",
-        required value: String = "value",
-        optional note: Option<String> = "note",
+        [0] required of: Vec<Filter> = "of",
+        [1] required value: String = "value",
+        [2] optional note: Option<String> = "note",
     }
 }

@@ -130,7 +130,7 @@ impl<F> UnicodeBuilder<F> {
 }
 remcall::__codegen::serde_struct! {
     Messung {
-        required größe: f64 = "größe",
-        required einheit: String = "einheit",
+        [0] required größe: f64 = "größe",
+        [1] required einheit: String = "einheit",
     }
 }

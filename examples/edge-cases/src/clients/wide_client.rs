@@ -284,8 +284,8 @@ impl<'a, F: Send + Sync> std::future::IntoFuture for SearchCall<'a, F> {
 }
 remcall::__codegen::serde_struct! {
     Filter {
-        required field: String = "field",
-        required value: String = "value",
+        [0] required field: String = "field",
+        [1] required value: String = "value",
     }
 }
 remcall::__codegen::serde_str_enum! {
