@@ -33,8 +33,8 @@ impl Builder<'_> {
         // The first use's name is one operation's; a shape several share is named for all.
         let mut renamed: Vec<(String, String)> = Vec::new();
         for uses in members.values().filter(|uses| uses.len() > 1) {
-            if let Some(base) = self.shared_name(uses) {
-                let name = crate::names::unique(&base, "", &mut self.taken_types);
+            if let Some(name) = self.shared_name(uses) {
+                let name = crate::names::unique(&name, "", &mut self.taken_types);
                 renamed.push((uses[0].to_owned(), name));
             }
         }
@@ -120,8 +120,9 @@ impl Builder<'_> {
     }
 
     /// The name of a shape `uses` share (type names, first use first): the schema's `title`
-    /// where one of them has it, else the words all their names end with (`…Error400`); nothing
-    /// when they have neither in common, or when the name is what the first use has already.
+    /// where one of them has it, else the words all their names end with (`…Error400`) unless a
+    /// type has that name; nothing when they have neither in common, or when the name is what
+    /// the first use has already.
     fn shared_name(&self, uses: &[&str]) -> Option<String> {
         let name = match uses.iter().find_map(|name| self.titles.get(*name)) {
             Some(title) => crate::names::type_name(title),
@@ -138,7 +139,16 @@ impl Builder<'_> {
                 if common == 0 {
                     return None;
                 }
-                crate::names::type_name(&words[0][words[0].len() - common..].concat())
+                let name = crate::names::type_name(&words[0][words[0].len() - common..].concat());
+                // `Pagination2` beside a declared `Pagination` says less than the first use's name.
+                if self
+                    .taken_types
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(&name))
+                {
+                    return None;
+                }
+                name
             }
         };
         (name != uses[0]).then_some(name)
