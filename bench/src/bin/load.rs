@@ -11,6 +11,8 @@
 //! runs raw reqwest and remcall only, for more rounds in the same time;
 //! `[--calls N]` makes each caller do N calls instead of running for a time, so that two runs
 //! under `valgrind --tool=callgrind` differ by an exact number of calls.
+//! `[--callers N]` runs N concurrent callers instead of 64 (1: every call's own cost, none
+//! shared with calls in flight beside it).
 //! `[--timeout-ms N]` is every contestant's attempt timeout (default 10000, the spec profile's);
 //! with 0 the others run without one (remcall always has one), which shows what a timer costs.
 
@@ -23,6 +25,7 @@ use axum::routing::get;
 use remcall_bench::contestants::{Caller, Contestant, Setup};
 use remcall_bench::harness::{arg, median_min_max, quantile, serve, thread_cpu, user_json};
 
+/// Concurrent callers per contestant, unless `--callers N` says otherwise.
 const CALLERS: usize = 64;
 
 struct Round {
@@ -38,6 +41,7 @@ fn round(
     base: &str,
     length: Duration,
     calls: usize,
+    callers: usize,
     attempt_timeout: Option<Duration>,
 ) -> Round {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -47,14 +51,14 @@ fn round(
     runtime.block_on(async {
         let mut caller = Caller::new(contestant, base, Setup { attempt_timeout });
         // Warm the connection pool.
-        for _ in 0..CALLERS {
+        for _ in 0..callers {
             caller.call().await;
         }
         let stop = Arc::new(AtomicBool::new(false));
         let failures = Arc::new(AtomicU64::new(0));
         let cpu_before = thread_cpu();
         let started = Instant::now();
-        let workers: Vec<_> = (0..CALLERS)
+        let workers: Vec<_> = (0..callers)
             .map(|_| {
                 let (mut caller, stop, failures) = (caller.clone(), stop.clone(), failures.clone());
                 tokio::spawn(async move {
@@ -103,6 +107,7 @@ fn main() {
     let rounds = arg("--rounds", 9) as usize;
     let length = Duration::from_secs(arg("--seconds", 1));
     let calls = arg("--calls", 0) as usize;
+    let callers = arg("--callers", CALLERS as u64) as usize;
     let attempt_timeout = match arg("--timeout-ms", 10_000) {
         0 => None,
         ms => Some(Duration::from_millis(ms)),
@@ -133,7 +138,7 @@ fn main() {
             order.reverse();
         }
         for i in order {
-            results[i].push(round(contestants[i], &base, length, calls, attempt_timeout));
+            results[i].push(round(contestants[i], &base, length, calls, callers, attempt_timeout));
         }
         eprintln!("round {}/{rounds} done", r + 1);
     }
@@ -150,7 +155,7 @@ fn main() {
         Some(timeout) => format!("every contestant with a {timeout:?} attempt timeout"),
         None => "no attempt timeout but remcall's own (10s)".to_owned(),
     };
-    println!("{rounds} rounds of {length:?}, {CALLERS} callers, {limits}; medians [min, max]");
+    println!("{rounds} rounds of {length:?}, {callers} callers, {limits}; medians [min, max]");
     // Interference on a shared machine only ever adds CPU time, so the ratio of the minimums is
     // printed beside the ratio of the medians.
     let base_cpu_min = cpu(0).1;
