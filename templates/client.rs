@@ -101,7 +101,7 @@ impl {{ errors.name }} {
 #[derive(Debug, Clone, PartialEq)]
 pub struct {{ headers.name }} {
     {%- for (field, wire, ty) in headers.fields %}
-    #[doc = {{ "{:?}"|format(wire) }}]
+    #[doc = {{ "{:?}"|format(format!(" `{}`", wire)) }}]
     pub {{ field }}: {{ ty }},
     {%- endfor %}
 }
@@ -223,7 +223,8 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     {%- endfor %}
     {%- if let Some(named) = method.named %}
     ///
-    #[doc = {{ "{:?}"|format(format!(" Optional parameters are set by name on the [`{}`] it returns, which is awaited: `.{}(..).await` (or all at once, [`Self::{}`]).", named.call, named.fields[0].setter.trim_start_matches("r#"), method.call_fn)) }}]
+    #[doc = {{ "{:?}"|format(format!(" Optional parameters are set by name on the [`{}`] it returns,", named.call)) }}]
+    #[doc = {{ "{:?}"|format(format!(" which is awaited: `.{}(..).await` (or all at once, [`Self::{}`]).", named.fields[0].setter.trim_start_matches("r#"), method.call_fn)) }}]
     pub fn {{ method.name }}<'a>(&'a self, {% for (name, ty) in named.required %}{{ name }}: {{ ty }}, {% endfor %}) -> {{ named.call }}<'a, F> {
         {{ named.call }} { client: self, {% if !named.required.is_empty() %}required: ({% for (name, _) in named.required %}{{ name }}, {% endfor %}), {% endif %}options: {{ named.options }}::default() }
     }
@@ -243,7 +244,9 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     }
     {%- if let Some(paging) = method.paging %}
 
-    #[doc = {{ "{:?}"|format(format!(" {}, page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.", method.self_link)) }}]
+    #[doc = {{ "{:?}"|format(format!(" {}, page after page: its items as a stream, each page a call", method.self_link)) }}]
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn {{ paging.stream }}(&self, {% call args_of(method) %}{% endcall %}) -> remcall::Pages<{{ paging.item }}> {
         {%- call request_of(method) %}{% endcall %}
         self.inner.paginate({{ method.locals.request }}, &{{ paging.static_name }})
@@ -277,13 +280,15 @@ impl<F> {{ client.builder }}<F> {
         self
     }
 
-    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    /// Overrides the spec's profile field by field, e.g.
+    /// `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
         self
     }
 
-    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's
+    /// `interceptors:`.
     pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
         self.inner = self.inner.interceptor(interceptor);
         self
@@ -303,7 +308,8 @@ impl<F> {{ client.builder }}<F> {
     }
 {%- if let Some(fallback) = client.fallback_trait %}
 
-    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx, 429) with `fallback`.
+    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx,
+    /// 429) with `fallback`.
     pub fn fallback<F2: {{ fallback }}>(self, fallback: F2) -> {{ client.builder }}<F2> {
         {{ client.builder }} { inner: self.inner, fallback }
     }

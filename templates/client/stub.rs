@@ -33,7 +33,8 @@ pub mod stub {
         }
 {%- for method in stub.methods %}
 
-        /// {{ method.link }}: a rule made by its first matcher or answer, its faults, its calls.
+        /// {{ method.link }}: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn {{ method.accessor }}(&self) -> {{ method.type_name }}<'_> {
             {{ method.type_name }}(self.0.operation(&{{ method.spec_const }}))
         }
@@ -102,7 +103,8 @@ pub mod stub {
 {%- endif %}
 {%- if let Some((errors, variants)) = method.errors %}
 
-        /// Answers with a declared error body under its status (a range's first; 500 for `default`).
+        /// Answers with a declared error body under its status (a range's first; 500 for
+        /// `default`).
         pub fn returns_error(self, error: &{{ errors }}) -> Self {
             Self(match error {
                 {%- for (variant, status) in variants %}

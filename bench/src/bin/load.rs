@@ -138,7 +138,14 @@ fn main() {
             order.reverse();
         }
         for i in order {
-            results[i].push(round(contestants[i], &base, length, calls, callers, attempt_timeout));
+            results[i].push(round(
+                contestants[i],
+                &base,
+                length,
+                calls,
+                callers,
+                attempt_timeout,
+            ));
         }
         eprintln!("round {}/{rounds} done", r + 1);
     }

@@ -396,11 +396,11 @@ impl CreateCustomerResponse {
 /// The response headers of `get_balance`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetBalanceHeaders {
-    ///ETag
+    /// `ETag`
     pub etag: Option<String>,
-    ///X-RateLimit-Remaining
+    /// `X-RateLimit-Remaining`
     pub remaining: Option<u32>,
-    ///Request-Id
+    /// `Request-Id`
     pub request_id: String,
 }
 impl GetBalanceHeaders {
@@ -924,7 +924,9 @@ impl<F: PaymentsFallback> Payments<F> {
         };
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
-    /// [`Self::list_customers`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    /// [`Self::list_customers`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn list_customers_stream(
         &self,
         limit: Option<u32>,
@@ -942,7 +944,9 @@ impl<F: PaymentsFallback> Payments<F> {
         let fallback = |cause| self.fallback.list_events(cursor, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
-    /// [`Self::list_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    /// [`Self::list_events`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn list_events_stream(&self, cursor: Option<&str>) -> remcall::Pages<Event> {
         let request = list_events_request(cursor);
         self.inner.paginate(request, &LIST_EVENTS_PAGING)
@@ -953,7 +957,9 @@ impl<F: PaymentsFallback> Payments<F> {
         let fallback = |cause| self.fallback.list_invoices(cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
-    /// [`Self::list_invoices`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    /// [`Self::list_invoices`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn list_invoices_stream(&self) -> remcall::Pages<Invoice> {
         let request = list_invoices_request();
         self.inner.paginate(request, &LIST_INVOICES_PAGING)
@@ -968,7 +974,9 @@ impl<F: PaymentsFallback> Payments<F> {
         let fallback = |cause| self.fallback.search_events(offset, limit, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
-    /// [`Self::search_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    /// [`Self::search_events`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn search_events_stream(
         &self,
         offset: Option<u64>,
@@ -987,7 +995,9 @@ impl<F: PaymentsFallback> Payments<F> {
         let fallback = |cause| self.fallback.list_archived_events(page, per_page, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
-    /// [`Self::list_archived_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    /// [`Self::list_archived_events`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn list_archived_events_stream(
         &self,
         page: Option<u32>,
@@ -1008,7 +1018,9 @@ impl<F: PaymentsFallback> Payments<F> {
         let fallback = |cause| self.fallback.list_customer_events(id, cursor, cause);
         self.inner.call_or_fallback(request, decode::json_or_none, fallback).await
     }
-    /// [`Self::list_customer_events`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    /// [`Self::list_customer_events`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn list_customer_events_stream(
         &self,
         id: &str,
@@ -1026,7 +1038,9 @@ impl<F: PaymentsFallback> Payments<F> {
         let fallback = |cause| self.fallback.list_payouts(per_page, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
-    /// [`Self::list_payouts`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    /// [`Self::list_payouts`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn list_payouts_stream(&self, per_page: Option<u32>) -> remcall::Pages<Event> {
         let request = list_payouts_request(per_page);
         self.inner.paginate(request, &LIST_PAYOUTS_PAGING)
@@ -1076,12 +1090,14 @@ impl<F> PaymentsBuilder<F> {
         self.inner = self.inner.base_urls(urls);
         self
     }
-    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    /// Overrides the spec's profile field by field, e.g.
+    /// `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
         self
     }
-    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's
+    /// `interceptors:`.
     pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
         self.inner = self.inner.interceptor(interceptor);
         self
@@ -1097,7 +1113,8 @@ impl<F> PaymentsBuilder<F> {
         self.inner = self.inner.http_client(http);
         self
     }
-    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx, 429) with `fallback`.
+    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx,
+    /// 429) with `fallback`.
     pub fn fallback<F2: PaymentsFallback>(self, fallback: F2) -> PaymentsBuilder<F2> {
         PaymentsBuilder {
             inner: self.inner,
@@ -1332,91 +1349,113 @@ pub mod stub {
         pub fn inner(&self) -> &remcall::stub::Stub {
             &self.0
         }
-        /// [`Payments::get_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::get_customer`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn get_customer(&self) -> GetCustomerStubbing<'_> {
             GetCustomerStubbing(self.0.operation(&GET_CUSTOMER))
         }
-        /// [`Payments::create_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::create_customer`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn create_customer(&self) -> CreateCustomerStubbing<'_> {
             CreateCustomerStubbing(self.0.operation(&CREATE_CUSTOMER))
         }
-        /// [`Payments::get_balance`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::get_balance`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn get_balance(&self) -> GetBalanceStubbing<'_> {
             GetBalanceStubbing(self.0.operation(&GET_BALANCE))
         }
-        /// [`Payments::get_statement`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::get_statement`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn get_statement(&self) -> GetStatementStubbing<'_> {
             GetStatementStubbing(self.0.operation(&GET_STATEMENT))
         }
-        /// [`Payments::update_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::update_customer`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn update_customer(&self) -> UpdateCustomerStubbing<'_> {
             UpdateCustomerStubbing(self.0.operation(&UPDATE_CUSTOMER))
         }
-        /// [`Payments::get_source`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::get_source`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn get_source(&self) -> GetSourceStubbing<'_> {
             GetSourceStubbing(self.0.operation(&GET_SOURCE))
         }
-        /// [`Payments::create_charge`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::create_charge`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn create_charge(&self) -> CreateChargeStubbing<'_> {
             CreateChargeStubbing(self.0.operation(&CREATE_CHARGE))
         }
-        /// [`Payments::upload_file`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::upload_file`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn upload_file(&self) -> UploadFileStubbing<'_> {
             UploadFileStubbing(self.0.operation(&UPLOAD_FILE))
         }
-        /// [`Payments::set_note`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::set_note`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn set_note(&self) -> SetNoteStubbing<'_> {
             SetNoteStubbing(self.0.operation(&SET_NOTE))
         }
-        /// [`Payments::merge_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::merge_customer`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn merge_customer(&self) -> MergeCustomerStubbing<'_> {
             MergeCustomerStubbing(self.0.operation(&MERGE_CUSTOMER))
         }
-        /// [`Payments::delete_customer`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::delete_customer`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn delete_customer(&self) -> DeleteCustomerStubbing<'_> {
             DeleteCustomerStubbing(self.0.operation(&DELETE_CUSTOMER))
         }
-        /// [`Payments::list_charges`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::list_charges`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn list_charges(&self) -> ListChargesStubbing<'_> {
             ListChargesStubbing(self.0.operation(&LIST_CHARGES))
         }
-        /// [`Payments::create_refund`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::create_refund`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn create_refund(&self) -> CreateRefundStubbing<'_> {
             CreateRefundStubbing(self.0.operation(&CREATE_REFUND))
         }
-        /// [`Payments::list_customers`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::list_customers`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn list_customers(&self) -> ListCustomersStubbing<'_> {
             ListCustomersStubbing(self.0.operation(&LIST_CUSTOMERS))
         }
-        /// [`Payments::list_events`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::list_events`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn list_events(&self) -> ListEventsStubbing<'_> {
             ListEventsStubbing(self.0.operation(&LIST_EVENTS))
         }
-        /// [`Payments::list_invoices`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::list_invoices`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn list_invoices(&self) -> ListInvoicesStubbing<'_> {
             ListInvoicesStubbing(self.0.operation(&LIST_INVOICES))
         }
-        /// [`Payments::search_events`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::search_events`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn search_events(&self) -> SearchEventsStubbing<'_> {
             SearchEventsStubbing(self.0.operation(&SEARCH_EVENTS))
         }
-        /// [`Payments::list_archived_events`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::list_archived_events`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn list_archived_events(&self) -> ListArchivedEventsStubbing<'_> {
             ListArchivedEventsStubbing(self.0.operation(&LIST_ARCHIVED_EVENTS))
         }
-        /// [`Payments::list_customer_events`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::list_customer_events`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn list_customer_events(&self) -> ListCustomerEventsStubbing<'_> {
             ListCustomerEventsStubbing(self.0.operation(&LIST_CUSTOMER_EVENTS))
         }
-        /// [`Payments::list_payouts`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::list_payouts`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn list_payouts(&self) -> ListPayoutsStubbing<'_> {
             ListPayoutsStubbing(self.0.operation(&LIST_PAYOUTS))
         }
-        /// [`Payments::download_report`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::download_report`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn download_report(&self) -> DownloadReportStubbing<'_> {
             DownloadReportStubbing(self.0.operation(&DOWNLOAD_REPORT))
         }
-        /// [`Payments::get_report`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Payments::get_report`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn get_report(&self) -> GetReportStubbing<'_> {
             GetReportStubbing(self.0.operation(&GET_REPORT))
         }
@@ -1488,7 +1527,8 @@ pub mod stub {
         pub fn returns(self, value: &Customer) -> Self {
             Self(self.0.returns_json(value))
         }
-        /// Answers with a declared error body under its status (a range's first; 500 for `default`).
+        /// Answers with a declared error body under its status (a range's first; 500 for
+        /// `default`).
         pub fn returns_error(self, error: &GetCustomerError) -> Self {
             Self(
                 match error {

@@ -226,7 +226,8 @@ impl<F: UserClientFallback> UserClient<F> {
     /// - `limit`: Users per page (the service's default is 20).
     /// - `after`: The id the page starts after.
     ///
-    /// Optional parameters are set by name on the [`ListUsersCall`] it returns, which is awaited: `.name(..).await` (or all at once, [`Self::list_users_with`]).
+    /// Optional parameters are set by name on the [`ListUsersCall`] it returns,
+    /// which is awaited: `.name(..).await` (or all at once, [`Self::list_users_with`]).
     pub fn list_users<'a>(&'a self) -> ListUsersCall<'a, F> {
         ListUsersCall {
             client: self,
@@ -242,7 +243,9 @@ impl<F: UserClientFallback> UserClient<F> {
         let fallback = |cause| self.fallback.list_users(options, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }
-    /// [`Self::list_users`], page after page: its items as a stream, each page a call of its own (retries, breaker and limits apply per page), fetched as the items before it are taken.
+    /// [`Self::list_users`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
     pub fn list_users_stream(&self, options: &ListUsersOptions) -> remcall::Pages<User> {
         let request = list_users_request(options);
         self.inner.paginate(request, &LIST_USERS_PAGING)
@@ -278,12 +281,14 @@ impl<F> UserClientBuilder<F> {
         self.inner = self.inner.base_urls(urls);
         self
     }
-    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    /// Overrides the spec's profile field by field, e.g.
+    /// `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
         self
     }
-    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's
+    /// `interceptors:`.
     pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
         self.inner = self.inner.interceptor(interceptor);
         self
@@ -299,7 +304,8 @@ impl<F> UserClientBuilder<F> {
         self.inner = self.inner.http_client(http);
         self
     }
-    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx, 429) with `fallback`.
+    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx,
+    /// 429) with `fallback`.
     pub fn fallback<F2: UserClientFallback>(
         self,
         fallback: F2,
@@ -436,19 +442,23 @@ pub mod stub {
         pub fn inner(&self) -> &remcall::stub::Stub {
             &self.0
         }
-        /// [`UserClient::query_user`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`UserClient::query_user`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn query_user(&self) -> QueryUserStubbing<'_> {
             QueryUserStubbing(self.0.operation(&QUERY_USER))
         }
-        /// [`UserClient::get_user`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`UserClient::get_user`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn get_user(&self) -> GetUserStubbing<'_> {
             GetUserStubbing(self.0.operation(&GET_USER))
         }
-        /// [`UserClient::list_users`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`UserClient::list_users`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn list_users(&self) -> ListUsersStubbing<'_> {
             ListUsersStubbing(self.0.operation(&LIST_USERS))
         }
-        /// [`UserClient::delete_user`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`UserClient::delete_user`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn delete_user(&self) -> DeleteUserStubbing<'_> {
             DeleteUserStubbing(self.0.operation(&DELETE_USER))
         }

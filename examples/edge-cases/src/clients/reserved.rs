@@ -170,12 +170,14 @@ impl<F> ReservedBuilder<F> {
         self.inner = self.inner.base_urls(urls);
         self
     }
-    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    /// Overrides the spec's profile field by field, e.g.
+    /// `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
         self
     }
-    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's
+    /// `interceptors:`.
     pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
         self.inner = self.inner.interceptor(interceptor);
         self
@@ -191,7 +193,8 @@ impl<F> ReservedBuilder<F> {
         self.inner = self.inner.http_client(http);
         self
     }
-    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx, 429) with `fallback`.
+    /// Answers eligible failures (breaker open, rejected, rate limited, timeout, connect, 5xx,
+    /// 429) with `fallback`.
     pub fn fallback<F2: ReservedFallback>(self, fallback: F2) -> ReservedBuilder<F2> {
         ReservedBuilder {
             inner: self.inner,
@@ -268,15 +271,18 @@ pub mod stub {
         pub fn inner(&self) -> &remcall::stub::Stub {
             &self.0
         }
-        /// `Reserved::type`: a rule made by its first matcher or answer, its faults, its calls.
+        /// `Reserved::type`: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn r#type(&self) -> TypeStubbing<'_> {
             TypeStubbing(self.0.operation(&TYPE))
         }
-        /// `Reserved::match`: a rule made by its first matcher or answer, its faults, its calls.
+        /// `Reserved::match`: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn r#match(&self) -> MatchStubbing<'_> {
             MatchStubbing(self.0.operation(&MATCH))
         }
-        /// [`Reserved::take`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`Reserved::take`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn take(&self) -> TakeStubbing<'_> {
             TakeStubbing(self.0.operation(&TAKE))
         }

@@ -108,12 +108,14 @@ impl<F> StubNamesBuilder<F> {
         self.inner = self.inner.base_urls(urls);
         self
     }
-    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    /// Overrides the spec's profile field by field, e.g.
+    /// `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
         self
     }
-    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's
+    /// `interceptors:`.
     pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
         self.inner = self.inner.interceptor(interceptor);
         self
@@ -163,11 +165,13 @@ pub mod stub {
         pub fn inner(&self) -> &remcall::stub::Stub {
             &self.0
         }
-        /// [`StubNames::start`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`StubNames::start`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn start_(&self) -> StartStubbing<'_> {
             StartStubbing(self.0.operation(&START))
         }
-        /// [`StubNames::url`]: a rule made by its first matcher or answer, its faults, its calls.
+        /// [`StubNames::url`]: a rule made by its first matcher or answer,
+        /// its faults, its calls.
         pub fn url_(&self) -> UrlStubbing<'_> {
             UrlStubbing(self.0.operation(&URL))
         }

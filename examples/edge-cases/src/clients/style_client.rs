@@ -90,7 +90,8 @@ impl<F> remcall::Observe for StyleClient<F> {
 impl<F> StyleClient<F> {
     /// `GET /one`
     ///
-    /// Optional parameters are set by name on the [`OneOptionalCall`] it returns, which is awaited: `.a(..).await` (or all at once, [`Self::one_optional_with`]).
+    /// Optional parameters are set by name on the [`OneOptionalCall`] it returns,
+    /// which is awaited: `.a(..).await` (or all at once, [`Self::one_optional_with`]).
     pub fn one_optional<'a>(&'a self, b: &'a str) -> OneOptionalCall<'a, F> {
         OneOptionalCall {
             client: self,
@@ -131,7 +132,8 @@ impl<F> StyleClient<F> {
     }
     /// `GET /send`
     ///
-    /// Optional parameters are set by name on the [`SendCall`] it returns, which is awaited: `.send_(..).await` (or all at once, [`Self::send_with`]).
+    /// Optional parameters are set by name on the [`SendCall`] it returns,
+    /// which is awaited: `.send_(..).await` (or all at once, [`Self::send_with`]).
     pub fn send<'a>(&'a self) -> SendCall<'a, F> {
         SendCall {
             client: self,
@@ -172,12 +174,14 @@ impl<F> StyleClientBuilder<F> {
         self.inner = self.inner.base_urls(urls);
         self
     }
-    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    /// Overrides the spec's profile field by field, e.g.
+    /// `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
         self
     }
-    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's
+    /// `interceptors:`.
     pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
         self.inner = self.inner.interceptor(interceptor);
         self

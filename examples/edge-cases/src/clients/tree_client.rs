@@ -198,12 +198,14 @@ impl<F> TreeClientBuilder<F> {
         self.inner = self.inner.base_urls(urls);
         self
     }
-    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    /// Overrides the spec's profile field by field, e.g.
+    /// `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
         self
     }
-    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's
+    /// `interceptors:`.
     pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
         self.inner = self.inner.interceptor(interceptor);
         self

@@ -73,7 +73,8 @@ impl<F> remcall::Observe for WideClient<F> {
 impl<F> WideClient<F> {
     /// `POST /orgs/{org}/teams/{team}/items/{item}`
     ///
-    /// Optional parameters are set by name on the [`SearchCall`] it returns, which is awaited: `.q2(..).await` (or all at once, [`Self::search_with`]).
+    /// Optional parameters are set by name on the [`SearchCall`] it returns,
+    /// which is awaited: `.q2(..).await` (or all at once, [`Self::search_with`]).
     pub fn search<'a>(
         &'a self,
         org: &'a str,
@@ -165,12 +166,14 @@ impl<F> WideClientBuilder<F> {
         self.inner = self.inner.base_urls(urls);
         self
     }
-    /// Overrides the spec's profile field by field, e.g. `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
+    /// Overrides the spec's profile field by field, e.g.
+    /// `remcall::Profile::from_yaml_str("retry: { max_attempts: 1 }")?`.
     pub fn profile(mut self, profile: remcall::Profile) -> Self {
         self.inner = self.inner.profile(profile);
         self
     }
-    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's `interceptors:`.
+    /// Adds an interceptor; it runs after the profile's headers, auth and the spec's
+    /// `interceptors:`.
     pub fn interceptor(mut self, interceptor: impl remcall::Interceptor) -> Self {
         self.inner = self.inner.interceptor(interceptor);
         self
