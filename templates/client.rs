@@ -72,9 +72,9 @@ impl {{ responses.name }} {
 #[doc = {{ "{:?}"|format(errors.doc) }}]
 #[derive(Debug, Clone, PartialEq)]
 pub enum {{ errors.name }} {
-    {%- for (variant, _, written, payload) in errors.variants %}
-    #[doc = " `{{ written }}`"]
-    {{ variant }}({{ payload }}),
+    {%- for variant in errors.variants %}
+    #[doc = " `{{ variant.written }}`"]
+    {{ variant.name }}({{ variant.payload }}),
     {%- endfor %}
 }
 
@@ -84,8 +84,8 @@ impl {{ errors.name }} {
         let decoded = remcall::serde_json::from_slice(body).map(Self::Other);
         {%- else %}
         let decoded = match status {
-            {%- for (variant, pattern, _, _) in errors.variants %}
-            {{ pattern }} => remcall::serde_json::from_slice(body).map(Self::{{ variant }}),
+            {%- for variant in errors.variants %}
+            {{ variant.pattern }} => remcall::serde_json::from_slice(body).map(Self::{{ variant.name }}),
             {%- endfor %}
             {%- if !errors.has_default %}
             _ => return None,

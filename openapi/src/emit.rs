@@ -265,7 +265,7 @@ fn method_value(method: &MethodOut) -> Yaml {
     if !method.errors.is_empty() {
         let mut errors = Mapping::new();
         for (status, error) in &method.errors {
-            errors.insert(status.as_str().into(), ty(error));
+            errors.insert(status.spec_key().into(), ty(error));
         }
         out.insert("errors".into(), errors.into());
     }

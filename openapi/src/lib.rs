@@ -31,6 +31,7 @@ mod service;
 mod settle;
 mod shapes;
 mod spec;
+mod status;
 mod ty;
 
 use std::fmt;

@@ -9,8 +9,8 @@ use std::collections::HashSet;
 
 use super::docs::repeats;
 use super::{
-    ErrorEnum, HeadersStruct, Locals, Method, NamedCall, OptionField, PagingIr, Param,
-    ResponseEnum, TypeDecl, comment_text, item_doc, profile_yaml,
+    ErrorEnum, ErrorVariant, HeadersStruct, Locals, Method, NamedCall, OptionField, PagingIr,
+    Param, ParamCall, ResponseEnum, TypeDecl, comment_text, item_doc, profile_yaml,
 };
 
 pub(super) fn lower_method(
@@ -36,6 +36,13 @@ pub(super) fn lower_method(
     });
     let stream = method.returns_as == checked::ReturnsEncoding::Stream;
     let mut headers = headers;
+    let json_value = (responses.is_none()
+        && headers.is_none()
+        && !stream
+        && !method.returns.is_unit()
+        && !method.returns.is_bytes()
+        && method.returns_as != checked::ReturnsEncoding::Text)
+        .then(|| method.returns.render());
     let (returns, decode) = result(method, responses.as_ref(), headers.as_mut());
     let verb = method.verb.as_str();
     let doc = method_doc(method, verb);
@@ -72,6 +79,7 @@ pub(super) fn lower_method(
         call_fn,
         args,
         named,
+        json_value,
         returns,
         decode,
         responses,
@@ -88,11 +96,12 @@ pub(super) fn lower_method(
 
 /// The method's arguments: path parameters in template order, then query, headers, body.
 fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Param> {
-    let param = |p: &checked::Param, call: &'static str| Param {
+    let param = |p: &checked::Param, call: ParamCall| Param {
         name: names::snake(&p.key),
         ty: p.ty.argument(is_copy),
         owned: p.ty.render(),
         call,
+        value: p.ty.inner("Option").unwrap_or(&p.ty).clone(),
         wire: Some(p.wire.clone()),
         doc: p
             .doc
@@ -101,36 +110,37 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
             .map(|d| one_line_doc(d))
             .into_iter()
             .collect(),
-        named: method.named && call != "path" && p.ty.inner("Option").is_some(),
+        named: method.named && call != ParamCall::Path && p.ty.inner("Option").is_some(),
     };
     let query_call = |p: &checked::Param| match p.style {
-        QueryWriting::Pairs => "query",
-        QueryWriting::Object => "query_object",
-        QueryWriting::Deep => "query_deep",
-        QueryWriting::Comma => "query_csv",
+        QueryWriting::Pairs => ParamCall::Query,
+        QueryWriting::Object => ParamCall::QueryObject,
+        QueryWriting::Deep => ParamCall::QueryDeep,
+        QueryWriting::Comma => ParamCall::QueryCsv,
     };
     // Path parameters in template order, then query, headers, body.
     let mut params: Vec<Param> = method
         .path_params
         .iter()
-        .map(|p| param(p, "path"))
+        .map(|p| param(p, ParamCall::Path))
         .chain(method.query.iter().map(|p| param(p, query_call(p))))
-        .chain(method.headers.iter().map(|p| param(p, "header")))
+        .chain(method.headers.iter().map(|p| param(p, ParamCall::Header)))
         .collect();
     if let Some(body) = &method.body {
         let call = match body.encoding {
-            BodyEncoding::Json if body.ty.is_bytes() => "bytes",
-            BodyEncoding::Json => "json",
-            BodyEncoding::Form => "form",
-            BodyEncoding::Multipart => "multipart",
-            BodyEncoding::Text => "text",
-            BodyEncoding::Bytes => "bytes",
+            BodyEncoding::Json if body.ty.is_bytes() => ParamCall::Bytes,
+            BodyEncoding::Json => ParamCall::Json,
+            BodyEncoding::Form => ParamCall::Form,
+            BodyEncoding::Multipart => ParamCall::Multipart,
+            BodyEncoding::Text => ParamCall::Text,
+            BodyEncoding::Bytes => ParamCall::Bytes,
         };
         params.push(Param {
             name: "body".to_owned(),
             ty: body.ty.argument(is_copy),
             owned: body.ty.render(),
             call,
+            value: body.ty.clone(),
             wire: None,
             doc: Vec::new(),
             named: false,
@@ -156,15 +166,11 @@ fn named_call(params: &[Param], base: &str) -> NamedCall {
         .iter()
         .filter(|p| p.named)
         .map(|p| {
-            let inner = p
-                .owned
-                .strip_prefix("Option<")
-                .and_then(|t| t.strip_suffix('>'))
-                .unwrap_or(&p.owned);
-            let into = inner == "String" || inner.starts_with("Vec<");
+            let inner = p.value.render();
+            let into = p.value.bare() == Some("String") || p.value.inner("Vec").is_some();
             let mut doc = p.doc.clone();
             if doc.is_empty() {
-                let place = if p.call == "header" {
+                let place = if p.call == ParamCall::Header {
                     "header"
                 } else {
                     "query parameter"
@@ -180,11 +186,7 @@ fn named_call(params: &[Param], base: &str) -> NamedCall {
                     p.name.clone()
                 },
                 ty: p.owned.clone(),
-                takes: if into {
-                    format!("into {inner}")
-                } else {
-                    inner.to_owned()
-                },
+                takes: if into { format!("into {inner}") } else { inner },
                 doc,
             }
         })
@@ -414,25 +416,39 @@ fn error_enum(method: &checked::Method, base: &str) -> ErrorEnum {
     let variants = entries
         .iter()
         .map(|(matched, ty)| {
-            let (variant, pattern, written) = match matched {
+            let (name, pattern, written, answer) = match matched {
                 StatusMatch::Exact(code) => (
                     names::status_variant(*code),
                     code.to_string(),
                     code.to_string(),
+                    *code,
                 ),
                 StatusMatch::Class(4) => (
                     "ClientError".to_owned(),
                     "400..=499".to_owned(),
                     "4XX".to_owned(),
+                    400,
                 ),
                 StatusMatch::Class(class) => (
                     "ServerError".to_owned(),
                     format!("{class}00..={class}99"),
                     format!("{class}XX"),
+                    *class * 100,
                 ),
-                StatusMatch::Default => ("Other".to_owned(), "_".to_owned(), "default".to_owned()),
+                StatusMatch::Default => (
+                    "Other".to_owned(),
+                    "_".to_owned(),
+                    "default".to_owned(),
+                    500,
+                ),
             };
-            (variant, pattern, written, ty.render())
+            ErrorVariant {
+                name,
+                pattern,
+                written,
+                payload: ty.render(),
+                answer,
+            }
         })
         .collect();
     ErrorEnum {

@@ -211,6 +211,10 @@ pub struct Method {
     pub args: Vec<(String, String)>,
     /// Its optional parameters set by name on a call it returns.
     pub named: Option<NamedCall>,
+    /// The one JSON value it answers with, when it does (not `()`, not several shapes, not a
+    /// stream or text), without the `Option` of `not_found: none`: what its stub's `returns`
+    /// takes.
+    pub json_value: Option<String>,
 }
 
 /// A named method's options struct and the call its method returns.
@@ -277,10 +281,25 @@ pub struct ErrorEnum {
     pub doc: String,
     /// `GetUserError`.
     pub name: String,
-    /// (variant, match pattern `404` / `400..=499` / `_`, as written in the spec, payload type).
-    pub variants: Vec<(String, String, String, String)>,
+    /// One variant per declared status.
+    pub variants: Vec<ErrorVariant>,
     /// A `default` entry covers every other status.
     pub has_default: bool,
+}
+
+/// A declared error body's variant.
+#[derive(Debug)]
+pub struct ErrorVariant {
+    /// `NotFound`, `ClientError`, `Other`.
+    pub name: String,
+    /// The statuses it matches: `404`, `400..=499`, `_`.
+    pub pattern: String,
+    /// The key as written in the spec: `404`, `4XX`, `default`.
+    pub written: String,
+    /// The body's type.
+    pub payload: String,
+    /// The status a stub answers it with: its own, its class's first, 500 for `default`.
+    pub answer: u16,
 }
 
 /// A method's declared response headers.
@@ -306,15 +325,68 @@ pub struct Param {
     pub ty: String,
     /// The type itself (owned form), as a stub decodes what it received.
     pub owned: String,
-    /// The request builder method that takes it: `path`, `query` (or `query_object`,
-    /// `query_deep`, `query_csv`), `header`, `json`, `form`, `multipart`, `text` or `bytes`.
-    pub call: &'static str,
+    /// The request builder method that takes it.
+    pub call: ParamCall,
+    /// Its type without the `Option` of an optional parameter: what a value of it is.
+    pub value: crate::types::Ty,
     /// The wire name, for path, query and header parameters.
     pub wire: Option<String>,
     /// Rustdoc lines, for an optional parameter's setter.
     pub doc: Vec<String>,
     /// An optional query or header parameter of a named method: set by name, not an argument.
     pub named: bool,
+}
+
+/// How an argument enters the request: the request builder's method that takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamCall {
+    /// A path placeholder.
+    Path,
+    /// A query parameter, `name=value` (a list repeated).
+    Query,
+    /// An object in the query, one pair per field.
+    QueryObject,
+    /// An object in the query, `name[field]=value`.
+    QueryDeep,
+    /// A list in the query, comma-separated.
+    QueryCsv,
+    /// A header.
+    Header,
+    /// A JSON body.
+    Json,
+    /// A form body.
+    Form,
+    /// A multipart body.
+    Multipart,
+    /// A text body.
+    Text,
+    /// A raw body.
+    Bytes,
+}
+
+impl ParamCall {
+    /// The builder method's name.
+    pub fn method(self) -> &'static str {
+        match self {
+            ParamCall::Path => "path",
+            ParamCall::Query => "query",
+            ParamCall::QueryObject => "query_object",
+            ParamCall::QueryDeep => "query_deep",
+            ParamCall::QueryCsv => "query_csv",
+            ParamCall::Header => "header",
+            ParamCall::Json => "json",
+            ParamCall::Form => "form",
+            ParamCall::Multipart => "multipart",
+            ParamCall::Text => "text",
+            ParamCall::Bytes => "bytes",
+        }
+    }
+}
+
+impl std::fmt::Display for ParamCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.method())
+    }
 }
 
 /// The names of a generated method's locals: plain, unless a parameter has the name already.

@@ -2,7 +2,7 @@
 //! parameter taking the method's own type, and `returns` taking its success type. The rest is
 //! the runtime's (`remcall::stub`, `remcall::__stub_common!`).
 
-use super::{Method, TypeDecl};
+use super::{Method, ParamCall, TypeDecl};
 
 /// `<Client>Stub` and its operations.
 #[derive(Debug)]
@@ -94,12 +94,12 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
                 spec_const: method.spec_const.clone(),
                 type_name: unique("Stubbing"),
                 setters: setters(method),
-                returns: returns(method),
+                returns: method.json_value.clone(),
                 errors: method.errors.as_ref().map(|errors| {
                     let variants = errors
                         .variants
                         .iter()
-                        .map(|(variant, pattern, _, _)| (variant.clone(), status_of(pattern)))
+                        .map(|variant| (variant.name.clone(), variant.answer))
                         .collect();
                     (errors.name.clone(), variants)
                 }),
@@ -118,21 +118,19 @@ fn setters(method: &Method) -> Vec<StubSetter> {
         .iter()
         .filter_map(|param| {
             let call = match param.call {
-                "path" => "with_path",
-                "query" => "with_query",
-                "header" => "with_header",
+                ParamCall::Path => "with_path",
+                ParamCall::Query => "with_query",
+                ParamCall::Header => "with_header",
                 // Objects, deep objects and lists in one value: matched through `calls()`.
                 _ => return None,
             };
             // Whatever the call takes the parameter as (`Kind` or `&Kind`, `String` or `&str`),
             // its matcher takes too: both borrow the value's owned form.
-            let owned = without_option(&param.owned);
-            let borrowed = match owned {
-                "String" => "str".to_owned(),
-                _ => match owned.strip_prefix("Vec<").and_then(|t| t.strip_suffix('>')) {
-                    Some(item) => format!("[{item}]"),
-                    None => owned.to_owned(),
-                },
+            let value = &param.value;
+            let borrowed = match (value.bare(), value.inner("Vec")) {
+                (Some("String"), _) => "str".to_owned(),
+                (_, Some(item)) => format!("[{}]", item.render()),
+                _ => value.render(),
             };
             Some(StubSetter {
                 name: format!("with_{}", param.name.trim_start_matches("r#")),
@@ -145,13 +143,6 @@ fn setters(method: &Method) -> Vec<StubSetter> {
         .collect()
 }
 
-/// The status a declared error is answered with: its own, its range's first, or 500 for
-/// `default` (`_`).
-fn status_of(pattern: &str) -> u16 {
-    let first = pattern.split("..").next().unwrap_or(pattern);
-    first.trim().parse().unwrap_or(500)
-}
-
 /// What a typed call reads of a request: path, plain query and header parameters and a JSON,
 /// form or text body, each as its own type (the others are in the raw request).
 fn fields(method: &Method) -> Vec<(String, String, String)> {
@@ -161,37 +152,15 @@ fn fields(method: &Method) -> Vec<(String, String, String)> {
         .filter_map(|param| {
             let wire = param.wire.as_deref().map(|w| format!("{w:?}"));
             let read = match (param.call, wire) {
-                ("path", Some(wire)) => format!("raw.path_value({wire})"),
-                ("query", Some(wire)) => format!("raw.query_value({wire})"),
-                ("header", Some(wire)) => format!("raw.header_value({wire})"),
-                ("json", None) => "raw.json_body()".to_owned(),
-                ("form", None) => "raw.form_body()".to_owned(),
-                ("text", None) => "raw.text_body()".to_owned(),
+                (ParamCall::Path, Some(wire)) => format!("raw.path_value({wire})"),
+                (ParamCall::Query, Some(wire)) => format!("raw.query_value({wire})"),
+                (ParamCall::Header, Some(wire)) => format!("raw.header_value({wire})"),
+                (ParamCall::Json, None) => "raw.json_body()".to_owned(),
+                (ParamCall::Form, None) => "raw.form_body()".to_owned(),
+                (ParamCall::Text, None) => "raw.text_body()".to_owned(),
                 _ => return None,
             };
             Some((param.name.clone(), param.owned.clone(), read))
         })
         .collect()
-}
-
-/// `Option<&str>` → `&str`: a matcher is for a value that is there.
-fn without_option(ty: &str) -> &str {
-    ty.strip_prefix("Option<")
-        .and_then(|inner| inner.strip_suffix('>'))
-        .unwrap_or(ty)
-}
-
-/// The one JSON value a method answers with, when it does: not `()`, not several shapes,
-/// not a stream; a `not_found: none` method's value without its `Option`.
-fn returns(method: &Method) -> Option<String> {
-    let json = method.decode.starts_with("decode::json");
-    if !json || method.stream || method.responses.is_some() || method.returns == "()" {
-        return None;
-    }
-    let ty = if method.not_found_none {
-        without_option(&method.returns)
-    } else {
-        &method.returns
-    };
-    Some(ty.to_owned())
 }

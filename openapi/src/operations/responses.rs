@@ -8,6 +8,7 @@ use super::Operation;
 use super::body::pick_media;
 use crate::document::Place;
 use crate::spec::{Builder, MethodOut};
+use crate::status::StatusKey;
 use crate::ty::{Encoding, Ty};
 
 impl Builder<'_> {
@@ -30,7 +31,10 @@ impl Builder<'_> {
                     (place, serde_json::json!({ "schema": {} }))
                 }
             };
-            match status_code(status) {
+            let Some(key) = StatusKey::read(status) else {
+                continue;
+            };
+            match key.success() {
                 // HTTP gives these no body, whatever a description declares for them.
                 Some(code @ (204 | 205)) => {
                     if response
@@ -58,11 +62,7 @@ impl Builder<'_> {
                 _ => {
                     let hint = format!("{type_base}Error{}", status.to_ascii_uppercase());
                     let (ty, encoding) = self.response_type(operation, &place, &response, &hint);
-                    let key = match status.to_ascii_uppercase().as_str() {
-                        "DEFAULT" => "default".to_owned(),
-                        other => other.to_owned(),
-                    };
-                    if encoding == Encoding::Json && ty != Ty::Unit && status_key_ok(&key) {
+                    if encoding == Encoding::Json && ty != Ty::Unit && key.is_error() {
                         method.errors.push((key, ty));
                     }
                 }
@@ -147,16 +147,4 @@ impl Builder<'_> {
             Some(_) => (Ty::Bytes, Encoding::Bytes),
         }
     }
-}
-
-fn status_code(status: &str) -> Option<u16> {
-    match status.to_ascii_uppercase().as_str() {
-        "2XX" => Some(200),
-        other => other.parse().ok(),
-    }
-}
-
-fn status_key_ok(key: &str) -> bool {
-    matches!(key, "default" | "4XX" | "5XX")
-        || key.parse::<u16>().is_ok_and(|c| (400..600).contains(&c))
 }
