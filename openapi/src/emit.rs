@@ -283,9 +283,9 @@ fn method_value(method: &MethodOut) -> Yaml {
 
 fn paginate_value(paginate: &Paginate) -> Yaml {
     let text = |s: &String| Yaml::from(s.as_str());
-    let with_items = |items: &String, key: &str, inner: Yaml| {
+    let with_items = |items: Option<&String>, key: &str, inner: Yaml| {
         let mut out = Mapping::new();
-        if !items.is_empty() {
+        if let Some(items) = items {
             out.insert("items".into(), text(items));
         }
         out.insert(key.into(), inner);
@@ -303,7 +303,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
         }
         Paginate::Cursor { items, param, from } => {
             let cursor = pairs([("param", text(param)), ("from", text(from))]);
-            with_items(items, "cursor", cursor)
+            with_items(Some(items), "cursor", cursor)
         }
         Paginate::ItemCursor {
             items,
@@ -316,7 +316,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
                 ("from_item", text(field)),
                 ("has_more", text(has_more)),
             ]);
-            with_items(items, "cursor", cursor)
+            with_items(Some(items), "cursor", cursor)
         }
         Paginate::Offset {
             items,
@@ -329,7 +329,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
                 ("limit", limit.as_ref().map(text)),
                 ("total", total.as_ref().map(text)),
             ]));
-            with_items(items, "offset", pairs(offset))
+            with_items(items.as_ref(), "offset", pairs(offset))
         }
         Paginate::PageNumber {
             items,
@@ -346,7 +346,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
                 ("total_pages", total_pages.as_ref().map(text)),
                 ("current", current.as_ref().map(text)),
             ]));
-            with_items(items, "page_number", pairs(page))
+            with_items(items.as_ref(), "page_number", pairs(page))
         }
     }
 }

@@ -155,7 +155,7 @@ impl Builder<'_> {
                 return Some(Paginate::LinkHeader);
             }
             // The page is the list: only a count sent back can lead on.
-            return self.counted(method, page, String::new());
+            return self.counted(method, page, None);
         }
         let lists: Vec<&FieldOut> = fields.iter().filter(|f| f.ty.is_list()).collect();
         let [items] = lists.as_slice() else {
@@ -200,12 +200,12 @@ impl Builder<'_> {
                 has_more,
             });
         }
-        self.counted(method, page, items)
+        self.counted(method, page, Some(items))
     }
 
     /// An offset or a page number sent back, with the page size's parameter and the page's
     /// total (items, or pages) when the description has them.
-    fn counted(&self, method: &MethodOut, page: &Ty, items: String) -> Option<Paginate> {
+    fn counted(&self, method: &MethodOut, page: &Ty, items: Option<String>) -> Option<Paginate> {
         let limit = query_param(method, LIMIT_PARAMS, is_integer);
         let count = |names: &'static [&'static str]| {
             self.find(page, &|f| {

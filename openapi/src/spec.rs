@@ -164,17 +164,18 @@ pub(crate) enum Paginate {
         field: String,
         has_more: String,
     },
-    /// `paginate: { items, offset: { param, limit, total } }` (`items` empty: the page is the
+    /// `paginate: { items, offset: { param, limit, total } }` (no `items`: the page is the
     /// list).
     Offset {
-        items: String,
+        items: Option<String>,
         param: String,
         limit: Option<String>,
         total: Option<String>,
     },
-    /// `paginate: { items, page_number: { param, first, limit, total_pages } }`.
+    /// `paginate: { items, page_number: { param, first, limit, total_pages } }` (no `items`:
+    /// the page is the list).
     PageNumber {
-        items: String,
+        items: Option<String>,
         param: String,
         first: Option<u64>,
         limit: Option<String>,
