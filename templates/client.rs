@@ -168,6 +168,7 @@ static {{ client.spec_static }}: remcall::__codegen::ClientSpec = remcall::__cod
 {%- endfor %}
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
+{%- if client.fallback_trait.is_some() %}
 pub struct {{ client.name }}<F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
     inner: remcall::__codegen::Client,
     fallback: std::sync::Arc<F>,
@@ -178,8 +179,14 @@ impl<F> Clone for {{ client.name }}<F> {
         Self { inner: self.inner.clone(), fallback: self.fallback.clone() }
     }
 }
+{%- else %}
+#[derive(Clone)]
+pub struct {{ client.name }} {
+    inner: remcall::__codegen::Client,
+}
+{%- endif %}
 
-impl<F> std::fmt::Debug for {{ client.name }}<F> {
+impl{% if client.fallback_trait.is_some() %}<F>{% endif %} std::fmt::Debug for {{ client.name }}{% if client.fallback_trait.is_some() %}<F>{% endif %} {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct({{ "{:?}"|format(client.name) }}).field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -198,25 +205,27 @@ impl {{ client.name }} {
                 {%- for interceptor in client.interceptors %}
                 .interceptor(<{{ interceptor }}>::default())
                 {%- endfor %},
+            {%- if client.fallback_trait.is_some() %}
             fallback: {% if let Some(fallback) = client.default_fallback %}<{{ fallback }}>::default(){% else %}remcall::NoFallback{% endif %},
+            {%- endif %}
         }
     }
 }
 
-impl<F> {{ client.name }}<F> {
+impl{% if client.fallback_trait.is_some() %}<F>{% endif %} {{ client.name }}{% if client.fallback_trait.is_some() %}<F>{% endif %} {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
 
-impl<F> remcall::Observe for {{ client.name }}<F> {
+impl{% if client.fallback_trait.is_some() %}<F>{% endif %} remcall::Observe for {{ client.name }}{% if client.fallback_trait.is_some() %}<F>{% endif %} {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
 
-impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endif %}> {{ client.name }}<F> {
+impl{% if let Some(fallback) = client.fallback_trait %}<F: {{ fallback }}>{% endif %} {{ client.name }}{% if client.fallback_trait.is_some() %}<F>{% endif %} {
 {%- for method in client.methods %}
     {%- for line in method.doc %}
     #[doc = {{ "{:?}"|format(line) }}]
@@ -225,7 +234,7 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
     ///
     #[doc = {{ "{:?}"|format(format!(" Optional parameters are set by name on the [`{}`] it returns,", named.call)) }}]
     #[doc = {{ "{:?}"|format(format!(" which is awaited: `.{}(..).await` (or all at once, [`Self::{}`]).", named.fields[0].setter.trim_start_matches("r#"), method.call_fn)) }}]
-    pub fn {{ method.name }}<'a>(&'a self, {% for (name, ty) in named.required %}{{ name }}: {{ ty }}, {% endfor %}) -> {{ named.call }}<'a, F> {
+    pub fn {{ method.name }}<'a>(&'a self, {% for (name, ty) in named.required %}{{ name }}: {{ ty }}, {% endfor %}) -> {{ named.call }}<'a{% if client.fallback_trait.is_some() %}, F{% endif %}> {
         {{ named.call }} { client: self, {% if !named.required.is_empty() %}required: ({% for (name, _) in named.required %}{{ name }}, {% endfor %}), {% endif %}options: {{ named.options }}::default() }
     }
 
@@ -256,18 +265,24 @@ impl<F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endi
 }
 
 /// Builds a [`{{ client.name }}`].
+{%- if client.fallback_trait.is_some() %}
 pub struct {{ client.builder }}<F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
     inner: remcall::__codegen::ClientBuilder,
     fallback: F,
 }
+{%- else %}
+pub struct {{ client.builder }} {
+    inner: remcall::__codegen::ClientBuilder,
+}
+{%- endif %}
 
-impl<F> std::fmt::Debug for {{ client.builder }}<F> {
+impl{% if client.fallback_trait.is_some() %}<F>{% endif %} std::fmt::Debug for {{ client.builder }}{% if client.fallback_trait.is_some() %}<F>{% endif %} {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct({{ "{:?}"|format(client.builder) }}).field("inner", &self.inner).finish_non_exhaustive()
     }
 }
 
-impl<F> {{ client.builder }}<F> {
+impl{% if client.fallback_trait.is_some() %}<F>{% endif %} {{ client.builder }}{% if client.fallback_trait.is_some() %}<F>{% endif %} {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -316,8 +331,8 @@ impl<F> {{ client.builder }}<F> {
 {%- endif %}
 
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<{{ client.name }}<F>, remcall::Error> {
-        Ok({{ client.name }} { inner: self.inner.build()?, fallback: std::sync::Arc::new(self.fallback) })
+    pub fn build(self) -> Result<{{ client.name }}{% if client.fallback_trait.is_some() %}<F>{% endif %}, remcall::Error> {
+        Ok({{ client.name }} { inner: self.inner.build()?{% if client.fallback_trait.is_some() %}, fallback: std::sync::Arc::new(self.fallback){% endif %} })
     }
 }
 {%- include "client/named.rs" %}

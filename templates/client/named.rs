@@ -15,21 +15,21 @@ pub struct {{ named.options }} {
 
 #[doc = {{ "{:?}"|format(format!(" A call of {}: set optional parameters by name, then `.await` it.", method.link)) }}]
 #[must_use = "a call is sent when it is awaited"]
-pub struct {{ named.call }}<'a, F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}> {
-    client: &'a {{ client.name }}<F>,
+pub struct {{ named.call }}<'a{% if client.fallback_trait.is_some() %}, F = {% if let Some(fallback) = client.default_fallback %}{{ fallback }}{% else %}remcall::NoFallback{% endif %}{% endif %}> {
+    client: &'a {{ client.name }}{% if client.fallback_trait.is_some() %}<F>{% endif %},
     {%- if !named.required.is_empty() %}
     required: ({% for (_, ty) in named.required %}{{ ty }}, {% endfor %}),
     {%- endif %}
     options: {{ named.options }},
 }
 
-impl<F> std::fmt::Debug for {{ named.call }}<'_, F> {
+impl{% if client.fallback_trait.is_some() %}<F>{% endif %} std::fmt::Debug for {{ named.call }}<'_{% if client.fallback_trait.is_some() %}, F{% endif %}> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct({{ "{:?}"|format(named.call) }}).field("options", &self.options).finish_non_exhaustive()
     }
 }
 
-impl<'a, F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% endif %}> {{ named.call }}<'a, F> {
+impl<'a{% if let Some(fallback) = client.fallback_trait %}, F: {{ fallback }}{% endif %}> {{ named.call }}<'a{% if client.fallback_trait.is_some() %}, F{% endif %}> {
     {%- for field in named.fields %}
     remcall::__option_setter!({% for line in field.doc %}#[doc = {{ "{:?}"|format(line) }}] {% endfor %}{{ field.setter }} => {{ field.name }}: {{ field.takes }});
     {%- endfor %}
@@ -53,7 +53,7 @@ impl<'a, F{% if let Some(fallback) = client.fallback_trait %}: {{ fallback }}{% 
     {%- endif %}
 }
 
-impl<'a, F: {% if let Some(fallback) = client.fallback_trait %}{{ fallback }} + {% endif %}Send + Sync> std::future::IntoFuture for {{ named.call }}<'a, F> {
+impl<'a{% if let Some(fallback) = client.fallback_trait %}, F: {{ fallback }} + Send + Sync{% endif %}> std::future::IntoFuture for {{ named.call }}<'a{% if client.fallback_trait.is_some() %}, F{% endif %}> {
     type Output = Result<{{ method.returns }}, remcall::Error>;
     type IntoFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>>;
 

@@ -60,19 +60,11 @@ max_response_bytes: 16MiB
 /// Appends to and reads a signed ledger.
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct LedgerClient<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct LedgerClient {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for LedgerClient<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for LedgerClient<F> {
+impl std::fmt::Debug for LedgerClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LedgerClient")
             .field("inner", &self.inner)
@@ -89,22 +81,21 @@ impl LedgerClient {
         LedgerClientBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC)
                 .interceptor(<crate::signing::HmacSigner>::default()),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> LedgerClient<F> {
+impl LedgerClient {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for LedgerClient<F> {
+impl remcall::Observe for LedgerClient {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> LedgerClient<F> {
+impl LedgerClient {
     /// Appends an entry; retried only when nothing was sent.
     ///
     /// `POST /entries`
@@ -119,18 +110,17 @@ impl<F> LedgerClient<F> {
     }
 }
 /// Builds a [`LedgerClient`].
-pub struct LedgerClientBuilder<F = remcall::NoFallback> {
+pub struct LedgerClientBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for LedgerClientBuilder<F> {
+impl std::fmt::Debug for LedgerClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LedgerClientBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> LedgerClientBuilder<F> {
+impl LedgerClientBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -165,10 +155,9 @@ impl<F> LedgerClientBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<LedgerClient<F>, remcall::Error> {
+    pub fn build(self) -> Result<LedgerClient, remcall::Error> {
         Ok(LedgerClient {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }

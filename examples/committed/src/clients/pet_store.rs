@@ -186,19 +186,11 @@ max_response_bytes: 16MiB
 /// The pet store API.
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct PetStore<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct PetStore {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for PetStore<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for PetStore<F> {
+impl std::fmt::Debug for PetStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PetStore").field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -212,22 +204,21 @@ impl PetStore {
     pub fn builder() -> PetStoreBuilder {
         PetStoreBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> PetStore<F> {
+impl PetStore {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for PetStore<F> {
+impl remcall::Observe for PetStore {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> PetStore<F> {
+impl PetStore {
     /// Finds pets by status and tags.
     ///
     /// `GET /pets`
@@ -239,7 +230,7 @@ impl<F> PetStore<F> {
         status: &'a [Status],
         tags: &'a [String],
         tenant: &'a str,
-    ) -> FindPetsCall<'a, F> {
+    ) -> FindPetsCall<'a> {
         FindPetsCall {
             client: self,
             required: (status, tags, tenant),
@@ -315,18 +306,17 @@ impl<F> PetStore<F> {
     }
 }
 /// Builds a [`PetStore`].
-pub struct PetStoreBuilder<F = remcall::NoFallback> {
+pub struct PetStoreBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for PetStoreBuilder<F> {
+impl std::fmt::Debug for PetStoreBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PetStoreBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> PetStoreBuilder<F> {
+impl PetStoreBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -361,10 +351,9 @@ impl<F> PetStoreBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<PetStore<F>, remcall::Error> {
+    pub fn build(self) -> Result<PetStore, remcall::Error> {
         Ok(PetStore {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }
@@ -380,19 +369,19 @@ pub struct FindPetsOptions {
 }
 /// A call of [`PetStore::find_pets`]: set optional parameters by name, then `.await` it.
 #[must_use = "a call is sent when it is awaited"]
-pub struct FindPetsCall<'a, F = remcall::NoFallback> {
-    client: &'a PetStore<F>,
+pub struct FindPetsCall<'a> {
+    client: &'a PetStore,
     required: (&'a [Status], &'a [String], &'a str),
     options: FindPetsOptions,
 }
-impl<F> std::fmt::Debug for FindPetsCall<'_, F> {
+impl std::fmt::Debug for FindPetsCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FindPetsCall")
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }
-impl<'a, F> FindPetsCall<'a, F> {
+impl<'a> FindPetsCall<'a> {
     remcall::__option_setter!(
         #[doc = " The `limit` query parameter."] limit => limit : u32
     );
@@ -408,7 +397,7 @@ impl<'a, F> FindPetsCall<'a, F> {
         self.client.find_pets_with(status, tags, tenant, &self.options).await
     }
 }
-impl<'a, F: Send + Sync> std::future::IntoFuture for FindPetsCall<'a, F> {
+impl<'a> std::future::IntoFuture for FindPetsCall<'a> {
     type Output = Result<Vec<Pet>, remcall::Error>;
     type IntoFuture = std::pin::Pin<
         Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>,

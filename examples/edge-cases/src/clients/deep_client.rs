@@ -32,19 +32,11 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
 /// The `DeepClient` HTTP client.
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct DeepClient<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct DeepClient {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for DeepClient<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for DeepClient<F> {
+impl std::fmt::Debug for DeepClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeepClient").field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -58,22 +50,21 @@ impl DeepClient {
     pub fn builder() -> DeepClientBuilder {
         DeepClientBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> DeepClient<F> {
+impl DeepClient {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for DeepClient<F> {
+impl remcall::Observe for DeepClient {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> DeepClient<F> {
+impl DeepClient {
     /// `GET /a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/aa/bb/cc/dd/ee/ff/gg/hh/ii/jj/kk/ll/mm/nn/oo/pp/qq/rr/ss/tt/uu/vv/ww/xx/{id}/yy/zz`
     pub async fn deep(
         &self,
@@ -89,18 +80,17 @@ impl<F> DeepClient<F> {
     }
 }
 /// Builds a [`DeepClient`].
-pub struct DeepClientBuilder<F = remcall::NoFallback> {
+pub struct DeepClientBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for DeepClientBuilder<F> {
+impl std::fmt::Debug for DeepClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeepClientBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> DeepClientBuilder<F> {
+impl DeepClientBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -135,10 +125,9 @@ impl<F> DeepClientBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<DeepClient<F>, remcall::Error> {
+    pub fn build(self) -> Result<DeepClient, remcall::Error> {
         Ok(DeepClient {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }

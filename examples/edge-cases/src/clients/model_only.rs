@@ -17,19 +17,11 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
 /// The `ModelOnly` HTTP client.
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct ModelOnly<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct ModelOnly {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for ModelOnly<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for ModelOnly<F> {
+impl std::fmt::Debug for ModelOnly {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ModelOnly").field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -43,35 +35,33 @@ impl ModelOnly {
     pub fn builder() -> ModelOnlyBuilder {
         ModelOnlyBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> ModelOnly<F> {
+impl ModelOnly {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for ModelOnly<F> {
+impl remcall::Observe for ModelOnly {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> ModelOnly<F> {}
+impl ModelOnly {}
 /// Builds a [`ModelOnly`].
-pub struct ModelOnlyBuilder<F = remcall::NoFallback> {
+pub struct ModelOnlyBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for ModelOnlyBuilder<F> {
+impl std::fmt::Debug for ModelOnlyBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ModelOnlyBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> ModelOnlyBuilder<F> {
+impl ModelOnlyBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -106,10 +96,9 @@ impl<F> ModelOnlyBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<ModelOnly<F>, remcall::Error> {
+    pub fn build(self) -> Result<ModelOnly, remcall::Error> {
         Ok(ModelOnly {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }

@@ -28,19 +28,11 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
 /// The `StubNames` HTTP client.
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct StubNames<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct StubNames {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for StubNames<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for StubNames<F> {
+impl std::fmt::Debug for StubNames {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StubNames").field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -54,22 +46,21 @@ impl StubNames {
     pub fn builder() -> StubNamesBuilder {
         StubNamesBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> StubNames<F> {
+impl StubNames {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for StubNames<F> {
+impl remcall::Observe for StubNames {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> StubNames<F> {
+impl StubNames {
     /// `POST /start/{raw}`
     pub async fn start(
         &self,
@@ -86,18 +77,17 @@ impl<F> StubNames<F> {
     }
 }
 /// Builds a [`StubNames`].
-pub struct StubNamesBuilder<F = remcall::NoFallback> {
+pub struct StubNamesBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for StubNamesBuilder<F> {
+impl std::fmt::Debug for StubNamesBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StubNamesBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> StubNamesBuilder<F> {
+impl StubNamesBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -132,10 +122,9 @@ impl<F> StubNamesBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<StubNames<F>, remcall::Error> {
+    pub fn build(self) -> Result<StubNames, remcall::Error> {
         Ok(StubNames {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }

@@ -46,19 +46,11 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
 /// The `StyleClient` HTTP client.
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct StyleClient<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct StyleClient {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for StyleClient<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for StyleClient<F> {
+impl std::fmt::Debug for StyleClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StyleClient").field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -72,27 +64,26 @@ impl StyleClient {
     pub fn builder() -> StyleClientBuilder {
         StyleClientBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> StyleClient<F> {
+impl StyleClient {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for StyleClient<F> {
+impl remcall::Observe for StyleClient {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> StyleClient<F> {
+impl StyleClient {
     /// `GET /one`
     ///
     /// Optional parameters are set by name on the [`OneOptionalCall`] it returns,
     /// which is awaited: `.a(..).await` (or all at once, [`Self::one_optional_with`]).
-    pub fn one_optional<'a>(&'a self, b: &'a str) -> OneOptionalCall<'a, F> {
+    pub fn one_optional<'a>(&'a self, b: &'a str) -> OneOptionalCall<'a> {
         OneOptionalCall {
             client: self,
             required: (b,),
@@ -134,7 +125,7 @@ impl<F> StyleClient<F> {
     ///
     /// Optional parameters are set by name on the [`SendCall`] it returns,
     /// which is awaited: `.send_(..).await` (or all at once, [`Self::send_with`]).
-    pub fn send<'a>(&'a self) -> SendCall<'a, F> {
+    pub fn send<'a>(&'a self) -> SendCall<'a> {
         SendCall {
             client: self,
             options: SendOptions::default(),
@@ -152,18 +143,17 @@ impl<F> StyleClient<F> {
     }
 }
 /// Builds a [`StyleClient`].
-pub struct StyleClientBuilder<F = remcall::NoFallback> {
+pub struct StyleClientBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for StyleClientBuilder<F> {
+impl std::fmt::Debug for StyleClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StyleClientBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> StyleClientBuilder<F> {
+impl StyleClientBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -198,10 +188,9 @@ impl<F> StyleClientBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<StyleClient<F>, remcall::Error> {
+    pub fn build(self) -> Result<StyleClient, remcall::Error> {
         Ok(StyleClient {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }
@@ -213,19 +202,19 @@ pub struct OneOptionalOptions {
 }
 /// A call of [`StyleClient::one_optional`]: set optional parameters by name, then `.await` it.
 #[must_use = "a call is sent when it is awaited"]
-pub struct OneOptionalCall<'a, F = remcall::NoFallback> {
-    client: &'a StyleClient<F>,
+pub struct OneOptionalCall<'a> {
+    client: &'a StyleClient,
     required: (&'a str,),
     options: OneOptionalOptions,
 }
-impl<F> std::fmt::Debug for OneOptionalCall<'_, F> {
+impl std::fmt::Debug for OneOptionalCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OneOptionalCall")
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }
-impl<'a, F> OneOptionalCall<'a, F> {
+impl<'a> OneOptionalCall<'a> {
     remcall::__option_setter!(#[doc = " The `a` query parameter."] a => a : into String);
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<(), remcall::Error> {
@@ -233,7 +222,7 @@ impl<'a, F> OneOptionalCall<'a, F> {
         self.client.one_optional_with(b, &self.options).await
     }
 }
-impl<'a, F: Send + Sync> std::future::IntoFuture for OneOptionalCall<'a, F> {
+impl<'a> std::future::IntoFuture for OneOptionalCall<'a> {
     type Output = Result<(), remcall::Error>;
     type IntoFuture = std::pin::Pin<
         Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>,
@@ -254,18 +243,18 @@ pub struct SendOptions {
 }
 /// A call of [`StyleClient::send`]: set optional parameters by name, then `.await` it.
 #[must_use = "a call is sent when it is awaited"]
-pub struct SendCall<'a, F = remcall::NoFallback> {
-    client: &'a StyleClient<F>,
+pub struct SendCall<'a> {
+    client: &'a StyleClient,
     options: SendOptions,
 }
-impl<F> std::fmt::Debug for SendCall<'_, F> {
+impl std::fmt::Debug for SendCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SendCall")
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }
-impl<'a, F> SendCall<'a, F> {
+impl<'a> SendCall<'a> {
     remcall::__option_setter!(
         #[doc = " The `send` query parameter."] send_ => send : into String
     );
@@ -281,7 +270,7 @@ impl<'a, F> SendCall<'a, F> {
         self.client.send_with(&self.options).await
     }
 }
-impl<'a, F: Send + Sync> std::future::IntoFuture for SendCall<'a, F> {
+impl<'a> std::future::IntoFuture for SendCall<'a> {
     type Output = Result<(), remcall::Error>;
     type IntoFuture = std::pin::Pin<
         Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>,

@@ -117,19 +117,11 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
 /// The `TreeClient` HTTP client.
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct TreeClient<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct TreeClient {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for TreeClient<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for TreeClient<F> {
+impl std::fmt::Debug for TreeClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TreeClient").field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -143,22 +135,21 @@ impl TreeClient {
     pub fn builder() -> TreeClientBuilder {
         TreeClientBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> TreeClient<F> {
+impl TreeClient {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for TreeClient<F> {
+impl remcall::Observe for TreeClient {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> TreeClient<F> {
+impl TreeClient {
     /// `GET /tree`
     pub async fn tree(&self) -> Result<Node, remcall::Error> {
         let request = TREE.request();
@@ -176,18 +167,17 @@ impl<F> TreeClient<F> {
     }
 }
 /// Builds a [`TreeClient`].
-pub struct TreeClientBuilder<F = remcall::NoFallback> {
+pub struct TreeClientBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for TreeClientBuilder<F> {
+impl std::fmt::Debug for TreeClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TreeClientBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> TreeClientBuilder<F> {
+impl TreeClientBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -222,10 +212,9 @@ impl<F> TreeClientBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<TreeClient<F>, remcall::Error> {
+    pub fn build(self) -> Result<TreeClient, remcall::Error> {
         Ok(TreeClient {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }

@@ -26,19 +26,11 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
 /// Größen und Maße — 日本語 ✓
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct Unicode<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct Unicode {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for Unicode<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for Unicode<F> {
+impl std::fmt::Debug for Unicode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Unicode").field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -52,22 +44,21 @@ impl Unicode {
     pub fn builder() -> UnicodeBuilder {
         UnicodeBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> Unicode<F> {
+impl Unicode {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for Unicode<F> {
+impl remcall::Observe for Unicode {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> Unicode<F> {
+impl Unicode {
     /// Misst — 測定.
     ///
     /// `GET /messungen/{nr}`
@@ -77,18 +68,17 @@ impl<F> Unicode<F> {
     }
 }
 /// Builds a [`Unicode`].
-pub struct UnicodeBuilder<F = remcall::NoFallback> {
+pub struct UnicodeBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for UnicodeBuilder<F> {
+impl std::fmt::Debug for UnicodeBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UnicodeBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> UnicodeBuilder<F> {
+impl UnicodeBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -123,10 +113,9 @@ impl<F> UnicodeBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<Unicode<F>, remcall::Error> {
+    pub fn build(self) -> Result<Unicode, remcall::Error> {
         Ok(Unicode {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }

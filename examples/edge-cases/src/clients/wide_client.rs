@@ -29,19 +29,11 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
 /// The `WideClient` HTTP client.
 ///
 /// Cheap to clone: clones share connections, policies and statistics.
-pub struct WideClient<F = remcall::NoFallback> {
+#[derive(Clone)]
+pub struct WideClient {
     inner: remcall::__codegen::Client,
-    fallback: std::sync::Arc<F>,
 }
-impl<F> Clone for WideClient<F> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            fallback: self.fallback.clone(),
-        }
-    }
-}
-impl<F> std::fmt::Debug for WideClient<F> {
+impl std::fmt::Debug for WideClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WideClient").field("inner", &self.inner).finish_non_exhaustive()
     }
@@ -55,22 +47,21 @@ impl WideClient {
     pub fn builder() -> WideClientBuilder {
         WideClientBuilder {
             inner: remcall::__codegen::ClientBuilder::new(&CLIENT_SPEC),
-            fallback: remcall::NoFallback,
         }
     }
 }
-impl<F> WideClient<F> {
+impl WideClient {
     /// Per-method statistics since the client was built.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
     }
 }
-impl<F> remcall::Observe for WideClient<F> {
+impl remcall::Observe for WideClient {
     fn observe(&self) -> remcall::Observer {
         remcall::Observe::observe(&self.inner)
     }
 }
-impl<F> WideClient<F> {
+impl WideClient {
     /// `POST /orgs/{org}/teams/{team}/items/{item}`
     ///
     /// Optional parameters are set by name on the [`SearchCall`] it returns,
@@ -91,7 +82,7 @@ impl<F> WideClient<F> {
         h5: Kind,
         h6: &'a [String],
         body: &'a Filter,
-    ) -> SearchCall<'a, F> {
+    ) -> SearchCall<'a> {
         SearchCall {
             client: self,
             required: (org, team, item, q1, q3, q4, q6, q8, q10, h1, h3, h5, h6, body),
@@ -144,18 +135,17 @@ impl<F> WideClient<F> {
     }
 }
 /// Builds a [`WideClient`].
-pub struct WideClientBuilder<F = remcall::NoFallback> {
+pub struct WideClientBuilder {
     inner: remcall::__codegen::ClientBuilder,
-    fallback: F,
 }
-impl<F> std::fmt::Debug for WideClientBuilder<F> {
+impl std::fmt::Debug for WideClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WideClientBuilder")
             .field("inner", &self.inner)
             .finish_non_exhaustive()
     }
 }
-impl<F> WideClientBuilder<F> {
+impl WideClientBuilder {
     /// Calls go to this endpoint instead of the spec's `base_url`.
     pub fn base_url(mut self, url: &str) -> Self {
         self.inner = self.inner.base_url(url);
@@ -190,10 +180,9 @@ impl<F> WideClientBuilder<F> {
         self
     }
     /// Builds the client: resolves profiles, `${VAR}` placeholders and endpoints.
-    pub fn build(self) -> Result<WideClient<F>, remcall::Error> {
+    pub fn build(self) -> Result<WideClient, remcall::Error> {
         Ok(WideClient {
             inner: self.inner.build()?,
-            fallback: std::sync::Arc::new(self.fallback),
         })
     }
 }
@@ -215,8 +204,8 @@ pub struct SearchOptions {
 }
 /// A call of [`WideClient::search`]: set optional parameters by name, then `.await` it.
 #[must_use = "a call is sent when it is awaited"]
-pub struct SearchCall<'a, F = remcall::NoFallback> {
-    client: &'a WideClient<F>,
+pub struct SearchCall<'a> {
+    client: &'a WideClient,
     required: (
         &'a str,
         i64,
@@ -235,14 +224,14 @@ pub struct SearchCall<'a, F = remcall::NoFallback> {
     ),
     options: SearchOptions,
 }
-impl<F> std::fmt::Debug for SearchCall<'_, F> {
+impl std::fmt::Debug for SearchCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SearchCall")
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }
-impl<'a, F> SearchCall<'a, F> {
+impl<'a> SearchCall<'a> {
     remcall::__option_setter!(
         #[doc = " The `q2` query parameter."] q2 => q2 : into String
     );
@@ -276,7 +265,7 @@ impl<'a, F> SearchCall<'a, F> {
             .await
     }
 }
-impl<'a, F: Send + Sync> std::future::IntoFuture for SearchCall<'a, F> {
+impl<'a> std::future::IntoFuture for SearchCall<'a> {
     type Output = Result<Vec<String>, remcall::Error>;
     type IntoFuture = std::pin::Pin<
         Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>,
