@@ -175,8 +175,13 @@ fn named_call(params: &[Param], base: &str) -> NamedCall {
                 } else {
                     "query parameter"
                 };
+                // The wire name only where it says more than the field's own name.
                 let wire = p.wire.as_deref().unwrap_or_default();
-                doc.push(format!(" The `{}` {place}.", comment_text(wire)));
+                if wire == p.name.trim_start_matches("r#") {
+                    doc.push(format!(" A {place}."));
+                } else {
+                    doc.push(format!(" Sent as the `{}` {place}.", comment_text(wire)));
+                }
             }
             OptionField {
                 name: p.name.clone(),

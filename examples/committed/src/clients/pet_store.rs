@@ -360,11 +360,11 @@ impl PetStoreBuilder {
 /// The optional parameters of [`PetStore::find_pets`], each left out while `None`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FindPetsOptions {
-    /// The `limit` query parameter.
+    /// A query parameter.
     pub limit: Option<u32>,
-    /// The `name` query parameter.
+    /// A query parameter.
     pub name: Option<String>,
-    /// The `X-Trace-Id` header.
+    /// Sent as the `X-Trace-Id` header.
     pub trace: Option<String>,
 }
 /// A call of [`PetStore::find_pets`]: set optional parameters by name, then `.await` it.
@@ -382,14 +382,10 @@ impl std::fmt::Debug for FindPetsCall<'_> {
     }
 }
 impl<'a> FindPetsCall<'a> {
+    remcall::__option_setter!(#[doc = " A query parameter."] limit => limit : u32);
+    remcall::__option_setter!(#[doc = " A query parameter."] name => name : into String);
     remcall::__option_setter!(
-        #[doc = " The `limit` query parameter."] limit => limit : u32
-    );
-    remcall::__option_setter!(
-        #[doc = " The `name` query parameter."] name => name : into String
-    );
-    remcall::__option_setter!(
-        #[doc = " The `X-Trace-Id` header."] trace => trace : into String
+        #[doc = " Sent as the `X-Trace-Id` header."] trace => trace : into String
     );
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<Vec<Pet>, remcall::Error> {

@@ -197,7 +197,7 @@ impl StyleClientBuilder {
 /// The optional parameters of [`StyleClient::one_optional`], each left out while `None`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OneOptionalOptions {
-    /// The `a` query parameter.
+    /// A query parameter.
     pub a: Option<String>,
 }
 /// A call of [`StyleClient::one_optional`]: set optional parameters by name, then `.await` it.
@@ -215,7 +215,7 @@ impl std::fmt::Debug for OneOptionalCall<'_> {
     }
 }
 impl<'a> OneOptionalCall<'a> {
-    remcall::__option_setter!(#[doc = " The `a` query parameter."] a => a : into String);
+    remcall::__option_setter!(#[doc = " A query parameter."] a => a : into String);
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<(), remcall::Error> {
         let (b,) = self.required;
@@ -234,11 +234,11 @@ impl<'a> std::future::IntoFuture for OneOptionalCall<'a> {
 /// The optional parameters of [`StyleClient::send`], each left out while `None`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SendOptions {
-    /// The `send` query parameter.
+    /// A query parameter.
     pub send: Option<String>,
-    /// The `stream` query parameter.
+    /// A query parameter.
     pub stream: Option<String>,
-    /// The `options` query parameter.
+    /// A query parameter.
     pub options: Option<Vec<String>>,
 }
 /// A call of [`StyleClient::send`]: set optional parameters by name, then `.await` it.
@@ -256,14 +256,13 @@ impl std::fmt::Debug for SendCall<'_> {
 }
 impl<'a> SendCall<'a> {
     remcall::__option_setter!(
-        #[doc = " The `send` query parameter."] send_ => send : into String
+        #[doc = " A query parameter."] send_ => send : into String
     );
     remcall::__option_setter!(
-        #[doc = " The `stream` query parameter."] stream_ => stream : into String
+        #[doc = " A query parameter."] stream_ => stream : into String
     );
     remcall::__option_setter!(
-        #[doc = " The `options` query parameter."] options => options : into Vec < String
-        >
+        #[doc = " A query parameter."] options => options : into Vec < String >
     );
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<(), remcall::Error> {

@@ -189,17 +189,17 @@ impl WideClientBuilder {
 /// The optional parameters of [`WideClient::search`], each left out while `None`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchOptions {
-    /// The `q2` query parameter.
+    /// A query parameter.
     pub q2: Option<String>,
-    /// The `q5` query parameter.
+    /// A query parameter.
     pub q5: Option<i64>,
-    /// The `q7` query parameter.
+    /// A query parameter.
     pub q7: Option<bool>,
-    /// The `q9` query parameter.
+    /// A query parameter.
     pub q9: Option<Kind>,
-    /// The `X-H2` header.
+    /// Sent as the `X-H2` header.
     pub h2: Option<String>,
-    /// The `X-H4` header.
+    /// Sent as the `X-H4` header.
     pub h4: Option<u32>,
 }
 /// A call of [`WideClient::search`]: set optional parameters by name, then `.await` it.
@@ -232,14 +232,14 @@ impl std::fmt::Debug for SearchCall<'_> {
     }
 }
 impl<'a> SearchCall<'a> {
+    remcall::__option_setter!(#[doc = " A query parameter."] q2 => q2 : into String);
+    remcall::__option_setter!(#[doc = " A query parameter."] q5 => q5 : i64);
+    remcall::__option_setter!(#[doc = " A query parameter."] q7 => q7 : bool);
+    remcall::__option_setter!(#[doc = " A query parameter."] q9 => q9 : Kind);
     remcall::__option_setter!(
-        #[doc = " The `q2` query parameter."] q2 => q2 : into String
+        #[doc = " Sent as the `X-H2` header."] h2 => h2 : into String
     );
-    remcall::__option_setter!(#[doc = " The `q5` query parameter."] q5 => q5 : i64);
-    remcall::__option_setter!(#[doc = " The `q7` query parameter."] q7 => q7 : bool);
-    remcall::__option_setter!(#[doc = " The `q9` query parameter."] q9 => q9 : Kind);
-    remcall::__option_setter!(#[doc = " The `X-H2` header."] h2 => h2 : into String);
-    remcall::__option_setter!(#[doc = " The `X-H4` header."] h4 => h4 : u32);
+    remcall::__option_setter!(#[doc = " Sent as the `X-H4` header."] h4 => h4 : u32);
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<Vec<String>, remcall::Error> {
         let (org, team, item, q1, q3, q4, q6, q8, q10, h1, h3, h5, h6, body) = self
