@@ -16,7 +16,9 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1
 cargo build --release -q -p remcall-bench --bin load
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-callers=64 few=20 many=120
+callers=${CALLERS:-64}
+# The same number of calls in all, whatever the callers (CALLERS=1: each call's own cost).
+few=$(( 1280 / callers )) many=$(( 7680 / callers ))
 names=("raw reqwest" "remcall" "reqwest-middleware + reqwest-retry" "tower stack")
 which=("$@")
 [ ${#which[@]} -gt 0 ] || which=(1 2 3 4)
@@ -24,7 +26,7 @@ declare -A ir l1 ll cycles
 for n in "${which[@]}"; do
   for calls in $few $many; do
     valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$out/cg.$n.$calls" \
-      target/release/load --rounds 1 --only "$n" --calls "$calls" >/dev/null 2>&1
+      target/release/load --rounds 1 --only "$n" --calls "$calls" --callers "$callers" >/dev/null 2>&1
   done
   # The summary line's events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw.
   per_call() {

@@ -8,13 +8,16 @@
 #   bash bench/scripts/callgrind.sh 2          # remcall only
 #   KEEP=/tmp/cg bash bench/scripts/callgrind.sh   # keep the profiles for callgrind_annotate
 #   LOAD=/tmp/load-before bash bench/scripts/callgrind.sh 1 2   # another build of the load bench
+#   CALLERS=1 bash bench/scripts/callgrind.sh 1 2   # one caller: each call's own cost
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
 [ -n "${LOAD:-}" ] || CARGO_PROFILE_RELEASE_DEBUG=true cargo build --release -q -p remcall-bench --bin load
 out=${KEEP:-$(mktemp -d)}
 mkdir -p "$out"
-callers=64 few=20 many=120
+callers=${CALLERS:-64}
+# The same number of calls in all, whatever the callers.
+few=$(( 1280 / callers )) many=$(( 7680 / callers ))
 names=("raw reqwest" "remcall" "reqwest-middleware + reqwest-retry" "tower stack")
 which=("$@")
 [ ${#which[@]} -gt 0 ] || which=(1 2 3 4)
@@ -24,7 +27,7 @@ for n in "${which[@]}"; do
     rm -f "$out"/cg.$n.$calls.*
     valgrind --tool=callgrind --separate-threads=yes \
       --callgrind-out-file="$out/cg.$n.$calls.%p" \
-      ${LOAD:-target/release/load} --rounds 1 --only "$n" --calls "$calls" >/dev/null 2>&1
+      ${LOAD:-target/release/load} --rounds 1 --only "$n" --calls "$calls" --callers "$callers" >/dev/null 2>&1
   done
   total() { grep '^summary' "$out"/cg.$n.$1.*-0$2 | awk '{print $2}'; }
   # Thread 1 is the client runtime (main); thread 2 the server.

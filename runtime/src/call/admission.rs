@@ -105,7 +105,9 @@ impl Client {
         let Some(shared) = &state.fleet_limit else {
             return Ok(false);
         };
-        let decision = crate::fleet::admit(shared, now).await;
+        // Boxed: Redis's future is large, and inline it would grow every call's future, which
+        // is copied at each level it is moved through, for the calls without a fleet limit too.
+        let decision = Box::pin(crate::fleet::admit(shared, now)).await;
         if decision.without_redis {
             state.counters.record_without_redis();
             #[cfg(feature = "metrics")]

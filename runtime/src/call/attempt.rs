@@ -55,9 +55,9 @@ impl Client {
     ) -> (Landed<'a>, u32) {
         match hedge_delay(state, when, trial) {
             None => (self.send(state, request, when, false, lease).await, 0),
+            // Boxed: the race's state would otherwise grow every unhedged call's future.
             Some((hedging, delay)) => {
-                self.hedged(state, request, when, lease, hedging, delay)
-                    .await
+                Box::pin(self.hedged(state, request, when, lease, hedging, delay)).await
             }
         }
     }

@@ -171,7 +171,8 @@ impl Client {
         now: Instant,
     ) -> bool {
         if let Some(fleet) = &self.shared.fleet_budget {
-            match crate::fleet::withdraw(fleet).await {
+            // Boxed, as the fleet's admission is (`admission.rs`).
+            match Box::pin(crate::fleet::withdraw(fleet)).await {
                 Some(granted) => return granted,
                 None => {
                     state.counters.record_without_redis();
