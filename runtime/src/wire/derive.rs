@@ -115,7 +115,12 @@ macro_rules! __serde_struct {
     (@out required $value:expr) => { ::core::option::Option::Some($value) };
     (@out nullable $value:expr) => { ::core::option::Option::Some($value) };
     (@out optional $value:expr) => { $crate::__codegen::record::Optional::present($value) };
-    (@in required $slot:expr, $wire:literal) => { $slot.ok_or($wire)? };
+    (@in required $slot:expr, $wire:literal) => {
+        match $slot {
+            ::core::option::Option::Some(value) => value,
+            ::core::option::Option::None => return ::core::result::Result::Err($wire),
+        }
+    };
     (@in nullable $slot:expr, $wire:literal) => { $slot.unwrap_or_default() };
     (@in optional $slot:expr, $wire:literal) => { $slot.unwrap_or_default() };
     (@keeps) => { false };
