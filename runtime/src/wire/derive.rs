@@ -135,22 +135,15 @@ macro_rules! __serde_struct {
 #[macro_export]
 macro_rules! __serde_str_enum {
     ($name:ident { $($variant:ident = $wire:literal),* $(,)? } $(open: $other:ident)?) => {
-        impl $crate::serde::Serialize for $name {
-            fn serialize<S: $crate::serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::core::result::Result<S::Ok, S::Error> {
+        $crate::__serde_impls! {
+            $name,
+            serialize(self, serializer) {
                 serializer.serialize_str(match self {
                     $(Self::$variant => $wire,)*
                     $(Self::$other(value) => value,)?
                 })
             }
-        }
-
-        impl<'de> $crate::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
+            deserialize(deserializer) {
                 $crate::__codegen::str_enum(
                     deserializer,
                     stringify!($name),
@@ -174,22 +167,15 @@ macro_rules! __serde_str_enum {
 #[macro_export]
 macro_rules! __serde_int_enum {
     ($name:ident { $($variant:ident = $wire:literal),* $(,)? } $(open: $other:ident)?) => {
-        impl $crate::serde::Serialize for $name {
-            fn serialize<S: $crate::serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::core::result::Result<S::Ok, S::Error> {
+        $crate::__serde_impls! {
+            $name,
+            serialize(self, serializer) {
                 serializer.serialize_i64(match self {
                     $(Self::$variant => $wire,)*
                     $(Self::$other(value) => *value,)?
                 })
             }
-        }
-
-        impl<'de> $crate::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
+            deserialize(deserializer) {
                 $crate::__codegen::int_enum(
                     deserializer,
                     stringify!($name),
@@ -218,10 +204,9 @@ macro_rules! __serde_union {
         }
         $(open: $other:ident)?
     ) => {
-        impl<'de> $crate::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
+        $crate::__serde_impls! {
+            $name,
+            deserialize(deserializer) {
                 $crate::__codegen::union::untagged(
                     deserializer,
                     stringify!($name),
@@ -244,10 +229,9 @@ macro_rules! __serde_union {
         }
         $(open: $other:ident)?
     ) => {
-        impl<'de> $crate::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
+        $crate::__serde_impls! {
+            $name,
+            deserialize(deserializer) {
                 $crate::__codegen::union::tagged(
                     deserializer,
                     stringify!($name),
@@ -270,25 +254,46 @@ macro_rules! __serde_union {
 #[macro_export]
 macro_rules! __serde_constant {
     ($name:ident = $kind:ident($value:literal)) => {
-        impl $crate::serde::Serialize for $name {
-            fn serialize<S: $crate::serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::core::result::Result<S::Ok, S::Error> {
+        $crate::__serde_impls! {
+            $name,
+            serialize(self, serializer) {
                 $crate::serde::Serialize::serialize(
                     &$crate::__codegen::Const::$kind($value),
                     serializer,
                 )
             }
-        }
-
-        impl<'de> $crate::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
+            deserialize(deserializer) {
                 $crate::__codegen::constant(deserializer, $crate::__codegen::Const::$kind($value))
                     .map(|()| Self)
             }
+        }
+    };
+}
+
+/// The `Serialize` and `Deserialize` impls of a type (or its `Deserialize` alone), around their
+/// bodies: what the enum, union and constant macros share.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde_impls {
+    (
+        $name:ident,
+        serialize($self:ident, $serializer:ident) $serialize:block
+        deserialize($deserializer:ident) $deserialize:block
+    ) => {
+        impl $crate::serde::Serialize for $name {
+            fn serialize<S: $crate::serde::Serializer>(
+                &$self,
+                $serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> $serialize
+        }
+
+        $crate::__serde_impls!($name, deserialize($deserializer) $deserialize);
+    };
+    ($name:ident, deserialize($deserializer:ident) $deserialize:block) => {
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                $deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> $deserialize
         }
     };
 }
