@@ -97,8 +97,7 @@ fn format_items(items: &[&str], first_lines: &[usize]) -> Result<String, RenderE
 /// would run its tokens together as a paragraph, and rustfmt leaves a braced macro as it is.
 fn written_as_is(item: &str) -> Option<&str> {
     let item = item.trim();
-    item.strip_prefix("remcall::__codegen::serde_")
-        .is_some()
+    item.starts_with("remcall::__codegen::serde_")
         .then_some(item)
 }
 
