@@ -17,6 +17,8 @@ pub struct Settings {
     pub attempt_timeout: Duration,
     /// Whole-call deadline.
     pub total_timeout: Duration,
+    /// Silence after which an open stream is broken off.
+    pub idle_timeout: Duration,
     /// Retry policy.
     pub retry: RetrySettings,
     /// Breaker policy.
@@ -43,6 +45,8 @@ pub struct Settings {
     pub max_response_bytes: u64,
     /// Empty pages in a row a paginated method follows before it stops with an error.
     pub max_empty_pages: u32,
+    /// Size limit of one event of a stream, or one JSON line, in bytes.
+    pub max_event_bytes: u64,
     /// TLS settings, as written (checks on unless `insecure`).
     pub tls: Tls,
     /// Load balancing, ejection and discovery.
@@ -53,6 +57,10 @@ pub struct Settings {
 /// (DynamoDB's, a search) usually skips, few enough that a server answering only empty pages is
 /// stopped within a second or two.
 pub const DEFAULT_MAX_EMPTY_PAGES: u32 = 100;
+
+/// How long an open stream may be silent by default: Envoy's stream idle timeout, long enough
+/// for a server that sends a keep-alive comment every minute or so.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Effective endpoint policy.
 #[derive(Clone, Debug, PartialEq)]
@@ -239,6 +247,7 @@ impl Settings {
             connect_timeout: timeout.connect.unwrap_or(s(2)),
             attempt_timeout: timeout.attempt.unwrap_or(s(10)),
             total_timeout: timeout.total.unwrap_or(s(30)),
+            idle_timeout: timeout.idle.unwrap_or(DEFAULT_IDLE_TIMEOUT),
             retry: RetrySettings {
                 max_attempts: retry.max_attempts.unwrap_or(3).max(1),
                 initial: backoff.initial.unwrap_or(ms(100)),
@@ -292,6 +301,7 @@ impl Settings {
             log: profile.log.unwrap_or(LogLevel::Basic),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
             max_empty_pages: profile.max_empty_pages.unwrap_or(DEFAULT_MAX_EMPTY_PAGES),
+            max_event_bytes: profile.max_event_bytes.map_or(1 << 20, |b| b.0),
             tls: profile.tls.clone().unwrap_or_default(),
             endpoints: {
                 let e = profile.endpoints.clone().unwrap_or_default();

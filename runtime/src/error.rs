@@ -91,6 +91,8 @@ struct Inner {
     /// The failure was retryable and the retry policy had attempts left, but the method is not
     /// idempotent: the message says so, since a user who wrote `retry:` expects retries.
     not_idempotent: bool,
+    /// For a stream that broke off: the items it had delivered.
+    delivered: Option<u64>,
 }
 
 /// A decoded error body of a method's declared error type, kept in the [`Error`] whatever the
@@ -122,6 +124,7 @@ impl Error {
             callers_deadline: false,
             source_shown: true,
             not_idempotent: false,
+            delivered: None,
         }))
     }
 
@@ -151,6 +154,25 @@ impl Error {
         self.0.kind = kind;
         self.0.message = Cow::Owned(message.into());
         self
+    }
+
+    /// The same error ending a stream that broke off after `delivered` items, saying why it
+    /// was not resumed.
+    pub(crate) fn broke_off(mut self, delivered: u64, why: &str) -> Error {
+        let message = format!(
+            "the stream broke off after {delivered} item{} ({why}): {}",
+            if delivered == 1 { "" } else { "s" },
+            self.0.message
+        );
+        self.0.message = Cow::Owned(message);
+        self.0.delivered = Some(delivered);
+        self
+    }
+
+    /// For an error that ended a stream part-way: how many events (or lines) the stream had
+    /// delivered before it.
+    pub fn delivered(&self) -> Option<u64> {
+        self.0.delivered
     }
 
     /// Marks a timeout as the caller's deadline's (a [`crate::deadline`] scope), not the

@@ -25,6 +25,7 @@ mod outcome;
 mod period;
 mod policy;
 mod spec;
+mod stream;
 pub mod stub;
 mod wire;
 
@@ -37,6 +38,7 @@ pub use error::{BODY_SNIPPET_BYTES, Error, ErrorKind};
 pub use outbound::endpoints::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 pub use outbound::interceptor::{BoxError, CallInfo, Interceptor, Outgoing};
 pub use remcall_profile::{Profile, ProfileError};
+pub use stream::{Event, Events, Lines};
 pub use wire::multipart::File;
 pub use wire::nullable::Nullable;
 
@@ -64,6 +66,7 @@ pub mod __codegen {
     pub use crate::client::{Client, ClientBuilder};
     pub use crate::error::Detail;
     pub use crate::spec::{ClientSpec, MethodSpec};
+    pub use crate::stream::{EventDecoder, event_json, line_json};
     pub use crate::wire::constant::{Const, constant};
     pub use crate::wire::enums::{read as int_enum, read_str as str_enum};
     pub use crate::wire::multipart::{Files, Form, Multipart};

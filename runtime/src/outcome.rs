@@ -192,6 +192,67 @@ pub(crate) fn endpoint_unhealthy(outcome: &Result<Response, FailedAttempt>) -> b
     }
 }
 
+/// Why an open stream stopped short: its connection failed (a reset, a truncated chunk), the
+/// body ended before the declared end came, the server said nothing for `timeout.idle`, or one
+/// event ran past `max_event_bytes`.
+#[derive(Debug)]
+pub(crate) enum StreamBreak {
+    Transport(reqwest::Error),
+    Truncated,
+    Idle(Duration),
+    TooLong(usize),
+}
+
+/// A broken stream as a failed attempt: the error its consumer reads if it is not resumed, and
+/// its retry class. A reset or a truncated body is `Broken`, a silence `Timeout`; an event too
+/// large is never resumed (the server would send it again).
+pub(crate) fn stream_break(broke: StreamBreak) -> FailedAttempt {
+    let (kind, failure, message) = match broke {
+        StreamBreak::Transport(error) => return from_transport(error),
+        StreamBreak::Truncated => (
+            ErrorKind::Connect,
+            AttemptFailure::Broken,
+            "the body ended before the stream's declared end".to_owned(),
+        ),
+        StreamBreak::Idle(idle) => (
+            ErrorKind::Timeout,
+            AttemptFailure::Timeout,
+            format!("the server sent nothing for {idle:?} (`timeout.idle`)"),
+        ),
+        StreamBreak::TooLong(limit) => (
+            ErrorKind::BodyTooLarge,
+            AttemptFailure::Other,
+            format!("an event ran past the profile's `max_event_bytes` of {limit} bytes"),
+        ),
+    };
+    FailedAttempt {
+        error: Error::new(kind, message),
+        failure,
+        retry_after: None,
+    }
+}
+
+/// Whether a broken stream is resumed: the server gave event ids to resume from, and the break
+/// is one the retry policy would retry for this method (so only a method that may be repeated,
+/// GET or `idempotent: true`). The error says why not.
+pub(crate) fn stream_resumes(
+    settings: &RetrySettings,
+    failed: &FailedAttempt,
+    idempotent: bool,
+    resume_from: Option<&str>,
+) -> Result<(), &'static str> {
+    if resume_from.is_none() {
+        return Err("not resumed: the server gave no event id to resume from");
+    }
+    if !is_retryable(settings, failed.failure, true) {
+        return Err("not resumed: the retry policy does not retry this failure");
+    }
+    if !idempotent {
+        return Err("not resumed: the method may not be repeated; mark it `idempotent: true`");
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use remcall_profile::{Profile, Settings};

@@ -131,6 +131,9 @@ partial! {
         /// A paginated method stops with an error after this many empty pages in a row, each
         /// pointing at another (a server must not hold a stream that yields nothing for ever).
         max_empty_pages: u32,
+        /// An event of a stream (or a JSON line) above this size ends the stream with
+        /// `BodyTooLarge`: a server that never ends an event cannot fill the client's memory.
+        max_event_bytes: ByteSize,
         /// Certificate roots, extra CAs, client certificates, TLS versions.
         tls: Tls,
         /// How calls are spread over the endpoints, ejection of failing ones, DNS discovery.

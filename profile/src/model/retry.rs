@@ -19,10 +19,16 @@ partial! {
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         attempt: Duration,
-        /// The whole logical call, retries and their sleeps included.
+        /// The whole logical call, retries and their sleeps included. For an event or JSON
+        /// Lines stream: until it is open (its response headers).
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
         total: Duration,
+        /// An open event or JSON Lines stream that sends nothing (not even a comment) for this
+        /// long is broken off, and resumed where it can be.
+        #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        idle: Duration,
     }
 }
 

@@ -149,7 +149,7 @@ async fn local_turn(state: &MethodState, now: Instant) -> Result<bool, Error> {
 }
 
 /// The breaker's permit; dropping the call releases a half-open trial slot.
-fn breaker_permit(state: &MethodState, now: Instant) -> Result<Permit<'_>, Error> {
+pub(super) fn breaker_permit(state: &MethodState, now: Instant) -> Result<Permit<'_>, Error> {
     state.breaker.try_acquire(now).map_err(|wait| {
         state.counters.record(Ending::ShortCircuited, None, now);
         // The time until trials is written by Display, from `retry_in`.
@@ -162,7 +162,7 @@ fn breaker_permit(state: &MethodState, now: Instant) -> Result<Permit<'_>, Error
     })
 }
 
-impl Admitted<'_> {
+impl<'a> Admitted<'a> {
     /// The first attempt: when it goes out, and the call's deadline.
     pub(super) fn first(&self) -> When {
         When {
@@ -187,8 +187,19 @@ impl Admitted<'_> {
         dropped: bool,
         finished: Instant,
     ) {
-        self.slot
-            .finish(finished.saturating_duration_since(self.sent), dropped);
+        let (slot, rtt) = self.settle(state, result, finished);
+        slot.finish(rtt, dropped);
+    }
+
+    /// Step 5 but the bulkhead: the call recorded in the breaker and the statistics; its slot
+    /// is handed back, with the time from the first attempt to the answer, for an event stream
+    /// to hold while it is open.
+    pub(super) fn settle<T>(
+        self,
+        state: &MethodState,
+        result: &Result<T, Error>,
+        finished: Instant,
+    ) -> (Slot<'a>, Duration) {
         let elapsed = finished - self.started;
         let outcome = crate::outcome::for_breaker(
             result,
@@ -203,5 +214,6 @@ impl Admitted<'_> {
             Ending::Failure
         };
         state.counters.record(ending, Some(elapsed), finished);
+        (self.slot, finished.saturating_duration_since(self.sent))
     }
 }

@@ -164,7 +164,7 @@ impl Client {
     /// Whether the budget allows a retry: the fleet's when the profile shares one and Redis
     /// answers, else the client's own.
     #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
-    async fn retry_allowed(
+    pub(super) async fn retry_allowed(
         &self,
         state: &MethodState,
         method: &'static MethodSpec,

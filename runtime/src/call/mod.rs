@@ -23,11 +23,12 @@ mod attempts;
 pub(crate) mod download;
 mod log;
 pub(crate) mod paginate;
+mod stream;
 
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use crate::client::Client;
+use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::wire::request::Request;
 use crate::wire::response::Response;
@@ -102,6 +103,30 @@ impl Client {
         }
     }
 
+    /// Step 4 of an admitted call: the attempts, on the isolation pool when the profile has one.
+    async fn isolated(
+        &self,
+        state: &MethodState,
+        request: Request,
+        admitted: &admission::Admitted<'_>,
+    ) -> Result<Response, Error> {
+        let (trial, first) = (admitted.trial(), admitted.first());
+        let Some(pool) = state.bulkhead.pool() else {
+            return self.attempts(&request, trial, first).await;
+        };
+        let client = self.clone();
+        let span = tracing::Span::current();
+        let attempts = async move { client.attempts(&request, trial, first).await };
+        pool.run(Box::pin(attempts).instrument(span))
+            .await
+            .unwrap_or_else(|| {
+                Err(Error::new(
+                    ErrorKind::Rejected,
+                    "the isolation pool is shut down",
+                ))
+            })
+    }
+
     /// The first five steps, inside the call's span.
     async fn run<T>(
         &self,
@@ -114,23 +139,7 @@ impl Client {
         // 1–3. Rate limit, breaker, bulkhead.
         let admitted = self.admit(state, method).await.map_err(named)?;
         // 4. The attempts, on the isolation pool when the profile has one.
-        let (trial, first) = (admitted.trial(), admitted.first());
-        let result = match state.bulkhead.pool() {
-            Some(pool) => {
-                let client = self.clone();
-                let span = tracing::Span::current();
-                let attempts = async move { client.attempts(&request, trial, first).await };
-                pool.run(Box::pin(attempts).instrument(span))
-                    .await
-                    .unwrap_or_else(|| {
-                        Err(Error::new(
-                            ErrorKind::Rejected,
-                            "the isolation pool is shut down",
-                        ))
-                    })
-            }
-            None => self.attempts(&request, trial, first).await,
-        };
+        let result = self.isolated(state, request, &admitted).await;
         let dropped = crate::outcome::dropped(&result);
         let result = result.and_then(decode);
         // 5. The logical call, recorded once.

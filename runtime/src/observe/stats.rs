@@ -50,6 +50,16 @@ pub struct MethodStats {
     /// Rate-limit and retry-budget decisions made without Redis (it was down or slow) under
     /// `rate_limit.shared` or `retry.budget.shared`.
     pub without_redis: u64,
+    /// Events (or JSON lines) its streams delivered, undecodable ones included.
+    pub events: u64,
+    /// Bytes its streams read after they opened.
+    pub stream_bytes: u64,
+    /// Broken streams reopened from their last event id.
+    pub resumes: u64,
+    /// Streams that broke off and could not be resumed (they ended with an error item).
+    pub streams_broken: u64,
+    /// Its streams open now.
+    pub streams_open: u64,
     /// Calls in flight through the bulkhead (or pool, or adaptive limit) and how many it allows
     /// now; absent under `isolation: none`. A client-wide bulkhead is the client's figure.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +102,11 @@ impl MethodStats {
             hedges: 0,
             hedge_wins: 0,
             without_redis: 0,
+            events: 0,
+            stream_bytes: 0,
+            resumes: 0,
+            streams_broken: 0,
+            streams_open: 0,
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
@@ -169,10 +184,24 @@ pub(crate) struct Counters {
     hedges: AtomicU64,
     hedge_wins: AtomicU64,
     without_redis: AtomicU64,
+    events: AtomicU64,
+    stream_bytes: AtomicU64,
+    resumes: AtomicU64,
+    streams_broken: AtomicU64,
+    streams_open: AtomicU64,
     latencies: Latencies,
     /// The last two minutes, second by second, for the dashboard.
     #[cfg(feature = "dashboard")]
     pub(crate) history: crate::observe::history::History,
+}
+
+/// An open stream, counted in `streams_open` until it is dropped.
+pub(crate) struct StreamOpen<'a>(&'a AtomicU64);
+
+impl Drop for StreamOpen<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// How a logical call ended, for the counters. Not an [`crate::ErrorKind`]: the counters file a
@@ -202,6 +231,11 @@ impl Counters {
             hedges: AtomicU64::new(0),
             hedge_wins: AtomicU64::new(0),
             without_redis: AtomicU64::new(0),
+            events: AtomicU64::new(0),
+            stream_bytes: AtomicU64::new(0),
+            resumes: AtomicU64::new(0),
+            streams_broken: AtomicU64::new(0),
+            streams_open: AtomicU64::new(0),
             latencies: Latencies::new(now),
             #[cfg(feature = "dashboard")]
             history: crate::observe::history::History::new(now),
@@ -269,6 +303,30 @@ impl Counters {
         self.without_redis.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A stream opened: counted open until the guard is dropped.
+    pub(crate) fn stream_opened(&self) -> StreamOpen<'_> {
+        self.streams_open.fetch_add(1, Ordering::Relaxed);
+        StreamOpen(&self.streams_open)
+    }
+
+    pub(crate) fn record_events(&self, n: usize) {
+        if n > 0 {
+            self.events.fetch_add(n as u64, Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn record_stream_bytes(&self, n: usize) {
+        self.stream_bytes.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn record_resume(&self) {
+        self.resumes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn record_stream_broken(&self) {
+        self.streams_broken.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(crate) fn record_hedge_win(&self) {
         self.hedge_wins.fetch_add(1, Ordering::Relaxed);
     }
@@ -292,6 +350,11 @@ impl Counters {
             hedges: load(&self.hedges),
             hedge_wins: load(&self.hedge_wins),
             without_redis: load(&self.without_redis),
+            events: load(&self.events),
+            stream_bytes: load(&self.stream_bytes),
+            resumes: load(&self.resumes),
+            streams_broken: load(&self.streams_broken),
+            streams_open: load(&self.streams_open),
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
@@ -313,23 +376,10 @@ mod tests {
         let stats = MethodStats {
             calls: 1,
             successes: 1,
-            failures: 0,
-            retries: 0,
-            short_circuited: 0,
-            rejected: 0,
-            rate_limited: 0,
-            fallbacks: 0,
-            hedges: 0,
-            hedge_wins: 0,
-            without_redis: 0,
-            bulkhead: None,
-            bulkhead_is_clients: false,
-            breaker_changed_ms_ago: None,
-            concurrency_limit: None,
-            breaker: BreakerState::Closed,
             p50: Duration::from_nanos(2_097_151_000),
             p99: Duration::from_nanos(2_097_151_499),
             used: true,
+            ..MethodStats::untouched(BreakerState::Closed)
         };
         let json = serde_json::to_string(&stats).unwrap();
         assert!(json.contains("\"p50_ms\":2097.151,"), "{json}");

@@ -1,0 +1,326 @@
+//! Event and JSON Lines streams: a call that stays open. Its opening is a call like any other
+//! (rate limit, breaker, bulkhead, the attempts with their retries), recorded once when the
+//! response headers come; then the bulkhead slot is held while the body is read, each silence
+//! bounded by `timeout.idle`. A stream that breaks (reset, truncated, idle) is resumed when
+//! `outcome::stream_resumes` says so: reopened with `Last-Event-ID` after the server's `retry:`
+//! or the backoff, within the retry budget; otherwise it ends with an error saying how many
+//! items it delivered.
+
+use std::collections::VecDeque;
+use std::pin::pin;
+use std::task::Poll;
+
+use reqwest::header::{ACCEPT, HeaderName, HeaderValue};
+use tokio::time::Instant;
+
+use super::admission::breaker_permit;
+use super::attempt::When;
+use crate::client::{Client, MethodState};
+use crate::error::{Error, ErrorKind};
+use crate::outcome::{self, StreamBreak};
+use crate::policy::retry::backoff;
+use crate::stream::lines::LineSplitter;
+use crate::stream::sse::SseParser;
+use crate::stream::{EventDecoder, Events, Feed, Format, Lines, LinesFormat, Sender, SseFormat};
+use crate::wire::request::{Request, Slot};
+
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+impl Client {
+    /// Opens a Server-Sent Events stream whose events' data `decode` reads; `end` is the data
+    /// that ends it (`[DONE]`), when the method declares one.
+    pub async fn call_events<T: Send + 'static>(
+        &self,
+        request: Request,
+        decode: EventDecoder<T>,
+        end: Option<&'static str>,
+    ) -> Result<Events<T>, Error> {
+        let settings = &self.shared.method(request.method).settings;
+        let format = SseFormat {
+            parser: SseParser::new(limit(settings.max_event_bytes)),
+            decode,
+            end,
+            ended: false,
+            names: (self.shared.spec.name, request.method.name),
+        };
+        self.open(request, format).await.map(Events::from_feed)
+    }
+
+    /// Opens a JSON Lines stream whose lines `decode` reads.
+    pub async fn call_lines<T: Send + 'static>(
+        &self,
+        request: Request,
+        decode: fn(&[u8]) -> Result<T, String>,
+    ) -> Result<Lines<T>, Error> {
+        let settings = &self.shared.method(request.method).settings;
+        let format = LinesFormat {
+            splitter: LineSplitter::new(limit(settings.max_event_bytes)),
+            decode,
+            names: (self.shared.spec.name, request.method.name),
+        };
+        self.open(request, format).await.map(Lines::from_feed)
+    }
+
+    /// A stream's opening, then step 6: a failure a fallback may answer goes to `fallback`,
+    /// whose stream (`Events::from_items`, or another source's) is the answer.
+    pub async fn stream_or_fallback<S, Answer>(
+        &self,
+        request: &Request,
+        opened: impl Future<Output = Result<S, Error>>,
+        fallback: impl FnOnce(Error) -> Answer,
+    ) -> Result<S, Error>
+    where
+        Answer: Future<Output = Result<S, Error>>,
+    {
+        let method = request.method;
+        match opened.await {
+            Err(cause) if cause.allows_fallback() => {
+                let answer = fallback(cause).await;
+                if answer.is_ok() {
+                    self.shared.method(method).counters.record_fallback();
+                }
+                answer
+            }
+            result => result,
+        }
+    }
+
+    /// Starts the stream's producer and runs it until the stream is open or has failed to.
+    async fn open<F: Format>(
+        &self,
+        mut request: Request,
+        format: F,
+    ) -> Result<Feed<F::Item>, Error> {
+        if !request.headers.iter().any(|(name, _)| name == ACCEPT) {
+            request
+                .headers
+                .push((ACCEPT, HeaderValue::from_static(format.accept())));
+        }
+        let client = self.clone();
+        let mut feed = Feed::new(move |out| client.produce(request, format, out));
+        feed.open().await?;
+        Ok(feed)
+    }
+
+    /// The stream's life: opened (steps 1–5, the slot kept), read, resumed, closed.
+    async fn produce<F: Format>(self, mut request: Request, mut format: F, out: Sender<F::Item>) {
+        let method = request.method;
+        let state = self.shared.method(method);
+        let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
+        let admitted = match self.admit(state, method).await {
+            Ok(admitted) => admitted,
+            Err(error) => return out.opened(Err(named(error))),
+        };
+        let slot = Slot::default();
+        request.download = Some(slot.clone());
+        let answered = self.isolated(state, request.clone(), &admitted).await;
+        let dropped = outcome::dropped(&answered);
+        let opened = answered.and_then(|_| take(&slot));
+        let (bulkhead, rtt) = admitted.settle(state, &opened, Instant::now());
+        let mut response = match opened {
+            Ok(response) => response,
+            Err(error) => {
+                bulkhead.finish(rtt, dropped);
+                return out.opened(Err(named(error)));
+            }
+        };
+        out.opened(Ok(()));
+        let _open = state.counters.stream_opened();
+        let mut read = Read::default();
+        while let Some(broke) = read_body(&mut response, &mut format, state, &out, &mut read).await
+        {
+            match self
+                .resume(state, &mut request, &format, broke, &mut read)
+                .await
+            {
+                Ok(reopened) => {
+                    response = reopened;
+                    format.reconnected();
+                }
+                Err(error) => {
+                    state.counters.record_stream_broken();
+                    out.push(F::failed(named(error)));
+                    break;
+                }
+            }
+        }
+        bulkhead.finish(rtt, false);
+    }
+
+    /// Reopens a broken stream from its last event id, or says why it ends.
+    async fn resume<F: Format>(
+        &self,
+        state: &MethodState,
+        request: &mut Request,
+        format: &F,
+        broke: StreamBreak,
+        read: &mut Read,
+    ) -> Result<reqwest::Response, Error> {
+        let method = request.method;
+        let retry = &state.settings.retry;
+        let failed = outcome::stream_break(broke);
+        let delivered = read.delivered;
+        let resume_from = format.resume_from().map(str::to_owned);
+        if let Err(why) =
+            outcome::stream_resumes(retry, &failed, method.idempotent, resume_from.as_deref())
+        {
+            return Err(failed.error.broke_off(delivered, why));
+        }
+        // A server that breaks every stream before its first item is not resumed for ever.
+        read.in_a_row = if read.delivered > read.at_last_resume {
+            1
+        } else {
+            read.in_a_row + 1
+        };
+        read.at_last_resume = read.delivered;
+        if read.in_a_row >= retry.max_attempts {
+            return Err(failed.error.broke_off(
+                delivered,
+                "resumed as often as `retry.max_attempts` allows, with nothing new",
+            ));
+        }
+        let wait = format
+            .reconnection_time()
+            .unwrap_or_else(|| backoff(retry, read.in_a_row, fastrand::f64()));
+        if !self.retry_allowed(state, method, Instant::now()).await {
+            return Err(failed
+                .error
+                .broke_off(delivered, "the retry budget is spent"));
+        }
+        tracing::info!(client = self.shared.spec.name, method = method.name, ?wait, delivered, error = %failed.error, "resuming the stream");
+        Box::pin(tokio::time::sleep(wait)).await;
+        if let Some(id) = resume_from {
+            let value = HeaderValue::from_str(&id).map_err(|_| {
+                failed
+                    .error
+                    .clone()
+                    .broke_off(delivered, "its last event id cannot be sent as a header")
+            })?;
+            request.headers.retain(|(name, _)| name != LAST_EVENT_ID);
+            request.headers.push((LAST_EVENT_ID, value));
+        }
+        let reopened = self.reopen(state, request).await;
+        match reopened {
+            Ok(response) => {
+                state.counters.record_resume();
+                Ok(response)
+            }
+            Err(error) => Err(error.broke_off(delivered, "its resumption failed")),
+        }
+    }
+
+    /// A resumption's request: through the breaker (its outcome recorded there) and the
+    /// attempts, within the method's total deadline; not through the rate limit or the bulkhead,
+    /// whose turn and slot the stream already holds.
+    async fn reopen(
+        &self,
+        state: &MethodState,
+        request: &Request,
+    ) -> Result<reqwest::Response, Error> {
+        let now = Instant::now();
+        let permit = breaker_permit(state, now)?;
+        let when = When {
+            attempt: 1,
+            sent: now,
+            deadline: now + state.settings.total_timeout,
+            callers: false,
+        };
+        let slot = Slot::default();
+        let mut request = request.clone();
+        request.download = Some(slot.clone());
+        let result = self
+            .attempts(&request, permit.is_trial(), when)
+            .await
+            .and_then(|_| take(&slot));
+        let finished = Instant::now();
+        let outcome = outcome::for_breaker(
+            &result,
+            finished - now,
+            &state.settings.breaker,
+            state.breaker.slow_over(),
+        );
+        state.breaker.record(permit, outcome, finished);
+        result
+    }
+}
+
+/// What has been read of a stream, across its resumptions.
+#[derive(Default)]
+struct Read {
+    /// Items handed to the consumer.
+    delivered: u64,
+    /// `delivered` when it was last resumed.
+    at_last_resume: u64,
+    /// Resumptions in a row with no new item between them.
+    in_a_row: u32,
+}
+
+/// Reads the body until it ends (`None`: the stream is over) or breaks.
+async fn read_body<F: Format>(
+    response: &mut reqwest::Response,
+    format: &mut F,
+    state: &MethodState,
+    out: &Sender<F::Item>,
+    read: &mut Read,
+) -> Option<StreamBreak> {
+    let idle = state.settings.idle_timeout;
+    let mut batch = VecDeque::new();
+    // One timer for the stream, moved on only when it fires: resetting it at every chunk would
+    // cost a timer-wheel update per chunk.
+    let mut heard = Instant::now();
+    let mut silence = pin!(tokio::time::sleep_until(heard + idle));
+    loop {
+        let chunk = {
+            let mut next = pin!(response.chunk());
+            std::future::poll_fn(|cx| {
+                if let Poll::Ready(chunk) = next.as_mut().poll(cx) {
+                    return Poll::Ready(Some(chunk));
+                }
+                while silence.as_mut().poll(cx).is_ready() {
+                    if Instant::now() >= heard + idle {
+                        return Poll::Ready(None);
+                    }
+                    silence.as_mut().reset(heard + idle);
+                }
+                Poll::Pending
+            })
+            .await
+        };
+        let bytes = match chunk {
+            None => return Some(StreamBreak::Idle(idle)),
+            Some(Err(error)) => return Some(StreamBreak::Transport(error)),
+            Some(Ok(None)) => {
+                let whole = format.finish(&mut batch);
+                read.delivered += batch.len() as u64;
+                state.counters.record_events(batch.len());
+                out.send(&mut batch).await;
+                return (!whole).then_some(StreamBreak::Truncated);
+            }
+            Some(Ok(Some(bytes))) => bytes,
+        };
+        heard = Instant::now();
+        state.counters.record_stream_bytes(bytes.len());
+        let fed = format.feed(&bytes, &mut batch);
+        read.delivered += batch.len() as u64;
+        state.counters.record_events(batch.len());
+        out.send(&mut batch).await;
+        match fed {
+            Ok(true) => return None,
+            Ok(false) => {}
+            Err(too_long) => return Some(StreamBreak::TooLong(too_long.limit)),
+        }
+    }
+}
+
+/// The live response an attempt left for the stream.
+fn take(slot: &Slot) -> Result<reqwest::Response, Error> {
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
+        .ok_or_else(|| Error::fixed(ErrorKind::Decode, "the response has no body to stream"))
+}
+
+/// `max_event_bytes` as a length in memory.
+fn limit(bytes: u64) -> usize {
+    usize::try_from(bytes).unwrap_or(usize::MAX)
+}

@@ -1,0 +1,415 @@
+//! Streamed responses: Server-Sent Events ([`Events`]) and JSON Lines ([`Lines`]), typed.
+//!
+//! A stream is produced by one future (`call/stream.rs`) that opens it, reads it chunk by
+//! chunk and resumes it; it owns the call's bulkhead slot while the stream is open, so
+//! dropping the stream releases everything. [`Feed`] turns that future into a `Stream`: the
+//! future parses a chunk into a batch of items and hands it over, and is polled again only when
+//! the consumer has taken the batch, so at most one chunk's items wait in memory.
+
+pub(crate) mod lines;
+pub(crate) mod sse;
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_core::Stream;
+
+use crate::error::Error;
+
+/// One Server-Sent Event: its data decoded as `T`, its type, the last event id and the
+/// reconnection time it set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event<T> {
+    /// The `data:` lines, joined and decoded.
+    pub data: T,
+    /// The `event:` field; `None` for the default type (`message`).
+    pub event: Option<String>,
+    /// The last event id at this event (ids carry over to the events after them).
+    pub id: Option<String>,
+    /// The `retry:` the server set with this event.
+    pub retry: Option<Duration>,
+}
+
+impl<T> Event<T> {
+    /// An event of the default type with `data`, no id (for fallbacks and stubs).
+    pub fn new(data: T) -> Event<T> {
+        Event {
+            data,
+            event: None,
+            id: None,
+            retry: None,
+        }
+    }
+
+    /// The same event with id `id`.
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Event<T> {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// The same event with type `event`.
+    #[must_use]
+    pub fn with_event(mut self, event: impl Into<String>) -> Event<T> {
+        self.event = Some(event.into());
+        self
+    }
+}
+
+/// A stream of Server-Sent Events: a [`Stream`] of `Result<Event<T>, Error>` (or
+/// `while let Some(event) = events.next().await`). An event whose data does not decode is an
+/// `Err` item and the stream goes on; a stream that breaks and cannot be resumed ends with an
+/// `Err` item saying how many events came. Dropping it closes the connection and frees the
+/// bulkhead slot it holds.
+pub struct Events<T> {
+    feed: Feed<Result<Event<T>, Error>>,
+}
+
+/// A stream of JSON Lines (NDJSON): a [`Stream`] of `Result<T, Error>`, one item a line.
+pub struct Lines<T> {
+    feed: Feed<Result<T, Error>>,
+}
+
+macro_rules! stream_type {
+    ($name:ident, $item:ty) => {
+        impl<T: Send + 'static> $name<T> {
+            pub(crate) fn from_feed(feed: Feed<$item>) -> Self {
+                Self { feed }
+            }
+
+            /// A stream of these items, already at hand (what a fallback may answer with).
+            pub fn from_items(items: impl IntoIterator<Item = $item>) -> Self {
+                Self {
+                    feed: Feed::ready(items.into_iter().collect()),
+                }
+            }
+
+            /// The next item; `None` after the last.
+            pub async fn next(&mut self) -> Option<$item> {
+                std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
+            }
+        }
+
+        impl<T: Send + 'static> Stream for $name<T> {
+            type Item = $item;
+
+            fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<$item>> {
+                self.feed.poll_next(cx)
+            }
+        }
+
+        impl<T> std::fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("done", &self.feed.producer.is_none())
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+stream_type!(Events, Result<Event<T>, Error>);
+stream_type!(Lines, Result<T, Error>);
+
+/// Items a producing future has handed over, and whether its stream opened.
+pub(crate) struct Outbox<I> {
+    items: VecDeque<I>,
+    opened: Option<Result<(), Error>>,
+}
+
+/// The producer's end of a [`Feed`].
+pub(crate) struct Sender<I>(Arc<Mutex<Outbox<I>>>);
+
+impl<I> Sender<I> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Outbox<I>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Says whether the stream opened; the consumer's `open` returns it.
+    pub(crate) fn opened(&self, result: Result<(), Error>) {
+        self.lock().opened = Some(result);
+    }
+
+    /// Hands `batch` over and waits until the consumer has taken it.
+    pub(crate) async fn send(&self, batch: &mut VecDeque<I>) {
+        if batch.is_empty() {
+            return;
+        }
+        self.lock().items.append(batch);
+        Handoff(false).await;
+    }
+
+    /// Hands one item over (the last, or an error), without waiting.
+    pub(crate) fn push(&self, item: I) {
+        self.lock().items.push_back(item);
+    }
+}
+
+/// Pending once, so the consumer takes what was handed over before the producer reads on. It
+/// wakes nobody: the consumer that polled it is the one that will take the items and poll it
+/// again.
+struct Handoff(bool);
+
+impl Future for Handoff {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        if std::mem::replace(&mut self.0, true) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+type Producer = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A producing future and the items it has handed over, read as a stream.
+pub(crate) struct Feed<I> {
+    outbox: Arc<Mutex<Outbox<I>>>,
+    producer: Option<Producer>,
+}
+
+impl<I: Send + 'static> Feed<I> {
+    /// A feed whose items `produce` makes with the sender it is given.
+    pub(crate) fn new<P>(produce: impl FnOnce(Sender<I>) -> P) -> Feed<I>
+    where
+        P: Future<Output = ()> + Send + 'static,
+    {
+        let outbox = Arc::new(Mutex::new(Outbox {
+            items: VecDeque::new(),
+            opened: None,
+        }));
+        let producer = Box::pin(produce(Sender(outbox.clone())));
+        Feed {
+            outbox,
+            producer: Some(producer),
+        }
+    }
+
+    fn ready(items: VecDeque<I>) -> Feed<I> {
+        Feed {
+            outbox: Arc::new(Mutex::new(Outbox {
+                items,
+                opened: Some(Ok(())),
+            })),
+            producer: None,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Outbox<I>> {
+        self.outbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs the producer until it says whether the stream opened.
+    pub(crate) async fn open(&mut self) -> Result<(), Error> {
+        std::future::poll_fn(|cx| {
+            loop {
+                if let Some(opened) = self.lock().opened.take() {
+                    return Poll::Ready(opened);
+                }
+                match self.producer.as_mut().map(|p| p.as_mut().poll(cx)) {
+                    Some(Poll::Pending) if self.lock().opened.is_none() => return Poll::Pending,
+                    Some(Poll::Pending) => {}
+                    Some(Poll::Ready(())) | None => {
+                        self.producer = None;
+                        let opened = self.lock().opened.take();
+                        return Poll::Ready(opened.unwrap_or_else(|| {
+                            Err(Error::fixed(
+                                crate::ErrorKind::Decode,
+                                "the stream ended before it opened",
+                            ))
+                        }));
+                    }
+                }
+            }
+        })
+        .await
+    }
+
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<I>> {
+        if let Some(item) = self.lock().items.pop_front() {
+            return Poll::Ready(Some(item));
+        }
+        let Some(producer) = &mut self.producer else {
+            return Poll::Ready(None);
+        };
+        let finished = producer.as_mut().poll(cx).is_ready();
+        if finished {
+            // The connection and the bulkhead slot go now, not when the stream is dropped.
+            self.producer = None;
+        }
+        match self.lock().items.pop_front() {
+            Some(item) => Poll::Ready(Some(item)),
+            None if finished => Poll::Ready(None),
+            None => Poll::Pending,
+        }
+    }
+}
+
+/// What a stream's format makes of its bytes: SSE events or JSON lines, typed.
+pub(crate) trait Format: Send + Sync + 'static {
+    /// What the consumer gets of each event or line.
+    type Item: Send + 'static;
+
+    /// Reads `chunk`, adding its items to `out`; true when a declared end came (the stream is
+    /// over, whatever follows).
+    fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<Self::Item>) -> Result<bool, sse::TooLong>;
+
+    /// The body ended cleanly: what is left is an item or nothing. False when the body should not
+    /// have ended there (a declared end had not come).
+    fn finish(&mut self, out: &mut VecDeque<Self::Item>) -> bool;
+
+    /// Where a reconnection resumes from (the last event id), when the stream can be resumed.
+    fn resume_from(&self) -> Option<&str>;
+
+    /// How long the server asked a reconnection to wait.
+    fn reconnection_time(&self) -> Option<Duration>;
+
+    /// The stream is read again from a reconnection.
+    fn reconnected(&mut self);
+
+    /// The media type asked for with `Accept`.
+    fn accept(&self) -> &'static str;
+
+    /// The item that ends a broken stream.
+    fn failed(error: Error) -> Self::Item;
+}
+
+/// How an event's data (with its `event:` type) becomes a `T`; the text says why it did not.
+pub type EventDecoder<T> = fn(Option<&str>, &str) -> Result<T, String>;
+
+/// Server-Sent Events whose data decode as `T`.
+pub(crate) struct SseFormat<T> {
+    pub(crate) parser: sse::SseParser,
+    pub(crate) decode: EventDecoder<T>,
+    /// The data that ends the stream (`[DONE]`), when the method declares one.
+    pub(crate) end: Option<&'static str>,
+    pub(crate) ended: bool,
+    pub(crate) names: (&'static str, &'static str),
+}
+
+impl<T: Send + 'static> Format for SseFormat<T> {
+    type Item = Result<Event<T>, Error>;
+
+    fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<Self::Item>) -> Result<bool, sse::TooLong> {
+        let (decode, end, names) = (self.decode, self.end, self.names);
+        let ended = &mut self.ended;
+        self.parser.feed(chunk, &mut |raw| {
+            if *ended {
+                return;
+            }
+            if end == Some(raw.data.as_str()) {
+                *ended = true;
+                return;
+            }
+            out.push_back(match decode(raw.event.as_deref(), &raw.data) {
+                Ok(data) => Ok(Event {
+                    data,
+                    event: raw.event,
+                    id: raw.id,
+                    retry: raw.retry,
+                }),
+                Err(why) => Err(undecodable("event", &why, names)),
+            });
+        })?;
+        Ok(self.ended)
+    }
+
+    fn finish(&mut self, _: &mut VecDeque<Self::Item>) -> bool {
+        self.ended || self.end.is_none()
+    }
+
+    fn resume_from(&self) -> Option<&str> {
+        self.parser.last_event_id()
+    }
+
+    fn reconnection_time(&self) -> Option<Duration> {
+        self.parser.reconnection_time()
+    }
+
+    fn reconnected(&mut self) {
+        self.parser.reconnected();
+    }
+
+    fn accept(&self) -> &'static str {
+        "text/event-stream"
+    }
+
+    fn failed(error: Error) -> Self::Item {
+        Err(error)
+    }
+}
+
+/// JSON Lines whose lines decode as `T`.
+pub(crate) struct LinesFormat<T> {
+    pub(crate) splitter: lines::LineSplitter,
+    pub(crate) decode: fn(&[u8]) -> Result<T, String>,
+    pub(crate) names: (&'static str, &'static str),
+}
+
+impl<T: Send + 'static> Format for LinesFormat<T> {
+    type Item = Result<T, Error>;
+
+    fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<Self::Item>) -> Result<bool, sse::TooLong> {
+        let (decode, names) = (self.decode, self.names);
+        self.splitter.feed(chunk, &mut |line| {
+            out.push_back(decode(line).map_err(|why| undecodable("line", &why, names)));
+        })?;
+        Ok(false)
+    }
+
+    fn finish(&mut self, out: &mut VecDeque<Self::Item>) -> bool {
+        let (decode, names) = (self.decode, self.names);
+        self.splitter.finish(&mut |line| {
+            out.push_back(decode(line).map_err(|why| undecodable("line", &why, names)));
+        });
+        true
+    }
+
+    fn resume_from(&self) -> Option<&str> {
+        None
+    }
+
+    fn reconnection_time(&self) -> Option<Duration> {
+        None
+    }
+
+    fn reconnected(&mut self) {
+        self.splitter.reset();
+    }
+
+    fn accept(&self) -> &'static str {
+        "application/jsonl, application/x-ndjson"
+    }
+
+    fn failed(error: Error) -> Self::Item {
+        Err(error)
+    }
+}
+
+/// An event or line whose data is not the declared type: an item of the stream, which goes on.
+fn undecodable(what: &str, why: &str, (client, method): (&'static str, &'static str)) -> Error {
+    Error::new(
+        crate::ErrorKind::Decode,
+        format!("a streamed {what} is not the declared type: {why}"),
+    )
+    .in_call(client, method)
+}
+
+/// Decodes an event's data as JSON of type `T` (what generated code passes for one type).
+pub fn event_json<T: serde::de::DeserializeOwned>(
+    _event: Option<&str>,
+    data: &str,
+) -> Result<T, String> {
+    serde_json::from_str(data).map_err(|e| e.to_string())
+}
+
+/// Decodes a JSON line as `T`.
+pub fn line_json<T: serde::de::DeserializeOwned>(line: &[u8]) -> Result<T, String> {
+    serde_json::from_slice(line).map_err(|e| e.to_string())
+}

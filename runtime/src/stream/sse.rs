@@ -1,0 +1,460 @@
+//! The event-stream format (`text/event-stream`), read as the WHATWG HTML standard's
+//! "interpreting an event stream" says: a leading BOM is dropped; lines end at CRLF, LF or CR
+//! (a CR at the end of one chunk and an LF at the start of the next are one line end); a line
+//! starting with `:` is a comment; a field without a colon has an empty value; one space after
+//! the colon is dropped; `data` lines are joined with `\n`; an `id` holding NUL is ignored and
+//! an id persists until another replaces it; `retry` is taken only when it is all ASCII digits;
+//! a blank line dispatches the event, unless it has no data; an event cut off by the end of the
+//! stream is never dispatched.
+//!
+//! The parser keeps at most `limit` bytes of one event (its unfinished line and its data), so a
+//! server that never ends a line or an event cannot make it grow without bound; and it looks at
+//! each byte once, however the stream is cut into chunks.
+
+use std::time::Duration;
+
+/// One dispatched event, its data not yet decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawEvent {
+    /// The `event:` field; `None` for the default type (`message`).
+    pub(crate) event: Option<String>,
+    /// The `data:` lines, joined with `\n`.
+    pub(crate) data: String,
+    /// The last event id when it was dispatched (ids persist from event to event); `None` when
+    /// empty.
+    pub(crate) id: Option<String>,
+    /// A `retry:` field read since the event before.
+    pub(crate) retry: Option<Duration>,
+}
+
+/// An event (or one line of it) longer than the parser may keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooLong {
+    pub(crate) limit: usize,
+}
+
+/// The parser's state between chunks.
+#[derive(Debug)]
+pub(crate) struct SseParser {
+    /// The unfinished line carried over from the chunk before.
+    line: Vec<u8>,
+    /// The last chunk ended with CR: an LF first in the next one ends nothing.
+    after_cr: bool,
+    /// No line has been read yet: a BOM at its start is dropped.
+    first_line: bool,
+    data: String,
+    event: String,
+    /// The last event id buffer, which outlives the event it came with.
+    last_id: String,
+    /// The last event id as of the last dispatch (the standard's "last event ID string"): what
+    /// a reconnection sends, so an event whose `id:` came but whose blank line did not is asked
+    /// for again.
+    dispatched_id: String,
+    retry: Option<Duration>,
+    /// The reconnection time the stream asked for last.
+    reconnect: Option<Duration>,
+    limit: usize,
+}
+
+impl SseParser {
+    /// A parser keeping at most `limit` bytes of one event.
+    pub(crate) fn new(limit: usize) -> SseParser {
+        SseParser {
+            line: Vec::new(),
+            after_cr: false,
+            first_line: true,
+            data: String::new(),
+            event: String::new(),
+            last_id: String::new(),
+            dispatched_id: String::new(),
+            retry: None,
+            reconnect: None,
+            limit,
+        }
+    }
+
+    /// The id of the last event dispatched (`Last-Event-ID` for a reconnection), if any.
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        (!self.dispatched_id.is_empty()).then_some(self.dispatched_id.as_str())
+    }
+
+    /// The reconnection time the stream asked for with `retry:`, if it did.
+    pub(crate) fn reconnection_time(&self) -> Option<Duration> {
+        self.reconnect
+    }
+
+    /// Starts over after a reconnection: the half-read event is dropped; the last event id and
+    /// the reconnection time are kept, as a browser's `EventSource` keeps them.
+    pub(crate) fn reconnected(&mut self) {
+        self.line.clear();
+        self.after_cr = false;
+        self.first_line = true;
+        self.data.clear();
+        self.event.clear();
+        self.retry = None;
+        self.last_id.clone_from(&self.dispatched_id);
+    }
+
+    /// Reads `chunk`, handing each event it completes to `dispatch`.
+    pub(crate) fn feed(
+        &mut self,
+        mut chunk: &[u8],
+        dispatch: &mut impl FnMut(RawEvent),
+    ) -> Result<(), TooLong> {
+        if self.after_cr && !chunk.is_empty() {
+            self.after_cr = false;
+            if let Some(rest) = chunk.strip_prefix(b"\n") {
+                chunk = rest;
+            }
+        }
+        while let Some(end) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+            let (line, rest) = chunk.split_at(end);
+            let crlf = rest.starts_with(b"\r\n");
+            if rest[0] == b'\r' && rest.len() == 1 {
+                self.after_cr = true;
+            }
+            chunk = &rest[if crlf { 2 } else { 1 }..];
+            if self.line.is_empty() {
+                self.line_done(line, dispatch)?;
+            } else {
+                self.keep(line)?;
+                let whole = std::mem::take(&mut self.line);
+                self.line_done(&whole, dispatch)?;
+                // The buffer's allocation serves the next unfinished line.
+                self.line = whole;
+                self.line.clear();
+            }
+        }
+        self.keep(chunk)
+    }
+
+    /// Carries part of an unfinished line over to the next chunk, within the limit.
+    fn keep(&mut self, part: &[u8]) -> Result<(), TooLong> {
+        if self.line.len() + part.len() + self.data.len() > self.limit {
+            return Err(TooLong { limit: self.limit });
+        }
+        self.line.extend_from_slice(part);
+        Ok(())
+    }
+
+    /// One whole line, its end taken off.
+    fn line_done(
+        &mut self,
+        mut line: &[u8],
+        dispatch: &mut impl FnMut(RawEvent),
+    ) -> Result<(), TooLong> {
+        if std::mem::take(&mut self.first_line) {
+            line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
+        }
+        if line.is_empty() {
+            self.dispatch(dispatch);
+            return Ok(());
+        }
+        if line[0] == b':' {
+            return Ok(());
+        }
+        let (field, value) = match line.iter().position(|&b| b == b':') {
+            Some(colon) => {
+                let value = &line[colon + 1..];
+                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &[][..]),
+        };
+        let value = String::from_utf8_lossy(value);
+        match field {
+            b"event" => {
+                self.event.clear();
+                self.event.push_str(&value);
+            }
+            b"data" => {
+                if self.data.len() + value.len() + 1 > self.limit {
+                    return Err(TooLong { limit: self.limit });
+                }
+                self.data.push_str(&value);
+                self.data.push('\n');
+            }
+            b"id" if !value.contains('\0') => {
+                self.last_id.clear();
+                self.last_id.push_str(&value);
+            }
+            b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                // More digits than a u64 holds is a very long time, not an error.
+                let ms = value.parse::<u64>().unwrap_or(u64::MAX);
+                let retry = Duration::from_millis(ms);
+                self.retry = Some(retry);
+                self.reconnect = Some(retry);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A blank line: the event so far, unless it has no data.
+    fn dispatch(&mut self, dispatch: &mut impl FnMut(RawEvent)) {
+        let retry = self.retry.take();
+        if self.dispatched_id != self.last_id {
+            self.dispatched_id.clone_from(&self.last_id);
+        }
+        if self.data.is_empty() {
+            self.event.clear();
+            return;
+        }
+        let mut data = std::mem::take(&mut self.data);
+        data.pop(); // the `\n` after the last data line
+        let event = std::mem::take(&mut self.event);
+        dispatch(RawEvent {
+            event: (!event.is_empty()).then_some(event),
+            data,
+            id: (!self.last_id.is_empty()).then(|| self.last_id.clone()),
+            retry,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events_of(chunks: &[&[u8]]) -> Vec<RawEvent> {
+        let mut parser = SseParser::new(1 << 20);
+        let mut out = Vec::new();
+        for chunk in chunks {
+            parser.feed(chunk, &mut |e| out.push(e)).unwrap();
+        }
+        out
+    }
+
+    fn event(event: Option<&str>, data: &str, id: Option<&str>) -> RawEvent {
+        RawEvent {
+            event: event.map(str::to_owned),
+            data: data.to_owned(),
+            id: id.map(str::to_owned),
+            retry: None,
+        }
+    }
+
+    /// What a stream dispatches: (type, data, id) of each event.
+    type Expected = &'static [(Option<&'static str>, &'static str, Option<&'static str>)];
+
+    /// Every rule of the standard's parsing section, one row each: the stream and the events it
+    /// dispatches.
+    const RULES: &[(&str, &[u8], Expected)] = &[
+        ("one event", b"data: a\n\n", &[(None, "a", None)]),
+        (
+            "a leading BOM is dropped",
+            b"\xEF\xBB\xBFdata: a\n\n",
+            &[(None, "a", None)],
+        ),
+        (
+            "a BOM is dropped only at the start",
+            b"data: a\n\n\xEF\xBB\xBFdata: b\n\n",
+            &[(None, "a", None)],
+        ),
+        (
+            "LF ends lines",
+            b"data: a\n\ndata: b\n\n",
+            &[(None, "a", None), (None, "b", None)],
+        ),
+        (
+            "CR ends lines",
+            b"data: a\r\rdata: b\r\r",
+            &[(None, "a", None), (None, "b", None)],
+        ),
+        (
+            "CRLF ends lines",
+            b"data: a\r\n\r\ndata: b\r\n\r\n",
+            &[(None, "a", None), (None, "b", None)],
+        ),
+        (
+            "mixed line ends",
+            b"data: a\r\n\rdata: b\n\r\n",
+            &[(None, "a", None), (None, "b", None)],
+        ),
+        (
+            "a comment is ignored",
+            b": keep-alive\ndata: a\n\n",
+            &[(None, "a", None)],
+        ),
+        ("a comment alone dispatches nothing", b":\n\n", &[]),
+        (
+            "data lines are joined with LF",
+            b"data: a\ndata: b\ndata\n\n",
+            &[(None, "a\nb\n", None)],
+        ),
+        (
+            "a field without a colon has an empty value",
+            b"data\n\n",
+            &[(None, "", None)],
+        ),
+        (
+            "only one space after the colon is dropped",
+            b"data:  a\ndata:b\n\n",
+            &[(None, " a\nb", None)],
+        ),
+        (
+            "a colon in the value stays",
+            b"data: a: b\n\n",
+            &[(None, "a: b", None)],
+        ),
+        (
+            "an event type",
+            b"event: add\ndata: 1\n\n",
+            &[(Some("add"), "1", None)],
+        ),
+        (
+            "the type does not outlive its event",
+            b"event: add\ndata: 1\n\ndata: 2\n\n",
+            &[(Some("add"), "1", None), (None, "2", None)],
+        ),
+        (
+            "an event without data is not dispatched, and its type is forgotten",
+            b"event: add\n\ndata: 2\n\n",
+            &[(None, "2", None)],
+        ),
+        (
+            "an id persists to later events",
+            b"id: 7\ndata: a\n\ndata: b\n\n",
+            &[(None, "a", Some("7")), (None, "b", Some("7"))],
+        ),
+        (
+            "an empty id clears it",
+            b"id: 7\ndata: a\n\nid\ndata: b\n\n",
+            &[(None, "a", Some("7")), (None, "b", None)],
+        ),
+        (
+            "an id with NUL is ignored",
+            b"id: 7\ndata: a\n\nid: 8\0\ndata: b\n\n",
+            &[(None, "a", Some("7")), (None, "b", Some("7"))],
+        ),
+        (
+            "an id set by an event without data still counts",
+            b"id: 9\n\ndata: a\n\n",
+            &[(None, "a", Some("9"))],
+        ),
+        (
+            "unknown fields are ignored",
+            b"foo: bar\ndata: a\n\n",
+            &[(None, "a", None)],
+        ),
+        (
+            "field names are case-sensitive",
+            b"Data: a\ndata: b\n\n",
+            &[(None, "b", None)],
+        ),
+        (
+            "an event cut off by the end is not dispatched",
+            b"data: a\n\ndata: b\n",
+            &[(None, "a", None)],
+        ),
+        (
+            "a line cut off by the end is not dispatched",
+            b"data: a",
+            &[],
+        ),
+        (
+            "invalid UTF-8 reads as replacement characters",
+            b"data: \xFF\n\n",
+            &[(None, "\u{FFFD}", None)],
+        ),
+    ];
+
+    /// Each row of [`RULES`], the stream whole and cut into one-byte chunks.
+    #[test]
+    fn each_rule_of_the_whatwg_event_stream_parsing() {
+        for (rule, stream, expected) in RULES {
+            let expected: Vec<RawEvent> = expected
+                .iter()
+                .map(|(kind, data, id)| event(*kind, data, *id))
+                .collect();
+            assert_eq!(events_of(&[stream]), expected, "{rule} (whole)");
+            let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+            assert_eq!(events_of(&bytes), expected, "{rule} (byte by byte)");
+        }
+    }
+
+    #[test]
+    fn retry_is_taken_only_when_all_digits() {
+        let mut parser = SseParser::new(1024);
+        let mut out = Vec::new();
+        let mut push = |e| out.push(e);
+        parser.feed(b"retry: 1500\ndata: a\n\n", &mut push).unwrap();
+        assert_eq!(
+            parser.reconnection_time(),
+            Some(Duration::from_millis(1500))
+        );
+        for ignored in [
+            &b"retry: 1.5\n\n"[..],
+            b"retry: -1\n\n",
+            b"retry: 10s\n\n",
+            b"retry\n\n",
+            b"retry:  2\n\n",
+        ] {
+            parser.feed(ignored, &mut push).unwrap();
+            assert_eq!(
+                parser.reconnection_time(),
+                Some(Duration::from_millis(1500))
+            );
+        }
+        parser.feed(b"retry: 20\n\n", &mut push).unwrap();
+        assert_eq!(parser.reconnection_time(), Some(Duration::from_millis(20)));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].retry, Some(Duration::from_millis(1500)));
+    }
+
+    #[test]
+    fn a_cr_at_a_chunks_end_and_an_lf_after_it_are_one_line_end() {
+        // Were they two, the LF would be a blank line and dispatch `a` early, joined wrongly.
+        let events = events_of(&[b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n"]);
+        assert_eq!(events, vec![event(None, "a\nb", None)]);
+    }
+
+    #[test]
+    fn an_event_or_line_past_the_limit_is_refused_not_kept() {
+        let mut parser = SseParser::new(16);
+        let endless = [b'x'; 10];
+        let mut result = Ok(());
+        for _ in 0..3 {
+            result = result.and_then(|()| parser.feed(&endless, &mut |_| {}));
+        }
+        assert_eq!(result, Err(TooLong { limit: 16 }));
+        assert!(
+            parser.line.capacity() <= 32,
+            "it kept {} bytes",
+            parser.line.capacity()
+        );
+        let mut parser = SseParser::new(16);
+        let lines = b"data: 0123456\ndata: 0123456\ndata: 0123456\n";
+        assert_eq!(parser.feed(lines, &mut |_| {}), Err(TooLong { limit: 16 }));
+    }
+
+    #[test]
+    fn an_id_whose_event_was_not_dispatched_is_not_the_one_to_resume_from() {
+        let mut parser = SseParser::new(1024);
+        parser
+            .feed(b"id: 1\ndata: a\n\nid: 2\ndata: b\n", &mut |_| {})
+            .unwrap();
+        assert_eq!(parser.last_event_id(), Some("1"));
+        parser.reconnected();
+        let mut out = Vec::new();
+        parser.feed(b"data: c\n\n", &mut |e| out.push(e)).unwrap();
+        assert_eq!(out, vec![event(None, "c", Some("1"))]);
+    }
+
+    #[test]
+    fn a_reconnection_keeps_the_id_and_drops_the_half_read_event() {
+        let mut parser = SseParser::new(1024);
+        let mut out = Vec::new();
+        parser
+            .feed(b"id: 3\ndata: a\n\ndata: half", &mut |e| out.push(e))
+            .unwrap();
+        parser.reconnected();
+        assert_eq!(parser.last_event_id(), Some("3"));
+        parser
+            .feed(b"\xEF\xBB\xBFdata: b\n\n", &mut |e| out.push(e))
+            .unwrap();
+        assert_eq!(
+            out,
+            vec![event(None, "a", Some("3")), event(None, "b", Some("3"))]
+        );
+    }
+}

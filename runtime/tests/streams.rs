@@ -1,0 +1,399 @@
+//! Event and JSON Lines streams through a hand-written client spec, against loopback servers
+//! that stream, break off, stall and never end an event: typed items, the declared end,
+//! resumption with `Last-Event-ID` (each event once), the typed error of a stream that cannot
+//! be resumed, `timeout.idle`, `max_event_bytes`, the bulkhead slot held while open, the breaker
+//! and the statistics.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use bytes::Bytes;
+use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, event_json, line_json};
+use remcall::serde_json::{Value, json};
+use remcall::{BreakerState, Error, ErrorKind, Events, Profile};
+use testkit::Server;
+
+static TICKS: MethodSpec = MethodSpec {
+    index: 0,
+    name: "ticks",
+    http_method: "GET",
+    path: "/ticks",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+
+static COMPLETE: MethodSpec = MethodSpec {
+    index: 1,
+    name: "complete",
+    http_method: "POST",
+    path: "/complete",
+    idempotent: false,
+    not_found_none: false,
+    profile: "",
+};
+
+static LOG: MethodSpec = MethodSpec {
+    index: 2,
+    name: "log",
+    http_method: "GET",
+    path: "/log",
+    idempotent: true,
+    not_found_none: false,
+    profile: "",
+};
+
+static SPEC: ClientSpec = ClientSpec {
+    name: "Streams",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&TICKS, &COMPLETE, &LOG],
+};
+
+fn client_at(url: &str, yaml: &str) -> Client {
+    ClientBuilder::new(&SPEC)
+        .base_url(url)
+        .profile(Profile::from_yaml_str(yaml).unwrap())
+        .build()
+        .unwrap()
+}
+
+/// A body of `parts` sent as they are; `then_break` aborts it after them.
+fn body_of(parts: Vec<String>, then_break: bool) -> Body {
+    let mut items: Vec<std::io::Result<Bytes>> =
+        parts.into_iter().map(|p| Ok(Bytes::from(p))).collect();
+    if then_break {
+        items.push(Err(std::io::Error::other("the server broke off")));
+    }
+    let stream = futures_util::stream::unfold(items.into_iter(), |mut items| async move {
+        let item = items.next()?;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        Some((item, items))
+    });
+    Body::from_stream(stream)
+}
+
+fn sse(body: Body) -> ([(&'static str, &'static str); 1], Body) {
+    ([("content-type", "text/event-stream")], body)
+}
+
+async fn ticks(client: &Client) -> Result<Events<Value>, Error> {
+    client
+        .call_events(TICKS.request(), event_json::<Value>, Some("[DONE]"))
+        .await
+}
+
+/// Every item of a stream, errors included.
+async fn drain<T: Send + 'static>(mut events: Events<T>) -> Vec<Result<remcall::Event<T>, Error>> {
+    let mut items = Vec::new();
+    while let Some(item) = events.next().await {
+        items.push(item);
+    }
+    items
+}
+
+#[tokio::test]
+async fn typed_events_end_at_the_declared_end() {
+    let router = Router::new().route(
+        "/ticks",
+        get(|| async {
+            let parts = vec![
+                ": a comment\n\nevent: tick\ndata: {\"n\": 1}\n\n".to_owned(),
+                "data: {\"n\":".to_owned(),
+                " 2}\r\n\r\ndata: [DONE]\n\ndata: {\"n\": 3}\n\n".to_owned(),
+            ];
+            sse(body_of(parts, false))
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client_at(&server.url(), "");
+    let events = ticks(&client).await.unwrap();
+    assert_eq!(client.stats().method("ticks").unwrap().streams_open, 1);
+    let items = drain(events).await;
+    let events: Vec<_> = items.into_iter().map(Result::unwrap).collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0].data, json!({ "n": 1 }));
+    assert_eq!(events[0].event.as_deref(), Some("tick"));
+    assert_eq!(events[1].data, json!({ "n": 2 }));
+    assert_eq!(events[1].event, None);
+    let stats = client.stats().method("ticks").unwrap().clone();
+    assert_eq!((stats.calls, stats.successes, stats.events), (1, 1, 2));
+    assert_eq!(stats.streams_open, 0);
+    assert!(stats.stream_bytes > 40);
+    let received = server.received();
+    assert_eq!(received[0].headers["accept"], "text/event-stream");
+}
+
+/// A server that numbers its events 1 to 6 and resumes after the `Last-Event-ID` it is sent;
+/// the first connection breaks off after event 3 and half of event 4.
+fn numbered(breaks: Arc<AtomicUsize>, with_ids: bool) -> Router {
+    let handler = move |headers: HeaderMap| {
+        let breaks = breaks.clone();
+        async move {
+            let after: usize = headers
+                .get("last-event-id")
+                .and_then(|v| v.to_str().ok()?.parse().ok())
+                .unwrap_or(0);
+            let first = breaks.fetch_sub(1, Ordering::SeqCst) > 0;
+            let mut parts = vec!["retry: 10\n\n".to_owned()];
+            for n in after + 1..=6 {
+                let id = if with_ids {
+                    format!("id: {n}\n")
+                } else {
+                    String::new()
+                };
+                parts.push(format!("{id}data: {{\"n\": {n}}}\n\n"));
+                if first && n == 3 {
+                    parts.push("id: 4\ndata: {\"n\": 4".to_owned());
+                    return sse(body_of(parts, true));
+                }
+            }
+            parts.push("data: [DONE]\n\n".to_owned());
+            sse(body_of(parts, false))
+        }
+    };
+    Router::new()
+        .route("/ticks", get(handler.clone()))
+        .route("/complete", post(handler))
+}
+
+#[tokio::test]
+async fn a_broken_stream_with_ids_resumes_and_each_event_comes_once() {
+    let server = Server::start(numbered(Arc::new(AtomicUsize::new(1)), true)).await;
+    let client = client_at(&server.url(), "");
+    let items = drain(ticks(&client).await.unwrap()).await;
+    let numbers: Vec<i64> = items
+        .iter()
+        .map(|item| item.as_ref().unwrap().data["n"].as_i64().unwrap())
+        .collect();
+    assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+    let ids: Vec<_> = items
+        .iter()
+        .map(|i| i.as_ref().unwrap().id.clone().unwrap())
+        .collect();
+    assert_eq!(ids, ["1", "2", "3", "4", "5", "6"]);
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1].headers["last-event-id"], "3");
+    let stats = client.stats().method("ticks").unwrap().clone();
+    assert_eq!(
+        (
+            stats.calls,
+            stats.resumes,
+            stats.events,
+            stats.streams_broken
+        ),
+        (1, 1, 6, 0)
+    );
+}
+
+#[tokio::test]
+async fn a_broken_stream_without_ids_ends_with_an_error_counting_its_events() {
+    let server = Server::start(numbered(Arc::new(AtomicUsize::new(1)), false)).await;
+    let client = client_at(&server.url(), "");
+    let items = drain(ticks(&client).await.unwrap()).await;
+    assert_eq!(items.len(), 4, "three events and the error");
+    let error = items[3].as_ref().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Connect);
+    assert_eq!(error.delivered(), Some(3));
+    let text = error.to_string();
+    assert!(
+        text.starts_with("Streams.ticks: the stream broke off after 3 items"),
+        "{text}"
+    );
+    assert!(text.contains("no event id"), "{text}");
+    assert_eq!(server.received().len(), 1);
+    let stats = client.stats().method("ticks").unwrap().clone();
+    assert_eq!(
+        (stats.resumes, stats.streams_broken, stats.streams_open),
+        (0, 1, 0)
+    );
+}
+
+#[tokio::test]
+async fn a_post_stream_is_not_resumed_since_it_may_not_be_repeated() {
+    let server = Server::start(numbered(Arc::new(AtomicUsize::new(1)), true)).await;
+    let client = client_at(&server.url(), "");
+    let events = client
+        .call_events(
+            COMPLETE.request().json(json!({})),
+            event_json::<Value>,
+            Some("[DONE]"),
+        )
+        .await
+        .unwrap();
+    let items = drain(events).await;
+    let error = items.last().unwrap().as_ref().unwrap_err();
+    assert!(error.to_string().contains("idempotent: true"), "{error}");
+    assert_eq!(error.delivered(), Some(3));
+    assert_eq!(server.received().len(), 1);
+}
+
+#[tokio::test]
+async fn a_silent_stream_ends_after_the_idle_timeout() {
+    let router = Router::new().route(
+        "/ticks",
+        get(|| async {
+            let stream = futures_util::stream::unfold(0, |n| async move {
+                if n > 0 {
+                    // Silence, for longer than the test runs.
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                }
+                Some((Ok::<_, std::io::Error>(Bytes::from("data: {}\n\n")), n + 1))
+            });
+            sse(Body::from_stream(stream))
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client_at(&server.url(), "timeout: { idle: 150ms }");
+    let started = std::time::Instant::now();
+    let items = drain(ticks(&client).await.unwrap()).await;
+    assert_eq!(items.len(), 2);
+    let error = items[1].as_ref().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Timeout);
+    assert!(
+        error.to_string().contains("sent nothing for 150ms"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[tokio::test]
+async fn an_event_that_never_ends_is_refused_within_max_event_bytes() {
+    let router = Router::new().route(
+        "/ticks",
+        get(|| async {
+            let chunk = Bytes::from(vec![b'x'; 1024]);
+            let stream = futures_util::stream::iter(
+                std::iter::once(Ok::<_, std::io::Error>(Bytes::from("data: ")))
+                    .chain(std::iter::repeat_n(chunk, 100_000).map(Ok)),
+            );
+            sse(Body::from_stream(stream))
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client_at(&server.url(), "max_event_bytes: 8KiB");
+    let items = drain(ticks(&client).await.unwrap()).await;
+    assert_eq!(items.len(), 1);
+    let error = items[0].as_ref().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::BodyTooLarge);
+    assert!(error.to_string().contains("8192 bytes"), "{error}");
+    let read = client.stats().method("ticks").unwrap().stream_bytes;
+    assert!(read < 64 << 10, "read {read} bytes of a 100 MB event");
+}
+
+#[tokio::test]
+async fn an_open_stream_holds_its_bulkhead_slot_until_dropped() {
+    let router = Router::new().route(
+        "/ticks",
+        get(|| async {
+            let stream = futures_util::stream::unfold(0, |n| async move {
+                if n > 0 {
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                }
+                Some((Ok::<_, std::io::Error>(Bytes::from("data: {}\n\n")), n + 1))
+            });
+            sse(Body::from_stream(stream))
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client_at(
+        &server.url(),
+        "isolation: { semaphore: { max_concurrent: 1, max_wait: 0s } }",
+    );
+    let mut open = ticks(&client).await.unwrap();
+    assert!(open.next().await.unwrap().is_ok());
+    let refused = ticks(&client).await.unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::Rejected);
+    assert_eq!(
+        client.stats().method("ticks").unwrap().bulkhead,
+        Some((1, 1))
+    );
+    drop(open);
+    let again = ticks(&client).await;
+    assert!(again.is_ok(), "{again:?}");
+}
+
+#[tokio::test]
+async fn failed_openings_are_retried_and_open_the_breaker() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let seen = hits.clone();
+    let router = Router::new().route(
+        "/ticks",
+        get(move || {
+            seen.fetch_add(1, Ordering::SeqCst);
+            async { (axum::http::StatusCode::SERVICE_UNAVAILABLE, "down") }
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client_at(
+        &server.url(),
+        "retry: { max_attempts: 2, backoff: { initial: 1ms } }\n\
+         breaker: { window: { calls: 4 }, min_calls: 2, failure_rate: 50, open_for: 10s }",
+    );
+    for _ in 0..2 {
+        let error = ticks(&client).await.unwrap_err();
+        assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
+    }
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        4,
+        "two openings, each retried once"
+    );
+    let stats = client.stats().method("ticks").unwrap().clone();
+    assert_eq!(stats.breaker, BreakerState::Open);
+    assert_eq!(
+        ticks(&client).await.unwrap_err().kind(),
+        ErrorKind::BreakerOpen
+    );
+}
+
+#[tokio::test]
+async fn json_lines_are_typed_and_the_last_may_go_without_its_newline() {
+    let router = Router::new().route(
+        "/log",
+        get(|| async {
+            let parts = vec![
+                "{\"n\": 1}\n\n{\"n\"".to_owned(),
+                ": 2}\r\n{\"n\": \"three\"}\n{\"n\": 4}".to_owned(),
+            ];
+            (
+                [("content-type", "application/x-ndjson")],
+                body_of(parts, false),
+            )
+        }),
+    );
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Line {
+        n: u32,
+    }
+    let server = Server::start(router).await;
+    let client = client_at(&server.url(), "");
+    let mut lines = client
+        .call_lines(LOG.request(), line_json::<Line>)
+        .await
+        .unwrap();
+    let mut items = Vec::new();
+    while let Some(item) = lines.next().await {
+        items.push(item);
+    }
+    assert_eq!(items.len(), 4);
+    assert_eq!(items[0].as_ref().unwrap(), &Line { n: 1 });
+    assert_eq!(items[1].as_ref().unwrap(), &Line { n: 2 });
+    let error = items[2].as_ref().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode);
+    assert!(
+        error
+            .to_string()
+            .starts_with("Streams.log: a streamed line"),
+        "{error}"
+    );
+    assert_eq!(items[3].as_ref().unwrap(), &Line { n: 4 });
+    assert_eq!(client.stats().method("log").unwrap().events, 4);
+}
