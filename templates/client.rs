@@ -15,6 +15,8 @@
         let {{ method.locals.request }} = {% call request_expr(method) %}{% endcall %};
         {%- endif %}
 {%- endmacro %}
+{#- The data that ends an event stream, or `None`. -#}
+{%- macro end_of(streamed) %}{% if let Some(end) = streamed.end %}Some({{ "{:?}"|format(end) }}){% else %}None{% endif %}{% endmacro %}
 {#- A named method's options taken apart into its parameters. -#}
 {%- macro options_of(method) %}
         {%- if let Some(named) = method.named %}
@@ -37,12 +39,26 @@
         {%- endif %}
 {%- endmacro %}
 
-{%- if !client.methods.is_empty() %}
+{%- if client.uses_decode %}
 use remcall::__codegen::decode;
 {%- endif %}
 {%- include "client/types.rs" %}
 
 {%- for method in client.methods %}
+{%- if let Some(streamed) = method.streamed %}
+{%- if let Some(cases) = streamed.cases %}
+#[doc = {{ "{:?}"|format(cases.doc) }}]
+#[derive(Debug, Clone, PartialEq)]
+pub enum {{ cases.name }} {
+    {%- for (variant, event, ty, _) in cases.variants %}
+    #[doc = {{ "{:?}"|format(format!(" `{}`", event)) }}]
+    {{ variant }}({{ ty }}),
+    {%- endfor %}
+    /// An event of a name the spec does not map (or none), as it came.
+    {{ cases.open }} { event: Option<String>, data: String },
+}
+{%- endif %}
+{%- endif %}
 {%- if let Some(responses) = method.responses %}
 #[doc = {{ "{:?}"|format(responses.doc) }}]
 #[derive(Debug, Clone, PartialEq)]
@@ -244,6 +260,14 @@ impl{% if let Some(fallback) = client.fallback_trait %}<F: {{ fallback }}>{% end
         {%- call request_of(method) %}{% endcall %}
         {%- if method.stream %}
         self.inner.call_stream({{ method.locals.request }}).await
+        {%- else if let Some(streamed) = method.streamed %}
+        {%- if method.fallback %}
+        let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% call passed_of(method) %}{% endcall %}{{ method.locals.cause }});
+        let {{ method.locals.request }} = self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %});
+        self.inner.stream_or_fallback(&{{ method.spec_const }}, {{ method.locals.request }}, {{ method.locals.fallback }}).await
+        {%- else %}
+        self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %}).await
+        {%- endif %}
         {%- else if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% call passed_of(method) %}{% endcall %}{{ method.locals.cause }});
         self.inner.call_or_fallback({{ method.locals.request }}, {{ method.decode }}, {{ method.locals.fallback }}).await

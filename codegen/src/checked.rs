@@ -245,6 +245,8 @@ pub struct Method {
     pub returns: Ty,
     /// How the response body is read.
     pub returns_as: ReturnsEncoding,
+    /// Server-Sent Events or JSON Lines: how the stream's items read (`returns` is the item).
+    pub streamed: Option<Streamed>,
     /// Several success shapes by status, in spec order (empty: `returns`).
     pub responses: Vec<(u16, Ty)>,
     /// Declared error bodies, in spec order.
@@ -265,6 +267,29 @@ pub struct Method {
     pub fallback: bool,
     /// Its optional query and header parameters are set by name on the call it returns.
     pub named: bool,
+}
+
+/// A streamed result: JSON Lines, or Server-Sent Events with their declared end and, when the
+/// spec maps event names to types, one case per name.
+#[derive(Debug, Clone)]
+pub struct Streamed {
+    /// JSON Lines, not events.
+    pub lines: bool,
+    /// The data that ends the stream.
+    pub end: Option<String>,
+    /// The events by name, in spec order; empty: every event's data is `returns`.
+    pub events: Vec<EventCase>,
+}
+
+/// An event name of `returns: { events: .. }`, its variant and its data's type.
+#[derive(Debug, Clone)]
+pub struct EventCase {
+    /// The SSE `event:` name.
+    pub name: String,
+    /// Its variant in the generated enum.
+    pub variant: String,
+    /// Its data's type.
+    pub ty: Ty,
 }
 
 /// A paginated method's pages: the item type, where the items are and where the next page is,

@@ -66,7 +66,7 @@ pub mod __codegen {
     pub use crate::client::{Client, ClientBuilder};
     pub use crate::error::Detail;
     pub use crate::spec::{ClientSpec, MethodSpec};
-    pub use crate::stream::{EventDecoder, event_json, line_json};
+    pub use crate::stream::{EventDecoder, event_json, event_text, line_json, line_text};
     pub use crate::wire::constant::{Const, constant};
     pub use crate::wire::enums::{read as int_enum, read_str as str_enum};
     pub use crate::wire::multipart::{Files, Form, Multipart};
@@ -74,9 +74,9 @@ pub mod __codegen {
     pub use crate::wire::response::decode;
     /// Each generated type's serde impls, one invocation per type (`wire/derive.rs`).
     pub use crate::{
-        __serde_constant as serde_constant, __serde_int_enum as serde_int_enum,
-        __serde_str_enum as serde_str_enum, __serde_struct as serde_struct,
-        __serde_union as serde_union,
+        __serde_constant as serde_constant, __serde_events as serde_events,
+        __serde_int_enum as serde_int_enum, __serde_str_enum as serde_str_enum,
+        __serde_struct as serde_struct, __serde_union as serde_union,
     };
     /// Reading and writing structs: what generated code does instead of deriving serde's traits.
     pub mod record {
@@ -149,6 +149,11 @@ macro_rules! __stub_common {
         /// Faults for this operation: `fail(503).times(2)`, `reset_connection()`, ….
         pub fn faults(&self) -> remcall::stub::Faults<'_> {
             self.0.faults()
+        }
+        /// Only requests with header `name` (any case) set to `value`, a header the spec need
+        /// not declare (`Last-Event-ID` of a resumed stream, say).
+        pub fn with_request_header(self, name: &str, value: &str) -> Self {
+            Self(self.0.with_header(name, value))
         }
     };
 }

@@ -101,6 +101,26 @@ pub mod stub {
             Self(self.0.returns_json(value))
         }
 {%- endif %}
+{%- if let Some(streams) = method.streams %}
+{%- if streams.lines %}
+
+        /// Answers 200 with these JSON lines, each a chunk of its own (the faults
+        /// `cut_after`, `stall_after` and `slow_events` count them).
+        pub fn returns_lines(self, lines: &[{{ streams.item }}]) -> Self {
+            Self(self.0.returns_lines_with(lines, {{ streams.writer }}))
+        }
+{%- else %}
+
+        /// Answers 200 with these events (set `id` on them to let a client resume), each a
+        /// chunk of its own: the faults `cut_after`, `stall_after` and `slow_events` count them.
+        {%- if let Some(end) = streams.end %}
+        #[doc = {{ "{:?}"|format(format!(" The declared end, `{}`, follows them.", end)) }}]
+        {%- endif %}
+        pub fn returns_events(self, events: &[remcall::Event<{{ streams.item }}>]) -> Self {
+            Self(self.0.returns_events_with(events, {{ streams.writer }}, {% if let Some(end) = streams.end %}Some({{ "{:?}"|format(end) }}){% else %}None{% endif %}))
+        }
+{%- endif %}
+{%- endif %}
 {%- if let Some((errors, variants)) = method.errors %}
 
         /// Answers with a declared error body under its status (a range's first; 500 for

@@ -54,3 +54,17 @@ impl remcall::__codegen::Multipart for {{ ty.name }} {
 {%- for (name, _, value) in client.constants %}
 remcall::__codegen::serde_constant! { {{ name }} = {{ value }} }
 {%- endfor %}
+{%- for method in client.methods %}
+{%- if let Some(streamed) = method.streamed %}
+{%- if let Some(cases) = streamed.cases %}
+remcall::__codegen::serde_events! {
+    {{ cases.name }} {
+{%- for (variant, event, ty, how) in cases.variants %}
+        {{ variant }}({{ ty }}) = {{ "{:?}"|format(event) }} {{ how }},
+{%- endfor %}
+    }
+    open: {{ cases.open }}
+}
+{%- endif %}
+{%- endif %}
+{%- endfor %}

@@ -7,10 +7,11 @@ use crate::types::Ty;
 
 use std::collections::HashSet;
 
+use super::EventEnum;
 use super::docs::repeats;
 use super::{
     ErrorEnum, ErrorVariant, HeadersStruct, Locals, Method, NamedCall, OptionField, PagingIr,
-    Param, ParamCall, ResponseEnum, TypeDecl, comment_text, item_doc, profile_yaml,
+    Param, ParamCall, ResponseEnum, StreamedIr, TypeDecl, comment_text, item_doc, profile_yaml,
 };
 
 pub(super) fn lower_method(
@@ -35,15 +36,20 @@ pub(super) fn lower_method(
         body_decode: String::new(),
     });
     let stream = method.returns_as == checked::ReturnsEncoding::Stream;
+    let streamed = method.streamed.as_ref().map(|s| streamed(method, s));
     let mut headers = headers;
     let json_value = (responses.is_none()
         && headers.is_none()
         && !stream
+        && streamed.is_none()
         && !method.returns.is_unit()
         && !method.returns.is_bytes()
         && method.returns_as != checked::ReturnsEncoding::Text)
         .then(|| method.returns.render());
-    let (returns, decode) = result(method, responses.as_ref(), headers.as_mut());
+    let (returns, decode) = match &streamed {
+        Some(streamed) => streamed.returns(),
+        None => result(method, responses.as_ref(), headers.as_mut()),
+    };
     let verb = method.verb.as_str();
     let doc = method_doc(method, verb);
     let locals = Locals::avoiding(&params);
@@ -87,10 +93,72 @@ pub(super) fn lower_method(
         headers,
         paging: method.paginate.as_ref().map(|p| paging(method, p)),
         stream,
+        streamed,
         content_type: method.body.as_ref().and_then(|b| b.content_type.clone()),
         idempotency_key: method.idempotency_key.clone(),
         // A fallback answers a call; a stream is handed over as it comes.
         fallback: has_trait && method.fallback && !stream,
+    }
+}
+
+impl StreamedIr {
+    /// The method's result type, and no decoder: the stream decodes each item.
+    fn returns(&self) -> (String, String) {
+        let wrapper = if self.lines { "Lines" } else { "Events" };
+        (format!("remcall::{wrapper}<{}>", self.item), String::new())
+    }
+}
+
+/// A stream's call and decoder, and the enum of its events by name when the spec maps them.
+fn streamed(method: &checked::Method, streamed: &checked::Streamed) -> StreamedIr {
+    let text = method.returns.bare() == Some("String");
+    let how = |ty: &Ty| {
+        if ty.bare() == Some("String") {
+            "text"
+        } else {
+            "json"
+        }
+    };
+    let cases = (!streamed.events.is_empty()).then(|| {
+        let name = method.returns.render();
+        let variants: Vec<_> = streamed
+            .events
+            .iter()
+            .map(|case| {
+                (
+                    case.variant.clone(),
+                    case.name.clone(),
+                    case.ty.render(),
+                    how(&case.ty),
+                )
+            })
+            .collect();
+        let taken: Vec<String> = variants.iter().map(|v| v.0.clone()).collect();
+        EventEnum {
+            doc: format!(" The events of `{}`, by their `event:` name.", method.name),
+            open: names::unique_among("Other", "", &taken),
+            name,
+            variants,
+        }
+    });
+    let decoder = match (&cases, streamed.lines, text) {
+        (Some(cases), _, _) => format!("{}::from_event", cases.name),
+        (None, true, true) => "remcall::__codegen::line_text".to_owned(),
+        (None, true, false) => "remcall::__codegen::line_json".to_owned(),
+        (None, false, true) => "remcall::__codegen::event_text".to_owned(),
+        (None, false, false) => "remcall::__codegen::event_json".to_owned(),
+    };
+    StreamedIr {
+        call: if streamed.lines {
+            "call_lines"
+        } else {
+            "call_events"
+        },
+        decoder,
+        lines: streamed.lines,
+        item: method.returns.render(),
+        end: streamed.end.clone(),
+        cases,
     }
 }
 

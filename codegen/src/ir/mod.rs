@@ -50,6 +50,9 @@ pub struct Client {
     pub constants: Vec<(String, String, String)>,
     /// Methods.
     pub methods: Vec<Method>,
+    /// Some method reads its answer with the runtime's `decode` functions (not every one
+    /// streams).
+    pub uses_decode: bool,
     /// The stub of the API, with `stubs: true`.
     pub stubs: Option<StubIr>,
 }
@@ -198,6 +201,8 @@ pub struct Method {
     pub paging: Option<PagingIr>,
     /// The body comes as a stream (`call_stream`, no fallback).
     pub stream: bool,
+    /// Server-Sent Events or JSON Lines, typed.
+    pub streamed: Option<StreamedIr>,
     /// A content type sent instead of the body's encoding's.
     pub content_type: Option<String>,
     /// The header given a new idempotency key per call.
@@ -272,6 +277,37 @@ pub struct ResponseEnum {
     pub variants: Vec<(String, u16, Option<String>, &'static str)>,
     /// The statuses, for the error on another one: `200 or 201`.
     pub expected: String,
+}
+
+/// How a method's stream of events or lines is opened and read.
+#[derive(Debug)]
+pub struct StreamedIr {
+    /// The runtime's call: `call_events` or `call_lines`.
+    pub call: &'static str,
+    /// The decoder of one event's data or one line: a runtime function's path, or the events
+    /// enum's `from_event`.
+    pub decoder: String,
+    /// JSON Lines, not events.
+    pub lines: bool,
+    /// The type of an event's data or a line.
+    pub item: String,
+    /// The data that ends an event stream, when the method declares one.
+    pub end: Option<String>,
+    /// The enum of the events by name, when the spec maps them.
+    pub cases: Option<EventEnum>,
+}
+
+/// The enum of a method's events by name.
+#[derive(Debug)]
+pub struct EventEnum {
+    /// Its rustdoc (one line, with its leading space).
+    pub doc: String,
+    /// `RunEvent`.
+    pub name: String,
+    /// (variant, event name, data type, `json` or `text`).
+    pub variants: Vec<(String, String, String, &'static str)>,
+    /// The variant of the events it does not map.
+    pub open: String,
 }
 
 /// A method's declared error bodies.
@@ -518,6 +554,9 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         spec_static,
         stubs: client.stubs.then(|| stubs::lower(&name, &methods, &types)),
         types,
+        uses_decode: methods.iter().any(|m| {
+            m.decode.starts_with("decode::") || m.responses.is_some() || m.headers.is_some()
+        }),
         methods,
         name,
     }

@@ -36,6 +36,9 @@ pub struct StubMethod {
     pub setters: Vec<StubSetter>,
     /// The type `returns` takes, when the method answers one JSON value.
     pub returns: Option<String>,
+    /// A streamed method's `returns_events` (or `returns_lines`): the item type and the
+    /// runtime's writer of one item.
+    pub streams: Option<StreamedStub>,
     /// The declared errors' enum and, per variant, the status `returns_error` answers it with.
     pub errors: Option<(String, Vec<(String, u16)>)>,
 }
@@ -95,6 +98,7 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
                 type_name: unique("Stubbing"),
                 setters: setters(method),
                 returns: method.json_value.clone(),
+                streams: method.streamed.as_ref().map(streamed_stub),
                 errors: method.errors.as_ref().map(|errors| {
                     let variants = errors
                         .variants
@@ -163,4 +167,35 @@ fn fields(method: &Method) -> Vec<(String, String, String)> {
             Some((param.name.clone(), param.owned.clone(), read))
         })
         .collect()
+}
+
+/// A streamed method's stubbed answer.
+#[derive(Debug)]
+pub struct StreamedStub {
+    /// JSON Lines, not events.
+    pub lines: bool,
+    /// The item type, `ChatChunk`.
+    pub item: String,
+    /// How one item is written: `remcall::stub::json_event`, `RunEvent::to_event`, …
+    pub writer: String,
+    /// The data that ends the events, which the stub sends after them.
+    pub end: Option<String>,
+}
+
+fn streamed_stub(streamed: &super::StreamedIr) -> StreamedStub {
+    let item = streamed.item.clone();
+    let text = item == "String";
+    let writer = match (&streamed.cases, streamed.lines, text) {
+        (Some(cases), _, _) => format!("{}::to_event", cases.name),
+        (None, true, true) => "remcall::stub::text_line".to_owned(),
+        (None, true, false) => "remcall::stub::json_line".to_owned(),
+        (None, false, true) => "remcall::stub::text_event".to_owned(),
+        (None, false, false) => "remcall::stub::json_event".to_owned(),
+    };
+    StreamedStub {
+        lines: streamed.lines,
+        item,
+        writer,
+        end: streamed.end.clone(),
+    }
 }

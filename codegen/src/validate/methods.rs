@@ -59,10 +59,16 @@ impl Validator<'_> {
         let headers = self.params(key, "headers", &def.headers, &mut arg_names);
         let body = self.body(key, def, &arg_names);
         let returns = match &def.returns {
+            // The events' enum, generated: its name is checked with the events.
+            Some(returns) if returns.events.is_some() => Ty::parse(&returns.ty).ok(),
             Some(returns) => self
                 .type_expr(0, &format!("{key}.returns"), &returns.ty, &[])
                 .filter(|ty| self.returns_encoding(key, returns.encoding, ty)),
             None => Some(Ty::Tuple(Vec::new())),
+        };
+        let streamed = match &def.returns {
+            Some(returns) => self.streamed(key, returns),
+            None => Some(None),
         };
         let responses = self.responses(key, def);
         let errors = self.errors(key, def);
@@ -110,6 +116,7 @@ impl Validator<'_> {
             body: body?,
             returns: returns?,
             returns_as: def.returns.as_ref().map(|r| r.encoding).unwrap_or_default(),
+            streamed: streamed?,
             responses: responses?,
             errors: errors?,
             response_headers: response_headers?,
@@ -216,11 +223,12 @@ impl Validator<'_> {
                 );
             }
         }
-        if def
-            .returns
-            .as_ref()
-            .is_some_and(|r| r.encoding == ReturnsEncoding::Stream)
-        {
+        if def.returns.as_ref().is_some_and(|r| {
+            matches!(
+                r.encoding,
+                ReturnsEncoding::Stream | ReturnsEncoding::Events | ReturnsEncoding::Lines
+            )
+        }) {
             self.stream_return(key, def);
         }
         if def.responses.is_some() && def.returns.is_some() {

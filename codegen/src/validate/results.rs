@@ -3,8 +3,10 @@
 
 use super::Validator;
 use crate::checked;
-use crate::spec::model::{MethodDef, NotFound, ProfileRef, ReturnsEncoding};
+use crate::names;
+use crate::spec::model::{MethodDef, NotFound, ProfileRef, ReturnsDef, ReturnsEncoding};
 use crate::types::Ty;
+use indexmap::IndexMap;
 
 impl Validator<'_> {
     /// `returns: { type, as }`: a `String` as text, a `bytes::Bytes` as bytes.
@@ -19,14 +21,21 @@ impl Validator<'_> {
             ReturnsEncoding::Bytes | ReturnsEncoding::Stream => {
                 (!ty.is_bytes()).then_some("`bytes::Bytes`")
             }
+            ReturnsEncoding::Events | ReturnsEncoding::Lines => {
+                if ty.is_bytes() || ty.is_unit() {
+                    self.push(
+                        self.spec
+                            .at(0, &format!("{key}.returns"), format!("a streamed item reads as JSON or as text, not as `{}`", ty.render()))
+                            .help("name a type of the spec, or `String` for each item's text as it came"),
+                    );
+                    return false;
+                }
+                None
+            }
             ReturnsEncoding::Json => None,
         };
         if let Some(needs) = needs {
-            let name = match encoding {
-                ReturnsEncoding::Text => "text",
-                ReturnsEncoding::Stream => "stream",
-                _ => "bytes",
-            };
+            let name = encoding_name(encoding);
             self.push(self.spec.at(
                 0,
                 &format!("{key}.returns"),
@@ -36,8 +45,116 @@ impl Validator<'_> {
         needs.is_none()
     }
 
+    /// `as: events | lines`: how the stream's items read, or `None` after a diagnostic.
+    /// `end:` and `events:` go with `as: events` only; with `events:`, `type` is the name of the
+    /// enum generated for them.
+    pub(super) fn streamed(
+        &mut self,
+        key: &str,
+        returns: &ReturnsDef,
+    ) -> Option<Option<checked::Streamed>> {
+        let lines = match returns.encoding {
+            ReturnsEncoding::Events => false,
+            ReturnsEncoding::Lines => true,
+            _ => {
+                for (what, set) in [
+                    ("end", returns.end.is_some()),
+                    ("events", returns.events.is_some()),
+                ] {
+                    if set {
+                        self.push(
+                            self.spec
+                                .at_key(
+                                    0,
+                                    &format!("{key}.returns.{what}"),
+                                    format!("`{what}:` is for Server-Sent Events"),
+                                )
+                                .help("add `as: events`"),
+                        );
+                    }
+                }
+                return Some(None);
+            }
+        };
+        if lines && (returns.end.is_some() || returns.events.is_some()) {
+            let what = if returns.end.is_some() {
+                "end"
+            } else {
+                "events"
+            };
+            self.push(self.spec.at_key(
+                0,
+                &format!("{key}.returns.{what}"),
+                format!("`{what}:` is for Server-Sent Events (`as: events`), not JSON Lines"),
+            ));
+            return None;
+        }
+        let events = match &returns.events {
+            Some(map) => self.event_cases(key, &returns.ty, map)?,
+            None => Vec::new(),
+        };
+        Some(Some(checked::Streamed {
+            lines,
+            end: returns.end.clone(),
+            events,
+        }))
+    }
+
+    /// `events:`: each name's variant and data type; `None` after a diagnostic.
+    fn event_cases(
+        &mut self,
+        key: &str,
+        enum_name: &str,
+        map: &IndexMap<String, String>,
+    ) -> Option<Vec<checked::EventCase>> {
+        let mut events = Vec::new();
+        let mut ok = true;
+        self.type_name(0, &format!("{key}.returns.type"), enum_name);
+        if self.spec.types.contains_key(enum_name) {
+            self.push(
+                self.spec
+                    .at(
+                        0,
+                        &format!("{key}.returns.type"),
+                        format!("`events:` generates the enum `{enum_name}`, which `types:` declares too"),
+                    )
+                    .help("name the events' enum `type:` something of its own"),
+            );
+            ok = false;
+        }
+        let mut variants: Vec<String> = Vec::new();
+        for (index, (event, text)) in map.iter().enumerate() {
+            let at = format!("{key}.returns.events.{event}");
+            match self.type_expr(0, &at, text, &[]) {
+                Some(ty) if ty.is_bytes() || ty.is_unit() => {
+                    self.push(self.spec.at(
+                        0,
+                        &at,
+                        format!(
+                            "an event's data reads as JSON or `String`, not `{}`",
+                            ty.render()
+                        ),
+                    ));
+                    ok = false;
+                }
+                Some(ty) => {
+                    let variant = names::unique_among(&names::variant(event, index), "", &variants);
+                    variants.push(variant.clone());
+                    events.push(checked::EventCase {
+                        name: event.clone(),
+                        variant,
+                        ty,
+                    });
+                }
+                None => ok = false,
+            }
+        }
+        ok.then_some(events)
+    }
+
     /// A streamed body is handed over as it comes: nothing may need it whole.
     pub(super) fn stream_return(&mut self, key: &str, def: &MethodDef) {
+        let how = encoding_name(def.returns.as_ref().map(|r| r.encoding).unwrap_or_default());
         let others = [
             ("not_found", def.not_found == Some(NotFound::None)),
             ("response_headers", !def.response_headers.is_empty()),
@@ -48,7 +165,7 @@ impl Validator<'_> {
                 self.push(self.spec.at_key(
                     0,
                     &format!("{key}.{what}"),
-                    format!("`{what}:` does not go with a streamed body (`as: stream`)"),
+                    format!("`{what}:` does not go with a streamed body (`as: {how}`)"),
                 ));
             }
         }
@@ -64,7 +181,7 @@ impl Validator<'_> {
         if limit {
             self.push(
                 self.spec
-                    .at_key(0, &format!("{key}.config"), "`max_response_bytes` does not apply to a streamed body (`as: stream`)")
+                    .at_key(0, &format!("{key}.config"), format!("`max_response_bytes` does not apply to a streamed body (`as: {how}`)"))
                     .help("a stream hands chunks over as they come; count them as you read, or drop the setting"),
             );
         }
@@ -145,5 +262,17 @@ impl Validator<'_> {
             };
         }
         out
+    }
+}
+
+/// How `returns: { as: .. }` spells an encoding.
+fn encoding_name(encoding: ReturnsEncoding) -> &'static str {
+    match encoding {
+        ReturnsEncoding::Json => "json",
+        ReturnsEncoding::Text => "text",
+        ReturnsEncoding::Bytes => "bytes",
+        ReturnsEncoding::Stream => "stream",
+        ReturnsEncoding::Events => "events",
+        ReturnsEncoding::Lines => "lines",
     }
 }

@@ -83,7 +83,7 @@ impl Validator<'_> {
 
     /// Type names are written in type expressions as they are declared: PascalCase identifiers,
     /// not shadowing what generated code names.
-    fn type_name(&mut self, source: usize, key: &str, name: &str) {
+    pub(super) fn type_name(&mut self, source: usize, key: &str, name: &str) {
         let client = self.spec.file.client.clone().unwrap_or_default();
         let generated = [
             client.clone(),

@@ -19,6 +19,7 @@ use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::outcome::{self, StreamBreak};
 use crate::policy::retry::backoff;
+use crate::spec::MethodSpec;
 use crate::stream::lines::LineSplitter;
 use crate::stream::sse::SseParser;
 use crate::stream::{EventDecoder, Events, Feed, Format, Lines, LinesFormat, Sender, SseFormat};
@@ -65,14 +66,13 @@ impl Client {
     /// whose stream (`Events::from_items`, or another source's) is the answer.
     pub async fn stream_or_fallback<S, Answer>(
         &self,
-        request: &Request,
+        method: &'static MethodSpec,
         opened: impl Future<Output = Result<S, Error>>,
         fallback: impl FnOnce(Error) -> Answer,
     ) -> Result<S, Error>
     where
         Answer: Future<Output = Result<S, Error>>,
     {
-        let method = request.method;
         match opened.await {
             Err(cause) if cause.allows_fallback() => {
                 let answer = fallback(cause).await;

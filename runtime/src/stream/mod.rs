@@ -6,6 +6,7 @@
 //! future parses a chunk into a batch of items and hands it over, and is polled again only when
 //! the consumer has taken the batch, so at most one chunk's items wait in memory.
 
+mod cases;
 pub(crate) mod lines;
 pub(crate) mod sse;
 
@@ -407,6 +408,16 @@ pub fn event_json<T: serde::de::DeserializeOwned>(
     data: &str,
 ) -> Result<T, String> {
     serde_json::from_str(data).map_err(|e| e.to_string())
+}
+
+/// Takes an event's data as text (what generated code passes for a `String`).
+pub fn event_text(_event: Option<&str>, data: &str) -> Result<String, String> {
+    Ok(data.to_owned())
+}
+
+/// Takes a line as text.
+pub fn line_text(line: &[u8]) -> Result<String, String> {
+    Ok(String::from_utf8_lossy(line).into_owned())
 }
 
 /// Decodes a JSON line as `T`.

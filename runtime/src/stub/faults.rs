@@ -23,6 +23,20 @@ pub(crate) enum Fault {
     RetryAfter { status: u16, after: Duration },
     /// Never answer (until the client gives up).
     Stall,
+    /// A streamed answer's events `every` apart.
+    SlowEvents(Duration),
+    /// A streamed answer broken off (the connection fails) after this many events.
+    CutAfter(usize),
+    /// A streamed answer silent, its connection open, after this many events.
+    StallAfter(usize),
+}
+
+/// What the faults do between a streamed answer's events.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Between {
+    pub(crate) every: Option<Duration>,
+    pub(crate) cut_after: Option<usize>,
+    pub(crate) stall_after: Option<usize>,
 }
 
 /// What the faults make of one request, decided before the answer is written.
@@ -34,6 +48,7 @@ pub(crate) struct Decided {
     pub(crate) reset: bool,
     pub(crate) stall: bool,
     pub(crate) slow_body: Option<(usize, Duration)>,
+    pub(crate) between: Between,
 }
 
 impl Decided {
@@ -56,6 +71,9 @@ impl Decided {
                 self.retry_after = Some(*after);
             }
             Fault::Stall => self.stall = true,
+            Fault::SlowEvents(every) => self.between.every = Some(*every),
+            Fault::CutAfter(n) => self.between.cut_after = Some(*n),
+            Fault::StallAfter(n) => self.between.stall_after = Some(*n),
         }
     }
 }

@@ -374,6 +374,44 @@ impl<'a> Stubbing<'a> {
         })
     }
 
+    /// Answers 200 with `events` as Server-Sent Events, each a chunk of its own (the faults
+    /// `cut_after`, `stall_after` and `slow_events` count them), then `end` as the last event's
+    /// data when the method declares one; `write` gives an event's name (when its
+    /// [`Event::event`](crate::Event) has none) and data: [`json_event`], [`text_event`] or a
+    /// generated events enum's `to_event`.
+    pub fn returns_events_with<T>(
+        self,
+        events: &[crate::Event<T>],
+        write: fn(&T) -> (Option<String>, String),
+        end: Option<&str>,
+    ) -> Self {
+        let mut frames: Vec<Bytes> = events.iter().map(|event| sse_frame(event, write)).collect();
+        if let Some(end) = end {
+            frames.push(sse_frame(&crate::Event::new(end.to_owned()), text_event));
+        }
+        self.returns_frames("text/event-stream", frames)
+    }
+
+    /// Answers 200 with `lines` as JSON Lines, each a chunk of its own; `write` is
+    /// [`json_line`] or [`text_line`].
+    pub fn returns_lines_with<T>(self, lines: &[T], write: fn(&T) -> String) -> Self {
+        let frames = lines
+            .iter()
+            .map(|line| {
+                let mut text = write(line).replace(['\r', '\n'], " ");
+                text.push('\n');
+                Bytes::from(text)
+            })
+            .collect();
+        self.returns_frames("application/x-ndjson", frames)
+    }
+
+    fn returns_frames(self, content_type: &str, frames: Vec<Bytes>) -> Self {
+        let body: Vec<u8> = frames.concat();
+        self.returns_body(200, content_type, body)
+            .answer(|answer| answer.frames = Some(frames))
+    }
+
     /// Adds a response header.
     pub fn header(self, name: &str, value: &str) -> Self {
         let header = (name.to_owned(), value.to_owned());
@@ -443,6 +481,70 @@ impl<'a> Faults<'a> {
     pub fn stall(self) -> Stubbing<'a> {
         self.fault(Fault::Stall)
     }
+
+    /// Sends a streamed answer's events `every` apart.
+    pub fn slow_events(self, every: Duration) -> Stubbing<'a> {
+        self.fault(Fault::SlowEvents(every))
+    }
+
+    /// Breaks a streamed answer off after `n` events: the connection fails mid-body (with
+    /// `.times(1)`, the client's resumption gets the whole answer).
+    pub fn cut_after(self, n: usize) -> Stubbing<'a> {
+        self.fault(Fault::CutAfter(n))
+    }
+
+    /// Goes silent after `n` events of a streamed answer, the connection left open (the
+    /// client's `timeout.idle` ends it).
+    pub fn stall_after(self, n: usize) -> Stubbing<'a> {
+        self.fault(Fault::StallAfter(n))
+    }
+}
+
+/// An event as a server writes it: `event:`, `id:` and `retry:` when set, one `data:` line a
+/// line of its data, a blank line. A line break in the name or id would end its field early,
+/// so it is written as a space.
+fn sse_frame<T>(event: &crate::Event<T>, write: fn(&T) -> (Option<String>, String)) -> Bytes {
+    use std::fmt::Write as _;
+    let (name, data) = write(&event.data);
+    let one_line = |text: &str| text.replace(['\r', '\n'], " ");
+    let mut frame = String::new();
+    if let Some(name) = event.event.clone().or(name) {
+        let _ = writeln!(frame, "event: {}", one_line(&name));
+    }
+    if let Some(id) = &event.id {
+        let _ = writeln!(frame, "id: {}", one_line(id));
+    }
+    if let Some(retry) = event.retry {
+        let _ = writeln!(frame, "retry: {}", retry.as_millis());
+    }
+    for line in data.split('\n') {
+        let _ = writeln!(frame, "data: {}", line.strip_suffix('\r').unwrap_or(line));
+    }
+    frame.push('\n');
+    Bytes::from(frame)
+}
+
+/// An event's data as JSON, under its own name (what a stub of a method of one event type
+/// writes).
+pub fn json_event<T: serde::Serialize>(data: &T) -> (Option<String>, String) {
+    (None, serde_json::to_string(data).unwrap_or_default())
+}
+
+/// An event's data as the text it is.
+#[allow(clippy::ptr_arg)] // a writer of `T = String` items, taken as `fn(&T)`
+pub fn text_event(data: &String) -> (Option<String>, String) {
+    (None, data.clone())
+}
+
+/// A line as JSON.
+pub fn json_line<T: serde::Serialize>(line: &T) -> String {
+    serde_json::to_string(line).unwrap_or_default()
+}
+
+/// A line as the text it is.
+#[allow(clippy::ptr_arg)] // a writer of `T = String` items, taken as `fn(&T)`
+pub fn text_line(line: &String) -> String {
+    line.clone()
 }
 
 #[cfg(test)]

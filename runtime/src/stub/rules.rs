@@ -179,6 +179,9 @@ pub(crate) struct Answer {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) body: Bytes,
     pub(crate) delay: Duration,
+    /// A streamed body's events (or lines), each sent as a chunk of its own: the faults
+    /// between events count them.
+    pub(crate) frames: Option<Vec<Bytes>>,
 }
 
 impl Default for Answer {
@@ -188,6 +191,7 @@ impl Default for Answer {
             headers: Vec::new(),
             body: Bytes::new(),
             delay: Duration::ZERO,
+            frames: None,
         }
     }
 }

@@ -20,7 +20,7 @@ use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::Frame;
 
-use super::faults::Decided;
+use super::faults::{Between, Decided};
 use super::rules::Does;
 use super::rules::{self, Answer, Recorded};
 use super::{Shared, State};
@@ -40,7 +40,15 @@ pub(crate) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// accept fails at once, and retrying at once would spin a core until one is closed.
 const ACCEPT_PAUSE: (Duration, Duration) = (Duration::from_millis(5), Duration::from_secs(1));
 
-type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+/// A body; its error breaks the response off mid-way (a stream cut by a fault).
+type Body = http_body_util::combinators::BoxBody<Bytes, Reset>;
+
+/// A whole body.
+fn full(bytes: Bytes) -> Body {
+    Full::new(bytes)
+        .map_err(|never: Infallible| match never {})
+        .boxed()
+}
 
 /// Serves `shared`'s stub on `listener` until the task is aborted.
 pub(super) async fn accept(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
@@ -259,6 +267,7 @@ fn respond(
                 operation.name
             )),
             delay: Duration::ZERO,
+            frames: None,
         };
     }
     let mut builder = hyper::Response::builder().status(answer.status);
@@ -269,9 +278,10 @@ fn respond(
         let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
         builder = builder.header("retry-after", seconds.to_string());
     }
-    let body = match decided.slow_body {
-        Some((chunk, every)) => slow(answer.body, chunk, every),
-        None => Full::new(answer.body).boxed(),
+    let body = match (answer.frames, decided.slow_body) {
+        (Some(frames), _) => framed(frames, &decided.between),
+        (None, Some((chunk, every))) => slow(answer.body, chunk, every),
+        (None, None) => full(answer.body),
     };
     builder
         .body(body)
@@ -286,8 +296,41 @@ fn slow(body: Bytes, chunk: usize, every: Duration) -> Body {
         .collect();
     let stream = futures_util::stream::iter(chunks).then(move |piece| async move {
         tokio::time::sleep(every).await;
-        Ok::<_, Infallible>(Frame::data(piece))
+        Ok::<_, Reset>(Frame::data(piece))
     });
+    BodyExt::boxed(StreamBody::new(stream))
+}
+
+/// A streamed body, one chunk an event, with the faults between events: each `every` apart,
+/// cut off (the connection breaks) or stalled (it stays open, silent) after so many.
+fn framed(frames: Vec<Bytes>, between: &Between) -> Body {
+    let Between {
+        every,
+        cut_after,
+        stall_after,
+    } = *between;
+    let stream = futures_util::stream::unfold(
+        (frames.into_iter(), 0usize),
+        move |(mut frames, sent)| async move {
+            if sent == usize::MAX {
+                return None;
+            }
+            if cut_after == Some(sent) {
+                // Pending once first, so the connection flushes the events before it; an error
+                // with them still buffered would break the answer before its headers.
+                tokio::task::yield_now().await;
+                return Some((Err(Reset), (frames, usize::MAX)));
+            }
+            if stall_after == Some(sent) {
+                std::future::pending::<()>().await;
+            }
+            let frame = frames.next()?;
+            if let Some(every) = every {
+                tokio::time::sleep(every).await;
+            }
+            Some((Ok(Frame::data(frame)), (frames, sent + 1)))
+        },
+    );
     BodyExt::boxed(StreamBody::new(stream))
 }
 
@@ -301,7 +344,7 @@ fn close(mut response: hyper::Response<Body>) -> hyper::Response<Body> {
 }
 
 fn plain(status: u16, message: &str) -> hyper::Response<Body> {
-    let mut response = hyper::Response::new(Full::new(Bytes::from(message.to_owned())).boxed());
+    let mut response = hyper::Response::new(full(Bytes::from(message.to_owned())));
     *response.status_mut() =
         hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     response
@@ -359,6 +402,7 @@ fn choose(
             headers: vec![("content-type".to_owned(), "text/plain".to_owned())],
             body: Bytes::from(message),
             delay: Duration::ZERO,
+            frames: None,
         });
     }
     (answer, decided)

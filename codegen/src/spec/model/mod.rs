@@ -277,16 +277,22 @@ pub enum BodyEncoding {
     Bytes,
 }
 
-/// A method's return: `Type` or `{ type: Type, as: json | text | bytes | stream }`.
+/// A method's return: `Type` or `{ type: Type, as: json | text | bytes | stream | events |
+/// lines }`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReturnsDef {
-    /// The Rust type expression.
+    /// The Rust type expression; with `events:`, the name of the enum generated for them.
     #[serde(rename = "type")]
     pub ty: String,
     /// How the body is read.
     #[serde(rename = "as", default)]
     pub encoding: ReturnsEncoding,
+    /// `as: events`: the data that ends the stream (`[DONE]`).
+    pub end: Option<String>,
+    /// `as: events`: each SSE `event:` name's data type (`message` is an event without a
+    /// name); `type` names the enum generated for them, which keeps other events as they came.
+    pub events: Option<IndexMap<String, String>>,
 }
 
 /// How a response body is read.
@@ -303,6 +309,10 @@ pub enum ReturnsEncoding {
     /// The body as a stream of chunks (`remcall::ByteStream`), for downloads larger than
     /// `max_response_bytes`: a `bytes::Bytes`.
     Stream,
+    /// Server-Sent Events (`text/event-stream`) whose data is the type: `remcall::Events<T>`.
+    Events,
+    /// JSON Lines (NDJSON), one value of the type a line: `remcall::Lines<T>`.
+    Lines,
 }
 
 /// `paginate:`: where a page's items are, and one way to the next page.
