@@ -53,7 +53,7 @@ enum Command {
         #[arg(long = "include-dir", value_name = "DIR")]
         include_dirs: Vec<PathBuf>,
     },
-    /// Write a spec from an OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1).
+    /// Write a spec from an OpenAPI description (Swagger 2.0, OpenAPI 3.0, 3.1 or 3.2).
     Import {
         /// The description (JSON or YAML); `$ref`s into files beside it are followed.
         description: PathBuf,

@@ -941,6 +941,98 @@ fn an_inline_shape_met_again_is_one_type() {
     );
 }
 
+fn streams() -> Described {
+    import(
+        "Streams",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.1.0
+info: { title: t, version: '1' }
+paths:
+  /chat:
+    post:
+      operationId: chat
+      requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/Ask' } } } }
+      responses:
+        '200':
+          description: 'Chunks, then `data: [DONE]`.'
+          content:
+            text/event-stream:
+              schema: { $ref: '#/components/schemas/Chunk' }
+  /ticker:
+    get:
+      operationId: ticker
+      responses:
+        '200':
+          description: ok
+          content: { text/event-stream: { schema: { type: string } } }
+  /dump:
+    get:
+      operationId: dump
+      responses:
+        '200':
+          description: ok
+          content:
+            application/x-ndjson:
+              schema: { type: array, items: { $ref: '#/components/schemas/Chunk' } }
+  /bulk:
+    post:
+      operationId: bulk
+      requestBody: { content: { application/x-ndjson: { schema: { type: string } } } }
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Chunk' } } } }
+components:
+  schemas:
+    Ask: { type: object, properties: { q: { type: string } } }
+    Chunk: { type: object, required: [text], properties: { text: { type: string } } }
+"#,
+        )],
+    )
+}
+
+/// A 3.0 or 3.1 description's `schema` of an event stream is one event's data (text for a
+/// string); of JSON Lines, one line (a list's items); `[DONE]` in the description is the end;
+/// a request body in a JSON Lines type is still sent as it is.
+#[test]
+fn streamed_answers_are_events_or_lines_of_their_schema() {
+    let streams = streams();
+    streams.has(
+        "
+  chat:
+    request: POST /chat
+    body: Ask
+    returns:
+      type: Chunk
+      as: events
+      end: '[DONE]'",
+    );
+    streams.has(
+        "
+    returns:
+      type: String
+      as: events",
+    );
+    streams.has(
+        "
+    returns:
+      type: Chunk
+      as: lines",
+    );
+    streams.has(
+        "
+  bulk:
+    request: POST /bulk
+    body: { type: bytes::Bytes, as: bytes, content_type: application/x-ndjson }",
+    );
+    streams.noted("the event stream ends at `data: [DONE]`, as the description says");
+    assert_eq!(
+        streams.imported.summary.faithful, 4,
+        "{:?}",
+        streams.imported.summary
+    );
+}
+
 /// Every client above compiles, clippy-clean, against the runtime.
 #[test]
 fn every_rules_client_compiles() {
@@ -953,6 +1045,7 @@ fn every_rules_client_compiles() {
         references(),
         paging(),
         shapes(),
+        streams(),
     ]
     .iter()
     .map(Described::generated)

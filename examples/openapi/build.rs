@@ -1,12 +1,12 @@
 //! Generates the bookshop client into OUT_DIR from `bookshop.yaml`, whose methods and types come
-//! from the OpenAPI description `api/bookshop.json`; cargo reruns this when either changes.
+//! from the OpenAPI description `api/bookshop.json`, and the streaming client from
+//! `streaming.yaml` and `api/assistant.yaml`; cargo reruns this when any of them changes.
 
 fn main() {
-    if let Err(error) = remcall_codegen::Builder::new()
-        .spec("bookshop.yaml")
-        .generate()
-    {
-        eprintln!("{error}");
-        std::process::exit(1);
+    for spec in ["bookshop.yaml", "streaming.yaml"] {
+        if let Err(error) = remcall_codegen::Builder::new().spec(spec).generate() {
+            eprintln!("{error}");
+            std::process::exit(1);
+        }
     }
 }

@@ -366,7 +366,7 @@ fn version(value: &Value, file: &Path) -> Result<Version, Error> {
         Some(v) if v.starts_with("3.1") || v.starts_with("3.2") => Ok(Version::V31),
         Some(v) => Err(Error::at(
             &top.child("openapi"),
-            format!("unknown OpenAPI version `{v}`: 2.0, 3.0.x and 3.1.x are read"),
+            format!("unknown OpenAPI version `{v}`: 2.0, 3.0.x, 3.1.x and 3.2.x are read"),
         )),
         None => Err(Error::at(
             &top,

@@ -245,6 +245,9 @@ fn method_value(method: &MethodOut) -> Yaml {
     if let Some(body) = &method.body {
         out.insert("body".into(), body_value(body));
     }
+    if let Some(stream) = &method.stream {
+        out.insert("returns".into(), stream_value(&method.name, stream));
+    }
     match &method.returns {
         Some((returned, Encoding::Json)) => {
             out.insert("returns".into(), ty(returned));
@@ -471,6 +474,35 @@ fn strings<'a>(items: impl Iterator<Item = &'a String>) -> Yaml {
 }
 
 /// A mapping of `entries`, in their order.
+/// `returns: { type, as: events | lines, end, events }`; events by name generate the enum
+/// `<Method>Event`.
+fn stream_value(method: &str, stream: &crate::spec::StreamOut) -> Yaml {
+    let how = if stream.lines { "lines" } else { "events" };
+    let mut out = Mapping::new();
+    if stream.events.is_empty() {
+        out.insert("type".into(), ty(&stream.item));
+    } else {
+        out.insert("type".into(), events_enum(method).into());
+    }
+    out.insert("as".into(), how.into());
+    if let Some(end) = &stream.end {
+        out.insert("end".into(), end.as_str().into());
+    }
+    if !stream.events.is_empty() {
+        let mut events = Mapping::new();
+        for (name, data) in &stream.events {
+            events.insert(name.as_str().into(), ty(data));
+        }
+        out.insert("events".into(), events.into());
+    }
+    out.into()
+}
+
+/// The enum a method's events by name generate: `<Method>Event`.
+pub(crate) fn events_enum(method: &str) -> String {
+    format!("{}Event", heck::ToPascalCase::to_pascal_case(method))
+}
+
 fn pairs<K: Into<Yaml>>(entries: impl IntoIterator<Item = (K, Yaml)>) -> Yaml {
     let mut out = Mapping::new();
     for (key, value) in entries {

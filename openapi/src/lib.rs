@@ -1,4 +1,4 @@
-//! OpenAPI import: a Swagger 2.0, OpenAPI 3.0 or 3.1 description (JSON or YAML, with `$ref`s
+//! OpenAPI import: a Swagger 2.0, OpenAPI 3.0, 3.1 or 3.2 description (JSON or YAML, with `$ref`s
 //! into other files) becomes a remcall client spec — types, methods, base URL and credentials —
 //! written as readable, deterministic YAML that `remcall check` accepts.
 //!

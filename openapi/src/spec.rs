@@ -28,7 +28,7 @@ pub(crate) struct Spec {
 
 /// The client's profile: credentials, secret headers and query parameters, each from an
 /// environment variable.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Profile {
     pub(crate) auth: Option<Auth>,
     /// Header name and the `${VAR}` of its secret value.
@@ -50,7 +50,7 @@ impl Profile {
 }
 
 /// Credentials, each secret a `${VAR}`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Auth {
     Bearer(String),
     Basic(String, String),
@@ -119,7 +119,7 @@ pub(crate) struct UnionOut {
 }
 
 /// A method.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct MethodOut {
     pub(crate) name: String,
     pub(crate) doc: Option<String>,
@@ -142,6 +142,20 @@ pub(crate) struct MethodOut {
     pub(crate) lost: bool,
     /// Credentials of its own, when the operation asks for other schemes than the client's.
     pub(crate) profile: Option<Profile>,
+    /// Its answer is a stream of events or lines (instead of `returns`).
+    pub(crate) stream: Option<StreamOut>,
+    /// It answers JSON or a stream: the stream, for a second method.
+    pub(crate) stream_twin: Option<StreamOut>,
+}
+
+/// A streamed answer: JSON Lines or Server-Sent Events, the item's type (or the events' by
+/// name) and the data that ends it.
+#[derive(Debug, Clone)]
+pub(crate) struct StreamOut {
+    pub(crate) lines: bool,
+    pub(crate) item: Ty,
+    pub(crate) end: Option<String>,
+    pub(crate) events: Vec<(String, Ty)>,
 }
 
 /// How an imported method's pages are read.
@@ -346,6 +360,9 @@ impl Builder<'_> {
             if !method.errors.is_empty() {
                 generated.push(format!("{base}Error"));
             }
+            if method.stream.as_ref().is_some_and(|s| !s.events.is_empty()) {
+                generated.push(crate::emit::events_enum(&method.name));
+            }
         }
         for name in generated {
             if !self.spec.types.contains_key(&name) {
@@ -507,6 +524,10 @@ impl Builder<'_> {
             }
             if let Some((ty, _)) = &mut method.returns {
                 f(ty);
+            }
+            for stream in method.stream.iter_mut().chain(&mut method.stream_twin) {
+                f(&mut stream.item);
+                stream.events.iter_mut().for_each(|(_, ty)| f(ty));
             }
             method.responses.iter_mut().for_each(|(_, ty)| f(ty));
             method.errors.iter_mut().for_each(|(_, ty)| f(ty));

@@ -6,6 +6,7 @@
 mod body;
 mod parameters;
 mod responses;
+mod streams;
 
 use serde_json::Value;
 
@@ -106,10 +107,43 @@ impl Builder<'_> {
                     name,
                 };
                 match self.method(&operation) {
-                    Made::Method(method) => self.spec.methods.push(*method),
+                    Made::Method(mut method) => {
+                        let twin = method.stream_twin.take().map(|stream| {
+                            self.stream_twin(&method, stream, &label, &mut taken_methods)
+                        });
+                        self.spec.methods.push(*method);
+                        self.spec.methods.extend(twin);
+                    }
                     Made::Skipped(reason) => self.spec.summary.skipped.push((label, reason)),
                 }
             }
+        }
+    }
+
+    /// The second method of an operation that answers JSON or a stream, a flag in its body
+    /// choosing: `<method>_events` (or `_lines`), the same request, the stream as its answer.
+    fn stream_twin(
+        &mut self,
+        method: &MethodOut,
+        stream: crate::spec::StreamOut,
+        label: &str,
+        taken: &mut Vec<String>,
+    ) -> MethodOut {
+        let suffix = if stream.lines { "lines" } else { "events" };
+        let name = names::unique(&format!("{}_{suffix}", method.name), "_", taken);
+        let place = self.docs.top();
+        self.note(
+            &place,
+            false,
+            format!("{label}: answers JSON or a stream, chosen by its body (a `stream` flag, usually): `{}` reads the JSON, `{name}` the stream; set the flag for it", method.name),
+        );
+        MethodOut {
+            name,
+            returns: None,
+            responses: Vec::new(),
+            paginate: None,
+            stream: Some(stream),
+            ..method.clone()
         }
     }
 

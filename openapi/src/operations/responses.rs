@@ -56,6 +56,15 @@ impl Builder<'_> {
                     } else {
                         format!("{type_base}Result{code}")
                     };
+                    if let Some(stream) = self.streamed(&operation.value, &place, &response, &hint)
+                    {
+                        if offers_json(&response) {
+                            method.stream_twin = Some(stream);
+                        } else {
+                            method.stream = Some(stream);
+                            continue;
+                        }
+                    }
                     let (ty, encoding) = self.response_type(operation, &place, &response, &hint);
                     successes.push((code, ty, encoding));
                 }
@@ -147,4 +156,17 @@ impl Builder<'_> {
             Some(_) => (Ty::Bytes, Encoding::Bytes),
         }
     }
+}
+
+/// True when a response offers a JSON media type beside a stream (a body flag chooses).
+fn offers_json(response: &Value) -> bool {
+    response
+        .get("content")
+        .and_then(Value::as_object)
+        .is_some_and(|content| {
+            content.keys().any(|media| {
+                super::streams::stream_media(media).is_none()
+                    && crate::ty::Encoding::of_media(media).1 == Encoding::Json
+            })
+        })
 }

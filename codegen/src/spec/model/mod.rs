@@ -65,7 +65,7 @@ pub enum CallStyle {
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpenApiDef {
-    /// The description (Swagger 2.0, OpenAPI 3.0 or 3.1; JSON or YAML), relative to this spec.
+    /// The description (Swagger 2.0, OpenAPI 3.0, 3.1 or 3.2; JSON or YAML), relative to this spec.
     pub file: String,
     /// Only operations with one of these tags.
     #[serde(default)]

@@ -1,0 +1,168 @@
+//! Streamed answers: a success response in `text/event-stream` (Server-Sent Events) or a JSON
+//! Lines media type (`application/jsonl`, `application/x-ndjson`, `application/json-seq`). The
+//! item's type comes from OpenAPI 3.2's `itemSchema` (for events: the event's `data`, its
+//! `contentSchema` when it has one, or events by name when the item is a `oneOf` of events
+//! with a constant `event`), else from the media type's `schema`, which 3.0 and 3.1
+//! descriptions use for one event's data (or one line). A stream whose description says it ends
+//! with `[DONE]` gets that end. An operation that answers JSON as well (a body flag chooses)
+//! keeps its JSON method and gets a second one for the stream.
+
+use serde_json::Value;
+
+use crate::document::Place;
+use crate::spec::{Builder, StreamOut};
+use crate::ty::Ty;
+
+/// Whether a media type is a stream: `Some(true)` for JSON Lines, `Some(false)` for events.
+pub(super) fn stream_media(media: &str) -> Option<bool> {
+    let media = media.trim().to_ascii_lowercase();
+    let essence = media.split(';').next().unwrap_or_default().trim();
+    match essence {
+        "text/event-stream" => Some(false),
+        "application/jsonl"
+        | "application/x-jsonlines"
+        | "application/jsonlines"
+        | "application/x-ndjson"
+        | "application/ndjson"
+        | "application/json-seq" => Some(true),
+        _ => None,
+    }
+}
+
+/// The data an event stream ends with by a convention descriptions write in prose.
+const DONE: &str = "[DONE]";
+
+impl Builder<'_> {
+    /// The stream a success response's content offers, if any.
+    pub(super) fn streamed(
+        &mut self,
+        operation: &Value,
+        at: &Place,
+        response: &Value,
+        hint: &str,
+    ) -> Option<StreamOut> {
+        let content = response.get("content")?.as_object()?;
+        let (media, lines) = content
+            .keys()
+            .filter_map(|media| Some((media, stream_media(media)?)))
+            .min_by_key(|(media, lines)| (*lines, media.as_str()))?;
+        let at = at.child("content").child(media);
+        let given = &content[media];
+        let item_hint = format!("{hint}Item");
+        let mut out = StreamOut {
+            lines,
+            item: Ty::Value,
+            end: None,
+            events: Vec::new(),
+        };
+        // The raw schemas go to `ty`, which keeps a `$ref`'s name; the followed ones are read.
+        if let Some(raw) = given.get("itemSchema") {
+            let raw_at = at.child("itemSchema");
+            let (place, item) = self.followed(&raw_at, raw)?;
+            if lines {
+                out.item = self.ty(&raw_at, raw, &item_hint);
+            } else if let Some(events) = self.events_by_name(&place, &item, hint) {
+                out.events = events;
+            } else {
+                out.item = self.event_data((&raw_at, raw), (&place, &item), &item_hint);
+            }
+        } else if let Some(raw) = given.get("schema") {
+            let raw_at = at.child("schema");
+            let (place, schema) = self.followed(&raw_at, raw)?;
+            out.item = match (lines, schema.get("items")) {
+                // A list described for JSON Lines: each line is one of its items.
+                (true, Some(items)) if is_type(&schema, "array") => {
+                    self.ty(&place.child("items"), items, &item_hint)
+                }
+                _ if is_type(&schema, "string") && !lines => Ty::String,
+                _ => self.ty(&raw_at, raw, &item_hint),
+            };
+        }
+        // Linear in the operation's size; the words are the vendor's, matched, never written.
+        if !lines && operation.to_string().contains(DONE) {
+            out.end = Some(DONE.to_owned());
+            self.note(
+                &at,
+                false,
+                format!("the event stream ends at `data: {DONE}`, as the description says"),
+            );
+        }
+        Some(out)
+    }
+
+    /// An event object of 3.2's `itemSchema`: its `data`, read by its `contentSchema` when it
+    /// has one, as text when it is a string; or the item itself when it has no `data`. The item
+    /// comes as written (`raw`) and after its `$ref`.
+    fn event_data(
+        &mut self,
+        (raw_at, raw): (&Place, &Value),
+        (at, item): (&Place, &Value),
+        hint: &str,
+    ) -> Ty {
+        let Some(data) = item.get("properties").and_then(|p| p.get("data")) else {
+            return self.ty(raw_at, raw, hint);
+        };
+        let data_at = at.child("properties").child("data");
+        let Some((place, followed)) = self.followed(&data_at, data) else {
+            return Ty::Value;
+        };
+        match followed.get("contentSchema") {
+            Some(schema) => self.ty(&place.child("contentSchema"), schema, hint),
+            None if is_type(&followed, "string") => Ty::String,
+            None => self.ty(&data_at, data, hint),
+        }
+    }
+
+    /// Events by name: an item that is a `oneOf` (or `anyOf`) of event objects, each with a
+    /// constant `event`; `None` when it is not.
+    fn events_by_name(
+        &mut self,
+        at: &Place,
+        item: &Value,
+        hint: &str,
+    ) -> Option<Vec<(String, Ty)>> {
+        let (key, alternatives) = ["oneOf", "anyOf"]
+            .iter()
+            .find_map(|key| Some((*key, item.get(key)?.as_array()?)))?;
+        let mut named = Vec::new();
+        for (index, alternative) in alternatives.iter().enumerate() {
+            let raw_at = at.child(key).child(&index.to_string());
+            let (place, followed) = self.followed(&raw_at, alternative)?;
+            let event = followed.get("properties")?.get("event")?;
+            let name = match (event.get("const"), event.get("enum")) {
+                (Some(Value::String(name)), _) => name.clone(),
+                (None, Some(Value::Array(values))) if values.len() == 1 => {
+                    values[0].as_str()?.to_owned()
+                }
+                _ => return None,
+            };
+            if named.iter().any(|(seen, _)| *seen == name) {
+                return None;
+            }
+            let data_hint = format!("{hint}{}", crate::names::type_name(&name));
+            let data = self.event_data((&raw_at, alternative), (&place, &followed), &data_hint);
+            named.push((name, data));
+        }
+        (!named.is_empty()).then_some(named)
+    }
+
+    /// `value` after its `$ref`, or `None` (with a note) when the reference does not resolve.
+    fn followed(&mut self, at: &Place, value: &Value) -> Option<(Place, Value)> {
+        match self.docs.follow(at, value) {
+            Ok(found) => Some(found),
+            Err(error) => {
+                self.unresolved(error, "the stream's items are read as serde_json::Value");
+                None
+            }
+        }
+    }
+}
+
+/// True when `schema` says it is of JSON type `name` (alone, or with `null`).
+fn is_type(schema: &Value, name: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(ty)) => ty == name,
+        Some(Value::Array(types)) => types.iter().any(|t| t == name),
+        _ => false,
+    }
+}
