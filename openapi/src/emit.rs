@@ -482,7 +482,7 @@ fn stream_value(method: &str, stream: &crate::spec::StreamOut) -> Yaml {
     if stream.events.is_empty() {
         out.insert("type".into(), ty(&stream.item));
     } else {
-        out.insert("type".into(), events_enum(method).into());
+        out.insert("type".into(), crate::names::events_enum(method).into());
     }
     out.insert("as".into(), how.into());
     if let Some(end) = &stream.end {
@@ -496,11 +496,6 @@ fn stream_value(method: &str, stream: &crate::spec::StreamOut) -> Yaml {
         out.insert("events".into(), events.into());
     }
     out.into()
-}
-
-/// The enum a method's events by name generate: `<Method>Event`.
-pub(crate) fn events_enum(method: &str) -> String {
-    format!("{}Event", heck::ToPascalCase::to_pascal_case(method))
 }
 
 fn pairs<K: Into<Yaml>>(entries: impl IntoIterator<Item = (K, Yaml)>) -> Yaml {

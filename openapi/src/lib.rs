@@ -135,7 +135,8 @@ pub struct Summary {
     /// Fields, parameters and bodies typed `serde_json::Value` for want of a schema remcall reads.
     pub value_fallbacks: usize,
     /// Operations whose method keeps the verb, the route, every declared parameter, the body
-    /// and a result type for a 2xx with a body.
+    /// and a result type for a 2xx with a body (an operation that answers JSON or a stream
+    /// counts once, for its two methods).
     pub faithful: usize,
     /// Everything else worth knowing: renamed items, dropped parameters, unsupported schemes.
     pub notes: Vec<Note>,

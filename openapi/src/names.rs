@@ -261,6 +261,11 @@ pub(crate) fn env_prefix(client: &str) -> String {
     heck::ToShoutySnakeCase::to_shouty_snake_case(client)
 }
 
+/// The enum a method's events by name generate: `<Method>Event`.
+pub(crate) fn events_enum(method: &str) -> String {
+    format!("{}Event", heck::ToPascalCase::to_pascal_case(method))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

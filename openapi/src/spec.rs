@@ -146,6 +146,8 @@ pub(crate) struct MethodOut {
     pub(crate) stream: Option<StreamOut>,
     /// It answers JSON or a stream: the stream, for a second method.
     pub(crate) stream_twin: Option<StreamOut>,
+    /// It is that second method: its operation is counted once, by the first.
+    pub(crate) is_twin: bool,
 }
 
 /// A streamed answer: JSON Lines or Server-Sent Events, the item's type (or the events' by
@@ -319,7 +321,12 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
             })
             .sum::<usize>();
     summary.methods = builder.spec.methods.len();
-    summary.faithful = builder.spec.methods.iter().filter(|m| !m.lost).count();
+    summary.faithful = builder
+        .spec
+        .methods
+        .iter()
+        .filter(|m| !m.lost && !m.is_twin)
+        .count();
     builder.spec
 }
 
@@ -348,8 +355,9 @@ impl Builder<'_> {
         self.spec.summary.notes.push(note);
     }
 
-    /// A method with several success shapes or declared errors generates `<Method>Response` or
-    /// `<Method>Error`: a schema of that name is renamed (`…Schema`) wherever it is used.
+    /// A method with several success shapes, declared errors or events by name generates
+    /// `<Method>Response`, `<Method>Error` or `<Method>Event`: a schema of that name is renamed
+    /// (`…Schema`) wherever it is used.
     fn clear_generated_names(&mut self) {
         let mut generated = Vec::new();
         for method in &self.spec.methods {
@@ -361,7 +369,7 @@ impl Builder<'_> {
                 generated.push(format!("{base}Error"));
             }
             if method.stream.as_ref().is_some_and(|s| !s.events.is_empty()) {
-                generated.push(crate::emit::events_enum(&method.name));
+                generated.push(crate::names::events_enum(&method.name));
             }
         }
         for name in generated {

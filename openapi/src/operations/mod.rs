@@ -143,6 +143,7 @@ impl Builder<'_> {
             responses: Vec::new(),
             paginate: None,
             stream: Some(stream),
+            is_twin: true,
             ..method.clone()
         }
     }
