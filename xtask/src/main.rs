@@ -186,6 +186,14 @@ fn bench(quick: bool) -> anyhow::Result<()> {
             "fleet",
             bin("fleet", &["--seconds", "60"], &["--seconds", "6"]),
         ),
+        (
+            "events",
+            bin(
+                "events",
+                &["--rounds", "21"],
+                &["--rounds", "1", "--long", "10000"],
+            ),
+        ),
         ("futuresize", bin("futuresize", &[], &[])),
         ("buildtime", bin("buildtime", &[], &["--repeat", "1"])),
     ];

@@ -25,6 +25,7 @@ mod log;
 pub(crate) mod paginate;
 mod stream;
 
+use futures_util::future::Either;
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -104,27 +105,31 @@ impl Client {
     }
 
     /// Step 4 of an admitted call: the attempts, on the isolation pool when the profile has one.
-    async fn isolated(
-        &self,
+    /// Not an `async fn`: a layer of its own would add its arguments to every call's future;
+    /// the pool's path, taken by few clients, is boxed instead.
+    fn isolated<'a>(
+        &'a self,
         state: &MethodState,
-        request: Request,
+        request: &'a Request,
         admitted: &admission::Admitted<'_>,
-    ) -> Result<Response, Error> {
+    ) -> impl Future<Output = Result<Response, Error>> + Send + 'a {
         let (trial, first) = (admitted.trial(), admitted.first());
         let Some(pool) = state.bulkhead.pool() else {
-            return self.attempts(&request, trial, first).await;
+            return Either::Left(self.attempts(request, trial, first));
         };
         let client = self.clone();
+        let request = request.clone();
         let span = tracing::Span::current();
         let attempts = async move { client.attempts(&request, trial, first).await };
-        pool.run(Box::pin(attempts).instrument(span))
-            .await
-            .unwrap_or_else(|| {
+        let pooled = pool.run(Box::pin(attempts).instrument(span));
+        Either::Right(Box::pin(async move {
+            pooled.await.unwrap_or_else(|| {
                 Err(Error::new(
                     ErrorKind::Rejected,
                     "the isolation pool is shut down",
                 ))
             })
+        }))
     }
 
     /// The first five steps, inside the call's span.
@@ -139,7 +144,7 @@ impl Client {
         // 1–3. Rate limit, breaker, bulkhead.
         let admitted = self.admit(state, method).await.map_err(named)?;
         // 4. The attempts, on the isolation pool when the profile has one.
-        let result = self.isolated(state, request, &admitted).await;
+        let result = self.isolated(state, &request, &admitted).await;
         let dropped = crate::outcome::dropped(&result);
         let result = result.and_then(decode);
         // 5. The logical call, recorded once.

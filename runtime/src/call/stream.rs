@@ -113,7 +113,7 @@ impl Client {
         };
         let slot = Slot::default();
         request.download = Some(slot.clone());
-        let answered = self.isolated(state, request.clone(), &admitted).await;
+        let answered = self.isolated(state, &request, &admitted).await;
         let dropped = outcome::dropped(&answered);
         let opened = answered.and_then(|_| take(&slot));
         let (bulkhead, rtt) = admitted.settle(state, &opened, Instant::now());
