@@ -18,7 +18,7 @@ type MethodFamily = (
 /// A metric family of endpoints.
 type EndpointFamily = (&'static str, &'static str, fn(&EndpointStats) -> f64);
 
-const METHODS: [MethodFamily; 17] = [
+const METHODS: [MethodFamily; 22] = [
     (
         "remcall_method_calls_total",
         "Logical calls.",
@@ -84,6 +84,36 @@ const METHODS: [MethodFamily; 17] = [
         "Shared-limit decisions made without Redis.",
         "counter",
         |m| Some(m.without_redis as f64),
+    ),
+    (
+        "remcall_method_stream_events_total",
+        "Events or JSON lines its streams delivered.",
+        "counter",
+        |m| Some(m.events as f64),
+    ),
+    (
+        "remcall_method_stream_bytes_total",
+        "Bytes its streams read after they opened.",
+        "counter",
+        |m| Some(m.stream_bytes as f64),
+    ),
+    (
+        "remcall_method_stream_resumes_total",
+        "Broken streams reopened from their last event id.",
+        "counter",
+        |m| Some(m.resumes as f64),
+    ),
+    (
+        "remcall_method_streams_broken_total",
+        "Streams that broke off and were not resumed.",
+        "counter",
+        |m| Some(m.streams_broken as f64),
+    ),
+    (
+        "remcall_method_streams_open",
+        "Its streams open now.",
+        "gauge",
+        |m| Some(m.streams_open as f64),
     ),
     (
         "remcall_method_latency_p50_seconds",
