@@ -54,6 +54,47 @@ async fn logs_carry_calls_and_transitions_but_never_secrets() {
     breaker_transitions(&captured).await;
     call_spans(&captured).await;
     basic_level_events(&captured).await;
+    stream_spans(&captured).await;
+}
+
+/// A stream's span covers its life, and its resumption logs inside it, with the number of
+/// events delivered and never the event data.
+async fn stream_spans(captured: &Captured) {
+    use remcall::Event;
+    use remcall_example_committed::clients::assistant::stub::AssistantStub;
+    use remcall_example_committed::clients::assistant::{Assistant, RunEvent};
+    let stub = AssistantStub::start().await.unwrap();
+    let note = |n: u32| Event::new(RunEvent::Note(format!("private {n}"))).with_id(n.to_string());
+    stub.run_events()
+        .with_request_header("last-event-id", "1")
+        .returns_events(&[note(2)]);
+    stub.run_events().returns_events(&[note(1), note(2)]);
+    stub.run_events().faults().cut_after(1).times(1);
+    let assistant = Assistant::new(&stub.url()).unwrap();
+    let mut events = assistant.run_events("r1").await.unwrap();
+    while let Some(event) = events.next().await {
+        event.unwrap();
+    }
+    drop(events);
+    let log = captured.take();
+    let resumed = log
+        .lines()
+        .find(|l| l.contains("resuming the stream"))
+        .unwrap_or_else(|| panic!("no resumption logged:\n{log}"));
+    for field in [
+        "remcall.stream{",
+        "client=\"Assistant\"",
+        "method=\"run_events\"",
+        "delivered=1",
+    ] {
+        assert!(resumed.contains(field), "`{field}` not in {resumed}");
+    }
+    assert!(!log.contains("private"), "event data logged:\n{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("remcall.stream{") && l.contains(": close")),
+        "the stream's span closes when it ends:\n{log}"
+    );
 }
 
 async fn basic_level_events(captured: &Captured) {

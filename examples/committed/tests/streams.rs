@@ -168,3 +168,57 @@ async fn a_fallback_answers_a_stream_that_could_not_open() {
     assert_eq!(items[0].as_ref().unwrap().data.text, "(busy)");
     assert_eq!(assistant.stats().method("complete").unwrap().fallbacks, 1);
 }
+
+#[tokio::test]
+async fn a_stalled_stream_with_ids_is_resumed_after_the_idle_timeout() {
+    let stub = AssistantStub::start().await.unwrap();
+    let note = |n: u32| Event::new(RunEvent::Note(format!("note {n}"))).with_id(n.to_string());
+    stub.run_events()
+        .with_request_header("last-event-id", "1")
+        .returns_events(&[note(2)])
+        .expect(1);
+    stub.run_events()
+        .returns_events(&[note(1), note(2)])
+        .expect(1);
+    stub.run_events().faults().stall_after(1).times(1);
+    let assistant = Assistant::builder()
+        .base_url(&stub.url())
+        .profile(Profile::from_yaml_str("timeout: { idle: 100ms }").unwrap())
+        .build()
+        .unwrap();
+    let items = all(assistant.run_events("r1").await.unwrap()).await;
+    let ids: Vec<String> = items
+        .into_iter()
+        .map(|item| item.unwrap().id.unwrap())
+        .collect();
+    assert_eq!(ids, ["1", "2"]);
+    assert_eq!(assistant.stats().method("run_events").unwrap().resumes, 1);
+}
+
+#[tokio::test]
+async fn slow_events_come_apart() {
+    let stub = AssistantStub::start().await.unwrap();
+    let chunks = [chunk(0, "a"), chunk(1, "b"), chunk(2, "c")].map(Event::new);
+    stub.complete().returns_events(&chunks);
+    stub.complete()
+        .faults()
+        .slow_events(std::time::Duration::from_millis(40));
+    let assistant = Assistant::new(&stub.url()).unwrap();
+    let started = std::time::Instant::now();
+    let mut events = assistant.complete(&prompt()).await.unwrap();
+    let mut arrivals = Vec::new();
+    while let Some(event) = events.next().await {
+        event.unwrap();
+        arrivals.push(started.elapsed());
+    }
+    assert_eq!(arrivals.len(), 3);
+    // Each event waited its 40 ms: the third no sooner than 120 ms after the request.
+    assert!(
+        arrivals[2] >= std::time::Duration::from_millis(120),
+        "{arrivals:?}"
+    );
+    assert!(
+        arrivals[1] - arrivals[0] >= std::time::Duration::from_millis(30),
+        "{arrivals:?}"
+    );
+}

@@ -12,6 +12,7 @@ use std::task::Poll;
 
 use reqwest::header::{ACCEPT, HeaderName, HeaderValue};
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use super::admission::breaker_permit;
 use super::attempt::When;
@@ -96,8 +97,22 @@ impl Client {
                 .headers
                 .push((ACCEPT, HeaderValue::from_static(format.accept())));
         }
+        let method = request.method;
+        // One span for the stream's life, entered whenever its consumer polls: the opening's
+        // attempts and every resumption log inside it. Not entered when nobody listens.
+        let span = tracing::info_span!(
+            "remcall.stream",
+            client = self.shared.spec.name,
+            method = method.name,
+            http.method = method.http_method,
+            url.template = method.path,
+        );
         let client = self.clone();
-        let mut feed = Feed::new(move |out| client.produce(request, format, out));
+        let mut feed = if span.is_disabled() {
+            Feed::new(move |out| client.produce(request, format, out))
+        } else {
+            Feed::new(move |out| client.produce(request, format, out).instrument(span))
+        };
         feed.open().await?;
         Ok(feed)
     }
