@@ -132,6 +132,13 @@ impl Client {
         let dropped = outcome::dropped(&answered);
         let opened = answered.and_then(|_| take(&slot));
         let (bulkhead, rtt) = admitted.settle(state, &opened, Instant::now());
+        #[cfg(feature = "metrics")]
+        crate::observe::metrics::record_call(
+            self.shared.spec.name,
+            method.name,
+            opened.as_ref().map_or_else(|e| e.kind().name(), |_| "success"),
+            rtt,
+        );
         let mut response = match opened {
             Ok(response) => response,
             Err(error) => {
