@@ -142,6 +142,17 @@ impl Error {
         self
     }
 
+    /// Attaches the underlying error for `source()` only: the message already says what it
+    /// holds.
+    pub(crate) fn with_hidden_source(
+        mut self,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Error {
+        self.0.source = Some(Arc::new(source));
+        self.0.source_shown = false;
+        self
+    }
+
     /// Names the client and method the error came from.
     pub(crate) fn in_call(mut self, client: &'static str, method: &'static str) -> Error {
         self.0.client = client;

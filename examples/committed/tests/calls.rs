@@ -184,7 +184,50 @@ async fn an_undecodable_body_is_a_decode_error() {
     let users = UserClient::new(&server.url()).unwrap();
     let err = users.get_user(1, None, "r").await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Decode);
-    assert!(err.to_string().contains("not a valid `User`"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "UserClient.get_user: the response body is not a valid `User`: `User.id` (at `$.id`): \
+         string \"not a number\", where the description says i64"
+    );
+}
+
+/// A body that does not fit says where: the JSON path through lists, maps and nested
+/// structs, the struct and field, what came and what the description says; a key that is the
+/// server's odd text is escaped in the path.
+#[tokio::test]
+async fn a_decode_error_names_the_json_path_and_the_field() {
+    let bodies = [
+        (
+            json!({ "users": [{ "id": 1, "name": "Ada" }, { "id": 2, "name": null }], "has_more": false }),
+            "`User.name` (at `$.users[1].name`): null, where the description says a string",
+        ),
+        (
+            json!({ "users": [{ "id": 1 }], "has_more": false }),
+            "`User.name` (at `$.users[0]`): missing field `name`",
+        ),
+        (
+            json!({ "users": {}, "has_more": false }),
+            "`UserPage.users` (at `$.users`): map, where the description says a sequence",
+        ),
+    ];
+    for (body, expected) in bodies {
+        let server = Server::start(Router::new().route(
+            "/v1/api/users",
+            get(move || async move { axum::Json(body) }),
+        ))
+        .await;
+        let users = UserClient::new(&server.url()).unwrap();
+        let err = users.list_users().await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Decode);
+        let text = err.to_string();
+        assert!(text.ends_with(expected), "{text}\nwanted: {expected}");
+        assert!(
+            text.starts_with(
+                "UserClient.list_users: the response body is not a valid `UserPage`: "
+            ),
+            "{text}"
+        );
+    }
 }
 
 #[tokio::test]

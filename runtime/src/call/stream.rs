@@ -136,7 +136,9 @@ impl Client {
         crate::observe::metrics::record_call(
             self.shared.spec.name,
             method.name,
-            opened.as_ref().map_or_else(|e| e.kind().name(), |_| "success"),
+            opened
+                .as_ref()
+                .map_or_else(|e| e.kind().name(), |_| "success"),
             rtt,
         );
         let mut response = match opened {

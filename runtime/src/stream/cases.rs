@@ -41,7 +41,7 @@ macro_rules! __serde_events {
         }
     };
     (@read json $ty:ty, $data:ident) => {
-        $crate::serde_json::from_str::<$ty>($data).map_err(|e| e.to_string())
+        $crate::__codegen::event_json::<$ty>(None, $data)
     };
     (@read text $ty:ty, $data:ident) => {
         Ok::<String, String>($data.to_owned())

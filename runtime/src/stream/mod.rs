@@ -422,5 +422,6 @@ pub fn line_text(line: &[u8]) -> Result<String, String> {
 
 /// Decodes a JSON line as `T`.
 pub fn line_json<T: serde::de::DeserializeOwned>(line: &[u8]) -> Result<T, String> {
-    serde_json::from_slice(line).map_err(|e| e.to_string())
+    serde_json::from_slice(line)
+        .map_err(|e| crate::wire::located::locate::<T>(line).unwrap_or_else(|| e.to_string()))
 }

@@ -159,7 +159,10 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
         while let Some(key) = map.next_key_seed(seed)? {
             match key {
                 Key::Field(index) => {
-                    if !T::read(&mut slots, index, &mut map)? {
+                    let read = T::read(&mut slots, index, &mut map).inspect_err(|_| {
+                        super::located::note_failed_field(T::NAME, T::FIELDS[index]);
+                    });
+                    if !read? {
                         return Err(de::Error::duplicate_field(T::FIELDS[index]));
                     }
                 }
@@ -169,7 +172,10 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
                 }
             }
         }
-        T::finish(slots).map_err(de::Error::missing_field)
+        T::finish(slots).map_err(|missing| {
+            super::located::note_failed_field(T::NAME, missing);
+            de::Error::missing_field(missing)
+        })
     }
 }
 

@@ -94,14 +94,19 @@ pub mod decode {
     /// The body as JSON.
     pub fn json<T: DeserializeOwned>(response: Response) -> Result<T, Error> {
         serde_json::from_slice(&response.body).map_err(|e| {
-            Error::new(
-                ErrorKind::Decode,
-                format!(
-                    "the response body is not a valid `{}`",
-                    short_type_name::<T>()
-                ),
-            )
-            .with_source(e)
+            let mut message = format!(
+                "the response body is not a valid `{}`",
+                short_type_name::<T>()
+            );
+            match crate::wire::located::locate::<T>(&response.body) {
+                // Where and what: the source would say it again, less clearly.
+                Some(located) => {
+                    message.push_str(": ");
+                    message.push_str(&located);
+                    Error::new(ErrorKind::Decode, message).with_hidden_source(e)
+                }
+                None => Error::new(ErrorKind::Decode, message).with_source(e),
+            }
         })
     }
 

@@ -165,6 +165,8 @@ pub fn untagged<'de, T, D: Deserializer<'de>>(
             Err(e) => {
                 charge(size);
                 tried.add(*position, name, &e.to_string());
+                // A field of a dropped alternative is not where the body went wrong.
+                super::located::forget_failed_field();
             }
         }
     }

@@ -1,0 +1,131 @@
+//! Where a body does not fit its type: the JSON path (`$.items[3].tags[0]`) and, when the
+//! failure is in a field of a spec struct, that struct and field (`Contents.content`).
+//!
+//! Nothing of this runs on the happy path. A body that fails to decode is decoded once more
+//! through `serde_path_to_error`, which tracks the path; the record reader notes the innermost
+//! struct field whose value failed (only when it fails: a `map_err`), and a union clears the note
+//! of an alternative it tried and dropped.
+
+use std::cell::Cell;
+use std::fmt::Write as _;
+
+use serde::de::DeserializeOwned;
+
+thread_local! {
+    /// The innermost struct field that failed in the decoding under way: (struct, wire name).
+    static FAILED_FIELD: Cell<Option<(&'static str, &'static str)>> = const { Cell::new(None) };
+}
+
+/// Notes that field `field` of struct `name` did not read, unless a field inside it was
+/// noted first.
+pub(crate) fn note_failed_field(name: &'static str, field: &'static str) {
+    FAILED_FIELD.with(|noted| {
+        if noted.get().is_none() {
+            noted.set(Some((name, field)));
+        }
+    });
+}
+
+/// Forgets a noted field: the alternative of a union it was in was dropped.
+pub(crate) fn forget_failed_field() {
+    FAILED_FIELD.with(|noted| noted.set(None));
+}
+
+/// Where `body` does not fit `T` and what is wrong there, or `None` when it does fit:
+/// "`Contents.content` (at `$.content`): null, where the description says a string".
+pub(crate) fn locate<T: DeserializeOwned>(body: &[u8]) -> Option<String> {
+    forget_failed_field();
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let error = match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Ok(_) => return None,
+        Err(error) => error,
+    };
+    let path = json_path(error.path());
+    let field = FAILED_FIELD.with(Cell::take);
+    let inner = error.into_inner();
+    let what = inner.to_string();
+    let position = format!(" at line {} column {}", inner.line(), inner.column());
+    let what = reworded(what.strip_suffix(&position).unwrap_or(&what));
+    Some(match field {
+        Some((name, field)) => format!("`{name}.{field}` (at `{path}`): {what}"),
+        None => format!("at `{path}`: {what}"),
+    })
+}
+
+/// serde's "invalid type: null, expected a string" as the user reads it: what came, and what
+/// the description says.
+fn reworded(what: &str) -> String {
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some((came, expected)) = what
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split_once(", expected "))
+        {
+            return format!("{came}, where the description says {expected}");
+        }
+    }
+    what.to_owned()
+}
+
+/// A JSONPath (RFC 9535) of `path`: `$`, `.name` for a key that is a plain word, `['…']` for
+/// any other, `[3]` for a position. A key is the server's text: anything but printable ASCII in
+/// it is written as `\uXXXX`, so it cannot break a log line or repaint a terminal.
+fn json_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::from("$");
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                let _ = write!(out, "[{index}]");
+            }
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                let plain = !key.is_empty()
+                    && !key.starts_with(|c: char| c.is_ascii_digit())
+                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if plain {
+                    let _ = write!(out, ".{key}");
+                } else {
+                    out.push_str("['");
+                    for c in key.chars() {
+                        match c {
+                            '\'' => out.push_str("\\'"),
+                            '\\' => out.push_str("\\\\"),
+                            c if !c.is_ascii_graphic() && c != ' ' => {
+                                let _ = write!(out, "\\u{:04x}", u32::from(c));
+                            }
+                            c => out.push(c),
+                        }
+                    }
+                    out.push_str("']");
+                }
+            }
+            Segment::Unknown => out.push_str(".?"),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    #[test]
+    fn a_path_runs_through_maps_and_lists_and_escapes_odd_keys() {
+        let body = br#"{"plain": [1, 2], "a'b\n\u2028c": [3, "four"]}"#;
+        let located = locate::<HashMap<String, Vec<u32>>>(body).unwrap();
+        assert_eq!(
+            located,
+            r#"at `$['a\'b\u000a\u2028c'][1]`: string "four", where the description says u32"#
+        );
+        assert_eq!(
+            locate::<HashMap<String, Vec<u32>>>(br#"{"plain": [1]}"#),
+            None
+        );
+        let located = locate::<Vec<HashMap<String, bool>>>(br#"[{}, {"on": 1}]"#).unwrap();
+        assert_eq!(
+            located,
+            "at `$[1].on`: integer `1`, where the description says a boolean"
+        );
+    }
+}
