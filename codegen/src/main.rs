@@ -81,6 +81,10 @@ enum Command {
         /// repository (the nearest folder above it holding `.git`), else only its own folder.
         #[arg(long = "ref-root", value_name = "DIR")]
         ref_roots: Vec<PathBuf>,
+        /// An OpenAPI Overlay 1.0 document applied to the description before it is read
+        /// (repeatable, applied in order): fixes to a description you do not own.
+        #[arg(long = "overlay", value_name = "FILE")]
+        overlays: Vec<PathBuf>,
         /// What `format: date-time` and `date` strings become: `text` (String, the default: no
         /// dependency, any text the server sends) or `chrono` (chrono's types; the crate needs
         /// `chrono` with its `serde` feature).
@@ -118,6 +122,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             strict,
             ref_dirs,
             ref_roots,
+            overlays,
             dates,
         } => {
             let options = remcall_openapi::Options {
@@ -126,6 +131,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                 operations,
                 ref_dirs,
                 ref_roots,
+                overlays,
                 dates,
                 ..remcall_openapi::Options::default()
             };

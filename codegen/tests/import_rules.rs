@@ -1246,3 +1246,103 @@ fn dates_are_text_unless_chrono_is_asked_for() {
     );
     remcall_codegen::generate_text(Path::new("specs/dates.yaml"), &chrono).unwrap();
 }
+
+/// An overlay fixes a description you do not own before it is read: a field the server sends as
+/// `null` made nullable, an operation removed; a target that selects nothing is a note located
+/// in the overlay. The spec's `openapi: { overlays: [..] }` applies the same.
+#[test]
+fn overlays_fix_the_description_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("api.yaml"),
+        r#"
+openapi: 3.1.0
+info: { title: Contents, version: '1' }
+paths:
+  /contents:
+    get:
+      operationId: getContents
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Contents' } } } }
+  /internal:
+    get:
+      operationId: internalOnly
+      responses: { '204': { description: gone } }
+components:
+  schemas:
+    Contents:
+      type: object
+      required: [name, content]
+      properties: { name: { type: string }, content: { type: string } }
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("fix.yaml"),
+        r#"
+overlay: 1.0.0
+info: { title: What the server really sends, version: '1' }
+actions:
+  - target: $.components.schemas.Contents.properties.content
+    update: { type: [string, 'null'] }
+  - target: $.paths['/internal']
+    remove: true
+  - target: $.components.schemas.Gone
+    update: { type: object }
+"#,
+    )
+    .unwrap();
+    let options = remcall_openapi::Options {
+        overlays: vec![dir.path().join("fix.yaml")],
+        ..remcall_openapi::Options::default()
+    };
+    let imported = remcall_openapi::import(&dir.path().join("api.yaml"), &options).unwrap();
+    assert!(
+        common::spec_says(
+            &imported.spec,
+            "
+    fields:
+      name: String
+      content:
+        type: Option<String>
+        required: true"
+        ),
+        "{}",
+        imported.spec
+    );
+    assert!(
+        !imported.spec.contains("internal_only"),
+        "{}",
+        imported.spec
+    );
+    let notes: Vec<String> = imported
+        .summary
+        .notes
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("fix.yaml#/actions/2/target: the target selects nothing")),
+        "{notes:?}"
+    );
+    assert!(
+        imported.files.iter().any(|f| f.ends_with("fix.yaml")),
+        "build.rs reruns on it"
+    );
+
+    // The same from a spec.
+    std::fs::write(
+        dir.path().join("contents.yaml"),
+        "client: Contents\nopenapi: { file: api.yaml, overlays: [fix.yaml] }\n",
+    )
+    .unwrap();
+    let generated = remcall_codegen::Builder::new()
+        .spec(dir.path().join("contents.yaml"))
+        .out_dir(dir.path().join("out"))
+        .generate();
+    assert!(generated.is_ok(), "{generated:?}");
+    let client = std::fs::read_to_string(dir.path().join("out/contents.rs")).unwrap();
+    assert!(client.contains("pub content: Option<String>"), "{client}");
+}

@@ -61,6 +61,8 @@ pub(crate) struct Documents {
     files: HashMap<PathBuf, Value>,
     /// Text files read for a `description`, so a build script reruns when they change.
     texts: Vec<PathBuf>,
+    /// What applying the overlays found (a target that selects nothing), for the summary.
+    pub(crate) overlay_notes: Vec<crate::overlay::OverlayNote>,
     pub(crate) version: Version,
 }
 
@@ -70,6 +72,7 @@ impl Documents {
         path: &Path,
         ref_dirs: &[(String, PathBuf)],
         ref_roots: &[PathBuf],
+        overlays: &[PathBuf],
     ) -> Result<Documents, Error> {
         let main = canonical(path)?;
         let mut mirrors = Vec::new();
@@ -89,7 +92,18 @@ impl Documents {
         for root in ref_roots {
             roots.push(canonical(root)?);
         }
-        let value = read(&main)?;
+        let mut value = read(&main)?;
+        let mut overlay_notes = Vec::new();
+        let mut overlay_files = Vec::new();
+        for overlay in overlays {
+            let file = canonical(overlay)?;
+            let at = Place {
+                file: file.clone(),
+                pointer: String::new(),
+            };
+            overlay_notes.extend(crate::overlay::apply(&mut value, &read(&file)?, &at)?);
+            overlay_files.push(file);
+        }
         let version = version(&value, &main)?;
         let mut documents = Documents {
             roots,
@@ -97,8 +111,9 @@ impl Documents {
             mirrors,
             main: main.clone(),
             files: HashMap::new(),
-            texts: Vec::new(),
+            texts: overlay_files,
             version,
+            overlay_notes,
         };
         documents.add(main, value);
         Ok(documents)

@@ -24,6 +24,7 @@ mod markdown;
 pub mod names;
 pub mod nesting;
 mod operations;
+mod overlay;
 mod paging;
 mod schema;
 mod security;
@@ -65,6 +66,8 @@ pub struct Options {
     /// the method keeps its imported name here, and the types named after it (its options'
     /// enums, inline bodies) take the new one.
     pub renames: Vec<(String, String)>,
+    /// OpenAPI Overlay 1.0 documents applied, in order, to the description before it is read.
+    pub overlays: Vec<PathBuf>,
 }
 
 /// What a description's `format: date-time` and `format: date` strings become.
@@ -231,7 +234,12 @@ impl Error {
 /// Imports the description at `path`. Only a description that cannot be read at all (no such
 /// file, not JSON or YAML, not OpenAPI) is an error; everything else is a note.
 pub fn import(path: &Path, options: &Options) -> Result<Imported, Error> {
-    let mut documents = Documents::open(path, &options.ref_dirs, &options.ref_roots)?;
+    let mut documents = Documents::open(
+        path,
+        &options.ref_dirs,
+        &options.ref_roots,
+        &options.overlays,
+    )?;
     let mut spec = spec::build(&mut documents, options);
     // A shared part (a `$ref`'d response used by two operations) is read once per use: say
     // what was done there once.

@@ -286,6 +286,9 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         dates: options.dates,
         titles: HashMap::new(),
     };
+    for (place, message) in std::mem::take(&mut builder.docs.overlay_notes) {
+        builder.note(&place, false, message);
+    }
     builder.service(options);
     builder.operations(options);
     builder.note_undefined_schemes();

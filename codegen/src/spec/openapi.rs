@@ -11,6 +11,32 @@ use crate::diagnostic::did_you_mean;
 use crate::spec::model::{DatesDef, MethodDef, OpenApiDef, SpecFile, TypeDef};
 
 impl Loader {
+    /// `openapi: { overlays: [..] }`, each relative to the spec and inside the directories it
+    /// may read; `None` after a diagnostic.
+    fn overlays(&mut self, def: &OpenApiDef, here: &Path) -> Option<Vec<PathBuf>> {
+        let mut overlays = Vec::new();
+        for overlay in &def.overlays {
+            let path = normalize(&here.parent().unwrap_or(Path::new("")).join(overlay));
+            if !self
+                .allowed
+                .iter()
+                .any(|dir| canonical(&path).starts_with(dir))
+            {
+                let s = &self.sources[0];
+                let d = s
+                    .diagnostic(
+                        s.spans.value("openapi.overlays"),
+                        format!("the overlay `{overlay}` is outside the spec's directory"),
+                    )
+                    .help("move it beside the spec, or allow its directory: `remcall gen --include-dir DIR`");
+                self.diagnostics.push(d);
+                return None;
+            }
+            overlays.push(path);
+        }
+        Some(overlays)
+    }
+
     /// `openapi:`: the description's methods, types, base URL and credentials (as the profile
     /// `openapi`, the client's unless it names another), with the spec's `methods:` entries that
     /// have no `request:` laid over the imported methods of their name. Returns the files read.
@@ -37,7 +63,11 @@ impl Loader {
             );
             return Vec::new();
         }
+        let Some(overlays) = self.overlays(def, &here) else {
+            return Vec::new();
+        };
         let options = remcall_openapi::Options {
+            overlays,
             client: file.client.clone(),
             tags: def.tags.clone(),
             operations: def.operations.clone(),

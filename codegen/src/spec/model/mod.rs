@@ -78,6 +78,10 @@ pub struct OpenApiDef {
     /// needs `chrono` with its `serde` feature).
     #[serde(default)]
     pub dates: DatesDef,
+    /// OpenAPI Overlay 1.0 documents applied to the description, in order, before it is read
+    /// (fixes to a description you do not own), relative to this spec.
+    #[serde(default)]
+    pub overlays: Vec<String>,
 }
 
 /// `openapi: { dates: .. }`.

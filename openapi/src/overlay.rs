@@ -1,0 +1,246 @@
+//! OpenAPI Overlay 1.0: the standard way to fix a description you do not own. An overlay is a
+//! list of actions, each a `target` (an RFC 9535 JSONPath) and an `update` merged into every
+//! node it selects, or `remove: true`. They are applied in order to the description's top
+//! document before anything is read of it.
+//!
+//! `update` into an object merges: its properties replace the node's of the same name, an
+//! object into an object merging in turn; into an array it is appended (each item of an array
+//! update); anything else is replaced. A target that selects nothing is a note, located at the
+//! action in the overlay, since an overlay written for one version of a description goes stale
+//! silently otherwise.
+
+use serde_json::{Map, Value};
+use serde_json_path::JsonPath;
+
+use crate::Error;
+use crate::document::Place;
+
+/// What applying an overlay found worth saying: (where in the overlay, what).
+pub(crate) type OverlayNote = (Place, String);
+
+/// Applies the overlay `overlay` (read from `at`) to `document`, returning its notes; an
+/// overlay that is not one, or a target that is not a JSONPath, is an error.
+pub(crate) fn apply(
+    document: &mut Value,
+    overlay: &Value,
+    at: &Place,
+) -> Result<Vec<OverlayNote>, Error> {
+    let version = overlay.get("overlay").and_then(Value::as_str);
+    if !version.is_some_and(|v| v.starts_with("1.0")) {
+        return Err(Error::at(
+            &at.child("overlay"),
+            "not an Overlay 1.0 document: `overlay: 1.0.0` is missing",
+        ));
+    }
+    let Some(actions) = overlay.get("actions").and_then(Value::as_array) else {
+        return Err(Error::at(
+            &at.child("actions"),
+            "an overlay needs its `actions:` list",
+        ));
+    };
+    let mut notes = Vec::new();
+    for (index, action) in actions.iter().enumerate() {
+        let here = at.child("actions").child(&index.to_string());
+        let Some(target) = action.get("target").and_then(Value::as_str) else {
+            return Err(Error::at(
+                &here,
+                "an action needs its `target:`, a JSONPath",
+            ));
+        };
+        let path = JsonPath::parse(target).map_err(|e| {
+            Error::at(
+                &here.child("target"),
+                format!("the target is not a JSONPath: {e}"),
+            )
+        })?;
+        let pointers: Vec<String> = path
+            .query_located(document)
+            .locations()
+            .map(|location| location.to_json_pointer())
+            .collect();
+        if pointers.is_empty() {
+            notes.push((
+                here.child("target"),
+                "the target selects nothing: the action does nothing".to_owned(),
+            ));
+            continue;
+        }
+        if action.get("remove").and_then(Value::as_bool) == Some(true) {
+            // The last first, so that removing an item does not move the ones still to go.
+            for pointer in pointers.iter().rev() {
+                if !remove(document, pointer) {
+                    notes.push((
+                        here.child("remove"),
+                        "the document itself cannot be removed".to_owned(),
+                    ));
+                }
+            }
+        } else if let Some(update) = action.get("update") {
+            for pointer in &pointers {
+                if let Some(node) = document.pointer_mut(pointer) {
+                    merge(node, update);
+                }
+            }
+        } else {
+            notes.push((
+                here,
+                "the action has neither `update:` nor `remove: true`".to_owned(),
+            ));
+        }
+    }
+    Ok(notes)
+}
+
+/// Merges `update` into `node`: an object's properties in turn, an array's items appended,
+/// anything else replaced.
+fn merge(node: &mut Value, update: &Value) {
+    match (node, update) {
+        (Value::Object(node), Value::Object(update)) => merge_object(node, update),
+        (Value::Array(items), Value::Array(more)) => items.extend(more.iter().cloned()),
+        (Value::Array(items), one) => items.push(one.clone()),
+        (node, update) => *node = update.clone(),
+    }
+}
+
+fn merge_object(node: &mut Map<String, Value>, update: &Map<String, Value>) {
+    for (key, value) in update {
+        match (node.get_mut(key), value) {
+            (Some(Value::Object(inner)), Value::Object(more)) => merge_object(inner, more),
+            _ => {
+                node.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
+
+/// Removes the node at `pointer` from its object or array; false for the document itself.
+fn remove(document: &mut Value, pointer: &str) -> bool {
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return false;
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    match document.pointer_mut(parent) {
+        Some(Value::Object(map)) => {
+            map.remove(&key);
+        }
+        Some(Value::Array(items)) => {
+            if let Ok(index) = key.parse::<usize>()
+                && index < items.len()
+            {
+                items.remove(index);
+            }
+        }
+        _ => {}
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn at() -> Place {
+        Place {
+            file: PathBuf::from("fix.yaml"),
+            pointer: String::new(),
+        }
+    }
+
+    fn overlay(actions: Value) -> Value {
+        json!({ "overlay": "1.0.0", "info": { "title": "t", "version": "1" }, "actions": actions })
+    }
+
+    fn described() -> Value {
+        json!({
+            "openapi": "3.1.0",
+            "info": { "title": "Pets", "version": "1" },
+            "paths": {
+                "/foo": { "get": { "description": "old", "parameters": [
+                    { "name": "filter", "in": "query" },
+                    { "name": "dummy", "in": "query" }
+                ] } },
+                "/bar": { "get": { "description": "old" } }
+            }
+        })
+    }
+
+    /// The specification's "structured overlay": one update of the root, merged level by level.
+    #[test]
+    fn a_structured_overlay_merges_into_the_root() {
+        let mut document = described();
+        let fix = overlay(json!([{ "target": "$", "update": {
+            "info": { "x-overlay-applied": "structured-overlay" },
+            "paths": { "/": { "summary": "The root resource" }, "/foo": { "get": { "x-rate-limit": 100 } } }
+        } }]));
+        assert!(apply(&mut document, &fix, &at()).unwrap().is_empty());
+        assert_eq!(document["info"]["title"], "Pets");
+        assert_eq!(document["info"]["x-overlay-applied"], "structured-overlay");
+        assert_eq!(document["paths"]["/"]["summary"], "The root resource");
+        assert_eq!(document["paths"]["/foo"]["get"]["x-rate-limit"], 100);
+        assert_eq!(
+            document["paths"]["/foo"]["get"]["description"], "old",
+            "merged, not replaced"
+        );
+    }
+
+    /// The specification's "targeted overlay", its wildcard and filter targets, an array
+    /// appended to and a filtered item removed.
+    #[test]
+    fn targeted_wildcard_array_and_remove_actions_apply_in_order() {
+        let mut document = described();
+        let fix = overlay(json!([
+            { "target": "$.paths['/foo'].get", "update": { "description": "This is the new description" } },
+            { "target": "$.paths['/bar']", "update": { "post": { "description": "a child object", "x-safe": false } } },
+            { "target": "$.paths.*.get", "update": { "x-safe": true } },
+            { "target": "$.paths.*.get.parameters[?@.name == 'filter' && @.in == 'query']",
+              "update": { "schema": { "$ref": "#/components/schemas/filterSchema" } } },
+            { "target": "$.paths.*.get.parameters", "update": { "name": "newParam", "in": "query" } },
+            { "target": "$.paths.*.get.parameters[?@.name == 'dummy']", "remove": true }
+        ]));
+        assert!(apply(&mut document, &fix, &at()).unwrap().is_empty());
+        let foo = &document["paths"]["/foo"]["get"];
+        assert_eq!(foo["description"], "This is the new description");
+        assert_eq!(foo["x-safe"], true);
+        assert_eq!(document["paths"]["/bar"]["get"]["x-safe"], true);
+        assert_eq!(document["paths"]["/bar"]["post"]["x-safe"], false);
+        let names: Vec<&str> = foo["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["filter", "newParam"]);
+        assert_eq!(
+            foo["parameters"][0]["schema"]["$ref"],
+            "#/components/schemas/filterSchema"
+        );
+    }
+
+    #[test]
+    fn a_target_that_selects_nothing_is_a_located_note_and_a_bad_one_an_error() {
+        let mut document = described();
+        let fix = overlay(json!([
+            { "target": "$.paths['/gone'].get", "update": { "x": 1 } },
+            { "target": "$.paths['/foo'].get", "update": { "x": 1 } }
+        ]));
+        let notes = apply(&mut document, &fix, &at()).unwrap();
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].0.pointer, "/actions/0/target");
+        assert!(notes[0].1.contains("selects nothing"), "{}", notes[0].1);
+        assert_eq!(document["paths"]["/foo"]["get"]["x"], 1);
+        let broken = overlay(json!([{ "target": "paths.foo", "remove": true }]));
+        let error = apply(&mut document, &broken, &at()).unwrap_err();
+        assert_eq!(error.pointer, "/actions/0/target");
+        assert!(
+            error.message.contains("not a JSONPath"),
+            "{}",
+            error.message
+        );
+        let unversioned = json!({ "actions": [] });
+        assert!(apply(&mut document, &unversioned, &at()).is_err());
+    }
+}
