@@ -62,7 +62,7 @@ pub(crate) struct Documents {
     /// Text files read for a `description`, so a build script reruns when they change.
     texts: Vec<PathBuf>,
     /// What applying the overlays found (a target that selects nothing), for the summary.
-    pub(crate) overlay_notes: Vec<crate::overlay::OverlayNote>,
+    pub(crate) overlay_notes: Vec<(Place, String)>,
     pub(crate) version: Version,
 }
 
@@ -97,11 +97,17 @@ impl Documents {
         let mut overlay_files = Vec::new();
         for overlay in overlays {
             let file = canonical(overlay)?;
-            let at = Place {
+            let place = |pointer: String| Place {
                 file: file.clone(),
-                pointer: String::new(),
+                pointer,
             };
-            overlay_notes.extend(crate::overlay::apply(&mut value, &read(&file)?, &at)?);
+            let notes = crate::overlay::apply(&mut value, &read(&file)?)
+                .map_err(|(pointer, message)| Error::at(&place(pointer), message))?;
+            overlay_notes.extend(
+                notes
+                    .into_iter()
+                    .map(|(pointer, message)| (place(pointer), message)),
+            );
             overlay_files.push(file);
         }
         let version = version(&value, &main)?;

@@ -12,44 +12,41 @@
 use serde_json::{Map, Value};
 use serde_json_path::JsonPath;
 
-use crate::Error;
-use crate::document::Place;
+/// Something said of an overlay: the JSON pointer in it, and what.
+pub(crate) type OverlayNote = (String, String);
 
-/// What applying an overlay found worth saying: (where in the overlay, what).
-pub(crate) type OverlayNote = (Place, String);
-
-/// Applies the overlay `overlay` (read from `at`) to `document`, returning its notes; an
-/// overlay that is not one, or a target that is not a JSONPath, is an error.
+/// Applies `overlay` to `document`, returning its notes; an overlay that is not one, or a
+/// target that is not a JSONPath, is an error, located the same way.
 pub(crate) fn apply(
     document: &mut Value,
     overlay: &Value,
-    at: &Place,
-) -> Result<Vec<OverlayNote>, Error> {
+) -> Result<Vec<OverlayNote>, OverlayNote> {
+    let at = Pointer(String::new());
     let version = overlay.get("overlay").and_then(Value::as_str);
     if !version.is_some_and(|v| v.starts_with("1.0")) {
-        return Err(Error::at(
-            &at.child("overlay"),
-            "not an Overlay 1.0 document: `overlay: 1.0.0` is missing",
+        return Err((
+            at.child("overlay").0,
+            "not an Overlay 1.0 document: `overlay: 1.0.0` is missing".to_owned(),
         ));
     }
     let Some(actions) = overlay.get("actions").and_then(Value::as_array) else {
-        return Err(Error::at(
-            &at.child("actions"),
-            "an overlay needs its `actions:` list",
+        return Err((
+            at.child("actions").0,
+            "an overlay needs its `actions:` list".to_owned(),
         ));
     };
     let mut notes = Vec::new();
     for (index, action) in actions.iter().enumerate() {
         let here = at.child("actions").child(&index.to_string());
         let Some(target) = action.get("target").and_then(Value::as_str) else {
-            return Err(Error::at(
-                &here,
-                "an action needs its `target:`, a JSONPath",
+            return Err((
+                here.0,
+                "an action needs its `target:`, a JSONPath".to_owned(),
             ));
         };
         let path = JsonPath::parse(target).map_err(|e| {
-            Error::at(
-                &here.child("target"),
+            (
+                here.child("target").0,
                 format!("the target is not a JSONPath: {e}"),
             )
         })?;
@@ -60,7 +57,7 @@ pub(crate) fn apply(
             .collect();
         if pointers.is_empty() {
             notes.push((
-                here.child("target"),
+                here.child("target").0,
                 "the target selects nothing: the action does nothing".to_owned(),
             ));
             continue;
@@ -70,7 +67,7 @@ pub(crate) fn apply(
             for pointer in pointers.iter().rev() {
                 if !remove(document, pointer) {
                     notes.push((
-                        here.child("remove"),
+                        here.child("remove").0,
                         "the document itself cannot be removed".to_owned(),
                     ));
                 }
@@ -83,12 +80,25 @@ pub(crate) fn apply(
             }
         } else {
             notes.push((
-                here,
+                here.0,
                 "the action has neither `update:` nor `remove: true`".to_owned(),
             ));
         }
     }
     Ok(notes)
+}
+
+/// A JSON pointer into the overlay, built a key at a time.
+struct Pointer(String);
+
+impl Pointer {
+    fn child(&self, key: &str) -> Pointer {
+        Pointer(format!(
+            "{}/{}",
+            self.0,
+            key.replace('~', "~0").replace('/', "~1")
+        ))
+    }
 }
 
 /// Merges `update` into `node`: an object's properties in turn, an array's items appended,
@@ -137,18 +147,9 @@ fn remove(document: &mut Value, pointer: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use serde_json::json;
 
     use super::*;
-
-    fn at() -> Place {
-        Place {
-            file: PathBuf::from("fix.yaml"),
-            pointer: String::new(),
-        }
-    }
 
     fn overlay(actions: Value) -> Value {
         json!({ "overlay": "1.0.0", "info": { "title": "t", "version": "1" }, "actions": actions })
@@ -176,7 +177,7 @@ mod tests {
             "info": { "x-overlay-applied": "structured-overlay" },
             "paths": { "/": { "summary": "The root resource" }, "/foo": { "get": { "x-rate-limit": 100 } } }
         } }]));
-        assert!(apply(&mut document, &fix, &at()).unwrap().is_empty());
+        assert!(apply(&mut document, &fix).unwrap().is_empty());
         assert_eq!(document["info"]["title"], "Pets");
         assert_eq!(document["info"]["x-overlay-applied"], "structured-overlay");
         assert_eq!(document["paths"]["/"]["summary"], "The root resource");
@@ -201,7 +202,7 @@ mod tests {
             { "target": "$.paths.*.get.parameters", "update": { "name": "newParam", "in": "query" } },
             { "target": "$.paths.*.get.parameters[?@.name == 'dummy']", "remove": true }
         ]));
-        assert!(apply(&mut document, &fix, &at()).unwrap().is_empty());
+        assert!(apply(&mut document, &fix).unwrap().is_empty());
         let foo = &document["paths"]["/foo"]["get"];
         assert_eq!(foo["description"], "This is the new description");
         assert_eq!(foo["x-safe"], true);
@@ -227,20 +228,16 @@ mod tests {
             { "target": "$.paths['/gone'].get", "update": { "x": 1 } },
             { "target": "$.paths['/foo'].get", "update": { "x": 1 } }
         ]));
-        let notes = apply(&mut document, &fix, &at()).unwrap();
+        let notes = apply(&mut document, &fix).unwrap();
         assert_eq!(notes.len(), 1);
-        assert_eq!(notes[0].0.pointer, "/actions/0/target");
+        assert_eq!(notes[0].0, "/actions/0/target");
         assert!(notes[0].1.contains("selects nothing"), "{}", notes[0].1);
         assert_eq!(document["paths"]["/foo"]["get"]["x"], 1);
         let broken = overlay(json!([{ "target": "paths.foo", "remove": true }]));
-        let error = apply(&mut document, &broken, &at()).unwrap_err();
-        assert_eq!(error.pointer, "/actions/0/target");
-        assert!(
-            error.message.contains("not a JSONPath"),
-            "{}",
-            error.message
-        );
+        let error = apply(&mut document, &broken).unwrap_err();
+        assert_eq!(error.0, "/actions/0/target");
+        assert!(error.1.contains("not a JSONPath"), "{}", error.1);
         let unversioned = json!({ "actions": [] });
-        assert!(apply(&mut document, &unversioned, &at()).is_err());
+        assert!(apply(&mut document, &unversioned).is_err());
     }
 }
