@@ -1,9 +1,15 @@
 //! Generates the bookshop client into OUT_DIR from `bookshop.yaml`, whose methods and types come
 //! from the OpenAPI description `api/bookshop.json`, and the streaming client from
-//! `streaming.yaml` and `api/assistant.yaml`; cargo reruns this when any of them changes.
+//! `streaming.yaml` and `api/assistant.yaml`, and a description that lies (`api/drifty.yaml`)
+//! with and without the overlay its drift wrote; cargo reruns this when any of them changes.
 
 fn main() {
-    for spec in ["bookshop.yaml", "streaming.yaml"] {
+    for spec in [
+        "bookshop.yaml",
+        "streaming.yaml",
+        "drifty.yaml",
+        "drifty_fixed.yaml",
+    ] {
         if let Err(error) = remcall_codegen::Builder::new().spec(spec).generate() {
             eprintln!("{error}");
             std::process::exit(1);

@@ -20,10 +20,11 @@ pub mod vars;
 
 pub use model::{
     AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition, Cookies,
-    DeadlinePolicy, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy,
-    Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile,
-    QueryParams, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope,
-    SemaphorePolicy, SharedBudget, SharedLimit, SlowCall, Strategy, Timeouts, Tls, Window,
+    DeadlinePolicy, DecodeMode, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, HedgeDelay,
+    HedgePolicy, Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError,
+    PoolPolicy, Profile, QueryParams, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy,
+    Roots, Scope, SemaphorePolicy, SharedBudget, SharedLimit, SlowCall, Strategy, Timeouts, Tls,
+    Window,
 };
 pub use settings::{
     BreakerSettings, EndpointSettings, HalfOpenRule, HedgeSettings, IsolationSettings,

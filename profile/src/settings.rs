@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::model::{
-    Auth, BreakerPolicy, Condition, HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm,
-    LogLevel, OnRedisError, Profile, Scope, Strategy, Tls, Window,
+    Auth, BreakerPolicy, Condition, DecodeMode, HeaderDef, HedgeDelay, Isolation, Jitter,
+    LimitAlgorithm, LogLevel, OnRedisError, Profile, Scope, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -41,6 +41,8 @@ pub struct Settings {
     pub cookies: BTreeMap<String, HeaderDef>,
     /// Logging level.
     pub log: LogLevel,
+    /// How an answer that does not fit its type is met.
+    pub decode: DecodeMode,
     /// Response size limit in bytes.
     pub max_response_bytes: u64,
     /// Empty pages in a row a paginated method follows before it stops with an error.
@@ -299,6 +301,7 @@ impl Settings {
             query: profile.query.clone().map(|q| q.0).unwrap_or_default(),
             cookies: profile.cookies.clone().map(|c| c.0).unwrap_or_default(),
             log: profile.log.unwrap_or(LogLevel::Basic),
+            decode: profile.decode.unwrap_or_default(),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
             max_empty_pages: profile.max_empty_pages.unwrap_or(DEFAULT_MAX_EMPTY_PAGES),
             max_event_bytes: profile.max_event_bytes.map_or(1 << 20, |b| b.0),

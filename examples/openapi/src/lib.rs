@@ -10,3 +10,13 @@ pub mod bookshop {
 pub mod streaming {
     remcall::include_client!("streaming");
 }
+
+/// A client of a description that lies about `content` (`drifty.yaml`).
+pub mod drifty {
+    remcall::include_client!("drifty");
+}
+
+/// The same description fixed by the overlay its drift wrote (`drifty_fixed.yaml`).
+pub mod drifty_fixed {
+    remcall::include_client!("drifty_fixed");
+}

@@ -51,6 +51,7 @@ replace_on_layer!(
     Scope,
     Window,
     LogLevel,
+    DecodeMode,
     Auth,
     Roots,
     Strategy,
@@ -126,6 +127,9 @@ partial! {
         interceptors: Vec<String>,
         /// How much of each call is logged through `tracing`.
         log: LogLevel,
+        /// `strict` (the default) or `lax`: an answer that does not fit its type is a `Decode`
+        /// error, or repaired with the nearest value and counted as drift.
+        decode: DecodeMode,
         /// Responses above this size fail with `BodyTooLarge`.
         max_response_bytes: ByteSize,
         /// A paginated method stops with an error after this many empty pages in a row, each
@@ -186,8 +190,8 @@ mod retry;
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
 pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
 pub use endpoints::{
-    Cookies, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots,
-    Strategy, Tls,
+    Cookies, DecodeMode, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams,
+    Roots, Strategy, Tls,
 };
 #[cfg(feature = "schema")]
 pub(crate) use isolation::IsolationRepr;

@@ -132,6 +132,29 @@ impl Client {
         }))
     }
 
+    /// The repairs `decode: lax` made of an answer: counted, and each path logged once.
+    #[cold]
+    fn record_drift(
+        &self,
+        state: &MethodState,
+        method: &'static crate::spec::MethodSpec,
+        drift: Vec<crate::wire::lax::Drift>,
+    ) {
+        for repair in drift {
+            if state.counters.record_drift(&repair) {
+                tracing::warn!(
+                    client = self.shared.spec.name,
+                    method = method.name,
+                    path = %repair.path,
+                    field = repair.field.as_deref().unwrap_or(""),
+                    declared = %repair.declared,
+                    came = repair.came,
+                    "the answer does not fit the description: repaired (decode: lax)"
+                );
+            }
+        }
+    }
+
     /// The first five steps, inside the call's span.
     async fn run<T>(
         &self,
@@ -146,7 +169,13 @@ impl Client {
         // 4. The attempts, on the isolation pool when the profile has one.
         let result = self.isolated(state, &request, &admitted).await;
         let dropped = crate::outcome::dropped(&result);
-        let result = result.and_then(decode);
+        let result = if state.settings.decode == remcall_profile::DecodeMode::Lax {
+            let (result, drift) = crate::wire::lax::decoding(|| result.and_then(decode));
+            self.record_drift(state, method, drift);
+            result
+        } else {
+            result.and_then(decode)
+        };
         // 5. The logical call, recorded once.
         admitted.record(state, &result, dropped, Instant::now());
         result.map_err(named)

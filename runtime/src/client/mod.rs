@@ -134,6 +134,24 @@ impl Observer {
         Some(Client { shared }.stats())
     }
 
+    /// What `decode: lax` repaired of the answers so far, as an OpenAPI Overlay 1.0 document
+    /// (JSON) that makes the description say what the server sends: write it to a file,
+    /// review it, and import with it (`remcall import DESC --overlay FILE`, or `openapi: {
+    /// overlays: [FILE] }`); strict decoding then passes. `None` once the client is gone.
+    pub fn drift_overlay(&self) -> Option<String> {
+        let shared = self.shared.upgrade()?;
+        let seen: Vec<(&str, Vec<crate::wire::lax::Drift>)> = shared
+            .spec
+            .methods
+            .iter()
+            .filter_map(|m| {
+                let state = shared.made(m.index)?;
+                Some((m.name, state.counters.drift_log.seen()))
+            })
+            .collect();
+        Some(crate::observe::drift::overlay(shared.spec.name, &seen))
+    }
+
     /// Each used method's last two minutes, second by second, oldest first (feature
     /// `dashboard`); methods never called are left out.
     #[cfg(feature = "dashboard")]

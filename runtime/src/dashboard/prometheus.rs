@@ -18,7 +18,7 @@ type MethodFamily = (
 /// A metric family of endpoints.
 type EndpointFamily = (&'static str, &'static str, fn(&EndpointStats) -> f64);
 
-const METHODS: [MethodFamily; 22] = [
+const METHODS: [MethodFamily; 23] = [
     (
         "remcall_method_calls_total",
         "Logical calls.",
@@ -114,6 +114,12 @@ const METHODS: [MethodFamily; 22] = [
         "Its streams open now.",
         "gauge",
         |m| Some(m.streams_open as f64),
+    ),
+    (
+        "remcall_method_drift_total",
+        "Fields of answers repaired under `decode: lax`.",
+        "counter",
+        |m| Some(m.drift as f64),
     ),
     (
         "remcall_method_latency_p50_seconds",

@@ -60,6 +60,9 @@ pub struct MethodStats {
     pub streams_broken: u64,
     /// Its streams open now.
     pub streams_open: u64,
+    /// Answers repaired under `decode: lax`: each field that came null, missing or of another
+    /// kind than the description says, once per answer.
+    pub drift: u64,
     /// Calls in flight through the bulkhead (or pool, or adaptive limit) and how many it allows
     /// now; absent under `isolation: none`. A client-wide bulkhead is the client's figure.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,6 +110,7 @@ impl MethodStats {
             resumes: 0,
             streams_broken: 0,
             streams_open: 0,
+            drift: 0,
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
@@ -189,6 +193,9 @@ pub(crate) struct Counters {
     resumes: AtomicU64,
     streams_broken: AtomicU64,
     streams_open: AtomicU64,
+    drift: AtomicU64,
+    /// Where drift was seen (each place once), for the log and the overlay.
+    pub(crate) drift_log: crate::observe::drift::DriftLog,
     latencies: Latencies,
     /// The last two minutes, second by second, for the dashboard.
     #[cfg(feature = "dashboard")]
@@ -236,6 +243,8 @@ impl Counters {
             resumes: AtomicU64::new(0),
             streams_broken: AtomicU64::new(0),
             streams_open: AtomicU64::new(0),
+            drift: AtomicU64::new(0),
+            drift_log: crate::observe::drift::DriftLog::default(),
             latencies: Latencies::new(now),
             #[cfg(feature = "dashboard")]
             history: crate::observe::history::History::new(now),
@@ -323,6 +332,12 @@ impl Counters {
         self.resumes.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Counts one repair; true the first time its place is seen, so it is logged once.
+    pub(crate) fn record_drift(&self, drift: &crate::wire::lax::Drift) -> bool {
+        self.drift.fetch_add(1, Ordering::Relaxed);
+        self.drift_log.first(drift)
+    }
+
     pub(crate) fn record_stream_broken(&self) {
         self.streams_broken.fetch_add(1, Ordering::Relaxed);
     }
@@ -355,6 +370,7 @@ impl Counters {
             resumes: load(&self.resumes),
             streams_broken: load(&self.streams_broken),
             streams_open: load(&self.streams_open),
+            drift: load(&self.drift),
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,

@@ -26,6 +26,11 @@ pub(crate) fn note_failed_field(name: &'static str, field: &'static str) {
     });
 }
 
+/// The field noted since the last [`forget_failed_field`], taken.
+pub(crate) fn failed_field() -> Option<(&'static str, &'static str)> {
+    FAILED_FIELD.with(Cell::take)
+}
+
 /// Forgets a noted field: the alternative of a union it was in was dropped.
 pub(crate) fn forget_failed_field() {
     FAILED_FIELD.with(|noted| noted.set(None));
@@ -66,10 +71,40 @@ fn reworded(what: &str) -> String {
     what.to_owned()
 }
 
+/// `path` (a JSONPath) and then member `key`.
+pub(crate) fn child_path(path: &str, key: &str) -> String {
+    let mut out = path.to_owned();
+    push_key(&mut out, key);
+    out
+}
+
+/// Adds member `key` to a JSONPath: `.name` for a plain word, else `['…']`, escaped.
+fn push_key(out: &mut String, key: &str) {
+    let plain = !key.is_empty()
+        && !key.starts_with(|c: char| c.is_ascii_digit())
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        let _ = write!(out, ".{key}");
+        return;
+    }
+    out.push_str("['");
+    for c in key.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if !c.is_ascii_graphic() && c != ' ' => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push_str("']");
+}
+
 /// A JSONPath (RFC 9535) of `path`: `$`, `.name` for a key that is a plain word, `['…']` for
 /// any other, `[3]` for a position. A key is the server's text: anything but printable ASCII in
 /// it is written as `\uXXXX`, so it cannot break a log line or repaint a terminal.
-fn json_path(path: &serde_path_to_error::Path) -> String {
+pub(crate) fn json_path(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::from("$");
     for segment in path.iter() {
@@ -77,27 +112,7 @@ fn json_path(path: &serde_path_to_error::Path) -> String {
             Segment::Seq { index } => {
                 let _ = write!(out, "[{index}]");
             }
-            Segment::Map { key } | Segment::Enum { variant: key } => {
-                let plain = !key.is_empty()
-                    && !key.starts_with(|c: char| c.is_ascii_digit())
-                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                if plain {
-                    let _ = write!(out, ".{key}");
-                } else {
-                    out.push_str("['");
-                    for c in key.chars() {
-                        match c {
-                            '\'' => out.push_str("\\'"),
-                            '\\' => out.push_str("\\\\"),
-                            c if !c.is_ascii_graphic() && c != ' ' => {
-                                let _ = write!(out, "\\u{:04x}", u32::from(c));
-                            }
-                            c => out.push(c),
-                        }
-                    }
-                    out.push_str("']");
-                }
-            }
+            Segment::Map { key } | Segment::Enum { variant: key } => push_key(&mut out, key),
             Segment::Unknown => out.push_str(".?"),
         }
     }

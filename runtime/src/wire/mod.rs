@@ -4,6 +4,7 @@
 pub(crate) mod constant;
 mod derive;
 pub(crate) mod enums;
+pub(crate) mod lax;
 pub(crate) mod located;
 pub(crate) mod multipart;
 pub(crate) mod nullable;

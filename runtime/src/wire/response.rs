@@ -93,7 +93,13 @@ pub mod decode {
 
     /// The body as JSON.
     pub fn json<T: DeserializeOwned>(response: Response) -> Result<T, Error> {
-        serde_json::from_slice(&response.body).map_err(|e| {
+        let strict = serde_json::from_slice(&response.body);
+        if strict.is_err()
+            && let Some(repaired) = crate::wire::lax::repaired::<T>(&response.body)
+        {
+            return Ok(repaired);
+        }
+        strict.map_err(|e| {
             let mut message = format!(
                 "the response body is not a valid `{}`",
                 short_type_name::<T>()

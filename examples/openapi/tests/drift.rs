@@ -1,0 +1,99 @@
+//! A description that lies, end to end: `api/drifty.yaml` says a file's `content` is always
+//! text and its `size` always there; the loopback server sends null for an empty file, a list
+//! for a directory and no size for it. Strict decoding says where; `decode: lax` keeps going
+//! and counts the drift; the drift becomes an overlay (committed as `api/drifty-fix.json`),
+//! and the client generated with it decodes the same answers strictly.
+
+use axum::Router;
+use axum::extract::Path;
+use axum::routing::get;
+use remcall::serde_json::{Value, json};
+use remcall::{ErrorKind, Observe, Profile};
+use remcall_example_openapi::drifty::Drifty;
+use remcall_example_openapi::drifty_fixed::{ContentsContent, DriftyFixed};
+use testkit::Server;
+
+async fn server() -> Server {
+    let router = Router::new().route(
+        "/api/contents/{name}",
+        get(|Path(name): Path<String>| async move {
+            axum::Json(match name.as_str() {
+                "empty.txt" => json!({ "name": "empty.txt", "content": null, "size": 0 }),
+                "docs" => json!({ "name": "docs", "content": [{ "name": "a.md" }] }),
+                _ => json!({ "name": name, "content": "hello", "size": 5 }),
+            })
+        }),
+    );
+    Server::start(router).await
+}
+
+fn url(server: &Server) -> String {
+    format!("{}/api", server.url())
+}
+
+#[tokio::test]
+async fn strict_decoding_says_where_the_description_lies() {
+    let server = server().await;
+    let drifty = Drifty::new(&url(&server)).unwrap();
+    assert_eq!(drifty.get_contents("a.txt").await.unwrap().content, "hello");
+    let error = drifty.get_contents("empty.txt").await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode);
+    assert_eq!(
+        error.to_string(),
+        "Drifty.get_contents: the response body is not a valid `Contents`: `Contents.content` \
+         (at `$.content`): null, where the description says a string"
+    );
+}
+
+#[tokio::test]
+async fn lax_decoding_keeps_going_counts_drift_and_writes_the_overlay_that_fixes_it() {
+    let server = server().await;
+    let drifty = Drifty::builder()
+        .base_url(&url(&server))
+        .profile(Profile::from_yaml_str("decode: lax").unwrap())
+        .build()
+        .unwrap();
+    let empty = drifty.get_contents("empty.txt").await.unwrap();
+    assert_eq!((empty.content.as_str(), empty.size), ("", 0));
+    let docs = drifty.get_contents("docs").await.unwrap();
+    assert_eq!(
+        docs.content, r#"[{"name":"a.md"}]"#,
+        "a list kept as its JSON text"
+    );
+    assert_eq!(docs.size, 0, "a missing size takes its type's default");
+    let stats = drifty.stats();
+    assert_eq!(stats.method("get_contents").unwrap().drift, 3);
+
+    let written: Value =
+        remcall::serde_json::from_str(&drifty.observe().drift_overlay().unwrap()).unwrap();
+    let committed: Value = remcall::serde_json::from_str(include_str!("../api/drifty-fix.json"))
+        .expect("api/drifty-fix.json is JSON");
+    assert_eq!(
+        written,
+        committed,
+        "the drift's overlay is what api/drifty-fix.json holds:\n{}",
+        remcall::serde_json::to_string_pretty(&written).unwrap()
+    );
+}
+
+#[tokio::test]
+async fn the_client_built_with_the_overlay_decodes_the_same_answers_strictly() {
+    let server = server().await;
+    let fixed = DriftyFixed::new(&url(&server)).unwrap();
+    let empty = fixed.get_contents("empty.txt").await.unwrap();
+    assert_eq!(empty.content, None);
+    // The overlay widened `content` to text or a list, nullable; `size` optional.
+    let docs = fixed.get_contents("docs").await.unwrap();
+    assert_eq!(
+        docs.content,
+        Some(ContentsContent::ValueList(vec![json!({ "name": "a.md" })]))
+    );
+    assert_eq!(docs.size, None);
+    let file = fixed.get_contents("a.txt").await.unwrap();
+    assert_eq!(
+        file.content,
+        Some(ContentsContent::String("hello".to_owned()))
+    );
+    assert_eq!(file.size, Some(5));
+    assert_eq!(fixed.stats().method("get_contents").unwrap().drift, 0);
+}
