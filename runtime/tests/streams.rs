@@ -235,22 +235,25 @@ async fn a_post_stream_is_not_resumed_since_it_may_not_be_repeated() {
     assert_eq!(server.received().len(), 1);
 }
 
-#[tokio::test]
-async fn a_silent_stream_ends_after_the_idle_timeout() {
-    let router = Router::new().route(
+/// A server of `/ticks` that sends one event, then nothing for longer than a test runs.
+fn one_event_then_silence() -> Router {
+    Router::new().route(
         "/ticks",
         get(|| async {
             let stream = futures_util::stream::unfold(0, |n| async move {
                 if n > 0 {
-                    // Silence, for longer than the test runs.
                     tokio::time::sleep(Duration::from_secs(3600)).await;
                 }
                 Some((Ok::<_, std::io::Error>(Bytes::from("data: {}\n\n")), n + 1))
             });
             sse(Body::from_stream(stream))
         }),
-    );
-    let server = Server::start(router).await;
+    )
+}
+
+#[tokio::test]
+async fn a_silent_stream_ends_after_the_idle_timeout() {
+    let server = Server::start(one_event_then_silence()).await;
     let client = client_at(&server.url(), "timeout: { idle: 150ms }");
     let started = std::time::Instant::now();
     let items = drain(ticks(&client).await.unwrap()).await;
@@ -290,19 +293,7 @@ async fn an_event_that_never_ends_is_refused_within_max_event_bytes() {
 
 #[tokio::test]
 async fn an_open_stream_holds_its_bulkhead_slot_until_dropped() {
-    let router = Router::new().route(
-        "/ticks",
-        get(|| async {
-            let stream = futures_util::stream::unfold(0, |n| async move {
-                if n > 0 {
-                    tokio::time::sleep(Duration::from_secs(3600)).await;
-                }
-                Some((Ok::<_, std::io::Error>(Bytes::from("data: {}\n\n")), n + 1))
-            });
-            sse(Body::from_stream(stream))
-        }),
-    );
-    let server = Server::start(router).await;
+    let server = Server::start(one_event_then_silence()).await;
     let client = client_at(
         &server.url(),
         "isolation: { semaphore: { max_concurrent: 1, max_wait: 0s } }",
