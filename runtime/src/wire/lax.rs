@@ -38,13 +38,21 @@ thread_local! {
 
 /// Runs `decode` with lax mode on, returning its result and the repairs it made.
 pub(crate) fn decoding<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
+    /// Turns lax mode off when dropped: after the decode, or should it panic, so the thread's
+    /// next strict decode stays strict.
+    struct Off;
+    impl Drop for Off {
+        fn drop(&mut self) {
+            LAX.with(|lax| lax.set(false));
+        }
+    }
+    REPAIRED.with(|repaired| repaired.borrow_mut().clear());
     LAX.with(|lax| lax.set(true));
+    let off = Off;
     let result = decode();
-    LAX.with(|lax| lax.set(false));
-    (
-        result,
-        REPAIRED.with(|repaired| std::mem::take(&mut *repaired.borrow_mut())),
-    )
+    drop(off);
+    let repairs = REPAIRED.with(|repaired| std::mem::take(&mut *repaired.borrow_mut()));
+    (result, repairs)
 }
 
 /// When lax mode is on: `body` as a `T` after the repairs it needs, or `None` when lax mode is
