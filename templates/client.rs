@@ -264,7 +264,7 @@ impl{% if let Some(fallback) = client.fallback_trait %}<F: {{ fallback }}>{% end
         {%- if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% call passed_of(method) %}{% endcall %}{{ method.locals.cause }});
         let {{ method.locals.request }} = self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %});
-        self.inner.stream_or_fallback(&{{ method.spec_const }}, {{ method.locals.request }}, {{ method.locals.fallback }}).await
+        self.inner.or_fallback(&{{ method.spec_const }}, {{ method.locals.request }}, {{ method.locals.fallback }}).await
         {%- else %}
         self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %}).await
         {%- endif %}

@@ -31,6 +31,7 @@ use tracing::Instrument;
 
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
+use crate::spec::MethodSpec;
 use crate::wire::request::Request;
 use crate::wire::response::Response;
 
@@ -79,9 +80,7 @@ impl Client {
     }
 
     /// [`Client::call`], then step 6: a failure a fallback may answer (see
-    /// [`Error::allows_fallback`]) goes to `fallback`. An answer (`Ok`) counts as a fallback in
-    /// the statistics; a fallback that passes the failure on, as the generated defaults and
-    /// `NoFallback` do, leaves the call a failure.
+    /// [`Error::allows_fallback`]) goes to `fallback` ([`Client::fall_back`]).
     pub async fn call_or_fallback<T, Answer>(
         &self,
         request: Request,
@@ -91,17 +90,50 @@ impl Client {
     where
         Answer: Future<Output = Result<T, Error>>,
     {
+        // The call's future is awaited here, not handed to `or_fallback`: a future passed to an
+        // `async fn` and awaited there is held twice in its state.
         let method = request.method;
         match self.call(request, decode).await {
-            Err(cause) if cause.allows_fallback() => {
-                let answer = fallback(cause).await;
-                if answer.is_ok() {
-                    self.shared.method(method).counters.record_fallback();
-                }
-                answer
-            }
+            Err(cause) if cause.allows_fallback() => self.fall_back(method, cause, fallback).await,
             result => result,
         }
+    }
+
+    /// Step 6 of what `answered` runs (a stream's opening): a failure a fallback may answer goes
+    /// to `fallback` ([`Client::fall_back`]), whose stream (`Events::from_items`, or another
+    /// source's) is returned instead.
+    pub async fn or_fallback<S, Answer>(
+        &self,
+        method: &'static MethodSpec,
+        answered: impl Future<Output = Result<S, Error>>,
+        fallback: impl FnOnce(Error) -> Answer,
+    ) -> Result<S, Error>
+    where
+        Answer: Future<Output = Result<S, Error>>,
+    {
+        match answered.await {
+            Err(cause) if cause.allows_fallback() => self.fall_back(method, cause, fallback).await,
+            result => result,
+        }
+    }
+
+    /// The fallback's answer to `cause`: an answer (`Ok`) counts as a fallback in the
+    /// statistics; a fallback that passes the failure on, as the generated defaults and
+    /// `NoFallback` do, leaves the call a failure.
+    async fn fall_back<S, Answer>(
+        &self,
+        method: &'static MethodSpec,
+        cause: Error,
+        fallback: impl FnOnce(Error) -> Answer,
+    ) -> Result<S, Error>
+    where
+        Answer: Future<Output = Result<S, Error>>,
+    {
+        let answer = fallback(cause).await;
+        if answer.is_ok() {
+            self.shared.method(method).counters.record_fallback();
+        }
+        answer
     }
 
     /// Step 4 of an admitted call: the attempts, on the isolation pool when the profile has one.
@@ -137,7 +169,7 @@ impl Client {
     fn record_drift(
         &self,
         state: &MethodState,
-        method: &'static crate::spec::MethodSpec,
+        method: &'static MethodSpec,
         drift: Vec<crate::wire::lax::Drift>,
     ) {
         for repair in drift {

@@ -20,7 +20,6 @@ use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::outcome::{self, StreamBreak};
 use crate::policy::retry::backoff;
-use crate::spec::MethodSpec;
 use crate::stream::lines::LineSplitter;
 use crate::stream::sse::SseParser;
 use crate::stream::{EventDecoder, Events, Feed, Format, Lines, LinesFormat, Sender, SseFormat};
@@ -61,29 +60,6 @@ impl Client {
             names: (self.shared.spec.name, request.method.name),
         };
         self.open(request, format).await.map(Lines::from_feed)
-    }
-
-    /// A stream's opening, then step 6: a failure a fallback may answer goes to `fallback`,
-    /// whose stream (`Events::from_items`, or another source's) is the answer.
-    pub async fn stream_or_fallback<S, Answer>(
-        &self,
-        method: &'static MethodSpec,
-        opened: impl Future<Output = Result<S, Error>>,
-        fallback: impl FnOnce(Error) -> Answer,
-    ) -> Result<S, Error>
-    where
-        Answer: Future<Output = Result<S, Error>>,
-    {
-        match opened.await {
-            Err(cause) if cause.allows_fallback() => {
-                let answer = fallback(cause).await;
-                if answer.is_ok() {
-                    self.shared.method(method).counters.record_fallback();
-                }
-                answer
-            }
-            result => result,
-        }
     }
 
     /// Starts the stream's producer and runs it until the stream is open or has failed to.

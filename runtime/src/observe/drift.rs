@@ -10,6 +10,7 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::{Value, json};
 
 use crate::wire::lax::Drift;
+use crate::wire::located::string_literal as literal;
 
 /// Places drift was seen at, at most [`DriftLog::REMEMBERED`]: a server that drifts everywhere
 /// is logged that much and counted on.
@@ -129,24 +130,9 @@ pub(crate) fn overlay(client: &str, seen: &[(&str, Vec<Drift>)]) -> String {
     serde_json::to_string_pretty(&document).unwrap_or_default()
 }
 
-/// A name selector: `['name']`, the name escaped as a JSONPath string.
+/// A name selector: `['name']`.
 fn selector(name: &str) -> String {
     format!("[{}]", literal(name))
-}
-
-/// A JSONPath string literal (single-quoted, escaped).
-fn literal(text: &str) -> String {
-    let mut out = String::from("'");
-    for c in text.chars() {
-        match c {
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
 }
 
 #[cfg(test)]

@@ -87,8 +87,17 @@ fn push_key(out: &mut String, key: &str) {
         let _ = write!(out, ".{key}");
         return;
     }
-    out.push_str("['");
-    for c in key.chars() {
+    out.push('[');
+    out.push_str(&string_literal(key));
+    out.push(']');
+}
+
+/// `text` as a JSONPath string literal, single-quoted: a quote and a backslash escaped, and
+/// anything but printable ASCII as `\uXXXX` (the text may be a server's).
+pub(crate) fn string_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for c in text.chars() {
         match c {
             '\'' => out.push_str("\\'"),
             '\\' => out.push_str("\\\\"),
@@ -98,7 +107,8 @@ fn push_key(out: &mut String, key: &str) {
             c => out.push(c),
         }
     }
-    out.push_str("']");
+    out.push('\'');
+    out
 }
 
 /// A JSONPath (RFC 9535) of `path`: `$`, `.name` for a key that is a plain word, `['…']` for

@@ -167,7 +167,7 @@ impl<F: AssistantFallback> Assistant<F> {
         let request = self
             .inner
             .call_events(request, remcall::__codegen::event_json, Some("[DONE]"));
-        self.inner.stream_or_fallback(&COMPLETE, request, fallback).await
+        self.inner.or_fallback(&COMPLETE, request, fallback).await
     }
     /// A run's events as they happen; resumed from the last event id when the stream breaks.
     ///
@@ -179,7 +179,7 @@ impl<F: AssistantFallback> Assistant<F> {
         let request = RUN_EVENTS.request().path("id", id);
         let fallback = |cause| self.fallback.run_events(id, cause);
         let request = self.inner.call_events(request, RunEvent::from_event, None);
-        self.inner.stream_or_fallback(&RUN_EVENTS, request, fallback).await
+        self.inner.or_fallback(&RUN_EVENTS, request, fallback).await
     }
     /// The service's log, one JSON line an entry.
     ///
@@ -191,7 +191,7 @@ impl<F: AssistantFallback> Assistant<F> {
         let request = LOGS.request().query("level", level);
         let fallback = |cause| self.fallback.logs(level, cause);
         let request = self.inner.call_lines(request, remcall::__codegen::line_json);
-        self.inner.stream_or_fallback(&LOGS, request, fallback).await
+        self.inner.or_fallback(&LOGS, request, fallback).await
     }
 }
 /// Builds a [`Assistant`].
