@@ -15,6 +15,7 @@ mod conformance;
 mod corpus;
 mod fresh;
 mod layers;
+mod servers;
 mod test;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ fn main() -> anyhow::Result<()> {
         ["codegen"] => codegen(false),
         ["codegen", "--check"] => codegen(true),
         ["test"] => test::run(&workspace_root()),
+        ["servers"] => servers::provision(&workspace_root()),
         ["fresh-machine"] => fresh::run(&workspace_root()),
         ["fresh-machine", "--help"] => {
             println!("{}", fresh::HELP);
@@ -77,7 +79,7 @@ fn main() -> anyhow::Result<()> {
             conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask test | cargo xtask fresh-machine [--help] | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
+            "usage: cargo xtask test | cargo xtask servers | cargo xtask fresh-machine [--help] | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
         ),
     }
 }

@@ -1,7 +1,8 @@
 //! `cargo xtask test`: the README's test command. It provisions what the tests start — Debian's
-//! `redis-server` and `chromium`, node and npm, and Prism from npm into `target/prism` — when
-//! they are missing (as root, with apt), or says exactly what to install, and then runs every
-//! test: the workspace's, and the importer's conformance check against Prism.
+//! `redis-server` and `chromium`, node and npm, python3 and pip, Prism from npm into
+//! `target/prism`, and the real servers from PyPI into `target/servers` — when they are missing
+//! (as root, with apt), or says exactly what to install, and then runs every test: the
+//! workspace's, and the importer's conformance check against Prism.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,11 +14,13 @@ const NEEDED: &[(&str, &[&str])] = &[
     ("redis-server", &["redis-server"]),
     ("chromium", &["chromium"]),
     ("npm", &["nodejs", "npm"]),
+    ("python3", &["python3", "python3-pip"]),
 ];
 
 pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     provision()?;
     crate::conformance::prism(root)?;
+    crate::servers::provision(root)?;
     let status = Command::new(env!("CARGO"))
         .current_dir(root)
         .args(["test", "--workspace"])
