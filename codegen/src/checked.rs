@@ -333,6 +333,11 @@ pub enum NextPage {
         /// The relation.
         rel: String,
     },
+    /// The URL in the response header `header`.
+    HeaderUrl {
+        /// The header's name.
+        header: String,
+    },
     /// An offset in query parameter `param`, moved on by each page's items.
     Offset {
         /// The query parameter's wire name.

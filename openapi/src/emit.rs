@@ -301,6 +301,9 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
     };
     match paginate {
         Paginate::LinkHeader => pairs([("link_header", "next".into())]),
+        Paginate::HeaderUrl { items, header } => {
+            with_items(items.as_ref(), "next_url_header", text(header))
+        }
         Paginate::NextUrl { items, next } => {
             pairs([("items", text(items)), ("next_url", text(next))])
         }

@@ -89,6 +89,34 @@ const NEXT_URLS: &[&str] = &[
     "next",
 ];
 
+/// Response headers holding the next page's URL, when their value is declared a URI (`format:
+/// uri`) or their name says so (`url`, `link`): GitLab's `X-Next-Page` is a page number.
+const NEXT_URL_HEADERS: &[&str] = &[
+    "nextpage",
+    "xnextpage",
+    "nextpageurl",
+    "xnextpageurl",
+    "nexturl",
+    "xnexturl",
+    "nextlink",
+    "xnextlink",
+];
+
+/// True when the response header `name`, declared as `declared` (its 3.x `schema`, or the 2.0
+/// header object itself), holds the next page's URL.
+pub(crate) fn is_next_url_header(name: &str, declared: &serde_json::Value) -> bool {
+    let plain = plain(name);
+    let format = declared.get("format").and_then(serde_json::Value::as_str);
+    let text = declared
+        .get("type")
+        .is_none_or(|t| t.as_str() == Some("string"));
+    NEXT_URL_HEADERS.contains(&plain.as_str())
+        && text
+        && (matches!(format, Some("uri" | "uri-reference" | "url"))
+            || plain.ends_with("url")
+            || plain.ends_with("link"))
+}
+
 /// A name as the lists above hold it.
 fn plain(name: &str) -> String {
     name.chars()
@@ -134,7 +162,7 @@ impl Builder<'_> {
     }
 
     fn paging_of(&self, method: &MethodOut, page: &Ty) -> Option<Paginate> {
-        let hint = method.pages_hint;
+        let hint = &method.pages_hint;
         let fields = self.struct_fields(page);
         let field = |name: &str| fields.iter().find(|f| f.wire() == name).cloned();
         if hint.dropshot {
@@ -149,6 +177,18 @@ impl Builder<'_> {
                 }
                 _ => None,
             };
+        }
+        if let Some(header) = &hint.next_url_header {
+            let lists: Vec<&FieldOut> = fields.iter().filter(|f| f.ty.is_list()).collect();
+            let items = match (page, lists.as_slice()) {
+                (Ty::Vec(_), _) => None,
+                (_, [items]) => Some(items.key.clone()),
+                _ => return None,
+            };
+            return Some(Paginate::HeaderUrl {
+                items,
+                header: header.clone(),
+            });
         }
         if matches!(page, Ty::Vec(_)) {
             if hint.link_header {

@@ -30,10 +30,24 @@ impl Builder<'_> {
         if replaced.is_empty() {
             return;
         }
-        // The first use's name is one operation's; a shape several share is named for all.
+        // The first use's name is one operation's; a shape several share is named for all. A
+        // title that several shapes carry (Kinto's `ObjectSchema`: a bucket, a collection, a
+        // record) names none of them: numbered in document order (`ObjectSchema3`), the name
+        // would move to another shape when the server gains an operation.
+        let mut shapes_titled: HashMap<&str, usize> = HashMap::new();
+        for uses in members.values() {
+            if let Some(title) = uses.iter().find_map(|name| self.titles.get(*name)) {
+                *shapes_titled.entry(title.as_str()).or_default() += 1;
+            }
+        }
+        let contested: HashSet<String> = shapes_titled
+            .into_iter()
+            .filter(|(_, shapes)| *shapes > 1)
+            .map(|(title, _)| title.to_owned())
+            .collect();
         let mut renamed: Vec<(String, String)> = Vec::new();
         for uses in members.values().filter(|uses| uses.len() > 1) {
-            if let Some(name) = self.shared_name(uses) {
+            if let Some(name) = self.shared_name(uses, &contested) {
                 let name = crate::names::unique(&name, "", &mut self.taken_types);
                 renamed.push((uses[0].to_owned(), name));
             }
@@ -120,11 +134,15 @@ impl Builder<'_> {
     }
 
     /// The name of a shape `uses` share (type names, first use first): the schema's `title`
-    /// where one of them has it, else the words all their names end with (`…Error400`) unless a
-    /// type has that name; nothing when they have neither in common, or when the name is what
-    /// the first use has already.
-    fn shared_name(&self, uses: &[&str]) -> Option<String> {
-        let name = match uses.iter().find_map(|name| self.titles.get(*name)) {
+    /// where one of them has it and no other shape does (`contested`), else the words all their
+    /// names end with (`…Error400`) unless a type has that name; nothing when they have neither
+    /// in common, or when the name is what the first use has already.
+    fn shared_name(&self, uses: &[&str], contested: &HashSet<String>) -> Option<String> {
+        let title = uses
+            .iter()
+            .find_map(|name| self.titles.get(*name))
+            .filter(|title| !contested.contains(*title));
+        let name = match title {
             Some(title) => crate::names::type_name(title),
             None => {
                 let words: Vec<Vec<&str>> = uses.iter().map(|name| words(name)).collect();
@@ -139,7 +157,13 @@ impl Builder<'_> {
                 if common == 0 {
                     return None;
                 }
-                let name = crate::names::type_name(&words[0][words[0].len() - common..].concat());
+                let suffix = words[0][words[0].len() - common..].concat();
+                // A word only says the use's role (`Result`, `Body`): the first use's name says
+                // more.
+                if ROLE_WORDS.contains(&suffix.as_str()) {
+                    return None;
+                }
+                let name = crate::names::type_name(&suffix);
                 // `Pagination2` beside a declared `Pagination` says less than the first use's name.
                 if self
                     .taken_types
@@ -154,6 +178,9 @@ impl Builder<'_> {
         (name != uses[0]).then_some(name)
     }
 }
+
+/// The words an inline type's name ends with by its role where it stands, which name no shape.
+const ROLE_WORDS: &[&str] = &["Result", "Body", "Item", "Error", "Response", "Request"];
 
 /// A PascalCase name's words: each starts at an uppercase letter (`Error400` is one).
 fn words(name: &str) -> Vec<&str> {

@@ -165,6 +165,11 @@ pub(crate) struct StreamOut {
 pub(crate) enum Paginate {
     /// `paginate: { link_header: next }`: the page is the list.
     LinkHeader,
+    /// `paginate: { items, next_url_header }` (no `items`: the page is the list).
+    HeaderUrl {
+        items: Option<String>,
+        header: String,
+    },
     /// `paginate: { items, next_url }`.
     NextUrl { items: String, next: String },
     /// `paginate: { items, cursor: { param, from } }`.
@@ -201,9 +206,12 @@ pub(crate) enum Paginate {
 }
 
 /// What an operation's description says of its pages.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct PagesHint {
     pub(crate) link_header: bool,
+    /// A response header that holds the next page's URL (`Next-Page`, `X-Next-Link`), its name
+    /// as declared.
+    pub(crate) next_url_header: Option<String>,
     pub(crate) dropshot: bool,
 }
 

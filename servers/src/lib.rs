@@ -21,6 +21,9 @@ mod chromadb_workload;
 #[cfg(any())]
 #[path = "../workloads/jupyter-server.rs"]
 mod jupyter_server_workload;
+#[cfg(any())]
+#[path = "../workloads/kinto.rs"]
+mod kinto_workload;
 
 /// The workspace's root (this crate is one of its members).
 pub fn workspace() -> std::path::PathBuf {

@@ -414,6 +414,7 @@ fn paging(method: &checked::Method, p: &checked::Pagination) -> PagingIr {
         }
         NextPage::BodyUrl { field } => format!("BodyUrl {{ field: {} }}", list(field)),
         NextPage::LinkHeader { rel } => format!("LinkHeader {{ rel: {rel:?} }}"),
+        NextPage::HeaderUrl { header } => format!("HeaderUrl {{ header: {header:?} }}"),
         NextPage::Offset {
             param,
             limit,

@@ -1,7 +1,7 @@
 //! `paginate:`: the paths it names are fields of the page and item types, the page holds a list,
 //! the cursor goes back as a declared query parameter, and exactly one way to the next page.
 
-use super::Validator;
+use super::{Validator, is_header_name};
 use crate::checked::{NextPage, Pagination};
 use crate::diagnostic::did_you_mean;
 use crate::names;
@@ -69,6 +69,7 @@ impl Validator<'_> {
             paginate.cursor.is_some(),
             paginate.next_url.is_some(),
             paginate.link_header.is_some(),
+            paginate.next_url_header.is_some(),
             paginate.offset.is_some(),
             paginate.page_number.is_some(),
         ];
@@ -76,7 +77,7 @@ impl Validator<'_> {
             return fail(
                 self,
                 &at,
-                "`paginate:` needs exactly one of `cursor:`, `next_url:`, `link_header:`, `offset:` and `page_number:`"
+                "`paginate:` needs exactly one of `cursor:`, `next_url:`, `link_header:`, `next_url_header:`, `offset:` and `page_number:`"
                     .to_owned(),
                 None,
             );
@@ -95,6 +96,16 @@ impl Validator<'_> {
     ) -> Option<NextPage> {
         if let Some(rel) = &paginate.link_header {
             return Some(NextPage::LinkHeader { rel: rel.clone() });
+        }
+        if let Some(header) = &paginate.next_url_header {
+            if !is_header_name(header) {
+                let message = format!("`{header}` is not a valid header name");
+                self.push(self.spec.at(0, &format!("{at}.next_url_header"), message));
+                return None;
+            }
+            return Some(NextPage::HeaderUrl {
+                header: header.clone(),
+            });
         }
         if let Some(url) = &paginate.next_url {
             return match self.field_path(page, url) {

@@ -51,6 +51,12 @@ impl Builder<'_> {
                     if headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("link"))) {
                         method.pages_hint.link_header = true;
                     }
+                    for (name, header) in headers.into_iter().flatten() {
+                        let declared = header.get("schema").unwrap_or(header);
+                        if crate::paging::is_next_url_header(name, declared) {
+                            method.pages_hint.next_url_header = Some(name.clone());
+                        }
+                    }
                     let hint = if code == 200 || code == 201 {
                         format!("{type_base}Result")
                     } else {

@@ -62,6 +62,12 @@ pub enum NextPage {
         /// The relation, usually `next`.
         rel: &'static str,
     },
+    /// The URL in the response header `header` (Kinto's `Next-Page`); none, or an empty one,
+    /// ends.
+    HeaderUrl {
+        /// The header's name.
+        header: &'static str,
+    },
     /// The query parameter `param` is the offset of the page's first item (0 when the first
     /// request leaves it out); the next page's is this one's plus its items. Ends on an empty page,
     /// a page shorter than the `limit` parameter asked for, or at the page's `total`.
@@ -363,6 +369,14 @@ fn next_request(
             .transpose(),
         NextPage::LinkHeader { rel } => link(response, rel)
             .map(|url| next_at(request, &url, origins))
+            .transpose(),
+        NextPage::HeaderUrl { header } => response
+            .headers
+            .get(*header)
+            .and_then(|value| value.to_str().ok())
+            .map(str::trim)
+            .filter(|url| !url.is_empty())
+            .map(|url| next_at(request, url, origins))
             .transpose(),
         NextPage::Offset {
             param,

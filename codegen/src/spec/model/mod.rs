@@ -332,6 +332,8 @@ pub struct PaginateDef {
     pub next_url: Option<String>,
     /// The `rel` of the `Link` header entry naming the next page (`next`).
     pub link_header: Option<String>,
+    /// The response header holding the next page's URL (Kinto's `Next-Page`).
+    pub next_url_header: Option<String>,
     /// An offset sent as a query parameter, moved on by each page's items.
     pub offset: Option<OffsetDef>,
     /// A page number sent as a query parameter, one more each page.
