@@ -14,7 +14,7 @@ const NEEDED: &[(&str, &[&str])] = &[
     ("redis-server", &["redis-server"]),
     ("chromium", &["chromium"]),
     ("npm", &["nodejs", "npm"]),
-    ("python3", &["python3", "python3-pip"]),
+    ("pip3", &["python3", "python3-pip"]),
 ];
 
 pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
