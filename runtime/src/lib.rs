@@ -87,7 +87,7 @@ pub mod __codegen {
     /// Reading `one_of:` unions, with errors that say what was tried.
     pub mod union {
         pub use crate::wire::owned::Owned;
-        pub use crate::wire::union::{Alternative, Candidate, Fits, tagged, untagged};
+        pub use crate::wire::union::{Alternative, Candidate, Fits, read, tagged, untagged};
     }
 }
 

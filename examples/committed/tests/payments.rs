@@ -35,12 +35,13 @@ fn source(id: &str) -> Value {
         "card_1" => entity("card"),
         "ba_1" => entity("bank_account"),
         "wallet_1" => entity("wallet"),
-        "broken_1" => entity("card"),
+        "broken_1" | "bad_brand_1" => entity("card"),
         _ => json!({ "id": id }),
     };
     let extra = match id {
         "card_1" => json!({ "brand": "visa", "last4": "4242" }),
         "ba_1" => json!({ "bank_name": "Ledger Bank", "last4": "6789" }),
+        "bad_brand_1" => json!({ "brand": 7, "last4": "4242" }),
         _ => json!({}),
     };
     value
@@ -212,6 +213,16 @@ async fn a_tagged_union_reads_each_alternative_by_its_tag_and_keeps_an_unknown_o
     assert!(
         text.starts_with("Payments.get_source: ")
             && text.contains("`PaymentSource` (object: card): missing field `brand`"),
+        "{text}"
+    );
+    // A field inside an alternative: its path in the body, through the union.
+    let error = payments.get_source("bad_brand_1").await.unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.ends_with(
+            "`Card.brand` (at `$`): `PaymentSource` (object: card): at `$.brand`: \
+             invalid type: integer `7`, expected a string"
+        ),
         "{text}"
     );
 }

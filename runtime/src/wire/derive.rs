@@ -215,8 +215,7 @@ macro_rules! __serde_union {
                         $crate::__codegen::union::Fits::$kind
                             $(.or($crate::__codegen::union::Fits::$more))*
                             $(.requiring(&[$($key),*]))?,
-                        |value| <$ty as $crate::serde::Deserialize>::deserialize(value)
-                            .map(Self::$variant),
+                        |value| $crate::__codegen::union::read::<$ty, Self>(value, Self::$variant),
                     )),*],
                     $crate::__serde_str_enum!(@other $($other)?),
                 )
@@ -238,8 +237,7 @@ macro_rules! __serde_union {
                     $tag,
                     &[$($((
                         $value,
-                        |value| <$ty as $crate::serde::Deserialize>::deserialize(value)
-                            .map(Self::$variant),
+                        |value| $crate::__codegen::union::read::<$ty, Self>(value, Self::$variant),
                     ),)+)*],
                     $crate::__serde_str_enum!(@other $($other)?),
                 )

@@ -14,6 +14,30 @@ use serde::de::DeserializeOwned;
 thread_local! {
     /// The innermost struct field that failed in the decoding under way: (struct, wire name).
     static FAILED_FIELD: Cell<Option<(&'static str, &'static str)>> = const { Cell::new(None) };
+    /// True while a failed body is decoded again to find where: a union then tracks the path
+    /// inside each alternative it tries.
+    static LOCATING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True while [`locate`] runs on this thread.
+pub(crate) fn locating() -> bool {
+    LOCATING.get()
+}
+
+/// Sets [`LOCATING`] for its life, and clears it however the decoding ends.
+struct Locating;
+
+impl Locating {
+    fn start() -> Locating {
+        LOCATING.set(true);
+        Locating
+    }
+}
+
+impl Drop for Locating {
+    fn drop(&mut self) {
+        LOCATING.set(false);
+    }
 }
 
 /// Notes that field `field` of struct `name` did not read, unless a field inside it was
@@ -41,7 +65,11 @@ pub(crate) fn forget_failed_field() {
 pub(crate) fn locate<T: DeserializeOwned>(body: &[u8]) -> Option<String> {
     forget_failed_field();
     let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let error = match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+    let decoded = {
+        let _locating = Locating::start();
+        serde_path_to_error::deserialize::<_, T>(&mut deserializer)
+    };
+    let error = match decoded {
         Ok(_) => return None,
         Err(error) => error,
     };
@@ -51,6 +79,9 @@ pub(crate) fn locate<T: DeserializeOwned>(body: &[u8]) -> Option<String> {
     let what = inner.to_string();
     let position = format!(" at line {} column {}", inner.line(), inner.column());
     let what = reworded(what.strip_suffix(&position).unwrap_or(&what));
+    // A union's alternatives say where in the union's value they failed (`@.brand`): in the
+    // body, that is below the union's own place.
+    let what = what.replace("`@", &format!("`{path}"));
     Some(match field {
         Some((name, field)) => format!("`{name}.{field}` (at `{path}`): {what}"),
         None => format!("at `{path}`: {what}"),
@@ -133,7 +164,93 @@ pub(crate) fn json_path(path: &serde_path_to_error::Path) -> String {
 mod tests {
     use std::collections::HashMap;
 
+    use serde::{Deserialize, Deserializer};
+
+    use super::super::union::{Fits, read, untagged};
     use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Owner {
+        id: u64,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Pet {
+        owner: Owner,
+    }
+
+    /// A `Pet` or a name; `Outer` is a `Holder` of a `Thing` one level down, or a flag.
+    #[derive(Debug)]
+    #[allow(dead_code)]
+    enum Thing {
+        Pet(Pet),
+        Name(String),
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Holder {
+        thing: Thing,
+    }
+
+    #[derive(Debug)]
+    #[allow(dead_code)]
+    enum Outer {
+        Holder(Holder),
+        Flag(bool),
+    }
+
+    impl<'de> Deserialize<'de> for Thing {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            untagged(
+                deserializer,
+                "Thing",
+                &[
+                    ("Pet", Fits::OBJECT, |v| read(v, Thing::Pet)),
+                    ("Name", Fits::STRING, |v| read(v, Thing::Name)),
+                ],
+                None,
+            )
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Outer {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            untagged(
+                deserializer,
+                "Outer",
+                &[
+                    ("Holder", Fits::OBJECT, |v| read(v, Outer::Holder)),
+                    ("Flag", Fits::BOOL, |v| read(v, Outer::Flag)),
+                ],
+                None,
+            )
+        }
+    }
+
+    #[test]
+    fn a_union_names_each_alternative_it_tried_with_its_path_in_the_body() {
+        let located = locate::<Vec<Thing>>(br#"[{"owner": {"id": 1}}, {"owner": {"id": "x"}}]"#);
+        assert_eq!(
+            located.unwrap(),
+            "at `$[1]`: no alternative of `Thing` matches (`Pet`: at `$[1].owner.id`: invalid \
+             type: string \"x\", expected u64; `Name`: expected a string, found an object)"
+        );
+        // A union in an alternative of a union: each path is where it is in the body.
+        let located = locate::<HashMap<String, Outer>>(br#"{"a": {"thing": {"owner": {}}}}"#);
+        assert_eq!(
+            located.unwrap(),
+            "at `$.a`: no alternative of `Outer` matches (`Holder`: at `$.a.thing`: no \
+             alternative of `Thing` matches (`Pet`: at `$.a.thing.owner`: missing field `id`; \
+             `Name`: expected a string, found an object); `Flag`: expected a boolean, found an \
+             object)"
+        );
+        // Decoding as usual (not locating) says what it said before, without paths.
+        let plain = serde_json::from_slice::<Thing>(br#"{"owner": {"id": "x"}}"#).unwrap_err();
+        assert!(!plain.to_string().contains("at `"), "{plain}");
+    }
 
     #[test]
     fn a_path_runs_through_maps_and_lists_and_escapes_odd_keys() {

@@ -121,6 +121,34 @@ impl Fits {
     }
 }
 
+/// Reads one alternative `A` of a union from its value, as `wrap` makes it the union. Only
+/// while a failed body is read again to say where ([`located`](super::located)), the reading
+/// tracks its path, and an error inside the value says where in it: "at `@.owner.id`: …"
+/// (`@` is the union's own value; a union inside it has its paths moved down to its place, and
+/// `locate` puts the outermost union's place for `@`).
+pub fn read<A: serde::de::DeserializeOwned, T>(
+    value: Owned,
+    wrap: fn(A) -> T,
+) -> Result<T, serde_json::Error> {
+    if !super::located::locating() {
+        return A::deserialize(value).map(wrap);
+    }
+    match serde_path_to_error::deserialize::<_, A>(value) {
+        Ok(read) => Ok(wrap(read)),
+        Err(error) => {
+            let path = super::located::json_path(error.path());
+            let inner = error.into_inner();
+            match path.strip_prefix('$') {
+                Some("") | None => Err(inner),
+                Some(rest) => {
+                    let inner = inner.to_string().replace("`@", &format!("`@{rest}"));
+                    Err(serde_json::Error::custom(format!("at `@{rest}`: {inner}")))
+                }
+            }
+        }
+    }
+}
+
 /// The first alternative that reads the value; with none, an error naming each alternative and
 /// why it did not fit, or `other`'s answer (an open union keeps what it does not know).
 pub fn untagged<'de, T, D: Deserializer<'de>>(
