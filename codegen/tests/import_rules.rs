@@ -1001,6 +1001,66 @@ fn a_next_url_header_pages_and_a_title_of_several_shapes_names_none() {
     d.has("  get_bucket_again:\n    request: \"GET /buckets/{id}/a\"\n    path:\n      id: String\n    returns: ListBucketsResultDataItem");
 }
 
+fn copies() -> Described {
+    import(
+        "Copies",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.1.0
+info: { title: t, version: '1' }
+paths:
+  /collections:
+    get:
+      operationId: list_collections
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/Vec' }
+  /labels:
+    get:
+      operationId: list_labels
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { type: object, properties: { id: { type: string }, name: { type: string } } }
+components:
+  schemas:
+    Vec:
+      type: array
+      items:
+        type: object
+        required: [id, name]
+        properties: { id: { type: string }, name: { type: string }, size: { type: integer } }
+    Collection:
+      type: object
+      required: [id, name]
+      properties: { id: { type: string }, name: { type: string }, size: { type: integer } }
+    Label:
+      type: object
+      required: [id]
+      properties: { id: { type: string }, name: { type: string } }
+"#,
+        )],
+    )
+}
+
+/// An inline schema written out as a copy of a named one (utoipa's `Vec<Collection>`) is the
+/// named type; one that only looks like a named one (`Label` requires `id`) is not.
+#[test]
+fn an_inline_copy_of_a_named_schema_is_that_type() {
+    let d = copies();
+    d.has("  list_collections:\n    request: GET /collections\n    returns: Vec<Collection>");
+    d.has("  list_labels:\n    request: GET /labels\n    returns: Vec<ListLabelsResultItem>");
+    assert!(!d.spec().contains("ApiVecItem"), "{}", d.spec());
+}
+
 fn streams() -> Described {
     import(
         "Streams",
@@ -1106,6 +1166,7 @@ fn every_rules_client_compiles() {
         paging(),
         shapes(),
         headers_and_titles(),
+        copies(),
         streams(),
     ]
     .iter()

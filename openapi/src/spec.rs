@@ -275,6 +275,8 @@ pub(crate) struct Builder<'d> {
     pub(crate) dates: crate::Dates,
     /// An inline type's schema `title`, the name it takes when several uses share its shape.
     pub(crate) titles: HashMap<String, String>,
+    /// The description's named object schemas, read when an inline one may be a copy of one.
+    pub(crate) components: Option<crate::schema::Components>,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
@@ -293,6 +295,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         security_choices: Vec::new(),
         dates: options.dates,
         titles: HashMap::new(),
+        components: None,
     };
     for (place, message) in std::mem::take(&mut builder.docs.overlay_notes) {
         builder.note(&place, false, message);

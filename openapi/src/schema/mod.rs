@@ -9,7 +9,10 @@ use crate::document::{Place, last_segment};
 use crate::names;
 use crate::spec::{Builder, EnumOut, EnumValue, FieldOut, StructOut, TypeOut, UnionOut};
 
+mod copies;
 mod shape;
+
+pub(crate) use copies::Components;
 
 use crate::ty::Ty;
 pub(crate) use shape::doc;
@@ -111,6 +114,9 @@ impl Builder<'_> {
                 None => Ty::list(self.fallback()),
             },
             Some("object") | None if schema.get("properties").is_some() => {
+                if let Some(component) = self.copied_component(at, schema) {
+                    return self.named_type(&component, depth);
+                }
                 let name = self.inline_name(schema, hint);
                 let definition = self.struct_of(at, schema, &name, depth);
                 self.spec
