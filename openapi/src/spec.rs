@@ -275,8 +275,9 @@ pub(crate) struct Builder<'d> {
     pub(crate) dates: crate::Dates,
     /// An inline type's schema `title`, the name it takes when several uses share its shape.
     pub(crate) titles: HashMap<String, String>,
-    /// The description's named object schemas, read when an inline one may be a copy of one.
-    pub(crate) components: Option<crate::schema::Components>,
+    /// The description's named object schemas by their sorted property names, read when an
+    /// inline one may be a copy of one (`schema/copies.rs`).
+    pub(crate) components: Option<HashMap<String, Vec<(Place, Value)>>>,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be

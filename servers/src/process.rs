@@ -25,12 +25,7 @@ impl Running {
     /// Starts `python3 args…` with `PYTHONPATH` the installed package's folder, in a fresh
     /// working folder (also its `HOME`), `{port}` in `args` replaced by a free loopback port;
     /// returns when `GET ready_path` answers 200.
-    pub fn python(
-        installed: &Path,
-        args: &[&str],
-        env: &[(&str, &str)],
-        ready_path: &str,
-    ) -> anyhow::Result<Running> {
+    pub fn python(installed: &Path, args: &[&str], ready_path: &str) -> anyhow::Result<Running> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let scratch = tempfile::tempdir()?;
         let log = scratch.path().join("server.log");
@@ -40,7 +35,6 @@ impl Running {
             .current_dir(scratch.path())
             .env("PYTHONPATH", installed)
             .env("HOME", scratch.path())
-            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(out.try_clone()?)
             .stderr(out)

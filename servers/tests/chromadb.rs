@@ -20,7 +20,6 @@ fn an_imported_chroma_client_drives_a_real_chroma() {
             "--port",
             "{port}",
         ],
-        &[],
         "/api/v2/heartbeat",
     )
     .unwrap_or_else(|e| panic!("starting Chroma: {e:#}"));

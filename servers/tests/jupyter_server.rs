@@ -23,7 +23,6 @@ fn an_imported_jupyter_client_drives_a_real_jupyter_server() {
             "--ServerApp.root_dir=.",
             &token,
         ],
-        &[],
         "/api/status?token=workload-token",
     )
     .unwrap_or_else(|e| panic!("starting Jupyter Server: {e:#}"));

@@ -43,7 +43,6 @@ fn an_imported_kinto_client_drives_a_real_kinto() {
             "--port",
             "{port}",
         ],
-        &[],
         "/v1/__heartbeat__",
     )
     .unwrap_or_else(|e| panic!("starting Kinto: {e:#}"));

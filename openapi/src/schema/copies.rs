@@ -14,7 +14,7 @@ use crate::spec::Builder;
 
 /// Named schemas by the sorted names of their properties: the candidates a copy is compared
 /// with in full.
-pub(crate) type Components = HashMap<String, Vec<(Place, Value)>>;
+type Components = HashMap<String, Vec<(Place, Value)>>;
 
 /// A copy needs at least this many properties: a smaller object says too little to be told
 /// from another that only looks like it.

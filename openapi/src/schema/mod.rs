@@ -12,8 +12,6 @@ use crate::spec::{Builder, EnumOut, EnumValue, FieldOut, StructOut, TypeOut, Uni
 mod copies;
 mod shape;
 
-pub(crate) use copies::Components;
-
 use crate::ty::Ty;
 pub(crate) use shape::doc;
 use shape::{
