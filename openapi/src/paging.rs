@@ -178,8 +178,8 @@ impl Builder<'_> {
                 _ => None,
             };
         }
+        let lists: Vec<&FieldOut> = fields.iter().filter(|f| f.ty.is_list()).collect();
         if let Some(header) = &hint.next_url_header {
-            let lists: Vec<&FieldOut> = fields.iter().filter(|f| f.ty.is_list()).collect();
             let items = match (page, lists.as_slice()) {
                 (Ty::Vec(_), _) => None,
                 (_, [items]) => Some(items.key.clone()),
@@ -197,7 +197,6 @@ impl Builder<'_> {
             // The page is the list: only a count sent back can lead on.
             return self.counted(method, page, None);
         }
-        let lists: Vec<&FieldOut> = fields.iter().filter(|f| f.ty.is_list()).collect();
         let [items] = lists.as_slice() else {
             return None;
         };
