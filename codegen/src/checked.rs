@@ -78,6 +78,17 @@ pub struct Struct {
     pub fields: Vec<Field>,
     /// The type of the values of undeclared keys, kept in a map.
     pub additional: Option<Ty>,
+    /// A union `all_of:` part, read from the keys the fields leave.
+    pub flatten: Option<Flattened>,
+}
+
+/// A union flattened into a struct: its field's Rust name and its type.
+#[derive(Debug, Clone)]
+pub struct Flattened {
+    /// The field's Rust name (the union's, snake_case, unique among the fields).
+    pub rust: String,
+    /// The union.
+    pub ty: Ty,
 }
 
 /// A struct field.

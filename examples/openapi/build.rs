@@ -1,7 +1,8 @@
 //! Generates the bookshop client into OUT_DIR from `bookshop.yaml`, whose methods and types come
 //! from the OpenAPI description `api/bookshop.json`, and the streaming client from
 //! `streaming.yaml` and `api/assistant.yaml`, and a description that lies (`api/drifty.yaml`)
-//! with and without the overlay its drift wrote; cargo reruns this when any of them changes.
+//! with and without the overlay its drift wrote, and a client of shapes whose values must survive
+//! (`values.yaml`); cargo reruns this when any of them changes.
 
 fn main() {
     for spec in [
@@ -9,6 +10,7 @@ fn main() {
         "streaming.yaml",
         "drifty.yaml",
         "drifty_fixed.yaml",
+        "values.yaml",
     ] {
         if let Err(error) = remcall_codegen::Builder::new().spec(spec).generate() {
             eprintln!("{error}");

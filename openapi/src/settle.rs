@@ -1,6 +1,7 @@
 //! Rules that need every type defined first: a union's tag values, binary fields, and `allOf`
 //! parts that can be composed as they are or must be merged.
 
+use crate::names;
 use crate::spec::{Builder, FieldOut, StructOut, TypeOut};
 use crate::ty::{Encoding, Ty};
 use std::collections::HashSet;
@@ -9,6 +10,8 @@ impl Builder<'_> {
     /// After every type is defined: each union's tag values, binary fields as files or text, and
     /// `allOf` compositions the spec can express.
     pub(crate) fn settle_types(&mut self) {
+        self.settle_enum_alternatives();
+        self.infer_tags();
         self.settle_tags();
         self.settle_binary();
         self.settle_compositions();
@@ -82,6 +85,131 @@ impl Builder<'_> {
                 _ => false,
             },
             _ => false,
+        }
+    }
+
+    /// A union's alternatives that are string enums (`"auto" | "none" | {function}`, each value
+    /// an alternative of its own) are one enum: read apart, the first open one would take every
+    /// string, and a value would not read back as the alternative it was written as.
+    fn settle_enum_alternatives(&mut self) {
+        let names: Vec<String> = self.spec.types.keys().cloned().collect();
+        let mut replaced: Vec<String> = Vec::new();
+        for name in &names {
+            let Some(TypeOut::Union(union)) = self.spec.types.get(name).cloned() else {
+                continue;
+            };
+            let string_enum = |ty: &Ty| match ty.named().and_then(|n| self.spec.types.get(n)) {
+                Some(TypeOut::Enum(e)) if e.values.iter().all(|(v, _, _)| v.is_string()) => {
+                    Some(e.clone())
+                }
+                _ => None,
+            };
+            let enums: Vec<(usize, crate::spec::EnumOut)> = union
+                .alternatives
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| string_enum(a).map(|e| (i, e)))
+                .collect();
+            if enums.len() < 2 {
+                continue;
+            }
+            let mut merged = enums[0].1.clone();
+            for (_, other) in &enums[1..] {
+                for value in &other.values {
+                    if !merged.values.iter().any(|(v, _, _)| *v == value.0) {
+                        merged.values.push(value.clone());
+                    }
+                }
+            }
+            let merged_name = names::unique(&format!("{name}Value"), "", &mut self.taken_types);
+            self.spec
+                .types
+                .insert(merged_name.clone(), TypeOut::Enum(merged));
+            let mut settled = union.clone();
+            let first = enums[0].0;
+            let mut position = 0;
+            settled.alternatives.retain(|_| {
+                let keep = position == first || !enums.iter().any(|(i, _)| *i == position);
+                position += 1;
+                keep
+            });
+            if let Some(slot) = settled.alternatives.get_mut(first) {
+                *slot = Ty::Named(merged_name);
+            }
+            self.spec
+                .types
+                .insert(name.clone(), TypeOut::Union(settled));
+            replaced.extend(
+                enums
+                    .iter()
+                    .filter_map(|(i, _)| union.alternatives[*i].named().map(str::to_owned)),
+            );
+        }
+        // The enums merged away, unless something else uses them.
+        let mut used: HashSet<String> = HashSet::new();
+        self.each_ty(|ty| {
+            ty.visit_mut(&mut |part| {
+                if let Ty::Named(n) = part {
+                    used.insert(n.clone());
+                }
+            })
+        });
+        for name in replaced {
+            if !used.contains(&name) {
+                self.spec.types.shift_remove(&name);
+            }
+        }
+    }
+
+    /// An untagged union whose alternatives are structs that each require one field holding a
+    /// single value of its own (`type: enum [text]`, `type: enum [image]`): that field is its
+    /// tag, as a discriminator would say. Read untagged, the first alternative whose other
+    /// fields fit would take every value, and an open tag enum would read any tag.
+    fn infer_tags(&mut self) {
+        let names: Vec<String> = self.spec.types.keys().cloned().collect();
+        for name in &names {
+            let Some(TypeOut::Union(union)) = self.spec.types.get(name).cloned() else {
+                continue;
+            };
+            if union.tag.is_some() || union.alternatives.len() < 2 {
+                continue;
+            }
+            let fields: Option<Vec<Vec<FieldOut>>> = union
+                .alternatives
+                .iter()
+                .map(|a| self.all_fields(a.named()?))
+                .collect();
+            let Some(fields) = fields else { continue };
+            let single = |field: &FieldOut| -> Option<String> {
+                if field.ty.is_option() {
+                    return None;
+                }
+                match self.tag_values(field).as_slice() {
+                    [one] => Some(one.clone()),
+                    _ => None,
+                }
+            };
+            let candidate = fields[0].iter().find(|field| {
+                let mut values: Vec<String> = Vec::new();
+                fields.iter().all(|alternative| {
+                    alternative
+                        .iter()
+                        .find(|f| f.wire() == field.wire())
+                        .and_then(single)
+                        .is_some_and(|value| {
+                            let fresh = !values.contains(&value);
+                            values.push(value);
+                            fresh
+                        })
+                })
+            });
+            if let Some(tag) = candidate {
+                let mut settled = union.clone();
+                settled.tag = Some(tag.wire().to_owned());
+                self.spec
+                    .types
+                    .insert(name.clone(), TypeOut::Union(settled));
+            }
         }
     }
 
@@ -220,10 +348,45 @@ impl Builder<'_> {
                 continue;
             };
             let mut settled = definition.clone();
-            settled.all_of.retain(|part| {
-                matches!(self.spec.types.get(part), Some(TypeOut::Struct(_)))
-                    && !self.reaches(part, name)
-            });
+            // One union part is flattened into the struct; a second cannot be (noted below).
+            let mut union_part: Option<String> = None;
+            let mut other_unions = Vec::new();
+            settled
+                .all_of
+                .retain(|part| match self.spec.types.get(part) {
+                    Some(TypeOut::Struct(_)) => !self.reaches(part, name),
+                    Some(TypeOut::Union(_)) if union_part.is_none() => {
+                        union_part = Some(part.clone());
+                        true
+                    }
+                    Some(TypeOut::Union(_)) => {
+                        other_unions.push(format!("`{part}`"));
+                        false
+                    }
+                    _ => false,
+                });
+            let top = self.docs.top();
+            if !other_unions.is_empty() {
+                self.note(
+                    &top,
+                    true,
+                    format!(
+                        "`{name}`: its `allOf` has more than one union part; {} is not kept",
+                        other_unions.join(", ")
+                    ),
+                );
+            }
+            if let Some(union) = &union_part
+                && settled.additional.take().is_some()
+            {
+                self.note(
+                    &top,
+                    true,
+                    format!(
+                        "`{name}`: the keys its fields do not take are read as its union part `{union}`, and not also kept as other keys"
+                    ),
+                );
+            }
             let inherited: Vec<FieldOut> = settled
                 .all_of
                 .iter()
@@ -237,6 +400,7 @@ impl Builder<'_> {
             });
             if conflict {
                 settled = self.merged(name, &settled, inherited);
+                settled.all_of.extend(union_part);
             } else {
                 settled
                     .fields

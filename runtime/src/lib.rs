@@ -81,7 +81,8 @@ pub mod __codegen {
     /// Reading and writing structs: what generated code does instead of deriving serde's traits.
     pub mod record {
         pub use crate::wire::record::{
-            FieldOut, Optional, Record, other, read, slot, write, write_with_others,
+            FieldOut, Optional, Record, Unfinished, flattened, other, read, slot, write,
+            write_flattened, write_with_others,
         };
     }
     /// Reading `one_of:` unions, with errors that say what was tried.

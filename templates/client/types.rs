@@ -18,6 +18,16 @@ pub enum {{ ty.name }} {
     Other(remcall::serde_json::Value),
     {%- endif %}
 }
+{%- for variant in ty.variants %}
+{%- if variant.from %}
+
+impl From<{{ variant.wire }}> for {{ ty.name }} {
+    fn from(value: {{ variant.wire }}) -> Self {
+        Self::{{ variant.name }}(value)
+    }
+}
+{%- endif %}
+{%- endfor %}
 
 {%- else if ty.is_enum && ty.is_integer %}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

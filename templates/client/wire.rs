@@ -31,12 +31,15 @@ remcall::__codegen::{% if ty.is_integer %}serde_int_enum{% else %}serde_str_enum
 {%- else %}
 remcall::__codegen::serde_struct! {
     {{ ty.name }}{{ ty.params }} {
-{%- for field in ty.fields %}
+{%- for field in ty.keyed_fields() %}
         [{{ loop.index0 }}] {{ field.mode() }} {{ field.name }}: {{ field.ty }} = {{ "{:?}"|format(field.wire) }},
 {%- endfor %}
     }
 {%- if let Some(values) = ty.additional %}
     additional_properties: {{ values }}
+{%- endif %}
+{%- if let Some(flattened) = ty.flattened() %}
+    flatten: {{ flattened.name }}: {{ flattened.ty }}
 {%- endif %}
 }
 {%- if !ty.multipart.is_empty() %}

@@ -30,6 +30,9 @@ impl Containment {
                     for field in &s.fields {
                         by_value(&field.ty, &mut contained);
                     }
+                    if let Some(flattened) = &s.flatten {
+                        by_value(&flattened.ty, &mut contained);
+                    }
                 }
                 Shape::Union(u) => {
                     for alternative in &u.alternatives {

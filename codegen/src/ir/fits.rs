@@ -1,40 +1,58 @@
 //! What a union alternative can read, told from a JSON value's kind and keys: written next to
 //! each alternative of an untagged union so that the runtime never reads an alternative the
-//! value's shape rules out (`remcall::__codegen::union::Fits`). A type this cannot tell says
-//! `Fits::ANY`, and the alternative is read to find out.
+//! value's shape rules out (`remcall::__codegen::union::Fits`), and tries first the one that
+//! fits the value best (the most of its keys declared, a string its enum knows). A type this
+//! cannot tell says `Fits::ANY`, and the alternative is read to find out.
 
 use crate::checked::{self, Shape};
 use crate::types::{PRIMITIVES, Ty};
 
 /// What an alternative of type `ty` fits, as `serde_union!` takes it (`OBJECT | NULL requiring
-/// ["id"]`: `Fits` constants, and an object's required keys), given the client's types.
+/// ["id"] declaring ["id", "name"]`: `Fits` constants, an object's required keys, and the keys
+/// it declares or the values its enum knows), given the client's types.
 pub(super) fn fits(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str>) -> String {
-    let (kinds, required) = shape_of(ty, types, rename_all);
-    let mut out = kinds.join(" | ");
-    if !required.is_empty() {
-        // Debug-quoted: a wire name is untrusted text, written as a Rust literal.
-        let keys: Vec<String> = required.iter().map(|key| format!("{key:?}")).collect();
-        out.push_str(&format!(" requiring [{}]", keys.join(", ")));
+    let shape = shape_of(ty, types, rename_all);
+    let mut out = shape.kinds.join(" | ");
+    // Debug-quoted: a wire name is untrusted text, written as a Rust literal.
+    let quoted = |keys: &[String]| {
+        let keys: Vec<String> = keys.iter().map(|key| format!("{key:?}")).collect();
+        keys.join(", ")
+    };
+    if !shape.required.is_empty() {
+        out.push_str(&format!(" requiring [{}]", quoted(&shape.required)));
+    }
+    if !shape.declared.is_empty() {
+        out.push_str(&format!(" declaring [{}]", quoted(&shape.declared)));
     }
     out
 }
 
 const ANY: &str = "ANY";
 
-/// The kinds (as `Fits` constants) and, for an object, the required wire names.
-fn shape_of(
-    ty: &Ty,
-    types: &[checked::TypeDecl],
-    rename_all: Option<&str>,
-) -> (Vec<&'static str>, Vec<String>) {
-    let kind = |name: &'static str| (vec![name], Vec::new());
+/// The kinds (as `Fits` constants), an object's required wire names, and its declared wire
+/// names or a string enum's values.
+struct Shaped {
+    kinds: Vec<&'static str>,
+    required: Vec<String>,
+    declared: Vec<String>,
+}
+
+fn kind(name: &'static str) -> Shaped {
+    Shaped {
+        kinds: vec![name],
+        required: Vec::new(),
+        declared: Vec::new(),
+    }
+}
+
+fn shape_of(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str>) -> Shaped {
     for wrapper in ["Option", "Nullable"] {
         if let Some(inner) = ty.inner(wrapper) {
-            let (mut kinds, required) = shape_of(inner, types, rename_all);
-            if kinds != [ANY] {
-                kinds.push("NULL");
+            let mut shape = shape_of(inner, types, rename_all);
+            if shape.kinds != [ANY] {
+                shape.kinds.push("NULL");
             }
-            return (kinds, required);
+            return shape;
         }
     }
     if let Some(inner) = ty.inner("Box") {
@@ -73,10 +91,22 @@ fn shape_of(
                 .filter(|field| field.ty.inner("Nullable").is_none())
                 .map(|field| field.wire_name(rename_all))
                 .collect();
-            (vec!["OBJECT"], required)
+            let declared = s
+                .fields
+                .iter()
+                .map(|field| field.wire_name(rename_all))
+                .collect();
+            Shaped {
+                kinds: vec!["OBJECT"],
+                required,
+                declared,
+            }
         }
         Some(Shape::Enum(e)) if e.integer => kind("NUMBER"),
-        Some(Shape::Enum(_)) => kind("STRING"),
+        Some(Shape::Enum(e)) => Shaped {
+            declared: e.values.iter().map(|value| value.wire.clone()).collect(),
+            ..kind("STRING")
+        },
         _ => kind(ANY),
     }
 }

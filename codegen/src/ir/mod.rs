@@ -103,6 +103,18 @@ pub struct TypeDecl {
     pub constructor: Vec<Field>,
 }
 
+impl TypeDecl {
+    /// The fields read and written by their own keys: all but a flattened union.
+    pub fn keyed_fields(&self) -> impl Iterator<Item = &Field> {
+        self.fields.iter().filter(|field| !field.flatten)
+    }
+
+    /// The union flattened into the struct, if one is.
+    pub fn flattened(&self) -> Option<&Field> {
+        self.fields.iter().find(|field| field.flatten)
+    }
+}
+
 /// An enum value or a union alternative.
 #[derive(Debug)]
 pub struct Variant {
@@ -116,6 +128,8 @@ pub struct Variant {
     pub fits: String,
     /// Rustdoc lines.
     pub doc: Vec<String>,
+    /// A union alternative the union has a `From` of (no other alternative has its type).
+    pub from: bool,
 }
 
 /// A struct field.
@@ -140,6 +154,9 @@ pub struct Field {
     pub nullable: bool,
     /// A constant field: its marker type, which has one value.
     pub constant: bool,
+    /// The union an `all_of:` part flattens into the struct: no key of its own, it reads the
+    /// keys the other fields leave (last among the fields).
+    pub flatten: bool,
 }
 
 impl Field {

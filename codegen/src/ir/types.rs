@@ -70,9 +70,15 @@ pub(super) fn lower_type(
                         tags: a.tags.clone(),
                         fits: fits(&a.ty, types, rename_all),
                         doc,
+                        from: false,
                     }
                 })
                 .collect();
+            // `From` each alternative's type, where no other alternative has the same one.
+            let wires: Vec<String> = out.variants.iter().map(|v| v.wire.clone()).collect();
+            for variant in &mut out.variants {
+                variant.from = wires.iter().filter(|w| **w == variant.wire).count() == 1;
+            }
         }
     }
     out
@@ -91,6 +97,24 @@ fn lower_struct(
         .iter()
         .map(|field| lower_field(field, cycles, type_name, rename_all))
         .collect();
+    if let Some(flattened) = &s.flatten {
+        let ty = cycles.box_recursion(&flattened.ty, type_name);
+        out.fields.push(Field {
+            name: flattened.rust.clone(),
+            doc: vec![format!(
+                " The keys the other fields do not take, read as a `{}`.",
+                comment_text(&flattened.ty.render())
+            )],
+            ty: ty.render(),
+            rename: None,
+            wire: String::new(),
+            defaulted: false,
+            optional: false,
+            nullable: false,
+            constant: false,
+            flatten: true,
+        });
+    }
     out.additional = s.additional.as_ref().map(Ty::render);
     let required: Vec<&Field> = out
         .fields
@@ -129,6 +153,7 @@ fn lower_field(
         optional: ty.inner("Option").is_some() && !field.required,
         nullable: ty.inner("Nullable").is_some(),
         constant: field.constant.is_some(),
+        flatten: false,
         // As serde's derive: an `Option` is `None` when absent even when required.
         defaulted: ty.inner("Option").is_some() || ty.inner("Nullable").is_some(),
     }
@@ -149,5 +174,6 @@ fn enum_variant(value: &checked::EnumValue) -> Variant {
         tags: Vec::new(),
         fits: String::new(),
         doc,
+        from: false,
     }
 }

@@ -39,10 +39,23 @@ impl Validator<'_> {
             let shape = match &all[i] {
                 Own::Struct { .. } => {
                     self.expand(&all, i, &mut Vec::new())
-                        .map(|(fields, additional)| {
+                        .map(|(fields, additional, union)| {
+                            let mut taken = Vec::new();
+                            if additional.is_some() {
+                                taken.push("additional_properties".to_owned());
+                            }
+                            let fields = unique_field_names(fields, &mut taken);
+                            let flatten = union.map(|union| checked::Flattened {
+                                rust: unique_name(names::snake(&union), &mut taken),
+                                ty: Ty::Path {
+                                    segments: vec![union],
+                                    args: Vec::new(),
+                                },
+                            });
                             checked::Shape::Struct(checked::Struct {
-                                fields: unique_field_names(fields, additional.is_some()),
+                                fields,
                                 additional,
+                                flatten,
                             })
                         })
                 }
@@ -273,19 +286,29 @@ impl Validator<'_> {
             )?),
             None => None,
         };
-        let parts = def.all_of.clone().unwrap_or_default();
-        if !self.all_of_parts(source, key, &parts) {
-            return None;
-        }
+        let mut parts = def.all_of.clone().unwrap_or_default();
+        let union = self.all_of_parts(source, key, &parts, additional.is_some())?;
+        parts.retain(|part| Some(part) != union.as_ref());
         Some(Own::Struct {
             fields: fields?,
             parts,
             additional,
+            union,
         })
     }
 
-    /// True when every `all_of:` part is a declared struct without generic parameters.
-    fn all_of_parts(&mut self, source: usize, key: &str, parts: &[String]) -> bool {
+    /// The union among the `all_of:` parts, if one is: every other part is a declared struct
+    /// without generic parameters; at most one is a union, flattened into the struct (its value
+    /// is read from the keys the fields leave, so it cannot share them with a map of other keys).
+    /// `None` when a part is wrong.
+    fn all_of_parts(
+        &mut self,
+        source: usize,
+        key: &str,
+        parts: &[String],
+        keeps_others: bool,
+    ) -> Option<Option<String>> {
+        let mut union: Option<String> = None;
         for (i, part) in parts.iter().enumerate() {
             let at = format!("{key}.all_of.{i}");
             match self.spec.types.get(part) {
@@ -297,15 +320,15 @@ impl Validator<'_> {
                             .at(source, &at, format!("unknown type `{part}`"))
                             .help(help),
                     );
-                    return false;
+                    return None;
                 }
-                Some(found) if found.item.variants.is_some() || found.item.one_of.is_some() => {
+                Some(found) if found.item.variants.is_some() => {
                     self.push(self.spec.at(
                         source,
                         &at,
-                        format!("`{part}` is not a struct: `all_of:` takes the fields of structs"),
+                        format!("`{part}` is an enum: `all_of:` takes the fields of structs, and one union"),
                     ));
-                    return false;
+                    return None;
                 }
                 Some(found) if !found.item.generics.is_empty() => {
                     self.push(self.spec.at(
@@ -313,12 +336,31 @@ impl Validator<'_> {
                         &at,
                         format!("`{part}` has generic parameters, which `all_of:` cannot fill"),
                     ));
-                    return false;
+                    return None;
+                }
+                Some(found) if found.item.one_of.is_some() => {
+                    if let Some(first) = &union {
+                        self.push(self.spec.at(
+                            source,
+                            &at,
+                            format!("`{part}` is a second union part beside `{first}`: a struct flattens one union"),
+                        ).help("declare a union of the combinations, or a struct that holds one of them as a field"));
+                        return None;
+                    }
+                    if keeps_others {
+                        self.push(self.spec.at(
+                            source,
+                            &at,
+                            format!("`{part}` is a union, flattened into the struct, which reads the keys its fields leave: `additional_properties:` cannot have them too"),
+                        ).help("give the union's alternatives `additional_properties:`"));
+                        return None;
+                    }
+                    union = Some(part.clone());
                 }
                 Some(_) => {}
             }
         }
-        true
+        Some(union)
     }
 
     /// A constant field: its value fits its type, and its marker type's name (`CardObject`, the
@@ -510,28 +552,33 @@ pub(super) enum Own {
         fields: Vec<checked::Field>,
         parts: Vec<String>,
         additional: Option<Ty>,
+        /// A union `all_of:` part, flattened into the struct.
+        union: Option<String>,
     },
     Enum(Vec<checked::EnumValue>, bool, bool),
     Union(Vec<checked::Alternative>, bool),
 }
 
 /// The fields with Rust names made unique in order: `fooBar` and `foo_bar` are `foo_bar` and
-/// `foo_bar_2`, and the map field's name, when there is one, stays free.
-fn unique_field_names(mut fields: Vec<checked::Field>, map: bool) -> Vec<checked::Field> {
-    let mut taken: Vec<String> = Vec::new();
-    if map {
-        taken.push("additional_properties".to_owned());
-    }
+/// `foo_bar_2`; names in `taken` (the map field's) stay free.
+fn unique_field_names(
+    mut fields: Vec<checked::Field>,
+    taken: &mut Vec<String>,
+) -> Vec<checked::Field> {
     for field in &mut fields {
-        let base = field.rust.clone();
-        let mut name = base.clone();
-        let mut n = 2;
-        while taken.contains(&name) {
-            name = format!("{}_{n}", base.trim_start_matches("r#"));
-            n += 1;
-        }
-        taken.push(name.clone());
-        field.rust = name;
+        field.rust = unique_name(field.rust.clone(), taken);
     }
     fields
+}
+
+/// `base`, or `base_2`, `base_3`… when it is taken; then taken.
+fn unique_name(base: String, taken: &mut Vec<String>) -> String {
+    let mut name = base.clone();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{}_{n}", base.trim_start_matches("r#"));
+        n += 1;
+    }
+    taken.push(name.clone());
+    name
 }

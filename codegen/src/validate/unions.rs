@@ -10,7 +10,7 @@ use crate::spec::model::TypeDef;
 use crate::types::Ty;
 
 /// A struct's fields with its parts', and its map of undeclared keys.
-pub(super) type Expanded = (Vec<checked::Field>, Option<Ty>);
+pub(super) type Expanded = (Vec<checked::Field>, Option<Ty>, Option<String>);
 
 impl Validator<'_> {
     pub(super) fn union_def(&mut self, source: usize, key: &str, def: &TypeDef) -> Option<Own> {
@@ -96,6 +96,7 @@ impl Validator<'_> {
             fields,
             parts,
             additional,
+            union,
         } = &all[index]
         else {
             return None;
@@ -130,17 +131,21 @@ impl Validator<'_> {
         stack.push(index);
         let mut merged: Vec<checked::Field> = Vec::new();
         let mut additional = additional.clone();
+        let mut union = union.clone();
         let mut fine = true;
         for (i, part) in parts.iter().enumerate() {
             let Some(part_index) = self.spec.types.get_index_of(part) else {
                 fine = false;
                 continue;
             };
-            let Some((part_fields, part_additional)) = self.expand(all, part_index, stack) else {
+            let Some((part_fields, part_additional, part_union)) =
+                self.expand(all, part_index, stack)
+            else {
                 fine = false;
                 continue;
             };
             additional = additional.or(part_additional);
+            union = union.or(part_union);
             for field in part_fields {
                 fine &= self.merge(
                     &mut merged,
@@ -155,7 +160,7 @@ impl Validator<'_> {
             fine &= self.merge(&mut merged, field.clone(), located.source, &at);
         }
         stack.pop();
-        fine.then_some((merged, additional))
+        fine.then_some((merged, additional, union))
     }
 
     /// Adds `field` unless a field of that key is there: the same type is one field, another
@@ -278,7 +283,7 @@ impl Validator<'_> {
             .as_ref()
             .and_then(|s| s.rename_all.clone());
         let fields = self.expand(all, index, &mut Vec::new());
-        fields.is_some_and(|(fields, _)| {
+        fields.is_some_and(|(fields, _, _)| {
             fields.iter().any(|f| {
                 let name = match (&f.rename, &rename_all) {
                     (Some(name), _) => name.clone(),

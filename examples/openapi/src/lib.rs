@@ -20,3 +20,8 @@ pub mod drifty {
 pub mod drifty_fixed {
     remcall::include_client!("drifty_fixed");
 }
+
+/// A client of shapes whose values must survive a round trip (`values.yaml`).
+pub mod values {
+    remcall::include_client!("values");
+}

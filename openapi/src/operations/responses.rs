@@ -131,6 +131,12 @@ impl Builder<'_> {
         response: &Value,
         hint: &str,
     ) -> (Ty, Encoding) {
+        // A success with content has a body, schema or not (a 204 or 205 has none).
+        let success = at
+            .pointer
+            .rsplit('/')
+            .next()
+            .is_some_and(|code| code.starts_with('2') && code != "204" && code != "205");
         if let Some(content) = response.get("content").and_then(Value::as_object) {
             let Some((media, encoding)) = pick_media(content) else {
                 return (Ty::Unit, Encoding::Json);
@@ -143,12 +149,27 @@ impl Builder<'_> {
                         let place = at.child("content").child(&media).child("schema");
                         (self.ty(&place, schema, hint), Encoding::Json)
                     }
-                    None => (Ty::Unit, Encoding::Json),
+                    None if !success => (Ty::Unit, Encoding::Json),
+                    // Content without a schema is still content: any JSON value.
+                    None => {
+                        self.schemaless(at);
+                        (Ty::Value, Encoding::Json)
+                    }
                 },
             };
         }
         // Swagger 2.0: the schema sits on the response, in what the operation produces.
         let Some(schema) = response.get("schema") else {
+            if success
+                && operation.value.get("produces").is_some()
+                && matches!(
+                    self.swagger_media(operation, "produces"),
+                    Some((_, Encoding::Json))
+                )
+            {
+                self.schemaless(at);
+                return (Ty::Value, Encoding::Json);
+            }
             return (Ty::Unit, Encoding::Json);
         };
         if schema.get("type").and_then(Value::as_str) == Some("file") {
@@ -161,6 +182,17 @@ impl Builder<'_> {
             Some(Encoding::Text) => (Ty::String, Encoding::Text),
             Some(_) => (Ty::Bytes, Encoding::Bytes),
         }
+    }
+}
+
+impl Builder<'_> {
+    /// Notes a JSON answer declared without a schema, read as `serde_json::Value`.
+    fn schemaless(&mut self, at: &Place) {
+        self.note(
+            at,
+            false,
+            "a JSON answer without a schema: read as serde_json::Value",
+        );
     }
 }
 

@@ -15,8 +15,8 @@ mod shape;
 use crate::ty::Ty;
 pub(crate) use shape::doc;
 use shape::{
-    const_alternatives, defines_type, enum_values, is_null_schema, is_nullable, only_modifies,
-    schema_type, without_constraint_alternatives,
+    const_alternatives, defines_type, enum_values, has_properties, is_null_schema, is_nullable,
+    only_modifies, schema_type, without_constraint_alternatives,
 };
 
 /// How deep schemas may nest inline before the rest is a `serde_json::Value`.
@@ -66,6 +66,14 @@ impl Builder<'_> {
             self.spec.types.insert(name.clone(), definition);
             return Ty::Named(name);
         }
+        if union_beside_fields(schema).is_some() {
+            let name = self.inline_name(schema, hint);
+            let definition = self.struct_of(at, schema, &name, depth);
+            self.spec
+                .types
+                .insert(name.clone(), TypeOut::Struct(definition));
+            return Ty::Named(name);
+        }
         if let Some(ty) = self.alternatives_ty(at, schema, hint, depth) {
             return ty;
         }
@@ -111,7 +119,7 @@ impl Builder<'_> {
                 )),
                 None => Ty::list(self.fallback()),
             },
-            Some("object") | None if schema.get("properties").is_some() => {
+            Some("object") | None if has_properties(schema) => {
                 if let Some(component) = self.copied_component(at, schema) {
                     return self.named_type(&component, depth);
                 }
@@ -303,7 +311,7 @@ impl Builder<'_> {
             return self.enum_of(at, doc(schema), values);
         }
         for key in ["oneOf", "anyOf"] {
-            if schema.get(key).is_some() {
+            if schema.get(key).is_some() && union_beside_fields(schema).is_none() {
                 return TypeOut::Union(self.union(at, schema, key, name, 0));
             }
         }
@@ -341,6 +349,16 @@ impl Builder<'_> {
         let mut own = vec![(at.clone(), schema.clone())];
         own.extend(inline_parts);
         for (place, part) in own {
+            // A union beside the fields (`oneOf` next to `properties`, or an inline `allOf`
+            // part that is one) is flattened into the struct: an `all_of:` part of its own.
+            if let Some(union) = union_beside_fields(&part)
+                .or_else(|| (place != *at && is_union(&part)).then(|| part.clone()))
+            {
+                let ty = self.ty_at_depth(&place, &union, &format!("{name}Kind"), depth + 1);
+                if let Some(part) = ty.required().named() {
+                    out.all_of.push(part.to_owned());
+                }
+            }
             self.fields_of(&place, &part, name, depth, &mut out, &mut taken);
         }
         out
@@ -400,18 +418,23 @@ impl Builder<'_> {
                 });
             }
         }
+        // Keys beside the declared ones that the description allows are kept: `true` and `{}`
+        // allow any value, a schema its values.
         if let Some(values) = schema.get("additionalProperties")
-            && values.is_object()
-            && values.as_object().is_some_and(|o| !o.is_empty())
             && out.additional.is_none()
             && schema.get("properties").is_some()
         {
-            out.additional = Some(self.ty_at_depth(
-                &at.child("additionalProperties"),
-                values,
-                &format!("{owner}Value"),
-                depth + 1,
-            ));
+            out.additional = match values {
+                Value::Bool(true) => Some(Ty::Value),
+                Value::Object(o) if o.is_empty() => Some(Ty::Value),
+                Value::Object(_) => Some(self.ty_at_depth(
+                    &at.child("additionalProperties"),
+                    values,
+                    &format!("{owner}Value"),
+                    depth + 1,
+                )),
+                _ => None,
+            };
         }
     }
 
@@ -533,6 +556,34 @@ impl Builder<'_> {
         Ty::Value
     }
 }
+/// True for a schema that is a union: a `oneOf` or `anyOf` of more than one alternative that is
+/// not `null`, not constraints on the schema's own properties, not an enum of constants.
+fn is_union(schema: &Value) -> bool {
+    without_constraint_alternatives(schema).is_none()
+        && const_alternatives(schema).is_none()
+        && ["oneOf", "anyOf"].iter().any(|key| {
+            schema
+                .get(*key)
+                .and_then(Value::as_array)
+                .is_some_and(|a| a.iter().filter(|x| !is_null_schema(x)).count() > 1)
+        })
+}
+
+/// The union of a schema that declares properties (or `allOf` parts) beside a `oneOf`/`anyOf`:
+/// the union alone, to flatten into the struct the rest makes; `None` for any other schema.
+fn union_beside_fields(schema: &Value) -> Option<Value> {
+    if !(has_properties(schema) || schema.get("allOf").is_some()) || !is_union(schema) {
+        return None;
+    }
+    let mut union = serde_json::Map::new();
+    for key in ["oneOf", "anyOf", "discriminator"] {
+        if let Some(value) = schema.get(key) {
+            union.insert(key.to_owned(), value.clone());
+        }
+    }
+    Some(Value::Object(union))
+}
+
 /// An integer schema's type by its format, or by bounds that say unsigned 64 bits.
 fn integer_ty(schema: &Value) -> Ty {
     match schema.get("format").and_then(Value::as_str) {

@@ -69,7 +69,16 @@ pub(crate) fn defines_type(schema: &Value) -> bool {
         .get("allOf")
         .and_then(Value::as_array)
         .is_some_and(|a| a.len() > 1 || schema.get("properties").is_some());
-    schema.get("properties").is_some() || enum_ok || union || composed
+    has_properties(schema) || enum_ok || union || composed
+}
+
+/// True for a schema that declares at least one property: `properties: {}` declares none, and
+/// such an object allows any keys (a struct of no fields would drop them all).
+pub(crate) fn has_properties(schema: &Value) -> bool {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty())
 }
 
 /// The schema's `type`, the non-null one of a 3.1 list.

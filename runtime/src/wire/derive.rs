@@ -11,7 +11,8 @@
 /// `[POSITION] MODE name: Type = "wire"`, its position counted from 0, where `required` is written always and must come, `optional` is
 /// left out when absent and reads as absent when missing, and `nullable` is written always (as
 /// `null` when `None`) and reads as `None` when missing; then `additional_properties: V` for a
-/// struct that keeps the keys it does not declare.
+/// struct that keeps the keys it does not declare, or `flatten: field: Union` for a struct one of
+/// whose `all_of:` parts is a union: the keys its fields do not take are that union's value.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __serde_struct {
@@ -92,11 +93,96 @@ macro_rules! __serde_struct {
                 )?
 
                 #[allow(unused_variables)]
-                fn finish(slots: Self::Slots) -> ::core::result::Result<Self, &'static str> {
+                fn finish(
+                    slots: Self::Slots,
+                ) -> ::core::result::Result<Self, $crate::__codegen::record::Unfinished> {
                     ::core::result::Result::Ok(Self {
                         $($field: $crate::__serde_struct!(@in $mode slots.$field, $wire),)*
                         $(additional_properties: $crate::__serde_struct!(
                             @others slots.additional_properties, $others),)?
+                    })
+                }
+            }
+        };
+    };
+    (
+        $name:ident {
+            $([$index:literal] $mode:ident $field:ident: $ty:ty = $wire:literal),* $(,)?
+        }
+        flatten: $flat:ident: $flat_ty:ty
+    ) => {
+        impl $crate::serde::Serialize for $name {
+            fn serialize<S: $crate::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                $crate::__codegen::record::write_flattened(
+                    serializer,
+                    stringify!($name),
+                    &[$(($wire, $crate::__serde_struct!(@out $mode &self.$field))),*],
+                    &self.$flat,
+                )
+            }
+        }
+
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__codegen::record::read(deserializer)
+            }
+        }
+
+        const _: () = {
+            // The fields read so far, by name, and the keys left for the flattened union.
+            pub struct __Slots {
+                $($field: ::core::option::Option<$ty>,)*
+                $flat: $crate::serde_json::Map<::std::string::String, $crate::serde_json::Value>,
+            }
+
+            impl<'de> $crate::__codegen::record::Record<'de> for $name {
+                type Slots = __Slots;
+                const NAME: &'static str = stringify!($name);
+                const FIELDS: &'static [&'static str] = &[$($wire),*];
+                const KEEPS_OTHERS: bool = true;
+
+                fn slots() -> Self::Slots {
+                    __Slots {
+                        $($field: ::core::option::Option::None,)*
+                        $flat: $crate::serde_json::Map::new(),
+                    }
+                }
+
+                fn read<A: $crate::serde::de::MapAccess<'de>>(
+                    slots: &mut Self::Slots,
+                    index: usize,
+                    map: &mut A,
+                ) -> ::core::result::Result<bool, A::Error> {
+                    match index {
+                        $($index => $crate::__codegen::record::slot(&mut slots.$field, map),)*
+                        _ => {
+                            let _ = (slots, map);
+                            ::core::result::Result::Ok(true)
+                        }
+                    }
+                }
+
+                fn read_other<A: $crate::serde::de::MapAccess<'de>>(
+                    slots: &mut Self::Slots,
+                    key: ::std::string::String,
+                    map: &mut A,
+                ) -> ::core::result::Result<(), A::Error> {
+                    let value: $crate::serde_json::Value = map.next_value()?;
+                    slots.$flat.insert(key, value);
+                    ::core::result::Result::Ok(())
+                }
+
+                fn finish(
+                    slots: Self::Slots,
+                ) -> ::core::result::Result<Self, $crate::__codegen::record::Unfinished> {
+                    ::core::result::Result::Ok(Self {
+                        $($field: $crate::__serde_struct!(@in $mode slots.$field, $wire),)*
+                        $flat: $crate::__codegen::record::flattened::<$flat_ty>(slots.$flat)?,
                     })
                 }
             }
@@ -118,7 +204,9 @@ macro_rules! __serde_struct {
     (@in required $slot:expr, $wire:literal) => {
         match $slot {
             ::core::option::Option::Some(value) => value,
-            ::core::option::Option::None => return ::core::result::Result::Err($wire),
+            ::core::option::Option::None => {
+                return ::core::result::Result::Err($crate::__codegen::record::Unfinished::Missing($wire))
+            }
         }
     };
     (@in nullable $slot:expr, $wire:literal) => { $slot.unwrap_or_default() };
@@ -188,8 +276,9 @@ macro_rules! __serde_int_enum {
 }
 
 /// A union's `Deserialize` (its `Serialize` is serde's untagged derive). Untagged:
-/// `Variant(Type) => KIND | KIND requiring ["key"]` each, what the alternative can read (the
-/// [`Fits`](super::union::Fits) constants, and the keys an object needs); tagged (`tag "field"` first):
+/// `Variant(Type) => KIND | KIND requiring ["key"] declaring ["key", "other"]` each, what the
+/// alternative can read (the [`Fits`](super::union::Fits) constants, the keys an object needs,
+/// and every key it declares or value a string enum knows, which rank the alternatives); tagged (`tag "field"` first):
 /// `Variant(Type) = "value" | "other value"` each. Then `open: Other` when a value no
 /// alternative reads is kept in `Other(serde_json::Value)`.
 #[doc(hidden)]
@@ -200,6 +289,7 @@ macro_rules! __serde_union {
             $(
                 $variant:ident($ty:ty) => $kind:ident $(| $more:ident)*
                     $(requiring [$($key:literal),*])?
+                    $(declaring [$($declared:literal),*])?
             ),* $(,)?
         }
         $(open: $other:ident)?
@@ -214,7 +304,8 @@ macro_rules! __serde_union {
                         stringify!($variant),
                         $crate::__codegen::union::Fits::$kind
                             $(.or($crate::__codegen::union::Fits::$more))*
-                            $(.requiring(&[$($key),*]))?,
+                            $(.requiring(&[$($key),*]))?
+                            $(.declaring(&[$($declared),*]))?,
                         |value| $crate::__codegen::union::read::<$ty, Self>(value, Self::$variant),
                     )),*],
                     $crate::__serde_str_enum!(@other $($other)?),

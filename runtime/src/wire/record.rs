@@ -51,8 +51,25 @@ pub trait Record<'de>: Sized {
         map.next_value::<IgnoredAny>().map(drop)
     }
 
-    /// The struct, or the wire name of a required field that never came.
-    fn finish(slots: Self::Slots) -> Result<Self, &'static str>;
+    /// The struct, or why it cannot be made: a required field that never came, or keys left
+    /// for a flattened union that none of its alternatives reads.
+    fn finish(slots: Self::Slots) -> Result<Self, Unfinished>;
+}
+
+/// Why [`Record::finish`] could not make the struct.
+#[derive(Debug)]
+pub enum Unfinished {
+    /// The wire name of a required field that never came.
+    Missing(&'static str),
+    /// The union flattened into the struct (`all_of:` with a union part) does not read the keys
+    /// the struct's own fields left: its error.
+    Flattened(String),
+}
+
+impl From<&'static str> for Unfinished {
+    fn from(missing: &'static str) -> Unfinished {
+        Unfinished::Missing(missing)
+    }
 }
 
 /// Reads `T` from a map (a JSON object).
@@ -122,6 +139,57 @@ pub fn write_with_others<S: Serializer, V: Serialize>(
     out.end()
 }
 
+/// The union flattened into a struct (`all_of:` with a union part), read from the keys the
+/// struct's own fields did not take.
+pub fn flattened<T: serde::de::DeserializeOwned>(
+    rest: serde_json::Map<String, serde_json::Value>,
+) -> Result<T, Unfinished> {
+    T::deserialize(serde_json::Value::Object(rest))
+        .map_err(|error| Unfinished::Flattened(error.to_string()))
+}
+
+/// Writes a struct's fields and then the keys of the union flattened into it, in one object.
+/// The union's value must be an object: an alternative that is not one cannot share an object
+/// with fields.
+pub fn write_flattened<S: Serializer, U: Serialize>(
+    serializer: S,
+    name: &'static str,
+    fields: &[FieldOut<'_>],
+    union: &U,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::Error as _;
+    let entries = match serde_json::to_value(union).map_err(S::Error::custom)? {
+        serde_json::Value::Object(entries) => entries,
+        other => {
+            return Err(S::Error::custom(format_args!(
+                "{name}: its flattened union holds a {}, not an object",
+                json_kind(&other)
+            )));
+        }
+    };
+    let mut out = serializer.serialize_map(None)?;
+    for (wire, value) in fields {
+        if let Some(value) = value {
+            out.serialize_entry(wire, value)?;
+        }
+    }
+    for (key, value) in &entries {
+        out.serialize_entry(key, value)?;
+    }
+    out.end()
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
 /// An optional field's value to write, `None` when it has none (and is left out).
 pub trait Optional {
     /// The value, unless it is absent.
@@ -172,9 +240,12 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
                 }
             }
         }
-        T::finish(slots).map_err(|missing| {
-            super::located::note_failed_field(T::NAME, missing);
-            de::Error::missing_field(missing)
+        T::finish(slots).map_err(|unfinished| match unfinished {
+            Unfinished::Missing(missing) => {
+                super::located::note_failed_field(T::NAME, missing);
+                de::Error::missing_field(missing)
+            }
+            Unfinished::Flattened(why) => de::Error::custom(format_args!("{}: {why}", T::NAME)),
         })
     }
 }
@@ -241,7 +312,7 @@ mod tests {
 
     use serde::de::MapAccess;
 
-    use super::{Optional, Record, other, read, slot, write_with_others};
+    use super::{Optional, Record, Unfinished, other, read, slot, write_with_others};
 
     /// What the generator writes for `{ id: integer, name?: string }` keeping other keys.
     #[derive(Debug, PartialEq)]
@@ -290,7 +361,7 @@ mod tests {
             other(&mut slots.2, key, map)
         }
 
-        fn finish(slots: Self::Slots) -> Result<Self, &'static str> {
+        fn finish(slots: Self::Slots) -> Result<Self, Unfinished> {
             Ok(Self {
                 id: slots.0.ok_or("id")?,
                 name: slots.1.unwrap_or_default(),

@@ -37,6 +37,9 @@ pub type Candidate<'a, T> = (&'a str, Fits, fn(Owned) -> Result<T, serde_json::E
 pub struct Fits {
     kinds: u8,
     required: &'static [&'static str],
+    /// Every key an object of the alternative declares, or every value a string enum knows:
+    /// how well the alternative fits a value it may read ([`Fits::score`]).
+    declared: &'static [&'static str],
 }
 
 const KIND_NAMES: [&str; 6] = [
@@ -68,6 +71,7 @@ impl Fits {
         Fits {
             kinds,
             required: &[],
+            declared: &[],
         }
     }
 
@@ -80,14 +84,42 @@ impl Fits {
             } else {
                 self.required
             },
+            declared: if self.declared.is_empty() {
+                other.declared
+            } else {
+                self.declared
+            },
         }
     }
 
     /// An object of this alternative needs these keys.
     pub const fn requiring(self, keys: &'static [&'static str]) -> Fits {
         Fits {
-            kinds: self.kinds,
             required: keys,
+            ..self
+        }
+    }
+
+    /// An object of this alternative declares these keys (a string enum: knows these values).
+    pub const fn declaring(self, keys: &'static [&'static str]) -> Fits {
+        Fits {
+            declared: keys,
+            ..self
+        }
+    }
+
+    /// How well the alternative fits a value it may read: the object's keys it declares, or 1
+    /// for a string its enum knows. Of the alternatives that may read a value, the best fitting
+    /// is tried first, so `{text}` and `{text, language}` each read as the alternative that
+    /// keeps all of it, whatever the order the union lists them in.
+    fn score(&self, value: &Value) -> usize {
+        match value {
+            Value::Object(object) => object
+                .keys()
+                .filter(|key| self.declared.contains(&key.as_str()))
+                .count(),
+            Value::String(text) => usize::from(self.declared.contains(&text.as_str())),
+            _ => 0,
         }
     }
 
@@ -161,11 +193,21 @@ pub fn untagged<'de, T, D: Deserializer<'de>>(
     let _scope = Scope::enter(&value);
     let mut tried = Tried::default();
     let mut viable = Vec::new();
+    let mut scores = Vec::new();
     for (position, (name, fits, read)) in alternatives.iter().enumerate() {
         match fits.misfit(&value) {
             Some(why) => tried.add(position, name, &why),
-            None => viable.push((position, *name, *read)),
+            None => {
+                viable.push((position, *name, *read));
+                scores.push(fits.score(&value));
+            }
         }
+    }
+    // The best fitting first; among equals, the order the union lists them in.
+    if viable.len() > 1 {
+        let mut order: Vec<usize> = (0..viable.len()).collect();
+        order.sort_by_key(|i| std::cmp::Reverse(scores[*i]));
+        viable = order.into_iter().map(|i| viable[i]).collect();
     }
     // Only alternatives that may fail after reading part of the value waste work.
     let size = if viable.len() > 1 {

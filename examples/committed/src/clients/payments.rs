@@ -128,12 +128,32 @@ pub enum PaymentSource {
     /// A value none of the alternatives reads, kept as it came.
     Other(remcall::serde_json::Value),
 }
+impl From<Card> for PaymentSource {
+    fn from(value: Card) -> Self {
+        Self::Card(value)
+    }
+}
+impl From<BankAccount> for PaymentSource {
+    fn from(value: BankAccount) -> Self {
+        Self::BankAccount(value)
+    }
+}
 /// An amount in cents, or a named amount.
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde", untagged)]
 pub enum Amount {
     I64(i64),
     String(String),
+}
+impl From<i64> for Amount {
+    fn from(value: i64) -> Self {
+        Self::I64(value)
+    }
+}
+impl From<String> for Amount {
+    fn from(value: String) -> Self {
+        Self::String(value)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Charge {

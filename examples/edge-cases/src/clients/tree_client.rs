@@ -49,6 +49,26 @@ pub enum Filter {
     Count(Count),
     Label(Label),
 }
+impl From<AllOf> for Filter {
+    fn from(value: AllOf) -> Self {
+        Self::AllOf(value)
+    }
+}
+impl From<AnyOf> for Filter {
+    fn from(value: AnyOf) -> Self {
+        Self::AnyOf(value)
+    }
+}
+impl From<Count> for Filter {
+    fn from(value: Count) -> Self {
+        Self::Count(value)
+    }
+}
+impl From<Label> for Filter {
+    fn from(value: Label) -> Self {
+        Self::Label(value)
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct AllOf {
     pub of: Vec<Filter>,
@@ -240,10 +260,10 @@ remcall::__codegen::serde_struct! {
 }
 remcall::__codegen::serde_union! {
     Filter {
-        AllOf(AllOf) => OBJECT requiring ["of", "all"],
-        AnyOf(AnyOf) => OBJECT requiring ["of", "any"],
-        Count(Count) => OBJECT requiring ["of", "value"],
-        Label(Label) => OBJECT requiring ["of", "value"],
+        AllOf(AllOf) => OBJECT requiring ["of", "all"] declaring ["of", "all"],
+        AnyOf(AnyOf) => OBJECT requiring ["of", "any"] declaring ["of", "any"],
+        Count(Count) => OBJECT requiring ["of", "value"] declaring ["of", "value"],
+        Label(Label) => OBJECT requiring ["of", "value"] declaring ["of", "value", "note"],
     }
 }
 remcall::__codegen::serde_struct! {

@@ -1,0 +1,163 @@
+//! Values survive, end to end: a client imported from `api/values.yaml` (build.rs, no hand
+//! edits) sends and reads every value its description allows, over loopback. Each shape here
+//! once lost values in silence: a chat message whose `allOf` has a `oneOf` part went out as
+//! `{"role":"user"}`, keys beside the declared ones vanished, a union took its first branch
+//! that decoded, enums of one value each read as the first one's `Other`, and an answer
+//! without a schema could not be read at all.
+
+use axum::Router;
+use axum::routing::{get, post, put};
+use remcall::serde_json::{self, Value, json};
+use remcall_example_openapi::values::*;
+use testkit::Server;
+
+/// Answers `/chat` with the transcription its `verbose` key asks for, `/things` with what it
+/// was sent (PUT) or a free-form object (GET).
+async fn server() -> Server {
+    let router = Router::new()
+        .route(
+            "/chat",
+            post(|axum::Json(request): axum::Json<Value>| async move {
+                let verbose = request.pointer("/trace/verbose") == Some(&json!(true));
+                axum::Json(if verbose {
+                    json!({ "text": "hi", "language": "en", "duration": 1.5 })
+                } else {
+                    json!({ "text": "hi" })
+                })
+            }),
+        )
+        .route(
+            "/things",
+            put(|axum::Json(thing): axum::Json<Value>| async move { axum::Json(thing) }).merge(
+                get(|| async {
+                    axum::Json(json!({ "any": ["shape", 1, null], "at": { "all": true } }))
+                }),
+            ),
+        );
+    Server::start(router).await
+}
+
+/// Decodes `value` as `T` and encodes it back.
+fn round_trip<T: remcall::serde::de::DeserializeOwned + remcall::serde::Serialize>(
+    value: &Value,
+) -> Value {
+    let decoded: T = serde_json::from_value(value.clone()).expect("decodes");
+    serde_json::to_value(&decoded).expect("encodes")
+}
+
+#[tokio::test]
+async fn a_chat_message_goes_on_the_wire_with_its_content() {
+    let server = server().await;
+    let client = Values::new(&server.url()).unwrap();
+    let message = Message::new(
+        "user",
+        MessageBodyVariant0 {
+            content: "What is the weather?".into(),
+        },
+    );
+    let calls = Message::new(
+        "assistant",
+        MessageBodyVariant1 {
+            tool_calls: vec!["weather".into()],
+        },
+    );
+    client
+        .chat(&ChatRequest::new(vec![message, calls]))
+        .await
+        .unwrap();
+    let sent: Value = serde_json::from_slice(&server.received()[0].body).unwrap();
+    assert_eq!(
+        sent,
+        json!({ "messages": [
+            { "role": "user", "content": "What is the weather?" },
+            { "role": "assistant", "tool_calls": ["weather"] },
+        ] })
+    );
+    // Read back, each message is the alternative it was written as.
+    let read: ChatRequest = serde_json::from_value(sent).unwrap();
+    assert!(matches!(
+        &read.messages[1].message_body,
+        MessageBody::MessageBodyVariant1(calls) if calls.tool_calls == ["weather"]
+    ));
+}
+
+#[tokio::test]
+async fn a_union_reads_as_the_alternative_that_keeps_the_whole_answer() {
+    let server = server().await;
+    let client = Values::new(&server.url()).unwrap();
+    let plain = client.chat(&ChatRequest::new(Vec::new())).await.unwrap();
+    assert_eq!(
+        plain,
+        Transcription::JsonResponse(JsonResponse { text: "hi".into() })
+    );
+    let mut trace = Trace::default();
+    trace
+        .additional_properties
+        .insert("verbose".into(), json!(true));
+    let verbose = client
+        .chat(&ChatRequest {
+            trace: Some(trace),
+            ..ChatRequest::new(Vec::new())
+        })
+        .await
+        .unwrap();
+    // `JsonResponse` is listed first and reads this answer too; it would drop all but `text`.
+    assert_eq!(
+        verbose,
+        Transcription::VerboseJsonResponse(VerboseJsonResponse {
+            text: "hi".into(),
+            language: "en".into(),
+            duration: Some(1.5),
+        })
+    );
+}
+
+#[tokio::test]
+async fn keys_beside_the_declared_ones_and_free_form_answers_come_back() {
+    let server = server().await;
+    let client = Values::new(&server.url()).unwrap();
+    let sent: Trace =
+        serde_json::from_value(json!({ "id": "t1", "user": "ann", "tags": [1, 2] })).unwrap();
+    let echoed = client.put_thing(&sent).await.unwrap();
+    assert_eq!(
+        echoed,
+        json!({ "id": "t1", "user": "ann", "tags": [1, 2] }),
+        "an object with no properties keeps every key"
+    );
+    assert_eq!(
+        client.get_thing().await.unwrap(),
+        json!({ "any": ["shape", 1, null], "at": { "all": true } }),
+        "an answer declared as JSON without a schema is readable"
+    );
+}
+
+#[test]
+fn every_value_the_description_allows_reads_back_as_it_was() {
+    let requests = [
+        json!({ "messages": [{ "role": "user", "name": "ann", "content": "hi" }] }),
+        json!({ "messages": [], "tool_choice": "auto" }),
+        json!({ "messages": [], "tool_choice": "none" }),
+        json!({ "messages": [], "tool_choice": "required" }),
+        json!({ "messages": [], "tool_choice": { "function": "weather" } }),
+        json!({ "messages": [], "part": { "type": "text", "text": "hi" } }),
+        json!({ "messages": [], "part": { "type": "image", "url": "http://x/y.png" } }),
+        json!({ "messages": [], "trace": { "id": "t", "extra": { "deep": [1] } } }),
+    ];
+    for request in &requests {
+        assert_eq!(&round_trip::<ChatRequest>(request), request);
+    }
+    // Each tool choice is the value it was written as, not the first enum's `Other`.
+    let none: ToolChoice = serde_json::from_value(json!("none")).unwrap();
+    assert_eq!(none, ToolChoice::ToolChoiceValue(ToolChoiceValue::None));
+    // A tagged part is the alternative its tag names.
+    let image: Part = serde_json::from_value(json!({ "type": "image", "url": "u" })).unwrap();
+    assert!(matches!(image, Part::PartVariant1(_)));
+    // A message whose body fits neither alternative is an error that names them.
+    let error = serde_json::from_value::<Message>(json!({ "role": "user" })).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("no alternative of `MessageBody`"),
+        "{error}"
+    );
+}
