@@ -3,7 +3,7 @@
 //! `cargo xtask bench [--quick]`: run every benchmark docs/BENCHMARKS.md reports, in its order.
 //! `cargo xtask corpus DIR`: import every OpenAPI description in DIR and build the clients
 //! (docs/IMPORT.md).
-//! `cargo xtask conformance [--faithful-only] DOC… [--require PERCENT]`: imported clients called against Prism's
+//! `cargo xtask conformance [--faithful-only | --round-trip] DOC… [--require PERCENT]`: imported clients called against Prism's
 //! validating mock of each description (docs/IMPORT.md).
 //! `cargo xtask compile-cost [--baseline REV] DOC…`: the time and memory a user pays to compile
 //! each description's client, beside the generator at REV and progenitor (docs/IMPORT.md).
@@ -69,6 +69,7 @@ fn main() -> anyhow::Result<()> {
         ["conformance", rest @ ..] => {
             let (mode, rest) = match rest {
                 ["--faithful-only", rest @ ..] => (conformance::Mode::FaithfulOnly, rest),
+                ["--round-trip", rest @ ..] => (conformance::Mode::RoundTrip, rest),
                 rest => (conformance::Mode::Calls, rest),
             };
             let (documents, require) = match rest {
@@ -79,7 +80,7 @@ fn main() -> anyhow::Result<()> {
             conformance::run(&workspace_root(), &documents, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask test | cargo xtask servers | cargo xtask fresh-machine [--help] | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
+            "usage: cargo xtask test | cargo xtask servers | cargo xtask fresh-machine [--help] | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only | --round-trip] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
         ),
     }
 }

@@ -20,6 +20,7 @@ mod description;
 mod driver;
 mod faithful;
 mod prism;
+mod roundtrip;
 mod routes;
 
 use description::Description;
@@ -50,6 +51,9 @@ struct Tally {
     faithful: usize,
     /// What went wrong, a line each (the first few are printed).
     problems: Vec<String>,
+    /// Round trip: instances sent through the generated types, and those that came back whole.
+    instances: usize,
+    kept: usize,
 }
 
 /// What a run does with each document.
@@ -59,6 +63,9 @@ pub(crate) enum Mode {
     Calls,
     /// Import and check faithfulness only: no build, no Prism (a minute for the corpus).
     FaithfulOnly,
+    /// Import, build, and send instances of every JSON body and answer through the generated
+    /// types and back ([`roundtrip`]): no Prism.
+    RoundTrip,
 }
 
 pub(crate) fn run(
@@ -70,7 +77,7 @@ pub(crate) fn run(
     let cli = build_cli(root)?;
     let prism = match mode {
         Mode::Calls => prism(root)?,
-        Mode::FaithfulOnly => PathBuf::new(),
+        Mode::FaithfulOnly | Mode::RoundTrip => PathBuf::new(),
     };
     let scratch = root.join("target/conformance");
     std::fs::create_dir_all(&scratch)?;
@@ -96,6 +103,17 @@ pub(crate) fn run(
         for problem in tally.problems.iter().take(shown) {
             eprintln!("  {problem}");
         }
+        if mode == Mode::RoundTrip {
+            rows.push(format!(
+                "| {name} | {} of {} | {} of {} instances round-trip |",
+                tally.faithful, tally.operations, tally.kept, tally.instances
+            ));
+            total.instances += tally.instances;
+            total.kept += tally.kept;
+            total.operations += tally.operations;
+            total.faithful += tally.faithful;
+            continue;
+        }
         rows.push(format!(
             "| {name} | {} of {} | {} of {} | {} | {} | {} | {} |",
             tally.faithful,
@@ -115,6 +133,31 @@ pub(crate) fn run(
         total.unanswered += tally.unanswered;
         total.operations += tally.operations;
         total.faithful += tally.faithful;
+    }
+    if mode == Mode::RoundTrip {
+        println!("| document | faithful operations | round trip |");
+        println!("| --- | --- | --- |");
+        for row in &rows {
+            println!("{row}");
+        }
+        let kept = if total.instances == 0 {
+            100.0
+        } else {
+            100.0 * total.kept as f64 / total.instances as f64
+        };
+        println!(
+            "round trip: {} of {} instances ({kept:.1}%) decode with their generated type and encode back as they were",
+            total.kept, total.instances
+        );
+        if !not_run.is_empty() {
+            bail!("round trip not measured for {}", not_run.join(", "));
+        }
+        if let Some(required) = require
+            && kept < required
+        {
+            bail!("round trip below {required}%");
+        }
+        return Ok(());
     }
     println!(
         "| document | faithful operations | methods called | accepted by Prism | decoded | unsigned (Prism) | Prism could not answer |"
@@ -229,7 +272,17 @@ fn one(
             ..Tally::default()
         });
     }
-    std::fs::write(krate.join("src/main.rs"), driver)?;
+    let instances = (mode == Mode::RoundTrip).then(|| roundtrip::instances(&spec, &description));
+    match &instances {
+        Some(instances) => {
+            std::fs::write(krate.join("src/main.rs"), roundtrip::program(instances))?;
+            std::fs::write(
+                krate.join("instances.json"),
+                serde_json::to_vec(&roundtrip::input(instances))?,
+            )?;
+        }
+        None => std::fs::write(krate.join("src/main.rs"), driver)?,
+    }
     std::fs::write(
         krate.join("Cargo.toml"),
         format!(
@@ -262,6 +315,36 @@ fn one(
         name.to_ascii_lowercase()
             .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
     ));
+    if let Some(instances) = instances {
+        let output = Command::new(&binary).current_dir(&krate).output()?;
+        let mut tally = Tally {
+            methods,
+            operations,
+            faithful,
+            problems: unfaithful,
+            instances: instances.len(),
+            ..Tally::default()
+        };
+        let back: Vec<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        for (i, instance) in instances.iter().enumerate() {
+            let line = back.get(i).map(String::as_str).unwrap_or("!not run");
+            let lost = match serde_json::from_str::<Value>(line) {
+                Ok(value) => roundtrip::difference(&instance.value, &value, "$"),
+                Err(_) => Some(line.chars().take(200).collect()),
+            };
+            match lost {
+                None => tally.kept += 1,
+                Some(at) => tally.problems.push(format!(
+                    "{} {} `{}`: {at}",
+                    instance.method, instance.role, instance.ty
+                )),
+            }
+        }
+        return Ok(tally);
+    }
     let (mut server, url) = start_prism(prism, &bundled_path)?;
     let mut run = Command::new(&binary);
     run.arg(&url);

@@ -1,0 +1,382 @@
+//! The round trip: for every method of an imported client with a JSON body or a JSON 2xx answer,
+//! instances of that schema — the description's own examples, then instances made from the
+//! schema that take each `oneOf`/`anyOf` branch, each enum value, every optional property, and
+//! an extra key where `additionalProperties` allows one — are decoded with the generated type
+//! and encoded back by a program built beside the client. What comes back must be what went
+//! in: absent and `null` are equal, and so are `1` and `1.0`; nothing else. A difference is a
+//! value the generated type drops, reported with its JSON path.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value, json};
+
+use super::description::Description;
+
+/// How many instances are made from a schema beside its examples: enough to take each branch
+/// of a union of up to this many alternatives.
+const VARIATIONS: usize = 6;
+
+/// One instance to send through a type: the method, `body` or `returns`, the type, the value.
+pub(super) struct Instance {
+    pub(super) method: String,
+    pub(super) role: &'static str,
+    pub(super) ty: String,
+    pub(super) value: Value,
+}
+
+/// The instances of every method's JSON body and JSON answer.
+pub(super) fn instances(spec: &Value, description: &Description) -> Vec<Instance> {
+    let mut out = Vec::new();
+    let methods = spec.get("methods").and_then(Value::as_object);
+    for (name, method) in methods.into_iter().flatten() {
+        let request = method
+            .get("request")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let (verb, route) = request.split_once(' ').unwrap_or(("GET", "/"));
+        let Some((_, _, operation)) = description.operation(&verb.to_ascii_lowercase(), route)
+        else {
+            continue;
+        };
+        let json_type = |def: Option<&Value>| -> Option<String> {
+            let def = def?;
+            let ty = match def {
+                Value::String(ty) => ty.clone(),
+                other => {
+                    if other.get("as").is_some() {
+                        return None;
+                    }
+                    other.get("type")?.as_str()?.to_owned()
+                }
+            };
+            let opaque = ty == "String" || ty.contains("Bytes") || ty == "File" || ty == "()";
+            (!opaque).then_some(ty)
+        };
+        let mut add = |role: &'static str, ty: String, schema: &Value, examples: Vec<Value>| {
+            let mut seen = BTreeSet::new();
+            let made = (0..VARIATIONS).filter_map(|k| Maker { description, k }.make(schema, 0));
+            for value in examples.into_iter().take(3).chain(made) {
+                if seen.insert(value.to_string()) {
+                    out.push(Instance {
+                        method: name.clone(),
+                        role,
+                        ty: ty.clone(),
+                        value,
+                    });
+                }
+            }
+        };
+        if let Some(ty) = json_type(method.get("body"))
+            && let Some((schema, examples)) = body_schema(description, operation)
+        {
+            add("body", ty, &schema, examples);
+        }
+        if method.get("not_found").is_none()
+            && let Some(ty) = json_type(method.get("returns"))
+            && let Some((schema, examples)) = answer_schema(description, operation)
+        {
+            add("returns", ty, &schema, examples);
+        }
+    }
+    out
+}
+
+/// The JSON request body's schema and its examples.
+fn body_schema(description: &Description, operation: &Value) -> Option<(Value, Vec<Value>)> {
+    if description.swagger2 {
+        let parameter = operation
+            .get("parameters")?
+            .as_array()?
+            .iter()
+            .filter_map(|p| description.deref(p))
+            .find(|p| p.get("in").and_then(Value::as_str) == Some("body"))?;
+        return Some((parameter.get("schema")?.clone(), Vec::new()));
+    }
+    let body = description.deref(operation.get("requestBody")?)?;
+    media_schema(description, body.get("content")?)
+}
+
+/// The first 2xx answer's JSON schema and its examples.
+fn answer_schema(description: &Description, operation: &Value) -> Option<(Value, Vec<Value>)> {
+    let responses = operation.get("responses")?.as_object()?;
+    let (_, response) = responses
+        .iter()
+        .filter(|(code, _)| code.starts_with('2') && code.as_str() != "204")
+        .min_by_key(|(code, _)| code.as_str())?;
+    let response = description.deref(response)?;
+    if description.swagger2 {
+        let examples = response
+            .get("examples")
+            .and_then(Value::as_object)
+            .and_then(|e| e.iter().find(|(media, _)| media.contains("json")))
+            .map(|(_, example)| vec![example.clone()])
+            .unwrap_or_default();
+        return Some((response.get("schema")?.clone(), examples));
+    }
+    media_schema(description, response.get("content")?)
+}
+
+fn media_schema(description: &Description, content: &Value) -> Option<(Value, Vec<Value>)> {
+    let (_, media) = content
+        .as_object()?
+        .iter()
+        .find(|(media, _)| media.contains("json") && !media.contains("jsonl"))?;
+    let mut examples: Vec<Value> = media.get("example").cloned().into_iter().collect();
+    for example in media
+        .get("examples")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|examples| examples.values())
+    {
+        if let Some(value) = description.deref(example).and_then(|e| e.get("value")) {
+            examples.push(value.clone());
+        }
+    }
+    Some((media.get("schema")?.clone(), examples))
+}
+
+/// Makes the `k`th instance of a schema: branch `k` of each union, value `k` of each enum,
+/// every property (optional ones too, save on the first instance), `null` for a nullable value
+/// on the second, an extra key where other keys are allowed.
+struct Maker<'a> {
+    description: &'a Description,
+    k: usize,
+}
+
+impl Maker<'_> {
+    fn make(&self, schema: &Value, depth: usize) -> Option<Value> {
+        let schema = self.description.deref(schema)?;
+        if depth > 8 {
+            return None;
+        }
+        if let Some(value) = schema.get("const") {
+            return Some(value.clone());
+        }
+        let nullable = schema.get("nullable") == Some(&Value::Bool(true))
+            || schema
+                .get("type")
+                .and_then(Value::as_array)
+                .is_some_and(|t| t.iter().any(|t| t == "null"));
+        if nullable && self.k == 1 && depth > 0 {
+            return Some(Value::Null);
+        }
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            let values: Vec<&Value> = values.iter().filter(|v| !v.is_null()).collect();
+            return values
+                .get(self.k % values.len().max(1))
+                .map(|v| (*v).clone());
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
+                let real: Vec<&Value> = alternatives
+                    .iter()
+                    .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
+                    .collect();
+                if real.is_empty() {
+                    return Some(Value::Null);
+                }
+                let chosen = real[self.k % real.len()];
+                let value = self.make(chosen, depth + 1)?;
+                // Properties beside the alternatives are the object's too.
+                return Some(match (value, self.object(schema, depth)) {
+                    (Value::Object(mut fields), Some(Value::Object(own))) => {
+                        fields.extend(own);
+                        Value::Object(fields)
+                    }
+                    (value, _) => value,
+                });
+            }
+        }
+        if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
+            let mut merged = Map::new();
+            for part in parts {
+                match self.make(part, depth + 1)? {
+                    Value::Object(fields) => merged.extend(fields),
+                    other if parts.len() == 1 => return Some(other),
+                    _ => {}
+                }
+            }
+            if let Some(Value::Object(own)) = self.object(schema, depth) {
+                merged.extend(own);
+            }
+            return Some(Value::Object(merged));
+        }
+        let kind = match schema.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(Value::Array(types)) => types
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|t| *t != "null")
+                .unwrap_or("string"),
+            _ => "object",
+        };
+        Some(match kind {
+            "string" => match schema.get("format").and_then(Value::as_str) {
+                Some("date-time") => json!("2024-01-02T03:04:05Z"),
+                Some("date") => json!("2024-01-02"),
+                Some("uuid") => json!("3fa85f64-5717-4562-b3fc-2c963f66afa6"),
+                Some("byte") => json!("aGVsbG8="),
+                _ => json!(format!("text-{}", self.k)),
+            },
+            "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(2)),
+            "number" => json!(1.5),
+            "boolean" => json!(self.k % 2 == 0),
+            "array" => match schema.get("items") {
+                Some(items) => Value::Array(self.make(items, depth + 1).into_iter().collect()),
+                None => json!([]),
+            },
+            _ => self.object(schema, depth)?,
+        })
+    }
+
+    /// An object of the schema's properties (all of them past the first instance, which has
+    /// the required ones), and an extra key where `additionalProperties` allows one.
+    fn object(&self, schema: &Value, depth: usize) -> Option<Value> {
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut object = Map::new();
+        for (name, property) in schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let one_way = self
+                .description
+                .deref(property)
+                .is_some_and(|p| p.get("writeOnly") == Some(&Value::Bool(true)));
+            if (self.k > 0 || required.contains(&name.as_str())) && !one_way {
+                match self.make(property, depth + 1) {
+                    Some(value) => {
+                        object.insert(name.clone(), value);
+                    }
+                    None if required.contains(&name.as_str()) => return None,
+                    None => {}
+                }
+            }
+        }
+        match schema.get("additionalProperties") {
+            Some(Value::Bool(true)) => {
+                object.insert("extra-key".into(), json!({ "kept": [1, "two"] }));
+            }
+            Some(values @ Value::Object(_)) if self.k > 0 => {
+                if let Some(value) = self.make(values, depth + 1) {
+                    object.insert("extra-key".into(), value);
+                }
+            }
+            _ => {}
+        }
+        Some(Value::Object(object))
+    }
+}
+
+/// The program that decodes each instance with its type and prints what it encodes back (or
+/// why it did not decode), a line each, in order.
+pub(super) fn program(instances: &[Instance]) -> String {
+    let mut types: Vec<&str> = instances.iter().map(|i| i.ty.as_str()).collect();
+    types.sort();
+    types.dedup();
+    let mut out = String::from(
+        "//! Generated by `cargo xtask conformance --round-trip`: each instance decoded with its generated type and encoded back.\n#![allow(unused, clippy::all)]\nmod api;\nuse api::*;\nuse std::collections::HashMap;\nuse remcall::serde_json::{self, Value};\n\nfn again<T: remcall::serde::de::DeserializeOwned + remcall::serde::Serialize>(value: Value) -> String {\n    match serde_json::from_value::<T>(value) {\n        Ok(read) => match serde_json::to_string(&read) { Ok(text) => text, Err(e) => format!(\"!encode: {e}\") },\n        Err(e) => format!(\"!decode: {e}\").replace('\\n', \" \"),\n    }\n}\n\nfn main() {\n    let text = std::fs::read_to_string(\"instances.json\").unwrap_or_default();\n    let instances: Vec<(usize, Value)> = serde_json::from_str(&text).unwrap_or_default();\n    for (ty, value) in instances {\n        let line = match ty {\n",
+    );
+    for (i, ty) in types.iter().enumerate() {
+        let rust = ty
+            .replace("serde_json::", "remcall::serde_json::")
+            .replace("bytes::Bytes", "remcall::bytes::Bytes");
+        out.push_str(&format!("            {i} => again::<{rust}>(value),\n"));
+    }
+    out.push_str("            _ => String::from(\"!type\"),\n        };\n        println!(\"{line}\");\n    }\n}\n");
+    out
+}
+
+/// The instances as the program reads them: the position of each one's type among the sorted
+/// types, and the value.
+pub(super) fn input(instances: &[Instance]) -> Value {
+    let mut types: Vec<&str> = instances.iter().map(|i| i.ty.as_str()).collect();
+    types.sort();
+    types.dedup();
+    Value::Array(
+        instances
+            .iter()
+            .map(|i| {
+                let position = types.iter().position(|t| *t == i.ty).unwrap_or(usize::MAX);
+                json!([position, i.value])
+            })
+            .collect(),
+    )
+}
+
+/// Where `back` differs from `sent` (absent and `null` equal, numbers by value): the first
+/// JSON path that lost or changed a value, or `None` when the round trip kept everything.
+pub(super) fn difference(sent: &Value, back: &Value, path: &str) -> Option<String> {
+    match (sent, back) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, value) in a {
+                let there = b.get(key).unwrap_or(&Value::Null);
+                if let Some(at) = difference(value, there, &format!("{path}.{key}")) {
+                    return Some(at);
+                }
+            }
+            b.iter()
+                .find(|(key, value)| !a.contains_key(*key) && !value.is_null())
+                .map(|(key, _)| format!("{path}.{key} (added)"))
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| difference(x, y, &format!("{path}[{i}]"))),
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
+        (a, b) if a == b => None,
+        _ => Some(path.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absent_and_null_are_equal_and_numbers_compare_by_value() {
+        let sent = json!({ "a": 1, "b": null, "c": [{ "d": 2.0 }] });
+        assert_eq!(
+            difference(&sent, &json!({ "a": 1.0, "c": [{ "d": 2 }] }), "$"),
+            None
+        );
+        assert_eq!(
+            difference(&sent, &json!({ "a": 1, "c": [{}] }), "$").as_deref(),
+            Some("$.c[0].d")
+        );
+        assert_eq!(
+            difference(&json!({ "a": "x" }), &json!({ "a": "x", "e": 1 }), "$").as_deref(),
+            Some("$.e (added)")
+        );
+    }
+
+    #[test]
+    fn each_branch_of_a_union_is_made_in_turn() {
+        let description = Description::new(json!({ "openapi": "3.1.0", "paths": {} }));
+        let schema = json!({ "oneOf": [
+            { "type": "object", "required": ["a"], "properties": { "a": { "type": "string" } } },
+            { "type": "object", "required": ["b"], "properties": { "b": { "type": "integer" } },
+              "additionalProperties": true },
+        ] });
+        let made: Vec<Value> = (0..2)
+            .filter_map(|k| {
+                Maker {
+                    description: &description,
+                    k,
+                }
+                .make(&schema, 0)
+            })
+            .collect();
+        assert_eq!(made[0], json!({ "a": "text-0" }));
+        assert_eq!(
+            made[1],
+            json!({ "b": 2, "extra-key": { "kept": [1, "two"] } })
+        );
+    }
+}
