@@ -67,12 +67,7 @@ impl Builder<'_> {
             return Ty::Named(name);
         }
         if union_beside_fields(schema).is_some() {
-            let name = self.inline_name(schema, hint);
-            let definition = self.struct_of(at, schema, &name, depth);
-            self.spec
-                .types
-                .insert(name.clone(), TypeOut::Struct(definition));
-            return Ty::Named(name);
+            return self.inline_struct(at, schema, hint, depth);
         }
         if let Some(ty) = self.alternatives_ty(at, schema, hint, depth) {
             return ty;
@@ -81,12 +76,7 @@ impl Builder<'_> {
             if let Some(ty) = self.modified_part(at, schema, parts, hint, depth) {
                 return ty;
             }
-            let name = self.inline_name(schema, hint);
-            let definition = self.struct_of(at, schema, &name, depth);
-            self.spec
-                .types
-                .insert(name.clone(), TypeOut::Struct(definition));
-            return Ty::Named(name);
+            return self.inline_struct(at, schema, hint, depth);
         }
         if let Some(values) = enum_values(schema) {
             let name = self.inline_name(schema, hint);
@@ -123,12 +113,7 @@ impl Builder<'_> {
                 if let Some(component) = self.copied_component(at, schema) {
                     return self.named_type(&component, depth);
                 }
-                let name = self.inline_name(schema, hint);
-                let definition = self.struct_of(at, schema, &name, depth);
-                self.spec
-                    .types
-                    .insert(name.clone(), TypeOut::Struct(definition));
-                Ty::Named(name)
+                self.inline_struct(at, schema, hint, depth)
             }
             Some("object") | None => match schema.get("additionalProperties") {
                 Some(values)
@@ -145,6 +130,16 @@ impl Builder<'_> {
             },
             Some(_) => self.fallback(),
         }
+    }
+
+    /// An inline object as a struct named after where it stands.
+    fn inline_struct(&mut self, at: &Place, schema: &Value, hint: &str, depth: usize) -> Ty {
+        let name = self.inline_name(schema, hint);
+        let definition = self.struct_of(at, schema, &name, depth);
+        self.spec
+            .types
+            .insert(name.clone(), TypeOut::Struct(definition));
+        Ty::Named(name)
     }
 
     /// The type of a `oneOf` or `anyOf`: a union of its alternatives, or the one alternative

@@ -220,7 +220,7 @@ impl Maker<'_> {
             },
             "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(2)),
             "number" => json!(1.5),
-            "boolean" => json!(self.k % 2 == 0),
+            "boolean" => json!(self.k.is_multiple_of(2)),
             "array" => match schema.get("items") {
                 Some(items) => Value::Array(self.make(items, depth + 1).into_iter().collect()),
                 None => json!([]),
