@@ -393,9 +393,13 @@ impl Builder<'_> {
                 .filter_map(|part| self.all_fields(part))
                 .flatten()
                 .collect();
+            // Parts that disagree, or the struct's own field and a part's (an envelope's
+            // `result: {}` and this response's `result: Zone`): a field dropped for the part's
+            // would lose what the struct says of it.
             let conflict = inherited.iter().enumerate().any(|(i, a)| {
                 inherited[..i]
                     .iter()
+                    .chain(&settled.fields)
                     .any(|b| a.wire() == b.wire() && !self.same_type(&a.ty, &b.ty))
             });
             if conflict {
@@ -421,6 +425,21 @@ impl Builder<'_> {
         let mut loses = false;
         for field in inherited.into_iter().chain(own.fields.iter().cloned()) {
             match fields.iter_mut().find(|f| f.wire() == field.wire()) {
+                // Every value has both parts' types: where one holds the other, the narrower
+                // is exact (an envelope's `result: {}` and a part's `result: Zone`).
+                Some(existing)
+                    if !self.same_type(&existing.ty, &field.ty)
+                        && self.narrower(&existing.ty, &field.ty).is_some() =>
+                {
+                    let narrow = self.narrower(&existing.ty, &field.ty).unwrap_or(Ty::Value);
+                    if narrow == field.ty {
+                        existing.constant = field.constant.clone();
+                        existing.doc = existing.doc.take().or(field.doc.clone());
+                    }
+                    existing.required_null =
+                        narrow.is_option() && (existing.required_null || field.required_null);
+                    existing.ty = narrow;
+                }
                 Some(existing) if !self.same_type(&existing.ty, &field.ty) => {
                     let ty = existing.ty.widest(&field.ty);
                     loses |= ty.required() == &Ty::Value;
@@ -437,21 +456,54 @@ impl Builder<'_> {
                 None => fields.push(field),
             }
         }
-        let top = self.docs.top();
-        self.note(
-            &top,
-            loses,
-            format!(
-                "`{name}`: its `allOf` parts give {} different types; their fields are merged into it",
-                widened.join(", ")
-            ),
-        );
+        if !widened.is_empty() {
+            let top = self.docs.top();
+            self.note(
+                &top,
+                loses,
+                format!(
+                    "`{name}`: its `allOf` parts give {} different types; their fields are merged into it",
+                    widened.join(", ")
+                ),
+            );
+        }
         StructOut {
             doc: own.doc.clone(),
             all_of: Vec::new(),
             fields,
             additional: own.additional.clone(),
         }
+    }
+
+    /// Of two types one value must have at once, the one every such value has
+    /// ([`Ty::narrowest`]), or a type that is one of the other's union alternatives (or that
+    /// a union holding any JSON value takes).
+    fn narrower(&self, a: &Ty, b: &Ty) -> Option<Ty> {
+        if let Some(narrow) = a.narrowest(b) {
+            return Some(narrow);
+        }
+        let takes = |union: &Ty, other: &Ty| match union.required().named() {
+            Some(name) => matches!(
+                self.spec.types.get(name),
+                Some(TypeOut::Union(u)) if u.alternatives.iter().any(|alternative| {
+                    alternative == other.required() || *alternative == Ty::Value
+                })
+            ),
+            None => false,
+        };
+        let both_optional = a.is_option() && b.is_option();
+        let narrow = if takes(a, b) {
+            b.required().clone()
+        } else if takes(b, a) {
+            a.required().clone()
+        } else {
+            return None;
+        };
+        Some(if both_optional {
+            narrow.optional()
+        } else {
+            narrow
+        })
     }
 
     /// True when two type expressions mean the same on the wire: equal, or enums of the same

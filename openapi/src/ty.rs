@@ -131,6 +131,30 @@ impl Ty {
         }
     }
 
+    /// Of two types that one value must have at once (two `allOf` parts' types of one field),
+    /// the one every such value has, when one holds the other: `Value` and `Zone` is `Zone`,
+    /// `Option<T>` and `T` is `T`, `f64` and `i64` is `i64`. `None` when neither holds the
+    /// other (the description contradicts itself, or the two meet in a shape no type says).
+    pub(crate) fn narrowest(&self, other: &Ty) -> Option<Ty> {
+        if self == other {
+            return Some(self.clone());
+        }
+        Some(match (self, other) {
+            (Ty::Value, b) | (b, Ty::Value) => b.clone(),
+            (Ty::Option(a), Ty::Option(b)) => a.narrowest(b)?.optional(),
+            (Ty::Option(a), b) | (b, Ty::Option(a)) => a.narrowest(b)?,
+            (Ty::Vec(a), Ty::Vec(b)) => Ty::list(a.narrowest(b)?),
+            (Ty::Map(a), Ty::Map(b)) => Ty::map(a.narrowest(b)?),
+            // An object of any values, and a type of the spec: the type says more.
+            (Ty::Map(a), b @ Ty::Named(_)) | (b @ Ty::Named(_), Ty::Map(a)) if **a == Ty::Value => {
+                b.clone()
+            }
+            (Ty::F64, b) | (b, Ty::F64) if b.is_number() => b.clone(),
+            (Ty::I64, b) | (b, Ty::I64) if b.is_number() => b.clone(),
+            _ => return None,
+        })
+    }
+
     fn is_number(&self) -> bool {
         matches!(self, Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64 | Ty::F64)
     }
@@ -230,6 +254,17 @@ mod tests {
 
     #[test]
     fn widest_holds_both() {
+        let zone = Ty::Named("Zone".into());
+        assert_eq!(Ty::Value.optional().narrowest(&zone), Some(zone.clone()));
+        assert_eq!(
+            Ty::list(Ty::Value)
+                .optional()
+                .narrowest(&Ty::list(zone.clone()).optional()),
+            Some(Ty::list(zone.clone()).optional())
+        );
+        assert_eq!(Ty::map(Ty::Value).narrowest(&zone), Some(zone.clone()));
+        assert_eq!(Ty::F64.narrowest(&Ty::I32), Some(Ty::I32));
+        assert_eq!(Ty::String.narrowest(&Ty::I64), None);
         assert_eq!(Ty::I32.widest(&Ty::I64), Ty::I64);
         assert_eq!(Ty::I64.widest(&Ty::F64), Ty::F64);
         assert_eq!(Ty::String.widest(&Ty::I64), Ty::Value);

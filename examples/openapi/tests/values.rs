@@ -2,8 +2,9 @@
 //! edits) sends and reads every value its description allows, over loopback. Each shape here
 //! once lost values in silence: a chat message whose `allOf` has a `oneOf` part went out as
 //! `{"role":"user"}`, keys beside the declared ones vanished, a union took its first branch
-//! that decoded, enums of one value each read as the first one's `Other`, and an answer
-//! without a schema could not be read at all.
+//! that decoded, enums of one value each read as the first one's `Other`, an envelope's
+//! `result: {}` beside a response's `result: Zone` made the field a `serde_json::Value` (or
+//! dropped the response's), and an answer without a schema could not be read at all.
 
 use axum::Router;
 use axum::routing::{get, post, put};
@@ -25,6 +26,17 @@ async fn server() -> Server {
                     json!({ "text": "hi" })
                 })
             }),
+        )
+        .route(
+            "/zones/{id}",
+            get(
+                |axum::extract::Path(id): axum::extract::Path<String>| async move {
+                    axum::Json(json!({
+                        "success": true,
+                        "result": { "id": id, "name": "example.com", "version": 1 },
+                    }))
+                },
+            ),
         )
         .route(
             "/things",
@@ -160,4 +172,16 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
             .contains("no alternative of `MessageBody`"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn an_envelope_part_and_the_answer_s_own_field_are_the_narrower_type() {
+    let server = server().await;
+    let client = Values::new(&server.url()).unwrap();
+    // `ZoneId` is a uuid or a name: both text, so a `&str`, not a union of one.
+    let zone = client.get_zone("z1").await.unwrap();
+    assert!(zone.success);
+    let result: Zone = zone.result.expect("the zone");
+    assert_eq!((result.id.as_str(), result.version), ("z1", 1.0));
+    assert_eq!(result.name.as_deref(), Some("example.com"));
 }

@@ -172,6 +172,18 @@ impl Builder<'_> {
                     _ => {
                         let name = self.inline_name(schema, hint);
                         let union = self.union(at, schema, key, &name, depth);
+                        // Alternatives that are one Rust type (a uuid or a name: both
+                        // `String`) are that type, not a union of one.
+                        if let [only] = union.alternatives.as_slice()
+                            && union.tag.is_none()
+                        {
+                            let only = only.clone();
+                            return Some(if self.union_admits_null(at, schema) {
+                                only.nullable()
+                            } else {
+                                only
+                            });
+                        }
                         self.spec.types.insert(name.clone(), TypeOut::Union(union));
                         if self.union_admits_null(at, schema) {
                             Ty::Named(name).nullable()
@@ -307,7 +319,18 @@ impl Builder<'_> {
         }
         for key in ["oneOf", "anyOf"] {
             if schema.get(key).is_some() && union_beside_fields(schema).is_none() {
-                return TypeOut::Union(self.union(at, schema, key, name, 0));
+                let union = self.union(at, schema, key, name, 0);
+                if union.alternatives.iter().all(|a| *a == Ty::Value) {
+                    // Alternatives that each allow any value allow any value: nothing lost.
+                    self.note(
+                        at,
+                        false,
+                        format!(
+                            "`{name}`: every alternative allows any JSON value, and so does it"
+                        ),
+                    );
+                }
+                return TypeOut::Union(union);
             }
         }
         if let Some(values) = enum_values(schema) {
@@ -393,11 +416,11 @@ impl Builder<'_> {
                     .any(|k| definition.get(*k) == Some(&Value::Bool(true)));
                 let is_required = required.contains(&property.as_str()) && !one_way;
                 let nullable = ty.is_option();
+                // A constant the field's type cannot hold (a number's `const: "1"`) is the
+                // description's slip: the field keeps its type, the constant its doc.
                 let constant = definition
                     .get("const")
-                    .filter(|c| {
-                        is_required && !nullable && (c.is_string() || c.is_i64() || c.is_boolean())
-                    })
+                    .filter(|c| is_required && !nullable && const_fits(c, &ty))
                     .cloned();
                 if !is_required && !nullable {
                     ty = ty.optional();
@@ -459,15 +482,6 @@ impl Builder<'_> {
             if !alternatives.contains(&ty) {
                 alternatives.push(ty);
             }
-        }
-        if alternatives.iter().all(|a| *a == Ty::Value) {
-            self.note(
-                at,
-                true,
-                format!(
-                    "`{name}`: no alternative has a type remcall reads: it holds any JSON value"
-                ),
-            );
         }
         let mut tag = None;
         let mut mapping = Vec::new();
@@ -551,6 +565,17 @@ impl Builder<'_> {
         Ty::Value
     }
 }
+/// True when a field of type `ty` can hold the constant `value` (as `check` requires: a string
+/// in a `String`, an integer in an integer type, a boolean in a `bool`).
+fn const_fits(value: &Value, ty: &Ty) -> bool {
+    match ty {
+        Ty::String => value.is_string(),
+        Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64 => value.is_i64() || value.is_u64(),
+        Ty::Bool => value.is_boolean(),
+        _ => false,
+    }
+}
+
 /// True for a schema that is a union: a `oneOf` or `anyOf` of more than one alternative that is
 /// not `null`, not constraints on the schema's own properties, not an enum of constants.
 fn is_union(schema: &Value) -> bool {

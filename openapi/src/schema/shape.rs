@@ -60,16 +60,45 @@ pub(crate) fn defines_type(schema: &Value) -> bool {
         !v.is_empty() && (v.iter().all(|v| v.is_string()) || v.iter().all(|v| v.is_i64()))
     });
     let union = ["oneOf", "anyOf"].iter().any(|k| {
-        schema
-            .get(k)
-            .and_then(Value::as_array)
-            .is_some_and(|a| a.iter().filter(|x| !is_null_schema(x)).count() > 1)
+        schema.get(k).and_then(Value::as_array).is_some_and(|a| {
+            a.iter().filter(|x| !is_null_schema(x)).count() > 1 && !one_plain_type(a)
+        })
     });
     let composed = schema
         .get("allOf")
         .and_then(Value::as_array)
         .is_some_and(|a| a.len() > 1 || schema.get("properties").is_some());
     has_properties(schema) || enum_ok || union || composed
+}
+
+/// True for alternatives that are all the same plain scalar type (`{type: string, format:
+/// uuid}` or `{type: string}`): one Rust type, so no union of their own.
+fn one_plain_type(alternatives: &[Value]) -> bool {
+    let plain = |a: &Value| {
+        a.as_object().is_some_and(|keys| {
+            !keys.keys().any(|k| {
+                matches!(
+                    k.as_str(),
+                    "$ref"
+                        | "enum"
+                        | "const"
+                        | "properties"
+                        | "items"
+                        | "oneOf"
+                        | "anyOf"
+                        | "allOf"
+                )
+            })
+        })
+    };
+    let mut kinds = alternatives
+        .iter()
+        .filter(|a| !is_null_schema(a))
+        .map(|a| plain(a).then(|| schema_type(a)).flatten());
+    let Some(Some(first)) = kinds.next() else {
+        return false;
+    };
+    first != "object" && first != "array" && kinds.all(|kind| kind.as_deref() == Some(&first))
 }
 
 /// True for a schema that declares at least one property: `properties: {}` declares none, and
