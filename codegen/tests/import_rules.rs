@@ -384,7 +384,7 @@ fn a_tag_value_comes_from_the_alternatives_single_value_and_binary_alternatives_
     // What servers send: Cat's one allowed `kind`; Dog says nothing, so its schema name.
     d.has("    tag: kind\n    mapping:\n      cat: Cat\n      Dog: Dog\n      bird: Bird\n      chick: Bird");
     // `bytes::Bytes` has no JSON form: a binary alternative of a union is text.
-    d.has("one_of: [String, UploadBodyContentVariant1]");
+    d.has("one_of: [String, UploadBodyContentUrl]");
     // An alternative that may be null, or a null alternative, makes the union's uses nullable.
     d.has("time:\n        type: Option<Time>\n        required: true");
     d.has("window:\n        type: Option<SpanWindow>\n        required: true");

@@ -491,10 +491,38 @@ impl Builder<'_> {
             ),
             None => false,
         };
+        // An open enum holds any string, and the enum whose values the other has says more;
+        // a struct that declares every key of the other holds what both do.
+        let holds = |wide: &Ty, narrow: &Ty| match (wide.required(), narrow.required()) {
+            (Ty::String, Ty::Named(n)) => {
+                matches!(self.spec.types.get(n), Some(TypeOut::Enum(e)) if e.values.iter().all(|(v, _, _)| v.is_string()))
+            }
+            (Ty::Named(w), Ty::Named(n)) => {
+                match (self.spec.types.get(w), self.spec.types.get(n)) {
+                    (Some(TypeOut::Enum(w)), Some(TypeOut::Enum(n))) => n
+                        .values
+                        .iter()
+                        .all(|(v, _, _)| v.is_string() && w.values.iter().any(|(x, _, _)| x == v)),
+                    (Some(TypeOut::Struct(_)), Some(TypeOut::Struct(_))) => {
+                        let (Some(wide), Some(narrow)) = (self.all_fields(w), self.all_fields(n))
+                        else {
+                            return false;
+                        };
+                        wide.iter().all(|f| {
+                            narrow
+                                .iter()
+                                .any(|g| g.wire() == f.wire() && self.same_type(&f.ty, &g.ty))
+                        })
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
         let both_optional = a.is_option() && b.is_option();
-        let narrow = if takes(a, b) {
+        let narrow = if takes(a, b) || holds(a, b) {
             b.required().clone()
-        } else if takes(b, a) {
+        } else if takes(b, a) || holds(b, a) {
             a.required().clone()
         } else {
             return None;

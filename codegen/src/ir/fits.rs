@@ -24,6 +24,14 @@ pub(super) fn fits(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str
     if !shape.declared.is_empty() {
         out.push_str(&format!(" declaring [{}]", quoted(&shape.declared)));
     }
+    if !shape.tags.is_empty() {
+        let tags: Vec<String> = shape
+            .tags
+            .iter()
+            .map(|(field, value)| format!("{field:?} = {value:?}"))
+            .collect();
+        out.push_str(&format!(" tagged [{}]", tags.join(", ")));
+    }
     out
 }
 
@@ -35,6 +43,8 @@ struct Shaped {
     kinds: Vec<&'static str>,
     required: Vec<String>,
     declared: Vec<String>,
+    /// Fields whose type is a string enum of one value, and that value.
+    tags: Vec<(String, String)>,
 }
 
 fn kind(name: &'static str) -> Shaped {
@@ -42,6 +52,7 @@ fn kind(name: &'static str) -> Shaped {
         kinds: vec![name],
         required: Vec::new(),
         declared: Vec::new(),
+        tags: Vec::new(),
     }
 }
 
@@ -83,30 +94,58 @@ fn shape_of(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str>) -> S
         .map(|decl| &decl.shape)
     {
         // As the generated `finish`: a field is required unless it is an `Option` or `Nullable`.
-        Some(Shape::Struct(s)) => {
-            let required = s
-                .fields
-                .iter()
-                .filter(|field| field.ty.inner("Option").is_none())
-                .filter(|field| field.ty.inner("Nullable").is_none())
-                .map(|field| field.wire_name(rename_all))
-                .collect();
-            let declared = s
-                .fields
-                .iter()
-                .map(|field| field.wire_name(rename_all))
-                .collect();
-            Shaped {
-                kinds: vec!["OBJECT"],
-                required,
-                declared,
-            }
-        }
+        Some(Shape::Struct(s)) => struct_shape(s, types, rename_all),
         Some(Shape::Enum(e)) if e.integer => kind("NUMBER"),
         Some(Shape::Enum(e)) => Shaped {
             declared: e.values.iter().map(|value| value.wire.clone()).collect(),
             ..kind("STRING")
         },
         _ => kind(ANY),
+    }
+}
+
+/// An object of the struct: the wire names of its fields that must come, of all its fields, and
+/// of those whose type is a string enum of one value (or a string constant), with that value.
+fn struct_shape(
+    s: &checked::Struct,
+    types: &[checked::TypeDecl],
+    rename_all: Option<&str>,
+) -> Shaped {
+    // As the generated `finish`: a field is required unless it is an `Option` or `Nullable`.
+    let required = s
+        .fields
+        .iter()
+        .filter(|field| field.ty.inner("Option").is_none())
+        .filter(|field| field.ty.inner("Nullable").is_none())
+        .map(|field| field.wire_name(rename_all))
+        .collect();
+    let declared = s
+        .fields
+        .iter()
+        .map(|field| field.wire_name(rename_all))
+        .collect();
+    let tags = s
+        .fields
+        .iter()
+        .filter_map(|field| {
+            let ty = field.ty.inner("Option").unwrap_or(&field.ty);
+            let value = match types.iter().find(|d| Some(d.name.as_str()) == ty.bare()) {
+                Some(checked::TypeDecl {
+                    shape: Shape::Enum(e),
+                    ..
+                }) if !e.integer && e.values.len() == 1 => e.values[0].wire.clone(),
+                _ => match &field.constant {
+                    Some((_, checked::ConstValue::Str(value))) => value.clone(),
+                    _ => return None,
+                },
+            };
+            Some((field.wire_name(rename_all), value))
+        })
+        .collect();
+    Shaped {
+        kinds: vec!["OBJECT"],
+        required,
+        declared,
+        tags,
     }
 }

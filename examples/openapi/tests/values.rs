@@ -28,6 +28,10 @@ async fn server() -> Server {
             }),
         )
         .route(
+            "/notes",
+            put(|| async { axum::http::StatusCode::NO_CONTENT }),
+        )
+        .route(
             "/zones/{id}",
             get(
                 |axum::extract::Path(id): axum::extract::Path<String>| async move {
@@ -63,13 +67,13 @@ async fn a_chat_message_goes_on_the_wire_with_its_content() {
     let client = Values::new(&server.url()).unwrap();
     let message = Message::new(
         "user",
-        MessageBodyVariant0 {
+        MessageBodyContent {
             content: "What is the weather?".into(),
         },
     );
     let calls = Message::new(
         "assistant",
-        MessageBodyVariant1 {
+        MessageBodyToolCalls {
             tool_calls: vec!["weather".into()],
         },
     );
@@ -89,7 +93,7 @@ async fn a_chat_message_goes_on_the_wire_with_its_content() {
     let read: ChatRequest = serde_json::from_value(sent).unwrap();
     assert!(matches!(
         &read.messages[1].message_body,
-        MessageBody::MessageBodyVariant1(calls) if calls.tool_calls == ["weather"]
+        MessageBody::MessageBodyToolCalls(calls) if calls.tool_calls == ["weather"]
     ));
 }
 
@@ -163,7 +167,7 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
     assert_eq!(none, ToolChoice::ToolChoiceValue(ToolChoiceValue::None));
     // A tagged part is the alternative its tag names.
     let image: Part = serde_json::from_value(json!({ "type": "image", "url": "u" })).unwrap();
-    assert!(matches!(image, Part::PartVariant1(_)));
+    assert!(matches!(image, Part::PartImage(_)));
     // A message whose body fits neither alternative is an error that names them.
     let error = serde_json::from_value::<Message>(json!({ "role": "user" })).unwrap_err();
     assert!(
@@ -184,4 +188,24 @@ async fn an_envelope_part_and_the_answer_s_own_field_are_the_narrower_type() {
     let result: Zone = zone.result.expect("the zone");
     assert_eq!((result.id.as_str(), result.version), ("z1", 1.0));
     assert_eq!(result.name.as_deref(), Some("example.com"));
+}
+
+#[tokio::test]
+async fn a_body_whose_schema_allows_null_can_be_sent_as_null() {
+    let server = server().await;
+    let client = Values::new(&server.url()).unwrap();
+    client.put_note(None).await.unwrap();
+    client
+        .put_note(Some(&Trace {
+            id: Some("n1".into()),
+            ..Trace::default()
+        }))
+        .await
+        .unwrap();
+    let bodies: Vec<Value> = server
+        .received()
+        .iter()
+        .map(|request| serde_json::from_slice(&request.body).unwrap())
+        .collect();
+    assert_eq!(bodies, [json!(null), json!({ "id": "n1" })]);
 }

@@ -43,8 +43,11 @@ impl Builder<'_> {
             },
         };
         let Some(mut body) = body else { return };
-        // A body is sent as a value: that its schema may be null changes nothing here.
-        body.ty = body.ty.required().clone();
+        // A JSON body whose schema allows `null` (`anyOf: [X, null]`) may be sent as `null`:
+        // the method takes `Option<&X>`. Other encodings have no null to send.
+        if body.encoding != Encoding::Json || body.ty.required() == &Ty::Value {
+            body.ty = body.ty.required().clone();
+        }
         // HTTP gives a GET's body no meaning, but some APIs (a search with its query in the
         // body) take one: it is sent, and the spec says so in so many words.
         body.on_get = matches!(operation.verb, "get" | "head");

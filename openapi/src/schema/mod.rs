@@ -473,7 +473,7 @@ impl Builder<'_> {
                 continue;
             }
             let place = at.child(key).child(&i.to_string());
-            let hint = format!("{name}Variant{i}");
+            let hint = alternative_hint(name, schema[key].as_array().map_or(&[], Vec::as_slice), i);
             // A union's alternatives are values; null is the union's own concern.
             let ty = self
                 .ty_at_depth(&place, alternative, &hint, depth + 1)
@@ -565,6 +565,49 @@ impl Builder<'_> {
         Ty::Value
     }
 }
+/// The name of an inline union alternative's type: its `title`, else the union's name and the
+/// one value a required property of it holds (`Part` with `type: enum [image]` → `PartImage`),
+/// else the union's name and the first property it requires (or else declares) that no other
+/// alternative has (`{content}`, `{tool_calls}` → `MessageBodyContent`,
+/// `MessageBodyToolCalls`), numbered
+/// (`PartVariant1`) only when nothing names it.
+fn alternative_hint(union: &str, alternatives: &[Value], i: usize) -> String {
+    let alternative = &alternatives[i];
+    if let Some(title) = alternative.get("title").and_then(Value::as_str) {
+        let name = names::type_name(title);
+        if !name.is_empty() {
+            return name;
+        }
+    }
+    let required: Vec<&str> = alternative
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let properties = alternative.get("properties").and_then(Value::as_object);
+    let single = required.iter().find_map(|key| {
+        let property = properties?.get(*key)?;
+        match property.get("enum").and_then(Value::as_array) {
+            Some(values) if values.len() == 1 => values[0].as_str(),
+            _ => property.get("const").and_then(Value::as_str),
+        }
+    });
+    let declared = properties
+        .into_iter()
+        .flat_map(|p| p.keys().map(String::as_str));
+    let own = || {
+        required.iter().copied().chain(declared).find(|key| {
+            alternatives.iter().enumerate().all(|(j, other)| {
+                j == i || other.get("properties").and_then(|p| p.get(*key)).is_none()
+            })
+        })
+    };
+    match single.or_else(own).map(names::type_name) {
+        Some(value) if !value.is_empty() => format!("{union}{value}"),
+        _ => format!("{union}Variant{i}"),
+    }
+}
+
 /// True when a field of type `ty` can hold the constant `value` (as `check` requires: a string
 /// in a `String`, an integer in an integer type, a boolean in a `bool`).
 fn const_fits(value: &Value, ty: &Ty) -> bool {

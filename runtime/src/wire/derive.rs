@@ -276,9 +276,10 @@ macro_rules! __serde_int_enum {
 }
 
 /// A union's `Deserialize` (its `Serialize` is serde's untagged derive). Untagged:
-/// `Variant(Type) => KIND | KIND requiring ["key"] declaring ["key", "other"]` each, what the
-/// alternative can read (the [`Fits`](super::union::Fits) constants, the keys an object needs,
-/// and every key it declares or value a string enum knows, which rank the alternatives); tagged (`tag "field"` first):
+/// `Variant(Type) => KIND | KIND requiring ["key"] declaring ["key", "other"] tagged ["type" =
+/// "map"]` each, what the alternative can read (the [`Fits`](super::union::Fits) constants, the
+/// keys an object needs, every key it declares or value a string enum knows, and the fields
+/// that hold one value, which rank the alternatives); tagged (`tag "field"` first):
 /// `Variant(Type) = "value" | "other value"` each. Then `open: Other` when a value no
 /// alternative reads is kept in `Other(serde_json::Value)`.
 #[doc(hidden)]
@@ -290,6 +291,7 @@ macro_rules! __serde_union {
                 $variant:ident($ty:ty) => $kind:ident $(| $more:ident)*
                     $(requiring [$($key:literal),*])?
                     $(declaring [$($declared:literal),*])?
+                    $(tagged [$($tag_field:literal = $tag_value:literal),*])?
             ),* $(,)?
         }
         $(open: $other:ident)?
@@ -305,7 +307,8 @@ macro_rules! __serde_union {
                         $crate::__codegen::union::Fits::$kind
                             $(.or($crate::__codegen::union::Fits::$more))*
                             $(.requiring(&[$($key),*]))?
-                            $(.declaring(&[$($declared),*]))?,
+                            $(.declaring(&[$($declared),*]))?
+                            $(.tagged(&[$(($tag_field, $tag_value)),*]))?,
                         |value| $crate::__codegen::union::read::<$ty, Self>(value, Self::$variant),
                     )),*],
                     $crate::__serde_str_enum!(@other $($other)?),

@@ -169,33 +169,35 @@ mod tests {
     use super::super::union::{Fits, read, untagged};
     use super::*;
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Deserialize, serde::Serialize)]
     #[allow(dead_code)]
     struct Owner {
         id: u64,
     }
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Deserialize, serde::Serialize)]
     #[allow(dead_code)]
     struct Pet {
         owner: Owner,
     }
 
     /// A `Pet` or a name; `Outer` is a `Holder` of a `Thing` one level down, or a flag.
-    #[derive(Debug)]
+    #[derive(Debug, serde::Serialize)]
+    #[serde(untagged)]
     #[allow(dead_code)]
     enum Thing {
         Pet(Pet),
         Name(String),
     }
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Deserialize, serde::Serialize)]
     #[allow(dead_code)]
     struct Holder {
         thing: Thing,
     }
 
-    #[derive(Debug)]
+    #[derive(Debug, serde::Serialize)]
+    #[serde(untagged)]
     #[allow(dead_code)]
     enum Outer {
         Holder(Holder),

@@ -27,6 +27,10 @@ use crate::error::cut;
 /// One alternative of a tagged union: its tag value and how to read it from the value.
 pub type Alternative<'a, T> = (&'a str, fn(Owned) -> Result<T, serde_json::Error>);
 
+/// An alternative the value's shape does not rule out: its place in the union, its name, and
+/// how to read it.
+type Viable<'a, T> = (usize, &'a str, fn(Owned) -> Result<T, serde_json::Error>);
+
 /// One alternative of an untagged union: its name (for errors), what it can read, and how.
 pub type Candidate<'a, T> = (&'a str, Fits, fn(Owned) -> Result<T, serde_json::Error>);
 
@@ -40,6 +44,9 @@ pub struct Fits {
     /// Every key an object of the alternative declares, or every value a string enum knows:
     /// how well the alternative fits a value it may read ([`Fits::score`]).
     declared: &'static [&'static str],
+    /// Fields of an object of the alternative that hold one value (a tag a description did not
+    /// call a discriminator: `type: enum [map]`), and that value.
+    tags: &'static [(&'static str, &'static str)],
 }
 
 const KIND_NAMES: [&str; 6] = [
@@ -72,6 +79,7 @@ impl Fits {
             kinds,
             required: &[],
             declared: &[],
+            tags: &[],
         }
     }
 
@@ -88,6 +96,11 @@ impl Fits {
                 other.declared
             } else {
                 self.declared
+            },
+            tags: if self.tags.is_empty() {
+                other.tags
+            } else {
+                self.tags
             },
         }
     }
@@ -108,16 +121,34 @@ impl Fits {
         }
     }
 
-    /// How well the alternative fits a value it may read: the object's keys it declares, or 1
-    /// for a string its enum knows. Of the alternatives that may read a value, the best fitting
-    /// is tried first, so `{text}` and `{text, language}` each read as the alternative that
-    /// keeps all of it, whatever the order the union lists them in.
+    /// An object of this alternative holds these values in these fields.
+    pub const fn tagged(self, tags: &'static [(&'static str, &'static str)]) -> Fits {
+        Fits { tags, ..self }
+    }
+
+    /// How well the alternative fits a value it may read: the object's keys it declares (a
+    /// field holding the one value the alternative's tag field allows counts above any number
+    /// of keys; another value in it puts the alternative last), or 1 for a string its enum
+    /// knows. Of the alternatives that may read a value, the best fitting is tried first, so
+    /// `{text}` and `{text, language}` each read as the alternative that keeps all of it,
+    /// whatever the order the union lists them in.
     fn score(&self, value: &Value) -> usize {
         match value {
-            Value::Object(object) => object
-                .keys()
-                .filter(|key| self.declared.contains(&key.as_str()))
-                .count(),
+            Value::Object(object) => {
+                let mut tagged = 0;
+                for (field, tag) in self.tags {
+                    match object.get(*field) {
+                        Some(Value::String(found)) if found == tag => tagged += 1,
+                        Some(_) => return 0,
+                        None => {}
+                    }
+                }
+                let declared = object
+                    .keys()
+                    .filter(|key| self.declared.contains(&key.as_str()))
+                    .count();
+                tagged * (object.len() + 1) + declared
+            }
             Value::String(text) => usize::from(self.declared.contains(&text.as_str())),
             _ => 0,
         }
@@ -183,7 +214,7 @@ pub fn read<A: serde::de::DeserializeOwned, T>(
 
 /// The first alternative that reads the value; with none, an error naming each alternative and
 /// why it did not fit, or `other`'s answer (an open union keeps what it does not know).
-pub fn untagged<'de, T, D: Deserializer<'de>>(
+pub fn untagged<'de, T: serde::Serialize, D: Deserializer<'de>>(
     deserializer: D,
     union: &str,
     alternatives: &[Candidate<'_, T>],
@@ -207,6 +238,7 @@ pub fn untagged<'de, T, D: Deserializer<'de>>(
     if viable.len() > 1 {
         let mut order: Vec<usize> = (0..viable.len()).collect();
         order.sort_by_key(|i| std::cmp::Reverse(scores[*i]));
+        scores = order.iter().map(|i| scores[*i]).collect();
         viable = order.into_iter().map(|i| viable[i]).collect();
     }
     // Only alternatives that may fail after reading part of the value waste work.
@@ -215,6 +247,16 @@ pub fn untagged<'de, T, D: Deserializer<'de>>(
     } else {
         0
     };
+    let tied = scores
+        .iter()
+        .take_while(|score| **score == scores[0])
+        .count();
+    if tied > 1
+        && value.is_object()
+        && let Some(found) = best_of_alike(&value, size, &viable[..tied])
+    {
+        return Ok(found);
+    }
     for (try_number, (position, name, read)) in viable.iter().enumerate() {
         if WASTE_LEFT.get() == Some(0) {
             return Err(D::Error::custom(format!(
@@ -247,6 +289,42 @@ pub fn untagged<'de, T, D: Deserializer<'de>>(
             tried.finish()
         ))),
     }
+}
+
+/// Of alternatives the value's keys cannot tell apart (they differ deeper down): the first that
+/// writes the whole value back, else the one that writes back the most of it. Another is read
+/// only when the one before lost something, and only while the budget holds twice the value:
+/// telling alike alternatives apart never stops a decoding that would succeed.
+fn best_of_alike<T: serde::Serialize>(
+    value: &Value,
+    size: u64,
+    alike: &[Viable<'_, T>],
+) -> Option<T> {
+    let mut best: Option<(u64, T)> = None;
+    for (try_number, (_, _, read)) in alike.iter().enumerate() {
+        if try_number > 0 && WASTE_LEFT.get().is_some_and(|left| left < 2 * size) {
+            break;
+        }
+        let Ok(found) = read(Owned(value.clone())) else {
+            charge(size);
+            super::located::forget_failed_field();
+            continue;
+        };
+        let Ok(again) = serde_json::to_value(&found) else {
+            charge(size);
+            continue;
+        };
+        let kept = kept_values(value, &again);
+        if kept == size {
+            return Some(found);
+        }
+        // Kept or not, one of the reads that lost something is work thrown away.
+        charge(size);
+        if best.as_ref().is_none_or(|(most, _)| kept > *most) {
+            best = Some((kept, found));
+        }
+    }
+    best.map(|(_, found)| found)
 }
 
 /// How many times its size in values one answer may be read and thrown away by its unions.
@@ -287,6 +365,35 @@ fn charge(values: u64) {
     if let Some(left) = WASTE_LEFT.get() {
         WASTE_LEFT.set(Some(left.saturating_sub(values)));
     }
+}
+
+/// How many of the values in `sent` come back in `back` (a key absent and a `null` are one,
+/// numbers compare by value); `count_values(sent)` when nothing was lost.
+fn kept_values(sent: &Value, back: &Value) -> u64 {
+    let mut kept = 0;
+    let mut pending = vec![(sent, back)];
+    while let Some((sent, back)) = pending.pop() {
+        match (sent, back) {
+            (Value::Object(a), Value::Object(b)) => {
+                kept += 1;
+                for (key, value) in a {
+                    match b.get(key) {
+                        Some(there) => pending.push((value, there)),
+                        None if value.is_null() => kept += 1,
+                        None => {}
+                    }
+                }
+            }
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+                kept += 1;
+                pending.extend(a.iter().zip(b));
+            }
+            (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => kept += 1,
+            (a, b) if a == b => kept += count_values(a),
+            _ => {}
+        }
+    }
+    kept
 }
 
 /// The values in `value`, itself included; a loop rather than recursion, whatever the depth.
@@ -394,17 +501,18 @@ mod tests {
 
     use super::*;
 
-    #[derive(Debug, PartialEq, Deserialize)]
+    #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
     struct Card {
         number: String,
     }
 
-    #[derive(Debug, PartialEq, Deserialize)]
+    #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
     struct Bank {
         iban: String,
     }
 
-    #[derive(Debug, PartialEq)]
+    #[derive(Debug, PartialEq, serde::Serialize)]
+    #[serde(untagged)]
     enum Source {
         Card(Card),
         Bank(Bank),
@@ -426,6 +534,121 @@ mod tests {
             ],
             open.then_some(Source::Other as fn(Value) -> Source),
         )
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
+    struct Short {
+        text: String,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
+    struct Long {
+        text: String,
+        language: Option<String>,
+    }
+
+    #[derive(Debug, PartialEq, serde::Serialize)]
+    #[serde(untagged)]
+    enum Said {
+        Short(Short),
+        Long(Long),
+    }
+
+    fn said(value: Value, short: Fits, long: Fits) -> Said {
+        untagged(
+            value,
+            "Said",
+            &[
+                ("Short", short, |v| Short::deserialize(v).map(Said::Short)),
+                ("Long", long, |v| Long::deserialize(v).map(Said::Long)),
+            ],
+            None,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn untagged_tries_the_alternative_that_declares_the_most_keys_first() {
+        let short = Fits::OBJECT.requiring(&["text"]).declaring(&["text"]);
+        let long = Fits::OBJECT
+            .requiring(&["text"])
+            .declaring(&["text", "language"]);
+        // Both read `{text, language}`; the first listed would drop the language.
+        assert!(matches!(
+            said(json!({ "text": "hi", "language": "en" }), short, long),
+            Said::Long(Long {
+                language: Some(_),
+                ..
+            })
+        ));
+        // Equal fits keep the union's order.
+        assert!(matches!(
+            said(json!({ "text": "hi" }), short, long),
+            Said::Short(_)
+        ));
+        // A field holding an alternative's one tag value outranks any count of keys, and
+        // another value in it puts the alternative last.
+        let short_tagged = short.tagged(&[("kind", "short")]);
+        let long_tagged = long.tagged(&[("kind", "long")]);
+        assert!(matches!(
+            said(
+                json!({ "text": "hi", "kind": "short", "language": "x" }),
+                short_tagged,
+                long_tagged
+            ),
+            Said::Short(_)
+        ));
+        assert!(matches!(
+            said(
+                json!({ "text": "hi", "kind": "long" }),
+                short_tagged,
+                long_tagged
+            ),
+            Said::Long(_)
+        ));
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
+    struct Plain {
+        cells: Vec<Short>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
+    struct Rich {
+        cells: Vec<Long>,
+    }
+
+    #[derive(Debug, PartialEq, serde::Serialize)]
+    #[serde(untagged)]
+    enum Board {
+        Plain(Plain),
+        Rich(Rich),
+    }
+
+    #[test]
+    fn alternatives_alike_at_the_top_are_told_apart_by_what_they_write_back() {
+        let read = |value: Value| {
+            untagged(
+                value,
+                "Board",
+                &[
+                    ("Plain", Fits::OBJECT.declaring(&["cells"]), |v| {
+                        Plain::deserialize(v).map(Board::Plain)
+                    }),
+                    ("Rich", Fits::OBJECT.declaring(&["cells"]), |v| {
+                        Rich::deserialize(v).map(Board::Rich)
+                    }),
+                ],
+                None,
+            )
+            .unwrap()
+        };
+        let rich = json!({ "cells": [{ "text": "a", "language": "en" }] });
+        assert!(matches!(read(rich), Board::Rich(_)));
+        assert!(matches!(
+            read(json!({ "cells": [{ "text": "a" }] })),
+            Board::Plain(_)
+        ));
     }
 
     #[test]
@@ -464,32 +687,33 @@ mod tests {
             pub static READS: Cell<u64> = const { Cell::new(0) };
         }
 
-        #[derive(Debug, Deserialize)]
+        #[derive(Debug, Deserialize, serde::Serialize)]
         pub struct All {
             pub of: Vec<Expr>,
             pub all: bool,
         }
 
-        #[derive(Debug, Deserialize)]
+        #[derive(Debug, Deserialize, serde::Serialize)]
         pub struct Any {
             pub of: Vec<Expr>,
             pub any: bool,
         }
 
         /// Alternatives whose required keys are the same, told apart by a value's type only.
-        #[derive(Debug, Deserialize)]
+        #[derive(Debug, Deserialize, serde::Serialize)]
         pub struct Count {
             pub of: Vec<Expr>,
             pub value: i64,
         }
 
-        #[derive(Debug, Deserialize)]
+        #[derive(Debug, Deserialize, serde::Serialize)]
         pub struct Name {
             pub of: Vec<Expr>,
             pub value: String,
         }
 
-        #[derive(Debug)]
+        #[derive(Debug, serde::Serialize)]
+        #[serde(untagged)]
         pub enum Expr {
             All(All),
             Any(Any),

@@ -176,7 +176,21 @@ impl Maker<'_> {
                     return Some(Value::Null);
                 }
                 let chosen = real[self.k % real.len()];
-                let value = self.make(chosen, depth + 1)?;
+                let mut value = self.make(chosen, depth + 1)?;
+                // A discriminator's field holds the value that names the branch taken.
+                if let Some(discriminator) = schema.get("discriminator")
+                    && let Some(field) = discriminator.get("propertyName").and_then(Value::as_str)
+                    && let Some(reference) = chosen.get("$ref").and_then(Value::as_str)
+                    && let Value::Object(fields) = &mut value
+                {
+                    let mapped = discriminator
+                        .get("mapping")
+                        .and_then(Value::as_object)
+                        .and_then(|m| m.iter().find(|(_, to)| to.as_str() == Some(reference)))
+                        .map(|(tag, _)| tag.clone());
+                    let named = reference.rsplit('/').next().unwrap_or_default().to_owned();
+                    fields.insert(field.to_owned(), json!(mapped.unwrap_or(named)));
+                }
                 // Properties beside the alternatives are the object's too.
                 return Some(match (value, self.object(schema, depth)) {
                     (Value::Object(mut fields), Some(Value::Object(own))) => {
