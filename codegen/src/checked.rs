@@ -186,11 +186,14 @@ pub enum Verb {
     Delete,
     /// `OPTIONS`.
     Options,
+    /// `QUERY` (OpenAPI 3.2; an HTTP draft): a safe, idempotent request with a body, a search
+    /// too large or too structured for a URL.
+    Query,
 }
 
 impl Verb {
     /// Every verb, in the order the help text lists them.
-    pub const ALL: [Verb; 7] = [
+    pub const ALL: [Verb; 8] = [
         Verb::Get,
         Verb::Head,
         Verb::Post,
@@ -198,6 +201,7 @@ impl Verb {
         Verb::Patch,
         Verb::Delete,
         Verb::Options,
+        Verb::Query,
     ];
 
     /// The verb as written on the wire.
@@ -210,6 +214,7 @@ impl Verb {
             Verb::Patch => "PATCH",
             Verb::Delete => "DELETE",
             Verb::Options => "OPTIONS",
+            Verb::Query => "QUERY",
         }
     }
 
@@ -222,7 +227,7 @@ impl Verb {
     pub fn is_idempotent(self) -> bool {
         matches!(
             self,
-            Verb::Get | Verb::Head | Verb::Options | Verb::Put | Verb::Delete
+            Verb::Get | Verb::Head | Verb::Options | Verb::Put | Verb::Delete | Verb::Query
         )
     }
 

@@ -1469,3 +1469,30 @@ actions:
     let client = std::fs::read_to_string(dir.path().join("out/contents.rs")).unwrap();
     assert!(client.contains("pub content: Option<String>"), "{client}");
 }
+
+/// OpenAPI 3.2: a `query` operation is a QUERY method; an `additionalOperations` method remcall
+/// does not send is counted and listed as skipped, never a silent "0 operations".
+#[test]
+fn query_operations_are_methods_and_other_additional_operations_are_listed() {
+    let d = import(
+        "Query",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.2.0
+info: { title: t, version: '1' }
+paths:
+  /search:
+    query:
+      operationId: search
+      requestBody: { content: { application/json: { schema: { type: object, properties: { q: { type: string } } } } } }
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { type: string } } } } } }
+    additionalOperations:
+      PURGE: { operationId: purge, responses: { '204': { description: gone } } }
+"#,
+        )],
+    );
+    d.has("  search:\n    request: QUERY /search\n    body: SearchBody\n    returns: Vec<String>");
+    d.has("# 2 operation(s): 1 method(s), 1 faithful, 1 skipped;");
+    d.has("# skipped PURGE /search: an HTTP method remcall does not send (`additionalOperations`)");
+}

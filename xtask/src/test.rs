@@ -2,7 +2,8 @@
 //! `redis-server` and `chromium`, node and npm, python3 and pip, Prism from npm into
 //! `target/prism`, and the real servers from PyPI into `target/servers` — when they are missing
 //! (as root, with apt), or says exactly what to install, and then runs every test: the
-//! workspace's, and the importer's conformance check against Prism.
+//! workspace's, the importer's conformance check against Prism, and the round trip of values
+//! through generated types (`conformance --round-trip`) on a few descriptions.
 
 use std::path::Path;
 use std::process::Command;
@@ -35,6 +36,23 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         &[description],
         Some(100.0),
         crate::conformance::Mode::Calls,
+    )?;
+    // Values survive: every instance of every JSON body and answer of these descriptions (one
+    // of ours with the shapes that once lost values, and real ones from the corpus beside the
+    // repository) reads with its generated type and writes back as it was.
+    let corpus = root.join("../shared/openapi-corpus");
+    let round_trip = [
+        root.join("examples/openapi/api/values.yaml"),
+        corpus.join("oai-petstore.yaml"),
+        corpus.join("upbank.json"),
+        corpus.join("apis/alertmanager/api/v2/openapi.yaml"),
+        corpus.join("apis/influxdb/src/oss.yml"),
+    ];
+    crate::conformance::run(
+        root,
+        &round_trip,
+        Some(100.0),
+        crate::conformance::Mode::RoundTrip,
     )
 }
 

@@ -7,7 +7,11 @@
 //! dropped the response's), and an answer without a schema could not be read at all.
 
 use axum::Router;
-use axum::routing::{get, post, put};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::http::StatusCode;
+use axum::routing::{any, get, post, put};
 use remcall::serde_json::{self, Value, json};
 use remcall_example_openapi::values::*;
 use testkit::Server;
@@ -15,6 +19,7 @@ use testkit::Server;
 /// Answers `/chat` with the transcription its `verbose` key asks for, `/things` with what it
 /// was sent (PUT) or a free-form object (GET).
 async fn server() -> Server {
+    let searches = Arc::new(AtomicUsize::new(0));
     let router = Router::new()
         .route(
             "/chat",
@@ -28,9 +33,21 @@ async fn server() -> Server {
             }),
         )
         .route(
-            "/notes",
-            put(|| async { axum::http::StatusCode::NO_CONTENT }),
+            "/search",
+            any(move |request: axum::extract::Request| {
+                let searches = searches.clone();
+                async move {
+                    // The first search meets an overloaded server: QUERY is safe to retry.
+                    if request.method().as_str() != "QUERY"
+                        || searches.fetch_add(1, Ordering::SeqCst) == 0
+                    {
+                        return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!([])));
+                    }
+                    (StatusCode::OK, axum::Json(json!(["found"])))
+                }
+            }),
         )
+        .route("/notes", put(|| async { StatusCode::NO_CONTENT }))
         .route(
             "/zones/{id}",
             get(
@@ -208,4 +225,34 @@ async fn a_body_whose_schema_allows_null_can_be_sent_as_null() {
         .map(|request| serde_json::from_slice(&request.body).unwrap())
         .collect();
     assert_eq!(bodies, [json!(null), json!({ "id": "n1" })]);
+}
+
+#[tokio::test]
+async fn a_query_operation_is_sent_as_query_with_its_body_and_retried() {
+    let server = server().await;
+    let client = Values::builder()
+        .base_url(&server.url())
+        .profile(
+            remcall::Profile::from_yaml_str("retry: { backoff: { initial: 1ms, max: 2ms } }")
+                .unwrap(),
+        )
+        .build()
+        .unwrap();
+    let found = client
+        .search(&SearchBody {
+            text: "weather".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(found, ["found"]);
+    let received = server.received();
+    assert_eq!(received.len(), 2, "one retry after the 503");
+    for request in &received {
+        assert_eq!(request.method, "QUERY");
+        assert_eq!(
+            serde_json::from_slice::<Value>(&request.body).unwrap(),
+            json!({ "text": "weather" })
+        );
+    }
+    assert_eq!(client.stats().method("search").unwrap().retries, 1);
 }

@@ -16,7 +16,10 @@ use crate::names;
 use crate::spec::{Builder, MethodOut};
 use crate::ty::Encoding;
 
-const VERBS: [&str; 7] = ["get", "put", "post", "delete", "options", "head", "patch"];
+/// The operations of a path item remcall sends, by their key; `query` is OpenAPI 3.2's.
+const VERBS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "query",
+];
 
 /// One operation of the description, as the method builder reads it.
 pub(crate) struct Operation {
@@ -64,12 +67,35 @@ impl Builder<'_> {
                 }
             };
             let shared = item.get("parameters").cloned().unwrap_or(Value::Null);
-            for verb in VERBS {
-                let Some(operation) = item.get(verb) else {
-                    continue;
-                };
-                let (place, operation) = match self.docs.follow(&item_place.child(verb), operation)
-                {
+            // OpenAPI 3.2's `additionalOperations`: other methods, by their name on the wire.
+            let additional = item
+                .get("additionalOperations")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let declared = VERBS
+                .iter()
+                .filter_map(|verb| Some((*verb, item_place.child(verb), item.get(*verb)?.clone())));
+            let mut found: Vec<(&'static str, Place, Value)> = declared.collect();
+            for (method, operation) in &additional {
+                let place = item_place.child("additionalOperations").child(method);
+                match VERBS.iter().find(|v| v.eq_ignore_ascii_case(method)) {
+                    Some(verb) if item.get(*verb).is_none() => {
+                        found.push((verb, place, operation.clone()));
+                    }
+                    _ => {
+                        // Counted, and listed with its reason: never a silent zero.
+                        self.spec.summary.operations += 1;
+                        self.spec.summary.skipped.push((
+                            format!("{method} {route}"),
+                            "an HTTP method remcall does not send (`additionalOperations`)"
+                                .to_owned(),
+                        ));
+                    }
+                }
+            }
+            for (verb, operation_place, operation) in found {
+                let (place, operation) = match self.docs.follow(&operation_place, &operation) {
                     Ok(found) => found,
                     Err(error) => {
                         self.unresolved(error, "the operation is left out");
