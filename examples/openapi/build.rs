@@ -2,7 +2,8 @@
 //! from the OpenAPI description `api/bookshop.json`, and the streaming client from
 //! `streaming.yaml` and `api/assistant.yaml`, and a description that lies (`api/drifty.yaml`)
 //! with and without the overlay its drift wrote, and a client of shapes whose values must survive
-//! (`values.yaml`); cargo reruns this when any of them changes.
+//! (`values.yaml`) and a Swagger 2.0 feed of JSON Lines (`feed.yaml`); cargo reruns this when any
+//! of them changes.
 
 fn main() {
     for spec in [
@@ -11,6 +12,7 @@ fn main() {
         "drifty.yaml",
         "drifty_fixed.yaml",
         "values.yaml",
+        "feed.yaml",
     ] {
         if let Err(error) = remcall_codegen::Builder::new().spec(spec).generate() {
             eprintln!("{error}");

@@ -25,3 +25,8 @@ pub mod drifty_fixed {
 pub mod values {
     remcall::include_client!("values");
 }
+
+/// A Swagger 2.0 description's JSON Lines feed (`feed.yaml`).
+pub mod feed {
+    remcall::include_client!("feed");
+}

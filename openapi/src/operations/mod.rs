@@ -67,34 +67,9 @@ impl Builder<'_> {
                 }
             };
             let shared = item.get("parameters").cloned().unwrap_or(Value::Null);
-            // OpenAPI 3.2's `additionalOperations`: other methods, by their name on the wire.
-            let additional = item
-                .get("additionalOperations")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            let declared = VERBS
-                .iter()
-                .filter_map(|verb| Some((*verb, item_place.child(verb), item.get(*verb)?.clone())));
-            let mut found: Vec<(&'static str, Place, Value)> = declared.collect();
-            for (method, operation) in &additional {
-                let place = item_place.child("additionalOperations").child(method);
-                match VERBS.iter().find(|v| v.eq_ignore_ascii_case(method)) {
-                    Some(verb) if item.get(*verb).is_none() => {
-                        found.push((verb, place, operation.clone()));
-                    }
-                    _ => {
-                        // Counted, and listed with its reason: never a silent zero.
-                        self.spec.summary.operations += 1;
-                        self.spec.summary.skipped.push((
-                            format!("{method} {route}"),
-                            "an HTTP method remcall does not send (`additionalOperations`)"
-                                .to_owned(),
-                        ));
-                    }
-                }
-            }
-            for (verb, operation_place, operation) in found {
+            for (verb, operation_place, operation) in
+                self.item_operations(route, &item_place, &item)
+            {
                 let (place, operation) = match self.docs.follow(&operation_place, &operation) {
                     Ok(found) => found,
                     Err(error) => {
@@ -144,6 +119,38 @@ impl Builder<'_> {
                 }
             }
         }
+    }
+
+    /// A path item's operations remcall sends: by verb, and OpenAPI 3.2's
+    /// `additionalOperations` by their name on the wire. One with another method is counted and
+    /// listed as skipped, never a silent zero.
+    fn item_operations(
+        &mut self,
+        route: &str,
+        item_place: &Place,
+        item: &Value,
+    ) -> Vec<(&'static str, Place, Value)> {
+        let mut found: Vec<(&'static str, Place, Value)> = VERBS
+            .iter()
+            .filter_map(|verb| Some((*verb, item_place.child(verb), item.get(*verb)?.clone())))
+            .collect();
+        let additional = item.get("additionalOperations").and_then(Value::as_object);
+        for (method, operation) in additional.into_iter().flatten() {
+            let place = item_place.child("additionalOperations").child(method);
+            match VERBS.iter().find(|v| v.eq_ignore_ascii_case(method)) {
+                Some(verb) if item.get(*verb).is_none() => {
+                    found.push((verb, place, operation.clone()));
+                }
+                _ => {
+                    self.spec.summary.operations += 1;
+                    self.spec.summary.skipped.push((
+                        format!("{method} {route}"),
+                        "an HTTP method remcall does not send (`additionalOperations`)".to_owned(),
+                    ));
+                }
+            }
+        }
+        found
     }
 
     /// The second method of an operation that answers JSON or a stream, a flag in its body
@@ -202,6 +209,20 @@ impl Builder<'_> {
         operation: &Operation,
         key: &str,
     ) -> Option<(String, Encoding)> {
+        self.swagger_media_list(operation, key)?
+            .into_iter()
+            .map(|m| (Encoding::of_media(&m), m))
+            .min_by_key(|((rank, _), _)| *rank)
+            .map(|((_, encoding), media)| (media, encoding))
+    }
+
+    /// Every media type a Swagger 2.0 operation `produces` (or `consumes`), its own list else
+    /// the document's; `None` for another version or when neither lists any.
+    pub(crate) fn swagger_media_list(
+        &self,
+        operation: &Operation,
+        key: &str,
+    ) -> Option<Vec<String>> {
         if self.docs.version != Version::Swagger2 {
             return None;
         }
@@ -214,13 +235,7 @@ impl Builder<'_> {
                 .collect();
             (!list.is_empty()).then_some(list)
         };
-        let media =
-            listed(operation.value.get(key)).or_else(|| listed(self.docs.root_value().get(key)))?;
-        media
-            .into_iter()
-            .map(|m| (Encoding::of_media(&m), m))
-            .min_by_key(|((rank, _), _)| *rank)
-            .map(|((_, encoding), media)| (media, encoding))
+        listed(operation.value.get(key)).or_else(|| listed(self.docs.root_value().get(key)))
     }
 }
 

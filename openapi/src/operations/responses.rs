@@ -62,6 +62,7 @@ impl Builder<'_> {
                     } else {
                         format!("{type_base}Result{code}")
                     };
+                    let response = self.with_swagger_content(operation, response);
                     if let Some(stream) = self.streamed(&operation.value, &place, &response, &hint)
                     {
                         if offers_json(&response) {
@@ -186,6 +187,36 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
+    /// A Swagger 2.0 response that the operation `produces` as a stream (Server-Sent Events,
+    /// JSON Lines): with the `content` an OpenAPI 3 response would have, its schema under each
+    /// media type produced, so that it is read as a stream (and its JSON twin) the same way.
+    /// Any other response as it is.
+    fn with_swagger_content(&self, operation: &Operation, response: Value) -> Value {
+        let Some(produced) = self.swagger_media_list(operation, "produces") else {
+            return response;
+        };
+        if response.get("content").is_some()
+            || !produced
+                .iter()
+                .any(|m| super::streams::stream_media(m).is_some())
+        {
+            return response;
+        }
+        let media_object = match response.get("schema") {
+            Some(schema) => serde_json::json!({ "schema": schema }),
+            None => serde_json::json!({}),
+        };
+        let content: serde_json::Map<String, Value> = produced
+            .into_iter()
+            .map(|media| (media, media_object.clone()))
+            .collect();
+        let mut response = response;
+        if let Some(object) = response.as_object_mut() {
+            object.insert("content".to_owned(), Value::Object(content));
+        }
+        response
+    }
+
     /// Notes a JSON answer declared without a schema, read as `serde_json::Value`.
     fn schemaless(&mut self, at: &Place) {
         self.note(

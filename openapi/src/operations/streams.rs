@@ -75,8 +75,17 @@ impl Builder<'_> {
                     self.ty(&place.child("items"), items, &item_hint)
                 }
                 _ if is_type(&schema, "string") && !lines => Ty::String,
+                // The event object itself (`{event, data, id, retry}`), as 3.2's `itemSchema`
+                // says it: the items are its `data`.
+                _ if !lines && is_event_envelope(&schema) => {
+                    self.event_data((&raw_at, raw), (&place, &schema), &item_hint)
+                }
                 _ => self.ty(&raw_at, raw, &item_hint),
             };
+        }
+        // Text or binary items have no JSON to read: each is the text as it came.
+        if out.item == Ty::Bytes {
+            out.item = Ty::String;
         }
         // Linear in the operation's size; the words are the vendor's, matched, never written.
         if !lines && operation.to_string().contains(DONE) {
@@ -156,6 +165,20 @@ impl Builder<'_> {
             }
         }
     }
+}
+
+/// True for a schema of the event object rather than of its data: properties `data` and only
+/// the other fields of an event (`event`, `id`, `retry`).
+fn is_event_envelope(schema: &Value) -> bool {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| {
+            properties.contains_key("data")
+                && properties
+                    .keys()
+                    .all(|key| matches!(key.as_str(), "data" | "event" | "id" | "retry"))
+        })
 }
 
 /// True when `schema` says it is of JSON type `name` (alone, or with `null`).

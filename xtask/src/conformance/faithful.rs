@@ -12,7 +12,9 @@ use super::routes::{placeholders_blank, placeholders_named};
 /// operation whose parts sit in other files is not counted.
 pub(super) fn faithfulness(spec: &Value, description: &Description) -> (usize, usize, Vec<String>) {
     const OWN: &[&str] = &["authorization", "content-type", "content-length"];
-    const VERBS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch"];
+    const VERBS: &[&str] = &[
+        "get", "put", "post", "delete", "options", "head", "patch", "query",
+    ];
     let methods: Vec<&Value> = spec
         .get("methods")
         .and_then(Value::as_object)
