@@ -72,13 +72,7 @@ macro_rules! __serde_struct {
                     index: usize,
                     map: &mut A,
                 ) -> ::core::result::Result<bool, A::Error> {
-                    match index {
-                        $($index => $crate::__codegen::record::slot(&mut slots.$field, map),)*
-                        _ => {
-                            let _ = (slots, map);
-                            ::core::result::Result::Ok(true)
-                        }
-                    }
+                    $crate::__serde_struct!(@read slots, index, map, [$($index $field),*])
                 }
 
                 $(
@@ -158,13 +152,7 @@ macro_rules! __serde_struct {
                     index: usize,
                     map: &mut A,
                 ) -> ::core::result::Result<bool, A::Error> {
-                    match index {
-                        $($index => $crate::__codegen::record::slot(&mut slots.$field, map),)*
-                        _ => {
-                            let _ = (slots, map);
-                            ::core::result::Result::Ok(true)
-                        }
-                    }
+                    $crate::__serde_struct!(@read slots, index, map, [$($index $field),*])
                 }
 
                 fn read_other<A: $crate::serde::de::MapAccess<'de>>(
@@ -197,6 +185,15 @@ macro_rules! __serde_struct {
             &[$($field),*],
             &$self.additional_properties,
         )
+    };
+    (@read $slots:ident, $position:ident, $map:ident, [$($index:literal $field:ident),*]) => {
+        match $position {
+            $($index => $crate::__codegen::record::slot(&mut $slots.$field, $map),)*
+            _ => {
+                let _ = ($slots, $map);
+                ::core::result::Result::Ok(true)
+            }
+        }
     };
     (@out required $value:expr) => { ::core::option::Option::Some($value) };
     (@out nullable $value:expr) => { ::core::option::Option::Some($value) };

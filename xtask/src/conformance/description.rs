@@ -211,16 +211,7 @@ impl Description {
             }
             return Some(Value::Object(merged));
         }
-        let kind = match schema.get("type") {
-            Some(Value::String(t)) => t.as_str(),
-            Some(Value::Array(types)) => types
-                .iter()
-                .filter_map(Value::as_str)
-                .find(|t| *t != "null")
-                .unwrap_or("string"),
-            _ if schema.get("properties").is_some() => "object",
-            _ => "object",
-        };
+        let kind = json_kind(schema);
         let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
         if kind == "string"
             && let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
@@ -297,6 +288,20 @@ impl Description {
                 Value::Object(object)
             }
         })
+    }
+}
+
+/// The JSON type a schema says its values have (the one not `null` of a list; an object when it
+/// says none).
+pub(super) fn json_kind(schema: &Value) -> &str {
+    match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("string"),
+        _ => "object",
     }
 }
 

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::description::Description;
+use super::description::{Description, json_kind};
 
 /// How many instances are made from a schema beside its examples: enough to take each branch
 /// of a union of up to this many alternatives.
@@ -215,16 +215,7 @@ impl Maker<'_> {
             }
             return Some(Value::Object(merged));
         }
-        let kind = match schema.get("type") {
-            Some(Value::String(t)) => t.as_str(),
-            Some(Value::Array(types)) => types
-                .iter()
-                .filter_map(Value::as_str)
-                .find(|t| *t != "null")
-                .unwrap_or("string"),
-            _ => "object",
-        };
-        Some(match kind {
+        Some(match json_kind(schema) {
             "string" => match schema.get("format").and_then(Value::as_str) {
                 Some("date-time") => json!("2024-01-02T03:04:05Z"),
                 Some("date") => json!("2024-01-02"),
