@@ -149,7 +149,12 @@ impl Maker<'_> {
         if depth > 8 {
             return None;
         }
-        if let Some(value) = schema.get("const") {
+        // A constant the schema's own type rules out (`type: number, const: "1"`) is no
+        // instance of it: the description contradicts itself, and the type says more.
+        if let Some(value) = schema
+            .get("const")
+            .filter(|value| schema.get("type").is_none() || fits_kind(value, json_kind(schema)))
+        {
             return Some(value.clone());
         }
         let nullable = schema.get("nullable") == Some(&Value::Bool(true))
@@ -275,6 +280,19 @@ impl Maker<'_> {
             _ => {}
         }
         Some(Value::Object(object))
+    }
+}
+
+/// True when `value` is of the JSON type `kind` names.
+fn fits_kind(value: &Value, kind: &str) -> bool {
+    match kind {
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "null" => value.is_null(),
+        _ => value.is_object(),
     }
 }
 
