@@ -4,7 +4,7 @@
 use crate::names;
 use crate::spec::{Builder, FieldOut, StructOut, TypeOut};
 use crate::ty::{Encoding, Ty};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 impl Builder<'_> {
     /// After every type is defined: each union's tag values, binary fields as files or text, and
@@ -278,6 +278,63 @@ impl Builder<'_> {
             self.spec
                 .types
                 .insert(name.clone(), TypeOut::Union(settled));
+        }
+        self.close_tags();
+    }
+
+    /// A tagged union's alternative whose own tag field is an enum of one value, an enum used
+    /// nowhere else, holds that value as a constant instead: the variant cannot be built with
+    /// another alternative's tag (or an `Other` one), and its constructor does not ask for it.
+    fn close_tags(&mut self) {
+        // (alternative, field position, value, the enum)
+        let mut candidates: Vec<(String, usize, serde_json::Value, String)> = Vec::new();
+        for definition in self.spec.types.values() {
+            let TypeOut::Union(union) = definition else {
+                continue;
+            };
+            let Some(tag) = &union.tag else { continue };
+            for alternative in union.alternatives.iter().filter_map(Ty::named) {
+                let Some(TypeOut::Struct(s)) = self.spec.types.get(alternative) else {
+                    continue;
+                };
+                let Some(index) = s.fields.iter().position(|f| f.wire() == tag) else {
+                    continue;
+                };
+                let Some(enum_name) = s.fields[index].ty.named() else {
+                    continue;
+                };
+                if let Some(TypeOut::Enum(e)) = self.spec.types.get(enum_name)
+                    && let [(value, _, _)] = e.values.as_slice()
+                    && value.is_string()
+                    && !candidates.iter().any(|(a, _, _, _)| a == alternative)
+                {
+                    candidates.push((
+                        alternative.to_owned(),
+                        index,
+                        value.clone(),
+                        enum_name.to_owned(),
+                    ));
+                }
+            }
+        }
+        let mut uses: HashMap<String, usize> = HashMap::new();
+        self.each_ty(|ty| {
+            ty.visit_mut(&mut |part| {
+                if let Ty::Named(n) = part {
+                    *uses.entry(n.clone()).or_default() += 1;
+                }
+            })
+        });
+        for (alternative, index, value, enum_name) in &candidates {
+            let as_tags = candidates.iter().filter(|c| c.3 == *enum_name).count();
+            if uses.get(enum_name) != Some(&as_tags) {
+                continue;
+            }
+            if let Some(TypeOut::Struct(s)) = self.spec.types.get_mut(alternative) {
+                s.fields[*index].ty = Ty::String;
+                s.fields[*index].constant = Some(value.clone());
+            }
+            self.spec.types.shift_remove(enum_name);
         }
     }
 

@@ -46,18 +46,7 @@ pub(crate) fn run(root: &Path, dir: &Path, depth: Depth) -> anyhow::Result<()> {
         bail!("cargo build of remcall failed");
     }
     let cli = root.join("target/release/remcall");
-    let mut documents: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("json" | "yaml" | "yml")
-            )
-        })
-        .collect();
-    documents.sort();
-    documents.extend(listed_documents(dir)?);
+    let documents = documents(dir)?;
     let scratch = root.join("target/corpus");
     std::fs::create_dir_all(&scratch)?;
     let progenitor = with_progenitor.then(|| progenitor_tool(root)).flatten();
@@ -251,6 +240,24 @@ fn base_path_kept(document: &Path, spec: &Path) -> String {
 
 /// The entry documents `apis/SOURCES.tsv` lists (name, repository, commit, entry, …), one
 /// folder each.
+/// A corpus folder's documents: the descriptions at its top, then the entry document of each
+/// folder `apis/SOURCES.tsv` lists.
+pub(crate) fn documents(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut documents: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("json" | "yaml" | "yml")
+            )
+        })
+        .collect();
+    documents.sort();
+    documents.extend(listed_documents(dir)?);
+    Ok(documents)
+}
+
 fn listed_documents(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let apis = dir.join("apis");
     let Ok(sources) = std::fs::read_to_string(apis.join("SOURCES.tsv")) else {

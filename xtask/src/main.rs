@@ -3,7 +3,7 @@
 //! `cargo xtask bench [--quick]`: run every benchmark docs/BENCHMARKS.md reports, in its order.
 //! `cargo xtask corpus DIR`: import every OpenAPI description in DIR and build the clients
 //! (docs/IMPORT.md).
-//! `cargo xtask conformance [--faithful-only | --round-trip] DOC… [--require PERCENT]`: imported clients called against Prism's
+//! `cargo xtask conformance [--faithful-only | --round-trip] DOC|CORPUS_DIR… [--require PERCENT]`: imported clients called against Prism's
 //! validating mock of each description (docs/IMPORT.md).
 //! `cargo xtask compile-cost [--baseline REV] DOC…`: the time and memory a user pays to compile
 //! each description's client, beside the generator at REV and progenitor (docs/IMPORT.md).
@@ -76,11 +76,19 @@ fn main() -> anyhow::Result<()> {
                 [documents @ .., "--require", percent] => (documents, Some(percent.parse()?)),
                 documents => (documents, None),
             };
-            let documents: Vec<PathBuf> = documents.iter().map(PathBuf::from).collect();
-            conformance::run(&workspace_root(), &documents, require, mode)
+            // A folder is a corpus: its documents, as `corpus` reads them.
+            let mut expanded: Vec<PathBuf> = Vec::new();
+            for document in documents.iter().map(PathBuf::from) {
+                if document.is_dir() {
+                    expanded.extend(corpus::documents(&document)?);
+                } else {
+                    expanded.push(document);
+                }
+            }
+            conformance::run(&workspace_root(), &expanded, require, mode)
         }
         _ => bail!(
-            "usage: cargo xtask test | cargo xtask servers | cargo xtask fresh-machine [--help] | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only | --round-trip] DOC… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
+            "usage: cargo xtask test | cargo xtask servers | cargo xtask fresh-machine [--help] | cargo xtask codegen [--check] | cargo xtask bench [--quick] | cargo xtask corpus DIR [--no-progenitor | --import-only] | cargo xtask conformance [--faithful-only | --round-trip] DOC|CORPUS_DIR… [--require PERCENT] | cargo xtask compile-cost [--baseline REV] DOC… | cargo xtask layers CRATE_SRC…"
         ),
     }
 }

@@ -182,9 +182,14 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
     // Each tool choice is the value it was written as, not the first enum's `Other`.
     let none: ToolChoice = serde_json::from_value(json!("none")).unwrap();
     assert_eq!(none, ToolChoice::ToolChoiceValue(ToolChoiceValue::None));
-    // A tagged part is the alternative its tag names.
+    // A tagged part is the alternative its tag names, and an alternative holds its own tag:
+    // built, it cannot say another.
     let image: Part = serde_json::from_value(json!({ "type": "image", "url": "u" })).unwrap();
-    assert!(matches!(image, Part::PartImage(_)));
+    assert_eq!(image, Part::from(PartImage::new("u")));
+    assert_eq!(
+        serde_json::to_value(Part::from(PartText::new("hi"))).unwrap(),
+        json!({ "type": "text", "text": "hi" })
+    );
     // A message whose body fits neither alternative is an error that names them.
     let error = serde_json::from_value::<Message>(json!({ "role": "user" })).unwrap_err();
     assert!(
