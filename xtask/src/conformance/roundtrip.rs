@@ -55,7 +55,14 @@ pub(super) fn instances(spec: &Value, description: &Description) -> Vec<Instance
         let mut add = |role: &'static str, ty: String, schema: &Value, examples: Vec<Value>| {
             let mut seen = BTreeSet::new();
             let made = (0..VARIATIONS).filter_map(|k| Maker { description, k }.make(schema, 0));
-            for value in examples.into_iter().take(3).chain(made) {
+            // A vendor's example that its own schema rules out (a required key missing, a key
+            // a closed object does not declare) is the description contradicting itself, not a
+            // value it allows.
+            let examples = examples
+                .into_iter()
+                .filter(|example| allowed(description, example, schema, 0))
+                .take(3);
+            for value in examples.chain(made) {
                 if seen.insert(value.to_string()) {
                     out.push(Instance {
                         method: name.clone(),
@@ -145,6 +152,12 @@ struct Maker<'a> {
 
 impl Maker<'_> {
     fn make(&self, schema: &Value, depth: usize) -> Option<Value> {
+        self.make_requiring(schema, depth, &[])
+    }
+
+    /// [`Maker::make`], with properties that a schema around this one requires (an `allOf`
+    /// part may require what another part declares).
+    fn make_requiring(&self, schema: &Value, depth: usize, also: &[String]) -> Option<Value> {
         let schema = self.description.deref(schema)?;
         if depth > 8 {
             return None;
@@ -181,7 +194,7 @@ impl Maker<'_> {
                     return Some(Value::Null);
                 }
                 let chosen = real[self.k % real.len()];
-                let mut value = self.make(chosen, depth + 1)?;
+                let mut value = self.make_requiring(chosen, depth + 1, also)?;
                 // A discriminator's field holds the value that names the branch taken.
                 if let Some(discriminator) = schema.get("discriminator")
                     && let Some(field) = discriminator.get("propertyName").and_then(Value::as_str)
@@ -197,7 +210,7 @@ impl Maker<'_> {
                     fields.insert(field.to_owned(), json!(mapped.unwrap_or(named)));
                 }
                 // Properties beside the alternatives are the object's too.
-                return Some(match (value, self.object(schema, depth)) {
+                return Some(match (value, self.object(schema, depth, also)) {
                     (Value::Object(mut fields), Some(Value::Object(own))) => {
                         fields.extend(own);
                         Value::Object(fields)
@@ -207,15 +220,28 @@ impl Maker<'_> {
             }
         }
         if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
+            // Every part's `required` holds for the whole, whichever part declares the property.
+            let mut required: Vec<String> = also.to_vec();
+            for part in std::iter::once(schema).chain(parts.iter()) {
+                let part = self.description.deref(part).unwrap_or(part);
+                required.extend(
+                    part.get("required")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned),
+                );
+            }
             let mut merged = Map::new();
             for part in parts {
-                match self.make(part, depth + 1)? {
+                match self.make_requiring(part, depth + 1, &required)? {
                     Value::Object(fields) => merged.extend(fields),
                     other if parts.len() == 1 => return Some(other),
                     _ => {}
                 }
             }
-            if let Some(Value::Object(own)) = self.object(schema, depth) {
+            if let Some(Value::Object(own)) = self.object(schema, depth, &required) {
                 merged.extend(own);
             }
             return Some(Value::Object(merged));
@@ -235,18 +261,19 @@ impl Maker<'_> {
                 Some(items) => Value::Array(self.make(items, depth + 1).into_iter().collect()),
                 None => json!([]),
             },
-            _ => self.object(schema, depth)?,
+            _ => self.object(schema, depth, also)?,
         })
     }
 
     /// An object of the schema's properties (all of them past the first instance, which has
     /// the required ones), and an extra key where `additionalProperties` allows one.
-    fn object(&self, schema: &Value, depth: usize) -> Option<Value> {
-        let required: Vec<&str> = schema
+    fn object(&self, schema: &Value, depth: usize, also: &[String]) -> Option<Value> {
+        let mut required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
+        required.extend(also.iter().map(String::as_str));
         let mut object = Map::new();
         for (name, property) in schema
             .get("properties")
@@ -280,6 +307,70 @@ impl Maker<'_> {
             _ => {}
         }
         Some(Value::Object(object))
+    }
+}
+
+/// Whether the schema allows `value`, as far as the kinds, required and undeclared keys, enums
+/// and compositions tell (formats and patterns are not looked at).
+fn allowed(description: &Description, value: &Value, schema: &Value, depth: usize) -> bool {
+    let Some(schema) = description.deref(schema) else {
+        return true;
+    };
+    if depth > 16 {
+        return true;
+    }
+    if value.is_null() {
+        return true;
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array)
+        && !values.contains(value)
+    {
+        return false;
+    }
+    if let Some(parts) = schema.get("allOf").and_then(Value::as_array)
+        && !parts
+            .iter()
+            .all(|p| allowed(description, value, p, depth + 1))
+    {
+        return false;
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(alternatives) = schema.get(key).and_then(Value::as_array)
+            && !alternatives
+                .iter()
+                .any(|a| allowed(description, value, a, depth + 1))
+        {
+            return false;
+        }
+    }
+    if schema.get("type").is_some() && !fits_kind(value, json_kind(schema)) {
+        return false;
+    }
+    match value {
+        Value::Array(items) => schema.get("items").is_none_or(|item| {
+            items
+                .iter()
+                .all(|v| allowed(description, v, item, depth + 1))
+        }),
+        Value::Object(fields) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let required = schema.get("required").and_then(Value::as_array);
+            let has_required = required
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .all(|key| fields.contains_key(key));
+            let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+            let declared = |key: &String| properties.is_some_and(|p| p.contains_key(key));
+            has_required
+                && (!closed || fields.keys().all(declared))
+                && fields.iter().all(|(key, v)| {
+                    properties
+                        .and_then(|p| p.get(key))
+                        .is_none_or(|p| allowed(description, v, p, depth + 1))
+                })
+        }
+        _ => true,
     }
 }
 
@@ -377,6 +468,20 @@ mod tests {
             difference(&json!({ "a": "x" }), &json!({ "a": "x", "e": 1 }), "$").as_deref(),
             Some("$.e (added)")
         );
+    }
+
+    #[test]
+    fn an_example_its_own_schema_rules_out_is_no_instance() {
+        let description = Description::new(json!({ "openapi": "3.1.0", "paths": {} }));
+        let schema = json!({
+            "type": "object", "required": ["ok", "team_ids"], "additionalProperties": false,
+            "properties": { "ok": { "type": "boolean" }, "team_ids": { "type": "array" } },
+        });
+        let given = json!({ "ok": true, "team_ids": ["T1"] });
+        assert!(allowed(&description, &given, &schema, 0));
+        // The vendor's example: a key the closed object does not declare, a required one missing.
+        let vendors = json!({ "ok": true, "teams": ["T1"] });
+        assert!(!allowed(&description, &vendors, &schema, 0));
     }
 
     #[test]
