@@ -1496,3 +1496,41 @@ paths:
     d.has("# 2 operation(s): 1 method(s), 1 faithful, 1 skipped;");
     d.has("# skipped PURGE /search: an HTTP method remcall does not send (`additionalOperations`)");
 }
+
+/// An object the description lets hold any keys is never a struct that drops them: declared
+/// extra keys beside properties (or in an `allOf` part) are kept, and a composition that
+/// declares no property keeps every key.
+#[test]
+fn objects_keep_the_keys_they_allow() {
+    let d = import(
+        "Open",
+        &[(
+            "api.yaml",
+            r#"
+swagger: "2.0"
+info: { title: t, version: "1" }
+paths:
+  /c:
+    get:
+      operationId: get_c
+      produces: [application/json]
+      responses:
+        "200": { description: ok, schema: { $ref: '#/definitions/Commit' } }
+definitions:
+  Commit:
+    type: object
+    properties:
+      changeCounts: { $ref: '#/definitions/ChangeCountDictionary' }
+      trace: { type: object, properties: { id: { type: string } }, additionalProperties: true }
+      anything: { type: object, properties: {} }
+  ChangeCountDictionary:
+    allOf: [ { additionalProperties: { format: int32, type: integer }, type: object } ]
+    properties: {}
+    type: object
+"#,
+        )],
+    );
+    d.has("  ChangeCountDictionary:\n    fields: {}\n    additional_properties: i32");
+    d.has("anything: Option<serde_json::Value>");
+    d.has("  CommitTrace:\n    fields:\n      id: Option<String>\n    additional_properties: serde_json::Value");
+}

@@ -208,7 +208,7 @@ impl Builder<'_> {
         hint: &str,
         depth: usize,
     ) -> Option<Ty> {
-        if schema.get("properties").is_some() {
+        if has_properties(schema) {
             return None;
         }
         let substantial: Vec<(usize, &Value)> = parts
@@ -379,6 +379,10 @@ impl Builder<'_> {
             }
             self.fields_of(&place, &part, name, depth, &mut out, &mut taken);
         }
+        // A struct of no fields would drop every key an object may have: it keeps them.
+        if out.fields.is_empty() && out.all_of.is_empty() && out.additional.is_none() {
+            out.additional = Some(Ty::Value);
+        }
         out
     }
 
@@ -440,7 +444,6 @@ impl Builder<'_> {
         // allow any value, a schema its values.
         if let Some(values) = schema.get("additionalProperties")
             && out.additional.is_none()
-            && schema.get("properties").is_some()
         {
             out.additional = match values {
                 Value::Bool(true) => Some(Ty::Value),
