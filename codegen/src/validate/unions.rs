@@ -172,7 +172,18 @@ impl Validator<'_> {
         source: usize,
         at: &str,
     ) -> bool {
-        match fields.iter().find(|f| f.key == field.key) {
+        // One field is one key on the wire: `name` and `name` renamed `_name` are two.
+        let rename_all = self
+            .spec
+            .file
+            .serde
+            .as_ref()
+            .and_then(|s| s.rename_all.clone());
+        let wire = field.wire_name(rename_all.as_deref());
+        match fields
+            .iter()
+            .find(|f| f.wire_name(rename_all.as_deref()) == wire)
+        {
             None => {
                 fields.push(field);
                 true

@@ -179,6 +179,9 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
     for request in &requests {
         assert_eq!(&round_trip::<ChatRequest>(request), request);
     }
+    // `_name` from a part and `name` of its own are two keys, two fields.
+    let percolate = json!({ "_name": "q1", "name": "slot", "boost": 2.0 });
+    assert_eq!(round_trip::<Percolate>(&percolate), percolate);
     // Each tool choice is the value it was written as, not the first enum's `Other`.
     let none: ToolChoice = serde_json::from_value(json!("none")).unwrap();
     assert_eq!(none, ToolChoice::ToolChoiceValue(ToolChoiceValue::None));
