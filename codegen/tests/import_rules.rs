@@ -1530,7 +1530,8 @@ definitions:
 "#,
         )],
     );
-    d.has("  ChangeCountDictionary:\n    fields: {}\n    additional_properties: i32");
+    // An `allOf` of one part beside `properties: {}` is that part: a map of counts.
+    d.has("change_counts:\n        type: Option<HashMap<String, i32>>");
     d.has("anything: Option<serde_json::Value>");
     d.has("  CommitTrace:\n    fields:\n      id: Option<String>\n    additional_properties: serde_json::Value");
 }

@@ -67,7 +67,7 @@ pub(crate) fn defines_type(schema: &Value) -> bool {
     let composed = schema
         .get("allOf")
         .and_then(Value::as_array)
-        .is_some_and(|a| a.len() > 1 || schema.get("properties").is_some());
+        .is_some_and(|a| a.len() > 1 || has_properties(schema));
     has_properties(schema) || enum_ok || union || composed
 }
 

@@ -54,6 +54,8 @@ struct Tally {
     /// Round trip: instances sent through the generated types, and those that came back whole.
     instances: usize,
     kept: usize,
+    /// Of the instances not kept, those that were the description's own examples.
+    lost_examples: usize,
 }
 
 /// What a run does with each document.
@@ -105,11 +107,12 @@ pub(crate) fn run(
         }
         if mode == Mode::RoundTrip {
             rows.push(format!(
-                "| {name} | {} of {} | {} of {} instances round-trip |",
-                tally.faithful, tally.operations, tally.kept, tally.instances
+                "| {name} | {} of {} | {} of {} instances round-trip | {} |",
+                tally.faithful, tally.operations, tally.kept, tally.instances, tally.lost_examples
             ));
             total.instances += tally.instances;
             total.kept += tally.kept;
+            total.lost_examples += tally.lost_examples;
             total.operations += tally.operations;
             total.faithful += tally.faithful;
             continue;
@@ -135,8 +138,10 @@ pub(crate) fn run(
         total.faithful += tally.faithful;
     }
     if mode == Mode::RoundTrip {
-        println!("| document | faithful operations | round trip |");
-        println!("| --- | --- | --- |");
+        println!(
+            "| document | faithful operations | round trip | of the losses, the description's examples |"
+        );
+        println!("| --- | --- | --- | --- |");
         for row in &rows {
             println!("{row}");
         }
@@ -146,8 +151,11 @@ pub(crate) fn run(
             100.0 * total.kept as f64 / total.instances as f64
         };
         println!(
-            "round trip: {} of {} instances ({kept:.1}%) decode with their generated type and encode back as they were",
-            total.kept, total.instances
+            "round trip: {} of {} instances ({kept:.1}%) decode with their generated type and encode back as they were; {} of the {} that did not are the description's own examples",
+            total.kept,
+            total.instances,
+            total.lost_examples,
+            total.instances - total.kept
         );
         if !not_run.is_empty() {
             bail!("round trip not measured for {}", not_run.join(", "));
@@ -337,10 +345,18 @@ fn one(
             };
             match lost {
                 None => tally.kept += 1,
-                Some(at) => tally.problems.push(format!(
-                    "{} {} `{}`: {at}",
-                    instance.method, instance.role, instance.ty
-                )),
+                Some(at) => {
+                    tally.lost_examples += usize::from(instance.example);
+                    let source = if instance.example {
+                        " (the description's example)"
+                    } else {
+                        ""
+                    };
+                    tally.problems.push(format!(
+                        "{} {} `{}`{source}: {at}",
+                        instance.method, instance.role, instance.ty
+                    ));
+                }
             }
         }
         return Ok(tally);

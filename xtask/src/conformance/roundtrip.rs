@@ -22,6 +22,8 @@ pub(super) struct Instance {
     pub(super) role: &'static str,
     pub(super) ty: String,
     pub(super) value: Value,
+    /// One of the description's own examples, rather than made from the schema.
+    pub(super) example: bool,
 }
 
 /// The instances of every method's JSON body and JSON answer.
@@ -61,14 +63,16 @@ pub(super) fn instances(spec: &Value, description: &Description) -> Vec<Instance
             let examples = examples
                 .into_iter()
                 .filter(|example| allowed(description, example, schema, 0))
-                .take(3);
-            for value in examples.chain(made) {
+                .take(3)
+                .map(|value| (value, true));
+            for (value, example) in examples.chain(made.map(|value| (value, false))) {
                 if seen.insert(value.to_string()) {
                     out.push(Instance {
                         method: name.clone(),
                         role,
                         ty: ty.clone(),
                         value,
+                        example,
                     });
                 }
             }
