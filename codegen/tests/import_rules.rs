@@ -1535,3 +1535,34 @@ definitions:
     d.has("anything: Option<serde_json::Value>");
     d.has("  CommitTrace:\n    fields:\n      id: Option<String>\n    additional_properties: serde_json::Value");
 }
+
+/// An inline `allOf` part that is itself an `allOf` gives its parts' properties too.
+#[test]
+fn nested_allof_parts_give_their_properties() {
+    let d = import(
+        "Nested",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.1.0
+info: { title: t, version: "1" }
+paths:
+  /q:
+    post:
+      operationId: q
+      requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/Pinned' } } } }
+      responses: { '204': { description: ok } }
+components:
+  schemas:
+    Base: { type: object, properties: { boost: { type: number } } }
+    Pinned:
+      allOf:
+        - $ref: '#/components/schemas/Base'
+        - allOf:
+            - { type: object, required: [organic], properties: { organic: { type: string } } }
+            - { type: object, properties: { docs: { type: array, items: { type: string } } } }
+"#,
+        )],
+    );
+    d.has("  Pinned:\n    all_of:\n    - Base\n    fields:\n      organic: String\n      docs: Option<Vec<String>>");
+}

@@ -350,15 +350,22 @@ impl Builder<'_> {
             ..StructOut::default()
         };
         let mut inline_parts = Vec::new();
-        if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
+        // An inline part's own `allOf` parts are the struct's parts too (each inline part is
+        // met once: they nest as a tree, so the walk is linear in the schema).
+        let mut pending: Vec<(Place, Value)> = vec![(at.clone(), schema.clone())];
+        while let Some((part_at, part)) = pending.pop() {
+            let Some(parts) = part.get("allOf").and_then(Value::as_array) else {
+                continue;
+            };
             for (i, part) in parts.iter().enumerate() {
-                let place = at.child("allOf").child(&i.to_string());
+                let place = part_at.child("allOf").child(&i.to_string());
                 if part.get("$ref").is_some() {
                     let ty = self.ty_at_depth(&place, part, name, depth + 1);
                     if let Some(part) = ty.required().named() {
                         out.all_of.push(part.to_owned());
                     }
                 } else {
+                    pending.push((place.clone(), part.clone()));
                     inline_parts.push((place, part.clone()));
                 }
             }
