@@ -444,6 +444,14 @@ impl Builder<'_> {
                     ),
                 );
             }
+            // A key every alternative of the union part declares (its tag, say) is the union's
+            // to read: a field of the struct would take it first, and the union never see it.
+            if let Some(union) = &union_part {
+                let declared_by_all = self.declared_by_every_alternative(union);
+                settled
+                    .fields
+                    .retain(|field| !declared_by_all.iter().any(|w| w == field.wire()));
+            }
             let inherited: Vec<FieldOut> = settled
                 .all_of
                 .iter()
@@ -471,6 +479,32 @@ impl Builder<'_> {
                 .types
                 .insert(name.clone(), TypeOut::Struct(settled));
         }
+    }
+
+    /// The wire names every alternative of the union `name` declares (none when an alternative
+    /// is not a struct).
+    fn declared_by_every_alternative(&self, name: &str) -> Vec<String> {
+        let Some(TypeOut::Union(union)) = self.spec.types.get(name) else {
+            return Vec::new();
+        };
+        let mut alternatives = union.alternatives.iter().map(|a| {
+            a.named().and_then(|n| self.all_fields(n)).map(|fields| {
+                fields
+                    .iter()
+                    .map(|f| f.wire().to_owned())
+                    .collect::<Vec<_>>()
+            })
+        });
+        let Some(Some(mut common)) = alternatives.next() else {
+            return Vec::new();
+        };
+        for alternative in alternatives {
+            let Some(fields) = alternative else {
+                return Vec::new();
+            };
+            common.retain(|w| fields.contains(w));
+        }
+        common
     }
 
     /// A struct whose parts disagree, as one struct of every field: a field the parts type

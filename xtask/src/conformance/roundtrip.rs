@@ -189,7 +189,26 @@ impl Maker<'_> {
                 .map(|v| (*v).clone());
         }
         for key in ["oneOf", "anyOf"] {
-            if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
+            // Alternatives that only constrain a schema that says its own type (a `pattern`
+            // each) are no shapes of their own: the type makes the instance.
+            let constrains = |a: &Value| {
+                [
+                    "type",
+                    "$ref",
+                    "properties",
+                    "items",
+                    "enum",
+                    "const",
+                    "allOf",
+                    "oneOf",
+                    "anyOf",
+                ]
+                .iter()
+                .all(|k| a.get(*k).is_none())
+            };
+            if let Some(alternatives) = schema.get(key).and_then(Value::as_array)
+                && !(schema.get("type").is_some() && alternatives.iter().all(constrains))
+            {
                 let real: Vec<&Value> = alternatives
                     .iter()
                     .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
