@@ -125,10 +125,15 @@ pub fn variant_of_type(ty: &crate::types::Ty, index: usize) -> String {
     }
 }
 
-/// A status's variant name: its reason phrase (`201` → `Created`, `404` → `NotFound`), or
-/// `Status{code}` for one without a well-known phrase.
+/// A status's variant name: its reason phrase in the IANA HTTP status code registry (`201` →
+/// `Created`, `404` → `NotFound`, `424` → `FailedDependency`), or `Status{code}` for a code the
+/// registry does not name.
 pub fn status_variant(status: u16) -> String {
     let phrase = match status {
+        100 => "Continue",
+        101 => "SwitchingProtocols",
+        102 => "Processing",
+        103 => "EarlyHints",
         200 => "Ok",
         201 => "Created",
         202 => "Accepted",
@@ -137,6 +142,16 @@ pub fn status_variant(status: u16) -> String {
         205 => "ResetContent",
         206 => "PartialContent",
         207 => "MultiStatus",
+        208 => "AlreadyReported",
+        226 => "ImUsed",
+        300 => "MultipleChoices",
+        301 => "MovedPermanently",
+        302 => "Found",
+        303 => "SeeOther",
+        304 => "NotModified",
+        305 => "UseProxy",
+        307 => "TemporaryRedirect",
+        308 => "PermanentRedirect",
         400 => "BadRequest",
         401 => "Unauthorized",
         402 => "PaymentRequired",
@@ -144,21 +159,38 @@ pub fn status_variant(status: u16) -> String {
         404 => "NotFound",
         405 => "MethodNotAllowed",
         406 => "NotAcceptable",
+        407 => "ProxyAuthenticationRequired",
         408 => "RequestTimeout",
         409 => "Conflict",
         410 => "Gone",
+        411 => "LengthRequired",
         412 => "PreconditionFailed",
         413 => "PayloadTooLarge",
+        414 => "UriTooLong",
         415 => "UnsupportedMediaType",
+        416 => "RangeNotSatisfiable",
+        417 => "ExpectationFailed",
+        421 => "MisdirectedRequest",
         422 => "UnprocessableEntity",
         423 => "Locked",
+        424 => "FailedDependency",
+        425 => "TooEarly",
+        426 => "UpgradeRequired",
         428 => "PreconditionRequired",
         429 => "TooManyRequests",
+        431 => "RequestHeaderFieldsTooLarge",
+        451 => "UnavailableForLegalReasons",
         500 => "InternalServerError",
         501 => "NotImplemented",
         502 => "BadGateway",
         503 => "ServiceUnavailable",
         504 => "GatewayTimeout",
+        505 => "HttpVersionNotSupported",
+        506 => "VariantAlsoNegotiates",
+        507 => "InsufficientStorage",
+        508 => "LoopDetected",
+        510 => "NotExtended",
+        511 => "NetworkAuthenticationRequired",
         _ => return format!("Status{status}"),
     };
     phrase.to_owned()
@@ -174,6 +206,15 @@ pub use remcall_openapi::names::is_header_name;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_registered_status_is_named_by_its_reason() {
+        assert_eq!(status_variant(424), "FailedDependency");
+        assert_eq!(status_variant(451), "UnavailableForLegalReasons");
+        assert_eq!(status_variant(507), "InsufficientStorage");
+        // A code the registry does not name keeps its number.
+        assert_eq!(status_variant(499), "Status499");
+    }
 
     #[test]
     fn variants_of_alternative_types() {
