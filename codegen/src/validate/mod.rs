@@ -72,6 +72,16 @@ struct Validator<'a> {
 }
 
 impl Validator<'_> {
+    /// The spec's serde `rename_all` rule, which makes a field's wire name when it has no
+    /// `rename:`.
+    fn rename_all(&self) -> Option<&str> {
+        self.spec
+            .file
+            .serde
+            .as_ref()
+            .and_then(|s| s.rename_all.as_deref())
+    }
+
     fn push(&mut self, d: Diagnostic) {
         self.out.push(d);
     }

@@ -282,12 +282,7 @@ impl Validator<'_> {
     /// Follows a dotted path of field keys from `ty` (a struct of the spec, through `Option`s and
     /// `Box`es): the type at its end and the path in wire names. An empty path is `ty` itself.
     fn field_path(&self, ty: &Ty, path: &str) -> Result<(Ty, Vec<String>), String> {
-        let rename_all = self
-            .spec
-            .file
-            .serde
-            .as_ref()
-            .and_then(|s| s.rename_all.as_deref());
+        let rename_all = self.rename_all();
         let mut current = ty.clone();
         let mut wire = Vec::new();
         for segment in path.split('.').filter(|s| !s.is_empty()) {

@@ -173,12 +173,7 @@ impl Validator<'_> {
         at: &str,
     ) -> bool {
         // One field is one key on the wire: `name` and `name` renamed `_name` are two.
-        let rename_all = self
-            .spec
-            .file
-            .serde
-            .as_ref()
-            .and_then(|s| s.rename_all.clone());
+        let rename_all = self.rename_all().map(str::to_owned);
         let wire = field.wire_name(rename_all.as_deref());
         match fields
             .iter()
@@ -287,22 +282,12 @@ impl Validator<'_> {
     /// True when the struct `index` (its `extends:` expanded) has a field whose wire name,
     /// after the spec's `rename_all`, is `wire`.
     fn declares_field(&mut self, all: &[Own], index: usize, wire: &str) -> bool {
-        let rename_all = self
-            .spec
-            .file
-            .serde
-            .as_ref()
-            .and_then(|s| s.rename_all.clone());
+        let rename_all = self.rename_all().map(str::to_owned);
         let fields = self.expand(all, index, &mut Vec::new());
         fields.is_some_and(|(fields, _, _)| {
-            fields.iter().any(|f| {
-                let name = match (&f.rename, &rename_all) {
-                    (Some(name), _) => name.clone(),
-                    (None, Some(rule)) => names::apply_rename_rule(rule, &f.key),
-                    (None, None) => f.key.clone(),
-                };
-                name == wire
-            })
+            fields
+                .iter()
+                .any(|f| f.wire_name(rename_all.as_deref()) == wire)
         })
     }
 }
