@@ -497,3 +497,95 @@ fn references_reach_the_descriptions_tree_and_no_further() {
     let (spec, _) = run(vec![root.join("secret")]);
     assert!(spec.contains("sekrit"), "{spec}");
 }
+
+/// A text `$ref` (a `description` from a page beside the description) reaches the client's
+/// docs, which are committed and published: it reads only a Markdown, text or HTML page in the
+/// description's own folder or below (or a `--ref-root`), never a dotfile, and every page read
+/// or refused is named in a note. A vendor's description in a repository cannot pull in the
+/// repository's secrets, however it names them.
+#[test]
+fn text_references_read_only_pages_beside_the_description() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let secrets = [
+        ".env.production",
+        "config/master.key",
+        "secrets.toml",
+        "deploy/server.pem",
+        "infra/prod.tfvars",
+        "settings.xml",
+        "notes/ops.md",
+    ];
+    for (i, secret) in secrets.iter().enumerate() {
+        write(secret, &format!("sekrit-{i}"));
+    }
+    write("vendor/acme/.private/draft.md", "sekrit-dot-folder");
+    write("vendor/acme/.hidden.md", "sekrit-dotfile");
+    write("vendor/acme/docs/intro.md", "The **intro**.");
+    write("vendor/acme/plain", "sekrit-no-extension");
+    let operation = |i: usize, reference: &str| {
+        (
+            format!("/op{i}"),
+            json!({ "get": { "operationId": format!("op{i}"),
+                "description": { "$ref": reference },
+                "responses": { "204": { "description": "done" } } } }),
+        )
+    };
+    let mut references: Vec<String> = secrets.iter().map(|s| format!("../../{s}")).collect();
+    references.extend(
+        [".private/draft.md", ".hidden.md", "plain", "docs/../.hidden.md"].map(str::to_owned),
+    );
+    let paths: serde_json::Map<String, serde_json::Value> = references
+        .iter()
+        .enumerate()
+        .map(|(i, reference)| operation(i, reference))
+        .collect();
+    write(
+        "vendor/acme/api.json",
+        &json!({ "openapi": "3.0.3",
+            "info": { "title": "t", "version": "1", "description": { "$ref": "docs/intro.md" } },
+            "paths": paths })
+        .to_string(),
+    );
+    let run = |ref_roots: Vec<std::path::PathBuf>| {
+        let options = remcall_openapi::Options {
+            ref_roots,
+            ..remcall_openapi::Options::default()
+        };
+        let imported = remcall_openapi::import(&root.join("vendor/acme/api.json"), &options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let notes: Vec<String> = imported
+            .summary
+            .notes
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        (imported, notes.join("\n"))
+    };
+    let (imported, notes) = run(Vec::new());
+    assert!(!imported.spec.contains("sekrit"), "{}", imported.spec);
+    assert!(imported.spec.contains("The **intro**."), "{}", imported.spec);
+    assert!(
+        notes.contains("the text of `docs/intro.md` is read"),
+        "{notes}"
+    );
+    assert_eq!(notes.matches("is left out").count(), references.len(), "{notes}");
+    assert_eq!(notes.matches("dotfile").count(), 3, "{notes}");
+    assert!(notes.contains("`$ref: plain` is left out: only a `.md`"), "{notes}");
+    assert!(!notes.contains(&*root.to_string_lossy()), "{notes}");
+    // Neither refused page is among the files read (a build script would watch them).
+    let read = imported.files.iter().map(|f| f.display().to_string());
+    assert!(read.clone().all(|f| !f.contains("notes") && !f.contains(".hidden")));
+
+    // A folder the user names with --ref-root lends its pages, still never a dotfile.
+    let (imported, notes) = run(vec![root.join("notes")]);
+    assert!(imported.spec.contains("sekrit-6"), "{}", imported.spec);
+    assert!(!imported.spec.contains("sekrit-0"), "{}", imported.spec);
+    assert!(notes.contains("the text of `../../notes/ops.md` is read"), "{notes}");
+}

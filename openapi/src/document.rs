@@ -61,8 +61,9 @@ pub(crate) struct Documents {
     files: HashMap<PathBuf, Value>,
     /// Text files read for a `description`, so a build script reruns when they change.
     texts: Vec<PathBuf>,
-    /// What applying the overlays found (a target that selects nothing), for the summary.
-    pub(crate) overlay_notes: Vec<(Place, String)>,
+    /// What reading found, for the summary: an overlay target that selects nothing, a text
+    /// file read into a description or refused.
+    pub(crate) notes: Vec<(Place, String)>,
     pub(crate) version: Version,
 }
 
@@ -119,7 +120,7 @@ impl Documents {
             files: HashMap::new(),
             texts: overlay_files,
             version,
-            overlay_notes,
+            notes: overlay_notes,
         };
         documents.add(main, value);
         Ok(documents)
@@ -279,8 +280,9 @@ impl Documents {
     }
 
     /// Keeps a file's value, its text references read: a `description` (or `summary`) that is
-    /// a `$ref` to a file that is neither JSON nor YAML (a Markdown page beside the
-    /// description) is that file's text, where the specification expects a string.
+    /// a `$ref` to a Markdown, text or HTML page in the description's folder (or below, or in a
+    /// `--ref-root`) is that page's text, where the specification expects a string. Each page
+    /// read is named in a note; any other text reference is left out, and said so.
     fn add(&mut self, file: PathBuf, mut value: Value) {
         let mut texts = Vec::new();
         text_references(&mut value, &mut String::new(), &mut texts);
@@ -288,23 +290,81 @@ impl Documents {
             file: file.clone(),
             pointer: String::new(),
         };
-        let mut read_texts = Vec::new();
         for (pointer, reference) in texts {
-            let path = self.target_path(&place, &reference).ok();
-            if let Some(path) = &path {
-                self.texts.push(path.clone());
-            }
-            let text = path.and_then(|path| read_capped(&path, MAX_FILE_BYTES).ok());
-            if let Some(text) = text {
-                read_texts.push((pointer, text));
-            }
-        }
-        for (pointer, text) in read_texts {
-            if let Some(slot) = value.pointer_mut(&pointer) {
-                *slot = Value::String(text);
+            let at = Place {
+                file: file.clone(),
+                pointer: pointer.clone(),
+            };
+            let text = self.text_path(&place, &reference).and_then(|path| {
+                let text = read_capped(&path, MAX_FILE_BYTES)
+                    .map_err(|e| format!("cannot be read: {e}"))?;
+                Ok((path, text))
+            });
+            let slot = value.pointer_mut(&pointer);
+            match text {
+                Ok((path, text)) => {
+                    let shown = relative_to(&self.home, &path);
+                    self.notes.push((
+                        at,
+                        format!("the text of `{}` is read as written here", shown.display()),
+                    ));
+                    self.texts.push(path);
+                    if let Some(slot) = slot {
+                        *slot = Value::String(text);
+                    }
+                }
+                Err(why) => {
+                    let reference = crate::escape::one_line(&reference);
+                    self.notes
+                        .push((at, format!("the text `$ref: {reference}` is left out: {why}")));
+                    if let Some(slot) = slot {
+                        *slot = Value::Null;
+                    }
+                }
             }
         }
         self.files.insert(file, value);
+    }
+
+    /// The page a text `$ref` found at `from` names, if it may be read into the client's docs
+    /// (which are committed and often published): a `.md`, `.markdown`, `.txt` or `.html` file
+    /// in the description's own folder or below it, or in a folder `--ref-root` names, and
+    /// never a dotfile or a file in a dot-folder (`.env`, `.git/`, `.ssh/`). The wider tree a
+    /// JSON or YAML `$ref` may reach is not enough: a secret kept elsewhere in the repository
+    /// must not become documentation.
+    fn text_path(&self, from: &Place, reference: &str) -> Result<PathBuf, String> {
+        let extension = Path::new(reference)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        if !matches!(
+            extension.as_deref(),
+            Some("md" | "markdown" | "txt" | "html")
+        ) {
+            return Err(
+                "only a `.md`, `.markdown`, `.txt` or `.html` page is read as text".to_owned(),
+            );
+        }
+        let outside = "it is outside the description's folder (a text page is read only from there or below, or from a --ref-root DIR)";
+        let path = self
+            .target_path(from, reference)
+            .map_err(|_| outside.to_owned())?;
+        let folders = std::iter::once(&self.home)
+            .chain(self.roots.iter().skip(1))
+            .chain(self.mirrors.iter().map(|(_, dir)| dir));
+        let below = folders
+            .filter_map(|folder| path.strip_prefix(folder).ok())
+            .min_by_key(|rest| rest.components().count());
+        let Some(below) = below else {
+            return Err(outside.to_owned());
+        };
+        let hidden = below.components().any(|part| {
+            matches!(part, Component::Normal(name) if name.to_string_lossy().starts_with('.'))
+        });
+        if hidden {
+            return Err("a dotfile or a file in a dot-folder is never read".to_owned());
+        }
+        Ok(path)
     }
 }
 
@@ -350,15 +410,16 @@ fn text_references(value: &mut Value, pointer: &mut String, out: &mut Vec<(Strin
     }
 }
 
-/// True for a reference to a whole file that is not JSON or YAML (a Markdown page).
+/// True for a reference to a whole file that is not named as JSON or YAML (a Markdown page, or
+/// a file without an extension, which is refused with a note rather than dropped unsaid).
 fn is_text_file(reference: &str) -> bool {
-    let file = reference
-        .split_once('#')
-        .map_or(reference, |(file, _)| file);
-    let extension = Path::new(file).extension().and_then(|e| e.to_str());
-    !file.is_empty()
+    let extension = Path::new(reference)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    !reference.is_empty()
         && !reference.contains('#')
-        && !matches!(extension, Some("json" | "yaml" | "yml") | None)
+        && !matches!(extension.as_deref(), Some("json" | "yaml" | "yml"))
 }
 
 /// What a description's top says it is.

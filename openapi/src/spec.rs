@@ -298,7 +298,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         titles: HashMap::new(),
         components: None,
     };
-    for (place, message) in std::mem::take(&mut builder.docs.overlay_notes) {
+    for (place, message) in std::mem::take(&mut builder.docs.notes) {
         builder.note(&place, false, message);
     }
     builder.service(options);

@@ -26,15 +26,20 @@ fn main() -> Result<(), remcall::Error> {\n    workload::main()\n}\n";
 pub struct Workload {
     name: String,
     crate_dir: PathBuf,
+    /// Holds the crate's folder: outside the checkout, so the description a live server gave
+    /// (untrusted text) has no repository around it for its `$ref`s to reach into.
+    _folder: tempfile::TempDir,
 }
 
 impl Workload {
-    /// The workload `name`, in a fresh crate `target/real-servers/<name>` holding the spec and
-    /// the overlays of `servers/specs/` whose names start with `<name>` (as `kinto-paging.yaml`).
+    /// The workload `name`, in a fresh crate in a temporary folder holding the spec and the
+    /// overlays of `servers/specs/` whose names start with `<name>` (as `kinto-paging.yaml`).
     pub fn new(name: &str) -> anyhow::Result<Workload> {
         let root = crate::workspace();
-        let crate_dir = root.join("target/real-servers").join(name);
-        let _ = std::fs::remove_dir_all(&crate_dir);
+        let folder = tempfile::Builder::new()
+            .prefix(&format!("remcall-real-server-{name}-"))
+            .tempdir()?;
+        let crate_dir = folder.path().join(name);
         std::fs::create_dir_all(crate_dir.join("spec"))?;
         std::fs::create_dir_all(crate_dir.join("src"))?;
         for entry in std::fs::read_dir(root.join("servers/specs"))? {
@@ -50,6 +55,7 @@ impl Workload {
         Ok(Workload {
             name: name.to_owned(),
             crate_dir,
+            _folder: folder,
         })
     }
 
