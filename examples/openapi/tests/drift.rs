@@ -97,3 +97,74 @@ async fn the_client_built_with_the_overlay_decodes_the_same_answers_strictly() {
     assert_eq!(file.size, Some(5));
     assert_eq!(fixed.stats().method("get_contents").unwrap().drift, 0);
 }
+
+/// Resident memory of this process, in bytes.
+fn resident() -> usize {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    pages * 4096
+}
+
+/// A server that names a new 1 MB map key in every answer, each value drifting (a struct's
+/// field null, a map's integer null): lax decoding repairs and counts every one, and what the
+/// client remembers of the drift stays small — one place for the struct field however its key
+/// is spelled, a path cut to its first characters for the map value — so memory stays flat.
+#[tokio::test]
+async fn drift_under_new_large_map_keys_keeps_memory_flat() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let answers = Arc::new(AtomicUsize::new(0));
+    let key = move |answers: &AtomicUsize| {
+        format!(
+            "{}{}",
+            answers.fetch_add(1, Ordering::Relaxed),
+            "k".repeat(1 << 20)
+        )
+    };
+    let (contents, sizes) = (answers.clone(), answers);
+    let router =
+        Router::new()
+            .route(
+                "/api/contents",
+                get(move || {
+                    let key = key(&contents);
+                    async move {
+                        axum::Json(json!({ key: { "name": "a", "content": null, "size": 1 } }))
+                    }
+                }),
+            )
+            .route(
+                "/api/sizes",
+                get(move || {
+                    let key = key(&sizes);
+                    async move { axum::Json(json!({ key: null })) }
+                }),
+            );
+    let server = Server::start(router).await;
+    let drifty = Drifty::builder()
+        .base_url(&url(&server))
+        .profile(Profile::from_yaml_str("decode: lax").unwrap())
+        .build()
+        .unwrap();
+    for _ in 0..4 {
+        drifty.list_contents().await.unwrap();
+        drifty.list_sizes().await.unwrap();
+    }
+    let before = resident();
+    const CALLS: u64 = 64;
+    for _ in 0..CALLS {
+        let listing = drifty.list_contents().await.unwrap();
+        assert_eq!(listing.values().next().unwrap().content, "");
+        let sizes = drifty.list_sizes().await.unwrap();
+        assert_eq!(sizes.values().next(), Some(&0));
+    }
+    let grown = resident().saturating_sub(before);
+    let stats = drifty.stats();
+    assert_eq!(stats.method("list_contents").unwrap().drift, CALLS + 4);
+    assert_eq!(stats.method("list_sizes").unwrap().drift, CALLS + 4);
+    // Before drift was bounded, each answer's key stayed twice: ~256 MB here.
+    assert!(grown < 32 << 20, "memory grew by {} MB", grown >> 20);
+    let overlay = drifty.observe().drift_overlay().unwrap();
+    assert!(overlay.len() < 4096, "{overlay}");
+    assert_eq!(overlay.matches("\"nullable\"").count(), 1, "{overlay}");
+}

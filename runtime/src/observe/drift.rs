@@ -12,32 +12,50 @@ use serde_json::{Value, json};
 use crate::wire::lax::Drift;
 use crate::wire::located::string_literal as literal;
 
-/// Places drift was seen at, at most [`DriftLog::REMEMBERED`]: a server that drifts everywhere
-/// is logged that much and counted on.
+/// Places drift was seen at, at most [`DriftLog::REMEMBERED`] of them in at most
+/// [`DriftLog::BYTES`]: a server that drifts everywhere, or names a new map key in every answer,
+/// is logged that much and counted on, and the memory a client keeps for it stays flat.
 #[derive(Debug, Default)]
 pub(crate) struct DriftLog {
-    seen: Mutex<BTreeMap<String, Drift>>,
+    seen: Mutex<Seen>,
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    places: BTreeMap<String, Drift>,
+    bytes: usize,
 }
 
 impl DriftLog {
     const REMEMBERED: usize = 256;
+    const BYTES: usize = 64 << 10;
 
-    /// Remembers `drift`; true the first time its place is seen (to log it once).
+    /// Remembers `drift`; true the first time its place is seen (to log it once). A struct
+    /// field is one place wherever it sits (`User.name`, under whatever map key or position);
+    /// anything else is its path with list positions folded.
     pub(crate) fn first(&self, drift: &Drift) -> bool {
         // The same place may drift in two ways (null once, a list another time): both count.
-        let place = format!("{} {}", folded(&drift.path), drift.came);
+        let place = match &drift.field {
+            Some(field) => format!("{field} {}", drift.came),
+            None => format!("{} {}", folded(&drift.path), drift.came),
+        };
+        let size = place.len() + drift.path.len() + drift.declared.len();
         let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        if seen.len() >= Self::REMEMBERED || seen.contains_key(&place) {
+        if seen.places.len() >= Self::REMEMBERED
+            || seen.bytes + size > Self::BYTES
+            || seen.places.contains_key(&place)
+        {
             return false;
         }
-        seen.insert(place, drift.clone());
+        seen.bytes += size;
+        seen.places.insert(place, drift.clone());
         true
     }
 
     /// Every place remembered, with what was seen there.
     pub(crate) fn seen(&self) -> Vec<Drift> {
         let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        seen.values().cloned().collect()
+        seen.places.values().cloned().collect()
     }
 }
 
@@ -73,22 +91,19 @@ fn folded(path: &str) -> String {
 pub(crate) fn overlay(client: &str, seen: &[(&str, Vec<Drift>)]) -> String {
     let mut actions: Vec<Value> = Vec::new();
     let mut done: Vec<(String, &'static str)> = Vec::new();
+    // Null once and missing another time: one `nullable`, and the `required` entry removed too.
+    let mut nullable: Vec<String> = Vec::new();
     for (method, drift) in seen {
         for repair in drift {
             let Some((schema, field)) = repair.field.as_deref().and_then(|f| f.split_once('.'))
             else {
                 continue;
             };
-            let kind = if matches!(repair.came, "null" | "missing") {
-                "nullable"
-            } else {
-                repair.came
-            };
             let key = format!("{schema}.{field}");
-            if done.iter().any(|(k, c)| *k == key && *c == kind) {
+            if done.iter().any(|(k, c)| *k == key && *c == repair.came) {
                 continue;
             }
-            done.push((key, kind));
+            done.push((key.clone(), repair.came));
             let property = format!("$..{}.properties{}", selector(schema), selector(field));
             let came = if repair.came == "missing" {
                 "nothing"
@@ -101,7 +116,10 @@ pub(crate) fn overlay(client: &str, seen: &[(&str, Vec<Drift>)]) -> String {
             );
             match repair.came {
                 "null" | "missing" => {
-                    actions.push(json!({ "target": property, "description": why, "update": { "nullable": true } }));
+                    if !nullable.contains(&key) {
+                        nullable.push(key);
+                        actions.push(json!({ "target": property, "description": why, "update": { "nullable": true } }));
+                    }
                     if repair.came == "missing" {
                         let required =
                             format!("$..{}.required[?@ == {}]", selector(schema), literal(field));
@@ -143,5 +161,41 @@ mod tests {
     fn list_positions_fold_into_one_place() {
         assert_eq!(folded("$.users[12].tags[0]"), "$.users[*].tags[*]");
         assert_eq!(folded("$['a[1]'].b"), "$['a[*]'].b");
+    }
+
+    fn drift(path: &str, field: Option<&str>, came: &'static str) -> Drift {
+        Drift {
+            path: path.to_owned(),
+            field: field.map(str::to_owned),
+            declared: "a string".to_owned(),
+            came,
+        }
+    }
+
+    #[test]
+    fn a_field_null_once_and_missing_another_time_is_nullable_and_not_required() {
+        let seen = [
+            drift("$.a", Some("Thing.a"), "null"),
+            drift("$.a", Some("Thing.a"), "missing"),
+        ];
+        let overlay = overlay("C", &[("get", seen.to_vec())]);
+        assert_eq!(overlay.matches("\"nullable\"").count(), 1, "{overlay}");
+        assert_eq!(overlay.matches("required[?@").count(), 1, "{overlay}");
+    }
+
+    #[test]
+    fn a_struct_field_is_one_place_under_any_map_key_and_the_log_is_bounded() {
+        let log = DriftLog::default();
+        assert!(log.first(&drift("$.k1.a", Some("Thing.a"), "null")));
+        assert!(!log.first(&drift("$.k2.a", Some("Thing.a"), "null")));
+        assert!(log.first(&drift("$.k2.a", Some("Thing.a"), "missing")));
+        let long = "x".repeat(1000);
+        let remembered = (0..10_000)
+            .filter(|i| log.first(&drift(&format!("$.{long}{i}"), None, "null")))
+            .count();
+        assert!(remembered < DriftLog::REMEMBERED, "{remembered}");
+        let seen = log.seen();
+        let bytes: usize = seen.iter().map(|d| d.path.len()).sum();
+        assert!(bytes <= DriftLog::BYTES, "{bytes}");
     }
 }

@@ -109,8 +109,22 @@ pub(crate) fn child_path(path: &str, key: &str) -> String {
     out
 }
 
-/// Adds member `key` to a JSONPath: `.name` for a plain word, else `['…']`, escaped.
+/// The most characters of a member key a path shows: a key is the server's choice, and a path
+/// is logged, kept in drift memory and put into errors.
+const KEY_CHARS: usize = 128;
+
+/// The most bytes of a path shown, for the same reason (a deep path of short keys).
+const PATH_BYTES: usize = 1024;
+
+/// Adds member `key` to a JSONPath: `.name` for a plain word, else `['…']`, escaped. A key of
+/// more than [`KEY_CHARS`] characters is shown by its start and `…`.
 fn push_key(out: &mut String, key: &str) {
+    if let Some((cut, _)) = key.char_indices().nth(KEY_CHARS) {
+        out.push('[');
+        out.push_str(&string_literal(&format!("{}…", &key[..cut])));
+        out.push(']');
+        return;
+    }
     let plain = !key.is_empty()
         && !key.starts_with(|c: char| c.is_ascii_digit())
         && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
@@ -124,7 +138,8 @@ fn push_key(out: &mut String, key: &str) {
 }
 
 /// `text` as a JSONPath string literal, single-quoted: a quote and a backslash escaped, and
-/// anything but printable ASCII as `\uXXXX` (the text may be a server's).
+/// anything but printable ASCII as `\uXXXX` (the text may be a server's), a character above
+/// U+FFFF as its UTF-16 surrogate pair, as RFC 9535 reads it.
 pub(crate) fn string_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('\'');
@@ -133,7 +148,9 @@ pub(crate) fn string_literal(text: &str) -> String {
             '\'' => out.push_str("\\'"),
             '\\' => out.push_str("\\\\"),
             c if !c.is_ascii_graphic() && c != ' ' => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
             }
             c => out.push(c),
         }
@@ -144,11 +161,16 @@ pub(crate) fn string_literal(text: &str) -> String {
 
 /// A JSONPath (RFC 9535) of `path`: `$`, `.name` for a key that is a plain word, `['…']` for
 /// any other, `[3]` for a position. A key is the server's text: anything but printable ASCII in
-/// it is written as `\uXXXX`, so it cannot break a log line or repaint a terminal.
+/// it is written as `\uXXXX`, so it cannot break a log line or repaint a terminal. A path longer
+/// than [`PATH_BYTES`] ends in `…` where it was cut.
 pub(crate) fn json_path(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::from("$");
     for segment in path.iter() {
+        if out.len() > PATH_BYTES {
+            out.push('…');
+            break;
+        }
         match segment {
             Segment::Seq { index } => {
                 let _ = write!(out, "[{index}]");
@@ -271,5 +293,16 @@ mod tests {
             located,
             "at `$[1].on`: integer `1`, where the description says a boolean"
         );
+    }
+
+    #[test]
+    fn a_character_above_the_basic_plane_is_a_surrogate_pair_and_a_long_key_is_cut() {
+        // RFC 9535 reads `\ud83d\ude00` as 😀; `\u1f600` would be another name (`ὠ0`).
+        assert_eq!(string_literal("a😀"), r"'a\ud83d\ude00'");
+        let key = "k".repeat(10_000);
+        let body = format!(r#"{{"{key}": "x"}}"#);
+        let located = locate::<HashMap<String, u32>>(body.as_bytes()).unwrap();
+        assert!(located.len() < 400, "{located}");
+        assert!(located.contains(r"kkk\u2026']`"), "{located}");
     }
 }
