@@ -193,6 +193,51 @@ async fn a_broken_stream_with_ids_resumes_and_each_event_comes_once() {
     );
 }
 
+/// A server's `retry:` is bounded as its `Retry-After` is (`retry.retry_after.max`): a stream
+/// that asks for three years before its resumption is resumed within the bound, and with
+/// `retry_after: { max: 0s }` the field is ignored for the backoff. (Unbounded, this test would
+/// wait out its own 20 s limit.)
+#[tokio::test]
+async fn a_servers_retry_field_is_bounded_like_its_retry_after() {
+    for profile in [
+        "retry: { retry_after: { max: 50ms } }",
+        "retry: { retry_after: { max: 0s }, backoff: { initial: 10ms, max: 20ms } }",
+    ] {
+        let breaks = Arc::new(AtomicUsize::new(1));
+        let router = Router::new().route(
+            "/ticks",
+            get(move |headers: HeaderMap| {
+                let first = breaks.fetch_sub(1, Ordering::SeqCst) > 0;
+                async move {
+                    if first {
+                        let parts =
+                            vec!["retry: 99999999999\nid: 1\ndata: {\"n\": 1}\n\n".to_owned()];
+                        return sse(body_of(parts, true));
+                    }
+                    assert_eq!(headers["last-event-id"], "1");
+                    sse(body_of(
+                        vec!["data: {\"n\": 2}\n\ndata: [DONE]\n\n".to_owned()],
+                        false,
+                    ))
+                }
+            }),
+        );
+        let server = Server::start(router).await;
+        let client = client_at(&server.url(), profile);
+        let items = tokio::time::timeout(Duration::from_secs(20), async {
+            drain(ticks(&client).await.unwrap()).await
+        })
+        .await
+        .unwrap_or_else(|_| panic!("the stream still waits for its `retry:` ({profile})"));
+        let numbers: Vec<i64> = items
+            .iter()
+            .map(|item| item.as_ref().unwrap().data["n"].as_i64().unwrap())
+            .collect();
+        assert_eq!(numbers, [1, 2], "{profile}");
+        assert_eq!(client.stats().method("ticks").unwrap().resumes, 1);
+    }
+}
+
 #[tokio::test]
 async fn a_broken_stream_without_ids_ends_with_an_error_counting_its_events() {
     let server = Server::start(numbered(Arc::new(AtomicUsize::new(1)), false)).await;

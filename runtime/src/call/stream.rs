@@ -179,8 +179,12 @@ impl Client {
                 "resumed as often as `retry.max_attempts` allows, with nothing new",
             ));
         }
+        // The server's `retry:` is its wish, bounded as its `Retry-After` is: a stream asking
+        // for a day would hold its bulkhead slot outside every timer.
         let wait = format
             .reconnection_time()
+            .filter(|_| !retry.retry_after_max.is_zero())
+            .map(|asked| asked.min(retry.retry_after_max))
             .unwrap_or_else(|| backoff(retry, read.in_a_row, fastrand::f64()));
         if !self.retry_allowed(state, method, Instant::now()).await {
             return Err(failed
