@@ -315,8 +315,10 @@ impl Documents {
                 }
                 Err(why) => {
                     let reference = crate::escape::one_line(&reference);
-                    self.notes
-                        .push((at, format!("the text `$ref: {reference}` is left out: {why}")));
+                    self.notes.push((
+                        at,
+                        format!("the text `$ref: {reference}` is left out: {why}"),
+                    ));
                     if let Some(slot) = slot {
                         *slot = Value::Null;
                     }

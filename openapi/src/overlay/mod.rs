@@ -7,7 +7,9 @@
 //! object into an object merging in turn; into an array it is appended (each item of an array
 //! update); anything else is replaced. A target that selects nothing is a note, located at the
 //! action in the overlay, since an overlay written for one version of a description goes stale
-//! silently otherwise.
+//! silently otherwise. What an action may cost is bounded ([`bounds`]).
+
+mod bounds;
 
 use serde_json::{Map, Value};
 use serde_json_path::JsonPath;
@@ -36,6 +38,11 @@ pub(crate) fn apply(
         ));
     };
     let mut notes = Vec::new();
+    // Kept as estimates (an update's size times the nodes it goes into), so a long overlay
+    // does not measure the whole document again after every action.
+    let mut nodes = bounds::nodes(document);
+    let mut bytes = serde_json::to_vec(document).map_or(0, |b| b.len());
+    let limit = bounds::growth_limit(bytes);
     for (index, action) in actions.iter().enumerate() {
         let here = at.child("actions").child(&index.to_string());
         let Some(target) = action.get("target").and_then(Value::as_str) else {
@@ -44,6 +51,9 @@ pub(crate) fn apply(
                 "an action needs its `target:`, a JSONPath".to_owned(),
             ));
         };
+        if let Some(why) = bounds::refused_target(target, nodes) {
+            return Err((here.child("target").0, why));
+        }
         let path = JsonPath::parse(target).map_err(|e| {
             (
                 here.child("target").0,
@@ -55,6 +65,16 @@ pub(crate) fn apply(
             .locations()
             .map(|location| location.to_json_pointer())
             .collect();
+        if pointers.len() > bounds::SELECTED {
+            return Err((
+                here.child("target").0,
+                format!(
+                    "the target selects {} nodes: one action may change at most {}",
+                    pointers.len(),
+                    bounds::SELECTED
+                ),
+            ));
+        }
         if pointers.is_empty() {
             notes.push((
                 here.child("target").0,
@@ -73,6 +93,19 @@ pub(crate) fn apply(
                 }
             }
         } else if let Some(update) = action.get("update") {
+            let each = serde_json::to_vec(update).map_or(0, |b| b.len());
+            bytes = bytes.saturating_add(each.saturating_mul(pointers.len()));
+            if bytes > limit {
+                return Err((
+                    here.child("update").0,
+                    format!(
+                        "the update, into the {} nodes the target selects, grows the description past {} MiB (four times its size, at least 4 and at most 64 MiB)",
+                        pointers.len(),
+                        limit >> 20
+                    ),
+                ));
+            }
+            nodes = nodes.saturating_add(bounds::nodes(update).saturating_mul(pointers.len()));
             for pointer in &pointers {
                 if let Some(node) = document.pointer_mut(pointer) {
                     merge(node, update);
@@ -239,5 +272,35 @@ mod tests {
         assert!(error.1.contains("not a JSONPath"), "{}", error.1);
         let unversioned = json!({ "actions": [] });
         assert!(apply(&mut document, &unversioned).is_err());
+    }
+
+    /// `$..*` with an update doubles the document each time: the action that would pass four
+    /// times its size (at least 4 MiB) is refused, by its place, before it is applied.
+    #[test]
+    fn an_overlay_that_doubles_the_document_stops_at_its_bound() {
+        let mut document = described();
+        let padding = "x".repeat(1024);
+        let doubling = json!({ "target": "$..*", "update": { "p": padding } });
+        let fix = overlay(Value::Array(vec![doubling; 40]));
+        let (at, why) = apply(&mut document, &fix).unwrap_err();
+        assert!(at.starts_with("/actions/"), "{at}");
+        assert!(at.ends_with("/update") || at.ends_with("/target"), "{at}");
+        assert!(why.contains("MiB") || why.contains("nodes"), "{why}");
+        assert!(serde_json::to_vec(&document).unwrap().len() < 64 << 20);
+        let deep = overlay(
+            json!([{ "target": format!("$[?{}@.a{}]", "(".repeat(10_000), ")".repeat(10_000)), "remove": true }]),
+        );
+        let (at, why) = apply(&mut described(), &deep).unwrap_err();
+        assert_eq!(at, "/actions/0/target");
+        assert!(why.contains("bytes long"), "{why}");
+        let nested = overlay(
+            json!([{ "target": format!("$[?{}@.a{}]", "(".repeat(500), ")".repeat(500)), "remove": true }]),
+        );
+        assert!(
+            apply(&mut described(), &nested)
+                .unwrap_err()
+                .1
+                .contains("deep")
+        );
     }
 }
