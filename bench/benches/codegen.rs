@@ -56,5 +56,29 @@ fn doubling_all_of(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-criterion_group!(benches, thousand_methods, doubling_all_of);
+/// Enum values, fields and operations that all sanitise to one name, at N and 2N: the time
+/// doubles (a set of names and a next suffix per base), where a scan of the names taken per
+/// probed suffix made it eight times.
+fn colliding_names(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("remcall-bench-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut group = c.benchmark_group("import");
+    group.sample_size(10);
+    for n in [1000, 2000] {
+        let path = dir.join(format!("colliding{n}.json"));
+        std::fs::write(&path, remcall_bench::description_with_colliding_names(n)).unwrap();
+        let options = remcall_codegen::ImportOptions::default();
+        group.bench_function(format!("colliding_names_{n}"), |bench| {
+            bench.iter(|| {
+                let imported =
+                    remcall_codegen::import(&path, Path::new("colliding.yaml"), &options).unwrap();
+                remcall_codegen::generate_text(Path::new("colliding.yaml"), &imported.spec).unwrap()
+            })
+        });
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+criterion_group!(benches, thousand_methods, doubling_all_of, colliding_names);
 criterion_main!(benches);

@@ -75,3 +75,31 @@ pub fn spec_with_methods(methods: usize) -> String {
     }
     spec
 }
+
+/// An OpenAPI description (JSON) whose `n` enum values, `n` properties and `n` operations each
+/// sanitise to one identifier (`a`, `a_`, `a__`…): every name after the first needs a number.
+pub fn description_with_colliding_names(n: usize) -> String {
+    let spelled = |i: usize| format!("a{}", "_".repeat(i));
+    let values: Vec<remcall::serde_json::Value> = (0..n).map(|i| spelled(i).into()).collect();
+    let properties: remcall::serde_json::Map<String, remcall::serde_json::Value> = (0..n)
+        .map(|i| (spelled(i), remcall::serde_json::json!({ "type": "string" })))
+        .collect();
+    let paths: remcall::serde_json::Map<String, remcall::serde_json::Value> = (0..n)
+        .map(|i| {
+            let operation = remcall::serde_json::json!({ "get": { "operationId": spelled(i),
+                "responses": { "200": { "description": "ok", "content": { "application/json": {
+                    "schema": { "$ref": "#/components/schemas/Thing" } } } } } } });
+            (format!("/p{i}"), operation)
+        })
+        .collect();
+    remcall::serde_json::json!({
+        "openapi": "3.0.3",
+        "info": { "title": "Colliding", "version": "1" },
+        "paths": paths,
+        "components": { "schemas": {
+            "Thing": { "type": "object", "properties": properties },
+            "Kind": { "type": "string", "enum": values }
+        } }
+    })
+    .to_string()
+}

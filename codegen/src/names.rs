@@ -77,7 +77,7 @@ pub fn is_word(name: &str) -> bool {
 
 /// Names of the Rust prelude (and of generated code's helpers) that a generated type must not
 /// shadow: generated code names them unqualified. The importer, below this crate, keeps the list.
-pub use remcall_openapi::names::{PRELUDE, unique_among, variant};
+pub use remcall_openapi::names::{PRELUDE, Taken, unique_among, variant};
 
 /// The wire name serde's `rename_all = rule` gives the field `key` (rules checked by validation).
 pub fn apply_rename_rule(rule: &str, key: &str) -> String {

@@ -539,7 +539,13 @@ fn text_references_read_only_pages_beside_the_description() {
     };
     let mut references: Vec<String> = secrets.iter().map(|s| format!("../../{s}")).collect();
     references.extend(
-        [".private/draft.md", ".hidden.md", "plain", "docs/../.hidden.md"].map(str::to_owned),
+        [
+            ".private/draft.md",
+            ".hidden.md",
+            "plain",
+            "docs/../.hidden.md",
+        ]
+        .map(str::to_owned),
     );
     let paths: serde_json::Map<String, serde_json::Value> = references
         .iter()
@@ -570,22 +576,89 @@ fn text_references_read_only_pages_beside_the_description() {
     };
     let (imported, notes) = run(Vec::new());
     assert!(!imported.spec.contains("sekrit"), "{}", imported.spec);
-    assert!(imported.spec.contains("The **intro**."), "{}", imported.spec);
+    assert!(
+        imported.spec.contains("The **intro**."),
+        "{}",
+        imported.spec
+    );
     assert!(
         notes.contains("the text of `docs/intro.md` is read"),
         "{notes}"
     );
-    assert_eq!(notes.matches("is left out").count(), references.len(), "{notes}");
+    assert_eq!(
+        notes.matches("is left out").count(),
+        references.len(),
+        "{notes}"
+    );
     assert_eq!(notes.matches("dotfile").count(), 3, "{notes}");
-    assert!(notes.contains("`$ref: plain` is left out: only a `.md`"), "{notes}");
+    assert!(
+        notes.contains("`$ref: plain` is left out: only a `.md`"),
+        "{notes}"
+    );
     assert!(!notes.contains(&*root.to_string_lossy()), "{notes}");
     // Neither refused page is among the files read (a build script would watch them).
     let read = imported.files.iter().map(|f| f.display().to_string());
-    assert!(read.clone().all(|f| !f.contains("notes") && !f.contains(".hidden")));
+    assert!(
+        read.clone()
+            .all(|f| !f.contains("notes") && !f.contains(".hidden"))
+    );
 
     // A folder the user names with --ref-root lends its pages, still never a dotfile.
     let (imported, notes) = run(vec![root.join("notes")]);
     assert!(imported.spec.contains("sekrit-6"), "{}", imported.spec);
     assert!(!imported.spec.contains("sekrit-0"), "{}", imported.spec);
-    assert!(notes.contains("the text of `../../notes/ops.md` is read"), "{notes}");
+    assert!(
+        notes.contains("the text of `../../notes/ops.md` is read"),
+        "{notes}"
+    );
+}
+
+/// Two thousand enum values, properties and operations that all sanitise to one identifier
+/// (`a`, `a_`, `a__`…) are numbered in order, by the importer and by `check` alike, and the
+/// client generates. (How long it takes at N and 2N is the `import/colliding_names_*` bench.)
+#[test]
+fn names_that_all_collide_are_numbered_in_order() {
+    const N: usize = 2000;
+    let spelled = |i: usize| format!("a{}", "_".repeat(i));
+    let mut properties: serde_json::Map<String, serde_json::Value> = (0..N)
+        .map(|i| (spelled(i), json!({ "type": "string" })))
+        .collect();
+    properties.insert(
+        "kind".to_owned(),
+        json!({ "$ref": "#/components/schemas/Kind" }),
+    );
+    let paths: serde_json::Map<String, serde_json::Value> = (0..N)
+        .map(|i| {
+            (
+                format!("/p{i}"),
+                json!({ "get": { "operationId": spelled(i), "responses": { "200": {
+                    "description": "ok", "content": { "application/json": { "schema": {
+                        "$ref": "#/components/schemas/Thing" } } } } } } }),
+            )
+        })
+        .collect();
+    let values: Vec<String> = (0..N).map(spelled).collect();
+    let spec = import(&json!({
+        "openapi": "3.0.3",
+        "info": { "title": "Colliding", "version": "1" },
+        "paths": paths,
+        "components": { "schemas": {
+            "Thing": { "type": "object", "properties": properties,
+                "required": [spelled(N - 1)] },
+            "Kind": { "type": "string", "enum": values }
+        } }
+    }));
+    assert!(spec.contains(&format!("  a_{N}:\n")), "the last operation");
+    let last = format!(
+        "      a_{N}:\n        type: String\n        rename: {}\n",
+        spelled(N - 1)
+    );
+    assert!(spec.contains(&last), "the last field");
+    let generated = remcall_codegen::generate_text(Path::new("specs/hostile.yaml"), &spec)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        generated.code.contains(&format!("A{N},")),
+        "the last value's variant"
+    );
+    assert!(generated.code.contains("A2,"));
 }

@@ -428,7 +428,7 @@ fn doc_text(doc: &str) -> String {
 /// unknown values in `Other`, so a value that would take that name is `OtherValue` here. The
 /// same functions run here as there, so the names written are the ones it would check.
 fn variant_names(values: &[crate::spec::EnumValue]) -> Vec<crate::spec::EnumValue> {
-    let mut taken: Vec<String> = Vec::new();
+    let mut taken = names::Taken::default();
     values
         .iter()
         .enumerate()
@@ -437,15 +437,15 @@ fn variant_names(values: &[crate::spec::EnumValue]) -> Vec<crate::spec::EnumValu
                 Value::String(text) => text.clone(),
                 other => other.to_string(),
             };
-            let derived = names::unique_among(&names::variant(&wire, i), "", &taken);
+            let derived = taken.first_free(&names::variant(&wire, i), "");
             let mut chosen = match name {
-                Some(name) => names::unique_among(name, "", &taken),
+                Some(name) => taken.first_free(name, ""),
                 None => derived.clone(),
             };
             if chosen == "Other" {
-                chosen = names::unique_among("OtherValue", "", &taken);
+                chosen = taken.first_free("OtherValue", "");
             }
-            taken.push(chosen.clone());
+            taken.insert(&chosen);
             let written = (name.is_some() || chosen != derived).then_some(chosen);
             (value.clone(), written, doc.clone())
         })

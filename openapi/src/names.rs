@@ -128,6 +128,7 @@ pub(crate) fn method(raw: &str) -> String {
 
 /// `base`, or `base_2`, `base_3`… (`sep` between): the first that `taken` does not hold, told
 /// apart without regard to case (two items a reader cannot tell apart by eye are two names).
+/// For a name or two against a short list; many names colliding go through [`Taken`].
 pub fn unique_among(base: &str, sep: &str, taken: &[String]) -> String {
     let mut name = base.to_owned();
     let mut n = 2;
@@ -138,11 +139,97 @@ pub fn unique_among(base: &str, sep: &str, taken: &[String]) -> String {
     name
 }
 
-/// [`unique_among`] `taken`, and taken from now on.
-pub(crate) fn unique(base: &str, sep: &str, taken: &mut Vec<String>) -> String {
-    let name = unique_among(base, sep, taken);
-    taken.push(name.clone());
-    name
+/// Names given so far, told apart without regard to case, and for each base the suffix to try
+/// next: making a name unique costs about the same however many names collided before it (a
+/// description whose 2,000 enum values all read `Value` took seconds per list scan).
+#[derive(Debug, Clone, Default)]
+pub struct Taken {
+    /// Each name, lowercased.
+    lower: std::collections::HashSet<String>,
+    /// Each name as given.
+    exact: std::collections::HashSet<String>,
+    /// Each name as given, in order.
+    order: Vec<String>,
+    /// For a base and separator (lowercased, joined), the lowest suffix not known to be taken.
+    next: std::collections::HashMap<String, u64>,
+}
+
+impl Taken {
+    /// True when `name` is taken, in any case.
+    pub fn contains(&self, name: &str) -> bool {
+        self.lower.contains(&name.to_ascii_lowercase())
+    }
+
+    /// True when `name` is taken in this very case.
+    pub fn contains_exactly(&self, name: &str) -> bool {
+        self.exact.contains(name)
+    }
+
+    /// Takes `name` (again, if it is).
+    pub fn insert(&mut self, name: &str) {
+        self.lower.insert(name.to_ascii_lowercase());
+        if self.exact.insert(name.to_owned()) {
+            self.order.push(name.to_owned());
+        }
+    }
+
+    /// The names taken, in the order they were given.
+    pub fn iter(&self) -> impl Iterator<Item = &String> {
+        self.order.iter()
+    }
+
+    /// `base`, or `base_2`, `base_3`… (`sep` between): the first not taken, as
+    /// [`unique_among`] says, without taking it.
+    pub fn first_free(&mut self, base: &str, sep: &str) -> String {
+        if !self.contains(base) {
+            return base.to_owned();
+        }
+        self.numbered(base, sep)
+    }
+
+    /// `base_2`, `base_3`… (`sep` between): the first not taken, without taking it.
+    pub fn numbered(&mut self, base: &str, sep: &str) -> String {
+        let key = format!("{}\u{0}{sep}", base.to_ascii_lowercase());
+        let mut n = self.next.get(&key).copied().unwrap_or(2);
+        let mut name = format!("{base}{sep}{n}");
+        while self.contains(&name) {
+            n += 1;
+            name = format!("{base}{sep}{n}");
+        }
+        // Names are never given back: every suffix below `n` stays taken.
+        self.next.insert(key, n);
+        name
+    }
+
+    /// [`Taken::first_free`], and taken from now on.
+    pub fn unique(&mut self, base: &str, sep: &str) -> String {
+        let name = self.first_free(base, sep);
+        self.insert(&name);
+        name
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Taken {
+    fn from_iter<I: IntoIterator<Item = S>>(names: I) -> Taken {
+        let mut taken = Taken::default();
+        for name in names {
+            taken.insert(name.as_ref());
+        }
+        taken
+    }
+}
+
+impl<S: AsRef<str>> Extend<S> for Taken {
+    fn extend<I: IntoIterator<Item = S>>(&mut self, names: I) {
+        for name in names {
+            self.insert(name.as_ref());
+        }
+    }
+}
+
+/// [`Taken::unique`] in `taken`.
+pub(crate) fn unique(base: &str, sep: &str, taken: &mut Taken) -> String {
+    taken.unique(base, sep)
 }
 
 /// The variant name of an enum value (`in_progress` → `InProgress`, `+1` → `Plus1`, `-1` →
@@ -298,9 +385,31 @@ mod tests {
             "get_account_transactions"
         );
         assert_eq!(from_route("POST", "/categories"), "post_categories");
-        let mut taken = vec!["get_user".to_owned()];
+        let mut taken: Taken = ["get_user"].into_iter().collect();
         assert_eq!(unique("get_user", "_", &mut taken), "get_user_2");
-        assert_eq!(unique_among("Get_User", "_", &taken), "Get_User_3");
+        let listed: Vec<String> = taken.iter().cloned().collect();
+        assert_eq!(unique_among("Get_User", "_", &listed), "Get_User_3");
+        assert_eq!(taken.first_free("Get_User", "_"), "Get_User_3");
+    }
+
+    /// A set of names and a next suffix per base give what a scan of the list gives, in any
+    /// order of bases, cases and separators.
+    #[test]
+    fn taken_names_number_as_a_scan_would() {
+        let mut taken = Taken::default();
+        let mut listed: Vec<String> = Vec::new();
+        for base in ["a", "A", "a_2", "b", "a", "a", "A_2", "a", "b"] {
+            for sep in ["", "_"] {
+                let expected = unique_among(base, sep, &listed);
+                assert_eq!(
+                    taken.unique(base, sep),
+                    expected,
+                    "{base}{sep} after {listed:?}"
+                );
+                listed.push(expected);
+            }
+        }
+        assert!(taken.contains("B") && taken.contains_exactly("b") && !taken.contains_exactly("B"));
     }
 
     #[test]

@@ -147,7 +147,8 @@ impl Builder<'_> {
     /// `starting_after`), a list beside a next-page URL (`links.next`, `next_page_uri`,
     /// `next_page_url`, `next`), an offset or a page number.
     pub(crate) fn paginate_methods(&mut self) {
-        let names: Vec<String> = self.spec.methods.iter().map(|m| m.name.clone()).collect();
+        let names: std::collections::HashSet<String> =
+            self.spec.methods.iter().map(|m| m.name.clone()).collect();
         for index in 0..self.spec.methods.len() {
             let method = &self.spec.methods[index];
             let Some((page, Encoding::Json)) = method.returns.clone() else {
@@ -227,15 +228,12 @@ impl Builder<'_> {
                         Ty::Vec(item) => Some((**item).clone()),
                         _ => None,
                     })
-            && let Some(id) = self
-                .struct_fields(&item)
-                .into_iter()
-                .find(|f| f.wire() == "id")
+            && let Some(id) = self.struct_fields(&item).iter().find(|f| f.wire() == "id")
         {
             return Some(Paginate::ItemCursor {
                 items,
                 param,
-                field: id.key,
+                field: id.key.clone(),
                 has_more,
             });
         }
@@ -278,14 +276,14 @@ impl Builder<'_> {
     }
 
     /// The fields of a struct type of the spec (none for anything else, or one made of parts).
-    fn struct_fields(&self, ty: &Ty) -> Vec<FieldOut> {
+    fn struct_fields(&self, ty: &Ty) -> &[FieldOut] {
         match ty
             .required()
             .named()
             .and_then(|name| self.spec.types.get(name))
         {
-            Some(TypeOut::Struct(s)) if s.all_of.is_empty() => s.fields.clone(),
-            _ => Vec::new(),
+            Some(TypeOut::Struct(s)) if s.all_of.is_empty() => &s.fields,
+            _ => &[],
         }
     }
 

@@ -165,11 +165,7 @@ impl Builder<'_> {
                 }
                 let name = crate::names::type_name(&suffix);
                 // `Pagination2` beside a declared `Pagination` says less than the first use's name.
-                if self
-                    .taken_types
-                    .iter()
-                    .any(|t| t.eq_ignore_ascii_case(&name))
-                {
+                if self.taken_types.contains(&name) {
                     return None;
                 }
                 name

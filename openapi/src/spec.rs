@@ -258,7 +258,7 @@ pub(crate) struct Builder<'d> {
     /// A named schema's place → its type expression (a type name, or what an alias stands for).
     pub(crate) named: HashMap<Place, Ty>,
     /// Type names taken, in the order they were given.
-    pub(crate) taken_types: Vec<String>,
+    pub(crate) taken_types: crate::names::Taken,
     /// Named schemas met but not yet defined.
     pub(crate) pending: Vec<(Place, String)>,
     /// Original schema name → type name, for a discriminator's default mapping.
@@ -287,7 +287,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         docs,
         spec: Spec::default(),
         named: HashMap::new(),
-        taken_types: Vec::new(),
+        taken_types: crate::names::Taken::default(),
         pending: Vec::new(),
         schema_names: HashMap::new(),
         client_requirement: Vec::new(),
@@ -391,8 +391,8 @@ impl Builder<'_> {
             if !self.spec.types.contains_key(&name) {
                 continue;
             }
-            let mut taken: Vec<String> = self.spec.types.keys().cloned().collect();
-            taken.extend(self.taken_types.iter().cloned());
+            let mut taken: crate::names::Taken = self.spec.types.keys().collect();
+            taken.extend(self.taken_types.iter());
             let new = crate::names::unique(&format!("{name}Schema"), "", &mut taken);
             self.rename_type(&name, &new);
             let top = self.docs.top();
@@ -408,13 +408,14 @@ impl Builder<'_> {
     /// (pages): an operation named so beside `<name>` is renamed (`x_with_2`), whatever
     /// the generator would decide for `<name>`, so the spec checks either way.
     fn clear_derived_method_names(&mut self) {
-        let mut taken: Vec<String> = self.spec.methods.iter().map(|m| m.name.clone()).collect();
-        let bases: Vec<String> = taken.clone();
+        let bases: std::collections::HashSet<String> =
+            self.spec.methods.iter().map(|m| m.name.clone()).collect();
+        let mut taken: crate::names::Taken = bases.iter().collect();
         for index in 0..self.spec.methods.len() {
             let name = self.spec.methods[index].name.clone();
             let derived = ["_with", "_stream"].iter().any(|suffix| {
                 name.strip_suffix(suffix)
-                    .is_some_and(|base| bases.iter().any(|b| b == base))
+                    .is_some_and(|base| bases.contains(base))
             });
             if !derived {
                 continue;

@@ -122,7 +122,7 @@ impl Validator<'_> {
             );
             ok = false;
         }
-        let mut variants: Vec<String> = Vec::new();
+        let mut variants = names::Taken::default();
         for (index, (event, text)) in map.iter().enumerate() {
             let at = format!("{key}.returns.events.{event}");
             match self.type_expr(0, &at, text, &[]) {
@@ -138,8 +138,7 @@ impl Validator<'_> {
                     ok = false;
                 }
                 Some(ty) => {
-                    let variant = names::unique_among(&names::variant(event, index), "", &variants);
-                    variants.push(variant.clone());
+                    let variant = variants.unique(&names::variant(event, index), "");
                     events.push(checked::EventCase {
                         name: event.clone(),
                         variant,

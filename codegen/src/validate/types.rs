@@ -40,9 +40,9 @@ impl Validator<'_> {
                 Own::Struct { .. } => {
                     self.expand(&all, i, &mut Vec::new())
                         .map(|(fields, additional, union)| {
-                            let mut taken = Vec::new();
+                            let mut taken = names::Taken::default();
                             if additional.is_some() {
-                                taken.push("additional_properties".to_owned());
+                                taken.insert("additional_properties");
                             }
                             let fields = unique_field_names(fields, &mut taken);
                             let flatten = union.map(|union| checked::Flattened {
@@ -417,7 +417,7 @@ impl Validator<'_> {
         }
         let integer = matches!(values[0].value, WireValue::Int(_));
         let mut out = Vec::new();
-        let mut taken: Vec<String> = Vec::new();
+        let mut taken = names::Taken::default();
         let mut seen_wire: HashMap<String, usize> = HashMap::new();
         for (i, value) in values.iter().enumerate() {
             let at = format!("{key}.enum.{i}");
@@ -447,15 +447,15 @@ impl Validator<'_> {
                     ),
                 ));
             }
-            let variant = self.variant_name(source, &at, value, &wire, i, &taken);
-            taken.push(variant.clone());
+            let variant = self.variant_name(source, &at, value, &wire, i, &mut taken);
+            taken.insert(&variant);
             out.push(checked::EnumValue {
                 variant,
                 wire,
                 doc: value.doc.clone(),
             });
         }
-        if open && taken.iter().any(|t| t == "Other") {
+        if open && taken.contains_exactly("Other") {
             self.push(
                 self.spec
                     .at_key(source, key, "an open enum keeps unknown values in a variant named `Other`, and a value already takes the name")
@@ -474,7 +474,7 @@ impl Validator<'_> {
         value: &EnumValueDef,
         wire: &str,
         index: usize,
-        taken: &[String],
+        taken: &mut names::Taken,
     ) -> String {
         match &value.name {
             Some(name) => {
@@ -485,7 +485,7 @@ impl Validator<'_> {
                         format!("variant name `{name}` is not a PascalCase Rust identifier"),
                     ));
                 }
-                if taken.contains(name) {
+                if taken.contains_exactly(name) {
                     self.push(self.spec.at(
                         source,
                         &format!("{at}.name"),
@@ -494,7 +494,7 @@ impl Validator<'_> {
                 }
                 name.clone()
             }
-            None => names::unique_among(&names::variant(wire, index), "", taken),
+            None => taken.first_free(&names::variant(wire, index), ""),
         }
     }
 
@@ -563,7 +563,7 @@ pub(super) enum Own {
 /// `foo_bar_2`; names in `taken` (the map field's) stay free.
 fn unique_field_names(
     mut fields: Vec<checked::Field>,
-    taken: &mut Vec<String>,
+    taken: &mut names::Taken,
 ) -> Vec<checked::Field> {
     for field in &mut fields {
         field.rust = unique_name(field.rust.clone(), taken);
@@ -571,14 +571,14 @@ fn unique_field_names(
     fields
 }
 
-/// `base`, or `base_2`, `base_3`… when it is taken; then taken.
-fn unique_name(base: String, taken: &mut Vec<String>) -> String {
-    let mut name = base.clone();
-    let mut n = 2;
-    while taken.contains(&name) {
-        name = format!("{}_{n}", base.trim_start_matches("r#"));
-        n += 1;
-    }
-    taken.push(name.clone());
+/// `base`, or `base_2`, `base_3`… when it is taken (in this very case: field names are
+/// snake case); then taken. A raw identifier's number goes on its word (`r#type` → `type_2`).
+fn unique_name(base: String, taken: &mut names::Taken) -> String {
+    let name = if taken.contains_exactly(&base) {
+        taken.numbered(base.trim_start_matches("r#"), "_")
+    } else {
+        base
+    };
+    taken.insert(&name);
     name
 }

@@ -24,7 +24,11 @@ impl Validator<'_> {
         }
         let open = def.open.unwrap_or(false);
         let mut out = Some(Vec::new());
-        let mut taken: Vec<String> = Vec::new();
+        let mut taken = names::Taken::default();
+        // An open union keeps what it does not know in `Other`: no alternative is named so.
+        if open {
+            taken.insert("Other");
+        }
         for (i, alternative) in alternatives.iter().enumerate() {
             let at = format!("{key}.one_of.{i}");
             let ty = self.type_expr(source, &at, &alternative.ty, &[]);
@@ -37,7 +41,7 @@ impl Validator<'_> {
                             format!("variant name `{name}` is not a PascalCase Rust identifier"),
                         ));
                     }
-                    if taken.contains(name) || (open && name == "Other") {
+                    if taken.contains_exactly(name) {
                         self.push(self.spec.at(
                             source,
                             &format!("{at}.name"),
@@ -46,16 +50,10 @@ impl Validator<'_> {
                     }
                     name.clone()
                 }
-                (None, Some(ty)) => {
-                    let mut reserved = taken.clone();
-                    if open {
-                        reserved.push("Other".to_owned());
-                    }
-                    names::unique_among(&names::variant_of_type(ty, i), "", &reserved)
-                }
+                (None, Some(ty)) => taken.first_free(&names::variant_of_type(ty, i), ""),
                 (None, None) => String::new(),
             };
-            taken.push(variant.clone());
+            taken.insert(&variant);
             out = out.zip(ty).map(|(mut out, ty)| {
                 out.push(checked::Alternative {
                     variant,

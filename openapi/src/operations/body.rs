@@ -179,7 +179,7 @@ impl Builder<'_> {
     ) -> BodyOut {
         let name = names::unique(&format!("{type_base}Form"), "", &mut self.taken_types);
         let mut definition = StructOut::default();
-        let mut taken = Vec::new();
+        let mut taken = names::Taken::default();
         let mut multipart = operation
             .get("consumes")
             .and_then(Value::as_array)

@@ -56,7 +56,7 @@ impl Builder<'_> {
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        let mut taken_methods: Vec<String> = Vec::new();
+        let mut taken_methods = names::Taken::default();
         for (route, item) in &paths {
             let item_place = top.child("paths").child(route);
             let (item_place, item) = match self.docs.follow(&item_place, item) {
@@ -160,7 +160,7 @@ impl Builder<'_> {
         method: &MethodOut,
         stream: crate::spec::StreamOut,
         label: &str,
-        taken: &mut Vec<String>,
+        taken: &mut names::Taken,
     ) -> MethodOut {
         let suffix = if stream.lines { "lines" } else { "events" };
         let name = names::unique(&format!("{}_{suffix}", method.name), "_", taken);

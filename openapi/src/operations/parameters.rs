@@ -31,7 +31,7 @@ impl Builder<'_> {
         method: &mut MethodOut,
     ) -> Result<BodyInputs, String> {
         let declared = self.declared_parameters(operation, method);
-        let mut taken: Vec<String> = vec!["body".to_owned()];
+        let mut taken: names::Taken = ["body"].into_iter().collect();
         let in_path: Vec<String> = declared
             .iter()
             .filter(|(_, p)| p.get("in").and_then(Value::as_str) == Some("path"))
@@ -247,7 +247,7 @@ impl Builder<'_> {
         operation: &Operation,
         method: &mut MethodOut,
         mut path: String,
-        taken: &mut Vec<String>,
+        taken: &mut names::Taken,
     ) -> String {
         // Placeholders the parameters do not declare: text each, named clear of the others.
         for placeholder in placeholders(&path) {

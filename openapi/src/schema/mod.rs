@@ -290,9 +290,7 @@ impl Builder<'_> {
 
     /// A struct: its `allOf` parts (named structs) and properties (its own and inline parts').
     fn struct_of(&mut self, at: &Place, schema: &Value, name: &str, depth: usize) -> StructOut {
-        if !self.taken_types.iter().any(|t| t == name) {
-            self.taken_types.push(name.to_owned());
-        }
+        self.taken_types.insert(name);
         let mut out = StructOut {
             doc: doc(schema),
             ..StructOut::default()
@@ -318,7 +316,7 @@ impl Builder<'_> {
                 }
             }
         }
-        let mut taken = Vec::new();
+        let mut taken = names::Taken::default();
         let mut own = vec![(at.clone(), schema.clone())];
         own.extend(inline_parts);
         for (place, part) in own {
@@ -348,7 +346,7 @@ impl Builder<'_> {
         owner: &str,
         depth: usize,
         out: &mut StructOut,
-        taken: &mut Vec<String>,
+        taken: &mut names::Taken,
     ) {
         let required: Vec<&str> = schema
             .get("required")

@@ -79,7 +79,7 @@ impl Builder<'_> {
         name: &str,
         depth: usize,
     ) -> UnionOut {
-        self.taken_types.push(name.to_owned());
+        self.taken_types.insert(name);
         let mut alternatives = Vec::new();
         for (i, alternative) in schema[key].as_array().into_iter().flatten().enumerate() {
             if is_null_schema(alternative) {
