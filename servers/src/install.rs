@@ -7,11 +7,14 @@ use std::path::{Path, PathBuf};
 pub struct Package {
     /// The folder under `target/servers` and the name the tests use.
     pub name: &'static str,
-    /// What pip installs: a pinned version, so a new release cannot change the tests' server.
+    /// The package and its pinned version, as the messages name it.
     pub requirement: &'static str,
-    /// Whether pip installs its dependencies: Chroma's server is the Rust binary inside its
-    /// wheel, and the Python client's 400 MB of dependencies are not needed to run it.
-    pub with_dependencies: bool,
+    /// What pip installs (`servers/locks/<name>.txt`): every package pinned, every wheel
+    /// hashed, so a new release, an index or a mirror cannot change the tests' server, and no
+    /// source distribution's build script runs. Chroma's holds its wheel alone: its server is
+    /// the Rust binary inside it, and the Python client's 400 MB of dependencies are not
+    /// needed to run it.
+    pub lock: &'static str,
 }
 
 /// The servers, each with what it is: see docs/IMPORT.md ("Real servers").
@@ -20,20 +23,20 @@ pub const PACKAGES: &[Package] = &[
     Package {
         name: "kinto",
         requirement: "kinto==26.5.0",
-        with_dependencies: true,
+        lock: include_str!("../locks/kinto.txt"),
     },
     // Jupyter Server: Tornado; ships and serves its Swagger 2.0 description (/api/spec.yaml).
     Package {
         name: "jupyter-server",
         requirement: "jupyter-server==2.21.1",
-        with_dependencies: true,
+        lock: include_str!("../locks/jupyter-server.txt"),
     },
     // Chroma: a server written in Rust (axum, utoipa) inside a Python wheel; serves
     // OpenAPI 3.1 at /openapi.json.
     Package {
         name: "chromadb",
         requirement: "chromadb==1.5.9",
-        with_dependencies: false,
+        lock: include_str!("../locks/chromadb.txt"),
     },
 ];
 

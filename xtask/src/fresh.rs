@@ -21,6 +21,9 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
+/// Debian's archive keys, which debootstrap checks the mirror's `Release` file against.
+const DEBIAN_KEYRING: &str = "/usr/share/keyrings/debian-archive-keyring.gpg";
+
 /// What a new machine of this kind has besides Rust (see the workplace's machine notes).
 const BASE_PACKAGES: &str = "gcc,libc6-dev,git,ca-certificates,pkg-config,python3,procps";
 
@@ -39,9 +42,17 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     let machine = root.join("target/fresh-machine");
     let base = machine.join("base");
     if !base.join("usr/bin/apt-get").exists() {
+        // The mirror is plain HTTP: what it sends is trusted only as Debian's archive key
+        // signed it, and debootstrap checks that only when given the keyring.
+        if !Path::new(DEBIAN_KEYRING).is_file() {
+            bail!(
+                "{DEBIAN_KEYRING} is missing: debootstrap would not check what the mirror sends (Debian: apt-get install -y debian-archive-keyring)"
+            );
+        }
         std::fs::create_dir_all(&machine)?;
         sh(Command::new("debootstrap").args([
             "--variant=minbase",
+            &format!("--keyring={DEBIAN_KEYRING}"),
             &format!("--include={BASE_PACKAGES}"),
             "bookworm",
             &base.to_string_lossy(),
@@ -246,6 +257,15 @@ fn unescape_octal(field: &[u8]) -> Vec<u8> {
 /// device: a file system still mounted below it (a bind mount of the host's `/dev` or
 /// toolchain that unmounting missed) is refused, not emptied.
 fn remove_on_one_device(root: &Path) -> anyhow::Result<()> {
+    // A bind mount from the same disk (where `~/.rustup` and `~/.cargo` usually are) has the
+    // same device number as the tree: only the mount table tells it is one.
+    if let Some(point) = mounted_under(root)?.first() {
+        bail!(
+            "{} is a mount point under {}: not removing",
+            point.display(),
+            root.display()
+        );
+    }
     if let Some(other) = on_another_device(root)? {
         bail!(
             "{} is on another device than {} (still mounted?): not removing",
@@ -324,7 +344,12 @@ x /a\\011tab\\012newline\\134backslash\\0 tmpfs rw 0 0\n";
         let base = std::env::temp_dir().join(format!("fresh machine {}", std::process::id()));
         let root = base.join("root");
         let mounted = root.join("dev");
-        std::fs::create_dir_all(&mounted).unwrap();
+        // A bind mount of a folder on the same disk, as `~/.rustup` is: same device number.
+        let toolchain = base.join("host toolchain");
+        let bound = root.join("toolchain");
+        for dir in [&mounted, &toolchain, &bound] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
         let canonical = std::fs::canonicalize(&base).unwrap();
         sh(Command::new("mount")
             .args(["-t", "tmpfs", "tmpfs"])
@@ -332,20 +357,47 @@ x /a\\011tab\\012newline\\134backslash\\0 tmpfs rw 0 0\n";
         .unwrap();
         let kept = mounted.join("host file");
         std::fs::write(&kept, "the host's").unwrap();
+        let kept_toolchain = toolchain.join("rustc");
+        std::fs::write(&kept_toolchain, "the host's").unwrap();
+        sh(Command::new("mount")
+            .arg("--bind")
+            .arg(&toolchain)
+            .arg(&bound))
+        .unwrap();
+        let same_device =
+            std::fs::metadata(&bound).unwrap().dev() == std::fs::metadata(&root).unwrap().dev();
 
-        let found = mounted_under(&root).unwrap();
+        let mut found = mounted_under(&root).unwrap();
+        found.sort();
         let refused = remove_on_one_device(&root).unwrap_err().to_string();
         let still_there = kept.exists();
+        let _ = Command::new("umount").arg(&mounted).status();
+        let refused_bind = remove_on_one_device(&root).map_err(|e| e.to_string());
+        let still_there = still_there && kept_toolchain.exists();
         unmount_under(&root).unwrap();
         let after = mounted_under(&root).unwrap();
         remove_on_one_device(&root).unwrap();
         let removed = !root.exists();
+        let toolchain_kept = kept_toolchain.exists();
         let _ = std::fs::remove_dir_all(&base);
 
-        assert_eq!(found, [canonical.join("root/dev")]);
-        assert!(refused.contains("is on another device"), "{refused}");
-        assert!(still_there, "nothing on the mounted device was removed");
+        assert_eq!(
+            found,
+            [canonical.join("root/dev"), canonical.join("root/toolchain")]
+        );
+        assert!(refused.contains("is a mount point under"), "{refused}");
+        assert!(
+            same_device,
+            "the bind mount shares the tree's device number"
+        );
+        let refused_bind = refused_bind.unwrap_err();
+        assert!(
+            refused_bind.contains("toolchain is a mount point"),
+            "{refused_bind}"
+        );
+        assert!(still_there, "nothing on a mounted tree was removed");
         assert!(after.is_empty(), "{after:?}");
         assert!(removed);
+        assert!(toolchain_kept, "the bound folder itself is untouched");
     }
 }

@@ -8,33 +8,33 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-/// The Prism the tests use, and the version of its HTTP layer everywhere in its tree.
+/// The Prism the tests use, as its lock names it.
 const PRISM: &str = "@stoplight/prism-cli@5.14.2";
-const PRISM_HTTP: &str = "5.12.0";
 
-/// Prism's command, installed into `target/prism` when it is not there (or is another one).
+/// Prism's manifest and lock (`xtask/prism/`): Prism pinned, and its HTTP layer with it (later
+/// ones pull in an ESM-only faker that Node 18, Debian bookworm's, cannot load); every package
+/// of the tree at the version and integrity hash the committed lock names.
+const MANIFEST: &str = include_str!("../../prism/package.json");
+const LOCK: &str = include_str!("../../prism/package-lock.json");
+
+/// Prism's command, installed into `target/prism` when it is not there (or is another one):
+/// `npm ci` from the committed lock, no install script run (the tests run as root).
 pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
     let prefix = root.join("target/prism");
     let bin = prefix.join("node_modules/.bin/prism");
-    let version = PRISM.rsplit('@').next().unwrap_or_default();
-    // Pinned, and its HTTP layer with it: later ones pull in an ESM-only faker that Node 18
-    // (Debian bookworm's, what a fresh machine's apt installs) cannot load.
-    let manifest = format!(
-        r#"{{ "private": true, "dependencies": {{ "@stoplight/prism-cli": "{version}" }}, "overrides": {{ "@stoplight/prism-http": "{PRISM_HTTP}" }} }}"#
-    );
-    let installed = std::fs::read_to_string(prefix.join("package.json")).unwrap_or_default();
-    if bin.exists() && installed == manifest {
+    let installed = std::fs::read_to_string(prefix.join("package-lock.json")).unwrap_or_default();
+    if bin.exists() && installed == LOCK {
         return Ok(bin);
     }
     eprintln!("installing Prism ({PRISM}) into {}", prefix.display());
     std::fs::create_dir_all(&prefix)?;
-    std::fs::write(prefix.join("package.json"), &manifest)?;
-    // Afresh: npm keeps a tree it finds, nested versions the overrides exclude included.
-    let _ = std::fs::remove_file(prefix.join("package-lock.json"));
-    let _ = std::fs::remove_dir_all(prefix.join("node_modules"));
+    std::fs::write(prefix.join("package.json"), MANIFEST)?;
+    std::fs::write(prefix.join("package-lock.json"), LOCK)?;
+    // `npm ci` removes a tree it finds and installs exactly the lock's, or fails.
     let status = Command::new("npm")
         .args([
-            "install",
+            "ci",
+            "--ignore-scripts",
             "--no-audit",
             "--no-fund",
             "--loglevel=error",
@@ -44,7 +44,9 @@ pub(crate) fn prism(root: &Path) -> anyhow::Result<PathBuf> {
         .status()
         .context("running npm (Prism needs node and npm: apt-get install nodejs npm)")?;
     if !status.success() || !bin.exists() {
-        bail!("npm could not install {PRISM}");
+        // The lock written beside a failed install would pass for it next time.
+        let _ = std::fs::remove_file(prefix.join("package-lock.json"));
+        bail!("npm could not install {PRISM} from xtask/prism/package-lock.json");
     }
     Ok(bin)
 }
