@@ -489,7 +489,12 @@ fn references_reach_the_descriptions_tree_and_no_further() {
         1,
         "{notes}"
     );
-    assert!(notes.contains("leaves the description"), "{notes}");
+    // A link out of a `--ref-dir` copy is refused as such, not with advice to pass --ref-dir.
+    assert!(
+        notes.contains("is read from the local copy of https://vendor.test/schemas/ (--ref-dir), and leads out of that folder"),
+        "{notes}"
+    );
+    assert!(!notes.contains("a local copy of it: --ref-dir"), "{notes}");
     // Notes name files from the description, never by this machine's paths.
     assert!(!notes.contains(&*root.to_string_lossy()), "{notes}");
 

@@ -1569,3 +1569,29 @@ components:
     );
     d.has("  Pinned:\n    all_of:\n    - Base\n    fields:\n      organic: String\n      docs: Option<Vec<String>>");
 }
+
+/// An alternative of `security` the client cannot send (a cookie whose name HTTP cannot
+/// carry) is not dropped in silence: a note names it beside the one that is sent.
+#[test]
+fn a_security_alternative_the_client_cannot_send_is_noted() {
+    let d = import(
+        "Cookies",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+servers: [{ url: 'https://api.example/v1' }]
+security: [{ key: [] }, { crumb: [] }]
+paths:
+  /a: { get: { operationId: get_a, responses: { '204': { description: done } } } }
+components:
+  securitySchemes:
+    key: { type: apiKey, in: header, name: X-Key }
+    crumb: { type: apiKey, in: cookie, name: "a b;c" }
+"#,
+        )],
+    );
+    d.has("X-Key: { value: \"${COOKIES_API_KEY}\", secret: true }");
+    d.noted("the description also accepts `crumb`, which the client cannot send as described");
+}

@@ -233,20 +233,30 @@ impl Documents {
             .split_once('#')
             .map_or(reference, |(file, _)| file);
         if file.contains("://") {
-            let mirrored = self.mirrors.iter().find_map(|(url, dir)| {
-                let rest = file.strip_prefix(url.as_str())?;
-                // Judged by real path, as any other file: a symlink in the copy may point out.
-                let path = normalize(&dir.join(percent_decode(rest.trim_start_matches('/'))));
-                Some(path.canonicalize().unwrap_or(path)).filter(|path| path.starts_with(dir))
-            });
-            return mirrored.ok_or_else(|| {
-                Error::at(
+            let Some((url, dir, rest)) = self
+                .mirrors
+                .iter()
+                .find_map(|(url, dir)| Some((url, dir, file.strip_prefix(url.as_str())?)))
+            else {
+                return Err(Error::at(
                     from,
                     format!(
                         "`$ref: {reference}` leaves the description: only files beside it are read (a local copy of it: --ref-dir URL=DIR)"
                     ),
-                )
-            });
+                ));
+            };
+            // Judged by real path, as any other file: a symlink in the copy may point out.
+            let path = normalize(&dir.join(percent_decode(rest.trim_start_matches('/'))));
+            let path = path.canonicalize().unwrap_or(path);
+            if !path.starts_with(dir) {
+                return Err(Error::at(
+                    from,
+                    format!(
+                        "`$ref: {reference}` is read from the local copy of {url} (--ref-dir), and leads out of that folder (a link, or `..`): not read"
+                    ),
+                ));
+            }
+            return Ok(path);
         }
         if Path::new(file).is_absolute() {
             return Err(Error::at(

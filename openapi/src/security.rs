@@ -115,6 +115,18 @@ impl Builder<'_> {
                 others.join(", ")
             ));
         }
+        let unsendable: Vec<String> = listed
+            .iter()
+            .filter(defined)
+            .filter(|r| Some(*r) != found.as_ref() && !sendable.contains(r))
+            .map(|r| format!("`{}`", r.join(" + ")))
+            .collect();
+        if found.is_some() && !unsendable.is_empty() {
+            self.security_choices.push(format!(
+                "the description also accepts {}, which the client cannot send as described (a scheme it does not send, or a header or cookie name HTTP cannot carry): add it with an interceptor",
+                unsendable.join(", ")
+            ));
+        }
         if found.is_none() {
             for name in listed.into_iter().flatten() {
                 if !schemes.contains_key(&name) {

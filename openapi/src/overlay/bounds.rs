@@ -20,16 +20,69 @@ const FILTER_DEPTH: usize = 4;
 const VISITS: f64 = 50_000_000.0;
 
 /// The most nodes one action may select.
-pub(crate) const SELECTED: usize = 200_000;
+const SELECTED: usize = 200_000;
+
+/// What the overlay's actions have left to spend on a description. Its size is kept as an
+/// estimate (an update's size times the nodes it goes into), so a long overlay does not measure
+/// the whole document again after every action.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    nodes: usize,
+    bytes: usize,
+    limit: usize,
+}
+
+impl Budget {
+    /// The budget of `document`, as it is before the first action.
+    pub(crate) fn of(document: &Value) -> Budget {
+        let bytes = serde_json::to_vec(document).map_or(0, |b| b.len());
+        Budget {
+            nodes: nodes(document),
+            bytes,
+            limit: growth_limit(bytes),
+        }
+    }
+
+    /// Refuses a target, before it is parsed, that is too long or deep or would cost too much.
+    pub(crate) fn admit(&self, target: &str) -> Result<(), String> {
+        refused_target(target, self.nodes).map_or(Ok(()), Err)
+    }
+
+    /// Refuses an action that selects too many nodes.
+    pub(crate) fn select(&self, selected: usize) -> Result<(), String> {
+        if selected > SELECTED {
+            return Err(format!(
+                "the target selects {selected} nodes: one action may change at most {SELECTED}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Spends `update` merged into `count` nodes, or refuses it past the growth limit.
+    pub(crate) fn grow(&mut self, update: &Value, count: usize) -> Result<(), String> {
+        let each = serde_json::to_vec(update).map_or(0, |b| b.len());
+        self.bytes = self.bytes.saturating_add(each.saturating_mul(count));
+        if self.bytes > self.limit {
+            return Err(format!(
+                "the update, into the {count} nodes the target selects, grows the description past {} MiB (four times its size, at least 4 and at most 64 MiB)",
+                self.limit >> 20
+            ));
+        }
+        self.nodes = self
+            .nodes
+            .saturating_add(nodes(update).saturating_mul(count));
+        Ok(())
+    }
+}
 
 /// The most bytes a description may grow to: four times its size, at least 4 MiB, at most
 /// 64 MiB.
-pub(crate) fn growth_limit(original: usize) -> usize {
+fn growth_limit(original: usize) -> usize {
     original.saturating_mul(4).clamp(4 << 20, 64 << 20)
 }
 
 /// Why `target` is refused before it is parsed or run on a document of `nodes` nodes, if it is.
-pub(crate) fn refused_target(target: &str, nodes: usize) -> Option<String> {
+fn refused_target(target: &str, nodes: usize) -> Option<String> {
     if target.len() > TARGET_BYTES {
         return Some(format!(
             "the target is {} bytes long: at most {TARGET_BYTES} are read",
@@ -63,7 +116,7 @@ pub(crate) fn refused_target(target: &str, nodes: usize) -> Option<String> {
 }
 
 /// The nodes of `value`, itself included.
-pub(crate) fn nodes(value: &Value) -> usize {
+fn nodes(value: &Value) -> usize {
     let mut count = 0;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
@@ -118,11 +171,7 @@ fn shape(target: &str) -> Shape {
                 }
                 shape.depth = shape.depth.max(open.len());
             }
-            ']' | ')' => {
-                if open.pop() == Some(true) {
-                    filters -= 1;
-                }
-            }
+            ']' | ')' => filters -= usize::from(open.pop() == Some(true)),
             '.' if chars.peek() == Some(&'.') => {
                 chars.next();
                 if filters > 0 {

@@ -38,11 +38,7 @@ pub(crate) fn apply(
         ));
     };
     let mut notes = Vec::new();
-    // Kept as estimates (an update's size times the nodes it goes into), so a long overlay
-    // does not measure the whole document again after every action.
-    let mut nodes = bounds::nodes(document);
-    let mut bytes = serde_json::to_vec(document).map_or(0, |b| b.len());
-    let limit = bounds::growth_limit(bytes);
+    let mut budget = bounds::Budget::of(document);
     for (index, action) in actions.iter().enumerate() {
         let here = at.child("actions").child(&index.to_string());
         let Some(target) = action.get("target").and_then(Value::as_str) else {
@@ -51,30 +47,8 @@ pub(crate) fn apply(
                 "an action needs its `target:`, a JSONPath".to_owned(),
             ));
         };
-        if let Some(why) = bounds::refused_target(target, nodes) {
-            return Err((here.child("target").0, why));
-        }
-        let path = JsonPath::parse(target).map_err(|e| {
-            (
-                here.child("target").0,
-                format!("the target is not a JSONPath: {e}"),
-            )
-        })?;
-        let pointers: Vec<String> = path
-            .query_located(document)
-            .locations()
-            .map(|location| location.to_json_pointer())
-            .collect();
-        if pointers.len() > bounds::SELECTED {
-            return Err((
-                here.child("target").0,
-                format!(
-                    "the target selects {} nodes: one action may change at most {}",
-                    pointers.len(),
-                    bounds::SELECTED
-                ),
-            ));
-        }
+        let pointers =
+            selected(document, target, &budget).map_err(|why| (here.child("target").0, why))?;
         if pointers.is_empty() {
             notes.push((
                 here.child("target").0,
@@ -93,19 +67,9 @@ pub(crate) fn apply(
                 }
             }
         } else if let Some(update) = action.get("update") {
-            let each = serde_json::to_vec(update).map_or(0, |b| b.len());
-            bytes = bytes.saturating_add(each.saturating_mul(pointers.len()));
-            if bytes > limit {
-                return Err((
-                    here.child("update").0,
-                    format!(
-                        "the update, into the {} nodes the target selects, grows the description past {} MiB (four times its size, at least 4 and at most 64 MiB)",
-                        pointers.len(),
-                        limit >> 20
-                    ),
-                ));
-            }
-            nodes = nodes.saturating_add(bounds::nodes(update).saturating_mul(pointers.len()));
+            budget
+                .grow(update, pointers.len())
+                .map_err(|why| (here.child("update").0, why))?;
             for pointer in &pointers {
                 if let Some(node) = document.pointer_mut(pointer) {
                     merge(node, update);
@@ -119,6 +83,23 @@ pub(crate) fn apply(
         }
     }
     Ok(notes)
+}
+
+/// The JSON pointers of the nodes `target` selects in `document`, within the budget.
+fn selected(
+    document: &Value,
+    target: &str,
+    budget: &bounds::Budget,
+) -> Result<Vec<String>, String> {
+    budget.admit(target)?;
+    let path = JsonPath::parse(target).map_err(|e| format!("the target is not a JSONPath: {e}"))?;
+    let pointers: Vec<String> = path
+        .query_located(document)
+        .locations()
+        .map(|location| location.to_json_pointer())
+        .collect();
+    budget.select(pointers.len())?;
+    Ok(pointers)
 }
 
 /// A JSON pointer into the overlay, built a key at a time.
