@@ -7,6 +7,12 @@
 //! bounded number; a long run prints its count every hundred); a failing one is written to
 //! `REMCALL_FUZZ_FAILURES` (a directory) when set.
 //! Documents kept in `tests/fuzz-regressions/` are imported first, every run.
+//!
+//! Each description is imported from inside a repository of files it may and may not read
+//! ([`Tree`]): a sibling JSON file, a page beside it, secrets above it, a dotfile beside it.
+//! Mutations point descriptions and `$ref`s at them, and add overlay actions of costly shapes;
+//! the import reads no file it may not, puts no secret in the spec, and an overlay past its
+//! bounds fails located in the overlay, quickly.
 
 mod common;
 
@@ -199,6 +205,124 @@ enum Mutation {
     Refer(usize, usize),
     /// A path key gets an odd form.
     Route(usize, usize),
+    /// A string becomes a `$ref` to one of the tree's files, a schema a `$ref` into one.
+    File(usize, usize),
+    /// An overlay action of one of [`OVERLAY_TARGETS`] and [`OVERLAY_CHANGES`].
+    Overlay(usize, usize),
+}
+
+/// What a description may `$ref`, and what it may not: (reference from `repo/vendor/api.json`).
+const FILE_REFERENCES: &[&str] = &[
+    "docs/intro.md",
+    "docs/intro.md#/x",
+    "../secret.md",
+    "../.env",
+    ".hidden.md",
+    ".private/draft.md",
+    "docs/../.hidden.md",
+    "plain",
+    "../../outside.md",
+    "common.json",
+    "common.json#/Shared",
+    "../../outside.json#/Secret",
+    "/etc/hostname",
+    "https://elsewhere.test/x.md",
+];
+
+/// Overlay targets, from the usual to the costly.
+const OVERLAY_TARGETS: &[&str] = &[
+    "$.info",
+    "$.paths.*.*",
+    "$..description",
+    "$..*",
+    "$..[?@.type == 'object']",
+    "$..[?@..[?@..[?@..type]]]",
+    "$[?@[?@[?@[?@[?@.a]]]]]",
+    "$.components.schemas.*",
+    "$.nowhere",
+];
+
+/// What an overlay action does.
+fn overlay_change(n: usize) -> Value {
+    match n % 5 {
+        0 => json!({ "remove": true }),
+        1 => json!({ "update": { "x-fuzz": HOSTILE[n % HOSTILE.len()] } }),
+        2 => {
+            json!({ "update": { "description": { "$ref": FILE_REFERENCES[n % FILE_REFERENCES.len()] } } })
+        }
+        3 => json!({ "update": { "x-pad": "p".repeat(4096) } }),
+        _ => json!({ "update": { "nullable": true } }),
+    }
+}
+
+/// A description and the overlay actions to apply to it.
+#[derive(Debug, Clone)]
+struct Case {
+    document: Value,
+    overlay: Vec<Value>,
+}
+
+/// The folder a case is imported from: `repo/` (a repository: `.git`) holding the description
+/// in `vendor/`, with what it may read (`vendor/common.json`, `vendor/docs/intro.md`, and JSON
+/// elsewhere in the repository) and what it may not (`repo/secret.md`, `repo/.env`,
+/// `vendor/.hidden.md`, `vendor/.private/`, `vendor/plain`, and `outside.*` beside the
+/// repository). Every secret's text holds `SEKRIT`.
+struct Tree {
+    dir: tempfile::TempDir,
+}
+
+impl Tree {
+    fn new() -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        let files: &[(&str, &str)] = &[
+            ("repo/.git/HEAD", "ref: refs/heads/main\n"),
+            ("repo/secret.md", "SEKRIT-repo"),
+            ("repo/.env", "SEKRIT=env"),
+            ("repo/vendor/.hidden.md", "SEKRIT-dotfile"),
+            ("repo/vendor/.private/draft.md", "SEKRIT-dot-folder"),
+            ("repo/vendor/plain", "SEKRIT-plain"),
+            ("repo/vendor/docs/intro.md", "The intro, in Markdown."),
+            (
+                "repo/vendor/common.json",
+                r#"{ "Shared": { "type": "object", "properties": { "shared": { "type": "string" } } } }"#,
+            ),
+            ("outside.md", "SEKRIT-outside"),
+            (
+                "outside.json",
+                r#"{ "Secret": { "type": "object", "properties": { "SEKRIT": { "type": "string" } } } }"#,
+            ),
+        ];
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        Tree { dir }
+    }
+
+    fn main(&self) -> PathBuf {
+        self.dir.path().join("repo/vendor/api.json")
+    }
+
+    /// Why the import may not have read `file`, if it may not: JSON or YAML only inside the
+    /// repository, any other file only beside the description or below it, never a dotfile.
+    fn forbidden(&self, file: &Path) -> Option<String> {
+        let repo = self.dir.path().canonicalize().unwrap().join("repo");
+        let vendor = repo.join("vendor");
+        let json = file
+            .extension()
+            .is_some_and(|e| e == "json" || e == "yaml" || e == "yml");
+        let allowed = if json {
+            file.starts_with(&repo)
+        } else {
+            file.strip_prefix(&vendor).is_ok_and(|below| {
+                !below
+                    .components()
+                    .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+            })
+        };
+        (!allowed).then(|| format!("the import read {}", file.display()))
+    }
 }
 
 fn mutation() -> impl Strategy<Value = Mutation> {
@@ -210,6 +334,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         2 => (n(), n()).prop_map(|(a, b)| Mutation::Wrap(a, b)),
         2 => (n(), n()).prop_map(|(a, b)| Mutation::Refer(a, b)),
         1 => (n(), n()).prop_map(|(a, b)| Mutation::Route(a, b)),
+        2 => (n(), n()).prop_map(|(a, b)| Mutation::File(a, b)),
+        1 => (n(), n()).prop_map(|(a, b)| Mutation::Overlay(a, b)),
     ]
 }
 
@@ -266,7 +392,8 @@ fn walk(value: &Value, pointer: &str, in_schema: bool, out: &mut Places) {
     }
 }
 
-fn apply(document: &mut Value, mutation: &Mutation) {
+fn apply(case: &mut Case, mutation: &Mutation) {
+    let document = &mut case.document;
     let mut places = Places::default();
     walk(document, "", false, &mut places);
     let pick = |list_len: usize, n: usize| (list_len > 0).then(|| n % list_len);
@@ -330,6 +457,22 @@ fn apply(document: &mut Value, mutation: &Mutation) {
                 }
             };
         }
+        Mutation::File(a, b) => {
+            let reference = FILE_REFERENCES[b % FILE_REFERENCES.len()];
+            let place = if a % 2 == 0 {
+                pick(places.strings.len(), a).map(|i| &places.strings[i])
+            } else {
+                pick(places.schemas.len(), a).map(|i| &places.schemas[i])
+            };
+            if let Some(slot) = place.and_then(|p| document.pointer_mut(p)) {
+                *slot = json!({ "$ref": reference });
+            }
+        }
+        Mutation::Overlay(a, b) => {
+            let mut action = overlay_change(b);
+            action["target"] = OVERLAY_TARGETS[a % OVERLAY_TARGETS.len()].into();
+            case.overlay.push(action);
+        }
         Mutation::Route(a, b) => {
             let Some(Value::Object(paths)) = document.get_mut("paths") else {
                 return;
@@ -352,27 +495,45 @@ fn apply(document: &mut Value, mutation: &Mutation) {
     }
 }
 
-/// Imports `document` and checks every promise; the failure, when one is broken.
-fn promises_hold(document: &Value) -> Result<(), String> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("api.json");
-    std::fs::write(&path, serde_json::to_string(document).unwrap()).unwrap();
-    let options = remcall_openapi::Options {
+/// Imports `case` from a fresh [`Tree`] and checks every promise; the failure, when one is
+/// broken.
+fn promises_hold(case: &Case) -> Result<(), String> {
+    let tree = Tree::new();
+    let path = tree.main();
+    std::fs::write(&path, serde_json::to_string(&case.document).unwrap()).unwrap();
+    let mut options = remcall_openapi::Options {
         client: Some("Fuzz".to_owned()),
         ..remcall_openapi::Options::default()
     };
+    let overlay = path.with_file_name("fix.json");
+    if !case.overlay.is_empty() {
+        let document = json!({ "overlay": "1.0.0", "info": { "title": "fuzz", "version": "1" },
+            "actions": case.overlay });
+        std::fs::write(&overlay, document.to_string()).unwrap();
+        options.overlays.push(overlay.clone());
+    }
     let out = Path::new("specs/fuzz.yaml");
     let imported = match remcall_codegen::import(&path, out, &options) {
         Ok(imported) => imported,
-        // Only a document that is not a description at all may be refused.
+        // Only a document that is not a description at all may be refused, or an overlay
+        // action past its bounds, located in the overlay.
         Err(remcall_codegen::ImportError::Description(e))
-            if e.message.contains("not") || e.message.contains("cannot") =>
+            if e.message.contains("not")
+                || e.message.contains("cannot")
+                || e.message.starts_with("unknown")
+                || e.file.ends_with("fix.json") =>
         {
             return Ok(());
         }
         Err(e) => return Err(format!("import failed: {e}")),
     };
     let spec = &imported.spec;
+    if spec.contains("SEKRIT") {
+        return Err(format!("a file it may not read reached the spec\n{spec}"));
+    }
+    if let Some(why) = imported.files.iter().find_map(|f| tree.forbidden(f)) {
+        return Err(why);
+    }
     remcall_codegen::generate_text(out, spec).map_err(|e| format!("{e:?}\n{spec}"))?;
     let tree: serde_yaml::Value =
         serde_yaml::from_str(spec).map_err(|e| format!("not YAML: {e}\n{spec}"))?;
@@ -429,7 +590,11 @@ fn kept_regressions_import_into_specs_that_check() {
     for path in files_under(&dir) {
         let text = std::fs::read_to_string(&path).unwrap();
         let document: Value = serde_json::from_str(&text).unwrap();
-        if let Err(failure) = promises_hold(&document) {
+        let case = Case {
+            document,
+            overlay: Vec::new(),
+        };
+        if let Err(failure) = promises_hold(&case) {
             panic!("{}: {failure}", path.display());
         }
     }
@@ -466,18 +631,22 @@ fn mutated_descriptions_import_into_specs_that_check() {
         if long_run && n.is_multiple_of(100) {
             eprintln!("{n} descriptions tried");
         }
-        let mut document = seeds[seed].clone();
+        let mut case = Case {
+            document: seeds[seed].clone(),
+            overlay: Vec::new(),
+        };
         for mutation in &mutations {
-            apply(&mut document, mutation);
+            apply(&mut case, mutation);
         }
-        if let Err(failure) = promises_hold(&document) {
+        if let Err(failure) = promises_hold(&case) {
             if let Ok(dir) = std::env::var("REMCALL_FUZZ_FAILURES") {
                 let name = format!(
                     "failure-{}.json",
                     std::process::id() as u64 * 1000 + u64::from(rand_seed()[0])
                 );
                 let _ = std::fs::create_dir_all(&dir);
-                let _ = std::fs::write(Path::new(&dir).join(name), document.to_string());
+                let kept = json!({ "document": case.document, "overlay": case.overlay });
+                let _ = std::fs::write(Path::new(&dir).join(name), kept.to_string());
             }
             return Err(TestCaseError::fail(failure));
         }

@@ -558,6 +558,22 @@ fn text_references_read_only_pages_beside_the_description() {
         .map(|(i, reference)| operation(i, reference))
         .collect();
     write(
+        "vendor/acme/.private/schema.json",
+        r#"{ "type": "object", "properties": { "sekrit": { "type": "string" } } }"#,
+    );
+    let mut paths = paths;
+    // A schema's `$ref` reads JSON or YAML only (a `.env` reads as YAML too), never a dotfile.
+    for (i, reference) in ["../../.env.production", ".private/schema.json"]
+        .iter()
+        .enumerate()
+    {
+        paths.insert(
+            format!("/schema{i}"),
+            json!({ "get": { "operationId": format!("schema{i}"), "responses": { "200": {
+                "description": "ok", "content": { "application/json": { "schema": { "$ref": reference } } } } } } }),
+        );
+    }
+    write(
         "vendor/acme/api.json",
         &json!({ "openapi": "3.0.3",
             "info": { "title": "t", "version": "1", "description": { "$ref": "docs/intro.md" } },
@@ -591,13 +607,25 @@ fn text_references_read_only_pages_beside_the_description() {
         "{notes}"
     );
     assert_eq!(
-        notes.matches("is left out").count(),
+        notes.matches("the text `$ref").count(),
         references.len(),
         "{notes}"
     );
-    assert_eq!(notes.matches("dotfile").count(), 3, "{notes}");
+    assert_eq!(notes.matches("dotfile").count(), 4, "{notes}");
     assert!(
         notes.contains("`$ref: plain` is left out: only a `.md`"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(
+            "`$ref: ../../.env.production` is not read: only a `.json`, `.yaml` or `.yml` file"
+        ),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(
+            "`$ref: .private/schema.json` is not read: a dotfile or a file in a dot-folder"
+        ),
         "{notes}"
     );
     assert!(!notes.contains(&*root.to_string_lossy()), "{notes}");

@@ -208,6 +208,12 @@ impl Documents {
             from.file.clone()
         } else {
             let path = self.target_path(from, reference)?;
+            if let Some(why) = self.not_a_description_file(&path) {
+                return Err(Error::at(
+                    from,
+                    format!("`$ref: {reference}` is not read: {why}"),
+                ));
+            }
             if !self.files.contains_key(&path) {
                 let value = read(&path).map_err(|e| {
                     Error::at(
@@ -338,6 +344,29 @@ impl Documents {
         self.files.insert(file, value);
     }
 
+    /// Why a file a structural `$ref` names is not read as part of the description, if it is
+    /// not: only JSON and YAML files are (a `.env` or a key file reads as YAML too), and never
+    /// a dotfile or a file in a dot-folder below the tree's root.
+    fn not_a_description_file(&self, path: &Path) -> Option<&'static str> {
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        if !matches!(extension.as_deref(), Some("json" | "yaml" | "yml")) {
+            return Some("only a `.json`, `.yaml` or `.yml` file is part of a description");
+        }
+        let folders = self
+            .roots
+            .iter()
+            .chain(self.mirrors.iter().map(|(_, dir)| dir));
+        let below = folders
+            .filter_map(|folder| path.strip_prefix(folder).ok())
+            .min_by_key(|rest| rest.components().count());
+        below
+            .is_some_and(hidden)
+            .then_some("a dotfile or a file in a dot-folder is never read")
+    }
+
     /// The page a text `$ref` found at `from` names, if it may be read into the client's docs
     /// (which are committed and often published): a `.md`, `.markdown`, `.txt` or `.html` file
     /// in the description's own folder or below it, or in a folder `--ref-root` names, and
@@ -370,14 +399,18 @@ impl Documents {
         let Some(below) = below else {
             return Err(outside.to_owned());
         };
-        let hidden = below.components().any(|part| {
-            matches!(part, Component::Normal(name) if name.to_string_lossy().starts_with('.'))
-        });
-        if hidden {
+        if hidden(below) {
             return Err("a dotfile or a file in a dot-folder is never read".to_owned());
         }
         Ok(path)
     }
+}
+
+/// True when a part of `below` (a path below a folder) is a dotfile or a dot-folder.
+fn hidden(below: &Path) -> bool {
+    below.components().any(
+        |part| matches!(part, Component::Normal(name) if name.to_string_lossy().starts_with('.')),
+    )
 }
 
 /// The `description`/`summary` values below `value` that are a `$ref` to a text file (by its
