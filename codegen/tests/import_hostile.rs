@@ -411,11 +411,7 @@ fn references_reach_the_descriptions_tree_and_no_further() {
     use std::os::unix::fs::symlink;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let write = |path: &str, text: &str| {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| common::write_under(root, path, text);
     write(
         "repo/specs/search/spec.json",
         &json!({ "openapi": "3.0.3", "info": { "title": "t", "version": "1" }, "paths": { "/a": { "get": {
@@ -460,13 +456,8 @@ fn references_reach_the_descriptions_tree_and_no_further() {
             ..remcall_openapi::Options::default()
         };
         let imported = remcall_openapi::import(&main, &options).unwrap();
-        let notes: Vec<String> = imported
-            .summary
-            .notes
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        (imported.spec, notes.join("\n"))
+        let notes = common::notes_of(&imported);
+        (imported.spec, notes)
     };
 
     // No repository: the description's folder only; the sibling is refused, and said so.
@@ -512,11 +503,7 @@ fn references_reach_the_descriptions_tree_and_no_further() {
 fn text_references_read_only_pages_beside_the_description() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let write = |path: &str, text: &str| {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| common::write_under(root, path, text);
     std::fs::create_dir_all(root.join(".git")).unwrap();
     let secrets = [
         ".env.production",
@@ -587,13 +574,8 @@ fn text_references_read_only_pages_beside_the_description() {
         };
         let imported = remcall_openapi::import(&root.join("vendor/acme/api.json"), &options)
             .unwrap_or_else(|e| panic!("{e}"));
-        let notes: Vec<String> = imported
-            .summary
-            .notes
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        (imported, notes.join("\n"))
+        let notes = common::notes_of(&imported);
+        (imported, notes)
     };
     let (imported, notes) = run(Vec::new());
     assert!(!imported.spec.contains("sekrit"), "{}", imported.spec);

@@ -19,14 +19,7 @@ impl Described {
     }
 
     fn notes(&self) -> String {
-        let notes: Vec<String> = self
-            .imported
-            .summary
-            .notes
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        notes.join("\n")
+        common::notes_of(&self.imported)
     }
 
     #[track_caller]
@@ -1441,17 +1434,12 @@ actions:
         "{}",
         imported.spec
     );
-    let notes: Vec<String> = imported
-        .summary
-        .notes
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let notes = common::notes_of(&imported);
     assert!(
         notes
-            .iter()
+            .lines()
             .any(|n| n.starts_with("fix.yaml#/actions/2/target: the target selects nothing")),
-        "{notes:?}"
+        "{notes}"
     );
     assert!(
         imported.files.iter().any(|f| f.ends_with("fix.yaml")),

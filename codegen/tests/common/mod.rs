@@ -151,3 +151,23 @@ fn scalar_eq(a: &serde_yaml::Value, b: &serde_yaml::Value) -> bool {
     };
     a == b || (text(a).is_some() && text(a) == text(b))
 }
+
+/// An import's notes, one a line, as the CLI prints them.
+#[allow(dead_code)]
+pub fn notes_of(imported: &remcall_openapi::Imported) -> String {
+    let notes: Vec<String> = imported
+        .summary
+        .notes
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    notes.join("\n")
+}
+
+/// Writes `text` at `path` below `root`, its folders made.
+#[allow(dead_code)]
+pub fn write_under(root: &std::path::Path, path: &str, text: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
