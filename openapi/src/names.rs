@@ -273,27 +273,46 @@ fn is_identifier(name: &str) -> bool {
 /// `get_account_transactions`).
 pub(crate) fn from_route(verb: &str, path: &str) -> String {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let mut words = vec![verb.to_ascii_lowercase()];
+    let verb = verb.to_ascii_lowercase();
+    let mut words = vec![verb.clone()];
     for (i, segment) in segments.iter().enumerate() {
         if segment.starts_with('{') {
             continue;
         }
-        let before_param = segments
-            .get(i + 1)
-            .is_some_and(|next| next.starts_with('{'));
         let word = word(segment);
-        words.push(if before_param { singular(&word) } else { word });
+        let parameters = segments[i + 1..]
+            .iter()
+            .map_while(|next| next.strip_prefix('{')?.strip_suffix('}'));
+        let one_item = parameters
+            .clone()
+            .any(|parameter| names_an_item(parameter, &word));
+        words.push(if one_item { singular(&word) } else { word });
+    }
+    // `GET /get`, `DELETE /delete`: a route that is the verb says it once.
+    if words.get(1) == Some(&verb) {
+        words.remove(0);
     }
     words.join("_")
 }
 
+/// True when a path parameter picks one item of the collection the segment before it names
+/// (`/pets/{petId}`, `/users/{username}`, `/repos/{owner}/{repo}`), rather than a count or a
+/// choice (`/stream-bytes/{n}`, `/status/{codes}`), where the segment keeps its number.
+fn names_an_item(parameter: &str, collection: &str) -> bool {
+    let parameter = word(parameter);
+    let last = parameter.rsplit('_').next().unwrap_or_default();
+    matches!(
+        last,
+        "id" | "uuid" | "guid" | "key" | "name" | "username" | "slug" | "handle" | "number" | "ref"
+    ) || parameter == singular(collection)
+}
+
+/// The singular of an English noun (`statuses` → `status`, `categories` → `category`): of the
+/// last word of a snake-case name (`user_accounts` → `user_account`).
 fn singular(word: &str) -> String {
-    if let Some(stem) = word.strip_suffix("ies") {
-        format!("{stem}y")
-    } else if word.ends_with("ss") {
-        word.to_owned()
-    } else {
-        word.strip_suffix('s').unwrap_or(word).to_owned()
+    match word.rsplit_once('_') {
+        Some((head, last)) => format!("{head}_{}", pluralizer::pluralize(last, 1, false)),
+        None => pluralizer::pluralize(word, 1, false),
     }
 }
 
@@ -385,6 +404,24 @@ mod tests {
             "get_account_transactions"
         );
         assert_eq!(from_route("POST", "/categories"), "post_categories");
+        // One item of a collection is named in the singular, a count or a choice is not, and
+        // a route that is its verb says it once.
+        for (verb, route, name) in [
+            ("GET", "/pets/{petId}", "get_pet"),
+            ("GET", "/users/{username}", "get_user"),
+            ("GET", "/repos/{owner}/{repo}", "get_repo"),
+            ("GET", "/statuses/{id}", "get_status"),
+            ("GET", "/addresses/{address_id}", "get_address"),
+            ("GET", "/categories/{category}", "get_category"),
+            ("GET", "/status/{codes}", "get_status"),
+            ("GET", "/stream-bytes/{n}", "get_stream_bytes"),
+            ("GET", "/get", "get"),
+            ("POST", "/post", "post"),
+            ("DELETE", "/delete", "delete"),
+            ("GET", "/delete", "get_delete"),
+        ] {
+            assert_eq!(from_route(verb, route), name, "{verb} {route}");
+        }
         let mut taken: Taken = ["get_user"].into_iter().collect();
         assert_eq!(unique("get_user", "_", &mut taken), "get_user_2");
         let listed: Vec<String> = taken.iter().cloned().collect();
