@@ -1387,6 +1387,15 @@ paths:
     get:
       operationId: internalOnly
       responses: { '204': { description: gone } }
+  /events:
+    get:
+      operationId: events
+      responses: { '200': { description: ticks, content: { text/event-stream: { schema: { type: string } } } } }
+  /ticks:
+    get:
+      operationId: ticks
+      description: 'Ends with `data: [DONE]`.'
+      responses: { '200': { description: ticks, content: { text/event-stream: { schema: { type: string } } } } }
 components:
   schemas:
     Contents:
@@ -1408,6 +1417,8 @@ actions:
     remove: true
   - target: $.components.schemas.Gone
     update: { type: object }
+  - target: $.paths['/events'].get
+    update: { description: 'Ends with `data: [DONE]`.' }
 "#,
     )
     .unwrap();
@@ -1435,6 +1446,24 @@ actions:
         imported.spec
     );
     let notes = common::notes_of(&imported);
+    // The header names the overlays; a note an overlay caused says so.
+    assert!(
+        imported
+            .spec
+            .contains("# With the overlays fix.yaml, applied in this order.\n"),
+        "{}",
+        imported.spec
+    );
+    assert!(
+        notes.contains("/paths/~1events/get/responses/200/content/text~1event-stream: the event stream ends at `data: [DONE]`, as the description with its overlays says"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(
+            "/paths/~1ticks/get/responses/200/content/text~1event-stream: the event stream ends at `data: [DONE]`, as the description says"
+        ),
+        "{notes}"
+    );
     assert!(
         notes
             .lines()

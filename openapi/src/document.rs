@@ -64,6 +64,10 @@ pub(crate) struct Documents {
     /// What reading found, for the summary: an overlay target that selects nothing, a text
     /// file read into a description or refused.
     pub(crate) notes: Vec<(Place, String)>,
+    /// The overlays applied, in order, as the spec's header names them (relative paths).
+    pub(crate) overlays: Vec<PathBuf>,
+    /// JSON pointers, in the description, of the nodes an overlay updated or removed.
+    pub(crate) overlaid: Vec<String>,
     pub(crate) version: Version,
 }
 
@@ -96,13 +100,14 @@ impl Documents {
         let mut value = read(&main)?;
         let mut overlay_notes = Vec::new();
         let mut overlay_files = Vec::new();
+        let mut overlaid = Vec::new();
         for overlay in overlays {
             let file = canonical(overlay)?;
             let place = |pointer: String| Place {
                 file: file.clone(),
                 pointer,
             };
-            let notes = crate::overlay::apply(&mut value, &read(&file)?)
+            let notes = crate::overlay::apply(&mut value, &read(&file)?, &mut overlaid)
                 .map_err(|(pointer, message)| Error::at(&place(pointer), message))?;
             overlay_notes.extend(
                 notes
@@ -112,13 +117,19 @@ impl Documents {
             overlay_files.push(file);
         }
         let version = version(&value, &main)?;
+        let overlays = overlay_files
+            .iter()
+            .map(|f| relative_to(&home, f))
+            .collect();
         let mut documents = Documents {
+            overlays,
             roots,
             home,
             mirrors,
             main: main.clone(),
             files: HashMap::new(),
             texts: overlay_files,
+            overlaid,
             version,
             notes: overlay_notes,
         };

@@ -24,6 +24,13 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut out = format!("# Imported from {} by `remcall import`.\n", one_line(&name));
+    if !spec.overlays.is_empty() {
+        let overlays: Vec<String> = spec.overlays.iter().map(|o| one_line(o)).collect();
+        out.push_str(&format!(
+            "# With the overlays {}, applied in this order.\n",
+            overlays.join(", ")
+        ));
+    }
     out.push_str(&format!("# {}.\n", spec.summary));
     for (operation, reason) in &spec.summary.skipped {
         out.push_str(&format!(

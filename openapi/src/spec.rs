@@ -24,6 +24,8 @@ pub(crate) struct Spec {
     pub(crate) types: IndexMap<String, TypeOut>,
     pub(crate) methods: Vec<MethodOut>,
     pub(crate) summary: Summary,
+    /// The overlays applied to the description, in order, relative to it.
+    pub(crate) overlays: Vec<String>,
 }
 
 /// The client's profile: credentials, secret headers and query parameters, each from an
@@ -298,6 +300,12 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         titles: HashMap::new(),
         components: None,
     };
+    builder.spec.overlays = builder
+        .docs
+        .overlays
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
     for (place, message) in std::mem::take(&mut builder.docs.notes) {
         builder.note(&place, false, message);
     }
@@ -348,6 +356,21 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
 impl Builder<'_> {
     /// Records what the import did at `place` on the user's behalf; `loses` when the spec says
     /// less than the description there.
+    /// Whose word a note reports at `place`: the description's, or, where an overlay changed
+    /// the item (or something in it, or around it), the description's with its overlays.
+    pub(crate) fn as_said(&self, place: &Place) -> &'static str {
+        let changed =
+            place.file == self.docs.main
+                && self.docs.overlaid.iter().any(|touched| {
+                    within(&place.pointer, touched) || within(touched, &place.pointer)
+                });
+        if changed {
+            "as the description with its overlays says"
+        } else {
+            "as the description says"
+        }
+    }
+
     pub(crate) fn note(&mut self, place: &Place, loses: bool, message: impl Into<String>) {
         let note = Note {
             file: self.docs.relative(&place.file),
@@ -557,4 +580,11 @@ impl Builder<'_> {
             method.errors.iter_mut().for_each(|(_, ty)| f(ty));
         }
     }
+}
+
+/// True when the JSON pointer `inner` is `outer` or below it.
+fn within(inner: &str, outer: &str) -> bool {
+    inner
+        .strip_prefix(outer)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }

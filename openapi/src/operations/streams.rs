@@ -90,10 +90,11 @@ impl Builder<'_> {
         // Linear in the operation's size; the words are the vendor's, matched, never written.
         if !lines && operation.to_string().contains(DONE) {
             out.end = Some(DONE.to_owned());
+            let said = self.as_said(&at);
             self.note(
                 &at,
                 false,
-                format!("the event stream ends at `data: {DONE}`, as the description says"),
+                format!("the event stream ends at `data: {DONE}`, {said}"),
             );
         }
         Some(out)

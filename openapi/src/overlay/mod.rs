@@ -18,10 +18,12 @@ use serde_json_path::JsonPath;
 pub(crate) type OverlayNote = (String, String);
 
 /// Applies `overlay` to `document`, returning its notes; an overlay that is not one, or a
-/// target that is not a JSONPath, is an error, located the same way.
+/// target that is not a JSONPath, is an error, located the same way. The JSON pointers of the
+/// nodes it updated or removed go into `touched`.
 pub(crate) fn apply(
     document: &mut Value,
     overlay: &Value,
+    touched: &mut Vec<String>,
 ) -> Result<Vec<OverlayNote>, OverlayNote> {
     let at = Pointer(String::new());
     let version = overlay.get("overlay").and_then(Value::as_str);
@@ -49,6 +51,7 @@ pub(crate) fn apply(
         };
         let pointers =
             selected(document, target, &budget).map_err(|why| (here.child("target").0, why))?;
+        touched.extend(pointers.iter().cloned());
         if pointers.is_empty() {
             notes.push((
                 here.child("target").0,
@@ -191,7 +194,11 @@ mod tests {
             "info": { "x-overlay-applied": "structured-overlay" },
             "paths": { "/": { "summary": "The root resource" }, "/foo": { "get": { "x-rate-limit": 100 } } }
         } }]));
-        assert!(apply(&mut document, &fix).unwrap().is_empty());
+        assert!(
+            apply(&mut document, &fix, &mut Vec::new())
+                .unwrap()
+                .is_empty()
+        );
         assert_eq!(document["info"]["title"], "Pets");
         assert_eq!(document["info"]["x-overlay-applied"], "structured-overlay");
         assert_eq!(document["paths"]["/"]["summary"], "The root resource");
@@ -216,7 +223,11 @@ mod tests {
             { "target": "$.paths.*.get.parameters", "update": { "name": "newParam", "in": "query" } },
             { "target": "$.paths.*.get.parameters[?@.name == 'dummy']", "remove": true }
         ]));
-        assert!(apply(&mut document, &fix).unwrap().is_empty());
+        assert!(
+            apply(&mut document, &fix, &mut Vec::new())
+                .unwrap()
+                .is_empty()
+        );
         let foo = &document["paths"]["/foo"]["get"];
         assert_eq!(foo["description"], "This is the new description");
         assert_eq!(foo["x-safe"], true);
@@ -242,17 +253,17 @@ mod tests {
             { "target": "$.paths['/gone'].get", "update": { "x": 1 } },
             { "target": "$.paths['/foo'].get", "update": { "x": 1 } }
         ]));
-        let notes = apply(&mut document, &fix).unwrap();
+        let notes = apply(&mut document, &fix, &mut Vec::new()).unwrap();
         assert_eq!(notes.len(), 1);
         assert_eq!(notes[0].0, "/actions/0/target");
         assert!(notes[0].1.contains("selects nothing"), "{}", notes[0].1);
         assert_eq!(document["paths"]["/foo"]["get"]["x"], 1);
         let broken = overlay(json!([{ "target": "paths.foo", "remove": true }]));
-        let error = apply(&mut document, &broken).unwrap_err();
+        let error = apply(&mut document, &broken, &mut Vec::new()).unwrap_err();
         assert_eq!(error.0, "/actions/0/target");
         assert!(error.1.contains("not a JSONPath"), "{}", error.1);
         let unversioned = json!({ "actions": [] });
-        assert!(apply(&mut document, &unversioned).is_err());
+        assert!(apply(&mut document, &unversioned, &mut Vec::new()).is_err());
     }
 
     /// `$..*` with an update doubles the document each time: the action that would pass four
@@ -263,7 +274,7 @@ mod tests {
         let padding = "x".repeat(1024);
         let doubling = json!({ "target": "$..*", "update": { "p": padding } });
         let fix = overlay(Value::Array(vec![doubling; 40]));
-        let (at, why) = apply(&mut document, &fix).unwrap_err();
+        let (at, why) = apply(&mut document, &fix, &mut Vec::new()).unwrap_err();
         assert!(at.starts_with("/actions/"), "{at}");
         assert!(at.ends_with("/update") || at.ends_with("/target"), "{at}");
         assert!(why.contains("MiB") || why.contains("nodes"), "{why}");
@@ -271,14 +282,14 @@ mod tests {
         let deep = overlay(
             json!([{ "target": format!("$[?{}@.a{}]", "(".repeat(10_000), ")".repeat(10_000)), "remove": true }]),
         );
-        let (at, why) = apply(&mut described(), &deep).unwrap_err();
+        let (at, why) = apply(&mut described(), &deep, &mut Vec::new()).unwrap_err();
         assert_eq!(at, "/actions/0/target");
         assert!(why.contains("bytes long"), "{why}");
         let nested = overlay(
             json!([{ "target": format!("$[?{}@.a{}]", "(".repeat(500), ")".repeat(500)), "remove": true }]),
         );
         assert!(
-            apply(&mut described(), &nested)
+            apply(&mut described(), &nested, &mut Vec::new())
                 .unwrap_err()
                 .1
                 .contains("deep")
