@@ -14,8 +14,12 @@ use crate::spec::{Auth, Builder, MethodOut, Profile};
 impl Builder<'_> {
     /// The client's credentials: the description's first requirement it can meet.
     pub(crate) fn client_credentials(&mut self) {
-        let top = self.docs.root_value().clone();
-        let requirements = top.get("security").cloned().unwrap_or(Value::Null);
+        let requirements = self
+            .docs
+            .root_value()
+            .get("security")
+            .cloned()
+            .unwrap_or(Value::Null);
         let chosen = self
             .requirement(&requirements)
             .or_else(|| self.schemes().keys().next().map(|k| vec![k.clone()]))

@@ -11,7 +11,14 @@ use remcall_profile::vars;
 
 impl Builder<'_> {
     pub(crate) fn service(&mut self, options: &Options) {
-        let top = self.docs.root_value().clone();
+        // What the service part reads of the top, not the whole description (megabytes).
+        let root = self.docs.root_value();
+        let top: serde_json::Map<String, Value> =
+            ["info", "basePath", "host", "schemes", "servers"]
+                .into_iter()
+                .filter_map(|key| Some((key.to_owned(), root.get(key)?.clone())))
+                .collect();
+        let top = Value::Object(top);
         let info = top.get("info").cloned().unwrap_or(Value::Null);
         let title = info.get("title").and_then(Value::as_str).unwrap_or("Api");
         self.spec.client = match &options.client {
