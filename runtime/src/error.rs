@@ -208,6 +208,14 @@ impl Error {
     }
 
     /// Records how long until the breaker lets calls through again.
+    /// Keeps the first [`BODY_SNIPPET_BYTES`] of what failed to decode (a streamed event's data
+    /// or a line), for [`Error::body`] and the message, as a status error keeps its body's.
+    pub(crate) fn with_body_snippet(mut self, body: &[u8]) -> Error {
+        let body = &body[..body.len().min(BODY_SNIPPET_BYTES)];
+        self.0.body = Some(Bytes::copy_from_slice(body));
+        self
+    }
+
     pub(crate) fn with_retry_in(mut self, wait: Duration) -> Error {
         self.0.retry_in = Some(wait);
         self

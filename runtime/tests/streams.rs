@@ -433,3 +433,43 @@ async fn json_lines_are_typed_and_the_last_may_go_without_its_newline() {
     assert_eq!(items[3].as_ref().unwrap(), &Line { n: 4 });
     assert_eq!(client.stats().method("log").unwrap().events, 4);
 }
+
+/// An event that does not decode says where and what it was: its `event:` and `id:`, the JSON
+/// path and the declared type, and keeps its data (the first 512 bytes) as the error's body;
+/// the stream goes on to the next event.
+#[tokio::test]
+async fn an_event_that_does_not_decode_is_located_and_keeps_its_data() {
+    #[derive(Debug, remcall::serde::Deserialize)]
+    #[serde(crate = "remcall::serde")]
+    #[allow(dead_code)]
+    struct Tick {
+        n: u32,
+    }
+    let router = Router::new().route(
+        "/ticks",
+        get(|| async {
+            let parts = vec![
+                "event: tick\nid: 7\ndata: {\"n\": \"seven\"}\n\n".to_owned(),
+                "event: tick\nid: 8\ndata: {\"n\": 8}\n\ndata: [DONE]\n\n".to_owned(),
+            ];
+            sse(body_of(parts, false))
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client_at(&server.url(), "");
+    let events = client
+        .call_events(TICKS.request(), event_json::<Tick>, Some("[DONE]"))
+        .await
+        .unwrap();
+    let items = drain(events).await;
+    assert_eq!(items.len(), 2, "{items:?}");
+    let error = items[0].as_ref().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode);
+    assert_eq!(error.body(), Some(&b"{\"n\": \"seven\"}"[..]));
+    let text = error.to_string();
+    assert!(
+        text.starts_with("Streams.ticks: a streamed event (event: 'tick', id: '7') is not the declared type: at `$.n`: string \"seven\", where the description says u32"),
+        "{text}"
+    );
+    assert_eq!(items[1].as_ref().unwrap().data.n, 8);
+}

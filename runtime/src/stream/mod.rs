@@ -315,7 +315,10 @@ impl<T: Send + 'static> Format for SseFormat<T> {
                     id: raw.id,
                     retry: raw.retry,
                 }),
-                Err(why) => Err(undecodable("event", &why, names)),
+                Err(why) => {
+                    let what = event_named(raw.event.as_deref(), raw.id.as_deref());
+                    Err(undecodable(&what, &why, names, raw.data.as_bytes()))
+                }
             });
         })?;
         Ok(self.ended)
@@ -359,7 +362,7 @@ impl<T: Send + 'static> Format for LinesFormat<T> {
     fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<Self::Item>) -> Result<bool, sse::TooLong> {
         let (decode, names) = (self.decode, self.names);
         self.splitter.feed(chunk, &mut |line| {
-            out.push_back(decode(line).map_err(|why| undecodable("line", &why, names)));
+            out.push_back(decode(line).map_err(|why| undecodable("line", &why, names, line)));
         })?;
         Ok(false)
     }
@@ -367,7 +370,7 @@ impl<T: Send + 'static> Format for LinesFormat<T> {
     fn finish(&mut self, out: &mut VecDeque<Self::Item>) -> bool {
         let (decode, names) = (self.decode, self.names);
         self.splitter.finish(&mut |line| {
-            out.push_back(decode(line).map_err(|why| undecodable("line", &why, names)));
+            out.push_back(decode(line).map_err(|why| undecodable("line", &why, names, line)));
         });
         true
     }
@@ -394,12 +397,37 @@ impl<T: Send + 'static> Format for LinesFormat<T> {
 }
 
 /// An event or line whose data is not the declared type: an item of the stream, which goes on.
-fn undecodable(what: &str, why: &str, (client, method): (&'static str, &'static str)) -> Error {
+/// A streamed item that did not decode: where in it and why (`why`), and its first bytes
+/// (`data`) kept as the error's body.
+fn undecodable(
+    what: &str,
+    why: &str,
+    (client, method): (&'static str, &'static str),
+    data: &[u8],
+) -> Error {
     Error::new(
         crate::ErrorKind::Decode,
         format!("a streamed {what} is not the declared type: {why}"),
     )
     .in_call(client, method)
+    .with_body_snippet(data)
+}
+
+/// An event as an error names it: with its `event:` type and `id:`, the server's text quoted
+/// and escaped (`event (event: 'token', id: '7')`).
+fn event_named(event: Option<&str>, id: Option<&str>) -> String {
+    let quoted = |name: &str, value: Option<&str>| {
+        value.map(|v| format!("{name}: {}", crate::wire::located::string_literal(v)))
+    };
+    let fields: Vec<String> = [quoted("event", event), quoted("id", id)]
+        .into_iter()
+        .flatten()
+        .collect();
+    if fields.is_empty() {
+        "event".to_owned()
+    } else {
+        format!("event ({})", fields.join(", "))
+    }
 }
 
 /// Decodes an event's data as JSON of type `T` (what generated code passes for one type).
@@ -407,7 +435,9 @@ pub fn event_json<T: serde::de::DeserializeOwned>(
     _event: Option<&str>,
     data: &str,
 ) -> Result<T, String> {
-    serde_json::from_str(data).map_err(|e| e.to_string())
+    serde_json::from_str(data).map_err(|e| {
+        crate::wire::located::locate::<T>(data.as_bytes()).unwrap_or_else(|| e.to_string())
+    })
 }
 
 /// Takes an event's data as text (what generated code passes for a `String`).
