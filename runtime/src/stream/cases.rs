@@ -17,9 +17,9 @@ macro_rules! __serde_events {
             #[doc(hidden)]
             pub fn from_event(event: Option<&str>, data: &str) -> Result<Self, String> {
                 match event.unwrap_or("message") {
+                    // The stream's error names the event (its `event:` and `id:`) around `why`.
                     $($event => $crate::__serde_events!(@read $how $ty, data)
-                        .map(Self::$variant)
-                        .map_err(|why| format!("event `{}`: {why}", $event)),)*
+                        .map(Self::$variant),)*
                     _ => Ok(Self::$open {
                         event: event.map(str::to_owned),
                         data: data.to_owned(),
