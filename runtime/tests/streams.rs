@@ -473,3 +473,67 @@ async fn an_event_that_does_not_decode_is_located_and_keeps_its_data() {
     );
     assert_eq!(items[1].as_ref().unwrap().data.n, 8);
 }
+
+/// `decode: lax` repairs a streamed event's data and a JSON line as it repairs a body, and
+/// counts each repair as the method's drift; strict, the same items are errors.
+#[tokio::test]
+async fn lax_decoding_repairs_events_and_lines_and_counts_their_drift() {
+    #[derive(Debug, remcall::serde::Deserialize)]
+    #[serde(crate = "remcall::serde")]
+    struct Tick {
+        n: u32,
+        label: String,
+    }
+    let router = Router::new()
+        .route(
+            "/ticks",
+            get(|| async {
+                let parts = vec![
+                    "data: {\"n\": null, \"label\": \"a\"}\n\n".to_owned(),
+                    "data: {\"n\": 2, \"label\": [\"b\"]}\n\ndata: [DONE]\n\n".to_owned(),
+                ];
+                sse(body_of(parts, false))
+            }),
+        )
+        .route(
+            "/log",
+            get(|| async {
+                body_of(
+                    vec!["{\"n\": 1}\n{\"n\": 2, \"label\": \"x\"}\n".to_owned()],
+                    false,
+                )
+            }),
+        );
+    let server = Server::start(router).await;
+    for (profile, lax) in [("", false), ("decode: lax", true)] {
+        let client = client_at(&server.url(), profile);
+        let events = client
+            .call_events(TICKS.request(), event_json::<Tick>, Some("[DONE]"))
+            .await
+            .unwrap();
+        let events = drain(events).await;
+        let lines = client
+            .call_lines(LOG.request(), line_json::<Tick>)
+            .await
+            .unwrap();
+        let mut lines = lines;
+        let mut read = Vec::new();
+        while let Some(line) = lines.next().await {
+            read.push(line);
+        }
+        let stats = client.stats();
+        if !lax {
+            assert!(events.iter().all(Result::is_err), "{events:?}");
+            assert!(read[0].is_err() && read[1].is_ok(), "{read:?}");
+            assert_eq!(stats.method("ticks").unwrap().drift, 0);
+            continue;
+        }
+        let events: Vec<Tick> = events.into_iter().map(|e| e.unwrap().data).collect();
+        assert_eq!((events[0].n, events[0].label.as_str()), (0, "a"));
+        assert_eq!((events[1].n, events[1].label.as_str()), (2, r#"["b"]"#));
+        let lines: Vec<Tick> = read.into_iter().map(Result::unwrap).collect();
+        assert_eq!((lines[0].n, lines[0].label.as_str()), (1, ""));
+        assert_eq!(stats.method("ticks").unwrap().drift, 2);
+        assert_eq!(stats.method("log").unwrap().drift, 1);
+    }
+}

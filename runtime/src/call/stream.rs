@@ -127,7 +127,15 @@ impl Client {
         out.opened(Ok(()));
         let _open = state.counters.stream_opened();
         let mut read = Read::default();
-        while let Some(broke) = read_body(&mut response, &mut format, state, &out, &mut read).await
+        while let Some(broke) = read_body(
+            &self,
+            &mut response,
+            &mut format,
+            (method, state),
+            &out,
+            &mut read,
+        )
+        .await
         {
             match self
                 .resume(state, &mut request, &format, broke, &mut read)
@@ -259,14 +267,25 @@ struct Read {
     in_a_row: u32,
 }
 
-/// Reads the body until it ends (`None`: the stream is over) or breaks.
+/// Reads the body until it ends (`None`: the stream is over) or breaks. With `decode: lax`,
+/// each event's data and each line is repaired as a body is, and its drift counted.
 async fn read_body<F: Format>(
+    client: &Client,
     response: &mut reqwest::Response,
     format: &mut F,
-    state: &MethodState,
+    (method, state): (&'static crate::spec::MethodSpec, &MethodState),
     out: &Sender<F::Item>,
     read: &mut Read,
 ) -> Option<StreamBreak> {
+    let lax = state.settings.decode == remcall_profile::DecodeMode::Lax;
+    let decoded = |decode: &mut dyn FnMut() -> Result<bool, crate::stream::sse::TooLong>| {
+        if !lax {
+            return decode();
+        }
+        let (result, drift) = crate::wire::lax::decoding(decode);
+        client.record_drift(state, method, drift);
+        result
+    };
     let idle = state.settings.idle_timeout;
     let mut batch = VecDeque::new();
     // One timer for the stream, moved on only when it fires: resetting it at every chunk would
@@ -294,7 +313,7 @@ async fn read_body<F: Format>(
             None => return Some(StreamBreak::Idle(idle)),
             Some(Err(error)) => return Some(StreamBreak::Transport(error)),
             Some(Ok(None)) => {
-                let whole = format.finish(&mut batch);
+                let whole = decoded(&mut || Ok(format.finish(&mut batch))).unwrap_or(false);
                 read.delivered += batch.len() as u64;
                 state.counters.record_events(batch.len());
                 out.send(&mut batch).await;
@@ -304,7 +323,7 @@ async fn read_body<F: Format>(
         };
         heard = Instant::now();
         state.counters.record_stream_bytes(bytes.len());
-        let fed = format.feed(&bytes, &mut batch);
+        let fed = decoded(&mut || format.feed(&bytes, &mut batch));
         read.delivered += batch.len() as u64;
         state.counters.record_events(batch.len());
         out.send(&mut batch).await;

@@ -435,9 +435,11 @@ pub fn event_json<T: serde::de::DeserializeOwned>(
     _event: Option<&str>,
     data: &str,
 ) -> Result<T, String> {
-    serde_json::from_str(data).map_err(|e| {
-        crate::wire::located::locate::<T>(data.as_bytes()).unwrap_or_else(|| e.to_string())
-    })
+    serde_json::from_str(data)
+        .or_else(|e| crate::wire::lax::repaired::<T>(data.as_bytes()).ok_or(e))
+        .map_err(|e| {
+            crate::wire::located::locate::<T>(data.as_bytes()).unwrap_or_else(|| e.to_string())
+        })
 }
 
 /// Takes an event's data as text (what generated code passes for a `String`).
@@ -453,5 +455,6 @@ pub fn line_text(line: &[u8]) -> Result<String, String> {
 /// Decodes a JSON line as `T`.
 pub fn line_json<T: serde::de::DeserializeOwned>(line: &[u8]) -> Result<T, String> {
     serde_json::from_slice(line)
+        .or_else(|e| crate::wire::lax::repaired::<T>(line).ok_or(e))
         .map_err(|e| crate::wire::located::locate::<T>(line).unwrap_or_else(|| e.to_string()))
 }
