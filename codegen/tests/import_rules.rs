@@ -1612,3 +1612,63 @@ components:
     d.has("X-Key: { value: \"${COOKIES_API_KEY}\", secret: true }");
     d.noted("the description also accepts `crumb`, which the client cannot send as described");
 }
+
+/// OpenAI-compatible descriptions say a stream ends with `data: [DONE]` in the request
+/// schema's `stream` flag (or the item schema), not in the operation: that is read too.
+#[test]
+fn the_end_of_a_stream_is_read_from_the_request_and_item_schemas() {
+    let d = import(
+        "Chat",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /completions:
+    post:
+      operationId: complete
+      requestBody:
+        content: { application/json: { schema: { $ref: '#/components/schemas/Ask' } } }
+      responses:
+        '200': { description: chunks, content: { text/event-stream: { schema: { $ref: '#/components/schemas/Chunk' } } } }
+  /plain:
+    post:
+      operationId: plain
+      responses:
+        '200': { description: chunks, content: { text/event-stream: { schema: { $ref: '#/components/schemas/Chunk' } } } }
+  /items:
+    post:
+      operationId: items
+      responses:
+        '200': { description: chunks, content: { text/event-stream: { schema: { $ref: '#/components/schemas/Last' } } } }
+components:
+  schemas:
+    Ask:
+      type: object
+      properties:
+        prompt: { type: string }
+        stream: { type: boolean, description: 'Partial chunks, as server-sent events, terminated by a `data: [DONE]` message.' }
+    Chunk:
+      type: object
+      properties: { text: { type: string } }
+    Last:
+      type: object
+      description: 'One chunk; the stream ends with [DONE].'
+      properties: { text: { type: string } }
+"#,
+        )],
+    );
+    d.has("  complete:\n    request: POST /completions\n    body: Ask\n    returns:\n      type: Chunk\n      as: events\n      end: '[DONE]'");
+    d.has("  items:\n    request: POST /items\n    returns:\n      type: Last\n      as: events\n      end: '[DONE]'");
+    // Where nothing says so, the stream has no declared end.
+    assert!(common::spec_says(
+        d.spec(),
+        "  plain:\n    returns:\n      type: Chunk\n      as: events"
+    ));
+    assert!(
+        !common::spec_says(d.spec(), "  plain:\n    returns:\n      end: '[DONE]'"),
+        "{}",
+        d.spec()
+    );
+}

@@ -33,6 +33,36 @@ pub(super) fn stream_media(media: &str) -> Option<bool> {
 const DONE: &str = "[DONE]";
 
 impl Builder<'_> {
+    /// True when the description says the stream ends with `[DONE]`: in the operation's own
+    /// text, or in the stream's schema or the request body's (one `$ref` followed: that is
+    /// where OpenAI-compatible descriptions say it, in the `stream` flag's description or an
+    /// example). Linear in what it reads; the words are the vendor's, matched, never written.
+    fn says_done(&mut self, operation: &Value, at: &Place, given: &Value) -> bool {
+        if operation.to_string().contains(DONE) {
+            return true;
+        }
+        let request = operation
+            .get("requestBody")
+            .and_then(|body| self.docs.follow(at, body).ok())
+            .and_then(|(place, body)| {
+                let content = body.get("content")?.as_object()?;
+                let json = content.iter().find(|(media, _)| media.contains("json"))?.1;
+                Some((place, json.get("schema")?.clone()))
+            });
+        let schemas = ["itemSchema", "schema"]
+            .iter()
+            .filter_map(|key| Some((at.clone(), given.get(*key)?.clone())))
+            .chain(request);
+        for (place, schema) in schemas.collect::<Vec<_>>() {
+            if let Ok((_, followed)) = self.docs.follow(&place, &schema)
+                && followed.to_string().contains(DONE)
+            {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The stream a success response's content offers, if any.
     pub(super) fn streamed(
         &mut self,
@@ -87,8 +117,7 @@ impl Builder<'_> {
         if out.item == Ty::Bytes {
             out.item = Ty::String;
         }
-        // Linear in the operation's size; the words are the vendor's, matched, never written.
-        if !lines && operation.to_string().contains(DONE) {
+        if !lines && self.says_done(operation, &at, given) {
             out.end = Some(DONE.to_owned());
             let said = self.as_said(&at);
             self.note(
