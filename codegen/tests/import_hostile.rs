@@ -352,6 +352,8 @@ fn odd_items_import_into_a_spec_that_checks() {
         specs[2]
     );
     assert!(specs[3].contains("x_with_2:"), "{}", specs[3]);
+    // `x` is not paginated: it makes no `x_stream`, and the operation keeps its name.
+    assert!(specs[3].contains("  x_stream:\n"), "{}", specs[3]);
 }
 
 /// What `check` refuses of an import is set aside, and the rest written: a method left out, a

@@ -427,20 +427,31 @@ impl Builder<'_> {
         }
     }
 
-    /// A method generates `<name>_with` (optional parameters by name) and `<name>_stream`
-    /// (pages): an operation named so beside `<name>` is renamed (`x_with_2`), whatever
-    /// the generator would decide for `<name>`, so the spec checks either way.
+    /// A method generates `<name>_with` when it takes its optional parameters by name (more
+    /// than two, as `check` decides when the spec does not say) and `<name>_stream` when it is
+    /// paginated: an operation named so beside such a `<name>` is renamed (`x_with_2`), so the
+    /// spec checks. Beside a `<name>` that makes no such method, the name is the operation's.
     fn clear_derived_method_names(&mut self) {
-        let bases: std::collections::HashSet<String> =
-            self.spec.methods.iter().map(|m| m.name.clone()).collect();
-        let mut taken: crate::names::Taken = bases.iter().collect();
+        let makes: std::collections::HashSet<String> = self
+            .spec
+            .methods
+            .iter()
+            .flat_map(|m| {
+                let optional = m
+                    .query
+                    .iter()
+                    .chain(&m.headers)
+                    .filter(|p| p.ty.is_option());
+                let with = (optional.count() > 2).then(|| format!("{}_with", m.name));
+                let stream = m.paginate.is_some().then(|| format!("{}_stream", m.name));
+                with.into_iter().chain(stream)
+            })
+            .collect();
+        let mut taken: crate::names::Taken =
+            self.spec.methods.iter().map(|m| m.name.as_str()).collect();
         for index in 0..self.spec.methods.len() {
             let name = self.spec.methods[index].name.clone();
-            let derived = ["_with", "_stream"].iter().any(|suffix| {
-                name.strip_suffix(suffix)
-                    .is_some_and(|base| bases.contains(base))
-            });
-            if !derived {
+            if !makes.contains(&name) {
                 continue;
             }
             let new = crate::names::unique(&name, "_", &mut taken);
