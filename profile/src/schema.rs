@@ -8,26 +8,6 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use crate::model::{AdaptivePolicy, Condition, IsolationRepr, PoolPolicy, SemaphorePolicy};
 use crate::units::ByteSize;
 
-/// A duration as written: `250ms`, `2s`, `1m`.
-#[derive(Debug)]
-pub struct DurationText;
-
-impl JsonSchema for DurationText {
-    fn schema_name() -> Cow<'static, str> {
-        "Duration".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A whole number followed by ms, s or m, e.g. 250ms, 2s, 1m.",
-            "anyOf": [
-                { "type": "string", "pattern": "^\\s*[0-9]+\\s*(ms|s|m)\\s*$" },
-                { "const": 0 }
-            ]
-        })
-    }
-}
-
 impl JsonSchema for ByteSize {
     fn schema_name() -> Cow<'static, str> {
         "Size".into()

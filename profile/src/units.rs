@@ -244,3 +244,27 @@ mod tests {
         assert_eq!(format_size(1000), "1000");
     }
 }
+
+/// A duration as written (`250ms`, `2s`, `1m`), as the JSON Schema of the format describes it:
+/// the model's duration fields name it, so it sits here, below the model, not in the schema
+/// module that reads the model.
+#[cfg(feature = "schema")]
+#[derive(Debug)]
+pub struct DurationText;
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for DurationText {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Duration".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A whole number followed by ms, s or m, e.g. 250ms, 2s, 1m.",
+            "anyOf": [
+                { "type": "string", "pattern": "^\\s*[0-9]+\\s*(ms|s|m)\\s*$" },
+                { "const": 0 }
+            ]
+        })
+    }
+}

@@ -105,68 +105,6 @@ pub struct VarField<'a> {
     pub secret: bool,
 }
 
-impl crate::Settings {
-    /// Every setting resolved from the environment when a client is built.
-    pub fn var_fields(&self) -> Vec<VarField<'_>> {
-        use crate::Auth;
-        fn field(key: String, text: &str, secret: bool) -> VarField<'_> {
-            VarField { key, text, secret }
-        }
-        let mut fields = Vec::new();
-        match &self.auth {
-            Some(Auth::Bearer(b)) => fields.push(field("auth.bearer.token".into(), &b.token, true)),
-            Some(Auth::Basic(b)) => {
-                fields.push(field("auth.basic.username".into(), &b.username, false));
-                fields.push(field("auth.basic.password".into(), &b.password, true));
-            }
-            Some(Auth::Oauth2(o)) => {
-                fields.push(field("auth.oauth2.token_url".into(), &o.token_url, false));
-                fields.push(field("auth.oauth2.client_id".into(), &o.client_id, false));
-                fields.push(field(
-                    "auth.oauth2.client_secret".into(),
-                    &o.client_secret,
-                    true,
-                ));
-                for (name, value) in &o.params {
-                    fields.push(field(format!("auth.oauth2.params.{name}"), value, false));
-                }
-            }
-            None => {}
-        }
-        for (name, def) in &self.headers {
-            fields.push(field(format!("headers.{name}"), &def.value, def.secret));
-        }
-        for (name, def) in &self.query {
-            fields.push(field(format!("query.{name}"), &def.value, def.secret));
-        }
-        for (name, def) in &self.cookies {
-            fields.push(field(format!("cookies.{name}"), &def.value, def.secret));
-        }
-        // A Redis URL may carry a password: it is resolved, checked and shown like one.
-        if let Some(shared) = &self.rate_limit.as_ref().and_then(|r| r.shared.as_ref()) {
-            fields.push(field("rate_limit.shared.redis".into(), &shared.redis, true));
-        }
-        if let Some(shared) = &self.retry.budget_shared {
-            fields.push(field(
-                "retry.budget.shared.redis".into(),
-                &shared.redis,
-                true,
-            ));
-        }
-        let tls = &self.tls;
-        for (key, path) in [
-            ("tls.ca_file", &tls.ca_file),
-            ("tls.client_cert", &tls.client_cert),
-            ("tls.client_key", &tls.client_key),
-        ] {
-            if let Some(path) = path {
-                fields.push(field(key.into(), path, false));
-            }
-        }
-        fields
-    }
-}
-
 enum ExpandError {
     Syntax(String),
     Missing(String),

@@ -70,7 +70,7 @@ pub struct OAuth2 {
     #[serde(default, skip_serializing_if = "Option::is_none", with = "duration")]
     #[cfg_attr(
         feature = "schema",
-        schemars(with = "Option<crate::schema::DurationText>")
+        schemars(with = "Option<crate::units::DurationText>")
     )]
     pub refresh_before: Option<Duration>,
 }

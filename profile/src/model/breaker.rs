@@ -24,11 +24,11 @@ partial! {
         slow_call: SlowCall,
         /// How long the breaker stays open before letting trials through.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         open_for: Duration,
         /// Consecutive re-opens double `open_for` up to this.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         open_for_max: Duration,
         /// Trial calls let through when half-open (at a time, under the counting rule).
         half_open_calls: u32,
@@ -47,7 +47,7 @@ partial! {
     pub struct SlowCall {
         /// A call slower than this is slow.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         over: Duration,
         /// Opens at or above this slow-call percentage.
         rate: f64,
@@ -178,7 +178,7 @@ struct WindowRepr {
     #[serde(default, skip_serializing_if = "Option::is_none", with = "duration")]
     #[cfg_attr(
         feature = "schema",
-        schemars(with = "Option<crate::schema::DurationText>")
+        schemars(with = "Option<crate::units::DurationText>")
     )]
     time: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

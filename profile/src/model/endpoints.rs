@@ -30,7 +30,7 @@ partial! {
         after: u32,
         /// How long the first ejection lasts; each repeat doubles it.
         #[serde(rename = "for", with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(rename = "for", with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(rename = "for", with = "Option<crate::units::DurationText>"))]
         duration: Duration,
         /// Never more than this percentage of the endpoints is ejected at once.
         max_percent: u32,
@@ -42,7 +42,7 @@ partial! {
     pub struct Dns {
         /// How often the names are resolved again.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         refresh: Duration,
     }
 }

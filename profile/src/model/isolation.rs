@@ -16,7 +16,7 @@ partial! {
         max_concurrent: u32,
         /// How long a call waits for a free slot before it is rejected.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         max_wait: Duration,
     }
 }
@@ -30,7 +30,7 @@ partial! {
         queue: u32,
         /// How long a call waits in the queue before it is rejected.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         queue_timeout: Duration,
     }
 }
@@ -44,7 +44,7 @@ partial! {
         burst: u32,
         /// How long a call waits for a token before it fails with `RateLimited`.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         max_wait: Duration,
         /// One limit for every replica, kept in Redis.
         shared: SharedLimit,

@@ -18,7 +18,7 @@ partial! {
         delay: HedgeDelay,
         /// The least a percentile delay may be.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         min_delay: Duration,
         /// Hedges in flight per call at most.
         max_extra: u32,
@@ -117,7 +117,7 @@ partial! {
         max: u32,
         /// How long a call waits for room under the limit before it is rejected.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         max_wait: Duration,
     }
 }
@@ -161,7 +161,7 @@ partial! {
         key: String,
         /// Slower than this counts as Redis being down.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         timeout: Duration,
         /// What a call gets while Redis cannot answer: `open`, `closed` or `local_share`.
         on_error: OnRedisError,
@@ -180,7 +180,7 @@ partial! {
         key: String,
         /// Slower than this counts as Redis being down (then the local budget decides).
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         timeout: Duration,
     }
 }

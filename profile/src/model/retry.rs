@@ -13,21 +13,21 @@ partial! {
     pub struct Timeouts {
         /// Establishing a connection (TCP and TLS).
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         connect: Duration,
         /// One attempt: sending the request and reading the whole response.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         attempt: Duration,
         /// The whole logical call, retries and their sleeps included. For an event or JSON
         /// Lines stream: until it is open (its response headers).
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         total: Duration,
         /// An open event or JSON Lines stream that sends nothing (not even a comment) for this
         /// long is broken off, and resumed where it can be.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         idle: Duration,
     }
 }
@@ -53,11 +53,11 @@ partial! {
     pub struct Backoff {
         /// The first sleep.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         initial: Duration,
         /// No sleep is longer than this.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         max: Duration,
         /// Each sleep is the previous one times this.
         multiplier: f64,
@@ -71,7 +71,7 @@ partial! {
     pub struct RetryAfter {
         /// The longest wait honoured; `0s` ignores the header.
         #[serde(with = "duration")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::DurationText>"))]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         max: Duration,
     }
 }
