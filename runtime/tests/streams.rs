@@ -537,3 +537,23 @@ async fn lax_decoding_repairs_events_and_lines_and_counts_their_drift() {
         assert_eq!(stats.method("log").unwrap().drift, 1);
     }
 }
+
+/// The dashboard's figures count a stream's events and its breaks second by second, so a
+/// streamed method's card draws them and a broken stream colours its health.
+#[cfg(feature = "dashboard")]
+#[tokio::test]
+async fn the_dashboard_counts_a_streams_events_and_breaks() {
+    use remcall::Observe;
+    let server = Server::start(numbered(Arc::new(AtomicUsize::new(1)), false)).await;
+    let client = client_at(&server.url(), "");
+    let items = drain(ticks(&client).await.unwrap()).await;
+    assert_eq!(items.len(), 4, "three events and the error");
+    // The seconds shown are the complete ones: this one ends on the paused clock.
+    tokio::time::pause();
+    tokio::time::advance(Duration::from_secs(1)).await;
+    let figures = remcall::dashboard::snapshot(&[client.observe()]);
+    let recent = &figures["clients"][0]["methods"]["ticks"]["last_10s"];
+    assert_eq!(recent["events"], 3, "{figures:#}");
+    assert_eq!(recent["streams_broken"], 1, "{figures:#}");
+    assert_eq!(recent["resumes"], 0, "{figures:#}");
+}

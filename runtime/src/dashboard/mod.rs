@@ -171,7 +171,7 @@ pub fn serve_listener(
 /// ```json
 /// { "clients": [ { "client": "UserClient",
 ///     "methods": { "get_user": { "calls": 10, "...": "as remcall::MethodStats",
-///                                "last_10s": { "calls": 4, "errors": 0, "fallbacks": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "p99_ms": 2.3 },
+///                                "last_10s": { "calls": 4, "errors": 0, "fallbacks": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "events": 0, "streams_broken": 0, "resumes": 0, "p99_ms": 2.3 },
 ///                                "history": [ { "calls": 1, "errors": 0, "fallbacks": 0, "retries": 0, "hedges": 0, "short_circuited": 0, "p99_ms": 1.4 } ] } },
 ///     "endpoints": [ { "url": "http://…", "in_flight": 0, "ejected": false } ] } ] }
 /// ```
@@ -203,6 +203,9 @@ pub fn snapshot(clients: &[Observer]) -> Value {
                             "retries": sum(|s| s.retries),
                             "hedges": sum(|s| s.hedges),
                             "short_circuited": sum(|s| s.short_circuited),
+                            "events": sum(|s| s.events),
+                            "streams_broken": sum(|s| s.streams_broken),
+                            "resumes": sum(|s| s.resumes),
                             "p99_ms": p99,
                         }),
                     );

@@ -1,8 +1,8 @@
 //! The last two minutes of a method, second by second, for the dashboard's sparklines (feature
-//! `dashboard`): calls, errors, fallback answers, retries, hedges and short-circuits, and a coarse latency
-//! histogram for each second's p99.
+//! `dashboard`): calls, errors, fallback answers, retries, hedges and short-circuits, streamed
+//! events and broken and resumed streams, and a coarse latency histogram for each second's p99.
 //!
-//! A ring of 120 one-second slots, fixed in size (18.75 KiB a method, made with the method's state
+//! A ring of 120 one-second slots, fixed in size (20.2 KiB a method, made with the method's state
 //! on its first call), written with relaxed atomic adds on the call path and no lock: a slot is
 //! claimed for its second by a compare-exchange on its second number, which also clears it. A
 //! reader may see a slot being cleared as a second of zeros; the page draws it and moves on.
@@ -29,6 +29,9 @@ struct Slot {
     retries: AtomicU32,
     hedges: AtomicU32,
     short_circuited: AtomicU32,
+    events: AtomicU32,
+    streams_broken: AtomicU32,
+    resumes: AtomicU32,
     latency: [AtomicU32; BUCKETS],
 }
 
@@ -42,6 +45,9 @@ impl Default for Slot {
             retries: AtomicU32::new(0),
             hedges: AtomicU32::new(0),
             short_circuited: AtomicU32::new(0),
+            events: AtomicU32::new(0),
+            streams_broken: AtomicU32::new(0),
+            resumes: AtomicU32::new(0),
             latency: std::array::from_fn(|_| AtomicU32::new(0)),
         }
     }
@@ -67,6 +73,12 @@ pub(crate) enum Event {
     Hedge,
     /// A failed call a fallback answered.
     Fallback,
+    /// Items a stream delivered.
+    StreamItems(u32),
+    /// A stream that broke off and was not resumed.
+    StreamBroken,
+    /// A stream reopened from its last event id.
+    StreamResumed,
 }
 
 /// One second of a method, as `/stats.json` shows it.
@@ -84,6 +96,12 @@ pub struct Second {
     pub hedges: u32,
     /// Calls refused by an open breaker.
     pub short_circuited: u32,
+    /// Streamed events or lines delivered.
+    pub events: u32,
+    /// Streams that broke off and were not resumed.
+    pub streams_broken: u32,
+    /// Streams reopened from their last event id.
+    pub resumes: u32,
     /// The second's 99th-percentile latency, in ms (within a factor of √2); 0 without calls.
     pub p99_ms: f64,
 }
@@ -111,6 +129,9 @@ impl History {
                 &slot.retries,
                 &slot.hedges,
                 &slot.short_circuited,
+                &slot.events,
+                &slot.streams_broken,
+                &slot.resumes,
             ]
             .into_iter()
             .chain(slot.latency.iter())
@@ -146,6 +167,11 @@ impl History {
             Event::Retry => bump(&slot.retries),
             Event::Hedge => bump(&slot.hedges),
             Event::Fallback => bump(&slot.fallbacks),
+            Event::StreamItems(n) => {
+                slot.events.fetch_add(n, Ordering::Relaxed);
+            }
+            Event::StreamBroken => bump(&slot.streams_broken),
+            Event::StreamResumed => bump(&slot.resumes),
         }
     }
 
@@ -171,6 +197,9 @@ impl History {
                     retries: load(&slot.retries),
                     hedges: load(&slot.hedges),
                     short_circuited: load(&slot.short_circuited),
+                    events: load(&slot.events),
+                    streams_broken: load(&slot.streams_broken),
+                    resumes: load(&slot.resumes),
                     p99_ms: p99_ms(&counts),
                 }
             })
@@ -249,6 +278,14 @@ mod tests {
             first.p99_ms
         );
         assert_eq!((second.calls, second.hedges), (1, 1));
+        history.record(Event::StreamItems(7), one);
+        history.record(Event::StreamBroken, one);
+        history.record(Event::StreamResumed, one);
+        let second = &history.series(t0 + Duration::from_secs(2))[SECONDS - 1];
+        assert_eq!(
+            (second.events, second.streams_broken, second.resumes),
+            (7, 1, 1)
+        );
         assert!(series[..SECONDS - 2].iter().all(|s| s.calls == 0));
 
         // Two minutes on, the slots are reused and the old seconds are gone.

@@ -321,6 +321,11 @@ impl Counters {
     pub(crate) fn record_events(&self, n: usize) {
         if n > 0 {
             self.events.fetch_add(n as u64, Ordering::Relaxed);
+            #[cfg(feature = "dashboard")]
+            self.history.record(
+                crate::observe::history::Event::StreamItems(u32::try_from(n).unwrap_or(u32::MAX)),
+                Instant::now(),
+            );
         }
     }
 
@@ -330,6 +335,11 @@ impl Counters {
 
     pub(crate) fn record_resume(&self) {
         self.resumes.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "dashboard")]
+        self.history.record(
+            crate::observe::history::Event::StreamResumed,
+            Instant::now(),
+        );
     }
 
     /// Counts one repair; true the first time its place is seen, so it is logged once.
@@ -340,6 +350,9 @@ impl Counters {
 
     pub(crate) fn record_stream_broken(&self) {
         self.streams_broken.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "dashboard")]
+        self.history
+            .record(crate::observe::history::Event::StreamBroken, Instant::now());
     }
 
     pub(crate) fn record_hedge_win(&self) {
