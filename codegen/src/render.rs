@@ -45,13 +45,13 @@ pub enum RenderError {
 /// so they are formatted on every core, in runs of consecutive items joined in order.
 pub(crate) fn render(client: &ir::Client, spec_path: &str) -> Result<String, RenderError> {
     let source = ClientTemplate { client }.render()?;
-    let items = items(&source);
+    let items: Vec<Piece<'_>> = items(&source).into_iter().flat_map(pieces).collect();
     // Where each item starts in the unformatted output, for an error's line.
     let mut first_lines = Vec::with_capacity(items.len());
     let mut line = 0;
     for item in &items {
         first_lines.push(line);
-        line += item.matches('\n').count();
+        line += item.text().matches('\n').count();
     }
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let run = items.len().div_ceil(threads).max(1);
@@ -75,22 +75,122 @@ pub(crate) fn render(client: &ir::Client, spec_path: &str) -> Result<String, Ren
 }
 
 /// Consecutive items, each parsed and formatted; `first_lines` are where they start.
-fn format_items(items: &[&str], first_lines: &[usize]) -> Result<String, RenderError> {
+fn format_items(items: &[Piece<'_>], first_lines: &[usize]) -> Result<String, RenderError> {
     let mut out = String::new();
     for (item, first_line) in items.iter().zip(first_lines) {
-        let file = syn::parse_file(item).map_err(|e| RenderError::InvalidRust {
+        // A member of a split `impl` is formatted inside an `impl` of its own, whose first and
+        // last lines are then left out; the head with an empty body, which is then opened.
+        let text = match item {
+            Piece::Whole(text) => {
+                if let Some(text) = written_as_is(text) {
+                    out.push_str(text);
+                    out.push('\n');
+                    continue;
+                }
+                std::borrow::Cow::Borrowed(*text)
+            }
+            Piece::Head(head) => format!("{head}{{}}").into(),
+            Piece::Member(member) => format!("impl __RemcallPart {{\n{member}\n}}").into(),
+            Piece::End => {
+                out.push_str("}\n");
+                continue;
+            }
+        };
+        let file = syn::parse_file(&text).map_err(|e| RenderError::InvalidRust {
             line: first_line + e.span().start().line,
             message: e.to_string(),
         })?;
-        match written_as_is(item) {
-            Some(text) => {
-                out.push_str(text);
-                out.push('\n');
+        let formatted = prettyplease::unparse(&file);
+        match item {
+            Piece::Head(_) => {
+                let head = formatted.trim_end();
+                out.push_str(head.strip_suffix("{}").unwrap_or(head));
+                out.push_str("{\n");
             }
-            None => out.push_str(&prettyplease::unparse(&file)),
+            Piece::Member(_) => {
+                let lines: Vec<&str> = formatted.trim_end().lines().collect();
+                for line in lines.iter().skip(1).take(lines.len().saturating_sub(2)) {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str(&formatted),
         }
     }
     Ok(out)
+}
+
+/// A piece of the source formatted on its own: a top-level item, or a part of a large `impl`
+/// block ([`pieces`]).
+enum Piece<'a> {
+    Whole(&'a str),
+    /// An `impl` block's attributes, docs and header, up to its body.
+    Head(&'a str),
+    /// One member of its body.
+    Member(&'a str),
+    /// Its closing brace.
+    End,
+}
+
+impl Piece<'_> {
+    fn text(&self) -> &str {
+        match self {
+            Piece::Whole(text) | Piece::Head(text) | Piece::Member(text) => text,
+            Piece::End => "",
+        }
+    }
+}
+
+/// An `impl` block larger than this is formatted a member at a time.
+const SPLIT_IMPL_BYTES: usize = 16 << 10;
+
+/// An item as the pieces it is formatted in: itself, or for an `impl` block larger than
+/// [`SPLIT_IMPL_BYTES`] (a client of a thousand methods) its head, each member and its end —
+/// one syntax tree of the whole block holds hundreds of megabytes and keeps one thread busy
+/// while the others wait; prettyplease writes the members of a block one after another all
+/// the same.
+fn pieces(item: &str) -> Vec<Piece<'_>> {
+    let body = (item.len() > SPLIT_IMPL_BYTES)
+        .then(|| impl_body(item))
+        .flatten();
+    let Some(open) = body else {
+        return vec![Piece::Whole(item)];
+    };
+    let close = item.trim_end().len() - 1;
+    let members = items(&item[open + 1..close]);
+    if members.is_empty() {
+        return vec![Piece::Whole(item)];
+    }
+    let mut out = vec![Piece::Head(&item[..open])];
+    out.extend(members.into_iter().map(Piece::Member));
+    out.push(Piece::End);
+    out
+}
+
+/// Where the body of an `impl` item opens, when the item is one: its first word outside
+/// attributes is `impl`, and the body is the first `{` outside brackets.
+fn impl_body(item: &str) -> Option<usize> {
+    let (mut depth, mut first_word, mut open) = (0_usize, None::<usize>, None);
+    code_bytes(item, |i, byte| {
+        match byte {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'{' if depth == 0 => {
+                open = Some(i);
+                return false;
+            }
+            b if depth == 0 && first_word.is_none() && b.is_ascii_alphabetic() => {
+                first_word = Some(i);
+            }
+            _ => {}
+        }
+        true
+    });
+    let word = &item[first_word?..];
+    (word.starts_with("impl ") || word.starts_with("impl<"))
+        .then_some(open)
+        .flatten()
+        .filter(|_| item.trim_end().ends_with('}'))
 }
 
 /// A type's serde macro (templates/client/wire.rs), whose layout the template writes: prettyplease
@@ -105,9 +205,39 @@ fn written_as_is(item: &str) -> Option<&str> {
 /// item ends at a `;` outside any brackets, or at the `}` that closes its body when no `;`
 /// follows. Strings, characters and comments are skipped, so a brace in one does not count.
 fn items(source: &str) -> Vec<&str> {
-    let bytes = source.as_bytes();
     let mut items = Vec::new();
-    let (mut start, mut depth, mut i) = (0, 0_usize, 0);
+    let (mut start, mut depth) = (0, 0_usize);
+    code_bytes(source, |i, byte| {
+        match byte {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                let semicolon_follows = source[i + 1..].trim_start().starts_with(';');
+                if depth == 0 && !semicolon_follows {
+                    items.push(&source[start..=i]);
+                    start = i + 1;
+                }
+            }
+            b';' if depth == 0 => {
+                items.push(&source[start..=i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        true
+    });
+    if !source[start..].trim().is_empty() {
+        items.push(&source[start..]);
+    }
+    items
+}
+
+/// Calls `visit` with each byte of `source` that is code — not in a comment, a string or a
+/// character literal — and its index, until `visit` says to stop (false).
+fn code_bytes(source: &str, mut visit: impl FnMut(usize, u8) -> bool) {
+    let bytes = source.as_bytes();
+    let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
@@ -142,28 +272,14 @@ fn items(source: &str) -> Vec<&str> {
                 i = close.map_or(i + 1, |c| c + 1);
                 continue;
             }
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' => depth = depth.saturating_sub(1),
-            b'}' => {
-                depth = depth.saturating_sub(1);
-                let semicolon_follows = source[i + 1..].trim_start().starts_with(';');
-                if depth == 0 && !semicolon_follows {
-                    items.push(&source[start..=i]);
-                    start = i + 1;
+            byte => {
+                if !visit(i, byte) {
+                    return;
                 }
             }
-            b';' if depth == 0 => {
-                items.push(&source[start..=i]);
-                start = i + 1;
-            }
-            _ => {}
         }
         i += 1;
     }
-    if !source[start..].trim().is_empty() {
-        items.push(&source[start..]);
-    }
-    items
 }
 
 /// The index just past the string literal opening at `i`.
@@ -221,7 +337,26 @@ pub(crate) fn module_index(modules: &[(String, String)]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::items;
+    use super::{format_items, items, pieces};
+
+    /// A large `impl` block formatted a member at a time reads exactly as formatted whole.
+    #[test]
+    fn a_large_impl_formats_as_it_would_whole() {
+        let mut source =
+            String::from("/// The client.\n#[allow(dead_code)]\nimpl<T: Clone> Client<T> {\n");
+        for i in 0..400 {
+            source.push_str(&format!(
+                "/// Method {i}, with {{ and }} in its doc.\npub async fn m{i}(&self, a: &str) -> Result<Vec<u8>, E> {{ let s = \"}}\"; self.call(a, s, '{{').await }}\nconst C{i}: u8 = {i};\n"
+            ));
+        }
+        source.push_str("}\n");
+        let parts = pieces(&source);
+        assert!(parts.len() > 800, "split into {} pieces", parts.len());
+        let lines = vec![0; parts.len()];
+        let split = format_items(&parts, &lines).unwrap();
+        let whole = prettyplease::unparse(&syn::parse_file(&source).unwrap());
+        assert_eq!(split, whole);
+    }
 
     #[test]
     fn items_end_at_their_own_brace_or_semicolon_only() {
