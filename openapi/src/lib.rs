@@ -34,6 +34,7 @@ mod shapes;
 mod spec;
 mod status;
 mod ty;
+mod walk;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -240,7 +241,7 @@ pub fn import(path: &Path, options: &Options) -> Result<Imported, Error> {
         &options.ref_roots,
         &options.overlays,
     )?;
-    let mut spec = spec::build(&mut documents, options);
+    let mut spec = walk::build(&mut documents, options);
     // A shared part (a `$ref`'d response used by two operations) is read once per use: say
     // what was done there once.
     let mut seen = std::collections::HashSet::new();

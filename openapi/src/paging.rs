@@ -5,8 +5,9 @@
 //! A method whose parts do not agree (a total with no offset to move) keeps no paging: a wrong
 //! one would loop or skip pages, a missing one only leaves the caller to page by hand.
 
-use crate::spec::{Builder, FieldOut, MethodOut, Paginate, TypeOut};
+use crate::spec::{FieldOut, MethodOut, Paginate, TypeOut};
 use crate::ty::{Encoding, Ty};
+use crate::walk::Builder;
 
 /// Query parameters a cursor goes back in.
 const CURSOR_PARAMS: &[&str] = &[

@@ -9,7 +9,8 @@ use serde_json::Value;
 use crate::document::{Place, Version};
 use crate::names;
 use crate::operations::Operation;
-use crate::spec::{Auth, Builder, MethodOut, Profile};
+use crate::spec::{Auth, MethodOut, Profile};
+use crate::walk::Builder;
 
 impl Builder<'_> {
     /// The client's credentials: the description's first requirement it can meet.

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::Options;
 use crate::document::Version;
 use crate::names;
-use crate::spec::Builder;
+use crate::walk::Builder;
 use remcall_profile::vars;
 
 impl Builder<'_> {

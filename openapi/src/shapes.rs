@@ -10,8 +10,9 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
-use crate::spec::{Builder, TypeOut};
+use crate::spec::TypeOut;
 use crate::ty::Ty;
+use crate::walk::Builder;
 
 impl Builder<'_> {
     /// Writes each shape of inline type once, and points every use of a repeat at the first.

@@ -8,8 +8,9 @@ use super::parameters::{BodyInputs, form_field_schema};
 use crate::document::{Place, Version};
 use crate::names;
 use crate::schema::doc;
-use crate::spec::{BodyOut, Builder, FieldOut, MethodOut, StructOut, TypeOut};
+use crate::spec::{BodyOut, FieldOut, MethodOut, StructOut, TypeOut};
 use crate::ty::{Encoding, Ty};
+use crate::walk::Builder;
 
 impl Builder<'_> {
     /// The method's body, when the operation takes one.

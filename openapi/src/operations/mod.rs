@@ -13,8 +13,9 @@ use serde_json::Value;
 use crate::Options;
 use crate::document::{Place, Version};
 use crate::names;
-use crate::spec::{Builder, MethodOut};
+use crate::spec::MethodOut;
 use crate::ty::Encoding;
+use crate::walk::Builder;
 
 /// The operations of a path item remcall sends, by their key; `query` is OpenAPI 3.2's.
 const VERBS: [&str; 8] = [

@@ -8,8 +8,9 @@ use super::Operation;
 use crate::document::Place;
 use crate::names;
 use crate::schema::doc;
-use crate::spec::{Builder, MethodOut, ParamOut, Style};
+use crate::spec::{MethodOut, ParamOut, Style};
 use crate::ty::Ty;
+use crate::walk::Builder;
 
 /// Headers the client sets itself: a parameter for them is dropped. (`Accept` is not one: the
 /// runtime sends none of its own, and a server that negotiates needs the one it lists.)

@@ -7,9 +7,10 @@ use serde_json::Value;
 use super::Operation;
 use super::body::pick_media;
 use crate::document::Place;
-use crate::spec::{Builder, MethodOut};
+use crate::spec::MethodOut;
 use crate::status::StatusKey;
 use crate::ty::{Encoding, Ty};
+use crate::walk::Builder;
 
 impl Builder<'_> {
     /// Fills the method's result (or results by status) and its typed error bodies.

@@ -10,8 +10,9 @@
 use serde_json::Value;
 
 use crate::document::Place;
-use crate::spec::{Builder, StreamOut};
+use crate::spec::StreamOut;
 use crate::ty::Ty;
+use crate::walk::Builder;
 
 /// Whether a media type is a stream: `Some(true)` for JSON Lines, `Some(false)` for events.
 pub(super) fn stream_media(media: &str) -> Option<bool> {

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::document::Place;
-use crate::spec::Builder;
+use crate::walk::Builder;
 
 /// Named schemas by the sorted names of their properties: the candidates a copy is compared
 /// with in full.

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use crate::document::{Place, last_segment};
 use crate::names;
-use crate::spec::{Builder, EnumOut, EnumValue, FieldOut, StructOut, TypeOut};
+use crate::spec::{EnumOut, EnumValue, FieldOut, StructOut, TypeOut};
+use crate::walk::Builder;
 
 mod copies;
 mod shape;

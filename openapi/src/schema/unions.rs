@@ -10,8 +10,9 @@ use super::shape::{
 };
 use crate::document::Place;
 use crate::names;
-use crate::spec::{Builder, TypeOut, UnionOut};
+use crate::spec::{TypeOut, UnionOut};
 use crate::ty::Ty;
+use crate::walk::Builder;
 
 impl Builder<'_> {
     /// The type of a `oneOf` or `anyOf`: a union of its alternatives, or the one alternative

@@ -2,8 +2,9 @@
 //! flattened, or parts that disagree merged into one struct, each field the narrower type
 //! where one part's holds the other's.
 
-use crate::spec::{Builder, FieldOut, StructOut, TypeOut};
+use crate::spec::{FieldOut, StructOut, TypeOut};
 use crate::ty::Ty;
+use crate::walk::Builder;
 use std::collections::HashSet;
 
 impl Builder<'_> {

@@ -5,8 +5,9 @@
 mod compositions;
 mod unions;
 
-use crate::spec::{Builder, TypeOut};
+use crate::spec::TypeOut;
 use crate::ty::{Encoding, Ty};
+use crate::walk::Builder;
 
 impl Builder<'_> {
     /// After every type is defined: each union's tag values, binary fields as files or text, and

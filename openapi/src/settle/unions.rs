@@ -3,8 +3,9 @@
 //! tag enums made constants.
 
 use crate::names;
-use crate::spec::{Builder, FieldOut, TypeOut};
+use crate::spec::{FieldOut, TypeOut};
 use crate::ty::Ty;
+use crate::walk::Builder;
 use std::collections::{HashMap, HashSet};
 
 impl Builder<'_> {
