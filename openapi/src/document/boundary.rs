@@ -86,10 +86,7 @@ impl Documents {
             .roots
             .iter()
             .chain(self.mirrors.iter().map(|(_, dir)| dir));
-        let below = folders
-            .filter_map(|folder| path.strip_prefix(folder).ok())
-            .min_by_key(|rest| rest.components().count());
-        below
+        below_nearest(path, folders)
             .is_some_and(hidden)
             .then_some("a dotfile or a file in a dot-folder is never read")
     }
@@ -120,10 +117,7 @@ impl Documents {
         let folders = std::iter::once(&self.home)
             .chain(self.roots.iter().skip(1))
             .chain(self.mirrors.iter().map(|(_, dir)| dir));
-        let below = folders
-            .filter_map(|folder| path.strip_prefix(folder).ok())
-            .min_by_key(|rest| rest.components().count());
-        let Some(below) = below else {
+        let Some(below) = below_nearest(&path, folders) else {
             return Err(outside.to_owned());
         };
         if hidden(below) {
@@ -131,6 +125,16 @@ impl Documents {
         }
         Ok(path)
     }
+}
+
+/// `path` below the nearest of `folders` that holds it, if one does.
+fn below_nearest<'p, 'f>(
+    path: &'p Path,
+    folders: impl Iterator<Item = &'f PathBuf>,
+) -> Option<&'p Path> {
+    folders
+        .filter_map(|folder| path.strip_prefix(folder).ok())
+        .min_by_key(|rest| rest.components().count())
 }
 
 /// True when a part of `below` (a path below a folder) is a dotfile or a dot-folder.
