@@ -17,6 +17,8 @@
 {%- endmacro %}
 {#- The data that ends an event stream, or `None`. -#}
 {%- macro end_of(streamed) %}{% if let Some(end) = streamed.end %}Some({{ "{:?}"|format(end) }}){% else %}None{% endif %}{% endmacro %}
+{#- The stream's error events, or `None`. -#}
+{%- macro errors_of(streamed) %}{% if let Some(error) = streamed.error %}Some({{ error.expr }}){% else %}None{% endif %}{% endmacro %}
 {#- A named method's options taken apart into its parameters. -#}
 {%- macro options_of(method) %}
         {%- if let Some(named) = method.named %}
@@ -26,7 +28,7 @@
 {#- The request built from the method's parameters. -#}
 {%- macro request_expr(method) %}{{ method.spec_const }}.request()
         {%- for param in method.params %}
-            .{{ param.call }}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }})
+            .{{ param.call }}{% if param.sets.is_some() %}_setting{% endif %}({% if let Some(wire) = param.wire %}{{ "{:?}"|format(wire) }}, {% endif %}{{ param.name }}{% if let Some(sets) = param.sets %}, {{ sets }}{% endif %})
         {%- endfor %}
         {%- if let Some(content_type) = method.content_type %}
             .content_type({{ "{:?}"|format(content_type) }})
@@ -147,6 +149,7 @@ static {{ method.spec_const }}: remcall::__codegen::MethodSpec = remcall::__code
     path: {{ "{:?}"|format(method.path) }},
     idempotent: {{ method.idempotent }},
     not_found_none: {{ method.not_found_none }},
+    streams: {{ method.streamed.is_some() }},
     profile: {% if method.profile.text.is_empty() %}""{% else %}r{{ method.profile.hashes }}"{{ method.profile.text }}"{{ method.profile.hashes }}{% endif %},
 };
 {%- endfor %}
@@ -263,10 +266,10 @@ impl{% if let Some(fallback) = client.fallback_trait %}<F: {{ fallback }}>{% end
         {%- else if let Some(streamed) = method.streamed %}
         {%- if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% call passed_of(method) %}{% endcall %}{{ method.locals.cause }});
-        let {{ method.locals.request }} = self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %});
+        let {{ method.locals.request }} = self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %}, {% call errors_of(streamed) %}{% endcall %});
         self.inner.or_fallback(&{{ method.spec_const }}, {{ method.locals.request }}, {{ method.locals.fallback }}).await
         {%- else %}
-        self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %}).await
+        self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %}, {% call errors_of(streamed) %}{% endcall %}).await
         {%- endif %}
         {%- else if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% call passed_of(method) %}{% endcall %}{{ method.locals.cause }});

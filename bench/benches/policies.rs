@@ -292,6 +292,7 @@ static PING: MethodSpec = MethodSpec {
     path: "/ping",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static SPEC: ClientSpec = ClientSpec {

@@ -295,6 +295,17 @@ pub struct Streamed {
     pub end: Option<String>,
     /// The events by name, in spec order; empty: every event's data is `returns`.
     pub events: Vec<EventCase>,
+    /// How the server reports a failure inside the stream.
+    pub error: Option<ErrorEvents>,
+}
+
+/// A stream's declared error events (`returns: { error: .. }`).
+#[derive(Debug, Clone)]
+pub struct ErrorEvents {
+    /// The error's type.
+    pub ty: Ty,
+    /// The `event:` name of an error event.
+    pub event: Option<String>,
 }
 
 /// An event name of `returns: { events: .. }`, its variant and its data's type.
@@ -428,4 +439,6 @@ pub struct Body {
     pub content_type: Option<String>,
     /// What it is, for the method's rustdoc.
     pub doc: Option<String>,
+    /// Keys the method sets in it (`body_sets:`), each with its value as JSON text.
+    pub sets: Vec<(String, String)>,
 }

@@ -252,6 +252,13 @@ fn method_value(method: &MethodOut) -> Yaml {
     if let Some(body) = &method.body {
         out.insert("body".into(), body_value(body));
     }
+    if !method.body_sets.is_empty() {
+        let sets = method
+            .body_sets
+            .iter()
+            .map(|(key, value)| (key.as_str(), Yaml::from(*value)));
+        out.insert("body_sets".into(), pairs(sets));
+    }
     if let Some(stream) = &method.stream {
         out.insert("returns".into(), stream_value(&method.name, stream));
     }
@@ -504,6 +511,16 @@ fn stream_value(method: &str, stream: &crate::spec::StreamOut) -> Yaml {
             events.insert(name.as_str().into(), ty(data));
         }
         out.insert("events".into(), events.into());
+    }
+    match &stream.error {
+        Some((error, Some(event))) => {
+            let error = pairs([("type", ty(error)), ("event", event.as_str().into())]);
+            out.insert("error".into(), error);
+        }
+        Some((error, None)) => {
+            out.insert("error".into(), ty(error));
+        }
+        None => {}
     }
     out.into()
 }

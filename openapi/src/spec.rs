@@ -147,6 +147,11 @@ pub(crate) struct MethodOut {
     pub(crate) stream_twin: Option<StreamOut>,
     /// It is that second method: its operation is counted once, by the first.
     pub(crate) is_twin: bool,
+    /// The boolean body property that chooses the stream, when the operation answers JSON or
+    /// a stream.
+    pub(crate) stream_flag: Option<String>,
+    /// Keys the method sets in its body itself (`body_sets:`): a twin's stream flag.
+    pub(crate) body_sets: Vec<(String, bool)>,
 }
 
 /// A streamed answer: JSON Lines or Server-Sent Events, the item's type (or the events' by
@@ -157,6 +162,9 @@ pub(crate) struct StreamOut {
     pub(crate) item: Ty,
     pub(crate) end: Option<String>,
     pub(crate) events: Vec<(String, Ty)>,
+    /// How the server reports a failure inside the stream: the error's type, and the `event:`
+    /// name of an error event.
+    pub(crate) error: Option<(Ty, Option<String>)>,
 }
 
 /// How an imported method's pages are read.

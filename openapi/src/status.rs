@@ -14,6 +14,19 @@ pub(crate) enum StatusKey {
 }
 
 impl StatusKey {
+    /// How well this status's declared error stands for a failure inside a stream, best first:
+    /// `default`, then a server error, then another client error. `None` for a validation
+    /// error (422), which answers a request before any stream starts.
+    pub(crate) fn stream_preference(&self) -> Option<u8> {
+        match self {
+            StatusKey::Default => Some(0),
+            StatusKey::Class(5) => Some(1),
+            StatusKey::Code(code) if *code >= 500 => Some(1),
+            StatusKey::Code(422) => None,
+            _ => Some(2),
+        }
+    }
+
     /// The key as a description writes it (`404`, `4XX` or `4xx`, `default`); nothing for
     /// anything else.
     pub(crate) fn read(key: &str) -> Option<StatusKey> {

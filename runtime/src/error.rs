@@ -38,6 +38,10 @@ pub enum ErrorKind {
     Interceptor,
     /// The response body was larger than `max_response_bytes`.
     BodyTooLarge,
+    /// A stream's server reported a failure inside the stream (an error event or line the
+    /// method declares, `returns: { error: .. }`): the stream ended there, its answer partial.
+    /// [`Error::detail`] holds the decoded error, [`Error::body`] its first bytes.
+    ErrorEvent,
 }
 
 impl ErrorKind {
@@ -56,6 +60,7 @@ impl ErrorKind {
             ErrorKind::Config => "config",
             ErrorKind::Interceptor => "interceptor",
             ErrorKind::BodyTooLarge => "body_too_large",
+            ErrorKind::ErrorEvent => "error_event",
         }
     }
 }

@@ -66,7 +66,9 @@ pub mod __codegen {
     pub use crate::client::{Client, ClientBuilder};
     pub use crate::error::Detail;
     pub use crate::spec::{ClientSpec, MethodSpec};
-    pub use crate::stream::{EventDecoder, event_json, event_text, line_json, line_text};
+    pub use crate::stream::{
+        ErrorEvents, EventDecoder, event_json, event_text, line_json, line_text,
+    };
     pub use crate::wire::constant::{Const, constant};
     pub use crate::wire::enums::{read as int_enum, read_str as str_enum};
     pub use crate::wire::multipart::{Files, Form, Multipart};

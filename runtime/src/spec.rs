@@ -30,6 +30,9 @@ pub struct MethodSpec {
     pub idempotent: bool,
     /// `not_found: none`: a 404 is an answer (`None`), not an error.
     pub not_found_none: bool,
+    /// Its answer is a stream of events or lines: the stub tells it from its JSON twin (the
+    /// same verb and path) by the request's `Accept`.
+    pub streams: bool,
     /// The method's profile override in profile YAML (empty: none).
     pub profile: &'static str,
 }

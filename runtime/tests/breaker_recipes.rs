@@ -17,6 +17,7 @@ static GET_USER: MethodSpec = MethodSpec {
     path: "/users/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 

@@ -22,6 +22,7 @@ static GET_USER: MethodSpec = MethodSpec {
     path: "/users/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 
@@ -32,6 +33,7 @@ static ADD_PET: MethodSpec = MethodSpec {
     path: "/pets",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 
@@ -425,6 +427,7 @@ const fn pooled(index: usize, profile: &'static str) -> MethodSpec {
         path: "/users/{id}",
         idempotent: true,
         not_found_none: false,
+        streams: false,
         profile,
     }
 }

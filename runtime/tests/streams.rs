@@ -13,7 +13,9 @@ use axum::body::Body;
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use bytes::Bytes;
-use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, event_json, line_json};
+use remcall::__codegen::{
+    Client, ClientBuilder, ClientSpec, ErrorEvents, MethodSpec, event_json, line_json,
+};
 use remcall::serde_json::{Value, json};
 use remcall::{BreakerState, Error, ErrorKind, Events, Profile};
 use testkit::Server;
@@ -25,6 +27,7 @@ static TICKS: MethodSpec = MethodSpec {
     path: "/ticks",
     idempotent: true,
     not_found_none: false,
+    streams: true,
     profile: "",
 };
 
@@ -35,6 +38,7 @@ static COMPLETE: MethodSpec = MethodSpec {
     path: "/complete",
     idempotent: false,
     not_found_none: false,
+    streams: true,
     profile: "",
 };
 
@@ -45,6 +49,7 @@ static LOG: MethodSpec = MethodSpec {
     path: "/log",
     idempotent: true,
     not_found_none: false,
+    streams: true,
     profile: "",
 };
 
@@ -85,7 +90,7 @@ fn sse(body: Body) -> ([(&'static str, &'static str); 1], Body) {
 
 async fn ticks(client: &Client) -> Result<Events<Value>, Error> {
     client
-        .call_events(TICKS.request(), event_json::<Value>, Some("[DONE]"))
+        .call_events(TICKS.request(), event_json::<Value>, Some("[DONE]"), None)
         .await
 }
 
@@ -270,6 +275,7 @@ async fn a_post_stream_is_not_resumed_since_it_may_not_be_repeated() {
             COMPLETE.request().json(json!({})),
             event_json::<Value>,
             Some("[DONE]"),
+            None,
         )
         .await
         .unwrap();
@@ -412,7 +418,7 @@ async fn json_lines_are_typed_and_the_last_may_go_without_its_newline() {
     let server = Server::start(router).await;
     let client = client_at(&server.url(), "");
     let mut lines = client
-        .call_lines(LOG.request(), line_json::<Line>)
+        .call_lines(LOG.request(), line_json::<Line>, None)
         .await
         .unwrap();
     let mut items = Vec::new();
@@ -458,7 +464,7 @@ async fn an_event_that_does_not_decode_is_located_and_keeps_its_data() {
     let server = Server::start(router).await;
     let client = client_at(&server.url(), "");
     let events = client
-        .call_events(TICKS.request(), event_json::<Tick>, Some("[DONE]"))
+        .call_events(TICKS.request(), event_json::<Tick>, Some("[DONE]"), None)
         .await
         .unwrap();
     let items = drain(events).await;
@@ -476,6 +482,67 @@ async fn an_event_that_does_not_decode_is_located_and_keeps_its_data() {
 
 /// `decode: lax` repairs a streamed event's data and a JSON line as it repairs a body, and
 /// counts each repair as the method's drift; strict, the same items are errors.
+/// A server that reports a failure as the data of an unnamed event (`{"error": ..}`): with
+/// error events declared, that event ends the stream with the decoded error, in lax mode too
+/// (where the chunk's type would otherwise be repaired out of it); an event that is neither the
+/// item nor the error stays a `Decode` item, and the stream goes on past it.
+#[tokio::test]
+async fn an_unnamed_error_event_ends_the_stream_even_in_lax_mode() {
+    #[derive(Debug, remcall::serde::Deserialize)]
+    #[serde(crate = "remcall::serde")]
+    struct Tick {
+        n: u32,
+    }
+    #[derive(Debug, PartialEq, remcall::serde::Deserialize)]
+    #[serde(crate = "remcall::serde")]
+    struct Oops {
+        error: String,
+    }
+    let router = Router::new().route(
+        "/ticks",
+        get(|| async {
+            let parts = vec![
+                "data: {\"n\": 1}\n\n".to_owned(),
+                "data: {\"other\": true}\n\n".to_owned(),
+                "data: {\"error\": \"CUDA out of memory\"}\n\n".to_owned(),
+                "data: {\"n\": 2}\n\ndata: [DONE]\n\n".to_owned(),
+            ];
+            sse(body_of(parts, false))
+        }),
+    );
+    let server = Server::start(router).await;
+    let errors = ErrorEvents::of::<Oops>(None, &["error"]);
+    for profile in ["", "decode: lax"] {
+        let client = client_at(&server.url(), profile);
+        let events = client
+            .call_events(
+                TICKS.request(),
+                event_json::<Tick>,
+                Some("[DONE]"),
+                Some(errors),
+            )
+            .await
+            .unwrap();
+        let items = drain(events).await;
+        assert_eq!(items.len(), 3, "{profile}: {items:?}");
+        assert_eq!(items[0].as_ref().unwrap().data.n, 1);
+        if profile.is_empty() {
+            assert_eq!(items[1].as_ref().unwrap_err().kind(), ErrorKind::Decode);
+        } else {
+            // Lax mode repairs what is no error: a tick of n = 0.
+            assert_eq!(items[1].as_ref().unwrap().data.n, 0);
+        }
+        let error = items[2].as_ref().unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ErrorEvent, "{profile}: {error}");
+        let oops = error.detail::<Oops>().unwrap();
+        assert_eq!(oops.error, "CUDA out of memory");
+        assert_eq!(
+            error.to_string(),
+            "Streams.ticks: the server reported an error in the stream: its event: {\"error\": \"CUDA out of memory\"}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn lax_decoding_repairs_events_and_lines_and_counts_their_drift() {
     #[derive(Debug, remcall::serde::Deserialize)]
@@ -508,12 +575,12 @@ async fn lax_decoding_repairs_events_and_lines_and_counts_their_drift() {
     for (profile, lax) in [("", false), ("decode: lax", true)] {
         let client = client_at(&server.url(), profile);
         let events = client
-            .call_events(TICKS.request(), event_json::<Tick>, Some("[DONE]"))
+            .call_events(TICKS.request(), event_json::<Tick>, Some("[DONE]"), None)
             .await
             .unwrap();
         let events = drain(events).await;
         let lines = client
-            .call_lines(LOG.request(), line_json::<Tick>)
+            .call_lines(LOG.request(), line_json::<Tick>, None)
             .await
             .unwrap();
         let mut lines = lines;

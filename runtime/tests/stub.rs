@@ -17,6 +17,7 @@ static GET_USER: MethodSpec = MethodSpec {
     path: "/users/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 
@@ -27,6 +28,7 @@ static ADD_PET: MethodSpec = MethodSpec {
     path: "/pets",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 

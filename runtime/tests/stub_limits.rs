@@ -23,6 +23,7 @@ static ADD_PET: MethodSpec = MethodSpec {
     path: "/pets",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 

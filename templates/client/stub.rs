@@ -109,6 +109,14 @@ pub mod stub {
         pub fn returns_lines(self, lines: &[{{ streams.item }}]) -> Self {
             Self(self.0.returns_lines_with(lines, {{ streams.writer }}))
         }
+        {%- if let Some((error, _)) = streams.error %}
+
+        /// Answers 200 with these lines, then the declared error line: the server reporting a
+        /// failure mid-answer.
+        pub fn fails_after(self, lines: &[{{ streams.item }}], error: &{{ error }}) -> Self {
+            Self(self.0.returns_lines_then_error(lines, {{ streams.writer }}, remcall::stub::json_line(error)))
+        }
+        {%- endif %}
 {%- else %}
 
         /// Answers 200 with these events (set `id` on them to let a client resume), each a
@@ -119,6 +127,14 @@ pub mod stub {
         pub fn returns_events(self, events: &[remcall::Event<{{ streams.item }}>]) -> Self {
             Self(self.0.returns_events_with(events, {{ streams.writer }}, {% if let Some(end) = streams.end %}Some({{ "{:?}"|format(end) }}){% else %}None{% endif %}))
         }
+        {%- if let Some((error, event)) = streams.error %}
+
+        /// Answers 200 with these events, then the declared error event (no end follows): the
+        /// server reporting a failure mid-answer.
+        pub fn fails_after(self, events: &[remcall::Event<{{ streams.item }}>], error: &{{ error }}) -> Self {
+            Self(self.0.returns_events_then_error(events, {{ streams.writer }}, ({% if let Some(event) = event %}Some({{ "{:?}"|format(event) }}){% else %}None{% endif %}, remcall::stub::json_line(error))))
+        }
+        {%- endif %}
 {%- endif %}
 {%- endif %}
 {%- if let Some((errors, variants)) = method.errors %}

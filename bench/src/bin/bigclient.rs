@@ -43,6 +43,7 @@ fn spec() -> &'static ClientSpec {
                 path: leak(format!("/things/{index}/{{id}}")),
                 idempotent: true,
                 not_found_none: false,
+                streams: false,
                 profile: "",
             }))
         })

@@ -26,6 +26,7 @@ static EVENTS: MethodSpec = MethodSpec {
     path: "/events",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 
@@ -103,7 +104,7 @@ fn round(contestant: Contestant, base: &str, n: u64) -> Round {
             Contestant::Remcall => {
                 let request = EVENTS.request().query("n", n);
                 let mut events = client
-                    .call_events(request, event_json::<Chunk>, None)
+                    .call_events(request, event_json::<Chunk>, None, None)
                     .await
                     .expect("open");
                 while let Some(event) = events.next().await {
@@ -145,7 +146,7 @@ fn long_stream(base: &str, n: u64) -> Vec<(u64, u64)> {
     runtime.block_on(async {
         let request = EVENTS.request().query("n", n);
         let mut events = client
-            .call_events(request, event_json::<Chunk>, None)
+            .call_events(request, event_json::<Chunk>, None, None)
             .await
             .expect("open");
         let mut samples = vec![(0, resident_kib())];

@@ -35,6 +35,20 @@ pub(super) fn fits(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str
     out
 }
 
+/// The wire names an object of type `ty` declares (none for a type that is not an object).
+pub(super) fn declared_keys(
+    ty: &Ty,
+    types: &[checked::TypeDecl],
+    rename_all: Option<&str>,
+) -> Vec<String> {
+    let shape = shape_of(ty, types, rename_all);
+    if shape.kinds.contains(&"OBJECT") {
+        shape.declared
+    } else {
+        Vec::new()
+    }
+}
+
 const ANY: &str = "ANY";
 
 /// The kinds (as `Fits` constants), an object's required wire names, and its declared wire

@@ -7,16 +7,17 @@ use crate::types::Ty;
 
 use std::collections::HashSet;
 
-use super::EventEnum;
 use super::docs::repeats;
 use super::{
     ErrorEnum, ErrorVariant, HeadersStruct, Locals, Method, NamedCall, OptionField, PagingIr,
     Param, ParamCall, ResponseEnum, StreamedIr, TypeDecl, comment_text, item_doc, profile_yaml,
 };
+use super::{ErrorEventsIr, EventEnum};
 
 pub(super) fn lower_method(
     method: &checked::Method,
     is_copy: &dyn Fn(&str) -> bool,
+    keys_of: &dyn Fn(&Ty) -> Vec<String>,
     has_trait: bool,
     client: &str,
 ) -> Method {
@@ -36,7 +37,10 @@ pub(super) fn lower_method(
         body_decode: String::new(),
     });
     let stream = method.returns_as == checked::ReturnsEncoding::Stream;
-    let streamed = method.streamed.as_ref().map(|s| streamed(method, s));
+    let streamed = method
+        .streamed
+        .as_ref()
+        .map(|s| streamed(method, s, keys_of));
     let mut headers = headers;
     let json_value = (responses.is_none()
         && headers.is_none()
@@ -110,7 +114,11 @@ impl StreamedIr {
 }
 
 /// A stream's call and decoder, and the enum of its events by name when the spec maps them.
-fn streamed(method: &checked::Method, streamed: &checked::Streamed) -> StreamedIr {
+fn streamed(
+    method: &checked::Method,
+    streamed: &checked::Streamed,
+    keys_of: &dyn Fn(&Ty) -> Vec<String>,
+) -> StreamedIr {
     let text = method.returns.bare() == Some("String");
     let how = |ty: &Ty| {
         if ty.bare() == Some("String") {
@@ -158,7 +166,36 @@ fn streamed(method: &checked::Method, streamed: &checked::Streamed) -> StreamedI
         lines: streamed.lines,
         item: method.returns.render(),
         end: streamed.end.clone(),
+        error: streamed
+            .error
+            .as_ref()
+            .map(|error| error_events(error, keys_of)),
         cases,
+    }
+}
+
+/// The runtime's `ErrorEvents` for a stream's declared error events: their type, `event:` name
+/// and declared keys, the text Debug-quoted (Rust literals).
+fn error_events(
+    error: &checked::ErrorEvents,
+    keys_of: &dyn Fn(&Ty) -> Vec<String>,
+) -> ErrorEventsIr {
+    let keys: Vec<String> = keys_of(&error.ty)
+        .iter()
+        .map(|key| format!("{key:?}"))
+        .collect();
+    let event = match &error.event {
+        Some(event) => format!("Some({event:?})"),
+        None => "None".to_owned(),
+    };
+    ErrorEventsIr {
+        expr: format!(
+            "remcall::__codegen::ErrorEvents::of::<{}>({event}, &[{}])",
+            error.ty.render(),
+            keys.join(", ")
+        ),
+        ty: error.ty.render(),
+        event: error.event.clone(),
     }
 }
 
@@ -179,6 +216,7 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
             .into_iter()
             .collect(),
         named: method.named && call != ParamCall::Path && p.ty.inner("Option").is_some(),
+        sets: None,
     };
     let query_call = |p: &checked::Param| match p.style {
         QueryWriting::Pairs => ParamCall::Query,
@@ -212,6 +250,15 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
             wire: None,
             doc: Vec::new(),
             named: false,
+            sets: (call == ParamCall::Json && !body.sets.is_empty()).then(|| {
+                // Debug-quoted: a key and its JSON text, as Rust literals.
+                let sets: Vec<String> = body
+                    .sets
+                    .iter()
+                    .map(|(key, json)| format!("({key:?}, {json:?})"))
+                    .collect();
+                format!("&[{}]", sets.join(", "))
+            }),
         });
     }
     params

@@ -92,7 +92,13 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
     let mut methods: Vec<Method> = client
         .methods
         .iter()
-        .map(|method| lower_method(method, &is_copy, fallback_trait.is_some(), &name))
+        .map(|method| {
+            // The keys an error type declares: how a stream tells the server's error from an item.
+            let keys_of = |ty: &crate::types::Ty| {
+                fits::declared_keys(ty, &client.types, client.rename_all.as_deref())
+            };
+            lower_method(method, &is_copy, &keys_of, fallback_trait.is_some(), &name)
+        })
         .collect();
     name_calls(&mut methods, &types, &name);
 

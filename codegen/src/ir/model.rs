@@ -293,8 +293,21 @@ pub struct StreamedIr {
     pub item: String,
     /// The data that ends an event stream, when the method declares one.
     pub end: Option<String>,
+    /// The error events the method declares.
+    pub error: Option<ErrorEventsIr>,
     /// The enum of the events by name, when the spec maps them.
     pub cases: Option<EventEnum>,
+}
+
+/// A stream's declared error events.
+#[derive(Debug, Clone)]
+pub struct ErrorEventsIr {
+    /// The runtime's `ErrorEvents` expression the call passes.
+    pub expr: String,
+    /// The error's type.
+    pub ty: String,
+    /// The `event:` name of an error event.
+    pub event: Option<String>,
 }
 
 /// The enum of a method's events by name.
@@ -371,6 +384,9 @@ pub struct Param {
     pub doc: Vec<String>,
     /// An optional query or header parameter of a named method: set by name, not an argument.
     pub named: bool,
+    /// For a JSON body the method sets keys of (`body_sets:`): those keys and values, as the
+    /// `json_setting` call takes them (`&[("stream", "true")]`).
+    pub sets: Option<String>,
 }
 
 /// How an argument enters the request: the request builder's method that takes it.

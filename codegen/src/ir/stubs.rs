@@ -180,6 +180,8 @@ pub struct StreamedStub {
     pub writer: String,
     /// The data that ends the events, which the stub sends after them.
     pub end: Option<String>,
+    /// The declared error events' type and `event:` name: `fails_after` sends one.
+    pub error: Option<(String, Option<String>)>,
 }
 
 fn streamed_stub(streamed: &super::StreamedIr) -> StreamedStub {
@@ -197,5 +199,9 @@ fn streamed_stub(streamed: &super::StreamedIr) -> StreamedStub {
         item,
         writer,
         end: streamed.end.clone(),
+        error: streamed
+            .error
+            .as_ref()
+            .map(|error| (error.ty.clone(), error.event.clone())),
     }
 }

@@ -58,6 +58,15 @@ impl Validator<'_> {
         let query = self.params(key, "query", &def.query, &mut arg_names);
         let headers = self.params(key, "headers", &def.headers, &mut arg_names);
         let body = self.body(key, def, &arg_names);
+        if def.returns.as_ref().is_some_and(|r| r.ty.is_empty()) {
+            self.push(
+                self.spec
+                    .at_key(0, &format!("{key}.returns"), "`returns:` needs `type:`")
+                    .help(
+                        "only a `methods:` entry that changes an imported method may leave it out",
+                    ),
+            );
+        }
         let returns = match &def.returns {
             // The events' enum, generated: its name is checked with the events.
             Some(returns) if returns.events.is_some() => Ty::parse(&returns.ty).ok(),
@@ -180,6 +189,23 @@ impl Validator<'_> {
         def: &MethodDef,
         arg_names: &HashMap<String, String>,
     ) -> Option<Option<checked::Body>> {
+        if def.body_sets.is_some()
+            && !def
+                .body
+                .as_ref()
+                .is_some_and(|b| b.encoding == BodyEncoding::Json)
+        {
+            self.push(
+                self.spec
+                    .at_key(
+                        0,
+                        &format!("{key}.body_sets"),
+                        "`body_sets:` sets keys of a JSON body, and the method has none",
+                    )
+                    .help("give the method a JSON `body:`, or leave `body_sets:` out"),
+            );
+            return None;
+        }
         match &def.body {
             Some(body) => {
                 if arg_names.contains_key("body") {
@@ -197,6 +223,12 @@ impl Validator<'_> {
                             encoding: body.encoding,
                             content_type: body.content_type.clone(),
                             doc: body.doc.clone(),
+                            sets: def
+                                .body_sets
+                                .iter()
+                                .flatten()
+                                .map(|(key, value)| (key.clone(), value.to_string()))
+                                .collect(),
                         })
                     })
             }

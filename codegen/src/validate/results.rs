@@ -4,7 +4,9 @@
 use super::Validator;
 use crate::checked;
 use crate::names;
-use crate::spec::model::{MethodDef, NotFound, ProfileRef, ReturnsDef, ReturnsEncoding};
+use crate::spec::model::{
+    ErrorEventsDef, MethodDef, NotFound, ProfileRef, ReturnsDef, ReturnsEncoding,
+};
 use crate::types::Ty;
 use indexmap::IndexMap;
 
@@ -60,6 +62,7 @@ impl Validator<'_> {
                 for (what, set) in [
                     ("end", returns.end.is_some()),
                     ("events", returns.events.is_some()),
+                    ("error", returns.error.is_some()),
                 ] {
                     if set {
                         self.push(
@@ -93,11 +96,48 @@ impl Validator<'_> {
             Some(map) => self.event_cases(key, &returns.ty, map)?,
             None => Vec::new(),
         };
+        let error = match &returns.error {
+            Some(error) => Some(self.error_events(key, lines, error)?),
+            None => None,
+        };
         Some(Some(checked::Streamed {
             lines,
             end: returns.end.clone(),
             events,
+            error,
         }))
+    }
+
+    /// `error:`: the type of the server's error events (JSON, never text: an item is told
+    /// from an error by its keys) and, for events, their `event:` name.
+    fn error_events(
+        &mut self,
+        key: &str,
+        lines: bool,
+        error: &ErrorEventsDef,
+    ) -> Option<checked::ErrorEvents> {
+        let at = format!("{key}.returns.error");
+        if lines && error.event.is_some() {
+            self.push(self.spec.at_key(
+                0,
+                &format!("{at}.event"),
+                "`event:` names Server-Sent Events (`as: events`); a JSON line has no name",
+            ));
+            return None;
+        }
+        let ty = self.type_expr(0, &at, &error.ty, &[])?;
+        if ty.is_bytes() || ty.is_unit() || ty.bare() == Some("String") {
+            self.push(
+                self.spec
+                    .at(0, &at, format!("an error event reads as JSON, not as `{}`", ty.render()))
+                    .help("name a struct of the spec: an error is told from an item by the keys it declares"),
+            );
+            return None;
+        }
+        Some(checked::ErrorEvents {
+            ty,
+            event: error.event.clone(),
+        })
     }
 
     /// `events:`: each name's variant and data type; `None` after a diagnostic.

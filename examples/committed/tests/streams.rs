@@ -6,7 +6,8 @@
 use remcall::{ErrorKind, Event, Events, Profile};
 use remcall_example_committed::clients::assistant::stub::AssistantStub;
 use remcall_example_committed::clients::assistant::{
-    Assistant, AssistantFallback, ChatChunk, ChatRequest, Delta, LogLine, Run, RunEvent,
+    Assistant, AssistantFallback, ChatChunk, ChatRequest, Completion, Delta, LogLine, Run,
+    RunEvent, StreamError,
 };
 
 fn chunk(index: u32, text: &str) -> ChatChunk {
@@ -20,6 +21,7 @@ fn prompt() -> ChatRequest {
     ChatRequest {
         prompt: "Say hello".to_owned(),
         max_tokens: Some(8),
+        stream: None,
     }
 }
 
@@ -221,4 +223,87 @@ async fn slow_events_come_apart() {
         arrivals[1] - arrivals[0] >= std::time::Duration::from_millis(30),
         "{arrivals:?}"
     );
+}
+
+#[tokio::test]
+async fn an_error_event_ends_the_stream_with_the_servers_error_typed() {
+    let stub = AssistantStub::start().await.unwrap();
+    let chunks = [chunk(0, "Hel"), chunk(1, "lo")].map(Event::new);
+    let oom = StreamError {
+        error: "CUDA out of memory".to_owned(),
+        error_type: Some("generation".to_owned()),
+    };
+    stub.complete().fails_after(&chunks, &oom).expect(1);
+    let assistant = Assistant::new(&stub.url()).unwrap();
+    let items = all(assistant.complete(&prompt()).await.unwrap()).await;
+    assert_eq!(items.len(), 3, "two chunks, then the error, then nothing");
+    assert_eq!(items[1].as_ref().unwrap().data.text, "lo");
+    let error = items[2].as_ref().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::ErrorEvent, "{error}");
+    assert_eq!(error.detail::<StreamError>(), Some(&oom));
+    assert!(error.to_string().contains("CUDA out of memory"), "{error}");
+    assert!(error.to_string().contains("event: 'error'"), "{error}");
+    assert_eq!((error.client(), error.method()), ("Assistant", "complete"));
+    let stats = assistant.stats();
+    let complete = stats.method("complete").unwrap();
+    // Three events came (the error one too); the stream counts as broken: its answer is partial.
+    assert_eq!((complete.events, complete.streams_broken), (3, 1));
+}
+
+#[tokio::test]
+async fn an_error_line_that_is_no_log_line_ends_the_log_even_in_lax_mode() {
+    let stub = AssistantStub::start().await.unwrap();
+    let line = LogLine {
+        level: "info".to_owned(),
+        message: "started".to_owned(),
+    };
+    let failed = StreamError {
+        error: "the log store is gone".to_owned(),
+        error_type: None,
+    };
+    stub.logs().fails_after(&[line], &failed);
+    // Lax decoding would read the error line as a log line of empty fields: the error is
+    // told from it first.
+    let assistant = Assistant::builder()
+        .base_url(&stub.url())
+        .profile(Profile::from_yaml_str("decode: lax").unwrap())
+        .build()
+        .unwrap();
+    let mut lines = assistant.logs(None).await.unwrap();
+    assert_eq!(lines.next().await.unwrap().unwrap().message, "started");
+    let error = lines.next().await.unwrap().unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::ErrorEvent, "{error}");
+    assert_eq!(error.detail::<StreamError>(), Some(&failed));
+    assert!(lines.next().await.is_none());
+    let stats = assistant.stats();
+    let logs = stats.method("logs").unwrap();
+    assert_eq!((logs.drift, logs.streams_broken), (0, 1));
+}
+
+#[tokio::test]
+async fn twins_set_the_stream_flag_and_the_stub_answers_the_one_called() {
+    let stub = AssistantStub::start().await.unwrap();
+    stub.complete()
+        .returns_events(&[Event::new(chunk(0, "Hi"))])
+        .expect(1);
+    stub.complete_whole()
+        .returns(&Completion {
+            text: "Hi there".to_owned(),
+        })
+        .expect(1);
+    let assistant = Assistant::new(&stub.url()).unwrap();
+    // The caller's flag says the opposite of each method: each method sets its own.
+    let mut asked = prompt();
+    asked.stream = Some(false);
+    let streaming = ChatRequest {
+        stream: Some(true),
+        ..prompt()
+    };
+    let whole = assistant.complete_whole(&streaming).await.unwrap();
+    assert_eq!(whole.text, "Hi there");
+    let items = all(assistant.complete(&asked).await.unwrap()).await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].as_ref().unwrap().data.text, "Hi");
+    assert_eq!(stub.complete().calls()[0].body.stream, Some(true));
+    assert_eq!(stub.complete_whole().calls()[0].body.stream, Some(false));
 }

@@ -132,6 +132,7 @@ async fn a_400_method_client_shows_the_methods_in_use_first_and_the_rest_collaps
                 path: "/ping",
                 idempotent: true,
                 not_found_none: false,
+                streams: false,
                 profile: "",
             }))
         })

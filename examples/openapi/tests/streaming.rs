@@ -8,7 +8,7 @@ use axum::extract::Path;
 use axum::routing::{get, post};
 use remcall::serde_json::{Value, json};
 use remcall_example_openapi::streaming::{
-    CompletionChunk, CompletionRequest, Record, Step, Streaming, WatchRunEvent,
+    CompletionChunk, CompletionRequest, Failure, Record, Step, Streaming, WatchRunEvent,
 };
 use testkit::Server;
 
@@ -21,9 +21,19 @@ async fn server() -> Server {
         .route(
             "/v1/chat/completions",
             post(|axum::Json(request): axum::Json<Value>| async move {
-                if request["stream"] != json!(true) {
+                if request["stream"] == json!(false) {
                     let json = [("content-type", "application/json")];
                     return (json, r#"{"text": "Hello"}"#.to_owned());
+                }
+                // Only the flag chooses: a request without it gets no answer of either kind.
+                if request["stream"] != json!(true) {
+                    let json = [("content-type", "application/json")];
+                    return (json, r#"{"no": "flag"}"#.to_owned());
+                }
+                if request["prompt"] == json!("fail") {
+                    let body = "data: {\"index\": 0, \"delta\": \"Hel\"}\n\n\
+                                data: {\"error\": {\"message\": \"CUDA out of memory\", \"type\": \"generation\"}}\n\n";
+                    return sse(body.to_owned());
                 }
                 let body = "data: {\"index\": 0, \"delta\": \"Hel\"}\n\n\
                             data: {\"index\": 1, \"delta\": \"lo\"}\n\n\
@@ -34,10 +44,16 @@ async fn server() -> Server {
         .route(
             "/v1/runs/{id}/events",
             get(|Path(id): Path<String>| async move {
+                let failed = if id == "r-fail" {
+                    "event: error\ndata: {\"error\": {\"message\": \"the run was cancelled\"}}\n\n\
+                     event: run.log\ndata: never read\n\n"
+                } else {
+                    ""
+                };
                 sse(format!(
                     "event: run.step\ndata: {{\"name\": \"{id}-plan\"}}\n\n\
                      event: run.log\ndata: thinking\ndata: still\n\n\
-                     event: run.cost\ndata: 3\n\n"
+                     event: run.cost\ndata: 3\n\n{failed}"
                 ))
             }),
         )
@@ -59,7 +75,8 @@ fn client(server: &Server) -> Streaming {
 async fn an_operation_that_answers_json_or_events_is_two_methods() {
     let server = server().await;
     let client = client(&server);
-    let mut request = CompletionRequest {
+    // Each method sets the body's `stream` flag itself, whatever the caller's body says.
+    let request = CompletionRequest {
         prompt: "Say hello".to_owned(),
         stream: None,
     };
@@ -67,7 +84,6 @@ async fn an_operation_that_answers_json_or_events_is_two_methods() {
         client.create_completion(&request).await.unwrap().text,
         "Hello"
     );
-    request.stream = Some(true);
     let mut events = client.create_completion_events(&request).await.unwrap();
     let mut chunks: Vec<CompletionChunk> = Vec::new();
     while let Some(event) = events.next().await {
@@ -113,4 +129,33 @@ async fn records_come_as_typed_json_lines() {
     assert_eq!(records.len(), 2);
     assert_eq!((records[0].id, records[0].label.as_deref()), (1, Some("a")));
     assert_eq!((records[1].id, records[1].label.as_deref()), (2, None));
+}
+
+#[tokio::test]
+async fn a_failure_mid_answer_ends_the_stream_with_the_declared_error() {
+    let server = server().await;
+    let client = client(&server);
+    let request = CompletionRequest {
+        prompt: "fail".to_owned(),
+        stream: None,
+    };
+    let mut events = client.create_completion_events(&request).await.unwrap();
+    assert_eq!(events.next().await.unwrap().unwrap().data.delta, "Hel");
+    let error = events.next().await.unwrap().unwrap_err();
+    assert_eq!(error.kind(), remcall::ErrorKind::ErrorEvent, "{error}");
+    let failure = error.detail::<Failure>().unwrap();
+    assert_eq!(failure.error.message, "CUDA out of memory");
+    assert!(events.next().await.is_none());
+
+    // An `error` event among the events by name ends the run's stream the same way.
+    let mut events = client.watch_run("r-fail").await.unwrap();
+    let mut items = Vec::new();
+    while let Some(event) = events.next().await {
+        items.push(event);
+    }
+    assert_eq!(items.len(), 4, "{items:?}");
+    let error = items[3].as_ref().unwrap_err();
+    assert_eq!(error.kind(), remcall::ErrorKind::ErrorEvent, "{error}");
+    let failure = error.detail::<Failure>().unwrap();
+    assert_eq!(failure.error.message, "the run was cancelled");
 }

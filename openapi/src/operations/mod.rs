@@ -111,7 +111,7 @@ impl Builder<'_> {
                 match self.method(&operation) {
                     Made::Method(mut method) => {
                         let twin = method.stream_twin.take().map(|stream| {
-                            self.stream_twin(&method, stream, &label, &mut taken_methods)
+                            self.stream_twin(&mut method, stream, &label, &mut taken_methods)
                         });
                         self.spec.methods.push(*method);
                         self.spec.methods.extend(twin);
@@ -156,9 +156,10 @@ impl Builder<'_> {
 
     /// The second method of an operation that answers JSON or a stream, a flag in its body
     /// choosing: `<method>_events` (or `_lines`), the same request, the stream as its answer.
+    /// Each sets the body's stream flag itself when the importer finds it.
     fn stream_twin(
         &mut self,
-        method: &MethodOut,
+        method: &mut MethodOut,
         stream: crate::spec::StreamOut,
         label: &str,
         taken: &mut names::Taken,
@@ -166,11 +167,19 @@ impl Builder<'_> {
         let suffix = if stream.lines { "lines" } else { "events" };
         let name = names::unique(&format!("{}_{suffix}", method.name), "_", taken);
         let place = self.docs.top();
+        let flag = method.stream_flag.clone();
+        let chosen = match &flag {
+            Some(flag) => format!("each sets its body's `{flag}` flag itself"),
+            None => "no boolean body flag says which: set the one the description names".to_owned(),
+        };
         self.note(
             &place,
             false,
-            format!("{label}: answers JSON or a stream, chosen by its body (a `stream` flag, usually): `{}` reads the JSON, `{name}` the stream; set the flag for it", method.name),
+            format!("{label}: answers JSON or a stream, chosen by its body: `{}` reads the JSON, `{name}` the stream; {chosen}", method.name),
         );
+        if let Some(flag) = &flag {
+            method.body_sets = vec![(flag.clone(), false)];
+        }
         MethodOut {
             name,
             returns: None,
@@ -178,6 +187,7 @@ impl Builder<'_> {
             paginate: None,
             stream: Some(stream),
             is_twin: true,
+            body_sets: flag.into_iter().map(|flag| (flag, true)).collect(),
             ..method.clone()
         }
     }

@@ -85,6 +85,12 @@ impl Builder<'_> {
                 }
             }
         }
+        if method.stream.is_some() || method.stream_twin.is_some() {
+            self.stream_errors(&operation.place.child("responses"), method);
+        }
+        if method.stream_twin.is_some() {
+            method.stream_flag = self.stream_flag(&operation.value, &operation.place);
+        }
         self.successes(operation, method, successes);
     }
 

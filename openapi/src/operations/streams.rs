@@ -35,7 +35,7 @@ const DONE: &str = "[DONE]";
 
 impl Builder<'_> {
     /// True when the description says the stream ends with `[DONE]`: in the operation's own
-    /// text, or in the stream's schema or the request body's (one `$ref` followed: that is
+    /// text, or in the stream's schema, examples or the request body's (one `$ref` followed: that is
     /// where OpenAI-compatible descriptions say it, in the `stream` flag's description or an
     /// example). Linear in what it reads; the words are the vendor's, matched, never written.
     fn says_done(&mut self, operation: &Value, at: &Place, given: &Value) -> bool {
@@ -50,9 +50,17 @@ impl Builder<'_> {
                 let json = content.iter().find(|(media, _)| media.contains("json"))?.1;
                 Some((place, json.get("schema")?.clone()))
             });
+        // Examples kept in `components/examples` are where a sample stream shows its end.
+        let examples = given
+            .get("examples")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|examples| examples.values())
+            .map(|example| (at.clone(), example.clone()));
         let schemas = ["itemSchema", "schema"]
             .iter()
             .filter_map(|key| Some((at.clone(), given.get(*key)?.clone())))
+            .chain(examples)
             .chain(request);
         for (place, schema) in schemas.collect::<Vec<_>>() {
             if let Ok((_, followed)) = self.docs.follow(&place, &schema)
@@ -85,6 +93,7 @@ impl Builder<'_> {
             item: Ty::Value,
             end: None,
             events: Vec::new(),
+            error: None,
         };
         // The raw schemas go to `ty`, which keeps a `$ref`'s name; the followed ones are read.
         if let Some(raw) = given.get("itemSchema") {
@@ -92,7 +101,8 @@ impl Builder<'_> {
             let (place, item) = self.followed(&raw_at, raw)?;
             if lines {
                 out.item = self.ty(&raw_at, raw, &item_hint);
-            } else if let Some(events) = self.events_by_name(&place, &item, hint) {
+            } else if let Some(mut events) = self.events_by_name(&place, &item, hint) {
+                out.error = error_event(&mut events);
                 out.events = events;
             } else {
                 out.item = self.event_data((&raw_at, raw), (&place, &item), &item_hint);
@@ -186,6 +196,44 @@ impl Builder<'_> {
         (!named.is_empty()).then_some(named)
     }
 
+    /// The boolean property of the operation's JSON request body that chooses a stream: one
+    /// named `stream`, else the one boolean property whose name has `stream` in it. `None` when
+    /// the body has no such flag (the caller then chooses as the description says).
+    pub(super) fn stream_flag(&mut self, operation: &Value, at: &Place) -> Option<String> {
+        let body = operation.get("requestBody")?;
+        let (place, body) = self.docs.follow(at, body).ok()?;
+        let content = body.get("content")?.as_object()?;
+        let json = content.iter().find(|(media, _)| media.contains("json"))?.1;
+        let (_, schema) = self.docs.follow(&place, json.get("schema")?).ok()?;
+        let properties = schema.get("properties")?.as_object()?;
+        let boolean = |schema: &Value| {
+            let types = |s: &Value| match s.get("type") {
+                Some(Value::String(t)) => t == "boolean",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "boolean"),
+                _ => false,
+            };
+            types(schema)
+                || ["anyOf", "oneOf"].iter().any(|key| {
+                    schema
+                        .get(*key)
+                        .and_then(Value::as_array)
+                        .is_some_and(|alternatives| alternatives.iter().any(types))
+                })
+        };
+        let flags: Vec<&String> = properties
+            .iter()
+            .filter(|(name, schema)| {
+                name.to_ascii_lowercase().contains("stream") && boolean(schema)
+            })
+            .map(|(name, _)| name)
+            .collect();
+        flags
+            .iter()
+            .find(|name| name.eq_ignore_ascii_case("stream"))
+            .or(flags.first().filter(|_| flags.len() == 1))
+            .map(|name| (*name).clone())
+    }
+
     /// `value` after its `$ref`, or `None` (with a note) when the reference does not resolve.
     fn followed(&mut self, at: &Place, value: &Value) -> Option<(Place, Value)> {
         match self.docs.follow(at, value) {
@@ -196,6 +244,46 @@ impl Builder<'_> {
             }
         }
     }
+}
+
+impl Builder<'_> {
+    /// A streamed method's failures mid-answer: when its events name none, the error the
+    /// operation declares for its failures (`default`, else a 5XX, else the first), a struct of
+    /// the spec, is tried on an item that does not read as the stream's type. Noted: the
+    /// description declares it for the status, and servers send the same body in the stream.
+    pub(super) fn stream_errors(&mut self, at: &Place, method: &mut crate::spec::MethodOut) {
+        let declared = method
+            .errors
+            .iter()
+            .filter(|(_, ty)| matches!(ty, Ty::Named(_)))
+            .filter_map(|(status, ty)| Some((status.stream_preference()?, ty)))
+            .min_by_key(|(preference, _)| *preference)
+            .map(|(_, ty)| ty.clone());
+        for stream in method.stream.iter_mut().chain(&mut method.stream_twin) {
+            if stream.error.is_some() {
+                continue;
+            }
+            if let Some(error) = &declared {
+                stream.error = Some((error.clone(), None));
+                self.note(
+                    at,
+                    false,
+                    format!("a failure inside the stream is read as `{}`, the operation's declared error, when an item does not read as the stream's type", error),
+                );
+            }
+        }
+    }
+}
+
+/// An event named `error` among the events by name, taken out of them: the server's failure
+/// mid-answer, which ends the stream with a typed error rather than being one more item. Only
+/// when its data is JSON (text has no keys to tell it by).
+fn error_event(events: &mut Vec<(String, Ty)>) -> Option<(Ty, Option<String>)> {
+    let index = events
+        .iter()
+        .position(|(name, data)| name == "error" && matches!(data, Ty::Named(_) | Ty::Map(_)))?;
+    let (name, data) = events.remove(index);
+    Some((data, Some(name)))
 }
 
 /// True for a schema of the event object rather than of its data: properties `data` and only

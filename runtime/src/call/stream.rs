@@ -22,41 +22,50 @@ use crate::outcome::{self, StreamBreak};
 use crate::policy::retry::backoff;
 use crate::stream::lines::LineSplitter;
 use crate::stream::sse::SseParser;
-use crate::stream::{EventDecoder, Events, Feed, Format, Lines, LinesFormat, Sender, SseFormat};
+use crate::stream::{
+    ErrorEvents, EventDecoder, Events, Feed, Format, Lines, LinesFormat, Sender, SseFormat,
+};
 use crate::wire::request::{Request, Slot};
 
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 impl Client {
     /// Opens a Server-Sent Events stream whose events' data `decode` reads; `end` is the data
-    /// that ends it (`[DONE]`), when the method declares one.
+    /// that ends it (`[DONE]`) and `errors` its error events, when the method declares them.
     pub async fn call_events<T: Send + 'static>(
         &self,
         request: Request,
         decode: EventDecoder<T>,
         end: Option<&'static str>,
+        errors: Option<ErrorEvents>,
     ) -> Result<Events<T>, Error> {
         let settings = &self.shared.method(request.method).settings;
         let format = SseFormat {
             parser: SseParser::new(limit(settings.max_event_bytes)),
             decode,
             end,
+            errors,
             ended: false,
+            reported: false,
             names: (self.shared.spec.name, request.method.name),
         };
         self.open(request, format).await.map(Events::from_feed)
     }
 
-    /// Opens a JSON Lines stream whose lines `decode` reads.
+    /// Opens a JSON Lines stream whose lines `decode` reads; `errors` tells its error lines,
+    /// when the method declares them.
     pub async fn call_lines<T: Send + 'static>(
         &self,
         request: Request,
         decode: fn(&[u8]) -> Result<T, String>,
+        errors: Option<ErrorEvents>,
     ) -> Result<Lines<T>, Error> {
         let settings = &self.shared.method(request.method).settings;
         let format = LinesFormat {
             splitter: LineSplitter::new(limit(settings.max_event_bytes)),
             decode,
+            errors,
+            reported: false,
             names: (self.shared.spec.name, request.method.name),
         };
         self.open(request, format).await.map(Lines::from_feed)
@@ -151,6 +160,10 @@ impl Client {
                     break;
                 }
             }
+        }
+        // An error event ended it: a partial answer, counted with the broken streams.
+        if format.reported() {
+            state.counters.record_stream_broken();
         }
         bulkhead.finish(rtt, false);
     }

@@ -112,6 +112,7 @@ mod tests {
         path: "/search",
         idempotent: true,
         not_found_none: false,
+        streams: false,
         profile: "",
     };
     static LIST: MethodSpec = MethodSpec {

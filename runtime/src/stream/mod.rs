@@ -7,6 +7,7 @@
 //! the consumer has taken the batch, so at most one chunk's items wait in memory.
 
 mod cases;
+pub(crate) mod errors;
 pub(crate) mod lines;
 pub(crate) mod sse;
 
@@ -20,6 +21,8 @@ use std::time::Duration;
 use futures_core::Stream;
 
 use crate::error::Error;
+pub use errors::ErrorEvents;
+use errors::Read;
 
 /// One Server-Sent Event: its data decoded as `T`, its type, the last event id and the
 /// reconnection time it set.
@@ -279,6 +282,10 @@ pub(crate) trait Format: Send + Sync + 'static {
 
     /// The item that ends a broken stream.
     fn failed(error: Error) -> Self::Item;
+
+    /// The server reported an error in the stream (an error event or line): the stream is
+    /// over, and did not end well.
+    fn reported(&self) -> bool;
 }
 
 /// How an event's data (with its `event:` type) becomes a `T`; the text says why it did not.
@@ -290,7 +297,11 @@ pub(crate) struct SseFormat<T> {
     pub(crate) decode: EventDecoder<T>,
     /// The data that ends the stream (`[DONE]`), when the method declares one.
     pub(crate) end: Option<&'static str>,
+    /// The error events the method declares.
+    pub(crate) errors: Option<ErrorEvents>,
+    /// A declared end came, or an error event: what follows is not read.
     pub(crate) ended: bool,
+    pub(crate) reported: bool,
     pub(crate) names: (&'static str, &'static str),
 }
 
@@ -299,7 +310,7 @@ impl<T: Send + 'static> Format for SseFormat<T> {
 
     fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<Self::Item>) -> Result<bool, sse::TooLong> {
         let (decode, end, names) = (self.decode, self.end, self.names);
-        let ended = &mut self.ended;
+        let (errors, ended, reported) = (self.errors.as_ref(), &mut self.ended, &mut self.reported);
         self.parser.feed(chunk, &mut |raw| {
             if *ended {
                 return;
@@ -308,16 +319,25 @@ impl<T: Send + 'static> Format for SseFormat<T> {
                 *ended = true;
                 return;
             }
-            out.push_back(match decode(raw.event.as_deref(), &raw.data) {
-                Ok(data) => Ok(Event {
+            let named = errors.is_some_and(|e| e.names(raw.event.as_deref()));
+            let read = errors::read(errors, named, raw.data.as_bytes(), || {
+                decode(raw.event.as_deref(), &raw.data)
+            });
+            out.push_back(match read {
+                Read::Item(data) => Ok(Event {
                     data,
                     event: raw.event,
                     id: raw.id,
                     retry: raw.retry,
                 }),
-                Err(why) => {
+                Read::Undecodable(why) => {
                     let what = event_named(raw.event.as_deref(), raw.id.as_deref());
                     Err(undecodable(&what, &why, names, raw.data.as_bytes()))
+                }
+                Read::Reported(detail) => {
+                    (*ended, *reported) = (true, true);
+                    let what = event_named(raw.event.as_deref(), raw.id.as_deref());
+                    Err(errors::reported(&what, detail, names, raw.data.as_bytes()))
                 }
             });
         })?;
@@ -326,6 +346,10 @@ impl<T: Send + 'static> Format for SseFormat<T> {
 
     fn finish(&mut self, _: &mut VecDeque<Self::Item>) -> bool {
         self.ended || self.end.is_none()
+    }
+
+    fn reported(&self) -> bool {
+        self.reported
     }
 
     fn resume_from(&self) -> Option<&str> {
@@ -353,24 +377,64 @@ impl<T: Send + 'static> Format for SseFormat<T> {
 pub(crate) struct LinesFormat<T> {
     pub(crate) splitter: lines::LineSplitter,
     pub(crate) decode: fn(&[u8]) -> Result<T, String>,
+    /// The error lines the method declares.
+    pub(crate) errors: Option<ErrorEvents>,
+    /// An error line came: what follows is not read.
+    pub(crate) reported: bool,
     pub(crate) names: (&'static str, &'static str),
 }
+
+/// Reads one line into `out`, unless an error line ended the stream before it.
+fn read_line<T>(format: Reading<'_, T>, line: &[u8], out: &mut VecDeque<Result<T, Error>>) {
+    let (decode, errors, reported, names) = format;
+    if *reported {
+        return;
+    }
+    out.push_back(match errors::read(errors, false, line, || decode(line)) {
+        Read::Item(item) => Ok(item),
+        Read::Undecodable(why) => Err(undecodable("line", &why, names, line)),
+        Read::Reported(detail) => {
+            *reported = true;
+            Err(errors::reported("line", detail, names, line))
+        }
+    });
+}
+
+/// What reading a line needs of a [`LinesFormat`], borrowed beside its splitter.
+type Reading<'a, T> = (
+    fn(&[u8]) -> Result<T, String>,
+    Option<&'a ErrorEvents>,
+    &'a mut bool,
+    (&'static str, &'static str),
+);
 
 impl<T: Send + 'static> Format for LinesFormat<T> {
     type Item = Result<T, Error>;
 
     fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<Self::Item>) -> Result<bool, sse::TooLong> {
-        let (decode, names) = (self.decode, self.names);
-        self.splitter.feed(chunk, &mut |line| {
-            out.push_back(decode(line).map_err(|why| undecodable("line", &why, names, line)));
+        let LinesFormat {
+            splitter,
+            decode,
+            errors,
+            reported,
+            names,
+        } = self;
+        splitter.feed(chunk, &mut |line| {
+            read_line((*decode, errors.as_ref(), reported, *names), line, out);
         })?;
-        Ok(false)
+        Ok(self.reported)
     }
 
     fn finish(&mut self, out: &mut VecDeque<Self::Item>) -> bool {
-        let (decode, names) = (self.decode, self.names);
-        self.splitter.finish(&mut |line| {
-            out.push_back(decode(line).map_err(|why| undecodable("line", &why, names, line)));
+        let LinesFormat {
+            splitter,
+            decode,
+            errors,
+            reported,
+            names,
+        } = self;
+        splitter.finish(&mut |line| {
+            read_line((*decode, errors.as_ref(), reported, *names), line, out);
         });
         true
     }
@@ -393,6 +457,10 @@ impl<T: Send + 'static> Format for LinesFormat<T> {
 
     fn failed(error: Error) -> Self::Item {
         Err(error)
+    }
+
+    fn reported(&self) -> bool {
+        self.reported
     }
 }
 

@@ -392,17 +392,39 @@ impl<'a> Stubbing<'a> {
         self.returns_frames("text/event-stream", frames)
     }
 
+    /// Answers 200 with `events` as [`returns_events_with`](Self::returns_events_with) does,
+    /// then `error`, an error event's name and data: the server reporting a failure
+    /// mid-answer. No end follows it.
+    pub fn returns_events_then_error<T>(
+        self,
+        events: &[crate::Event<T>],
+        write: fn(&T) -> (Option<String>, String),
+        error: (Option<&str>, String),
+    ) -> Self {
+        let mut frames: Vec<Bytes> = events.iter().map(|event| sse_frame(event, write)).collect();
+        let (name, data) = error;
+        let mut event = crate::Event::new(data);
+        event.event = name.map(str::to_owned);
+        frames.push(sse_frame(&event, text_event));
+        self.returns_frames("text/event-stream", frames)
+    }
+
+    /// Answers 200 with `lines` as [`returns_lines_with`](Self::returns_lines_with) does,
+    /// then the line `error`: the server reporting a failure mid-answer.
+    pub fn returns_lines_then_error<T>(
+        self,
+        lines: &[T],
+        write: fn(&T) -> String,
+        error: String,
+    ) -> Self {
+        let frames = line_frames(lines.iter().map(write).chain(std::iter::once(error)));
+        self.returns_frames("application/x-ndjson", frames)
+    }
+
     /// Answers 200 with `lines` as JSON Lines, each a chunk of its own; `write` is
     /// [`json_line`] or [`text_line`].
     pub fn returns_lines_with<T>(self, lines: &[T], write: fn(&T) -> String) -> Self {
-        let frames = lines
-            .iter()
-            .map(|line| {
-                let mut text = write(line).replace(['\r', '\n'], " ");
-                text.push('\n');
-                Bytes::from(text)
-            })
-            .collect();
+        let frames = line_frames(lines.iter().map(write));
         self.returns_frames("application/x-ndjson", frames)
     }
 
@@ -503,6 +525,17 @@ impl<'a> Faults<'a> {
 /// An event as a server writes it: `event:`, `id:` and `retry:` when set, one `data:` line a
 /// line of its data, a blank line. A line break in the name or id would end its field early,
 /// so it is written as a space.
+/// Each text a line of its own: a line break inside one would split it.
+fn line_frames(texts: impl Iterator<Item = String>) -> Vec<Bytes> {
+    texts
+        .map(|text| {
+            let mut text = text.replace(['\r', '\n'], " ");
+            text.push('\n');
+            Bytes::from(text)
+        })
+        .collect()
+}
+
 fn sse_frame<T>(event: &crate::Event<T>, write: fn(&T) -> (Option<String>, String)) -> Bytes {
     use std::fmt::Write as _;
     let (name, data) = write(&event.data);

@@ -216,12 +216,37 @@ fn recognise(
     body: Bytes,
 ) -> Option<(&'static MethodSpec, Recorded)> {
     let below = parts.uri.path().strip_prefix(spec.base_path)?;
-    let (operation, path_params) = spec.methods.iter().find_map(|method| {
+    // An operation that answers JSON or a stream is two methods of one verb and path (`x` and
+    // `x_events`): the request's `Accept` says which was called, as the runtime asks a stream
+    // for its media type.
+    let wants_stream = parts
+        .headers
+        .get_all(hyper::header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .any(|accept| {
+            [
+                "text/event-stream",
+                "application/jsonl",
+                "application/x-ndjson",
+            ]
+            .iter()
+            .any(|stream| accept.contains(stream))
+        });
+    let mut matching = spec.methods.iter().filter_map(|method| {
         (method.http_method == parts.method.as_str())
             .then(|| rules::path_params(method.path, below))
             .flatten()
             .map(|params| (*method, params))
-    })?;
+    });
+    let first = matching.next()?;
+    let (operation, path_params) = if first.0.streams == wants_stream {
+        first
+    } else {
+        matching
+            .find(|(method, _)| method.streams == wants_stream)
+            .unwrap_or(first)
+    };
     let query = parts
         .uri
         .query()
@@ -395,7 +420,10 @@ fn choose(
                 "no stub of `{}` matches: the closest wants {why}",
                 operation.name
             ),
-            None => format!("no stub of `{}`: add one with `on`", operation.name),
+            None => format!(
+                "no stub of `{}`: give it an answer (`stub.{}().returns(..)`, or `on` on the untyped stub)",
+                operation.name, operation.name
+            ),
         };
         answer = Some(Answer {
             status: 501,

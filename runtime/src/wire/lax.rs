@@ -55,6 +55,26 @@ pub(crate) fn decoding<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
     (result, repairs)
 }
 
+/// Whether lax mode is on for this thread's decode.
+pub(crate) fn on() -> bool {
+    LAX.with(Cell::get)
+}
+
+/// Runs `decode` with lax mode off, then puts it back as it was. A stream that declares error
+/// events reads each item strictly first, so that a repair never turns the server's error
+/// into an item.
+pub(crate) fn strictly<R>(decode: impl FnOnce() -> R) -> R {
+    /// Puts the mode back when dropped, should `decode` panic too.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LAX.with(|lax| lax.set(self.0));
+        }
+    }
+    let _restore = Restore(LAX.with(|lax| lax.replace(false)));
+    decode()
+}
+
 /// When lax mode is on: `body` as a `T` after the repairs it needs, or `None` when lax mode is
 /// off or the body is beyond repair.
 pub(crate) fn repaired<T: DeserializeOwned>(body: &[u8]) -> Option<T> {

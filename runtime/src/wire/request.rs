@@ -250,6 +250,26 @@ impl Request {
         self.with_body(encoded.map(Bytes::from), "application/json")
     }
 
+    /// Sends `body` as JSON with the keys of `sets` set to their values (JSON text), whatever
+    /// it held: the spec's `body_sets:`, by which the streaming twin of a JSON-or-stream
+    /// operation sets the stream flag (`("stream", "true")`) and its JSON twin clears it. A
+    /// body that is not an object is sent as it is.
+    pub fn json_setting(self, body: impl Serialize, sets: &[(&str, &str)]) -> Request {
+        let encoded = serde_json::to_value(&body)
+            .and_then(|mut value| {
+                if let serde_json::Value::Object(object) = &mut value {
+                    for (key, json) in sets {
+                        object.insert((*key).to_owned(), serde_json::from_str(json)?);
+                    }
+                }
+                serde_json::to_vec(&value)
+            })
+            .map_err(|e| {
+                Error::new(ErrorKind::Encode, "the body cannot be encoded as JSON").with_source(e)
+            });
+        self.with_body(encoded.map(Bytes::from), "application/json")
+    }
+
     /// Sends `body` form-encoded (`application/x-www-form-urlencoded`).
     pub fn form(self, body: impl Serialize) -> Request {
         let encoded = serde_urlencoded::to_string(&body).map_err(|e| {
@@ -504,6 +524,7 @@ mod tests {
         path: "/users/{id}",
         idempotent: true,
         not_found_none: false,
+        streams: false,
         profile: "",
     };
 

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor, value::MapAccessDeserializer};
 
 use super::{
-    AlternativeDef, BodyDef, EnumValueDef, FallbackDef, FieldDef, OneOrMany, ParamDef, ProfileRef,
-    ReturnsDef, StatusKey, WireValue,
+    AlternativeDef, BodyDef, EnumValueDef, ErrorEventsDef, FallbackDef, FieldDef, OneOrMany,
+    ParamDef, ProfileRef, ReturnsDef, StatusKey, WireValue,
 };
 
 /// A value written either as a bare type expression (`id: i64`) or as a map with more detail
@@ -57,6 +57,12 @@ impl FromType for ReturnsDef {
             ty,
             ..Default::default()
         }
+    }
+}
+
+impl FromType for ErrorEventsDef {
+    fn from_type(ty: String) -> Self {
+        ErrorEventsDef { ty, event: None }
     }
 }
 

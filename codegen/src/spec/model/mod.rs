@@ -287,7 +287,9 @@ pub enum BodyEncoding {
 #[serde(deny_unknown_fields)]
 pub struct ReturnsDef {
     /// The Rust type expression; with `events:`, the name of the enum generated for them.
-    #[serde(rename = "type")]
+    /// Left out only in a `methods:` entry that changes an imported method (`returns: { end:
+    /// "[DONE]" }`): the imported type is kept.
+    #[serde(rename = "type", default)]
     pub ty: String,
     /// How the body is read.
     #[serde(rename = "as", default)]
@@ -297,6 +299,23 @@ pub struct ReturnsDef {
     /// `as: events`: each SSE `event:` name's data type (`message` is an event without a
     /// name); `type` names the enum generated for them, which keeps other events as they came.
     pub events: Option<IndexMap<String, String>>,
+    /// `as: events | lines`: how the server reports a failure inside the stream. A type: an
+    /// item that does not read as `type` but reads as this one (an object with a key it
+    /// declares) is the server's error; `{ type, event: error }`: every event of that `event:`
+    /// name is too. One ends the stream with an `ErrorKind::ErrorEvent` error whose `detail`
+    /// is the decoded error.
+    pub error: Option<Shorthand<ErrorEventsDef>>,
+}
+
+/// A stream's error events: `StreamError`, or `{ type: StreamError, event: error }`.
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorEventsDef {
+    /// The error's type.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The `event:` name of an error event (events only).
+    pub event: Option<String>,
 }
 
 /// How a response body is read.
@@ -444,6 +463,10 @@ pub struct MethodDef {
     pub profile: Option<ProfileRef>,
     /// `false`: no fallback for this method.
     pub fallback: Option<bool>,
+    /// Keys of the JSON body the method sets itself, whatever the caller's body holds (`{
+    /// stream: true }`): how the two methods of an operation that answers JSON or a stream
+    /// each set its stream flag.
+    pub body_sets: Option<IndexMap<String, serde_json::Value>>,
     /// With `openapi:`, in an entry without `request:`: the imported method's name in the client.
     pub rename: Option<String>,
     /// How it takes its optional parameters: `positional` or `named` (default: the client's

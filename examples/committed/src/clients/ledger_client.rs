@@ -28,6 +28,7 @@ static APPEND: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/entries",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static ENTRY: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -37,6 +38,7 @@ static ENTRY: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/entries/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {

@@ -445,6 +445,7 @@ static GET_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     path: "/customers/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CREATE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -454,6 +455,7 @@ static CREATE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     path: "/customers",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static GET_BALANCE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -463,6 +465,7 @@ static GET_BALANCE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodS
     path: "/balance",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static GET_STATEMENT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -472,6 +475,7 @@ static GET_STATEMENT: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     path: "/customers/{id}/statement",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static UPDATE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -481,6 +485,7 @@ static UPDATE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     path: "/customers/{id}",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static GET_SOURCE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -490,6 +495,7 @@ static GET_SOURCE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSp
     path: "/sources/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CREATE_CHARGE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -499,6 +505,7 @@ static CREATE_CHARGE: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     path: "/charges",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static UPLOAD_FILE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -508,6 +515,7 @@ static UPLOAD_FILE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodS
     path: "/files",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static SET_NOTE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -517,6 +525,7 @@ static SET_NOTE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec
     path: "/customers/{id}/note",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static MERGE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -526,6 +535,7 @@ static MERGE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Meth
     path: "/customers/{id}",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static DELETE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -535,6 +545,7 @@ static DELETE_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     path: "/customers/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static LIST_CHARGES: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -544,6 +555,7 @@ static LIST_CHARGES: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     path: "/charges",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CREATE_REFUND: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -553,6 +565,7 @@ static CREATE_REFUND: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     path: "/refunds",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static LIST_CUSTOMERS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -562,6 +575,7 @@ static LIST_CUSTOMERS: remcall::__codegen::MethodSpec = remcall::__codegen::Meth
     path: "/customers",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static LIST_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -571,6 +585,7 @@ static LIST_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodS
     path: "/events",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static LIST_INVOICES: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -580,6 +595,7 @@ static LIST_INVOICES: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     path: "/invoices",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static SEARCH_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -589,6 +605,7 @@ static SEARCH_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     path: "/events/search",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static LIST_ARCHIVED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -598,6 +615,7 @@ static LIST_ARCHIVED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen
     path: "/events/archive",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static LIST_CUSTOMER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -607,6 +625,7 @@ static LIST_CUSTOMER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen
     path: "/customers/{id}/events",
     idempotent: true,
     not_found_none: true,
+    streams: false,
     profile: "",
 };
 static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -616,6 +635,7 @@ static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     path: "/payouts",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -625,6 +645,7 @@ static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     path: "/reports/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static GET_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -634,6 +655,7 @@ static GET_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSp
     path: "/reports/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static LIST_CUSTOMERS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {

@@ -83,6 +83,7 @@ static FIND_PETS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpe
     path: "/pets",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static GET_PET: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -92,6 +93,7 @@ static GET_PET: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec 
     path: "/pets/{pet_id}",
     idempotent: true,
     not_found_none: true,
+    streams: false,
     profile: "",
 };
 static ADD_PET: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -101,6 +103,7 @@ static ADD_PET: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec 
     path: "/pets",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static UPDATE_PET_FORM: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -110,6 +113,7 @@ static UPDATE_PET_FORM: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     path: "/pets/{pet_id}/form",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static PLACE_ORDER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -119,6 +123,7 @@ static PLACE_ORDER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodS
     path: "/store/orders",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static DELETE_PET: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -128,6 +133,7 @@ static DELETE_PET: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSp
     path: "/pets/{pet_id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static PET_PHOTO: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -137,6 +143,7 @@ static PET_PHOTO: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpe
     path: "/pets/{pet_id}/photo",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {

@@ -56,6 +56,7 @@ static QUERY_USER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSp
     path: "/queryUser",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static GET_USER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -65,6 +66,7 @@ static GET_USER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec
     path: "/users/{id}",
     idempotent: true,
     not_found_none: true,
+    streams: false,
     profile: r#"
 timeout:
   attempt: 1s
@@ -77,6 +79,7 @@ static LIST_USERS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSp
     path: "/users",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static DELETE_USER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -86,6 +89,7 @@ static DELETE_USER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodS
     path: "/users/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static LIST_USERS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {

@@ -11,6 +11,7 @@ static DEEP: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/aa/bb/cc/dd/ee/ff/gg/hh/ii/jj/kk/ll/mm/nn/oo/pp/qq/rr/ss/tt/uu/vv/ww/xx/{id}/yy/zz",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static HOLDER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -20,6 +21,7 @@ static HOLDER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/holder",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {

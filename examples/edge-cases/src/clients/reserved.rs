@@ -38,6 +38,7 @@ static TYPE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/types/{self}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static MATCH: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -47,6 +48,7 @@ static MATCH: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/match",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static TAKE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -56,6 +58,7 @@ static TAKE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/take/{request}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {

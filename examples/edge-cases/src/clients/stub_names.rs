@@ -7,6 +7,7 @@ static START: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/start/{raw}",
     idempotent: false,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static URL: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -16,6 +17,7 @@ static URL: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/url",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {

@@ -7,6 +7,7 @@ static ONE_OPTIONAL: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     path: "/one",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static FOUR_POSITIONAL: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -16,6 +17,7 @@ static FOUR_POSITIONAL: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     path: "/four",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static NONE_OPTIONAL: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -25,6 +27,7 @@ static NONE_OPTIONAL: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     path: "/none/{id}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static SEND: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -34,6 +37,7 @@ static SEND: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/send",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {

@@ -107,6 +107,7 @@ static TREE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/tree",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static BOSS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -116,6 +117,7 @@ static BOSS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/boss",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static FILTER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -125,6 +127,7 @@ static FILTER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/filter",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {

@@ -14,6 +14,7 @@ static MESSEN: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/messungen/{nr}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {

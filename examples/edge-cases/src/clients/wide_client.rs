@@ -17,6 +17,7 @@ static SEARCH: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     path: "/orgs/{org}/teams/{team}/items/{item}",
     idempotent: true,
     not_found_none: false,
+    streams: false,
     profile: "",
 };
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
