@@ -1150,6 +1150,97 @@ fn streamed_answers_are_events_or_lines_of_their_schema() {
     );
 }
 
+/// An operation that answers JSON or a stream by a body flag is two methods that each set the
+/// flag (`streaming`, the one boolean property about streams); the stream reads the operation's
+/// declared failure (`default`) as its error, and an `error` event by name as an error event;
+/// `[DONE]` shown in a `components/examples` example is the end.
+#[test]
+fn stream_twins_set_their_flag_and_streams_read_their_errors() {
+    let described = import(
+        "Twins",
+        &[(
+            "api.yaml",
+            r#"openapi: 3.1.0
+info: { title: Twins, version: '1' }
+paths:
+  /generate:
+    post:
+      operationId: generate
+      requestBody:
+        content: { application/json: { schema: { $ref: '#/components/schemas/Ask' } } }
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json: { schema: { $ref: '#/components/schemas/Answer' } }
+            text/event-stream:
+              schema: { $ref: '#/components/schemas/Token' }
+              examples: { sample: { $ref: '#/components/examples/Tokens' } }
+        '422': { description: bad, content: { application/json: { schema: { $ref: '#/components/schemas/Invalid' } } } }
+        default: { description: failed, content: { application/json: { schema: { $ref: '#/components/schemas/Failure' } } } }
+  /runs:
+    get:
+      operationId: watch
+      responses:
+        '200':
+          description: ok
+          content:
+            text/event-stream:
+              itemSchema:
+                oneOf:
+                  - properties: { event: { const: token }, data: { type: string, contentMediaType: application/json, contentSchema: { $ref: '#/components/schemas/Token' } } }
+                  - properties: { event: { const: error }, data: { type: string, contentMediaType: application/json, contentSchema: { $ref: '#/components/schemas/Failure' } } }
+components:
+  examples:
+    Tokens: { value: "data: {\"text\": \"Hi\"}\n\ndata: [DONE]\n\n" }
+  schemas:
+    Ask: { type: object, properties: { q: { type: string }, streaming: { anyOf: [{ type: boolean }, { type: 'null' }] }, n: { type: boolean } } }
+    Answer: { type: object, required: [text], properties: { text: { type: string } } }
+    Token: { type: object, required: [text], properties: { text: { type: string } } }
+    Invalid: { type: object, properties: { detail: { type: string } } }
+    Failure: { type: object, required: [error], properties: { error: { type: string } } }
+"#,
+        )],
+    );
+    described.has(
+        "
+  generate:
+    request: POST /generate
+    body: Ask
+    body_sets:
+      streaming: false
+    returns: Answer",
+    );
+    described.has(
+        "
+  generate_events:
+    request: POST /generate
+    body: Ask
+    body_sets:
+      streaming: true
+    returns:
+      type: Token
+      as: events
+      end: '[DONE]'
+      error: Failure",
+    );
+    described.has(
+        "
+    returns:
+      type: WatchEvent
+      as: events
+      events:
+        token: Token
+      error:
+        type: Failure
+        event: error",
+    );
+    described.noted("each sets its body's `streaming` flag itself");
+    described
+        .noted("a failure inside the stream is read as `Failure`, the operation's declared error");
+    let _ = described.generated();
+}
+
 /// Every client above compiles, clippy-clean, against the runtime.
 #[test]
 fn every_rules_client_compiles() {

@@ -8,7 +8,9 @@ use remcall_profile::Profile;
 
 use super::load::{Loader, Located, canonical, normalize};
 use crate::diagnostic::did_you_mean;
-use crate::spec::model::{DatesDef, MethodDef, OpenApiDef, SpecFile, TypeDef};
+use crate::spec::model::{
+    DatesDef, MethodDef, OpenApiDef, ReturnsDef, ReturnsEncoding, Shorthand, SpecFile, TypeDef,
+};
 
 impl Loader {
     /// `openapi: { overlays: [..] }`, each relative to the spec and inside the directories it
@@ -183,7 +185,9 @@ impl Loader {
 }
 
 /// Lays an overlay's settings over an imported method: how it is called (profile, retries,
-/// fallback, what a 404 means, its doc, positional or named), never what it sends. (`rename:` is the caller's.)
+/// fallback, what a 404 means, its doc, positional or named), how its stream reads and ends
+/// (`returns:`) and the body keys it sets itself (`body_sets:`); never its parameters or body.
+/// (`rename:` is the caller's.)
 fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
     let MethodDef {
         doc,
@@ -193,8 +197,16 @@ fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
         profile,
         fallback,
         call,
+        returns,
+        body_sets,
         ..
     } = overlay;
+    if let Some(returns) = returns {
+        returns_onto(method, returns);
+    }
+    if let Some(sets) = body_sets {
+        method.body_sets = Some(sets.clone());
+    }
     if let Some(doc) = doc {
         method.doc = Some(doc.clone());
     }
@@ -215,5 +227,32 @@ fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
     }
     if let Some(call) = call {
         method.call = Some(*call);
+    }
+}
+
+/// An overlay's `returns:`: with a `type`, the whole result; without one, the imported result
+/// keeps its type, and takes the keys the overlay gives (`as:` other than JSON, `end:`,
+/// `events:`, `error:`): `returns: { end: "[DONE]" }` says where an imported stream ends.
+fn returns_onto(method: &mut MethodDef, overlay: &ReturnsDef) {
+    if !overlay.ty.is_empty() {
+        method.returns = Some(Shorthand(overlay.clone()));
+        return;
+    }
+    let Some(Shorthand(imported)) = &mut method.returns else {
+        // Nothing imported to keep: the spec's check says `returns:` needs its type.
+        method.returns = Some(Shorthand(overlay.clone()));
+        return;
+    };
+    if overlay.encoding != ReturnsEncoding::Json {
+        imported.encoding = overlay.encoding;
+    }
+    if overlay.end.is_some() {
+        imported.end.clone_from(&overlay.end);
+    }
+    if overlay.events.is_some() {
+        imported.events.clone_from(&overlay.events);
+    }
+    if overlay.error.is_some() {
+        imported.error.clone_from(&overlay.error);
     }
 }

@@ -59,8 +59,12 @@ async fn server() -> Server {
         )
         .route(
             "/v1/exports",
-            get(|| async {
-                let lines = "{\"id\": 1, \"label\": \"a\"}\n{\"id\": 2}\n";
+            get(|query: axum::extract::Query<Value>| async move {
+                let lines = if query.0["since"] == json!("99") {
+                    "{\"id\": 1}\n{\"error\": {\"message\": \"the export store is gone\"}}\n{\"id\": 2}\n"
+                } else {
+                    "{\"id\": 1, \"label\": \"a\"}\n{\"id\": 2}\n"
+                };
                 ([("content-type", "application/jsonl")], lines)
             }),
         );
@@ -158,4 +162,20 @@ async fn a_failure_mid_answer_ends_the_stream_with_the_declared_error() {
     assert_eq!(error.kind(), remcall::ErrorKind::ErrorEvent, "{error}");
     let failure = error.detail::<Failure>().unwrap();
     assert_eq!(failure.error.message, "the run was cancelled");
+}
+
+/// The spec's `methods:` entry changes how the imported export stream reads (`returns: {
+/// error: Failure }`, no `type:`): a failure line ends it.
+#[tokio::test]
+async fn a_spec_entry_declares_an_imported_streams_error_lines() {
+    let server = server().await;
+    let mut lines = client(&server).export_records(Some(99)).await.unwrap();
+    assert_eq!(lines.next().await.unwrap().unwrap().id, 1);
+    let error = lines.next().await.unwrap().unwrap_err();
+    assert_eq!(error.kind(), remcall::ErrorKind::ErrorEvent, "{error}");
+    assert_eq!(
+        error.detail::<Failure>().unwrap().error.message,
+        "the export store is gone"
+    );
+    assert!(lines.next().await.is_none());
 }

@@ -17,7 +17,7 @@ use super::{
 
 /// A value written either as a bare type expression (`id: i64`) or as a map with more detail
 /// (`id: { type: i64, doc: .. }`); the map form is `T`'s own derived, strict form.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Shorthand<T>(pub T);
 
 impl<T> std::ops::Deref for Shorthand<T> {

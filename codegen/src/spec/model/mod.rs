@@ -283,7 +283,7 @@ pub enum BodyEncoding {
 
 /// A method's return: `Type` or `{ type: Type, as: json | text | bytes | stream | events |
 /// lines }`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReturnsDef {
     /// The Rust type expression; with `events:`, the name of the enum generated for them.
