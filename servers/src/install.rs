@@ -38,6 +38,14 @@ pub const PACKAGES: &[Package] = &[
         requirement: "chromadb==1.5.9",
         lock: include_str!("../locks/chromadb.txt"),
     },
+    // LangGraph's agent server (Starlette), in memory: streams a run's events as Server-Sent
+    // Events (an `error` event when the graph fails, ids to resume a run's stream from);
+    // serves OpenAPI 3.1 at /openapi.json.
+    Package {
+        name: "langgraph",
+        requirement: "langgraph-cli[inmem]==0.4.40",
+        lock: include_str!("../locks/langgraph.txt"),
+    },
 ];
 
 /// `target/servers` of the workspace at `root`.

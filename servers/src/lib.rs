@@ -24,6 +24,9 @@ mod jupyter_server_workload;
 #[cfg(any())]
 #[path = "../workloads/kinto.rs"]
 mod kinto_workload;
+#[cfg(any())]
+#[path = "../workloads/langgraph.rs"]
+mod langgraph_workload;
 
 /// The workspace's root (this crate is one of its members).
 pub fn workspace() -> std::path::PathBuf {

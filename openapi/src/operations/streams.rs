@@ -260,7 +260,9 @@ impl Builder<'_> {
             .min_by_key(|(preference, _)| *preference)
             .map(|(_, ty)| ty.clone());
         for stream in method.stream.iter_mut().chain(&mut method.stream_twin) {
-            if stream.error.is_some() {
+            // Text items always read: nothing would ever be tried as the error.
+            let text = stream.item == Ty::String && stream.events.is_empty();
+            if stream.error.is_some() || text {
                 continue;
             }
             if let Some(error) = &declared {

@@ -1,0 +1,89 @@
+//! LangGraph's agent server (PyPI `langgraph-cli[inmem]`, its in-memory development server):
+//! its own OpenAPI 3.1 description, read from the running server, imported and generated as a
+//! user's spec would (`specs/langgraph.yaml`, which says what its text streams' events are),
+//! and `workloads/langgraph.rs` run against it: typed events to a stream's end, a second
+//! stream, an error event, and a silent stream resumed from its last event id.
+
+use remcall_real_servers::{Running, Workload, fetch, installed};
+
+/// Two graphs of plain Python, no model: `chat` plans and speaks (and fails on the prompt
+/// `fail`, as a model out of memory would); `slow` plans, then waits 1.5 s before its last
+/// state, longer than the workload's `timeout.idle`.
+const GRAPHS: &str = r#"import time
+from typing import TypedDict
+from langgraph.graph import StateGraph, START, END
+
+class State(TypedDict, total=False):
+    prompt: str
+    answer: str
+
+def think(state):
+    if state.get("prompt") == "fail":
+        raise RuntimeError("CUDA out of memory")
+    return {"answer": "plan for " + state.get("prompt", "")}
+
+def speak(state):
+    return {"answer": state.get("answer", "") + ", said"}
+
+def wait(state):
+    time.sleep(1.5)
+    return {"answer": state.get("answer", "") + ", waited"}
+
+def graph(last, step):
+    builder = StateGraph(State)
+    builder.add_node("think", think)
+    builder.add_node(last, step)
+    builder.add_edge(START, "think")
+    builder.add_edge("think", last)
+    builder.add_edge(last, END)
+    return builder.compile()
+
+chat = graph("speak", speak)
+slow = graph("wait", wait)
+"#;
+
+#[test]
+fn an_imported_langgraph_client_streams_from_a_real_agent_server() {
+    let dir = installed("langgraph").unwrap_or_else(|e| panic!("{e}"));
+    let app = tempfile::tempdir().unwrap();
+    let graphs = app.path().join("graphs.py");
+    std::fs::write(&graphs, GRAPHS).unwrap();
+    let graphs = graphs.to_str().unwrap();
+    // Paths in the configuration are read from the server's working folder: written whole.
+    let config = serde_json::json!({
+        "dependencies": [app.path()],
+        "graphs": { "chat": format!("{graphs}:chat"), "slow": format!("{graphs}:slow") },
+    });
+    let config_path = app.path().join("langgraph.json");
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let server = Running::python(
+        &dir,
+        &[
+            "-c",
+            "import sys; from langgraph_cli.cli import cli; sys.exit(cli())",
+            "dev",
+            "--config",
+            config_path.to_str().unwrap(),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "{port}",
+            "--no-browser",
+            "--no-reload",
+            "--allow-blocking",
+        ],
+        "/ok",
+    )
+    .unwrap_or_else(|e| panic!("starting LangGraph: {e:#}"));
+    let description = fetch(&format!("{}/openapi.json", server.url()), &[]).unwrap();
+    let output = Workload::new("langgraph")
+        .and_then(|w| w.description("langgraph-api.json", &description))
+        .and_then(|w| w.run(&[("LANGGRAPH_URL", &server.url())]))
+        .unwrap_or_else(|e| panic!("{e:#}\nserver log:\n{}", server.log_tail()));
+    print!("{output}");
+    assert!(
+        output.contains("ended with the server's error event"),
+        "{output}"
+    );
+    assert!(output.contains("was resumed"), "{output}");
+}

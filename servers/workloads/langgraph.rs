@@ -1,0 +1,131 @@
+//! LangGraph's workload: a run's events streamed as Server-Sent Events and read typed (its
+//! metadata, the graph's state after each step, the updates), to the stream's end; a second
+//! stream; a run whose graph fails, ended by the server's `error` event as a typed error; and a
+//! background run joined by its stream, which goes silent past `timeout.idle` and is resumed
+//! from its last event id, each event once. Run by `tests/langgraph.rs` with the client
+//! generated from the server's own description; `LANGGRAPH_URL` is the server. Each step
+//! asserts what the server did, and says what it did.
+
+use crate::api::lang_graph::{
+    AgentEvent, GraphState, JoinedEvent, LangGraph, RunCreateStateful, RunCreateStreamingStateless,
+    RunFailure, StreamMode, ThreadCreate, ThreadCronCreateStreamModeVariant0Item as Mode,
+};
+use remcall::{ErrorKind, Event, Events};
+
+#[tokio::main]
+pub async fn main() -> Result<(), remcall::Error> {
+    let url = std::env::var("LANGGRAPH_URL").expect("LANGGRAPH_URL");
+    let graph = LangGraph::new(&url)?;
+
+    let answer = streamed(&graph, "hello").await?;
+    assert_eq!(answer, "plan for hello, said");
+    println!("a run streamed its metadata, states and updates, typed, to its end: {answer:?}");
+    let answer = streamed(&graph, "again").await?;
+    assert_eq!(answer, "plan for again, said");
+    println!("a second run streamed the same way: {answer:?}");
+
+    let events = graph.stream_run(&run("chat", "fail")).await?;
+    let items = all(events).await;
+    let (last, before) = items.split_last().expect("the failed run sent events");
+    assert!(before.iter().all(Result::is_ok), "{before:?}");
+    let error = last.as_ref().expect_err("the run ends with its error");
+    assert_eq!(error.kind(), ErrorKind::ErrorEvent, "{error}");
+    let failure = error
+        .detail::<RunFailure>()
+        .expect("the error event is typed");
+    assert_eq!(
+        (failure.error.as_str(), failure.message.as_str()),
+        ("RuntimeError", "CUDA out of memory")
+    );
+    let stats = graph.stats();
+    let stream_run = stats.method("stream_run").expect("stream_run's statistics");
+    assert_eq!(stream_run.streams_broken, 1);
+    println!("a failed run ended with the server's error event, typed: {error}");
+
+    let thread = graph.create_thread(&ThreadCreate::default()).await?;
+    let mut background = RunCreateStateful::new("slow");
+    background.input = Some(remcall::serde_json::json!({ "prompt": "wait" }).into());
+    background.stream_resumable = Some(true);
+    background.stream_mode = Some(StreamMode::ThreadCronCreateStreamModeVariant0ItemList(
+        vec![Mode::Values],
+    ));
+    let created = graph.create_run(&thread.thread_id, &background).await?;
+    let joined = graph
+        .join_run_stream(&thread.thread_id, &created.run_id)
+        .await?;
+    let items = all(joined).await;
+    let mut ids = Vec::new();
+    let mut states = Vec::new();
+    for item in items {
+        let event = item?;
+        ids.push(event.id.clone().expect("a resumable run's events have ids"));
+        if let JoinedEvent::Values(state) = event.data {
+            states.push(state.answer.unwrap_or_default());
+        }
+    }
+    let unique: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "each event once: {ids:?}");
+    assert_eq!(
+        states.last().map(String::as_str),
+        Some("plan for wait, waited")
+    );
+    let stats = graph.stats();
+    let join = stats.method("join_run_stream").expect("join's statistics");
+    assert!(join.resumes >= 1, "the silent stream was resumed: {join:?}");
+    assert_eq!(join.streams_broken, 0);
+    println!(
+        "a background run's stream went silent, was resumed {} time(s) from its last event id, and ended: {} events, each once",
+        join.resumes,
+        ids.len()
+    );
+    Ok(())
+}
+
+/// A run of `graph` on `prompt`, streaming its states and updates.
+fn run(graph: &str, prompt: &str) -> RunCreateStreamingStateless {
+    let mut run = RunCreateStreamingStateless::new(graph);
+    run.input = Some(remcall::serde_json::json!({ "prompt": prompt }).into());
+    run.stream_mode = Some(StreamMode::ThreadCronCreateStreamModeVariant0ItemList(
+        vec![Mode::Values, Mode::Updates],
+    ));
+    run
+}
+
+/// Streams a run of the chat graph to its end; its last state's answer.
+async fn streamed(graph: &LangGraph, prompt: &str) -> Result<String, remcall::Error> {
+    let events = graph.stream_run(&run("chat", prompt)).await?;
+    let mut metadata = 0;
+    let mut states: Vec<GraphState> = Vec::new();
+    let mut updates = 0;
+    for item in all(events).await {
+        match item?.data {
+            AgentEvent::Metadata(run) => {
+                assert!(!run.run_id.is_empty());
+                metadata += 1;
+            }
+            AgentEvent::Values(state) => states.push(state),
+            AgentEvent::Updates(update) => {
+                assert!(update.is_object(), "{update}");
+                updates += 1;
+            }
+            AgentEvent::Other { event, data } => {
+                panic!("an event the spec does not map: {event:?} {data}")
+            }
+        }
+    }
+    assert_eq!((metadata, updates), (1, 2), "{states:?}");
+    assert_eq!(
+        states.len(),
+        3,
+        "the input, then a state after each step: {states:?}"
+    );
+    Ok(states.pop().and_then(|s| s.answer).unwrap_or_default())
+}
+
+async fn all<T: Send + 'static>(mut events: Events<T>) -> Vec<Result<Event<T>, remcall::Error>> {
+    let mut items = Vec::new();
+    while let Some(item) = events.next().await {
+        items.push(item);
+    }
+    items
+}
