@@ -1241,6 +1241,62 @@ components:
     let _ = described.generated();
 }
 
+/// A shape shared by several schemas' properties is named after what they share
+/// (`StreamMode`), and so are the types inside it (the enum of its list's items), not after the
+/// schema that happened to come first (`ThreadCron…`). An inline shape every use of which is
+/// one property's type, their names having nothing else in common (`…Variant0`, `…Variant1`),
+/// is named after the property (`Verbosity`).
+#[test]
+fn types_inside_a_shared_shape_are_named_after_it() {
+    let described = import(
+        "Runs",
+        &[(
+            "api.yaml",
+            r#"openapi: 3.1.0
+info: { title: Runs, version: '1' }
+paths:
+  /crons:
+    post:
+      operationId: createCron
+      requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/ThreadCronCreate' } } } }
+      responses: { '204': { description: ok } }
+  /runs:
+    post:
+      operationId: createRun
+      requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/RunCreateStateful' } } } }
+      responses: { '204': { description: ok } }
+components:
+  schemas:
+    ThreadCronCreate:
+      type: object
+      properties:
+        schedule: { type: string }
+        verbosity: { oneOf: [{ type: string, enum: [low, high] }, { type: integer }] }
+        stream_mode:
+          anyOf:
+            - { type: array, items: { type: string, enum: [values, updates] } }
+            - { type: string, enum: [values, updates] }
+    RunCreateStateful:
+      type: object
+      properties:
+        verbosity: { anyOf: [{ type: integer }, { type: string, enum: [low, high] }] }
+        stream_mode:
+          anyOf:
+            - { type: array, items: { type: string, enum: [values, updates] } }
+            - { type: string, enum: [values, updates] }
+"#,
+        )],
+    );
+    described.has("  StreamMode:\n    one_of:\n    - Vec<StreamModeVariant0Item>\n    - StreamModeVariant0Item");
+    assert!(
+        !described.spec().contains("CronCreateStreamMode"),
+        "{}",
+        described.spec()
+    );
+    described.has("  Verbosity:\n    enum:\n    - low\n    - high");
+    let _ = described.generated();
+}
+
 /// Every client above compiles, clippy-clean, against the runtime.
 #[test]
 fn every_rules_client_compiles() {

@@ -20,8 +20,13 @@ impl Builder<'_> {
         let class = self.shape_classes();
         let names: Vec<&String> = self.spec.types.keys().collect();
         let mut members: HashMap<usize, Vec<&str>> = HashMap::new();
+        // The classes in the order of their first uses.
+        let mut first_seen: Vec<usize> = Vec::new();
         let mut replaced: HashMap<String, String> = HashMap::new();
         for (i, name) in names.iter().enumerate() {
+            if !members.contains_key(&class[i]) {
+                first_seen.push(class[i]);
+            }
             let uses = members.entry(class[i]).or_default();
             uses.push(name.as_str());
             if uses[0] != name.as_str() {
@@ -47,7 +52,13 @@ impl Builder<'_> {
             .map(|(title, _)| title.to_owned())
             .collect();
         let mut renamed: Vec<(String, String)> = Vec::new();
-        for uses in members.values().filter(|uses| uses.len() > 1) {
+        // In the order of the first uses: a name two shapes want goes to the first, the same
+        // on every run.
+        let shared = first_seen
+            .iter()
+            .map(|class| &members[class])
+            .filter(|uses| uses.len() > 1);
+        for uses in shared {
             if let Some(name) = self.shared_name(uses, &contested) {
                 let name = crate::names::unique(&name, "", &mut self.taken_types);
                 renamed.push((uses[0].to_owned(), name));
@@ -58,6 +69,8 @@ impl Builder<'_> {
         self.spec
             .types
             .retain(|name, _| !replaced.contains_key(name));
+        let nested = self.nested_renames(&renamed);
+        renamed.extend(nested);
         self.each_ty(|ty| {
             ty.visit_mut(&mut |part| {
                 if let Ty::Named(name) = part
@@ -134,10 +147,47 @@ impl Builder<'_> {
         class
     }
 
+    /// The inline types named after a shared shape's first use, from inside it (its union's
+    /// alternatives, its list's items: `ThreadCronCreateStreamModeVariant0Item` inside
+    /// `ThreadCronCreateStreamMode`), renamed after the name the shape takes for all its uses
+    /// (`StreamModeVariant0Item` inside `StreamMode`): a type used by every run and cron
+    /// payload is not named after the cron's.
+    fn nested_renames(&mut self, renamed: &[(String, String)]) -> Vec<(String, String)> {
+        let declared: HashSet<&str> = self.schema_names.values().map(String::as_str).collect();
+        let renamed_already: HashSet<&str> = renamed.iter().map(|(old, _)| old.as_str()).collect();
+        let mut nested = Vec::new();
+        for name in self.spec.types.keys() {
+            if declared.contains(name.as_str()) || renamed_already.contains(name.as_str()) {
+                continue;
+            }
+            // The longest shared name it starts with, at a word's start: its nearest container.
+            let parent = renamed
+                .iter()
+                .filter(|(old, _)| {
+                    name.len() > old.len()
+                        && name.starts_with(old.as_str())
+                        && name[old.len()..].starts_with(|c: char| c.is_ascii_uppercase())
+                })
+                .max_by_key(|(old, _)| old.len());
+            if let Some((old, new)) = parent {
+                nested.push((name.clone(), format!("{new}{}", &name[old.len()..])));
+            }
+        }
+        nested
+            .into_iter()
+            .map(|(old, new)| {
+                let new = crate::names::unique(&new, "", &mut self.taken_types);
+                (old, new)
+            })
+            .collect()
+    }
+
     /// The name of a shape `uses` share (type names, first use first): the schema's `title`
     /// where one of them has it and no other shape does (`contested`), else the words all their
-    /// names end with (`…Error400`) unless a type has that name; nothing when they have neither
-    /// in common, or when the name is what the first use has already.
+    /// names end with (`…Error400`), else the property all of them are the type of, unless a
+    /// type has that name; nothing when they have none of these in common, or when the name is
+    /// what the first use has already. The types inside the shape follow its name
+    /// ([`Builder::nested_renames`]).
     fn shared_name(&self, uses: &[&str], contested: &HashSet<String>) -> Option<String> {
         let title = uses
             .iter()
@@ -145,35 +195,43 @@ impl Builder<'_> {
             .filter(|title| !contested.contains(*title));
         let name = match title {
             Some(title) => crate::names::type_name(title),
-            None => {
-                let words: Vec<Vec<&str>> = uses.iter().map(|name| words(name)).collect();
-                let common = (0..)
-                    .take_while(|&n| {
-                        words.iter().all(|w| n < w.len())
-                            && words
-                                .iter()
-                                .all(|w| w[w.len() - 1 - n] == words[0][words[0].len() - 1 - n])
-                    })
-                    .count();
-                if common == 0 {
-                    return None;
-                }
-                let suffix = words[0][words[0].len() - common..].concat();
-                // A word only says the use's role (`Result`, `Body`): the first use's name says
-                // more.
-                if ROLE_WORDS.contains(&suffix.as_str()) {
-                    return None;
-                }
-                let name = crate::names::type_name(&suffix);
-                // `Pagination2` beside a declared `Pagination` says less than the first use's name.
-                if self.taken_types.contains(&name) {
-                    return None;
-                }
-                name
-            }
+            None => common_suffix(uses)
+                .map(|suffix| crate::names::type_name(&suffix))
+                .or_else(|| self.common_property(uses))
+                // `Pagination2` beside a declared `Pagination` says less than the first use's
+                // name.
+                .filter(|name| !self.taken_types.contains(name))?,
         };
         (name != uses[0]).then_some(name)
     }
+
+    /// The property every use is the type of (`stream_mode` of a cron's payload and of a
+    /// run's), as a type name.
+    fn common_property(&self, uses: &[&str]) -> Option<String> {
+        let first = self.properties.get(uses[0])?;
+        uses.iter()
+            .all(|name| self.properties.get(*name) == Some(first))
+            .then(|| crate::names::type_name(first))
+    }
+}
+
+/// The words all of `uses` end with (`Error400`), unless that is only a role word.
+fn common_suffix(uses: &[&str]) -> Option<String> {
+    let words: Vec<Vec<&str>> = uses.iter().map(|name| words(name)).collect();
+    let common = (0..)
+        .take_while(|&n| {
+            words.iter().all(|w| n < w.len())
+                && words
+                    .iter()
+                    .all(|w| w[w.len() - 1 - n] == words[0][words[0].len() - 1 - n])
+        })
+        .count();
+    if common == 0 {
+        return None;
+    }
+    let suffix = words[0][words[0].len() - common..].concat();
+    // A word only says the use's role (`Result`, `Body`): the first use's name says more.
+    (!ROLE_WORDS.contains(&suffix.as_str())).then_some(suffix)
 }
 
 /// The words an inline type's name ends with by its role where it stands, which name no shape.

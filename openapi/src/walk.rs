@@ -37,6 +37,9 @@ pub(crate) struct Builder<'d> {
     pub(crate) dates: crate::Dates,
     /// An inline type's schema `title`, the name it takes when several uses share its shape.
     pub(crate) titles: HashMap<String, String>,
+    /// The property an inline type is the type of, the name its shape takes when all its
+    /// uses are of one property (and no title names it).
+    pub(crate) properties: HashMap<String, String>,
     /// The description's named object schemas by their sorted property names, read when an
     /// inline one may be a copy of one (`schema/copies.rs`).
     pub(crate) components: Option<HashMap<String, Vec<(Place, Value)>>>,
@@ -58,6 +61,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         security_choices: Vec::new(),
         dates: options.dates,
         titles: HashMap::new(),
+        properties: HashMap::new(),
         components: None,
     };
     builder.spec.overlays = builder

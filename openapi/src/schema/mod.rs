@@ -65,7 +65,7 @@ impl Builder<'_> {
             return self.non_null_ty(at, &plain, hint, depth);
         }
         if let Some(values) = const_alternatives(schema) {
-            let name = self.inline_name(schema, hint);
+            let name = self.inline_name(at, schema, hint);
             let definition = self.enum_of(at, doc(schema), values);
             self.spec.types.insert(name.clone(), definition);
             return Ty::Named(name);
@@ -83,7 +83,7 @@ impl Builder<'_> {
             return self.inline_struct(at, schema, hint, depth);
         }
         if let Some(values) = enum_values(schema) {
-            let name = self.inline_name(schema, hint);
+            let name = self.inline_name(at, schema, hint);
             let values = values.into_iter().map(|v| (v, None, None)).collect();
             let definition = self.enum_of(at, doc(schema), values);
             self.spec.types.insert(name.clone(), definition);
@@ -138,7 +138,7 @@ impl Builder<'_> {
 
     /// An inline object as a struct named after where it stands.
     fn inline_struct(&mut self, at: &Place, schema: &Value, hint: &str, depth: usize) -> Ty {
-        let name = self.inline_name(schema, hint);
+        let name = self.inline_name(at, schema, hint);
         let definition = self.struct_of(at, schema, &name, depth);
         self.spec
             .types
@@ -413,12 +413,15 @@ impl Builder<'_> {
         }
     }
 
-    /// A name for an inline type, from where it stands; its schema's `title` is kept for when
-    /// the shape turns out to be shared.
-    fn inline_name(&mut self, schema: &Value, hint: &str) -> String {
+    /// A name for an inline type, from where it stands; its schema's `title` and the property
+    /// it is the type of are kept for when the shape turns out to be shared.
+    pub(crate) fn inline_name(&mut self, at: &Place, schema: &Value, hint: &str) -> String {
         let name = names::unique(&names::type_name(hint), "", &mut self.taken_types);
         if let Some(title) = schema.get("title").and_then(Value::as_str) {
             self.titles.insert(name.clone(), title.to_owned());
+        }
+        if let Some(property) = property_of(&at.pointer) {
+            self.properties.insert(name.clone(), property);
         }
         name
     }
@@ -428,6 +431,23 @@ impl Builder<'_> {
         self.spec.summary.value_fallbacks += 1;
         Ty::Value
     }
+}
+
+/// The property a schema at `pointer` is the type of (`…/properties/stream_mode`, or one of
+/// its `anyOf`/`oneOf`/`allOf` alternatives), unescaped; none for a list's items or a map's
+/// values, which are types inside it.
+fn property_of(pointer: &str) -> Option<String> {
+    let (_, below) = pointer.rsplit_once("/properties/")?;
+    let mut segments = below.split('/');
+    let property = segments.next()?;
+    let mut rest = segments.collect::<Vec<_>>().into_iter();
+    while let Some(key) = rest.next() {
+        let index = rest.next()?;
+        if !matches!(key, "anyOf" | "oneOf" | "allOf") || index.parse::<usize>().is_err() {
+            return None;
+        }
+    }
+    Some(property.replace("~1", "/").replace("~0", "~"))
 }
 
 /// True when a field of type `ty` can hold the constant `value` (as `check` requires: a string

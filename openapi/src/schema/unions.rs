@@ -43,7 +43,7 @@ impl Builder<'_> {
                         }
                     }
                     _ => {
-                        let name = self.inline_name(schema, hint);
+                        let name = self.inline_name(at, schema, hint);
                         let union = self.union(at, schema, key, &name, depth);
                         // Alternatives that are one Rust type (a uuid or a name: both
                         // `String`) are that type, not a union of one.
