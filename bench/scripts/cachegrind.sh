@@ -10,6 +10,7 @@
 #
 #   bash bench/scripts/cachegrind.sh            # all four contestants
 #   bash bench/scripts/cachegrind.sh 1 2        # raw reqwest and remcall
+#   ARGS=--outsider bash bench/scripts/cachegrind.sh 1 2 4   # the outsider's configuration
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
@@ -26,7 +27,7 @@ declare -A ir l1 ll cycles
 for n in "${which[@]}"; do
   for calls in $few $many; do
     valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$out/cg.$n.$calls" \
-      target/release/load --rounds 1 --only "$n" --calls "$calls" --callers "$callers" >/dev/null 2>&1
+      target/release/load --rounds 1 --only "$n" --calls "$calls" --callers "$callers" ${ARGS:-} >/dev/null 2>&1
   done
   # The summary line's events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw.
   per_call() {

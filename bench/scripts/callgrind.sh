@@ -9,6 +9,7 @@
 #   KEEP=/tmp/cg bash bench/scripts/callgrind.sh   # keep the profiles for callgrind_annotate
 #   LOAD=/tmp/load-before bash bench/scripts/callgrind.sh 1 2   # another build of the load bench
 #   CALLERS=1 bash bench/scripts/callgrind.sh 1 2   # one caller: each call's own cost
+#   ARGS=--outsider bash bench/scripts/callgrind.sh 1 2 4   # the outsider's configuration
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
@@ -27,7 +28,7 @@ for n in "${which[@]}"; do
     rm -f "$out"/cg.$n.$calls.*
     valgrind --tool=callgrind --separate-threads=yes \
       --callgrind-out-file="$out/cg.$n.$calls.%p" \
-      ${LOAD:-target/release/load} --rounds 1 --only "$n" --calls "$calls" --callers "$callers" >/dev/null 2>&1
+      ${LOAD:-target/release/load} --rounds 1 --only "$n" --calls "$calls" --callers "$callers" ${ARGS:-} >/dev/null 2>&1
   done
   total() { grep '^summary' "$out"/cg.$n.$1.*-0$2 | awk '{print $2}'; }
   # Thread 1 is the client runtime (main); thread 2 the server.

@@ -1,7 +1,10 @@
 //! The load and isolation benches' contestants: the same `GET /v1/api/users/{id}` with a JSON
 //! decode, made by raw reqwest, a remcall generated client, reqwest-middleware with
 //! reqwest-retry, and a tower stack (tower-resilience's circuit breaker, tower's concurrency
-//! limit and retry).
+//! limit and retry). With [`Setup::outsider`], the configuration an independent bench chose:
+//! remcall with every policy on (three timeouts, four attempts with jittered backoff, a count
+//! breaker, a semaphore, `log: none`) against reqwest with no timeout and tower's full stack
+//! (a timeout layer added).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -13,6 +16,7 @@ use remcall::Profile;
 use remcall_example_committed::clients::user_client::{User, UserClient};
 use tower::limit::ConcurrencyLimit;
 use tower::retry::Retry;
+use tower::timeout::Timeout;
 use tower::{Layer, Service, ServiceExt};
 use tower_resilience_circuitbreaker::{
     CircuitBreaker, CircuitBreakerLayer, DefaultClassifier, SlidingWindowType,
@@ -52,11 +56,26 @@ impl Contestant {
 }
 
 /// How the contestants are set up: the same limits for all.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Setup {
     /// Per-attempt timeout; `None`: none (reqwest's default).
     pub attempt_timeout: Option<Duration>,
+    /// The outsider's configuration: raw reqwest and reqwest-middleware without a timeout,
+    /// remcall with every policy on, tower's stack with a timeout layer (`attempt_timeout` is
+    /// not used).
+    pub outsider: bool,
 }
+
+/// remcall in the outsider's configuration: connect, attempt and total timeouts; four attempts
+/// with backoff and full jitter; a breaker over the last 100 calls; a semaphore of 1,024;
+/// `log: none`.
+const OUTSIDER_PROFILE: &str = "
+timeout: { connect: 2s, attempt: 10s, total: 30s }
+retry: { max_attempts: 4, backoff: { initial: 50ms, max: 1s, jitter: full } }
+breaker: { window: { calls: 100 }, min_calls: 20, failure_rate: 50 }
+isolation: { semaphore: { max_concurrent: 1024 } }
+log: none
+";
 
 /// One contestant's client, ready to call. Clone it per caller.
 #[derive(Clone)]
@@ -65,6 +84,7 @@ pub enum Caller {
     Remcall(UserClient),
     Middleware(reqwest_middleware::ClientWithMiddleware, Arc<str>),
     Tower(TowerStack),
+    TowerFull(TowerFullStack),
 }
 
 /// The tower contestant's stack, outermost first (the breaker outside the retries, as in
@@ -72,17 +92,55 @@ pub enum Caller {
 pub type TowerStack =
     CircuitBreaker<ConcurrencyLimit<Retry<RetryTransient, GetUser>>, DefaultClassifier>;
 
+/// The outsider's tower stack: a timeout on each attempt inside the retries.
+pub type TowerFullStack =
+    CircuitBreaker<ConcurrencyLimit<Retry<RetryTransient, Timeout<GetUser>>>, DefaultClassifier>;
+
 impl Caller {
     /// A client of `contestant` for the user service at `base`.
     pub fn new(contestant: Contestant, base: &str, setup: Setup) -> Caller {
         let url: Arc<str> = format!("{base}/v1/api/users/7").into();
         let reqwest_client = || {
             let mut builder = reqwest::Client::builder();
-            if let Some(timeout) = setup.attempt_timeout {
+            if let Some(timeout) = setup.attempt_timeout.filter(|_| !setup.outsider) {
                 builder = builder.timeout(timeout);
             }
             builder.build().expect("reqwest client")
         };
+        if setup.outsider {
+            match contestant {
+                Contestant::Remcall => {
+                    let yaml = std::env::var("BENCH_PROFILE")
+                        .unwrap_or_else(|_| OUTSIDER_PROFILE.to_owned());
+                    let profile = Profile::from_yaml_str(&yaml).expect("bench profile");
+                    return Caller::Remcall(
+                        UserClient::builder()
+                            .base_url(base)
+                            .profile(profile)
+                            .build()
+                            .expect("client"),
+                    );
+                }
+                Contestant::Tower => {
+                    let client = reqwest::Client::builder()
+                        .connect_timeout(Duration::from_secs(2))
+                        .build()
+                        .expect("reqwest client");
+                    let get = Timeout::new(GetUser { client, url }, Duration::from_secs(10));
+                    let retried = Retry::new(RetryTransient { retries: 3 }, get);
+                    let breaker = CircuitBreakerLayer::builder()
+                        .failure_rate_threshold(0.5)
+                        .sliding_window_type(SlidingWindowType::CountBased)
+                        .sliding_window_size(100)
+                        .minimum_number_of_calls(20)
+                        .wait_duration_in_open(Duration::from_secs(5))
+                        .build()
+                        .expect("breaker");
+                    return Caller::TowerFull(breaker.layer(ConcurrencyLimit::new(retried, 1024)));
+                }
+                Contestant::Reqwest | Contestant::Middleware => {}
+            }
+        }
         match contestant {
             Contestant::Reqwest => Caller::Reqwest(reqwest_client(), url),
             Contestant::Remcall => {
@@ -164,6 +222,10 @@ impl Caller {
                 Err(_) => false,
             },
             Caller::Tower(stack) => match stack.ready().await {
+                Ok(ready) => ready.call(7).await.is_ok(),
+                Err(_) => false,
+            },
+            Caller::TowerFull(stack) => match stack.ready().await {
                 Ok(ready) => ready.call(7).await.is_ok(),
                 Err(_) => false,
             },

@@ -40,6 +40,7 @@ fn run(contestant: Contestant, urls: &[String], warmup: Duration, window: Durati
     runtime.block_on(async {
         let setup = Setup {
             attempt_timeout: Some(ATTEMPT_TIMEOUT),
+            outsider: false,
         };
         let a = Caller::new(contestant, &urls[0], setup);
         let b = Caller::new(contestant, &urls[1], setup);

@@ -15,6 +15,10 @@
 //! shared with calls in flight beside it).
 //! `[--timeout-ms N]` is every contestant's attempt timeout (default 10000, the spec profile's);
 //! with 0 the others run without one (remcall always has one), which shows what a timer costs.
+//! `[--outsider]` sets the contestants up as an independent bench did: remcall with every
+//! policy on, raw reqwest and reqwest-middleware with no timeout, tower's full stack
+//! (`contestants::Setup::outsider`); `BENCH_PROFILE=<yaml>` replaces remcall's profile there,
+//! to find which of its policies costs what.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -49,7 +53,12 @@ fn round(
         .build()
         .expect("runtime");
     runtime.block_on(async {
-        let mut caller = Caller::new(contestant, base, Setup { attempt_timeout });
+        let outsider = std::env::args().any(|a| a == "--outsider");
+        let setup = Setup {
+            attempt_timeout,
+            outsider,
+        };
+        let mut caller = Caller::new(contestant, base, setup);
         // Warm the connection pool.
         for _ in 0..callers {
             caller.call().await;
@@ -159,6 +168,9 @@ fn main() {
     // Ratios are to the first contestant run (raw reqwest unless `--only` picked another).
     let (base_cpu, base_rps, base_p99) = (cpu(0).0, rps(0).0, p99(0).0);
     let limits = match attempt_timeout {
+        _ if std::env::args().any(|a| a == "--outsider") => {
+            "the outsider's configuration (remcall all on; reqwest without a timeout; tower's full stack)".to_owned()
+        }
         Some(timeout) => format!("every contestant with a {timeout:?} attempt timeout"),
         None => "no attempt timeout but remcall's own (10s)".to_owned(),
     };
