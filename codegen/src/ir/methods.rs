@@ -25,17 +25,7 @@ pub(super) fn lower_method(
     let base = names::pascal(&method.name);
     let responses = (!method.responses.is_empty()).then(|| response_enum(method, &base));
     let errors = (!method.errors.is_empty()).then(|| error_enum(method, &base));
-    let headers = (!method.response_headers.is_empty()).then(|| HeadersStruct {
-        doc: format!(" The response headers of `{}`.", method.name),
-        name: format!("{base}Headers"),
-        fields: method
-            .response_headers
-            .iter()
-            .map(|p| (names::snake(&p.key), p.wire.clone(), p.ty.render()))
-            .collect(),
-        body: String::new(),
-        body_decode: String::new(),
-    });
+    let headers = (!method.response_headers.is_empty()).then(|| headers_struct(method, &base));
     let stream = method.returns_as == checked::ReturnsEncoding::Stream;
     let streamed = method
         .streamed
@@ -102,6 +92,21 @@ pub(super) fn lower_method(
         idempotency_key: method.idempotency_key.clone(),
         // A fallback answers a call; a stream is handed over as it comes.
         fallback: has_trait && method.fallback && !stream,
+    }
+}
+
+/// The struct of a method's typed response headers (its body is filled in later).
+fn headers_struct(method: &checked::Method, base: &str) -> HeadersStruct {
+    HeadersStruct {
+        doc: format!(" The response headers of `{}`.", method.name),
+        name: format!("{base}Headers"),
+        fields: method
+            .response_headers
+            .iter()
+            .map(|p| (names::snake(&p.key), p.wire.clone(), p.ty.render()))
+            .collect(),
+        body: String::new(),
+        body_decode: String::new(),
     }
 }
 

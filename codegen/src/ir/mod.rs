@@ -41,22 +41,8 @@ fn profile_yaml(profile: Profile) -> ProfileYaml {
     ProfileYaml { text, hashes }
 }
 
-/// The render-ready form of a checked spec.
-pub(crate) fn lower(client: &checked::Client) -> Client {
-    let name = client.name.clone();
-    let (fallback_trait, default_fallback) = match &client.fallback {
-        Fallback::None => (None, None),
-        Fallback::Trait => (Some(format!("{name}Fallback")), None),
-        Fallback::Default(path) => (Some(format!("{name}Fallback")), Some(path.clone())),
-    };
-    let copy_types: std::collections::HashSet<&str> = client
-        .types
-        .iter()
-        .filter(|t| is_copy_type(&t.shape))
-        .map(|t| t.name.as_str())
-        .collect();
-    let is_copy = |name: &str| copy_types.contains(name);
-    let cycles = Containment::of(&client.types);
+/// The client's types in render-ready form; a multipart body's struct knows its parts.
+fn lower_types(client: &checked::Client, cycles: &Containment) -> Vec<TypeDecl> {
     let multipart_bodies: std::collections::HashSet<&str> = client
         .methods
         .iter()
@@ -64,12 +50,11 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         .filter(|b| b.encoding == BodyEncoding::Multipart)
         .filter_map(|b| b.ty.bare())
         .collect();
-    let types: Vec<TypeDecl> = client
+    client
         .types
         .iter()
         .map(|decl| {
-            let mut lowered =
-                lower_type(decl, &client.types, &cycles, client.rename_all.as_deref());
+            let mut lowered = lower_type(decl, &client.types, cycles, client.rename_all.as_deref());
             if multipart_bodies.contains(decl.name.as_str())
                 && let Shape::Struct(s) = &decl.shape
             {
@@ -88,17 +73,34 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
             }
             lowered
         })
+        .collect()
+}
+
+/// The render-ready form of a checked spec.
+pub(crate) fn lower(client: &checked::Client) -> Client {
+    let name = client.name.clone();
+    let (fallback_trait, default_fallback) = match &client.fallback {
+        Fallback::None => (None, None),
+        Fallback::Trait => (Some(format!("{name}Fallback")), None),
+        Fallback::Default(path) => (Some(format!("{name}Fallback")), Some(path.clone())),
+    };
+    let copy_types: std::collections::HashSet<&str> = client
+        .types
+        .iter()
+        .filter(|t| is_copy_type(&t.shape))
+        .map(|t| t.name.as_str())
         .collect();
+    let is_copy = |name: &str| copy_types.contains(name);
+    let cycles = Containment::of(&client.types);
+    let types = lower_types(client, &cycles);
+    // The keys an error type declares: how a stream tells the server's error from an item.
+    let keys_of = |ty: &crate::types::Ty| {
+        fits::declared_keys(ty, &client.types, client.rename_all.as_deref())
+    };
     let mut methods: Vec<Method> = client
         .methods
         .iter()
-        .map(|method| {
-            // The keys an error type declares: how a stream tells the server's error from an item.
-            let keys_of = |ty: &crate::types::Ty| {
-                fits::declared_keys(ty, &client.types, client.rename_all.as_deref())
-            };
-            lower_method(method, &is_copy, &keys_of, fallback_trait.is_some(), &name)
-        })
+        .map(|method| lower_method(method, &is_copy, &keys_of, fallback_trait.is_some(), &name))
         .collect();
     name_calls(&mut methods, &types, &name);
 

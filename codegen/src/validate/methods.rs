@@ -43,6 +43,27 @@ impl Validator<'_> {
         methods
     }
 
+    /// `returns:`: its type (`()` without one), `None` after a diagnostic.
+    fn returns(&mut self, key: &str, def: &MethodDef) -> Option<Ty> {
+        if def.returns.as_ref().is_some_and(|r| r.ty.is_empty()) {
+            self.push(
+                self.spec
+                    .at_key(0, &format!("{key}.returns"), "`returns:` needs `type:`")
+                    .help(
+                        "only a `methods:` entry that changes an imported method may leave it out",
+                    ),
+            );
+        }
+        match &def.returns {
+            // The events' enum, generated: its name is checked with the events.
+            Some(returns) if returns.events.is_some() => Ty::parse(&returns.ty).ok(),
+            Some(returns) => self
+                .type_expr(0, &format!("{key}.returns"), &returns.ty, &[])
+                .filter(|ty| self.returns_encoding(key, returns.encoding, ty)),
+            None => Some(Ty::Tuple(Vec::new())),
+        }
+    }
+
     fn method(
         &mut self,
         key: &str,
@@ -58,23 +79,7 @@ impl Validator<'_> {
         let query = self.params(key, "query", &def.query, &mut arg_names);
         let headers = self.params(key, "headers", &def.headers, &mut arg_names);
         let body = self.body(key, def, &arg_names);
-        if def.returns.as_ref().is_some_and(|r| r.ty.is_empty()) {
-            self.push(
-                self.spec
-                    .at_key(0, &format!("{key}.returns"), "`returns:` needs `type:`")
-                    .help(
-                        "only a `methods:` entry that changes an imported method may leave it out",
-                    ),
-            );
-        }
-        let returns = match &def.returns {
-            // The events' enum, generated: its name is checked with the events.
-            Some(returns) if returns.events.is_some() => Ty::parse(&returns.ty).ok(),
-            Some(returns) => self
-                .type_expr(0, &format!("{key}.returns"), &returns.ty, &[])
-                .filter(|ty| self.returns_encoding(key, returns.encoding, ty)),
-            None => Some(Ty::Tuple(Vec::new())),
-        };
+        let returns = self.returns(key, def);
         let streamed = match &def.returns {
             Some(returns) => self.streamed(key, returns),
             None => Some(None),
