@@ -384,5 +384,12 @@ pub trait {{ fallback }}: Send + Sync + 'static {
 
 impl {{ fallback }} for remcall::NoFallback {}
 {%- endif %}
-{%- include "client/stub.rs" %}
+{%- if client.stubs.is_some() %}
+
+/// A stub of [`{{ client.name }}`]'s API, for tests (`stubs: true`): its server runs with the
+/// runtime's `stub` feature on (see docs/testing.md). Generated into the file beside this one.
+pub mod stub {
+    include!({{ "{:?}"|format(stub_file) }});
+}
+{%- endif %}
 {%- include "client/wire.rs" %}

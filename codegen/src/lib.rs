@@ -47,6 +47,9 @@ pub struct Generated {
     pub inputs: Vec<PathBuf>,
     /// The code.
     pub code: String,
+    /// The typed stub (`stubs: true`): its file name (`user_client_stub.rs`, beside
+    /// `file_name`, which includes it) and code.
+    pub stub: Option<(String, String)>,
     /// What the spec's check warned of: it builds, but likely not as its author means.
     pub warnings: Vec<Diagnostic>,
 }
@@ -247,13 +250,17 @@ fn render_spec(path: &Path, spec: spec::Spec, stubs: bool) -> Result<Generated, 
             .help("rename the file"),
         ]));
     }
-    let code = render::render(&client, &shown).map_err(|source| Error::Render {
+    let module = heck::ToSnakeCase::to_snake_case(client.name.as_str());
+    let stub_file = format!("{module}_stub.rs");
+    let rendered = render::render(&client, &shown, &stub_file)
+        .and_then(|code| Ok((code, render::render_stub(&client, &shown)?)));
+    let (code, stub) = rendered.map_err(|source| Error::Render {
         spec: path.to_path_buf(),
         source,
     })?;
-    let module = heck::ToSnakeCase::to_snake_case(client.name.as_str());
     Ok(Generated {
         file_name: format!("{module}.rs"),
+        stub: stub.map(|code| (stub_file, code)),
         module,
         spec: path.to_path_buf(),
         spec_label: shown,

@@ -8,7 +8,7 @@ use crate::{Error, Generated, render, shown_path};
 pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = generated
         .iter()
-        .map(|g| (g.file_name.clone(), g.code.clone()))
+        .flat_map(|g| std::iter::once((g.file_name.clone(), g.code.clone())).chain(g.stub.clone()))
         .collect();
     let modules: Vec<(String, String)> = generated
         .iter()

@@ -9,6 +9,14 @@ use crate::ir;
 #[template(path = "client.rs", escape = "none")]
 struct ClientTemplate<'a> {
     client: &'a ir::Client,
+    /// The typed stub's file, beside the client's (`stubs: true`).
+    stub_file: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "client/stub.rs", escape = "none")]
+struct StubTemplate<'a> {
+    client: &'a ir::Client,
 }
 
 /// The lints generated code may trip, allowed once per generated module (here and in
@@ -43,9 +51,28 @@ pub enum RenderError {
 /// 150,000-line client (a big API's) holds hundreds of megabytes, one item's a few kilobytes,
 /// and prettyplease writes a file's items one after another all the same. Items are independent,
 /// so they are formatted on every core, in runs of consecutive items joined in order.
-pub(crate) fn render(client: &ir::Client, spec_path: &str) -> Result<String, RenderError> {
-    let source = ClientTemplate { client }.render()?;
-    let items: Vec<Piece<'_>> = items(&source).into_iter().flat_map(pieces).collect();
+pub(crate) fn render(
+    client: &ir::Client,
+    spec_path: &str,
+    stub_file: &str,
+) -> Result<String, RenderError> {
+    formatted(&ClientTemplate { client, stub_file }.render()?, spec_path)
+}
+
+/// Renders a client's typed stub, the inside of its `mod stub` (`stubs: true`), or nothing.
+pub(crate) fn render_stub(
+    client: &ir::Client,
+    spec_path: &str,
+) -> Result<Option<String>, RenderError> {
+    if client.stubs.is_none() {
+        return Ok(None);
+    }
+    formatted(&StubTemplate { client }.render()?, spec_path).map(Some)
+}
+
+/// `source` parsed, formatted item by item (on every core), under the `@generated` header.
+fn formatted(source: &str, spec_path: &str) -> Result<String, RenderError> {
+    let items: Vec<Piece<'_>> = items(source).into_iter().flat_map(pieces).collect();
     // Where each item starts in the unformatted output, for an error's line.
     let mut first_lines = Vec::with_capacity(items.len());
     let mut line = 0;

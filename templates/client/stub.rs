@@ -1,9 +1,7 @@
-{#- Part of client.rs (included, same context): the typed stub of the API, with `stubs: true`. -#}
+{#- The typed stub of the API, with `stubs: true`: the file `<client>_stub.rs` beside the
+    client, which the client's `mod stub` includes (so it is read from wherever the client is,
+    OUT_DIR included). Its items as the inside of that module. Input: ir::Client. -#}
 {%- if let Some(stub) = client.stubs %}
-
-/// A stub of [`{{ client.name }}`]'s API, for tests (`stubs: true`): its server runs with the
-/// runtime's `stub` feature on (see docs/testing.md).
-pub mod stub {
     use super::*;
 
     /// A server of [`{{ client.name }}`]'s API on a free loopback port: build the client with
@@ -43,9 +41,9 @@ pub mod stub {
 
     /// Reads a received request as its operation's types.
     fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
-        match raw.operation {
+        match raw.index {
             {%- for method in stub.methods %}
-            {{ "{:?}"|format(method.spec_name) }} => {{ method.call_name }}::decode(raw).map(drop),
+            {{ method.index }} => {{ method.call_name }}::decode(raw).map(drop),
             {%- endfor %}
             _ => Ok(()),
         }
@@ -151,5 +149,4 @@ pub mod stub {
 {%- endif %}
     }
 {%- endfor %}
-}
 {%- endif %}

@@ -16,12 +16,12 @@ pub struct StubIr {
 /// One operation of the stub.
 #[derive(Debug)]
 pub struct StubMethod {
+    /// Its position in the client's methods (its `MethodSpec::index`), as the stub records it.
+    pub index: usize,
     /// The method's rustdoc link (see [`super::Method::link`]).
     pub link: String,
     /// The stub's method for it: its name, unless that is one of the stub's own (`start_`).
     pub accessor: String,
-    /// Its name in the spec, as the stub records it.
-    pub spec_name: String,
     /// `GetUserReceived`: a received request read as the spec's types.
     pub call_name: String,
     /// The call's fields: (name, owned type, how it is read from the `raw` request).
@@ -67,7 +67,8 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
     let taken = |name: &str| types.iter().any(|t| t.name == name) || name == client;
     let methods = methods
         .iter()
-        .map(|method| {
+        .enumerate()
+        .map(|(index, method)| {
             let bare = method.name.trim_start_matches("r#");
             let pascal = heck::ToUpperCamelCase::to_upper_camel_case(bare);
             let unique = |suffix: &str| {
@@ -88,9 +89,9 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
                 method.name.clone()
             };
             StubMethod {
+                index,
                 accessor,
                 link: method.link.clone(),
-                spec_name: method.spec_name.clone(),
                 call_name: unique("Received"),
                 fields,
                 raw_field,

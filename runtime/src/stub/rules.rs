@@ -16,6 +16,10 @@ use crate::spec::MethodSpec;
 pub struct Recorded {
     /// The operation it matched.
     pub operation: &'static str,
+    /// That operation's position in the client's methods ([`MethodSpec::index`]).
+    ///
+    /// [`MethodSpec::index`]: crate::spec::MethodSpec::index
+    pub index: usize,
     /// `GET`, `POST`, …
     pub method: String,
     /// The path as sent, below the client's base path.
@@ -303,6 +307,7 @@ mod tests {
     fn wire_texts_read_as_the_types_a_spec_names() {
         let recorded = Recorded {
             operation: "op",
+            index: 0,
             method: "GET".to_owned(),
             path: "/x/7".to_owned(),
             path_params: HashMap::from([("id".to_owned(), "7".to_owned())]),

@@ -266,6 +266,7 @@ fn recognise(
         operation,
         Recorded {
             operation: operation.name,
+            index: operation.index,
             method: parts.method.to_string(),
             path: below.to_owned(),
             path_params,
