@@ -43,7 +43,7 @@
     fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
         match raw.index {
             {%- for method in stub.methods %}
-            {{ method.index }} => {{ method.call_name }}::decode(raw).map(drop),
+            {{ method.index }} => <{{ method.call_name }} as remcall::stub::Received>::decode(raw).map(drop),
             {%- endfor %}
             _ => Ok(()),
         }
@@ -61,9 +61,8 @@
         pub {{ method.raw_field }}: remcall::stub::Recorded,
     }
 
-    impl {{ method.call_name }} {
-        /// Reads `raw` as the spec's types; the error says what does not fit.
-        pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+    impl remcall::stub::Received for {{ method.call_name }} {
+        fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
             Ok(Self {
                 {%- for (field, _, read) in method.fields %}
                 {{ field }}: {{ read }}?,
@@ -83,7 +82,7 @@
         /// The requests it received, read as the spec's types (one that did not fit was
         /// answered 400, and fails the test when the stub is dropped).
         pub fn calls(&self) -> Vec<{{ method.call_name }}> {
-            self.0.calls().iter().filter_map(|raw| {{ method.call_name }}::decode(raw).ok()).collect()
+            self.0.calls_as()
         }
 {%- for setter in method.setters %}
 

@@ -198,7 +198,7 @@ impl Stub {
         self.state()
             .recorded
             .iter()
-            .filter(|r| r.operation == operation.name)
+            .filter(|r| r.index == operation.index)
             .cloned()
             .collect()
     }
@@ -284,13 +284,22 @@ impl<'a> Stubbing<'a> {
         self
     }
 
+    /// The requests it received, read as `R` (a generated `<Method>Received`); one that does
+    /// not read (it was answered 400, and fails the test when the stub is dropped) is left out.
+    pub fn calls_as<R: Received>(&self) -> Vec<R> {
+        self.calls()
+            .iter()
+            .filter_map(|raw| R::decode(raw).ok())
+            .collect()
+    }
+
     /// The requests the operation (or, for `Stub::all`'s, every operation) received, in order.
     pub fn calls(&self) -> Vec<Recorded> {
         let state = self.stub.state();
         state
             .recorded
             .iter()
-            .filter(|r| self.operation.is_none_or(|o| r.operation == o.name))
+            .filter(|r| self.operation.is_none_or(|o| r.index == o.index))
             .cloned()
             .collect()
     }
@@ -525,6 +534,13 @@ impl<'a> Faults<'a> {
 /// An event as a server writes it: `event:`, `id:` and `retry:` when set, one `data:` line a
 /// line of its data, a blank line. A line break in the name or id would end its field early,
 /// so it is written as a space.
+/// A request an operation received, read as the spec's types: what a generated
+/// `<Method>Received` is, and what [`Stubbing::calls_as`] and the stub's check read.
+pub trait Received: Sized {
+    /// Reads `raw` as the spec's types; the error says what does not fit.
+    fn decode(raw: &Recorded) -> Result<Self, String>;
+}
+
 /// Each text a line of its own: a line break inside one would split it.
 fn line_frames(texts: impl Iterator<Item = String>) -> Vec<Bytes> {
     texts

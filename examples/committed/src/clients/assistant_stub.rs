@@ -46,10 +46,10 @@ impl AssistantStub {
 /// Reads a received request as its operation's types.
 fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
     match raw.index {
-        0 => CompleteReceived::decode(raw).map(drop),
-        1 => CompleteWholeReceived::decode(raw).map(drop),
-        2 => RunEventsReceived::decode(raw).map(drop),
-        3 => LogsReceived::decode(raw).map(drop),
+        0 => <CompleteReceived as remcall::stub::Received>::decode(raw).map(drop),
+        1 => <CompleteWholeReceived as remcall::stub::Received>::decode(raw).map(drop),
+        2 => <RunEventsReceived as remcall::stub::Received>::decode(raw).map(drop),
+        3 => <LogsReceived as remcall::stub::Received>::decode(raw).map(drop),
         _ => Ok(()),
     }
 }
@@ -61,9 +61,8 @@ pub struct CompleteReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl CompleteReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for CompleteReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             body: raw.json_body()?,
             raw: raw.clone(),
@@ -78,11 +77,7 @@ impl CompleteStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<CompleteReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| CompleteReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Answers 200 with these events (set `id` on them to let a client resume), each a
     /// chunk of its own: the faults `cut_after`, `stall_after` and `slow_events` count them.
@@ -118,9 +113,8 @@ pub struct CompleteWholeReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl CompleteWholeReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for CompleteWholeReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             body: raw.json_body()?,
             raw: raw.clone(),
@@ -135,11 +129,7 @@ impl CompleteWholeStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<CompleteWholeReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| CompleteWholeReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &Completion) -> Self {
@@ -154,9 +144,8 @@ pub struct RunEventsReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl RunEventsReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for RunEventsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             raw: raw.clone(),
@@ -171,11 +160,7 @@ impl RunEventsStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<RunEventsReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| RunEventsReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -195,9 +180,8 @@ pub struct LogsReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl LogsReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for LogsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             level: raw.query_value("level")?,
             raw: raw.clone(),
@@ -212,7 +196,7 @@ impl LogsStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<LogsReceived> {
-        self.0.calls().iter().filter_map(|raw| LogsReceived::decode(raw).ok()).collect()
+        self.0.calls_as()
     }
     /// Only requests whose `level` is `value`.
     pub fn with_level(self, value: impl std::borrow::Borrow<str>) -> Self {

@@ -136,28 +136,34 @@ impl PaymentsStub {
 /// Reads a received request as its operation's types.
 fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
     match raw.index {
-        0 => GetCustomerReceived::decode(raw).map(drop),
-        1 => CreateCustomerReceived::decode(raw).map(drop),
-        2 => GetBalanceReceived::decode(raw).map(drop),
-        3 => GetStatementReceived::decode(raw).map(drop),
-        4 => UpdateCustomerReceived::decode(raw).map(drop),
-        5 => GetSourceReceived::decode(raw).map(drop),
-        6 => CreateChargeReceived::decode(raw).map(drop),
-        7 => UploadFileReceived::decode(raw).map(drop),
-        8 => SetNoteReceived::decode(raw).map(drop),
-        9 => MergeCustomerReceived::decode(raw).map(drop),
-        10 => DeleteCustomerReceived::decode(raw).map(drop),
-        11 => ListChargesReceived::decode(raw).map(drop),
-        12 => CreateRefundReceived::decode(raw).map(drop),
-        13 => ListCustomersReceived::decode(raw).map(drop),
-        14 => ListEventsReceived::decode(raw).map(drop),
-        15 => ListInvoicesReceived::decode(raw).map(drop),
-        16 => SearchEventsReceived::decode(raw).map(drop),
-        17 => ListArchivedEventsReceived::decode(raw).map(drop),
-        18 => ListCustomerEventsReceived::decode(raw).map(drop),
-        19 => ListPayoutsReceived::decode(raw).map(drop),
-        20 => DownloadReportReceived::decode(raw).map(drop),
-        21 => GetReportReceived::decode(raw).map(drop),
+        0 => <GetCustomerReceived as remcall::stub::Received>::decode(raw).map(drop),
+        1 => <CreateCustomerReceived as remcall::stub::Received>::decode(raw).map(drop),
+        2 => <GetBalanceReceived as remcall::stub::Received>::decode(raw).map(drop),
+        3 => <GetStatementReceived as remcall::stub::Received>::decode(raw).map(drop),
+        4 => <UpdateCustomerReceived as remcall::stub::Received>::decode(raw).map(drop),
+        5 => <GetSourceReceived as remcall::stub::Received>::decode(raw).map(drop),
+        6 => <CreateChargeReceived as remcall::stub::Received>::decode(raw).map(drop),
+        7 => <UploadFileReceived as remcall::stub::Received>::decode(raw).map(drop),
+        8 => <SetNoteReceived as remcall::stub::Received>::decode(raw).map(drop),
+        9 => <MergeCustomerReceived as remcall::stub::Received>::decode(raw).map(drop),
+        10 => <DeleteCustomerReceived as remcall::stub::Received>::decode(raw).map(drop),
+        11 => <ListChargesReceived as remcall::stub::Received>::decode(raw).map(drop),
+        12 => <CreateRefundReceived as remcall::stub::Received>::decode(raw).map(drop),
+        13 => <ListCustomersReceived as remcall::stub::Received>::decode(raw).map(drop),
+        14 => <ListEventsReceived as remcall::stub::Received>::decode(raw).map(drop),
+        15 => <ListInvoicesReceived as remcall::stub::Received>::decode(raw).map(drop),
+        16 => <SearchEventsReceived as remcall::stub::Received>::decode(raw).map(drop),
+        17 => {
+            <ListArchivedEventsReceived as remcall::stub::Received>::decode(raw)
+                .map(drop)
+        }
+        18 => {
+            <ListCustomerEventsReceived as remcall::stub::Received>::decode(raw)
+                .map(drop)
+        }
+        19 => <ListPayoutsReceived as remcall::stub::Received>::decode(raw).map(drop),
+        20 => <DownloadReportReceived as remcall::stub::Received>::decode(raw).map(drop),
+        21 => <GetReportReceived as remcall::stub::Received>::decode(raw).map(drop),
         _ => Ok(()),
     }
 }
@@ -169,9 +175,8 @@ pub struct GetCustomerReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl GetCustomerReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for GetCustomerReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             raw: raw.clone(),
@@ -186,11 +191,7 @@ impl GetCustomerStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<GetCustomerReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| GetCustomerReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -222,9 +223,8 @@ pub struct CreateCustomerReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl CreateCustomerReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for CreateCustomerReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             body: raw.json_body()?,
             raw: raw.clone(),
@@ -239,11 +239,7 @@ impl CreateCustomerStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<CreateCustomerReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| CreateCustomerReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
 }
 /// A request of [`Payments::get_balance`] the stub received, read as the spec's types.
@@ -252,9 +248,8 @@ pub struct GetBalanceReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl GetBalanceReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for GetBalanceReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self { raw: raw.clone() })
     }
 }
@@ -266,11 +261,7 @@ impl GetBalanceStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<GetBalanceReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| GetBalanceReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
 }
 /// A request of [`Payments::get_statement`] the stub received, read as the spec's types.
@@ -281,9 +272,8 @@ pub struct GetStatementReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl GetStatementReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for GetStatementReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             raw: raw.clone(),
@@ -298,11 +288,7 @@ impl GetStatementStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<GetStatementReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| GetStatementReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -319,9 +305,8 @@ pub struct UpdateCustomerReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl UpdateCustomerReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for UpdateCustomerReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             body: raw.json_body()?,
@@ -337,11 +322,7 @@ impl UpdateCustomerStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<UpdateCustomerReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| UpdateCustomerReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -360,9 +341,8 @@ pub struct GetSourceReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl GetSourceReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for GetSourceReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             raw: raw.clone(),
@@ -377,11 +357,7 @@ impl GetSourceStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<GetSourceReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| GetSourceReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -400,9 +376,8 @@ pub struct CreateChargeReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl CreateChargeReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for CreateChargeReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             body: raw.json_body()?,
             raw: raw.clone(),
@@ -417,11 +392,7 @@ impl CreateChargeStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<CreateChargeReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| CreateChargeReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &Charge) -> Self {
@@ -434,9 +405,8 @@ pub struct UploadFileReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl UploadFileReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for UploadFileReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self { raw: raw.clone() })
     }
 }
@@ -448,11 +418,7 @@ impl UploadFileStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<UploadFileReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| UploadFileReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &StoredFile) -> Self {
@@ -469,9 +435,8 @@ pub struct SetNoteReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl SetNoteReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for SetNoteReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             body: raw.text_body()?,
@@ -487,11 +452,7 @@ impl SetNoteStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<SetNoteReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| SetNoteReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -508,9 +469,8 @@ pub struct MergeCustomerReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl MergeCustomerReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for MergeCustomerReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             body: raw.json_body()?,
@@ -526,11 +486,7 @@ impl MergeCustomerStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<MergeCustomerReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| MergeCustomerReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -551,9 +507,8 @@ pub struct DeleteCustomerReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl DeleteCustomerReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for DeleteCustomerReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             body: raw.json_body()?,
@@ -569,11 +524,7 @@ impl DeleteCustomerStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<DeleteCustomerReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| DeleteCustomerReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -586,9 +537,8 @@ pub struct ListChargesReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl ListChargesReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for ListChargesReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self { raw: raw.clone() })
     }
 }
@@ -600,11 +550,7 @@ impl ListChargesStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<ListChargesReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| ListChargesReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &Vec<Charge>) -> Self {
@@ -619,9 +565,8 @@ pub struct CreateRefundReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl CreateRefundReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for CreateRefundReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             body: raw.json_body()?,
             raw: raw.clone(),
@@ -636,11 +581,7 @@ impl CreateRefundStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<CreateRefundReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| CreateRefundReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &Refund) -> Self {
@@ -657,9 +598,8 @@ pub struct ListCustomersReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl ListCustomersReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for ListCustomersReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             limit: raw.query_value("limit")?,
             starting_after: raw.query_value("starting_after")?,
@@ -675,11 +615,7 @@ impl ListCustomersStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<ListCustomersReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| ListCustomersReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `limit` is `value`.
     pub fn with_limit(self, value: impl std::borrow::Borrow<u32>) -> Self {
@@ -706,9 +642,8 @@ pub struct ListEventsReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl ListEventsReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for ListEventsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             cursor: raw.query_value("cursor")?,
             raw: raw.clone(),
@@ -723,11 +658,7 @@ impl ListEventsStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<ListEventsReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| ListEventsReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `cursor` is `value`.
     pub fn with_cursor(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -744,9 +675,8 @@ pub struct ListInvoicesReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl ListInvoicesReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for ListInvoicesReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self { raw: raw.clone() })
     }
 }
@@ -758,11 +688,7 @@ impl ListInvoicesStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<ListInvoicesReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| ListInvoicesReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &InvoicePage) -> Self {
@@ -779,9 +705,8 @@ pub struct SearchEventsReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl SearchEventsReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for SearchEventsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             offset: raw.query_value("offset")?,
             limit: raw.query_value("limit")?,
@@ -797,11 +722,7 @@ impl SearchEventsStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<SearchEventsReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| SearchEventsReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `offset` is `value`.
     pub fn with_offset(self, value: impl std::borrow::Borrow<u64>) -> Self {
@@ -826,9 +747,8 @@ pub struct ListArchivedEventsReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl ListArchivedEventsReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for ListArchivedEventsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             page: raw.query_value("page")?,
             per_page: raw.query_value("per_page")?,
@@ -844,11 +764,7 @@ impl ListArchivedEventsStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<ListArchivedEventsReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| ListArchivedEventsReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `page` is `value`.
     pub fn with_page(self, value: impl std::borrow::Borrow<u32>) -> Self {
@@ -873,9 +789,8 @@ pub struct ListCustomerEventsReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl ListCustomerEventsReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for ListCustomerEventsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             cursor: raw.query_value("cursor")?,
@@ -891,11 +806,7 @@ impl ListCustomerEventsStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<ListCustomerEventsReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| ListCustomerEventsReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -918,9 +829,8 @@ pub struct ListPayoutsReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl ListPayoutsReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for ListPayoutsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             per_page: raw.query_value("per_page")?,
             raw: raw.clone(),
@@ -935,11 +845,7 @@ impl ListPayoutsStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<ListPayoutsReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| ListPayoutsReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `per_page` is `value`.
     pub fn with_per_page(self, value: impl std::borrow::Borrow<u32>) -> Self {
@@ -958,9 +864,8 @@ pub struct DownloadReportReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl DownloadReportReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for DownloadReportReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             raw: raw.clone(),
@@ -975,11 +880,7 @@ impl DownloadReportStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<DownloadReportReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| DownloadReportReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -994,9 +895,8 @@ pub struct GetReportReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl GetReportReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for GetReportReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             raw: raw.clone(),
@@ -1011,11 +911,7 @@ impl GetReportStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<GetReportReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| GetReportReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {

@@ -46,10 +46,10 @@ impl UserClientStub {
 /// Reads a received request as its operation's types.
 fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
     match raw.index {
-        0 => QueryUserReceived::decode(raw).map(drop),
-        1 => GetUserReceived::decode(raw).map(drop),
-        2 => ListUsersReceived::decode(raw).map(drop),
-        3 => DeleteUserReceived::decode(raw).map(drop),
+        0 => <QueryUserReceived as remcall::stub::Received>::decode(raw).map(drop),
+        1 => <GetUserReceived as remcall::stub::Received>::decode(raw).map(drop),
+        2 => <ListUsersReceived as remcall::stub::Received>::decode(raw).map(drop),
+        3 => <DeleteUserReceived as remcall::stub::Received>::decode(raw).map(drop),
         _ => Ok(()),
     }
 }
@@ -61,9 +61,8 @@ pub struct QueryUserReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl QueryUserReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for QueryUserReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             body: raw.json_body()?,
             raw: raw.clone(),
@@ -78,11 +77,7 @@ impl QueryUserStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<QueryUserReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| QueryUserReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &ResponseDto<Vec<User>>) -> Self {
@@ -101,9 +96,8 @@ pub struct GetUserReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl GetUserReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for GetUserReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             verbose: raw.query_value("verbose")?,
@@ -120,11 +114,7 @@ impl GetUserStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<GetUserReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| GetUserReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<i64>) -> Self {
@@ -161,9 +151,8 @@ pub struct ListUsersReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl ListUsersReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for ListUsersReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             name: raw.query_value("name")?,
             sort: raw.query_value("sort")?,
@@ -181,11 +170,7 @@ impl ListUsersStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<ListUsersReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| ListUsersReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `name` is `value`.
     pub fn with_name(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -216,9 +201,8 @@ pub struct DeleteUserReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl DeleteUserReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for DeleteUserReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             id: raw.path_value("id")?,
             raw: raw.clone(),
@@ -233,11 +217,7 @@ impl DeleteUserStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<DeleteUserReceived> {
-        self.0
-            .calls()
-            .iter()
-            .filter_map(|raw| DeleteUserReceived::decode(raw).ok())
-            .collect()
+        self.0.calls_as()
     }
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<i64>) -> Self {

@@ -41,9 +41,9 @@ impl ReservedStub {
 /// Reads a received request as its operation's types.
 fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
     match raw.index {
-        0 => TypeReceived::decode(raw).map(drop),
-        1 => MatchReceived::decode(raw).map(drop),
-        2 => TakeReceived::decode(raw).map(drop),
+        0 => <TypeReceived as remcall::stub::Received>::decode(raw).map(drop),
+        1 => <MatchReceived as remcall::stub::Received>::decode(raw).map(drop),
+        2 => <TakeReceived as remcall::stub::Received>::decode(raw).map(drop),
         _ => Ok(()),
     }
 }
@@ -59,9 +59,8 @@ pub struct TypeReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl TypeReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for TypeReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             self_: raw.path_value("self")?,
             r#match: raw.query_value("match")?,
@@ -78,7 +77,7 @@ impl TypeStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<TypeReceived> {
-        self.0.calls().iter().filter_map(|raw| TypeReceived::decode(raw).ok()).collect()
+        self.0.calls_as()
     }
     /// Only requests whose `self` is `value`.
     pub fn with_self_(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -107,9 +106,8 @@ pub struct MatchReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl MatchReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for MatchReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             body: raw.json_body()?,
             raw: raw.clone(),
@@ -124,7 +122,7 @@ impl MatchStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<MatchReceived> {
-        self.0.calls().iter().filter_map(|raw| MatchReceived::decode(raw).ok()).collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &Keyword) -> Self {
@@ -143,9 +141,8 @@ pub struct TakeReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl TakeReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for TakeReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             request: raw.path_value("request")?,
             fallback: raw.query_value("fallback")?,
@@ -162,7 +159,7 @@ impl TakeStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<TakeReceived> {
-        self.0.calls().iter().filter_map(|raw| TakeReceived::decode(raw).ok()).collect()
+        self.0.calls_as()
     }
     /// Only requests whose `request` is `value`.
     pub fn with_request(self, value: impl std::borrow::Borrow<str>) -> Self {

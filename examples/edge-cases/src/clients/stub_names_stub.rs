@@ -36,8 +36,8 @@ impl StubNamesStub {
 /// Reads a received request as its operation's types.
 fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
     match raw.index {
-        0 => StartReceived::decode(raw).map(drop),
-        1 => UrlReceived::decode(raw).map(drop),
+        0 => <StartReceived as remcall::stub::Received>::decode(raw).map(drop),
+        1 => <UrlReceived as remcall::stub::Received>::decode(raw).map(drop),
         _ => Ok(()),
     }
 }
@@ -51,9 +51,8 @@ pub struct StartReceived {
     /// The request as received.
     pub raw_: remcall::stub::Recorded,
 }
-impl StartReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for StartReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self {
             raw: raw.path_value("raw")?,
             url: raw.query_value("url")?,
@@ -69,7 +68,7 @@ impl StartStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<StartReceived> {
-        self.0.calls().iter().filter_map(|raw| StartReceived::decode(raw).ok()).collect()
+        self.0.calls_as()
     }
     /// Only requests whose `raw` is `value`.
     pub fn with_raw(self, value: impl std::borrow::Borrow<str>) -> Self {
@@ -86,9 +85,8 @@ pub struct UrlReceived {
     /// The request as received.
     pub raw: remcall::stub::Recorded,
 }
-impl UrlReceived {
-    /// Reads `raw` as the spec's types; the error says what does not fit.
-    pub fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+impl remcall::stub::Received for UrlReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
         Ok(Self { raw: raw.clone() })
     }
 }
@@ -100,7 +98,7 @@ impl UrlStubbing<'_> {
     /// The requests it received, read as the spec's types (one that did not fit was
     /// answered 400, and fails the test when the stub is dropped).
     pub fn calls(&self) -> Vec<UrlReceived> {
-        self.0.calls().iter().filter_map(|raw| UrlReceived::decode(raw).ok()).collect()
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &String) -> Self {
