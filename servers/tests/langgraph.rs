@@ -7,8 +7,8 @@
 use remcall_real_servers::{Running, Workload, fetch, installed};
 
 /// Two graphs of plain Python, no model: `chat` plans and speaks (and fails on the prompt
-/// `fail`, as a model out of memory would); `slow` plans, then waits 1.5 s before its last
-/// state, longer than the workload's `timeout.idle`.
+/// `fail`, as a model out of memory would); `slow` plans, then waits 2.5 s before its last
+/// state, longer than the workload's `timeout.idle` of 1 s.
 const GRAPHS: &str = r#"import time
 from typing import TypedDict
 from langgraph.graph import StateGraph, START, END
@@ -26,7 +26,7 @@ def speak(state):
     return {"answer": state.get("answer", "") + ", said"}
 
 def wait(state):
-    time.sleep(1.5)
+    time.sleep(2.5)
     return {"answer": state.get("answer", "") + ", waited"}
 
 def graph(last, step):

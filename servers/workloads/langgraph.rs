@@ -1,14 +1,14 @@
 //! LangGraph's workload: a run's events streamed as Server-Sent Events and read typed (its
 //! metadata, the graph's state after each step, the updates), to the stream's end; a second
 //! stream; a run whose graph fails, ended by the server's `error` event as a typed error; and a
-//! background run joined by its stream, which goes silent past `timeout.idle` and is resumed
-//! from its last event id, each event once. Run by `tests/langgraph.rs` with the client
+//! background run joined by its stream from its first event, which goes silent past
+//! `timeout.idle` and is resumed from its last event id, each event once. Run by `tests/langgraph.rs` with the client
 //! generated from the server's own description; `LANGGRAPH_URL` is the server. Each step
 //! asserts what the server did, and says what it did.
 
 use crate::api::lang_graph::{
     AgentEvent, GraphState, JoinedEvent, LangGraph, RunCreateStateful, RunCreateStreamingStateless,
-    RunFailure, StreamMode, ThreadCreate, ThreadCronCreateStreamModeVariant0Item as Mode,
+    RunFailure, RunStatus, StreamMode, StreamModeVariant0Item as Mode, ThreadCreate,
 };
 use remcall::{ErrorKind, Event, Events};
 
@@ -46,12 +46,24 @@ pub async fn main() -> Result<(), remcall::Error> {
     let mut background = RunCreateStateful::new("slow");
     background.input = Some(remcall::serde_json::json!({ "prompt": "wait" }).into());
     background.stream_resumable = Some(true);
-    background.stream_mode = Some(StreamMode::ThreadCronCreateStreamModeVariant0ItemList(
-        vec![Mode::Values],
-    ));
+    background.stream_mode = Some(StreamMode::StreamModeVariant0ItemList(vec![Mode::Values]));
     let created = graph.create_run(&thread.thread_id, &background).await?;
+    // Joined once it runs, from its first event (`Last-Event-ID: 0`): the server replays what
+    // the run streamed so far, each event with its id, then goes silent while the graph waits.
+    let mut polls = 0;
+    while graph
+        .get_run(&thread.thread_id, &created.run_id)
+        .await?
+        .status
+        != RunStatus::Running
+    {
+        polls += 1;
+        assert!(polls < 300, "the background run never started");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     let joined = graph
         .join_run_stream(&thread.thread_id, &created.run_id)
+        .last_event_id("0")
         .await?;
     let items = all(joined).await;
     let mut ids = Vec::new();
@@ -85,9 +97,10 @@ pub async fn main() -> Result<(), remcall::Error> {
 fn run(graph: &str, prompt: &str) -> RunCreateStreamingStateless {
     let mut run = RunCreateStreamingStateless::new(graph);
     run.input = Some(remcall::serde_json::json!({ "prompt": prompt }).into());
-    run.stream_mode = Some(StreamMode::ThreadCronCreateStreamModeVariant0ItemList(
-        vec![Mode::Values, Mode::Updates],
-    ));
+    run.stream_mode = Some(StreamMode::StreamModeVariant0ItemList(vec![
+        Mode::Values,
+        Mode::Updates,
+    ]));
     run
 }
 
