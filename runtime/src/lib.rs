@@ -17,6 +17,7 @@ mod call;
 mod client;
 #[cfg(feature = "dashboard")]
 pub mod dashboard;
+mod decode;
 mod error;
 mod fleet;
 mod observe;
@@ -42,13 +43,13 @@ pub use stream::{Event, Events, Lines};
 pub use wire::multipart::File;
 pub use wire::nullable::Nullable;
 
+pub use decode::response::{Response, WithHeaders};
 pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats};
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields
 /// link here), for building or inspecting a profile in code; the defaults and what each policy
 /// does are in the user guide (docs/resilience.md, docs/spec.md).
 #[doc(inline)]
 pub use remcall_profile as profile;
-pub use wire::response::{Response, WithHeaders};
 
 // What generated code names, so user crates need no dependency of their own.
 pub use bytes;
@@ -64,16 +65,16 @@ pub use serde_json;
 pub mod __codegen {
     pub use crate::call::paginate::{NextPage, Paging};
     pub use crate::client::{Client, ClientBuilder};
+    pub use crate::decode::enums::{read as int_enum, read_str as str_enum};
+    pub use crate::decode::response::decode;
     pub use crate::error::Detail;
     pub use crate::spec::{ClientSpec, MethodSpec};
     pub use crate::stream::{
         ErrorEvents, EventDecoder, event_json, event_text, line_json, line_text,
     };
     pub use crate::wire::constant::{Const, constant};
-    pub use crate::wire::enums::{read as int_enum, read_str as str_enum};
     pub use crate::wire::multipart::{Files, Form, Multipart};
     pub use crate::wire::request::Request;
-    pub use crate::wire::response::decode;
     /// Each generated type's serde impls, one invocation per type (`wire/derive.rs`).
     pub use crate::{
         __serde_constant as serde_constant, __serde_events as serde_events,
@@ -82,15 +83,15 @@ pub mod __codegen {
     };
     /// Reading and writing structs: what generated code does instead of deriving serde's traits.
     pub mod record {
-        pub use crate::wire::record::{
+        pub use crate::decode::record::{
             FieldOut, Optional, Record, Unfinished, flattened, other, read, slot, write,
             write_flattened, write_with_others,
         };
     }
     /// Reading `one_of:` unions, with errors that say what was tried.
     pub mod union {
-        pub use crate::wire::owned::Owned;
-        pub use crate::wire::union::{Alternative, Candidate, Fits, read, tagged, untagged};
+        pub use crate::decode::owned::Owned;
+        pub use crate::decode::union::{Alternative, Candidate, Fits, read, tagged, untagged};
     }
 }
 

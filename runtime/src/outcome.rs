@@ -9,9 +9,9 @@ use std::time::Duration;
 use remcall_profile::{BreakerSettings, Condition, RetrySettings};
 use reqwest::StatusCode;
 
+use crate::decode::response::{Response, Unread};
 use crate::error::{Error, ErrorKind, is_malformed_answer};
 use crate::policy::breaker::Outcome;
-use crate::wire::response::{Response, Unread};
 
 /// An attempt that brought no answer: the error the caller sees if it is the last, its retry
 /// class, and how long the server asked to wait (`Retry-After`), if it did.

@@ -182,6 +182,7 @@ where
 // After the macros, which the policy files use.
 mod auth;
 mod breaker;
+mod decode;
 mod endpoints;
 mod isolation;
 mod overload;
@@ -189,9 +190,10 @@ mod retry;
 
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
 pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
+pub use decode::DecodeMode;
 pub use endpoints::{
-    Cookies, DecodeMode, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams,
-    Roots, Strategy, Tls,
+    Cookies, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots,
+    Strategy, Tls,
 };
 #[cfg(feature = "schema")]
 pub(crate) use isolation::IsolationRepr;

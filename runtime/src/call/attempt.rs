@@ -10,6 +10,7 @@ use tracing::Instrument;
 
 use super::log;
 use crate::client::{Client, MethodState};
+use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outbound::interceptor::{self, CallInfo};
@@ -20,7 +21,6 @@ use crate::policy::retry::retry_after;
 use crate::wire::outgoing::Outgoing;
 use crate::wire::request::Request;
 use crate::wire::request::Slot;
-use crate::wire::response::Response;
 
 /// A finished attempt: where it went, what came back, which OAuth2 token it carried, and
 /// whether it was a hedge.

@@ -7,13 +7,13 @@ use tokio::time::Instant;
 
 use super::attempt::{Landed, When, within};
 use crate::client::{Client, MethodState};
+use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::outbound::auth::Credentials;
 use crate::outcome::{AttemptFailure, FailedAttempt, is_retryable};
 use crate::policy::retry::backoff;
 use crate::spec::MethodSpec;
 use crate::wire::request::Request;
-use crate::wire::response::Response;
 
 /// What the call span reports of the attempts: how many, the hedges among them, and the last
 /// HTTP status.

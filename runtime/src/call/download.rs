@@ -20,9 +20,9 @@ use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
 use crate::client::Client;
+use crate::decode::response::decode;
 use crate::error::{Error, ErrorKind};
 use crate::wire::request::Request;
-use crate::wire::response::decode;
 
 type Chunk =
     Pin<Box<dyn Future<Output = (reqwest::Response, Result<Option<Bytes>, Error>)> + Send>>;

@@ -9,8 +9,8 @@ use tokio::time::Instant;
 use remcall_profile::LogLevel;
 use reqwest::header::HeaderMap;
 
+use crate::decode::response::Response;
 use crate::outbound::interceptor::{CallInfo, Outgoing};
-use crate::wire::response::Response;
 
 /// How much of a body `full` logs.
 const BODY_BYTES: usize = 4096;

@@ -30,10 +30,10 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::client::{Client, MethodState};
+use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::spec::MethodSpec;
 use crate::wire::request::Request;
-use crate::wire::response::Response;
 
 impl Client {
     /// Runs one logical call and decodes its answer.
@@ -170,7 +170,7 @@ impl Client {
         &self,
         state: &MethodState,
         method: &'static MethodSpec,
-        drift: Vec<crate::wire::lax::Drift>,
+        drift: Vec<crate::decode::lax::Drift>,
     ) {
         for repair in drift {
             if state.counters.record_drift(&repair) {
@@ -202,7 +202,7 @@ impl Client {
         let result = self.isolated(state, &request, &admitted).await;
         let dropped = crate::outcome::dropped(&result);
         let result = if state.settings.decode == remcall_profile::DecodeMode::Lax {
-            let (result, drift) = crate::wire::lax::decoding(|| result.and_then(decode));
+            let (result, drift) = crate::decode::lax::decoding(|| result.and_then(decode));
             self.record_drift(state, method, drift);
             result
         } else {

@@ -18,10 +18,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::client::Client;
+use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::outbound::endpoints::{without_query, without_userinfo};
 use crate::wire::request::Request;
-use crate::wire::response::Response;
 
 /// How a method's pages are read: where the items are and where the next page is.
 #[derive(Debug)]

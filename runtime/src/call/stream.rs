@@ -295,7 +295,7 @@ async fn read_body<F: Format>(
         if !lax {
             return decode();
         }
-        let (result, drift) = crate::wire::lax::decoding(decode);
+        let (result, drift) = crate::decode::lax::decoding(decode);
         client.record_drift(state, method, drift);
         result
     };

@@ -140,7 +140,7 @@ impl Observer {
     /// overlays: [FILE] }`); strict decoding then passes. `None` once the client is gone.
     pub fn drift_overlay(&self) -> Option<String> {
         let shared = self.shared.upgrade()?;
-        let seen: Vec<(&str, Vec<crate::wire::lax::Drift>)> = shared
+        let seen: Vec<(&str, Vec<crate::decode::lax::Drift>)> = shared
             .spec
             .methods
             .iter()

@@ -9,8 +9,8 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
-use crate::wire::lax::Drift;
-use crate::wire::located::string_literal as literal;
+use crate::decode::lax::Drift;
+use crate::decode::located::string_literal as literal;
 
 /// Places drift was seen at, at most [`DriftLog::REMEMBERED`] of them in at most
 /// [`DriftLog::BYTES`]: a server that drifts everywhere, or names a new map key in every answer,

@@ -343,7 +343,7 @@ impl Counters {
     }
 
     /// Counts one repair; true the first time its place is seen, so it is logged once.
-    pub(crate) fn record_drift(&self, drift: &crate::wire::lax::Drift) -> bool {
+    pub(crate) fn record_drift(&self, drift: &crate::decode::lax::Drift) -> bool {
         self.drift.fetch_add(1, Ordering::Relaxed);
         self.drift_log.first(drift)
     }

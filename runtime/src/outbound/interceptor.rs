@@ -10,8 +10,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
-use crate::wire::response::Response;
 
 /// An interceptor's error: any error type, boxed.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -117,14 +117,14 @@ pub(crate) fn read<T>(
     if named {
         return Read::Reported(errors.decode(data));
     }
-    let why = match crate::wire::lax::strictly(&decode) {
+    let why = match crate::decode::lax::strictly(&decode) {
         Ok(item) => return Read::Item(item),
         Err(why) => why,
     };
     if let Some(detail) = errors.read(data) {
         return Read::Reported(Some(detail));
     }
-    if crate::wire::lax::on() {
+    if crate::decode::lax::on() {
         return decode().map_or_else(Read::Undecodable, Read::Item);
     }
     Read::Undecodable(why)

@@ -485,7 +485,7 @@ fn undecodable(
 /// and escaped (`event (event: 'token', id: '7')`).
 fn event_named(event: Option<&str>, id: Option<&str>) -> String {
     let quoted = |name: &str, value: Option<&str>| {
-        value.map(|v| format!("{name}: {}", crate::wire::located::string_literal(v)))
+        value.map(|v| format!("{name}: {}", crate::decode::located::string_literal(v)))
     };
     let fields: Vec<String> = [quoted("event", event), quoted("id", id)]
         .into_iter()
@@ -504,9 +504,9 @@ pub fn event_json<T: serde::de::DeserializeOwned>(
     data: &str,
 ) -> Result<T, String> {
     serde_json::from_str(data)
-        .or_else(|e| crate::wire::lax::repaired::<T>(data.as_bytes()).ok_or(e))
+        .or_else(|e| crate::decode::lax::repaired::<T>(data.as_bytes()).ok_or(e))
         .map_err(|e| {
-            crate::wire::located::locate::<T>(data.as_bytes()).unwrap_or_else(|| e.to_string())
+            crate::decode::located::locate::<T>(data.as_bytes()).unwrap_or_else(|| e.to_string())
         })
 }
 
@@ -523,6 +523,6 @@ pub fn line_text(line: &[u8]) -> Result<String, String> {
 /// Decodes a JSON line as `T`.
 pub fn line_json<T: serde::de::DeserializeOwned>(line: &[u8]) -> Result<T, String> {
     serde_json::from_slice(line)
-        .or_else(|e| crate::wire::lax::repaired::<T>(line).ok_or(e))
-        .map_err(|e| crate::wire::located::locate::<T>(line).unwrap_or_else(|| e.to_string()))
+        .or_else(|e| crate::decode::lax::repaired::<T>(line).ok_or(e))
+        .map_err(|e| crate::decode::located::locate::<T>(line).unwrap_or_else(|| e.to_string()))
 }

@@ -12,8 +12,8 @@ use serde::Deserialize;
 use tokio::time::Instant;
 
 use super::{basic_credentials, expand};
+use crate::decode::response::{Response, Unread};
 use crate::error::{Error, ErrorKind};
-use crate::wire::response::{Response, Unread};
 
 /// The largest token response read; token endpoints answer with a few hundred bytes.
 const MAX_TOKEN_RESPONSE: u64 = 64 << 10;

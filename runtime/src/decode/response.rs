@@ -95,7 +95,7 @@ pub mod decode {
     pub fn json<T: DeserializeOwned>(response: Response) -> Result<T, Error> {
         let strict = serde_json::from_slice(&response.body);
         if strict.is_err()
-            && let Some(repaired) = crate::wire::lax::repaired::<T>(&response.body)
+            && let Some(repaired) = crate::decode::lax::repaired::<T>(&response.body)
         {
             return Ok(repaired);
         }
@@ -104,7 +104,7 @@ pub mod decode {
                 "the response body is not a valid `{}`",
                 short_type_name::<T>()
             );
-            match crate::wire::located::locate::<T>(&response.body) {
+            match crate::decode::located::locate::<T>(&response.body) {
                 // Where and what: the source would say it again, less clearly.
                 Some(located) => {
                     message.push_str(": ");

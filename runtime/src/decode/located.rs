@@ -6,44 +6,37 @@
 //! struct field whose value failed (only when it fails: a `map_err`), and a union clears the note
 //! of an alternative it tried and dropped.
 
-use std::cell::Cell;
+use super::context::context;
 use std::fmt::Write as _;
 
 use serde::de::DeserializeOwned;
 
-thread_local! {
-    /// The innermost struct field that failed in the decoding under way: (struct, wire name).
-    static FAILED_FIELD: Cell<Option<(&'static str, &'static str)>> = const { Cell::new(None) };
-    /// True while a failed body is decoded again to find where: a union then tracks the path
-    /// inside each alternative it tries.
-    static LOCATING: Cell<bool> = const { Cell::new(false) };
-}
-
 /// True while [`locate`] runs on this thread.
 pub(crate) fn locating() -> bool {
-    LOCATING.get()
+    context(|c| c.locating.get())
 }
 
-/// Sets [`LOCATING`] for its life, and clears it however the decoding ends.
+/// Sets [`DecodeContext::locating`](super::context::DecodeContext::locating) for its life, and clears it however the decoding ends.
 struct Locating;
 
 impl Locating {
     fn start() -> Locating {
-        LOCATING.set(true);
+        context(|c| c.locating.set(true));
         Locating
     }
 }
 
 impl Drop for Locating {
     fn drop(&mut self) {
-        LOCATING.set(false);
+        context(|c| c.locating.set(false));
     }
 }
 
 /// Notes that field `field` of struct `name` did not read, unless a field inside it was
 /// noted first.
 pub(crate) fn note_failed_field(name: &'static str, field: &'static str) {
-    FAILED_FIELD.with(|noted| {
+    context(|c| {
+        let noted = &c.failed_field;
         if noted.get().is_none() {
             noted.set(Some((name, field)));
         }
@@ -52,12 +45,12 @@ pub(crate) fn note_failed_field(name: &'static str, field: &'static str) {
 
 /// The field noted since the last [`forget_failed_field`], taken.
 pub(crate) fn failed_field() -> Option<(&'static str, &'static str)> {
-    FAILED_FIELD.with(Cell::take)
+    context(|c| c.failed_field.take())
 }
 
 /// Forgets a noted field: the alternative of a union it was in was dropped.
 pub(crate) fn forget_failed_field() {
-    FAILED_FIELD.with(|noted| noted.set(None));
+    context(|c| c.failed_field.set(None));
 }
 
 /// Where `body` does not fit `T` and what is wrong there, or `None` when it does fit:
@@ -74,7 +67,7 @@ pub(crate) fn locate<T: DeserializeOwned>(body: &[u8]) -> Option<String> {
         Err(error) => error,
     };
     let path = json_path(error.path());
-    let field = FAILED_FIELD.with(Cell::take);
+    let field = context(|c| c.failed_field.take());
     let inner = error.into_inner();
     let what = inner.to_string();
     let position = format!(" at line {} column {}", inner.line(), inner.column());

@@ -9,8 +9,6 @@
 //! a JSON value, and the mismatch `serde_path_to_error` finds is repaired in place, one at a
 //! time, at most [`MAX_REPAIRS`] times: the work stays a small multiple of the body's size.
 
-use std::cell::{Cell, RefCell};
-
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -18,23 +16,8 @@ use serde_json::Value;
 /// not one to keep going with.
 pub(crate) const MAX_REPAIRS: usize = 32;
 
-/// One repair: where, what the description declares there and what came.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Drift {
-    /// The JSON path (`$.items[3].name`).
-    pub(crate) path: String,
-    /// The struct and field, when the place is one (`Contents.content`).
-    pub(crate) field: Option<String>,
-    /// What the description declares (`a string`).
-    pub(crate) declared: String,
-    /// What came (`null`, `missing`, `an array`).
-    pub(crate) came: &'static str,
-}
-
-thread_local! {
-    static LAX: Cell<bool> = const { Cell::new(false) };
-    static REPAIRED: RefCell<Vec<Drift>> = const { RefCell::new(Vec::new()) };
-}
+pub(crate) use super::context::Drift;
+use super::context::context;
 
 /// Runs `decode` with lax mode on, returning its result and the repairs it made.
 pub(crate) fn decoding<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
@@ -43,21 +26,21 @@ pub(crate) fn decoding<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
     struct Off;
     impl Drop for Off {
         fn drop(&mut self) {
-            LAX.with(|lax| lax.set(false));
+            context(|c| c.lax.set(false));
         }
     }
-    REPAIRED.with(|repaired| repaired.borrow_mut().clear());
-    LAX.with(|lax| lax.set(true));
+    context(|c| c.repaired.borrow_mut().clear());
+    context(|c| c.lax.set(true));
     let off = Off;
     let result = decode();
     drop(off);
-    let repairs = REPAIRED.with(|repaired| std::mem::take(&mut *repaired.borrow_mut()));
+    let repairs = context(|c| std::mem::take(&mut *c.repaired.borrow_mut()));
     (result, repairs)
 }
 
 /// Whether lax mode is on for this thread's decode.
 pub(crate) fn on() -> bool {
-    LAX.with(Cell::get)
+    context(|c| c.lax.get())
 }
 
 /// Runs `decode` with lax mode off, then puts it back as it was. A stream that declares error
@@ -68,17 +51,17 @@ pub(crate) fn strictly<R>(decode: impl FnOnce() -> R) -> R {
     struct Restore(bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            LAX.with(|lax| lax.set(self.0));
+            context(|c| c.lax.set(self.0));
         }
     }
-    let _restore = Restore(LAX.with(|lax| lax.replace(false)));
+    let _restore = Restore(context(|c| c.lax.replace(false)));
     decode()
 }
 
 /// When lax mode is on: `body` as a `T` after the repairs it needs, or `None` when lax mode is
 /// off or the body is beyond repair.
 pub(crate) fn repaired<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
-    if !LAX.with(Cell::get) {
+    if !context(|c| c.lax.get()) {
         return None;
     }
     let mut value: Value = serde_json::from_slice(body).ok()?;
@@ -87,7 +70,7 @@ pub(crate) fn repaired<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
         super::located::forget_failed_field();
         let error = match serde_path_to_error::deserialize::<_, T>(&value) {
             Ok(decoded) => {
-                REPAIRED.with(|repaired| repaired.borrow_mut().extend(repairs));
+                context(|c| c.repaired.borrow_mut().extend(repairs));
                 return Some(decoded);
             }
             Err(error) => error,

@@ -15,7 +15,7 @@
 //! the alternatives retry each other exponentially. Each alternative's error is cut to its first
 //! line and a few dozen words, so a nested failure cannot grow the message with the depth.
 
-use std::cell::Cell;
+use super::context::context;
 use std::fmt::Write;
 
 use serde::de::{Deserializer, Error as _};
@@ -258,7 +258,7 @@ pub fn untagged<'de, T: serde::Serialize, D: Deserializer<'de>>(
         return Ok(found);
     }
     for (try_number, (position, name, read)) in viable.iter().enumerate() {
-        if WASTE_LEFT.get() == Some(0) {
+        if context(|c| c.waste_left.get()) == Some(0) {
             return Err(D::Error::custom(format!(
                 "`{union}`: decoding stopped, its alternatives were read and thrown away over \
                  more than {WASTE_FACTOR} times the answer; an untagged union this ambiguous \
@@ -302,7 +302,7 @@ fn best_of_alike<T: serde::Serialize>(
 ) -> Option<T> {
     let mut best: Option<(u64, T)> = None;
     for (try_number, (_, _, read)) in alike.iter().enumerate() {
-        if try_number > 0 && WASTE_LEFT.get().is_some_and(|left| left < 2 * size) {
+        if try_number > 0 && context(|c| c.waste_left.get()).is_some_and(|left| left < 2 * size) {
             break;
         }
         let Ok(found) = read(Owned(value.clone())) else {
@@ -330,12 +330,6 @@ fn best_of_alike<T: serde::Serialize>(
 /// How many times its size in values one answer may be read and thrown away by its unions.
 const WASTE_FACTOR: u64 = 16;
 
-thread_local! {
-    /// Values the unions of the answer being read may still read and throw away; `None` when no
-    /// union is being read on this thread.
-    static WASTE_LEFT: Cell<Option<u64>> = const { Cell::new(None) };
-}
-
 /// The outermost union of an answer opens the budget and closes it when it is done, however it
 /// ends; the unions inside it share that budget.
 struct Scope {
@@ -344,9 +338,12 @@ struct Scope {
 
 impl Scope {
     fn enter(value: &Value) -> Scope {
-        let outermost = WASTE_LEFT.get().is_none();
+        let outermost = context(|c| c.waste_left.get()).is_none();
         if outermost {
-            WASTE_LEFT.set(Some(WASTE_FACTOR * count_values(value) + 1024));
+            context(|c| {
+                c.waste_left
+                    .set(Some(WASTE_FACTOR * count_values(value) + 1024))
+            });
         }
         Scope { outermost }
     }
@@ -355,15 +352,15 @@ impl Scope {
 impl Drop for Scope {
     fn drop(&mut self) {
         if self.outermost {
-            WASTE_LEFT.set(None);
+            context(|c| c.waste_left.set(None));
         }
     }
 }
 
 /// Charges the values an alternative read and threw away.
 fn charge(values: u64) {
-    if let Some(left) = WASTE_LEFT.get() {
-        WASTE_LEFT.set(Some(left.saturating_sub(values)));
+    if let Some(left) = context(|c| c.waste_left.get()) {
+        context(|c| c.waste_left.set(Some(left.saturating_sub(values))));
     }
 }
 
@@ -786,7 +783,7 @@ mod tests {
         let text = nested(30, "value", r#""x""#, r#"{"of": [], "value": "x"}"#);
         READS.set(0);
         let error = serde_json::from_str::<Expr>(&text).unwrap_err().to_string();
-        let reads = READS.with(Cell::get);
+        let reads = READS.get();
         assert!(reads < 20_000, "{reads} reads");
         assert!(error.contains("decoding stopped"), "{error}");
         assert!(error.len() < 2_000, "{} bytes: {error}", error.len());

@@ -16,7 +16,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde::ser::{SerializeMap, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use super::nullable::Nullable;
+use crate::wire::nullable::Nullable;
 
 /// A struct read by [`read`]: what generated code implements instead of deriving `Deserialize`.
 pub trait Record<'de>: Sized {

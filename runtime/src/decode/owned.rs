@@ -9,7 +9,7 @@
 //! the union takes it from there, without a copy. Any other deserializer ignores the name, and
 //! the union reads its value as any type would, once, at the outermost union.
 
-use std::cell::RefCell;
+use super::context::context;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -17,11 +17,6 @@ use serde_json::{Map, Value};
 
 /// The newtype name under which a union asks for its value.
 pub(crate) const HANDOVER: &str = "$remcall::union::value";
-
-thread_local! {
-    /// The value an [`Owned`] hands over to the union that asked for it, taken at once.
-    static HANDED_OVER: RefCell<Option<Value>> = const { RefCell::new(None) };
-}
 
 /// A JSON value as a deserializer that passes its parts on by value.
 #[derive(Debug)]
@@ -43,9 +38,7 @@ impl<'de> Visitor<'de> for Handover {
 
     /// [`Owned`] answers the handover with a unit and the value in the slot.
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        Ok(HANDED_OVER
-            .with(|slot| slot.borrow_mut().take())
-            .unwrap_or(Value::Null))
+        Ok(context(|c| c.handed_over.borrow_mut().take()).unwrap_or(Value::Null))
     }
 
     /// Any other deserializer: read the value as it comes.
@@ -95,7 +88,7 @@ impl<'de> Deserializer<'de> for Owned {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         if name == HANDOVER {
-            HANDED_OVER.with(|slot| *slot.borrow_mut() = Some(self.0));
+            context(|c| *c.handed_over.borrow_mut() = Some(self.0));
             return visitor.visit_unit();
         }
         visitor.visit_newtype_struct(self)

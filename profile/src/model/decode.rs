@@ -1,0 +1,17 @@
+//! How answers are read: `decode: strict | lax`.
+
+use serde::{Deserialize, Serialize};
+
+/// How an answer that does not fit its type is met.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum DecodeMode {
+    /// A `Decode` error (the default).
+    #[default]
+    Strict,
+    /// The nearest value: a required field that is null or missing takes its type's default,
+    /// another JSON kind where text is declared is kept as its JSON text; each repair is drift,
+    /// counted and logged. For a vendor whose description is known to lie, never for payments.
+    Lax,
+}
