@@ -33,7 +33,7 @@ impl FailedAttempt {
     }
 }
 
-/// Why an attempt failed, as far as retrying is concerned: unlike [`crate::ErrorKind`], it tells
+/// Why an attempt failed, as far as retrying is concerned: unlike [`crate::error::ErrorKind`], it tells
 /// a failure before anything was sent (`Connect`) from one after (`Broken`, `Timeout`), which
 /// decides whether a non-idempotent request may go again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::MethodStats;
 use crate::client::Observer;
+use crate::observe::stats::MethodStats;
 use crate::observe::stats::{BreakerState, ClientStats, EndpointStats};
 
 /// A metric family of methods: name, help, kind, and its value for a method (`None`: no sample).

@@ -185,7 +185,7 @@ impl Fits {
 }
 
 /// Reads one alternative `A` of a union from its value, as `wrap` makes it the union. Only
-/// while a failed body is read again to say where ([`located`](super::located)), the reading
+/// while a failed body is read again to say where (`located.rs`), the reading
 /// tracks its path, and an error inside the value says where in it: "at `@.owner.id`: …"
 /// (`@` is the union's own value; a union inside it has its paths moved down to its place, and
 /// `locate` puts the outermost union's place for `@`).

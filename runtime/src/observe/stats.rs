@@ -211,7 +211,7 @@ impl Drop for StreamOpen<'_> {
     }
 }
 
-/// How a logical call ended, for the counters. Not an [`crate::ErrorKind`]: the counters file a
+/// How a logical call ended, for the counters. Not an [`crate::error::ErrorKind`]: the counters file a
 /// call by where the pipeline stopped it (refused by the limiter, the breaker or the bulkhead, or
 /// sent),
 /// and a sent call that failed is a failure whatever its kind.

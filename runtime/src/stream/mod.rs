@@ -224,7 +224,7 @@ impl<I: Send + 'static> Feed<I> {
                         let opened = self.lock().opened.take();
                         return Poll::Ready(opened.unwrap_or_else(|| {
                             Err(Error::fixed(
-                                crate::ErrorKind::Decode,
+                                crate::error::ErrorKind::Decode,
                                 "the stream ended before it opened",
                             ))
                         }));
@@ -474,7 +474,7 @@ fn undecodable(
     data: &[u8],
 ) -> Error {
     Error::new(
-        crate::ErrorKind::Decode,
+        crate::error::ErrorKind::Decode,
         format!("a streamed {what} is not the declared type: {why}"),
     )
     .in_call(client, method)

@@ -386,17 +386,20 @@ impl<'a> Stubbing<'a> {
     /// Answers 200 with `events` as Server-Sent Events, each a chunk of its own (the faults
     /// `cut_after`, `stall_after` and `slow_events` count them), then `end` as the last event's
     /// data when the method declares one; `write` gives an event's name (when its
-    /// [`Event::event`](crate::Event) has none) and data: [`json_event`], [`text_event`] or a
+    /// [`Event::event`](crate::stream::Event) has none) and data: [`json_event`], [`text_event`] or a
     /// generated events enum's `to_event`.
     pub fn returns_events_with<T>(
         self,
-        events: &[crate::Event<T>],
+        events: &[crate::stream::Event<T>],
         write: fn(&T) -> (Option<String>, String),
         end: Option<&str>,
     ) -> Self {
         let mut frames: Vec<Bytes> = events.iter().map(|event| sse_frame(event, write)).collect();
         if let Some(end) = end {
-            frames.push(sse_frame(&crate::Event::new(end.to_owned()), text_event));
+            frames.push(sse_frame(
+                &crate::stream::Event::new(end.to_owned()),
+                text_event,
+            ));
         }
         self.returns_frames("text/event-stream", frames)
     }
@@ -406,13 +409,13 @@ impl<'a> Stubbing<'a> {
     /// mid-answer. No end follows it.
     pub fn returns_events_then_error<T>(
         self,
-        events: &[crate::Event<T>],
+        events: &[crate::stream::Event<T>],
         write: fn(&T) -> (Option<String>, String),
         error: (Option<&str>, String),
     ) -> Self {
         let mut frames: Vec<Bytes> = events.iter().map(|event| sse_frame(event, write)).collect();
         let (name, data) = error;
-        let mut event = crate::Event::new(data);
+        let mut event = crate::stream::Event::new(data);
         event.event = name.map(str::to_owned);
         frames.push(sse_frame(&event, text_event));
         self.returns_frames("text/event-stream", frames)
@@ -552,7 +555,10 @@ fn line_frames(texts: impl Iterator<Item = String>) -> Vec<Bytes> {
         .collect()
 }
 
-fn sse_frame<T>(event: &crate::Event<T>, write: fn(&T) -> (Option<String>, String)) -> Bytes {
+fn sse_frame<T>(
+    event: &crate::stream::Event<T>,
+    write: fn(&T) -> (Option<String>, String),
+) -> Bytes {
     use std::fmt::Write as _;
     let (name, data) = write(&event.data);
     let one_line = |text: &str| text.replace(['\r', '\n'], " ");

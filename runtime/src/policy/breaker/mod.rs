@@ -24,7 +24,7 @@ const CLOSED: u8 = 0;
 const OPEN: u8 = 1;
 const HALF_OPEN: u8 = 2;
 
-/// How a finished call counts for the breaker. Not an [`crate::ErrorKind`]: which failures count is
+/// How a finished call counts for the breaker. Not an [`crate::error::ErrorKind`]: which failures count is
 /// the profile's `record:` choice, and a success can count against the breaker by being slow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
