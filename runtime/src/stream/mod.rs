@@ -384,9 +384,23 @@ pub(crate) struct LinesFormat<T> {
     pub(crate) names: (&'static str, &'static str),
 }
 
+impl<T> LinesFormat<T> {
+    /// The splitter, and beside it what reading a line needs.
+    fn split(&mut self) -> (&mut lines::LineSplitter, Reading<'_, T>) {
+        let LinesFormat {
+            splitter,
+            decode,
+            errors,
+            reported,
+            names,
+        } = self;
+        (splitter, (*decode, errors.as_ref(), reported, *names))
+    }
+}
+
 /// Reads one line into `out`, unless an error line ended the stream before it.
-fn read_line<T>(format: Reading<'_, T>, line: &[u8], out: &mut VecDeque<Result<T, Error>>) {
-    let (decode, errors, reported, names) = format;
+fn read_line<T>(reading: &mut Reading<'_, T>, line: &[u8], out: &mut VecDeque<Result<T, Error>>) {
+    let (decode, errors, reported, names) = (reading.0, reading.1, &mut *reading.2, reading.3);
     if *reported {
         return;
     }
@@ -412,30 +426,14 @@ impl<T: Send + 'static> Format for LinesFormat<T> {
     type Item = Result<T, Error>;
 
     fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<Self::Item>) -> Result<bool, sse::TooLong> {
-        let LinesFormat {
-            splitter,
-            decode,
-            errors,
-            reported,
-            names,
-        } = self;
-        splitter.feed(chunk, &mut |line| {
-            read_line((*decode, errors.as_ref(), reported, *names), line, out);
-        })?;
+        let (splitter, mut reading) = self.split();
+        splitter.feed(chunk, &mut |line| read_line(&mut reading, line, out))?;
         Ok(self.reported)
     }
 
     fn finish(&mut self, out: &mut VecDeque<Self::Item>) -> bool {
-        let LinesFormat {
-            splitter,
-            decode,
-            errors,
-            reported,
-            names,
-        } = self;
-        splitter.finish(&mut |line| {
-            read_line((*decode, errors.as_ref(), reported, *names), line, out);
-        });
+        let (splitter, mut reading) = self.split();
+        splitter.finish(&mut |line| read_line(&mut reading, line, out));
         true
     }
 
