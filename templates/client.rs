@@ -2,7 +2,9 @@
     prettyplease, so layout here is for the reader of this template, not of the output. The
     module stands alone (a file of its own, or the module `include_client!` wraps it in), where
     the lint allowances generated code needs are written once. Text from the spec arrives plain:
-    `"{:?}"|format(text)` writes it as a Rust string literal, quoted and escaped. -#}
+    `"{:?}"|format(text)` writes it as a Rust string literal, quoted and escaped. Its parts are
+    in `client/`; the typed stub (`client/stub.rs`) is rendered into a file of its own, which
+    `mod stub` here includes. -#}
 {#- The request a method builds: in its own body, or (a paginated method) in a function its call and its `_stream` share. -#}
 {#- A method's arguments as its async method, its fallback and its `_stream` take them. -#}
 {%- macro args_of(method) %}{% for (name, ty) in method.args %}{{ name }}: {{ ty }}, {% endfor %}{% if let Some(named) = method.named %}{{ method.locals.options }}: &{{ named.options }}, {% endif %}{% endmacro %}

@@ -1,8 +1,9 @@
 //! What a result means, every rule in one place: whether a failed attempt may be retried, when
 //! a hedge race is settled, whether a finished call is a failure (or slow) for the breaker,
 //! whether the downstream dropped it (the adaptive limit), whether an endpoint looks unhealthy,
-//! and whether a fallback may answer (`Error::allows_fallback`). The call path (`call/`) and the hedge race
-//! (`policy/hedge/race.rs`) ask these; none of them decides on its own.
+//! whether a fallback may answer (`Error::allows_fallback`), and what breaks a stream and
+//! whether it is resumed. The call path (`call/`, streams in `call/stream.rs`) and the hedge
+//! race (`policy/hedge/race.rs`) ask these; none of them decides on its own.
 
 use std::time::Duration;
 
