@@ -71,35 +71,7 @@ impl Builder<'_> {
             .retain(|name, _| !replaced.contains_key(name));
         let nested = self.nested_renames(&renamed);
         renamed.extend(nested);
-        self.each_ty(|ty| {
-            ty.visit_mut(&mut |part| {
-                if let Ty::Named(name) = part
-                    && let Some(kept) = replaced.get(name.as_str())
-                {
-                    *name = kept.clone();
-                }
-            });
-        });
-        for definition in self.spec.types.values_mut() {
-            match definition {
-                TypeOut::Struct(s) => s.all_of.iter_mut().for_each(|part| {
-                    if let Some(kept) = replaced.get(part.as_str()) {
-                        *part = kept.clone();
-                    }
-                }),
-                TypeOut::Union(u) => {
-                    for (_, ty) in &mut u.mapping {
-                        if let Some(kept) = replaced.get(ty.as_str()) {
-                            *ty = kept.clone();
-                        }
-                    }
-                    // Two alternatives that were repeats of one shape are one alternative.
-                    let mut seen = HashSet::new();
-                    u.alternatives.retain(|ty| seen.insert(ty.clone()));
-                }
-                TypeOut::Enum(_) => {}
-            }
-        }
+        self.point_uses_at(&replaced);
         for (old, new) in renamed {
             self.rename_type(&old, &new);
         }
@@ -145,6 +117,39 @@ impl Builder<'_> {
             classes = ids.len();
         }
         class
+    }
+
+    /// Every use of a repeat named in `replaced` names the shape's first type instead.
+    fn point_uses_at(&mut self, replaced: &HashMap<String, String>) {
+        self.each_ty(|ty| {
+            ty.visit_mut(&mut |part| {
+                if let Ty::Named(name) = part
+                    && let Some(kept) = replaced.get(name.as_str())
+                {
+                    *name = kept.clone();
+                }
+            });
+        });
+        for definition in self.spec.types.values_mut() {
+            match definition {
+                TypeOut::Struct(s) => s.all_of.iter_mut().for_each(|part| {
+                    if let Some(kept) = replaced.get(part.as_str()) {
+                        *part = kept.clone();
+                    }
+                }),
+                TypeOut::Union(u) => {
+                    for (_, ty) in &mut u.mapping {
+                        if let Some(kept) = replaced.get(ty.as_str()) {
+                            *ty = kept.clone();
+                        }
+                    }
+                    // Two alternatives that were repeats of one shape are one alternative.
+                    let mut seen = HashSet::new();
+                    u.alternatives.retain(|ty| seen.insert(ty.clone()));
+                }
+                TypeOut::Enum(_) => {}
+            }
+        }
     }
 
     /// The inline types named after a shared shape's first use, from inside it (its union's

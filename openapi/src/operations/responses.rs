@@ -85,13 +85,19 @@ impl Builder<'_> {
                 }
             }
         }
+        self.stream_extras(operation, method);
+        self.successes(operation, method, successes);
+    }
+
+    /// What a streamed method reads besides its items: the failures the operation declares, and
+    /// for an operation that answers JSON or a stream, the body flag that chooses.
+    fn stream_extras(&mut self, operation: &Operation, method: &mut MethodOut) {
         if method.stream.is_some() || method.stream_twin.is_some() {
             self.stream_errors(&operation.place.child("responses"), method);
         }
         if method.stream_twin.is_some() {
             method.stream_flag = self.stream_flag(&operation.value, &operation.place);
         }
-        self.successes(operation, method, successes);
     }
 
     /// What the successes make of the method: one result when their bodies agree, a response
