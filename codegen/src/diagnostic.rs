@@ -23,6 +23,10 @@ pub struct Diagnostic {
     /// A warning: the spec builds, but likely not as its author means (a `retry:` that can
     /// never retry).
     pub warning: bool,
+    /// The key it is about, as dotted segments (`methods.get_user.returns`), when the check
+    /// that made it named one: what a tool reads to find the item it refuses (`remcall
+    /// import` sets such an item aside).
+    pub key_path: Option<String>,
 }
 
 impl Diagnostic {
@@ -36,7 +40,14 @@ impl Diagnostic {
             help: None,
             source_line: None,
             warning: false,
+            key_path: None,
         }
+    }
+
+    /// The same diagnostic, about the key `key_path`.
+    pub fn about(mut self, key_path: &str) -> Diagnostic {
+        self.key_path = Some(key_path.to_owned());
+        self
     }
 
     /// The same diagnostic as a warning.

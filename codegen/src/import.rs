@@ -50,11 +50,55 @@ pub fn import(description: &Path, out: &Path, options: &Options) -> Result<Impor
 }
 
 /// The methods and types the errors among `diagnostics` fall in, each once with its first
-/// error's message; an error outside every item gives nothing for it.
+/// error's message; an error outside every item gives nothing for it. An error says which key
+/// it is about when its check named one (`methods.get_user.returns`); only one that does not
+/// (a value the spec's model itself refuses) is placed by its line in the emitted spec.
 fn refused_items(spec: &str, diagnostics: &[Diagnostic]) -> Vec<Refused> {
-    // Each item of `types:` and `methods:` as its lines: the emitter writes both in block
-    // style, an item's key two spaces in; an item runs to the next item or top-level key.
-    let mut items: Vec<(usize, usize, bool, String)> = Vec::new();
+    let mut by_line: Option<Vec<Item>> = None;
+    let mut out: Vec<Refused> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for diagnostic in diagnostics.iter().filter(|d| !d.warning) {
+        let item = match diagnostic.key_path.as_deref().and_then(item_of_key) {
+            Some(item) => Some(item),
+            None => {
+                let items = by_line.get_or_insert_with(|| items_by_line(spec));
+                item_at_line(items, diagnostic.line)
+            }
+        };
+        let Some((is_type, name)) = item else {
+            continue;
+        };
+        // Each item once, with its first error.
+        if !seen.insert((is_type, name.clone())) {
+            continue;
+        }
+        let reason = diagnostic.message.clone();
+        out.push(if is_type {
+            Refused::Type { name, reason }
+        } else {
+            Refused::Method { name, reason }
+        });
+    }
+    out
+}
+
+/// The item a key path is in: `types.<name>…` or `methods.<name>…` (true for a type).
+fn item_of_key(key_path: &str) -> Option<(bool, String)> {
+    let mut segments = key_path.splitn(3, '.');
+    match (segments.next()?, segments.next()?) {
+        ("types", name) => Some((true, name.to_owned())),
+        ("methods", name) => Some((false, name.to_owned())),
+        _ => None,
+    }
+}
+
+/// An item of the emitted spec by its lines: (first line, the line after it, a type, name).
+type Item = (usize, usize, bool, String);
+
+/// Each item of `types:` and `methods:` as its lines: the emitter writes both in block style,
+/// an item's key two spaces in; an item runs to the next item or top-level key.
+fn items_by_line(spec: &str) -> Vec<Item> {
+    let mut items: Vec<Item> = Vec::new();
     let mut section = None;
     for (index, line) in spec.lines().enumerate() {
         let number = index + 1;
@@ -82,35 +126,14 @@ fn refused_items(spec: &str, diagnostics: &[Diagnostic]) -> Vec<Refused> {
             items.push((number, usize::MAX, is_type, name));
         }
     }
-    let mut out: Vec<Refused> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for diagnostic in diagnostics.iter().filter(|d| !d.warning) {
-        // The last item starting at or before the line, if the line is still within it.
-        let at = items.partition_point(|(start, ..)| *start <= diagnostic.line);
-        let Some((_, end, is_type, name)) = at.checked_sub(1).map(|i| &items[i]) else {
-            continue;
-        };
-        if diagnostic.line >= *end {
-            continue;
-        }
-        // Each item once, with its first error.
-        if !seen.insert((*is_type, name.as_str())) {
-            continue;
-        }
-        let reason = diagnostic.message.clone();
-        out.push(if *is_type {
-            Refused::Type {
-                name: name.clone(),
-                reason,
-            }
-        } else {
-            Refused::Method {
-                name: name.clone(),
-                reason,
-            }
-        });
-    }
-    out
+    items
+}
+
+/// The item `line` is in: the last starting at or before it, if the line is still within it.
+fn item_at_line(items: &[Item], line: usize) -> Option<(bool, String)> {
+    let at = items.partition_point(|(start, ..)| *start <= line);
+    let (_, end, is_type, name) = &items[at.checked_sub(1)?];
+    (line < *end).then(|| (*is_type, name.clone()))
 }
 
 #[cfg(test)]
@@ -128,6 +151,7 @@ mod tests {
             help: None,
             source_line: None,
             warning: false,
+            key_path: None,
         };
         let refused = refused_items(spec, &[at(6), at(12), at(1), at(5)]);
         assert_eq!(
@@ -140,6 +164,22 @@ mod tests {
                 Refused::Method {
                     name: "get_a".into(),
                     reason: "line 12".into()
+                },
+            ]
+        );
+        // A check that names its key is believed over the line: here line 1, outside every item.
+        let keyed = at(1).about("methods.get_b.returns.events.run.created");
+        let refused = refused_items(spec, &[keyed, at(1).about("types.B.fields")]);
+        assert_eq!(
+            refused,
+            [
+                Refused::Method {
+                    name: "get_b".into(),
+                    reason: "line 1".into()
+                },
+                Refused::Type {
+                    name: "B".into(),
+                    reason: "line 1".into()
                 },
             ]
         );

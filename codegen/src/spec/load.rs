@@ -65,6 +65,7 @@ impl Spec {
     pub fn at(&self, source: usize, key_path: &str, message: impl Into<String>) -> Diagnostic {
         let s = &self.sources[source];
         s.diagnostic(s.spans.value(key_path), message)
+            .about(key_path)
     }
 
     /// A diagnostic at `needle` inside the value of `key_path` (the `{id}` of a request line, the
@@ -95,13 +96,13 @@ impl Spec {
         if let Some((at, _)) = found {
             pos.column = line[..start + at].chars().count() + 1;
         }
-        s.diagnostic(pos, message)
+        s.diagnostic(pos, message).about(key_path)
     }
 
     /// A diagnostic at the key of `key_path` in file `source`.
     pub fn at_key(&self, source: usize, key_path: &str, message: impl Into<String>) -> Diagnostic {
         let s = &self.sources[source];
-        s.diagnostic(s.spans.key(key_path), message)
+        s.diagnostic(s.spans.key(key_path), message).about(key_path)
     }
 }
 
