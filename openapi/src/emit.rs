@@ -494,7 +494,7 @@ fn strings<'a>(items: impl Iterator<Item = &'a String>) -> Yaml {
 /// `returns: { type, as: events | lines, end, events }`; events by name generate the enum
 /// `<Method>Event`.
 fn stream_value(method: &str, stream: &crate::spec::StreamOut) -> Yaml {
-    let how = if stream.lines { "lines" } else { "events" };
+    let how = stream.kind.word();
     let mut out = Mapping::new();
     if stream.events.is_empty() {
         out.insert("type".into(), ty(&stream.item));

@@ -158,13 +158,32 @@ pub(crate) struct MethodOut {
 /// name) and the data that ends it.
 #[derive(Debug, Clone)]
 pub(crate) struct StreamOut {
-    pub(crate) lines: bool,
+    pub(crate) kind: StreamKind,
     pub(crate) item: Ty,
     pub(crate) end: Option<String>,
     pub(crate) events: Vec<(String, Ty)>,
     /// How the server reports a failure inside the stream: the error's type, and the `event:`
     /// name of an error event.
     pub(crate) error: Option<(Ty, Option<String>)>,
+}
+
+/// What a streamed answer is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum StreamKind {
+    /// Server-Sent Events (`text/event-stream`).
+    Events,
+    /// JSON Lines (`application/jsonl`, NDJSON, JSON text sequences).
+    Lines,
+}
+
+impl StreamKind {
+    /// The spec's word for it (`as: events | lines`), which is also the twin method's suffix.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            StreamKind::Events => "events",
+            StreamKind::Lines => "lines",
+        }
+    }
 }
 
 /// How an imported method's pages are read.

@@ -164,7 +164,7 @@ impl Builder<'_> {
         label: &str,
         taken: &mut names::Taken,
     ) -> MethodOut {
-        let suffix = if stream.lines { "lines" } else { "events" };
+        let suffix = stream.kind.word();
         let name = names::unique(&format!("{}_{suffix}", method.name), "_", taken);
         let place = self.docs.top();
         let flag = method.stream_flag.clone();

@@ -10,22 +10,22 @@
 use serde_json::Value;
 
 use crate::document::Place;
-use crate::spec::StreamOut;
+use crate::spec::{StreamKind, StreamOut};
 use crate::ty::Ty;
 use crate::walk::Builder;
 
-/// Whether a media type is a stream: `Some(true)` for JSON Lines, `Some(false)` for events.
-pub(super) fn stream_media(media: &str) -> Option<bool> {
+/// The stream a media type is, if it is one.
+pub(super) fn stream_media(media: &str) -> Option<StreamKind> {
     let media = media.trim().to_ascii_lowercase();
     let essence = media.split(';').next().unwrap_or_default().trim();
     match essence {
-        "text/event-stream" => Some(false),
+        "text/event-stream" => Some(StreamKind::Events),
         "application/jsonl"
         | "application/x-jsonlines"
         | "application/jsonlines"
         | "application/x-ndjson"
         | "application/ndjson"
-        | "application/json-seq" => Some(true),
+        | "application/json-seq" => Some(StreamKind::Lines),
         _ => None,
     }
 }
@@ -81,15 +81,17 @@ impl Builder<'_> {
         hint: &str,
     ) -> Option<StreamOut> {
         let content = response.get("content")?.as_object()?;
-        let (media, lines) = content
+        // Events before lines, as the spec has no way to offer both.
+        let (media, kind) = content
             .keys()
             .filter_map(|media| Some((media, stream_media(media)?)))
-            .min_by_key(|(media, lines)| (*lines, media.as_str()))?;
+            .min_by_key(|(media, kind)| (*kind, media.as_str()))?;
+        let lines = kind == StreamKind::Lines;
         let at = at.child("content").child(media);
         let given = &content[media];
         let item_hint = format!("{hint}Item");
         let mut out = StreamOut {
-            lines,
+            kind,
             item: Ty::Value,
             end: None,
             events: Vec::new(),
