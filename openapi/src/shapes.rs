@@ -159,23 +159,24 @@ impl Builder<'_> {
     /// payload is not named after the cron's.
     fn nested_renames(&mut self, renamed: &[(String, String)]) -> Vec<(String, String)> {
         let declared: HashSet<&str> = self.schema_names.values().map(String::as_str).collect();
-        let renamed_already: HashSet<&str> = renamed.iter().map(|(old, _)| old.as_str()).collect();
+        let new_name: HashMap<&str, &str> = renamed
+            .iter()
+            .map(|(old, new)| (old.as_str(), new.as_str()))
+            .collect();
         let mut nested = Vec::new();
         for name in self.spec.types.keys() {
-            if declared.contains(name.as_str()) || renamed_already.contains(name.as_str()) {
+            if declared.contains(name.as_str()) || new_name.contains_key(name.as_str()) {
                 continue;
             }
-            // The longest shared name it starts with, at a word's start: its nearest container.
-            let parent = renamed
-                .iter()
-                .filter(|(old, _)| {
-                    name.len() > old.len()
-                        && name.starts_with(old.as_str())
-                        && name[old.len()..].starts_with(|c: char| c.is_ascii_uppercase())
-                })
-                .max_by_key(|(old, _)| old.len());
-            if let Some((old, new)) = parent {
-                nested.push((name.clone(), format!("{new}{}", &name[old.len()..])));
+            // The longest shared name it starts with, ending before one of its words: its
+            // nearest container. A lookup per word keeps the pass linear in the names.
+            let parent = name
+                .char_indices()
+                .rev()
+                .filter(|(at, c)| *at > 0 && c.is_ascii_uppercase())
+                .find_map(|(at, _)| Some((at, *new_name.get(&name[..at])?)));
+            if let Some((at, new)) = parent {
+                nested.push((name.clone(), format!("{new}{}", &name[at..])));
             }
         }
         nested
