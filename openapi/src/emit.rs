@@ -13,7 +13,8 @@ use crate::doc_text::for_rustdoc;
 use crate::escape::one_line;
 use crate::names;
 use crate::spec::{
-    Auth, BodyOut, FieldOut, MethodOut, Paginate, ParamOut, Profile, Spec, Style, TypeOut,
+    Auth, BodyOut, EnumValue, FieldOut, MethodOut, Paginate, ParamOut, Profile, Spec, Style,
+    TypeOut,
 };
 use crate::ty::{Encoding, Ty};
 
@@ -165,10 +166,8 @@ fn type_value(definition: &TypeOut) -> Yaml {
         TypeOut::Enum(e) => {
             put_doc(&mut out, e.doc.as_deref());
             let values = variant_names(&e.values);
-            let plain = values
-                .iter()
-                .all(|(_, name, doc)| name.is_none() && doc.is_none());
-            let listed = values.iter().map(|(value, name, doc)| {
+            let plain = values.iter().all(|v| v.name.is_none() && v.doc.is_none());
+            let listed = values.iter().map(|EnumValue { value, name, doc }| {
                 if plain {
                     return json(value);
                 }
@@ -234,7 +233,7 @@ fn field_value(field: &FieldOut) -> Yaml {
 fn method_value(method: &MethodOut) -> Yaml {
     let mut out = Mapping::new();
     put_doc(&mut out, method.doc.as_deref());
-    out.insert("request".into(), method.request.as_str().into());
+    out.insert("request".into(), method.request.to_string().into());
     for (section, params) in [
         ("path", &method.path),
         ("query", &method.query),
@@ -441,12 +440,12 @@ fn doc_text(doc: &str) -> String {
 /// generator names a value [`names::variant`] of it, made unique in order; an open enum keeps
 /// unknown values in `Other`, so a value that would take that name is `OtherValue` here. The
 /// same functions run here as there, so the names written are the ones it would check.
-fn variant_names(values: &[crate::spec::EnumValue]) -> Vec<crate::spec::EnumValue> {
+fn variant_names(values: &[EnumValue]) -> Vec<EnumValue> {
     let mut taken = names::Taken::default();
     values
         .iter()
         .enumerate()
-        .map(|(i, (value, name, doc))| {
+        .map(|(i, EnumValue { value, name, doc })| {
             let wire = match value {
                 Value::String(text) => text.clone(),
                 other => other.to_string(),
@@ -461,7 +460,11 @@ fn variant_names(values: &[crate::spec::EnumValue]) -> Vec<crate::spec::EnumValu
             }
             taken.insert(&chosen);
             let written = (name.is_some() || chosen != derived).then_some(chosen);
-            (value.clone(), written, doc.clone())
+            EnumValue {
+                value: value.clone(),
+                name: written,
+                doc: doc.clone(),
+            }
         })
         .collect()
 }

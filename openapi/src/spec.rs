@@ -105,8 +105,25 @@ pub(crate) struct EnumOut {
     pub(crate) values: Vec<EnumValue>,
 }
 
-/// An enum value: the value, its variant name and its doc (when the description gives them).
-pub(crate) type EnumValue = (Value, Option<String>, Option<String>);
+/// An enum value, with its variant name and its doc when the description gives them (a `const`
+/// alternative's `title` and `description`, `x-enum-varnames`, …).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EnumValue {
+    pub(crate) value: Value,
+    pub(crate) name: Option<String>,
+    pub(crate) doc: Option<String>,
+}
+
+impl EnumValue {
+    /// A value the description names and documents nowhere.
+    pub(crate) fn bare(value: Value) -> EnumValue {
+        EnumValue {
+            value,
+            name: None,
+            doc: None,
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct UnionOut {
@@ -122,8 +139,8 @@ pub(crate) struct UnionOut {
 pub(crate) struct MethodOut {
     pub(crate) name: String,
     pub(crate) doc: Option<String>,
-    /// `VERB /path/{param}`.
-    pub(crate) request: String,
+    /// The verb and the route, with its placeholders under their parameters' keys.
+    pub(crate) request: Request,
     pub(crate) path: Vec<ParamOut>,
     pub(crate) query: Vec<ParamOut>,
     pub(crate) headers: Vec<ParamOut>,
@@ -152,6 +169,82 @@ pub(crate) struct MethodOut {
     pub(crate) stream_flag: Option<String>,
     /// Keys the method sets in its body itself (`body_sets:`): a twin's stream flag.
     pub(crate) body_sets: Vec<(String, bool)>,
+}
+
+/// A method's request line: `VERB /path/{param}`.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Request {
+    pub(crate) verb: Verb,
+    pub(crate) path: String,
+}
+
+impl std::fmt::Display for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.verb.upper(), self.path)
+    }
+}
+
+/// The HTTP methods remcall sends, as a path item's keys name them (`query` is OpenAPI 3.2's).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verb {
+    #[default]
+    Get,
+    Put,
+    Post,
+    Delete,
+    Options,
+    Head,
+    Patch,
+    Query,
+}
+
+impl Verb {
+    /// Every verb, in the order a path item's operations are read.
+    pub(crate) const ALL: [Verb; 8] = [
+        Verb::Get,
+        Verb::Put,
+        Verb::Post,
+        Verb::Delete,
+        Verb::Options,
+        Verb::Head,
+        Verb::Patch,
+        Verb::Query,
+    ];
+
+    /// Its key in a path item: `get`, `post`, …
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::Put => "put",
+            Verb::Post => "post",
+            Verb::Delete => "delete",
+            Verb::Options => "options",
+            Verb::Head => "head",
+            Verb::Patch => "patch",
+            Verb::Query => "query",
+        }
+    }
+
+    /// As a request line writes it: `GET`, `POST`, …
+    pub(crate) fn upper(self) -> &'static str {
+        match self {
+            Verb::Get => "GET",
+            Verb::Put => "PUT",
+            Verb::Post => "POST",
+            Verb::Delete => "DELETE",
+            Verb::Options => "OPTIONS",
+            Verb::Head => "HEAD",
+            Verb::Patch => "PATCH",
+            Verb::Query => "QUERY",
+        }
+    }
+
+    /// The verb a key names, in any case (`additionalOperations` keys are wire names).
+    pub(crate) fn from_key(key: &str) -> Option<Verb> {
+        Verb::ALL
+            .into_iter()
+            .find(|verb| verb.key().eq_ignore_ascii_case(key))
+    }
 }
 
 /// A streamed answer: JSON Lines or Server-Sent Events, the item's type (or the events' by

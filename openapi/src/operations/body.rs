@@ -8,7 +8,7 @@ use super::parameters::{BodyInputs, form_field_schema};
 use crate::document::{Place, Version};
 use crate::names;
 use crate::schema::doc;
-use crate::spec::{BodyOut, FieldOut, MethodOut, StructOut, TypeOut};
+use crate::spec::{BodyOut, FieldOut, MethodOut, StructOut, TypeOut, Verb};
 use crate::ty::{Encoding, Ty};
 use crate::walk::Builder;
 
@@ -51,7 +51,7 @@ impl Builder<'_> {
         }
         // HTTP gives a GET's body no meaning, but some APIs (a search with its query in the
         // body) take one: it is sent, and the spec says so in so many words.
-        body.on_get = matches!(operation.verb, "get" | "head");
+        body.on_get = matches!(operation.verb, Verb::Get | Verb::Head);
         method.body = Some(body);
     }
 

@@ -13,14 +13,9 @@ use serde_json::Value;
 use crate::Options;
 use crate::document::{Place, Version};
 use crate::names;
-use crate::spec::MethodOut;
+use crate::spec::{MethodOut, Verb};
 use crate::ty::Encoding;
 use crate::walk::Builder;
-
-/// The operations of a path item remcall sends, by their key; `query` is OpenAPI 3.2's.
-const VERBS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "query",
-];
 
 /// One operation of the description, as the method builder reads it.
 pub(crate) struct Operation {
@@ -30,8 +25,7 @@ pub(crate) struct Operation {
     /// The path item it belongs to, and the parameters declared there for every operation.
     pub(crate) item_place: Place,
     pub(crate) shared: Value,
-    /// `get`, `post`, …
-    pub(crate) verb: &'static str,
+    pub(crate) verb: Verb,
     pub(crate) route: String,
     /// The method's name.
     pub(crate) name: String,
@@ -82,7 +76,7 @@ impl Builder<'_> {
                     continue;
                 };
                 self.spec.summary.operations += 1;
-                let label = format!("{} {route}", verb.to_ascii_uppercase());
+                let label = format!("{} {route}", verb.upper());
                 let name = names::unique(&base_name, "_", &mut taken_methods);
                 if name != base_name {
                     self.note(
@@ -130,16 +124,19 @@ impl Builder<'_> {
         route: &str,
         item_place: &Place,
         item: &Value,
-    ) -> Vec<(&'static str, Place, Value)> {
-        let mut found: Vec<(&'static str, Place, Value)> = VERBS
-            .iter()
-            .filter_map(|verb| Some((*verb, item_place.child(verb), item.get(*verb)?.clone())))
+    ) -> Vec<(Verb, Place, Value)> {
+        let mut found: Vec<(Verb, Place, Value)> = Verb::ALL
+            .into_iter()
+            .filter_map(|verb| {
+                let operation = item.get(verb.key())?.clone();
+                Some((verb, item_place.child(verb.key()), operation))
+            })
             .collect();
         let additional = item.get("additionalOperations").and_then(Value::as_object);
         for (method, operation) in additional.into_iter().flatten() {
             let place = item_place.child("additionalOperations").child(method);
-            match VERBS.iter().find(|v| v.eq_ignore_ascii_case(method)) {
-                Some(verb) if item.get(*verb).is_none() => {
+            match Verb::from_key(method) {
+                Some(verb) if item.get(verb.key()).is_none() => {
                     found.push((verb, place, operation.clone()));
                 }
                 _ => {
@@ -269,7 +266,7 @@ fn operation_doc(operation: &Value) -> Option<String> {
 
 /// The method name an operation takes (its `operationId`, else one made from its route), when
 /// the options select it (by tag, by id or name); `None` when they leave it out.
-fn selected(options: &Options, operation: &Value, verb: &str, route: &str) -> Option<String> {
+fn selected(options: &Options, operation: &Value, verb: Verb, route: &str) -> Option<String> {
     let id = operation.get("operationId").and_then(Value::as_str);
     let tags: Vec<&str> = operation
         .get("tags")
@@ -281,7 +278,7 @@ fn selected(options: &Options, operation: &Value, verb: &str, route: &str) -> Op
     }
     let base_name = match id {
         Some(id) => names::method(id),
-        None => names::method(&names::from_route(verb, route)),
+        None => names::method(&names::from_route(verb.key(), route)),
     };
     if !options.operations.is_empty()
         && !options

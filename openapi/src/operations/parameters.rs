@@ -8,13 +8,32 @@ use super::Operation;
 use crate::document::Place;
 use crate::names;
 use crate::schema::doc;
-use crate::spec::{MethodOut, ParamOut, Style};
+use crate::spec::{MethodOut, ParamOut, Request, Style, Verb};
 use crate::ty::Ty;
 use crate::walk::Builder;
 
 /// Headers the client sets itself: a parameter for them is dropped. (`Accept` is not one: the
 /// runtime sends none of its own, and a server that negotiates needs the one it lists.)
 const OWN_HEADERS: [&str; 3] = ["authorization", "content-type", "content-length"];
+
+/// Where a parameter remcall sends goes in the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SentIn {
+    Path,
+    Query,
+    Header,
+}
+
+impl SentIn {
+    /// The description's word for it (`in: path`).
+    fn word(self) -> &'static str {
+        match self {
+            SentIn::Path => "path",
+            SentIn::Query => "query",
+            SentIn::Header => "header",
+        }
+    }
+}
 
 /// What the parameters leave for the body: a 2.0 `in: body` parameter or `formData` fields.
 #[derive(Default)]
@@ -43,11 +62,12 @@ impl Builder<'_> {
         for (place, parameter) in declared {
             let text = |key: &str| parameter.get(key).and_then(Value::as_str).unwrap_or("");
             let wire = text("name").to_owned();
-            let location = text("in").to_owned();
             let required = parameter.get("required") == Some(&Value::Bool(true));
-            if !self.sent_as_parameter(operation, method, &mut inputs, &place, &parameter)? {
+            let Some(location) =
+                self.sent_as_parameter(operation, method, &mut inputs, &place, &parameter)?
+            else {
                 continue;
-            }
+            };
             let schema = parameter_schema(&parameter);
             let hint = format!("{}{}", operation.type_base, names::type_name(&wire));
             let mut ty = self.ty(&place.child("schema"), &schema, &hint);
@@ -58,7 +78,7 @@ impl Builder<'_> {
                     *part = Ty::String;
                 }
             });
-            if location == "path" {
+            if location == SentIn::Path {
                 ty = ty.required().clone();
             } else if !required && !matches!(ty, Ty::Option(_)) {
                 // A list too: an optional list is left out when not set, not sent empty, and
@@ -67,9 +87,9 @@ impl Builder<'_> {
             }
             let key = names::unique(&names::word(&wire), "_", &mut taken);
             // A style remcall writes otherwise keeps the parameter (faithful), with a note.
-            let style = self.serialization(&place, &parameter, &location, &ty);
+            let style = self.serialization(&place, &parameter, location, &ty);
             let out = ParamOut {
-                wire: (location != "path" && key != wire).then(|| wire.clone()),
+                wire: (location != SentIn::Path && key != wire).then(|| wire.clone()),
                 key: key.clone(),
                 ty,
                 doc: doc(&parameter),
@@ -79,21 +99,24 @@ impl Builder<'_> {
                     .iter()
                     .find_map(|key| schema.get(*key).and_then(Value::as_i64)),
             };
-            match location.as_str() {
-                "path" => {
+            match location {
+                SentIn::Path => {
                     path = path.replace(&format!("{{{wire}}}"), &format!("{{{key}}}"));
                     method.path.push(out);
                 }
-                "query" => method.query.push(out),
-                _ => method.headers.push(out),
+                SentIn::Query => method.query.push(out),
+                SentIn::Header => method.headers.push(out),
             }
         }
         let path = self.settle_path(operation, method, path, &mut taken);
-        method.request = format!("{} {path}", operation.verb.to_ascii_uppercase());
+        method.request = Request {
+            verb: operation.verb,
+            path,
+        };
         Ok(inputs)
     }
 
-    /// Whether a declared parameter is sent as a path, query or header parameter: a Swagger 2.0
+    /// Where a declared parameter is sent, if as a path, query or header parameter: a Swagger 2.0
     /// body or form field goes to `inputs`, a header the runtime writes itself or an
     /// `Idempotency-Key` is left to it, a cookie or an invalid header name is not sent (a note;
     /// a required cookie makes the operation unusable).
@@ -104,18 +127,18 @@ impl Builder<'_> {
         inputs: &mut BodyInputs,
         place: &Place,
         parameter: &Value,
-    ) -> Result<bool, String> {
+    ) -> Result<Option<SentIn>, String> {
         let text = |key: &str| parameter.get(key).and_then(Value::as_str).unwrap_or("");
         let wire = text("name");
         let required = parameter.get("required") == Some(&Value::Bool(true));
         match text("in") {
             "body" => {
                 inputs.body = Some((place.clone(), parameter.clone()));
-                Ok(false)
+                Ok(None)
             }
             "formData" => {
                 inputs.form.push((place.clone(), parameter.clone()));
-                Ok(false)
+                Ok(None)
             }
             "cookie" if required => Err(format!(
                 "it needs the cookie `{wire}`, which remcall does not send"
@@ -127,14 +150,14 @@ impl Builder<'_> {
                     format!("the optional cookie `{wire}` is not sent"),
                 );
                 method.lost = true;
-                Ok(false)
+                Ok(None)
             }
-            "header" if OWN_HEADERS.contains(&wire.to_ascii_lowercase().as_str()) => Ok(false),
+            "header" if OWN_HEADERS.contains(&wire.to_ascii_lowercase().as_str()) => Ok(None),
             "header"
-                if wire.eq_ignore_ascii_case("idempotency-key") && operation.verb == "post" =>
+                if wire.eq_ignore_ascii_case("idempotency-key") && operation.verb == Verb::Post =>
             {
                 method.idempotency_key = Some(wire.to_owned());
-                Ok(false)
+                Ok(None)
             }
             "header" if !crate::names::is_header_name(wire) => {
                 self.note(
@@ -146,9 +169,11 @@ impl Builder<'_> {
                     ),
                 );
                 method.lost = true;
-                Ok(false)
+                Ok(None)
             }
-            "path" | "query" | "header" => Ok(true),
+            "path" => Ok(Some(SentIn::Path)),
+            "query" => Ok(Some(SentIn::Query)),
+            "header" => Ok(Some(SentIn::Header)),
             other => {
                 self.note(
                     place,
@@ -156,7 +181,7 @@ impl Builder<'_> {
                     format!("a parameter `in: {other}` is not sent"),
                 );
                 method.lost = true;
-                Ok(false)
+                Ok(None)
             }
         }
     }
@@ -332,13 +357,13 @@ impl Builder<'_> {
         &mut self,
         place: &Place,
         parameter: &Value,
-        location: &str,
+        location: SentIn,
         ty: &Ty,
     ) -> Style {
         let style = parameter.get("style").and_then(Value::as_str);
         let explode = parameter.get("explode").and_then(Value::as_bool);
         let collection = parameter.get("collectionFormat").and_then(Value::as_str);
-        if location == "query" {
+        if location == SentIn::Query {
             return match (style, explode, collection) {
                 (Some("deepObject"), _, _) => Style::Deep,
                 (None | Some("form"), Some(false), _) | (_, _, Some("csv")) => Style::Comma,
@@ -368,12 +393,18 @@ impl Builder<'_> {
             Some(other) => self.note(
                 place,
                 true,
-                format!("style `{other}` of a {location} parameter is written as `simple`"),
+                format!(
+                    "style `{other}` of a {} parameter is written as `simple`",
+                    location.word()
+                ),
             ),
             None => self.note(
                 place,
                 true,
-                format!("`explode: true` on a {location} object is written as `simple` without it"),
+                format!(
+                    "`explode: true` on a {} object is written as `simple` without it",
+                    location.word()
+                ),
             ),
         }
         Style::Exploded

@@ -84,7 +84,7 @@ impl Builder<'_> {
         }
         if let Some(values) = enum_values(schema) {
             let name = self.inline_name(at, schema, hint);
-            let values = values.into_iter().map(|v| (v, None, None)).collect();
+            let values = values.into_iter().map(EnumValue::bare).collect();
             let definition = self.enum_of(at, doc(schema), values);
             self.spec.types.insert(name.clone(), definition);
             return Ty::Named(name);
@@ -180,8 +180,8 @@ impl Builder<'_> {
         let mut unique: Vec<EnumValue> = Vec::with_capacity(values.len());
         let mut repeated = Vec::new();
         for value in values {
-            if unique.iter().any(|(v, _, _)| *v == value.0) {
-                repeated.push(value.0.to_string());
+            if unique.iter().any(|known| known.value == value.value) {
+                repeated.push(value.value.to_string());
             } else {
                 unique.push(value);
             }
@@ -283,7 +283,7 @@ impl Builder<'_> {
             }
         }
         if let Some(values) = enum_values(schema) {
-            let values = values.into_iter().map(|v| (v, None, None)).collect();
+            let values = values.into_iter().map(EnumValue::bare).collect();
             return self.enum_of(at, doc(schema), values);
         }
         TypeOut::Struct(self.struct_of(at, schema, name, 0))

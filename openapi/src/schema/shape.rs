@@ -37,7 +37,11 @@ pub(crate) fn const_alternatives(schema: &Value) -> Option<Vec<EnumValue>> {
                     .and_then(Value::as_str)
                     .map(|d| d.trim().to_owned())
                     .filter(|d| !d.is_empty());
-                (alternative["const"].clone(), name, doc)
+                EnumValue {
+                    value: alternative["const"].clone(),
+                    name,
+                    doc,
+                }
             })
             .collect(),
     )

@@ -199,14 +199,13 @@ impl Builder<'_> {
         // a struct that declares every key of the other holds what both do.
         let holds = |wide: &Ty, narrow: &Ty| match (wide.required(), narrow.required()) {
             (Ty::String, Ty::Named(n)) => {
-                matches!(self.spec.types.get(n), Some(TypeOut::Enum(e)) if e.values.iter().all(|(v, _, _)| v.is_string()))
+                matches!(self.spec.types.get(n), Some(TypeOut::Enum(e)) if e.values.iter().all(|v| v.value.is_string()))
             }
             (Ty::Named(w), Ty::Named(n)) => {
                 match (self.spec.types.get(w), self.spec.types.get(n)) {
-                    (Some(TypeOut::Enum(w)), Some(TypeOut::Enum(n))) => n
-                        .values
-                        .iter()
-                        .all(|(v, _, _)| v.is_string() && w.values.iter().any(|(x, _, _)| x == v)),
+                    (Some(TypeOut::Enum(w)), Some(TypeOut::Enum(n))) => n.values.iter().all(|v| {
+                        v.value.is_string() && w.values.iter().any(|x| x.value == v.value)
+                    }),
                     (Some(TypeOut::Struct(_)), Some(TypeOut::Struct(_))) => {
                         let (Some(wide), Some(narrow)) = (self.all_fields(w), self.all_fields(n))
                         else {
@@ -254,7 +253,7 @@ impl Builder<'_> {
                         a.values.len() == b.values.len()
                             && a.values
                                 .iter()
-                                .all(|(v, _, _)| b.values.iter().any(|(w, _, _)| v == w))
+                                .all(|v| b.values.iter().any(|w| v.value == w.value))
                     }
                     _ => false,
                 }

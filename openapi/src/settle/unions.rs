@@ -3,7 +3,7 @@
 //! tag enums made constants.
 
 use crate::names;
-use crate::spec::{FieldOut, TypeOut};
+use crate::spec::{EnumValue, FieldOut, TypeOut};
 use crate::ty::Ty;
 use crate::walk::Builder;
 use std::collections::{HashMap, HashSet};
@@ -20,7 +20,7 @@ impl Builder<'_> {
                 continue;
             };
             let string_enum = |ty: &Ty| match ty.named().and_then(|n| self.spec.types.get(n)) {
-                Some(TypeOut::Enum(e)) if e.values.iter().all(|(v, _, _)| v.is_string()) => {
+                Some(TypeOut::Enum(e)) if e.values.iter().all(|v| v.value.is_string()) => {
                     Some(e.clone())
                 }
                 _ => None,
@@ -37,7 +37,7 @@ impl Builder<'_> {
             let mut merged = enums[0].1.clone();
             for (_, other) in &enums[1..] {
                 for value in &other.values {
-                    if !merged.values.iter().any(|(v, _, _)| *v == value.0) {
+                    if !merged.values.iter().any(|v| v.value == value.value) {
                         merged.values.push(value.clone());
                     }
                 }
@@ -225,7 +225,7 @@ impl Builder<'_> {
                     continue;
                 };
                 if let Some(TypeOut::Enum(e)) = self.spec.types.get(enum_name)
-                    && let [(value, _, _)] = e.values.as_slice()
+                    && let [EnumValue { value, .. }] = e.values.as_slice()
                     && value.is_string()
                     && !candidates.iter().any(|(a, _, _, _)| a == alternative)
                 {
@@ -270,7 +270,7 @@ impl Builder<'_> {
             Some(TypeOut::Enum(e)) => e
                 .values
                 .iter()
-                .filter_map(|(value, _, _)| value.as_str().map(str::to_owned))
+                .filter_map(|v| v.value.as_str().map(str::to_owned))
                 .collect(),
             _ => Vec::new(),
         }
