@@ -8,6 +8,9 @@
 
 /// `markdown` as rustdoc reads it without a warning.
 pub(crate) fn for_rustdoc(markdown: &str) -> String {
+    // A tab is four spaces to rustdoc but trips clippy's `tabs_in_doc_comments` in the user's
+    // crate; an indented line stays indented.
+    let markdown = markdown.replace('\t', "    ");
     let mut out = String::with_capacity(markdown.len() + 16);
     let mut fence: Option<&str> = None;
     let mut indented = false;
@@ -25,7 +28,7 @@ pub(crate) fn for_rustdoc(markdown: &str) -> String {
             }
             continue;
         }
-        let starts_code = line.starts_with("    ") || line.starts_with('\t');
+        let starts_code = line.starts_with("    ");
         if indented && line.trim().is_empty() {
             blanks += 1;
             continue;
@@ -47,28 +50,18 @@ pub(crate) fn for_rustdoc(markdown: &str) -> String {
             continue;
         }
         if indented {
-            out.push_str(
-                line.strip_prefix("    ")
-                    .unwrap_or(line.trim_start_matches('\t')),
-            );
+            out.push_str(code_line(line));
             out.push('\n');
             continue;
         }
         if starts_code && previous_blank && !in_list && !line.trim().is_empty() {
             out.push_str("```text\n");
-            out.push_str(
-                line.strip_prefix("    ")
-                    .unwrap_or(line.trim_start_matches('\t')),
-            );
+            out.push_str(code_line(line));
             out.push('\n');
             indented = true;
             continue;
         }
-        let item = ["- ", "* ", "+ "].iter().any(|m| trimmed.starts_with(m))
-            || trimmed
-                .split_once(". ")
-                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
-        if item {
+        if list_item(trimmed) {
             in_list = true;
         } else if line.trim().is_empty() {
             // A list ends at a line that is neither blank, an item nor indented under one.
@@ -88,6 +81,19 @@ pub(crate) fn for_rustdoc(markdown: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// An indented code line without its indent.
+fn code_line(line: &str) -> &str {
+    line.strip_prefix("    ").unwrap_or(line)
+}
+
+/// A Markdown list item's line: `- `, `* `, `+ ` or `1. `.
+fn list_item(trimmed: &str) -> bool {
+    ["- ", "* ", "+ "].iter().any(|m| trimmed.starts_with(m))
+        || trimmed
+            .split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// A line of prose: code spans as they are, links kept when they lead somewhere (else their
@@ -239,5 +245,14 @@ mod tests {
             "- an item\n\n    still the item \\[y\\]"
         );
         assert_eq!(for_rustdoc("```\nopen fence"), "```text\nopen fence\n```");
+    }
+
+    #[test]
+    fn tabs_are_spaces_so_clippy_has_nothing_to_say_of_the_users_crate() {
+        assert_eq!(
+            for_rustdoc("Example:\n\n\tGET /x\n\t\t{\"a\": 1}\n\nA\ttable\tof\twords."),
+            "Example:\n\n```text\nGET /x\n    {\"a\": 1}\n```\n\nA    table    of    words."
+        );
+        assert_eq!(for_rustdoc("```\n\tcode\n```"), "```text\n    code\n```");
     }
 }

@@ -297,21 +297,9 @@ fn method_value(method: &MethodOut) -> Yaml {
     out.into()
 }
 
+/// A method's `paginate:` entry.
 fn paginate_value(paginate: &Paginate) -> Yaml {
     let text = |s: &String| Yaml::from(s.as_str());
-    let with_items = |items: Option<&String>, key: &str, inner: Yaml| {
-        let mut out = Mapping::new();
-        if let Some(items) = items {
-            out.insert("items".into(), text(items));
-        }
-        out.insert(key.into(), inner);
-        Yaml::Mapping(out)
-    };
-    let optional = |keys: &[(&str, Option<Yaml>)]| -> Vec<(String, Yaml)> {
-        keys.iter()
-            .filter_map(|(key, value)| Some(((*key).to_owned(), value.clone()?)))
-            .collect()
-    };
     match paginate {
         Paginate::LinkHeader => pairs([("link_header", "next".into())]),
         Paginate::HeaderUrl { items, header } => {
@@ -343,12 +331,12 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
             limit,
             total,
         } => {
-            let mut offset = vec![("param".to_owned(), text(param))];
-            offset.extend(optional(&[
+            let offset = present([
+                ("param", Some(text(param))),
                 ("limit", limit.as_ref().map(text)),
                 ("total", total.as_ref().map(text)),
-            ]));
-            with_items(items.as_ref(), "offset", pairs(offset))
+            ]);
+            with_items(items.as_ref(), "offset", offset)
         }
         Paginate::PageNumber {
             items,
@@ -358,16 +346,35 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
             total_pages,
             current,
         } => {
-            let mut page = vec![("param".to_owned(), text(param))];
-            page.extend(optional(&[
+            let page = present([
+                ("param", Some(text(param))),
                 ("first", first.map(Yaml::from)),
                 ("limit", limit.as_ref().map(text)),
                 ("total_pages", total_pages.as_ref().map(text)),
                 ("current", current.as_ref().map(text)),
-            ]));
-            with_items(items.as_ref(), "page_number", pairs(page))
+            ]);
+            with_items(items.as_ref(), "page_number", page)
         }
     }
+}
+
+/// `{ items, <key>: inner }`, without `items` when the page is the list.
+fn with_items(items: Option<&String>, key: &str, inner: Yaml) -> Yaml {
+    let mut out = Mapping::new();
+    if let Some(items) = items {
+        out.insert("items".into(), items.as_str().into());
+    }
+    out.insert(key.into(), inner);
+    Yaml::Mapping(out)
+}
+
+/// A mapping of the entries that have a value, in order.
+fn present<const N: usize>(entries: [(&str, Option<Yaml>); N]) -> Yaml {
+    pairs(
+        entries
+            .into_iter()
+            .filter_map(|(key, value)| Some((key, value?))),
+    )
 }
 
 fn param_value(param: &ParamOut) -> Yaml {

@@ -9,44 +9,68 @@ pub(crate) fn from_html(text: &str) -> String {
     if !has_tags(text) {
         return text.to_owned();
     }
-    let mut out = String::with_capacity(text.len());
+    let mut writer = Writer {
+        out: String::with_capacity(text.len()),
+        link: None,
+        in_pre: false,
+        in_code: false,
+    };
     let mut rest = text;
-    // The link being written: its target, when it leads somewhere.
-    let mut link: Option<Option<String>> = None;
-    let mut in_pre = false;
-    let mut in_code = false;
     while let Some(open) = rest.find('<') {
-        push_text(&mut out, &rest[..open], in_pre, in_code);
+        writer.text(&rest[..open]);
         let Some(close) = rest[open..].find('>') else {
-            push_text(&mut out, &rest[open..], in_pre, in_code);
+            writer.text(&rest[open..]);
             rest = "";
             break;
         };
         let tag = &rest[open + 1..open + close];
         rest = &rest[open + close + 1..];
         let (closing, name, attributes) = parse_tag(tag);
-        match (closing, name.as_str()) {
-            (_, "p" | "div") => paragraph(&mut out),
+        writer.tag(closing, &name, attributes);
+    }
+    writer.text(rest);
+    tidy(&writer.out)
+}
+
+/// The Markdown written so far, and the elements it is inside.
+struct Writer {
+    out: String,
+    /// The link being written: its target, when it leads somewhere.
+    link: Option<Option<String>>,
+    in_pre: bool,
+    in_code: bool,
+}
+
+impl Writer {
+    fn text(&mut self, text: &str) {
+        push_text(&mut self.out, text, self.in_pre, self.in_code);
+    }
+
+    /// A tag as Markdown: `closing` for `</name>`.
+    fn tag(&mut self, closing: bool, name: &str, attributes: &str) {
+        let out = &mut self.out;
+        match (closing, name) {
+            (_, "p" | "div") => paragraph(out),
             (false, "br") => out.push('\n'),
-            (closing, "code" | "tt") if !in_pre => {
+            (closing, "code" | "tt") if !self.in_pre => {
                 out.push('`');
-                in_code = !closing;
+                self.in_code = !closing;
             }
             (false, "pre") => {
-                paragraph(&mut out);
+                paragraph(out);
                 out.push_str("```text\n");
-                in_pre = true;
+                self.in_pre = true;
             }
             (true, "pre") => {
                 if !out.ends_with('\n') {
                     out.push('\n');
                 }
                 out.push_str("```\n\n");
-                in_pre = false;
+                self.in_pre = false;
             }
             (_, "strong" | "b") => out.push_str("**"),
             (_, "em" | "i") => out.push('*'),
-            (false, "ul" | "ol") | (true, "ul" | "ol") => paragraph(&mut out),
+            (_, "ul" | "ol") => paragraph(out),
             (false, "li") => {
                 if !out.ends_with('\n') && !out.is_empty() {
                     out.push('\n');
@@ -54,22 +78,22 @@ pub(crate) fn from_html(text: &str) -> String {
                 out.push_str("- ");
             }
             (false, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") => {
-                paragraph(&mut out);
+                paragraph(out);
                 let level = name[1..].parse::<usize>().unwrap_or(1);
                 out.push_str(&"#".repeat(level));
                 out.push(' ');
             }
-            (true, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") => paragraph(&mut out),
+            (true, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") => paragraph(out),
             (false, "a") => {
                 let target = attribute(attributes, "href")
                     .filter(|href| href.starts_with("https://") || href.starts_with("http://"));
                 if target.is_some() {
                     out.push('[');
                 }
-                link = Some(target);
+                self.link = Some(target);
             }
             (true, "a") => {
-                if let Some(Some(target)) = link.take() {
+                if let Some(Some(target)) = self.link.take() {
                     out.push_str("](");
                     out.push_str(&target);
                     out.push(')');
@@ -78,8 +102,6 @@ pub(crate) fn from_html(text: &str) -> String {
             _ => {}
         }
     }
-    push_text(&mut out, rest, in_pre, in_code);
-    tidy(&out)
 }
 
 /// True when `text` holds something that reads as an HTML tag (`<p>`, `</a>`, `<br/>`), not a

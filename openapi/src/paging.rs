@@ -130,6 +130,22 @@ fn is_integer(ty: &Ty) -> bool {
     matches!(ty.required(), Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64)
 }
 
+/// Dropshot's pages: `items` and `next_page` sent back as `page_token`.
+fn dropshot_pages(method: &MethodOut, fields: &[FieldOut]) -> Option<Paginate> {
+    let token = query_param(method, &["pagetoken"], Ty::is_text)?;
+    let field = |name: &str| fields.iter().find(|f| f.wire() == name);
+    match (field("items"), field("next_page")) {
+        (Some(items), Some(next)) if items.ty.is_list() && next.ty.is_text() => {
+            Some(Paginate::Cursor {
+                items: items.key.clone(),
+                param: token,
+                from: next.key.clone(),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// The method's query parameter (its key) whose wire name is one of `names`, of a fitting type.
 fn query_param(method: &MethodOut, names: &[&str], fits: impl Fn(&Ty) -> bool) -> Option<String> {
     names.iter().find_map(|name| {
@@ -163,22 +179,13 @@ impl Builder<'_> {
         }
     }
 
+    /// How a method's pages are read, from what its description hints and what its page and
+    /// parameters hold; `None` when nothing leads from one page to the next.
     fn paging_of(&self, method: &MethodOut, page: &Ty) -> Option<Paginate> {
         let hint = &method.pages_hint;
         let fields = self.struct_fields(page);
-        let field = |name: &str| fields.iter().find(|f| f.wire() == name).cloned();
         if hint.dropshot {
-            let token = query_param(method, &["pagetoken"], Ty::is_text)?;
-            return match (field("items"), field("next_page")) {
-                (Some(items), Some(next)) if items.ty.is_list() && next.ty.is_text() => {
-                    Some(Paginate::Cursor {
-                        items: items.key,
-                        param: token,
-                        from: next.key,
-                    })
-                }
-                _ => None,
-            };
+            return dropshot_pages(method, fields);
         }
         let lists: Vec<&FieldOut> = fields.iter().filter(|f| f.ty.is_list()).collect();
         if let Some(header) = &hint.next_url_header {
@@ -217,28 +224,37 @@ impl Builder<'_> {
         {
             return Some(Paginate::NextUrl { items, next });
         }
-        if let Some(param) = query_param(method, ITEM_CURSOR_PARAMS, Ty::is_text)
-            && let Some(has_more) = self.find(page, &|f| {
-                HAS_MORE.contains(&plain(f.wire()).as_str()) && *f.ty.required() == Ty::Bool
-            })
-            && let Some(item) =
-                fields
-                    .iter()
-                    .find(|f| f.key == items)
-                    .and_then(|f| match f.ty.required() {
-                        Ty::Vec(item) => Some((**item).clone()),
-                        _ => None,
-                    })
-            && let Some(id) = self.struct_fields(&item).iter().find(|f| f.wire() == "id")
-        {
-            return Some(Paginate::ItemCursor {
-                items,
-                param,
-                field: id.key.clone(),
-                has_more,
-            });
-        }
-        self.counted(method, page, Some(items))
+        self.item_cursor(method, page, fields, &items)
+            .or_else(|| self.counted(method, page, Some(items)))
+    }
+
+    /// Pages led on by the last item's `id` sent back as a cursor, while a boolean says more
+    /// follow.
+    fn item_cursor(
+        &self,
+        method: &MethodOut,
+        page: &Ty,
+        fields: &[FieldOut],
+        items: &str,
+    ) -> Option<Paginate> {
+        let param = query_param(method, ITEM_CURSOR_PARAMS, Ty::is_text)?;
+        let has_more = self.find(page, &|f| {
+            HAS_MORE.contains(&plain(f.wire()).as_str()) && *f.ty.required() == Ty::Bool
+        })?;
+        let item = match fields.iter().find(|f| f.key == items)?.ty.required() {
+            Ty::Vec(item) => (**item).clone(),
+            _ => return None,
+        };
+        let id = self
+            .struct_fields(&item)
+            .iter()
+            .find(|f| f.wire() == "id")?;
+        Some(Paginate::ItemCursor {
+            items: items.to_owned(),
+            param,
+            field: id.key.clone(),
+            has_more,
+        })
     }
 
     /// An offset or a page number sent back, with the page size's parameter and the page's

@@ -232,71 +232,75 @@ impl Builder<'_> {
                     format!("${{{prefix}_PASSWORD}}"),
                 ));
             }
-            ("apiKey", _) => {
-                let name = scheme
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("X-Api-Key");
-                let key = (
-                    name.to_owned(),
-                    format!("${{{}}}", self.key_variable(chosen)),
-                );
-                match scheme.get("in").and_then(Value::as_str) {
-                    Some("header") if !names::is_header_name(name) => {
-                        let message = format!(
-                            "security scheme `{chosen}`: `{name}` is not a header name HTTP can send; add the key with an interceptor"
-                        );
-                        self.note(&self.scheme_place(chosen), true, message);
-                    }
-                    Some("header") => profile.headers.push(key),
-                    Some("query") => profile.query.push(key),
-                    Some("cookie") if names::is_header_name(name) => profile.cookies.push(key),
-                    other => {
-                        let message = format!(
-                            "security scheme `{chosen}`: an API key in the {} is not supported; add it with an interceptor",
-                            other.unwrap_or("?")
-                        );
-                        self.note(&self.scheme_place(chosen), true, message);
-                    }
-                }
-            }
-            ("oauth2", _) => {
-                // Client credentials: 3.x `flows.clientCredentials`, 2.0 `flow: application`.
-                let flow = scheme
-                    .pointer("/flows/clientCredentials")
-                    .cloned()
-                    .or_else(|| {
-                        (scheme.get("flow").and_then(Value::as_str) == Some("application"))
-                            .then(|| scheme.clone())
-                    });
-                profile.auth = Some(
-                    match flow
-                        .as_ref()
-                        .and_then(|f| f.get("tokenUrl"))
-                        .and_then(Value::as_str)
-                    {
-                        Some(token_url) => Auth::OAuth2 {
-                            token_url: self.token_url(token_url, &self.scheme_place(chosen)),
-                            client_id: format!("${{{prefix}_CLIENT_ID}}"),
-                            client_secret: format!("${{{prefix}_CLIENT_SECRET}}"),
-                            scopes: flow
-                                .as_ref()
-                                .and_then(|f| f.get("scopes"))
-                                .and_then(Value::as_object)
-                                .map(|s| s.keys().cloned().collect())
-                                .unwrap_or_default(),
-                        },
-                        // Any other flow hands the client a token: a bearer token it is.
-                        None => Auth::Bearer(format!("${{{prefix}_TOKEN}}")),
-                    },
-                );
-            }
+            ("apiKey", _) => self.api_key(chosen, scheme, profile),
+            ("oauth2", _) => profile.auth = Some(self.oauth2(chosen, scheme, &prefix)),
             _ => {
                 let message = format!(
                     "security scheme `{chosen}` ({kind}) is not supported; add credentials with an interceptor"
                 );
                 self.note(&self.scheme_place(chosen), true, message);
             }
+        }
+    }
+
+    /// An API key's place: a header, a query parameter or a cookie, its value from the
+    /// environment; anywhere else is noted.
+    fn api_key(&mut self, chosen: &str, scheme: &Value, profile: &mut Profile) {
+        let name = scheme
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("X-Api-Key");
+        let key = (
+            name.to_owned(),
+            format!("${{{}}}", self.key_variable(chosen)),
+        );
+        match scheme.get("in").and_then(Value::as_str) {
+            Some("header") if !names::is_header_name(name) => {
+                let message = format!(
+                    "security scheme `{chosen}`: `{name}` is not a header name HTTP can send; add the key with an interceptor"
+                );
+                self.note(&self.scheme_place(chosen), true, message);
+            }
+            Some("header") => profile.headers.push(key),
+            Some("query") => profile.query.push(key),
+            Some("cookie") if names::is_header_name(name) => profile.cookies.push(key),
+            other => {
+                let message = format!(
+                    "security scheme `{chosen}`: an API key in the {} is not supported; add it with an interceptor",
+                    other.unwrap_or("?")
+                );
+                self.note(&self.scheme_place(chosen), true, message);
+            }
+        }
+    }
+
+    /// OAuth2 client credentials (3.x `flows.clientCredentials`, 2.0 `flow: application`); any
+    /// other flow hands the client a token, so a bearer token it is.
+    fn oauth2(&mut self, chosen: &str, scheme: &Value, prefix: &str) -> Auth {
+        let flow = scheme
+            .pointer("/flows/clientCredentials")
+            .cloned()
+            .or_else(|| {
+                (scheme.get("flow").and_then(Value::as_str) == Some("application"))
+                    .then(|| scheme.clone())
+            });
+        let token_url = flow
+            .as_ref()
+            .and_then(|f| f.get("tokenUrl"))
+            .and_then(Value::as_str);
+        match token_url {
+            Some(token_url) => Auth::OAuth2 {
+                token_url: self.token_url(token_url, &self.scheme_place(chosen)),
+                client_id: format!("${{{prefix}_CLIENT_ID}}"),
+                client_secret: format!("${{{prefix}_CLIENT_SECRET}}"),
+                scopes: flow
+                    .as_ref()
+                    .and_then(|f| f.get("scopes"))
+                    .and_then(Value::as_object)
+                    .map(|s| s.keys().cloned().collect())
+                    .unwrap_or_default(),
+            },
+            None => Auth::Bearer(format!("${{{prefix}_TOKEN}}")),
         }
     }
 

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::model::{
-    Auth, BreakerPolicy, Condition, DecodeMode, HeaderDef, HedgeDelay, Isolation, Jitter,
-    LimitAlgorithm, LogLevel, OnRedisError, Profile, Scope, Strategy, Tls, Window,
+    Auth, BreakerPolicy, Condition, DecodeMode, EndpointsPolicy, HeaderDef, HedgeDelay, Isolation,
+    Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile, RateLimitPolicy, RetryPolicy, Scope,
+    Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -240,58 +241,19 @@ impl Settings {
     /// Fills every part the profile leaves out with remcall's default.
     pub fn from_profile(profile: &Profile) -> Settings {
         let timeout = profile.timeout.clone().unwrap_or_default();
-        let retry = profile.retry.clone().unwrap_or_default();
-        let backoff = retry.backoff.unwrap_or_default();
-        let budget = retry.budget.unwrap_or_default();
-        let ms = Duration::from_millis;
         let s = Duration::from_secs;
         Settings {
             connect_timeout: timeout.connect.unwrap_or(s(2)),
             attempt_timeout: timeout.attempt.unwrap_or(s(10)),
             total_timeout: timeout.total.unwrap_or(s(30)),
             idle_timeout: timeout.idle.unwrap_or(DEFAULT_IDLE_TIMEOUT),
-            retry: RetrySettings {
-                max_attempts: retry.max_attempts.unwrap_or(3).max(1),
-                initial: backoff.initial.unwrap_or(ms(100)),
-                max: backoff.max.unwrap_or(s(2)),
-                multiplier: backoff.multiplier.unwrap_or(2.0),
-                jitter: backoff.jitter.unwrap_or(Jitter::Full),
-                on: retry.on.unwrap_or_else(|| {
-                    vec![
-                        Condition::Connect,
-                        Condition::Timeout,
-                        Condition::Status(429),
-                        Condition::Status(502),
-                        Condition::Status(503),
-                        Condition::Status(504),
-                    ]
-                }),
-                retry_after_max: retry.retry_after.and_then(|r| r.max).unwrap_or(s(10)),
-                budget_ratio: budget.ratio.unwrap_or(0.2),
-                budget_min_per_second: budget.min_per_second.unwrap_or(10),
-                budget_shared: budget.shared.map(|shared| SharedBudgetSettings {
-                    redis: shared.redis.unwrap_or_default(),
-                    key: shared.key.unwrap_or_default(),
-                    timeout: shared.timeout.unwrap_or(ms(50)),
-                }),
-            },
+            retry: retry_settings(profile.retry.clone().unwrap_or_default()),
             breaker: breaker_settings(profile.breaker.clone().unwrap_or_default()),
             isolation: isolation_settings(profile.isolation.clone()),
-            rate_limit: profile.rate_limit.clone().map(|limit| RateLimitSettings {
-                per_second: limit.per_second.unwrap_or(100.0),
-                burst: limit.burst.unwrap_or(20),
-                max_wait: limit.max_wait.unwrap_or(Duration::ZERO),
-                shared: limit.shared.map(|shared| SharedLimitSettings {
-                    redis: shared.redis.unwrap_or_default(),
-                    key: shared.key.unwrap_or_default(),
-                    timeout: shared.timeout.unwrap_or(ms(50)),
-                    on_error: shared.on_error.unwrap_or(OnRedisError::LocalShare),
-                    replicas: shared.replicas.unwrap_or(1).max(1),
-                }),
-            }),
+            rate_limit: profile.rate_limit.clone().map(rate_limit_settings),
             hedge: profile.hedge.as_ref().map(|hedge| HedgeSettings {
                 delay: hedge.delay.unwrap_or(HedgeDelay::Percentile(0.95)),
-                min_delay: hedge.min_delay.unwrap_or(ms(2)),
+                min_delay: hedge.min_delay.unwrap_or(Duration::from_millis(2)),
                 max_extra: hedge.max_extra.unwrap_or(1).max(1),
                 budget_percent: hedge.budget_percent.unwrap_or(10.0),
             }),
@@ -306,19 +268,72 @@ impl Settings {
             max_empty_pages: profile.max_empty_pages.unwrap_or(DEFAULT_MAX_EMPTY_PAGES),
             max_event_bytes: profile.max_event_bytes.map_or(1 << 20, |b| b.0),
             tls: profile.tls.clone().unwrap_or_default(),
-            endpoints: {
-                let e = profile.endpoints.clone().unwrap_or_default();
-                let eject = e.eject.unwrap_or_default();
-                EndpointSettings {
-                    strategy: e.strategy.unwrap_or(Strategy::RoundRobin),
-                    weights: e.weights.unwrap_or_default(),
-                    eject_after: eject.after.unwrap_or(5),
-                    eject_for: eject.duration.unwrap_or(s(30)),
-                    eject_max_percent: eject.max_percent.unwrap_or(50).min(100),
-                    dns_refresh: e.dns.map(|d| d.refresh.unwrap_or(s(30))),
-                }
-            },
+            endpoints: endpoint_settings(profile.endpoints.clone().unwrap_or_default()),
         }
+    }
+}
+
+/// The retry settings, defaults filled in.
+fn retry_settings(retry: RetryPolicy) -> RetrySettings {
+    let backoff = retry.backoff.unwrap_or_default();
+    let budget = retry.budget.unwrap_or_default();
+    let ms = Duration::from_millis;
+    let s = Duration::from_secs;
+    RetrySettings {
+        max_attempts: retry.max_attempts.unwrap_or(3).max(1),
+        initial: backoff.initial.unwrap_or(ms(100)),
+        max: backoff.max.unwrap_or(s(2)),
+        multiplier: backoff.multiplier.unwrap_or(2.0),
+        jitter: backoff.jitter.unwrap_or(Jitter::Full),
+        on: retry.on.unwrap_or_else(|| {
+            vec![
+                Condition::Connect,
+                Condition::Timeout,
+                Condition::Status(429),
+                Condition::Status(502),
+                Condition::Status(503),
+                Condition::Status(504),
+            ]
+        }),
+        retry_after_max: retry.retry_after.and_then(|r| r.max).unwrap_or(s(10)),
+        budget_ratio: budget.ratio.unwrap_or(0.2),
+        budget_min_per_second: budget.min_per_second.unwrap_or(10),
+        budget_shared: budget.shared.map(|shared| SharedBudgetSettings {
+            redis: shared.redis.unwrap_or_default(),
+            key: shared.key.unwrap_or_default(),
+            timeout: shared.timeout.unwrap_or(ms(50)),
+        }),
+    }
+}
+
+/// The rate limit's settings, defaults filled in.
+fn rate_limit_settings(limit: RateLimitPolicy) -> RateLimitSettings {
+    let ms = Duration::from_millis;
+    RateLimitSettings {
+        per_second: limit.per_second.unwrap_or(100.0),
+        burst: limit.burst.unwrap_or(20),
+        max_wait: limit.max_wait.unwrap_or(Duration::ZERO),
+        shared: limit.shared.map(|shared| SharedLimitSettings {
+            redis: shared.redis.unwrap_or_default(),
+            key: shared.key.unwrap_or_default(),
+            timeout: shared.timeout.unwrap_or(ms(50)),
+            on_error: shared.on_error.unwrap_or(OnRedisError::LocalShare),
+            replicas: shared.replicas.unwrap_or(1).max(1),
+        }),
+    }
+}
+
+/// How calls spread over the endpoints, defaults filled in.
+fn endpoint_settings(e: EndpointsPolicy) -> EndpointSettings {
+    let s = Duration::from_secs;
+    let eject = e.eject.unwrap_or_default();
+    EndpointSettings {
+        strategy: e.strategy.unwrap_or(Strategy::RoundRobin),
+        weights: e.weights.unwrap_or_default(),
+        eject_after: eject.after.unwrap_or(5),
+        eject_for: eject.duration.unwrap_or(s(30)),
+        eject_max_percent: eject.max_percent.unwrap_or(50).min(100),
+        dns_refresh: e.dns.map(|d| d.refresh.unwrap_or(s(30))),
     }
 }
 

@@ -14,6 +14,7 @@ use super::{
 };
 use super::{ErrorEventsIr, EventEnum};
 
+/// A method of the spec as the template writes it.
 pub(super) fn lower_method(
     method: &checked::Method,
     is_copy: &dyn Fn(&str) -> bool,
@@ -25,21 +26,14 @@ pub(super) fn lower_method(
     let base = names::pascal(&method.name);
     let responses = (!method.responses.is_empty()).then(|| response_enum(method, &base));
     let errors = (!method.errors.is_empty()).then(|| error_enum(method, &base));
-    let headers = (!method.response_headers.is_empty()).then(|| headers_struct(method, &base));
+    let mut headers = (!method.response_headers.is_empty()).then(|| headers_struct(method, &base));
     let stream = method.returns_as == checked::ReturnsEncoding::Stream;
     let streamed = method
         .streamed
         .as_ref()
         .map(|s| streamed(method, s, keys_of));
-    let mut headers = headers;
-    let json_value = (responses.is_none()
-        && headers.is_none()
-        && !stream
-        && streamed.is_none()
-        && !method.returns.is_unit()
-        && !method.returns.is_bytes()
-        && method.returns_as != checked::ReturnsEncoding::Text)
-        .then(|| method.returns.render());
+    let one_body = responses.is_none() && headers.is_none() && streamed.is_none();
+    let json_value = one_body.then(|| json_value(method)).flatten();
     let (returns, decode) = match &streamed {
         Some(streamed) => streamed.returns(),
         None => result(method, responses.as_ref(), headers.as_mut()),
@@ -93,6 +87,18 @@ pub(super) fn lower_method(
         // A fallback answers a call; a stream is handed over as it comes.
         fallback: has_trait && method.fallback && !stream,
     }
+}
+
+/// The type of the one JSON value a method answers with, what its stub's `returns` takes: `None`
+/// for an answer that is no JSON document (nothing, bytes, text, a byte stream).
+fn json_value(method: &checked::Method) -> Option<String> {
+    let json = !method.returns.is_unit()
+        && !method.returns.is_bytes()
+        && !matches!(
+            method.returns_as,
+            checked::ReturnsEncoding::Text | checked::ReturnsEncoding::Stream
+        );
+    json.then(|| method.returns.render())
 }
 
 /// The struct of a method's typed response headers (its body is filled in later).

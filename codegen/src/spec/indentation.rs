@@ -44,26 +44,7 @@ pub(super) fn explain(text: &str, pos: Pos, message: &str) -> Option<Explained> 
     let above_indent = indentation(above);
     let key = key_of(line).unwrap_or("this line");
     if message.contains("did not find expected key") && indent < above_indent {
-        // The level it meant: the nearest line above at its own indentation or less.
-        let sibling = lines[..index]
-            .iter()
-            .enumerate()
-            .rev()
-            .filter(|(_, l)| is_content(l))
-            .find(|(_, l)| indentation(l) <= indent)
-            .map(|(i, l)| (i + 1, *l));
-        let help = match sibling {
-            Some((number, sibling)) if indentation(sibling) < indent => format!(
-                "indent it {above_indent} spaces, as `{}` on line {above_number}, to add it to the same mapping; or {} spaces, as `{}` on line {number}",
-                key_of(above).unwrap_or("the line"),
-                indentation(sibling),
-                key_of(sibling).unwrap_or("the line"),
-            ),
-            _ => format!(
-                "indent it {above_indent} spaces, as `{}` on line {above_number}",
-                key_of(above).unwrap_or("the line")
-            ),
-        };
+        let help = shallower_help(&lines[..index], indent, above_number, above);
         return Some(Explained {
             pos: at_text,
             message: format!(
@@ -85,6 +66,32 @@ pub(super) fn explain(text: &str, pos: Pos, message: &str) -> Option<Explained> 
         });
     }
     None
+}
+
+/// What to do with a line indented less than the one above it but matching no mapping: line
+/// up with the line above, or with the nearest shallower one (the level it likely meant).
+fn shallower_help(before: &[&str], indent: usize, above_number: usize, above: &str) -> String {
+    let above_indent = indentation(above);
+    // The level it meant: the nearest line above at its own indentation or less.
+    let sibling = before
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, l)| is_content(l))
+        .find(|(_, l)| indentation(l) <= indent)
+        .map(|(i, l)| (i + 1, *l));
+    match sibling {
+        Some((number, sibling)) if indentation(sibling) < indent => format!(
+            "indent it {above_indent} spaces, as `{}` on line {above_number}, to add it to the same mapping; or {} spaces, as `{}` on line {number}",
+            key_of(above).unwrap_or("the line"),
+            indentation(sibling),
+            key_of(sibling).unwrap_or("the line"),
+        ),
+        _ => format!(
+            "indent it {above_indent} spaces, as `{}` on line {above_number}",
+            key_of(above).unwrap_or("the line")
+        ),
+    }
 }
 
 fn indentation(line: &str) -> usize {

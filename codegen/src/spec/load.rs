@@ -298,24 +298,7 @@ impl Loader {
             ));
             return None;
         }
-        let value = match serde_yaml::from_str::<serde_yaml::Value>(text) {
-            Ok(value) => value,
-            Err(e) => {
-                // The parser above accepted what this one refuses: its message is all there is.
-                let message = e.to_string();
-                // The reader's errors (a control character) carry a byte offset and a location
-                // of 1:1; the parser's carry a real location.
-                let pos = super::spans::reader_position(text, &message)
-                    .or(e.location().map(|l| Pos {
-                        line: l.line(),
-                        column: l.column(),
-                    }))
-                    .unwrap_or(Pos { line: 1, column: 1 });
-                let d = self.sources[source].diagnostic(pos, message);
-                self.diagnostics.push(d);
-                return None;
-            }
-        };
+        let value = self.yaml_value(source, text)?;
         if !value.is_mapping() {
             // Not a spec at all (a key file, an environment dump): say so without quoting it.
             self.diagnostics.push(
@@ -328,6 +311,30 @@ impl Loader {
             return None;
         }
         self.read_model(source, &value)
+    }
+
+    /// The text as a YAML value, for a text the span index read: a refusal here is the second
+    /// parser's, with its position.
+    fn yaml_value(&mut self, source: usize, text: &str) -> Option<serde_yaml::Value> {
+        match serde_yaml::from_str::<serde_yaml::Value>(text) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                // The span index's parser accepted what this one refuses: its message is all
+                // there is.
+                let message = e.to_string();
+                // The reader's errors (a control character) carry a byte offset and a location
+                // of 1:1; the parser's carry a real location.
+                let pos = super::spans::reader_position(text, &message)
+                    .or(e.location().map(|l| Pos {
+                        line: l.line(),
+                        column: l.column(),
+                    }))
+                    .unwrap_or(Pos { line: 1, column: 1 });
+                let d = self.sources[source].diagnostic(pos, message);
+                self.diagnostics.push(d);
+                None
+            }
+        }
     }
 
     /// The spec model read from `value` (of source `source`): unknown keys are refused with

@@ -68,23 +68,7 @@ impl Loader {
         let Some(overlays) = self.overlays(def, &here) else {
             return Vec::new();
         };
-        let options = remcall_openapi::Options {
-            overlays,
-            client: file.client.clone(),
-            tags: def.tags.clone(),
-            operations: def.operations.clone(),
-            renames: file
-                .methods
-                .iter()
-                .filter(|(_, method)| method.request.is_none())
-                .filter_map(|(name, method)| Some((name.clone(), method.rename.clone()?)))
-                .collect(),
-            dates: match def.dates {
-                DatesDef::Text => remcall_openapi::Dates::Text,
-                DatesDef::Chrono => remcall_openapi::Dates::Chrono,
-            },
-            ..remcall_openapi::Options::default()
-        };
+        let options = import_options(def, file, overlays);
         let imported = match remcall_openapi::import(&path, &options) {
             Ok(imported) => imported,
             Err(error) => {
@@ -254,5 +238,31 @@ fn returns_onto(method: &mut MethodDef, overlay: &ReturnsDef) {
     }
     if overlay.error.is_some() {
         imported.error.clone_from(&overlay.error);
+    }
+}
+
+/// What the importer is asked for: the overlays, the client's name, the tags and operations
+/// chosen, the methods the spec renames, and how dates are read.
+fn import_options(
+    def: &OpenApiDef,
+    file: &SpecFile,
+    overlays: Vec<PathBuf>,
+) -> remcall_openapi::Options {
+    remcall_openapi::Options {
+        overlays,
+        client: file.client.clone(),
+        tags: def.tags.clone(),
+        operations: def.operations.clone(),
+        renames: file
+            .methods
+            .iter()
+            .filter(|(_, method)| method.request.is_none())
+            .filter_map(|(name, method)| Some((name.clone(), method.rename.clone()?)))
+            .collect(),
+        dates: match def.dates {
+            DatesDef::Text => remcall_openapi::Dates::Text,
+            DatesDef::Chrono => remcall_openapi::Dates::Chrono,
+        },
+        ..remcall_openapi::Options::default()
     }
 }

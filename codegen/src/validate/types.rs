@@ -37,28 +37,7 @@ impl Validator<'_> {
         for (i, (name, ty)) in spec.types.iter().enumerate() {
             let key = format!("types.{name}");
             let shape = match &all[i] {
-                Own::Struct { .. } => {
-                    self.expand(&all, i, &mut Vec::new())
-                        .map(|(fields, additional, union)| {
-                            let mut taken = names::Taken::default();
-                            if additional.is_some() {
-                                taken.insert("additional_properties");
-                            }
-                            let fields = unique_field_names(fields, &mut taken);
-                            let flatten = union.map(|union| checked::Flattened {
-                                rust: unique_name(names::snake(&union), &mut taken),
-                                ty: Ty::Path {
-                                    segments: vec![union],
-                                    args: Vec::new(),
-                                },
-                            });
-                            checked::Shape::Struct(checked::Struct {
-                                fields,
-                                additional,
-                                flatten,
-                            })
-                        })
-                }
+                Own::Struct { .. } => self.struct_shape(&all, i),
                 Own::Enum(values, integer, open) => Some(checked::Shape::Enum(checked::Enum {
                     values: values.clone(),
                     integer: *integer,
@@ -92,6 +71,29 @@ impl Validator<'_> {
             });
         }
         decls
+    }
+
+    /// A struct's shape: its `all_of:` parts' fields and its own, each with a Rust name of its
+    /// own, and the union it flattens, if any.
+    fn struct_shape(&mut self, all: &[Own], i: usize) -> Option<checked::Shape> {
+        let (fields, additional, union) = self.expand(all, i, &mut Vec::new())?;
+        let mut taken = names::Taken::default();
+        if additional.is_some() {
+            taken.insert("additional_properties");
+        }
+        let fields = unique_field_names(fields, &mut taken);
+        let flatten = union.map(|union| checked::Flattened {
+            rust: unique_name(names::snake(&union), &mut taken),
+            ty: Ty::Path {
+                segments: vec![union],
+                args: Vec::new(),
+            },
+        });
+        Some(checked::Shape::Struct(checked::Struct {
+            fields,
+            additional,
+            flatten,
+        }))
     }
 
     /// Type names are written in type expressions as they are declared: PascalCase identifiers,

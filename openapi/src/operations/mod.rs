@@ -86,14 +86,7 @@ impl Builder<'_> {
                     );
                 }
                 let operation = Operation {
-                    // A method the spec renames names its types after its new name.
-                    type_base: names::type_name(
-                        options
-                            .renames
-                            .iter()
-                            .find(|(imported, _)| *imported == name)
-                            .map_or(&name, |(_, new)| new),
-                    ),
+                    type_base: type_base(options, &name),
                     place,
                     value: operation,
                     item_place: item_place.clone(),
@@ -262,6 +255,16 @@ fn operation_doc(operation: &Value) -> Option<String> {
         (None, Some(d)) => Some(d.to_owned()),
         (None, None) => None,
     }
+}
+
+/// The stem of a method's inline type names: a method the spec renames names its types after
+/// its new name.
+fn type_base(options: &Options, name: &str) -> String {
+    let renamed = options
+        .renames
+        .iter()
+        .find(|(imported, _)| imported == name);
+    names::type_name(renamed.map_or(name, |(_, new)| new))
 }
 
 /// The method name an operation takes (its `operationId`, else one made from its route), when

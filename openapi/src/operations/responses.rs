@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::Operation;
 use super::body::pick_media;
 use crate::document::Place;
-use crate::spec::MethodOut;
+use crate::spec::{MethodOut, PagesHint};
 use crate::status::StatusKey;
 use crate::ty::{Encoding, Ty};
 use crate::walk::Builder;
@@ -48,16 +48,7 @@ impl Builder<'_> {
                     successes.push((code, Ty::Unit, Encoding::Json));
                 }
                 Some(code) if (200..300).contains(&code) => {
-                    let headers = response.get("headers").and_then(Value::as_object);
-                    if headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("link"))) {
-                        method.pages_hint.link_header = true;
-                    }
-                    for (name, header) in headers.into_iter().flatten() {
-                        let declared = header.get("schema").unwrap_or(header);
-                        if crate::paging::is_next_url_header(name, declared) {
-                            method.pages_hint.next_url_header = Some(name.clone());
-                        }
-                    }
+                    page_hints(&response, &mut method.pages_hint);
                     let hint = if code == 200 || code == 201 {
                         format!("{type_base}Result")
                     } else {
@@ -251,4 +242,19 @@ fn offers_json(response: &Value) -> bool {
                     && crate::ty::Encoding::of_media(media).1 == Encoding::Json
             })
         })
+}
+
+/// What a success's headers say of pages: a `Link` header, or one that holds the next page's
+/// URL.
+fn page_hints(response: &Value, hint: &mut PagesHint) {
+    let headers = response.get("headers").and_then(Value::as_object);
+    if headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("link"))) {
+        hint.link_header = true;
+    }
+    for (name, header) in headers.into_iter().flatten() {
+        let declared = header.get("schema").unwrap_or(header);
+        if crate::paging::is_next_url_header(name, declared) {
+            hint.next_url_header = Some(name.clone());
+        }
+    }
 }

@@ -65,10 +65,7 @@ impl Builder<'_> {
             return self.non_null_ty(at, &plain, hint, depth);
         }
         if let Some(values) = const_alternatives(schema) {
-            let name = self.inline_name(at, schema, hint);
-            let definition = self.enum_of(at, doc(schema), values);
-            self.spec.types.insert(name.clone(), definition);
-            return Ty::Named(name);
+            return self.inline_enum(at, schema, hint, values);
         }
         if union_beside_fields(schema).is_some() {
             return self.inline_struct(at, schema, hint, depth);
@@ -83,11 +80,8 @@ impl Builder<'_> {
             return self.inline_struct(at, schema, hint, depth);
         }
         if let Some(values) = enum_values(schema) {
-            let name = self.inline_name(at, schema, hint);
             let values = values.into_iter().map(EnumValue::bare).collect();
-            let definition = self.enum_of(at, doc(schema), values);
-            self.spec.types.insert(name.clone(), definition);
-            return Ty::Named(name);
+            return self.inline_enum(at, schema, hint, values);
         }
         let kind = schema_type(schema);
         match kind.as_deref() {
@@ -134,6 +128,20 @@ impl Builder<'_> {
             },
             Some(_) => self.fallback(),
         }
+    }
+
+    /// An inline enum, defined as a type named after where it stands.
+    fn inline_enum(
+        &mut self,
+        at: &Place,
+        schema: &Value,
+        hint: &str,
+        values: Vec<EnumValue>,
+    ) -> Ty {
+        let name = self.inline_name(at, schema, hint);
+        let definition = self.enum_of(at, doc(schema), values);
+        self.spec.types.insert(name.clone(), definition);
+        Ty::Named(name)
     }
 
     /// An inline object as a struct named after where it stands.

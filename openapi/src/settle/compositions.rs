@@ -18,53 +18,7 @@ impl Builder<'_> {
                 continue;
             };
             let mut settled = definition.clone();
-            // One union part is flattened into the struct; a second cannot be (noted below).
-            let mut union_part: Option<String> = None;
-            let mut other_unions = Vec::new();
-            settled
-                .all_of
-                .retain(|part| match self.spec.types.get(part) {
-                    Some(TypeOut::Struct(_)) => !self.reaches(part, name),
-                    Some(TypeOut::Union(_)) if union_part.is_none() => {
-                        union_part = Some(part.clone());
-                        true
-                    }
-                    Some(TypeOut::Union(_)) => {
-                        other_unions.push(format!("`{part}`"));
-                        false
-                    }
-                    _ => false,
-                });
-            let top = self.docs.top();
-            if !other_unions.is_empty() {
-                self.note(
-                    &top,
-                    true,
-                    format!(
-                        "`{name}`: its `allOf` has more than one union part; {} is not kept",
-                        other_unions.join(", ")
-                    ),
-                );
-            }
-            if let Some(union) = &union_part
-                && settled.additional.take().is_some()
-            {
-                self.note(
-                    &top,
-                    true,
-                    format!(
-                        "`{name}`: the keys its fields do not take are read as its union part `{union}`, and not also kept as other keys"
-                    ),
-                );
-            }
-            // A key every alternative of the union part declares (its tag, say) is the union's
-            // to read: a field of the struct would take it first, and the union never see it.
-            if let Some(union) = &union_part {
-                let declared_by_all = self.declared_by_every_alternative(union);
-                settled
-                    .fields
-                    .retain(|field| !declared_by_all.iter().any(|w| w == field.wire()));
-            }
+            let union_part = self.one_union_part(name, &mut settled);
             let inherited: Vec<FieldOut> = settled
                 .all_of
                 .iter()
@@ -92,6 +46,61 @@ impl Builder<'_> {
                 .types
                 .insert(name.clone(), TypeOut::Struct(settled));
         }
+    }
+
+    /// Keeps the struct's first union part (flattened into it) and its struct parts that do
+    /// not contain it; another union part goes, noted. The union part reads the keys the
+    /// struct's fields do not take, so the struct keeps no other keys and no field for a key
+    /// every alternative declares.
+    fn one_union_part(&mut self, name: &str, definition: &mut StructOut) -> Option<String> {
+        // One union part is flattened into the struct; a second cannot be (noted below).
+        let mut union_part: Option<String> = None;
+        let mut other_unions = Vec::new();
+        definition
+            .all_of
+            .retain(|part| match self.spec.types.get(part) {
+                Some(TypeOut::Struct(_)) => !self.reaches(part, name),
+                Some(TypeOut::Union(_)) if union_part.is_none() => {
+                    union_part = Some(part.clone());
+                    true
+                }
+                Some(TypeOut::Union(_)) => {
+                    other_unions.push(format!("`{part}`"));
+                    false
+                }
+                _ => false,
+            });
+        let top = self.docs.top();
+        if !other_unions.is_empty() {
+            self.note(
+                &top,
+                true,
+                format!(
+                    "`{name}`: its `allOf` has more than one union part; {} is not kept",
+                    other_unions.join(", ")
+                ),
+            );
+        }
+        if let Some(union) = &union_part
+            && definition.additional.take().is_some()
+        {
+            self.note(
+                &top,
+                true,
+                format!(
+                    "`{name}`: the keys its fields do not take are read as its union part `{union}`, and not also kept as other keys"
+                ),
+            );
+        }
+        // A key every alternative of the union part declares (its tag, say) is the union's
+        // to read: a field of the struct would take it first, and the union never see it.
+        if let Some(union) = &union_part {
+            let declared_by_all = self.declared_by_every_alternative(union);
+            definition
+                .fields
+                .retain(|field| !declared_by_all.iter().any(|w| w == field.wire()));
+        }
+        union_part
     }
 
     /// The wire names every alternative of the union `name` declares (none when an alternative
