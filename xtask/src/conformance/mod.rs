@@ -302,7 +302,7 @@ fn one(
     )?;
     std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock"))?;
     // Shared with the real servers' workloads: the runtime is built once for both.
-    let target = root.join(remcall_real_servers::SCRATCH_TARGET);
+    let target = root.join(remcall_real_server_tests::SCRATCH_TARGET);
     let built = Command::new(env!("CARGO"))
         .current_dir(&krate)
         .args(["build", "--quiet", "--offline"])

@@ -1,8 +1,8 @@
-//! A workload: the user's spec (`servers/specs/<name>.yaml`, whose `openapi:` names the
-//! description read from the server and any overlays beside it), generated as a user's build
-//! would, into a crate whose `main` is `servers/workloads/<name>.rs`; built and run against the
-//! server. The program asserts what it expects at each step and exits non-zero on the first
-//! that fails.
+//! A workload: the user's spec (`real-server-tests/specs/<name>.yaml`, whose `openapi:` names
+//! the description read from the server and any overlays beside it), generated as a user's
+//! build would, into a crate whose `main` is `real-server-tests/workloads/<name>.rs`; built and
+//! run against the server. The program asserts what it expects at each step and exits non-zero
+//! on the first that fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,7 +33,8 @@ pub struct Workload {
 
 impl Workload {
     /// The workload `name`, in a fresh crate in a temporary folder holding the spec and the
-    /// overlays of `servers/specs/` whose names start with `<name>` (as `kinto-paging.yaml`).
+    /// overlays of `real-server-tests/specs/` whose names start with `<name>` (as
+    /// `kinto-paging.yaml`).
     pub fn new(name: &str) -> anyhow::Result<Workload> {
         let root = crate::workspace();
         let folder = tempfile::Builder::new()
@@ -42,7 +43,7 @@ impl Workload {
         let crate_dir = folder.path().join(name);
         std::fs::create_dir_all(crate_dir.join("spec"))?;
         std::fs::create_dir_all(crate_dir.join("src"))?;
-        for entry in std::fs::read_dir(root.join("servers/specs"))? {
+        for entry in std::fs::read_dir(root.join("real-server-tests/specs"))? {
             let path = entry?.path();
             let file = path
                 .file_name()
@@ -82,7 +83,7 @@ impl Workload {
         remcall_codegen::output::write(&self.crate_dir.join("src/api"), &files)
             .map_err(|e| anyhow::anyhow!("writing the client: {e}"))?;
         let program = root
-            .join("servers/workloads")
+            .join("real-server-tests/workloads")
             .join(format!("{}.rs", self.name));
         std::fs::copy(&program, self.crate_dir.join("src/workload.rs"))
             .with_context(|| format!("reading {}", program.display()))?;

@@ -2,7 +2,7 @@
 //! description, read from the running server, imported and generated as a user's spec would
 //! (`specs/chromadb.yaml`), and `workloads/chromadb.rs` run against it.
 
-use remcall_real_servers::{Running, Workload, fetch, installed};
+use remcall_real_server_tests::{Running, Workload, fetch, installed};
 
 #[test]
 fn an_imported_chroma_client_drives_a_real_chroma() {

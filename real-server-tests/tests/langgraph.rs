@@ -4,7 +4,7 @@
 //! and `workloads/langgraph.rs` run against it: typed events to a stream's end, a second
 //! stream, an error event, and a silent stream resumed from its last event id.
 
-use remcall_real_servers::{Running, Workload, fetch, installed};
+use remcall_real_server_tests::{Running, Workload, fetch, installed};
 
 /// Two graphs of plain Python, no model: `chat` plans and speaks (and fails on the prompt
 /// `fail`, as a model out of memory would); `slow` plans, then waits 2.5 s before its last

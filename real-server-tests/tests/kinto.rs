@@ -3,7 +3,7 @@
 //! generated as a user's spec would (`specs/kinto.yaml`), and `workloads/kinto.rs` run
 //! against it.
 
-use remcall_real_servers::{Running, Workload, fetch, installed};
+use remcall_real_server_tests::{Running, Workload, fetch, installed};
 
 /// Kinto in memory, with HTTP Basic accounts as it ships them: any name and password is a
 /// user of its own.

@@ -2,7 +2,7 @@
 //! and serves, read from the running server, imported and generated as a user's spec would
 //! (`specs/jupyter-server.yaml`), and `workloads/jupyter-server.rs` run against it.
 
-use remcall_real_servers::{Running, Workload, fetch, installed};
+use remcall_real_server_tests::{Running, Workload, fetch, installed};
 
 const TOKEN: &str = "workload-token";
 

@@ -9,7 +9,7 @@ pub struct Package {
     pub name: &'static str,
     /// The package and its pinned version, as the messages name it.
     pub requirement: &'static str,
-    /// What pip installs (`servers/locks/<name>.txt`): every package pinned, every wheel
+    /// What pip installs (`real-server-tests/locks/<name>.txt`): every package pinned, every wheel
     /// hashed, so a new release, an index or a mirror cannot change the tests' server, and no
     /// source distribution's build script runs. Chroma's holds its wheel alone: its server is
     /// the Rust binary inside it, and the Python client's 400 MB of dependencies are not
