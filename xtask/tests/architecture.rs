@@ -1,0 +1,253 @@
+//! ARCHITECTURE.md against the tree: every file and folder it names exists, and every crate,
+//! runtime module, importer module, xtask command and runtime item generated code names is in
+//! it. A map that names a file that moved sends a new contributor nowhere; one that leaves a
+//! module out hides it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_path_buf()
+}
+
+fn architecture() -> String {
+    std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md")
+}
+
+/// The text of the section whose heading starts with `heading`, up to the next one.
+fn section<'a>(text: &'a str, heading: &str) -> &'a str {
+    let start = text
+        .find(&format!("\n## {heading}"))
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has no section `{heading}`"));
+    let rest = &text[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    &rest[..end]
+}
+
+/// Every code span of `text` (between single backticks).
+fn spans(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('`') else { break };
+        out.push(&after[..close]);
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// Every file and folder of the repository (not `target/`, not dot-folders), relative to the
+/// root, folders ending with `/`.
+fn tree() -> BTreeSet<String> {
+    let root = root();
+    let mut out = BTreeSet::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a readable folder") {
+            let entry = entry.expect("a folder entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || (dir == root && name == "target") {
+                continue;
+            }
+            let path = entry.path();
+            let relative = path
+                .strip_prefix(&root)
+                .expect("under the root")
+                .to_string_lossy()
+                .replace('\\', "/");
+            if entry.file_type().expect("a file type").is_dir() {
+                out.insert(format!("{relative}/"));
+                stack.push(path);
+            } else {
+                out.insert(relative);
+            }
+        }
+    }
+    out
+}
+
+/// A code span that names a file or folder: a path of words ending in a known extension or
+/// `/` (not a command, not a URL, not a placeholder like `<client>_stub.rs`).
+fn is_path(span: &str) -> bool {
+    let plain = span
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+    let shaped = [".rs", ".md", ".yaml", ".toml"]
+        .iter()
+        .any(|ext| span.ends_with(ext))
+        || (span.ends_with('/') && span.len() > 1);
+    plain && shaped && !span.starts_with("target/") && !span.contains("//")
+}
+
+#[test]
+fn every_file_and_folder_it_names_exists() {
+    let tree = tree();
+    let text = architecture();
+    let top: BTreeSet<&str> = tree
+        .iter()
+        .filter(|p| p.ends_with('/') && p.matches('/').count() == 1)
+        .map(|p| p.trim_end_matches('/'))
+        .collect();
+    let mut missing = Vec::new();
+    for span in spans(&text).into_iter().filter(|s| is_path(s)) {
+        let rooted = top.contains(span.split('/').next().unwrap_or(""));
+        let found = if rooted || tree.contains(span) {
+            tree.contains(span)
+        } else {
+            // A name inside the folder the sentence is about: some file or folder of the tree
+            // ends with it.
+            tree.iter().any(|p| p.ends_with(&format!("/{span}")))
+        };
+        if !found {
+            missing.push(span);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names what the tree does not hold: {missing:?}"
+    );
+}
+
+#[test]
+fn every_crate_runtime_module_and_importer_module_is_on_the_map() {
+    let text = architecture();
+    let names = |section_text: &str| -> BTreeSet<String> {
+        spans(section_text).into_iter().map(str::to_owned).collect()
+    };
+    let crates = names(section(&text, "Crates"));
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).expect("Cargo.toml");
+    let members = manifest
+        .split("members = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("the workspace's members");
+    let mut missing = Vec::new();
+    for member in members.split(',').map(|m| m.trim().trim_matches('"')) {
+        let top = member.split('/').next().unwrap_or(member);
+        if !member.is_empty() && !crates.contains(&format!("{top}/")) {
+            missing.push(format!("crate {member}"));
+        }
+    }
+    let modules = |folder: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(root().join(folder)).expect("a source folder") {
+            let entry = entry.expect("an entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().expect("a file type").is_dir() {
+                out.push(format!("{name}/"));
+            } else if name.ends_with(".rs") && name != "lib.rs" && name != "main.rs" {
+                out.push(name);
+            }
+        }
+        out
+    };
+    let call = names(section(&text, "Call → response"));
+    for module in modules("runtime/src") {
+        if !call.contains(&module) {
+            missing.push(format!("runtime/src/{module}"));
+        }
+    }
+    let spec = names(section(&text, "Spec → client"));
+    for module in modules("openapi/src") {
+        let written = [module.clone(), format!("openapi/src/{module}")];
+        if !written.iter().any(|w| spec.contains(w)) {
+            missing.push(format!("openapi/src/{module}"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md leaves out: {missing:?}"
+    );
+}
+
+#[test]
+fn every_xtask_command_is_listed() {
+    let text = architecture();
+    let row = text
+        .lines()
+        .find(|line| line.starts_with("| `xtask/`"))
+        .expect("the xtask row");
+    let main = std::fs::read_to_string(root().join("xtask/src/main.rs")).expect("xtask's main");
+    let usage = main
+        .lines()
+        .find(|line| line.contains("\"usage: cargo xtask"))
+        .expect("xtask's usage line");
+    let commands: Vec<&str> = usage
+        .split("cargo xtask ")
+        .skip(1)
+        .filter_map(|part| part.split_whitespace().next())
+        .collect();
+    assert!(commands.len() > 5, "read the commands: {commands:?}");
+    let listed: Vec<&str> = row
+        .split('`')
+        .nth(3)
+        .expect("the row's command span")
+        .trim_start_matches("cargo xtask ")
+        .split('|')
+        .map(str::trim)
+        .collect();
+    let missing: Vec<&&str> = commands
+        .iter()
+        .filter(|c| !listed.contains(&c.trim_end_matches('"')))
+        .collect();
+    assert!(missing.is_empty(), "the xtask row leaves out {missing:?}");
+}
+
+#[test]
+fn every_runtime_item_generated_code_names_is_in_the_inventory() {
+    let text = architecture();
+    let inventory = section(&text, "What generated code may name");
+    let allowed: BTreeSet<String> = spans(inventory)
+        .into_iter()
+        .flat_map(|span| {
+            // `remcall::serde`, `Form`/`Multipart`/`Files`, `serde_*!`, `Observe` …
+            span.split(['/', ' '])
+                .map(|part| {
+                    // `stub::*` allows the module; `remcall::serde` the name after the path.
+                    let part = part.strip_suffix("::*").unwrap_or(part);
+                    part.rsplit("::").next().unwrap_or(part).to_owned()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let macro_family = |name: &str| {
+        name.starts_with("serde_") && allowed.contains("serde_*!")
+            || allowed.contains(&format!("{name}!"))
+    };
+    let clients = root().join("examples/committed/src/clients");
+    let mut unnamed = BTreeSet::new();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&clients).expect("the committed clients") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let code = std::fs::read_to_string(&path).expect("a client");
+        for (at, _) in code.match_indices("remcall::") {
+            let mut rest = &code[at + "remcall::".len()..];
+            if let Some(inner) = rest.strip_prefix("__codegen::") {
+                rest = inner;
+            }
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() || name == "__codegen" {
+                continue;
+            }
+            seen += 1;
+            if !allowed.contains(&name) && !macro_family(&name) {
+                unnamed.insert(name);
+            }
+        }
+    }
+    assert!(seen > 100, "read the generated clients: {seen} paths");
+    assert!(
+        unnamed.is_empty(),
+        "generated code names runtime items the inventory leaves out: {unnamed:?}"
+    );
+}
