@@ -22,9 +22,9 @@ pub use model::{
     AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition, Cookies,
     DeadlinePolicy, DecodeMode, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, HedgeDelay,
     HedgePolicy, Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError,
-    PoolPolicy, Profile, QueryParams, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy,
-    Roots, Scope, SemaphorePolicy, SharedBudget, SharedLimit, SlowCall, Strategy, Timeouts, Tls,
-    Window,
+    PoolPolicy, Profile, QueryParams, QuotaHeaders, QuotaPolicy, RateLimitPolicy, RetryAfter,
+    RetryBudgetPolicy, RetryPolicy, Roots, Scope, SemaphorePolicy, SharedBudget, SharedLimit,
+    SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
     BreakerSettings, EndpointSettings, HalfOpenRule, HedgeSettings, IsolationSettings,

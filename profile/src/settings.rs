@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use crate::model::{
     Auth, BreakerPolicy, Condition, DecodeMode, EndpointsPolicy, HeaderDef, HedgeDelay, Isolation,
-    Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile, RateLimitPolicy, RetryPolicy, Scope,
-    Strategy, Tls, Window,
+    Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile, QuotaHeaders, RateLimitPolicy,
+    RetryPolicy, Scope, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -28,6 +28,8 @@ pub struct Settings {
     pub isolation: IsolationSettings,
     /// Rate limit, if any.
     pub rate_limit: Option<RateLimitSettings>,
+    /// The answers' quota fields pace the calls (`quota: { from_headers: auto }`).
+    pub quota_from_headers: bool,
     /// Hedged requests, if any (idempotent methods only).
     pub hedge: Option<HedgeSettings>,
     /// The header that carries the time a call has left, if any.
@@ -251,6 +253,8 @@ impl Settings {
             breaker: breaker_settings(profile.breaker.clone().unwrap_or_default()),
             isolation: isolation_settings(profile.isolation.clone()),
             rate_limit: profile.rate_limit.clone().map(rate_limit_settings),
+            quota_from_headers: profile.quota.as_ref().and_then(|q| q.from_headers)
+                != Some(QuotaHeaders::Off),
             hedge: profile.hedge.as_ref().map(|hedge| HedgeSettings {
                 delay: hedge.delay.unwrap_or(HedgeDelay::Percentile(0.95)),
                 min_delay: hedge.min_delay.unwrap_or(Duration::from_millis(2)),

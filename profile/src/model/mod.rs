@@ -52,6 +52,7 @@ replace_on_layer!(
     Window,
     LogLevel,
     DecodeMode,
+    QuotaHeaders,
     Auth,
     Roots,
     Strategy,
@@ -94,7 +95,7 @@ partial! {
     /// retune a generated client without regenerating it.
     ///
     /// Each field's type documents its keys: [`Timeouts`], [`RetryPolicy`], [`BreakerPolicy`],
-    /// [`Isolation`], [`RateLimitPolicy`], [`HedgePolicy`], [`DeadlinePolicy`], [`Auth`], [`Headers`], [`LogLevel`], [`Tls`],
+    /// [`Isolation`], [`RateLimitPolicy`], [`QuotaPolicy`], [`HedgePolicy`], [`DeadlinePolicy`], [`Auth`], [`Headers`], [`LogLevel`], [`Tls`],
     /// [`EndpointsPolicy`]. The values a client runs with, defaults filled in, are
     /// [`Settings::from_profile`](crate::Settings::from_profile); the defaults are also listed in
     /// docs/resilience.md and docs/spec.md.
@@ -111,6 +112,8 @@ partial! {
         isolation: Isolation,
         /// How many calls may start per second.
         rate_limit: RateLimitPolicy,
+        /// Pacing by the quota the server announces on its answers (on by default).
+        quota: QuotaPolicy,
         /// Backup requests for a slow answer (idempotent methods only).
         hedge: HedgePolicy,
         /// Sending the time a call has left; a `remcall::deadline` scope caps it.
@@ -186,6 +189,7 @@ mod decode;
 mod endpoints;
 mod isolation;
 mod overload;
+mod quota;
 mod retry;
 
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
@@ -202,4 +206,5 @@ pub use overload::{
     AdaptivePolicy, DeadlinePolicy, HedgeDelay, HedgePolicy, LimitAlgorithm, OnRedisError,
     SharedBudget, SharedLimit,
 };
+pub use quota::{QuotaHeaders, QuotaPolicy};
 pub use retry::{Backoff, Jitter, RetryAfter, RetryBudgetPolicy, RetryPolicy, Timeouts};

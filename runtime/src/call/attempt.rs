@@ -146,13 +146,20 @@ impl Client {
         when: When,
         token_generation: &mut u64,
     ) -> Result<Response, FailedAttempt> {
+        let method = request.method;
+        let when = if state.settings.quota_from_headers {
+            self.quota_turn(state, when)
+                .await
+                .map_err(FailedAttempt::other)?
+        } else {
+            when
+        };
         let When {
             attempt,
             sent,
             deadline,
             ..
         } = when;
-        let method = request.method;
         // Inline rather than a function of its own: a call's future nests deep enough already
         // (rustc's query depth), and an OAuth2 token fetch is the deepest branch.
         let credential = match &state.credentials {
@@ -198,6 +205,9 @@ impl Client {
         })
         .await
         .map_err(|_| attempt_timed_out(state, when, attempt_deadline == deadline))??;
+        if state.settings.quota_from_headers {
+            self.quota_heard(state, &response);
+        }
         log::response(state.settings.log, &call, &endpoint.base, &response, sent);
         if !interceptors.is_empty() {
             Box::pin(within(

@@ -23,6 +23,7 @@ mod attempts;
 pub(crate) mod download;
 mod log;
 pub(crate) mod paginate;
+mod quota;
 mod stream;
 
 use futures_util::future::Either;

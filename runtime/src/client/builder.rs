@@ -129,6 +129,7 @@ impl ClientBuilder {
             budget,
             fleet_budget,
             interceptors: self.interceptors,
+            quotas: Default::default(),
         };
         Ok(Client {
             shared: Arc::new(shared),

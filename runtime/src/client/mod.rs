@@ -19,6 +19,7 @@ use crate::policy::breaker::Breaker;
 use crate::policy::budget::RetryBudget;
 use crate::policy::bulkhead::Bulkhead;
 use crate::policy::hedge::Hedging;
+use crate::policy::quota::{MethodQuota, Quotas};
 use crate::policy::rate_limit::RateLimiter;
 use crate::spec::{ClientSpec, MethodSpec};
 use crate::wire::query::ProfileQuery;
@@ -67,6 +68,8 @@ pub(crate) struct Shared {
     /// The fleet's retry budget in Redis, when the profile shares one.
     pub(crate) fleet_budget: fleet::Budget,
     pub(crate) interceptors: Vec<Arc<dyn DynInterceptor>>,
+    /// The quotas the server's answers announce, by name.
+    pub(crate) quotas: Quotas,
 }
 
 impl Shared {
@@ -118,6 +121,8 @@ pub(crate) struct MethodState {
     pub(crate) rate_limit: Option<Arc<RateLimiter>>,
     /// The rate limit shared with the fleet, in place of `rate_limit`, when the profile says so.
     pub(crate) fleet_limit: fleet::Limit,
+    /// The server's quota its answers name (`quota: { from_headers: auto }`).
+    pub(crate) quota: MethodQuota,
 }
 
 /// A weak handle on a client for watching it (the dashboard): it does not keep the client

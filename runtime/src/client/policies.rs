@@ -133,6 +133,7 @@ impl Template {
             bulkhead,
             rate_limit,
             fleet_limit,
+            quota: Default::default(),
         })
     }
 }

@@ -9,5 +9,6 @@ pub(crate) mod budget;
 pub(crate) mod bulkhead;
 pub mod deadline;
 pub(crate) mod hedge;
+pub(crate) mod quota;
 pub(crate) mod rate_limit;
 pub(crate) mod retry;

@@ -1,0 +1,346 @@
+//! Quotas the server announces (`quota: { from_headers: auto }`): each answer's quota fields
+//! (`announced.rs`) update the quota they name, and each attempt asks that quota for its turn
+//! before it is sent.
+//!
+//! A quota spreads the calls it has left over the time to its reset, a small burst at once, so
+//! it does not run dry while the window still has long to go; spent, or paused by a refusal
+//! (`Retry-After` on a 429 or 503, GitHub's 403), it holds every call until the reset or the
+//! pause's end — if the call's deadline reaches that far; a call whose deadline does not fails
+//! at once, unsent, as `RateLimited` with the wait in `retry_in()`.
+//!
+//! A method follows the quota its answers name (`X-RateLimit-Resource`, the IETF policy); until
+//! one of its answers names one, the client's first. Each answer's remaining count is the
+//! server's after the calls it had seen; calls in flight since are already counted down here,
+//! so within one window the lower of the two stands.
+
+pub(crate) mod announced;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+pub(crate) use announced::Announcement;
+
+/// A new window is one whose reset is later than the known one by more than this (servers
+/// round their resets to the second, and two answers of one window may differ by one).
+const SAME_WINDOW: Duration = Duration::from_millis(1500);
+
+/// The client's quotas, by name (a few at most: a code host's core, search and graphql).
+#[derive(Debug, Default)]
+pub(crate) struct Quotas {
+    /// Any answer announced a quota: until one does, an attempt asks nothing of a lock.
+    any: AtomicBool,
+    known: Mutex<Vec<Arc<Quota>>>,
+}
+
+/// One quota: what the server last said of it, and the turns handed out since.
+#[derive(Debug)]
+pub(crate) struct Quota {
+    key: Option<String>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    limit: Option<u64>,
+    remaining: Option<u64>,
+    reset: Option<Instant>,
+    paused_until: Option<Instant>,
+    /// The pace's next turn (the generic cell rate algorithm's theoretical arrival time).
+    next_turn: Option<Instant>,
+}
+
+/// A quota's answer to an attempt that asks to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Turn {
+    /// Go now.
+    Now,
+    /// Its paced turn, reserved: go at that time.
+    At(Instant),
+    /// Spent or paused until then: ask again at that time.
+    Held(Instant),
+    /// Not within the call's deadline: fail without sending, the wait as `retry_in`.
+    Refused(Duration),
+}
+
+impl Quotas {
+    /// The quota `method_quota` follows, if any answer has announced one.
+    pub(crate) fn of(&self, method_quota: &MethodQuota) -> Option<Arc<Quota>> {
+        if !self.any.load(Ordering::Acquire) {
+            return None;
+        }
+        if let Some(bound) = lock(&method_quota.bound).clone() {
+            return Some(bound);
+        }
+        lock(&self.known).first().cloned()
+    }
+
+    /// An answer's announcement: the quota it names updated (made, the first time), and the
+    /// method bound to it.
+    pub(crate) fn observe(&self, method_quota: &MethodQuota, said: &Announcement, now: Instant) {
+        let quota = {
+            let mut known = lock(&self.known);
+            match known.iter().find(|q| q.key == said.key) {
+                Some(quota) => quota.clone(),
+                None => {
+                    let quota = Arc::new(Quota {
+                        key: said.key.clone(),
+                        state: Mutex::default(),
+                    });
+                    known.push(quota.clone());
+                    quota
+                }
+            }
+        };
+        quota.observe(said, now);
+        *lock(&method_quota.bound) = Some(quota);
+        self.any.store(true, Ordering::Release);
+    }
+}
+
+/// The quota a method follows: the one its answers last named.
+#[derive(Debug, Default)]
+pub(crate) struct MethodQuota {
+    bound: Mutex<Option<Arc<Quota>>>,
+}
+
+impl Quota {
+    /// The quota's name, for messages (`the quota` when the server names none).
+    pub(crate) fn name(&self) -> String {
+        match &self.key {
+            Some(key) => format!("the quota `{}`", key.escape_debug()),
+            None => "the quota".to_owned(),
+        }
+    }
+
+    /// An attempt's turn, for a call that must be sent by `deadline`.
+    pub(crate) fn turn(&self, now: Instant, deadline: Instant) -> Turn {
+        let mut state = lock(&self.state);
+        state.roll_over(now);
+        let held = match (state.remaining, state.reset) {
+            (Some(0), Some(reset)) => Some(reset),
+            _ => None,
+        };
+        let held = held.max(state.paused_until.filter(|until| *until > now));
+        if let Some(until) = held {
+            return if until > deadline {
+                Turn::Refused(until - now)
+            } else {
+                Turn::Held(until)
+            };
+        }
+        let at = state.paced(now);
+        if at > deadline {
+            return Turn::Refused(at - now);
+        }
+        state.take(at);
+        if at > now { Turn::At(at) } else { Turn::Now }
+    }
+
+    fn observe(&self, said: &Announcement, now: Instant) {
+        let mut state = lock(&self.state);
+        if said.limit.is_some() {
+            state.limit = said.limit;
+        }
+        let reset = said.reset_in.map(|wait| now + wait);
+        let new_window = match (reset, state.reset) {
+            (Some(reset), Some(known)) => reset > known + SAME_WINDOW,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if let Some(reset) = reset {
+            if new_window {
+                state.next_turn = None;
+            }
+            state.reset = Some(reset);
+        }
+        if let Some(left) = said.remaining {
+            state.remaining = Some(match state.remaining {
+                Some(known) if !new_window => known.min(left),
+                _ => left,
+            });
+        }
+        if let Some(pause) = said.pause_for {
+            let until = now + pause;
+            state.paused_until = Some(state.paused_until.map_or(until, |known| known.max(until)));
+        }
+    }
+}
+
+impl State {
+    /// Past the reset, the window is a new one: its calls are the limit's, until an answer
+    /// says how many.
+    fn roll_over(&mut self, now: Instant) {
+        if self.reset.is_some_and(|reset| now >= reset) {
+            self.reset = None;
+            self.remaining = self.limit;
+            self.next_turn = None;
+        }
+    }
+
+    /// The time of the next paced turn: the calls left spread evenly from the pace's next turn
+    /// to the reset, a tenth of the limit (at least one call) ahead of the pace.
+    fn paced(&self, now: Instant) -> Instant {
+        let (Some(left), Some(reset)) = (self.remaining, self.reset) else {
+            return now;
+        };
+        let next = self.next_turn.unwrap_or(now).max(now);
+        let interval = interval(reset.saturating_duration_since(next), left);
+        let burst = (self.limit.unwrap_or(left) / 10).clamp(1, 1_000);
+        let tolerance = interval.saturating_mul(u32::try_from(burst).unwrap_or(u32::MAX));
+        next.checked_sub(tolerance).map_or(now, |at| at.max(now))
+    }
+
+    /// Takes the turn at `at`: one call fewer, the next turn an interval on.
+    fn take(&mut self, at: Instant) {
+        if let (Some(left), Some(reset)) = (self.remaining, self.reset) {
+            let next = self.next_turn.unwrap_or(at).max(at);
+            self.next_turn = Some(next + interval(reset.saturating_duration_since(next), left));
+        }
+        self.remaining = self.remaining.map(|left| left.saturating_sub(1));
+    }
+}
+
+/// The pace: the time left over the calls left.
+fn interval(left_time: Duration, calls: u64) -> Duration {
+    left_time / u32::try_from(calls.max(1)).unwrap_or(u32::MAX)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(remaining: u64, reset_secs: u64) -> Announcement {
+        Announcement {
+            key: None,
+            limit: Some(20),
+            remaining: Some(remaining),
+            reset_in: Some(Duration::from_secs(reset_secs)),
+            pause_for: None,
+        }
+    }
+
+    fn quota() -> (Quotas, MethodQuota) {
+        (Quotas::default(), MethodQuota::default())
+    }
+
+    #[test]
+    fn no_answer_no_quota_and_no_wait() {
+        let (quotas, method) = quota();
+        assert!(quotas.of(&method).is_none());
+    }
+
+    #[test]
+    fn the_calls_left_are_spread_over_the_time_to_the_reset_after_a_small_burst() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        quotas.observe(&method, &said(20, 2), t0);
+        let quota = quotas.of(&method).unwrap();
+        let far = t0 + Duration::from_secs(60);
+        let turns: Vec<Turn> = (0..20).map(|_| quota.turn(t0, far)).collect();
+        // A tenth of the limit (2) plus the first go at once; the rest, one every ~100 ms.
+        let now = turns.iter().filter(|t| **t == Turn::Now).count();
+        assert_eq!(now, 3, "{turns:?}");
+        let Turn::At(last) = turns[19] else {
+            panic!("{turns:?}")
+        };
+        // Every turn lies within the window: none is handed out past the reset.
+        assert!(last <= t0 + Duration::from_secs(2), "{:?}", last - t0);
+        assert!(last >= t0 + Duration::from_millis(1500), "{:?}", last - t0);
+        // The 21st call of the window waits for the reset.
+        assert_eq!(quota.turn(t0, far), Turn::Held(t0 + Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn a_spent_quota_holds_until_the_reset_or_refuses_a_call_that_cannot_wait() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        quotas.observe(&method, &said(0, 5), t0);
+        let quota = quotas.of(&method).unwrap();
+        let reset = t0 + Duration::from_secs(5);
+        assert_eq!(
+            quota.turn(t0, t0 + Duration::from_secs(10)),
+            Turn::Held(reset)
+        );
+        assert_eq!(
+            quota.turn(t0, t0 + Duration::from_secs(1)),
+            Turn::Refused(Duration::from_secs(5))
+        );
+        // At the reset the window is new: the limit's calls, the first at once.
+        assert_eq!(quota.turn(reset, reset + Duration::from_secs(1)), Turn::Now);
+    }
+
+    #[test]
+    fn a_refusals_pause_holds_the_whole_quota() {
+        let (quotas, method) = quota();
+        let other = MethodQuota::default();
+        let t0 = Instant::now();
+        quotas.observe(&method, &said(10, 60), t0);
+        let pause = Announcement {
+            pause_for: Some(Duration::from_secs(3)),
+            ..Announcement::default()
+        };
+        quotas.observe(&other, &pause, t0);
+        // Both methods follow the one unnamed quota: the pause holds the first method too.
+        let quota = quotas.of(&method).unwrap();
+        assert_eq!(
+            quota.turn(t0, t0 + Duration::from_secs(10)),
+            Turn::Held(t0 + Duration::from_secs(3))
+        );
+        let after = t0 + Duration::from_secs(3);
+        assert_ne!(
+            quota.turn(after, after + Duration::from_secs(10)),
+            Turn::Held(after)
+        );
+    }
+
+    #[test]
+    fn within_a_window_the_lower_count_stands_and_a_later_reset_starts_anew() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        quotas.observe(&method, &said(10, 10), t0);
+        let quota = quotas.of(&method).unwrap();
+        let far = t0 + Duration::from_secs(60);
+        for _ in 0..4 {
+            quota.turn(t0, far);
+        }
+        // An answer produced before those four were counted says 9: 6 are left, not 9.
+        quotas.observe(&method, &said(9, 10), t0);
+        assert_eq!(lock(&quota.state).remaining, Some(6));
+        // Another replica spent more: its lower count stands.
+        quotas.observe(&method, &said(2, 10), t0);
+        assert_eq!(lock(&quota.state).remaining, Some(2));
+        // The next window.
+        quotas.observe(&method, &said(20, 20), t0);
+        assert_eq!(lock(&quota.state).remaining, Some(20));
+    }
+
+    #[test]
+    fn a_method_follows_the_quota_its_answers_name() {
+        let (quotas, core) = quota();
+        let search = MethodQuota::default();
+        let t0 = Instant::now();
+        let named = |key: &str, remaining| Announcement {
+            key: Some(key.to_owned()),
+            ..said(remaining, 60)
+        };
+        quotas.observe(&core, &named("core", 100), t0);
+        quotas.observe(&search, &named("search", 0), t0);
+        let far = t0 + Duration::from_secs(120);
+        assert_eq!(quotas.of(&core).unwrap().turn(t0, far), Turn::Now);
+        assert!(matches!(
+            quotas.of(&search).unwrap().turn(t0, far),
+            Turn::Held(_)
+        ));
+        assert_eq!(quotas.of(&search).unwrap().name(), "the quota `search`");
+        // A method no answer has named yet follows the client's first.
+        let fresh = MethodQuota::default();
+        assert_eq!(quotas.of(&fresh).unwrap().name(), "the quota `core`");
+    }
+}
