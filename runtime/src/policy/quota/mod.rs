@@ -151,10 +151,15 @@ impl Quota {
             (None, _) => false,
         };
         if let Some(reset) = reset {
-            if new_window {
-                state.next_turn = None;
-            }
-            state.reset = Some(reset);
+            // A reset is rounded to the second, up or (an epoch against a `Date` of whole
+            // seconds) down: within a window the latest estimate is the one never too early.
+            state.reset = match state.reset {
+                Some(known) if !new_window => Some(known.max(reset)),
+                _ => {
+                    state.next_turn = None;
+                    Some(reset)
+                }
+            };
         }
         if let Some(left) = said.remaining {
             state.remaining = Some(match state.remaining {
