@@ -19,16 +19,17 @@ pub mod units;
 pub mod vars;
 
 pub use model::{
-    AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, ClientAuth, Condition, Cookies,
-    DeadlinePolicy, DecodeMode, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, HedgeDelay,
-    HedgePolicy, Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError,
-    PoolPolicy, Profile, QueryParams, QuotaHeaders, QuotaPolicy, RateLimitPolicy, RetryAfter,
-    RetryBudgetPolicy, RetryPolicy, Roots, Scope, SemaphorePolicy, SharedBudget, SharedLimit,
-    SlowCall, Strategy, Timeouts, Tls, Window,
+    AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, CachingPolicy, ClientAuth,
+    Condition, Cookies, DeadlinePolicy, DecodeMode, Dns, Eject, EndpointsPolicy, HeaderDef,
+    Headers, HedgeDelay, HedgePolicy, Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2,
+    OnRedisError, PoolPolicy, Profile, QueryParams, QuotaHeaders, QuotaPolicy, RateLimitPolicy,
+    RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope, SemaphorePolicy, SharedBudget,
+    SharedLimit, SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
-    BreakerSettings, EndpointSettings, HalfOpenRule, HedgeSettings, IsolationSettings,
-    RateLimitSettings, RetrySettings, Settings, SharedBudgetSettings, SharedLimitSettings,
+    BreakerSettings, CacheSettings, EndpointSettings, HalfOpenRule, HedgeSettings,
+    IsolationSettings, RateLimitSettings, RetrySettings, Settings, SharedBudgetSettings,
+    SharedLimitSettings,
 };
 pub use units::ByteSize;
 

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::model::{
-    Auth, BreakerPolicy, Condition, DecodeMode, EndpointsPolicy, HeaderDef, HedgeDelay, Isolation,
-    Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile, QuotaHeaders, RateLimitPolicy,
-    RetryPolicy, Scope, Strategy, Tls, Window,
+    Auth, BreakerPolicy, Condition, DEFAULT_CACHE_BYTES, DecodeMode, EndpointsPolicy, HeaderDef,
+    HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile, QuotaHeaders,
+    RateLimitPolicy, RetryPolicy, Scope, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -30,6 +30,8 @@ pub struct Settings {
     pub rate_limit: Option<RateLimitSettings>,
     /// The answers' quota fields pace the calls (`quota: { from_headers: auto }`).
     pub quota_from_headers: bool,
+    /// The cache of GET answers, when the profile has `cache:`.
+    pub cache: Option<CacheSettings>,
     /// Hedged requests, if any (idempotent methods only).
     pub hedge: Option<HedgeSettings>,
     /// The header that carries the time a call has left, if any.
@@ -226,6 +228,15 @@ pub struct HedgeSettings {
     pub budget_percent: f64,
 }
 
+/// The cache of GET answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheSettings {
+    /// The bytes kept answers may take.
+    pub memory: u64,
+    /// How long past its freshness a kept answer may answer a failed call.
+    pub stale_if_error: Duration,
+}
+
 /// Effective rate limit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RateLimitSettings {
@@ -255,6 +266,10 @@ impl Settings {
             rate_limit: profile.rate_limit.clone().map(rate_limit_settings),
             quota_from_headers: profile.quota.as_ref().and_then(|q| q.from_headers)
                 != Some(QuotaHeaders::Off),
+            cache: profile.cache.as_ref().map(|cache| CacheSettings {
+                memory: cache.memory.map_or(DEFAULT_CACHE_BYTES, |b| b.0),
+                stale_if_error: cache.stale_if_error.unwrap_or(Duration::ZERO),
+            }),
             hedge: profile.hedge.as_ref().map(|hedge| HedgeSettings {
                 delay: hedge.delay.unwrap_or(HedgeDelay::Percentile(0.95)),
                 min_delay: hedge.min_delay.unwrap_or(Duration::from_millis(2)),

@@ -114,6 +114,8 @@ partial! {
         rate_limit: RateLimitPolicy,
         /// Pacing by the quota the server announces on its answers (on by default).
         quota: QuotaPolicy,
+        /// Answers to GET kept and revalidated by RFC 9111 (off unless set).
+        cache: CachingPolicy,
         /// Backup requests for a slow answer (idempotent methods only).
         hedge: HedgePolicy,
         /// Sending the time a call has left; a `remcall::deadline` scope caps it.
@@ -185,6 +187,7 @@ where
 // After the macros, which the policy files use.
 mod auth;
 mod breaker;
+mod cache;
 mod decode;
 mod endpoints;
 mod isolation;
@@ -194,6 +197,7 @@ mod retry;
 
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
 pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
+pub use cache::{CachingPolicy, DEFAULT_CACHE_BYTES};
 pub use decode::DecodeMode;
 pub use endpoints::{
     Cookies, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots,

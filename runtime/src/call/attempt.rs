@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::cached::{Cached, Consulted};
 use super::log;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
@@ -147,24 +148,12 @@ impl Client {
         token_generation: &mut u64,
     ) -> Result<Response, FailedAttempt> {
         let method = request.method;
-        let when = if state.settings.quota_from_headers {
-            self.quota_turn(state, when)
-                .await
-                .map_err(FailedAttempt::other)?
-        } else {
-            when
-        };
-        let When {
-            attempt,
-            sent,
-            deadline,
-            ..
-        } = when;
+        let when = self.quota_turn(state, when).await?;
         // Inline rather than a function of its own: a call's future nests deep enough already
         // (rustc's query depth), and an OAuth2 token fetch is the deepest branch.
         let credential = match &state.credentials {
             Some(credentials) => {
-                let (value, generation) = Box::pin(credentials.header(deadline))
+                let (value, generation) = Box::pin(credentials.header(when.deadline))
                     .await
                     .map_err(FailedAttempt::other)?;
                 *token_generation = generation;
@@ -175,26 +164,31 @@ impl Client {
         let call = CallInfo {
             client: self.shared.spec.name,
             method: method.name,
-            attempt,
+            attempt: when.attempt,
         };
-        let interceptors = &self.shared.interceptors;
-        let attempt_timeout = state.settings.attempt_timeout;
-        let attempt_deadline = (sent + attempt_timeout).min(deadline);
+        let attempt_deadline = (when.sent + state.settings.attempt_timeout).min(when.deadline);
         // The request is built inside the timeout's argument, so that what building it needs
         // (the URL, the headers, the interceptors' view) is gone while the attempt waits for its
         // answer: it would otherwise stay in this future's state, copied with it at every level.
+        // The cache's business with this attempt, boxed: off, it is one word of this future.
+        let mut cached = None;
         let response = tokio::time::timeout_at(attempt_deadline, {
             let mut outgoing =
                 outgoing(state, request, endpoint, call, credential, attempt_deadline)?;
-            if !interceptors.is_empty() {
+            if !self.shared.interceptors.is_empty() {
                 Box::pin(within(
                     when,
                     state,
-                    interceptor::before_send(interceptors, &mut outgoing),
+                    interceptor::before_send(&self.shared.interceptors, &mut outgoing),
                 ))
                 .await
                 .and_then(|refusal| refusal)
                 .map_err(FailedAttempt::other)?;
+            }
+            if let Consulted::Fresh(kept) =
+                self.consult_cache(state, request, &mut outgoing, &mut cached)
+            {
+                return answered(state, request, kept);
             }
             log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
             exchange(
@@ -204,22 +198,46 @@ impl Client {
             )
         })
         .await
-        .map_err(|_| attempt_timed_out(state, when, attempt_deadline == deadline))??;
-        if state.settings.quota_from_headers {
-            self.quota_heard(state, &response);
-        }
-        log::response(state.settings.log, &call, &endpoint.base, &response, sent);
-        if !interceptors.is_empty() {
+        .map_err(|_| attempt_timed_out(state, when, attempt_deadline == when.deadline))
+        .and_then(|answer| answer);
+        let response = self.landed(state, response, cached.as_deref())?;
+        log::response(
+            state.settings.log,
+            &call,
+            &endpoint.base,
+            &response,
+            when.sent,
+        );
+        if !self.shared.interceptors.is_empty() {
             Box::pin(within(
                 when,
                 state,
-                interceptor::after_receive(interceptors, &call, &response),
+                interceptor::after_receive(&self.shared.interceptors, &call, &response),
             ))
             .await
             .and_then(|refusal| refusal)
             .map_err(FailedAttempt::other)?;
         }
         answered(state, request, response)
+            .map_err(|failed| self.stale_for(cached.as_deref(), failed))
+    }
+
+    /// What came back, heard by the quota and the cache: a 304 to a revalidation becomes the
+    /// kept answer, and a failure carries the kept answer that may stand in for it.
+    fn landed(
+        &self,
+        state: &MethodState,
+        landed: Result<Response, FailedAttempt>,
+        cached: Option<&Cached>,
+    ) -> Result<Response, FailedAttempt> {
+        let response = landed.map_err(|failed| self.stale_for(cached, failed))?;
+        if state.settings.quota_from_headers {
+            self.quota_heard(state, &response);
+        }
+        Ok(match cached {
+            Some(step) => self.cache_answer(state, step, response),
+            None => response,
+        })
     }
 }
 

@@ -20,6 +20,7 @@
 mod admission;
 mod attempt;
 mod attempts;
+mod cached;
 pub(crate) mod download;
 mod log;
 pub(crate) mod paginate;
@@ -165,6 +166,27 @@ impl Client {
         }))
     }
 
+    /// A failed call a kept answer answered (`cache.stale_if_error`): counted, and logged for
+    /// the method's first.
+    #[cold]
+    fn record_served_stale(
+        &self,
+        state: &MethodState,
+        method: &'static MethodSpec,
+        failure: &Result<Response, Error>,
+    ) {
+        if state.counters.record_served_stale()
+            && let Err(error) = failure
+        {
+            tracing::warn!(
+                client = self.shared.spec.name,
+                method = method.name,
+                error = %error,
+                "the call failed and a kept answer past its freshness answered it (cache.stale_if_error); logged once per method"
+            );
+        }
+    }
+
     /// The repairs `decode: lax` made of an answer: counted, and each path logged once.
     #[cold]
     fn record_drift(
@@ -202,6 +224,15 @@ impl Client {
         // 4. The attempts, on the isolation pool when the profile has one.
         let result = self.isolated(state, &request, &admitted).await;
         let dropped = crate::outcome::dropped(&result);
+        if let Err(failure) = &result
+            && let Some(stale) = failure.stale()
+        {
+            // The breaker and the statistics see the failure; the caller, the kept answer.
+            let stale = Response::clone(stale);
+            admitted.record(state, &result, dropped, Instant::now());
+            self.record_served_stale(state, method, &result);
+            return decode(stale).map_err(named);
+        }
         let result = if state.settings.decode == remcall_profile::DecodeMode::Lax {
             let (result, drift) = crate::decode::lax::decoding(|| result.and_then(decode));
             self.record_drift(state, method, drift);

@@ -9,13 +9,21 @@ use super::attempt::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::outcome::FailedAttempt;
 use crate::policy::quota::Turn;
 use crate::policy::quota::announced::announced;
 
 impl Client {
     /// Waits for the attempt's turn in the quota its method follows; the attempt's clock starts
     /// when it is sent. A turn past the call's deadline is `RateLimited`, nothing sent.
-    pub(super) async fn quota_turn(&self, state: &MethodState, when: When) -> Result<When, Error> {
+    pub(super) async fn quota_turn(
+        &self,
+        state: &MethodState,
+        when: When,
+    ) -> Result<When, FailedAttempt> {
+        if !state.settings.quota_from_headers {
+            return Ok(when);
+        }
         let Some(quota) = self.shared.quotas.of(&state.quota) else {
             return Ok(when);
         };
@@ -31,14 +39,14 @@ impl Client {
                 // Spent or paused: asked again at the reset, where its turn is another's too.
                 Turn::Held(until) => Box::pin(tokio::time::sleep_until(until)).await,
                 Turn::Refused(wait) => {
-                    return Err(Error::new(
+                    return Err(FailedAttempt::other(Error::new(
                         ErrorKind::RateLimited,
                         format!(
                             "{} the server announced has no turn for {wait:?}, past the call's deadline: not sent",
                             quota.name()
                         ),
                     )
-                    .with_retry_in(wait));
+                    .with_retry_in(wait)));
                 }
             }
         }

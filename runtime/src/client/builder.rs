@@ -130,6 +130,7 @@ impl ClientBuilder {
             fleet_budget,
             interceptors: self.interceptors,
             quotas: Default::default(),
+            cache: Default::default(),
         };
         Ok(Client {
             shared: Arc::new(shared),

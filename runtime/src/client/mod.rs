@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use crate::fleet;
 use crate::observe::stats::{ClientStats, Counters, EndpointStats};
 use crate::outbound::auth::Credentials;
+use crate::outbound::cache::Cache;
 use crate::outbound::endpoints::Endpoints;
 use crate::outbound::interceptor::DynInterceptor;
 use crate::policy::breaker::Breaker;
@@ -70,6 +71,8 @@ pub(crate) struct Shared {
     pub(crate) interceptors: Vec<Arc<dyn DynInterceptor>>,
     /// The quotas the server's answers announce, by name.
     pub(crate) quotas: Quotas,
+    /// The answers kept under `cache:`, made at the first call of a method that keeps them.
+    pub(crate) cache: OnceLock<Cache>,
 }
 
 impl Shared {

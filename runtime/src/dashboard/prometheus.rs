@@ -18,7 +18,7 @@ type MethodFamily = (
 /// A metric family of endpoints.
 type EndpointFamily = (&'static str, &'static str, fn(&EndpointStats) -> f64);
 
-const METHODS: [MethodFamily; 23] = [
+const METHODS: [MethodFamily; 26] = [
     (
         "remcall_method_calls_total",
         "Logical calls.",
@@ -78,6 +78,24 @@ const METHODS: [MethodFamily; 23] = [
         "Calls a hedge answered first.",
         "counter",
         |m| Some(m.hedge_wins as f64),
+    ),
+    (
+        "remcall_method_cache_hits_total",
+        "Calls the cache answered without asking the server.",
+        "counter",
+        |m| Some(m.cache_hits as f64),
+    ),
+    (
+        "remcall_method_revalidated_total",
+        "Kept answers the server confirmed unchanged (304).",
+        "counter",
+        |m| Some(m.revalidated as f64),
+    ),
+    (
+        "remcall_method_served_stale_total",
+        "Failed calls a stale kept answer answered.",
+        "counter",
+        |m| Some(m.served_stale as f64),
     ),
     (
         "remcall_method_without_redis_total",

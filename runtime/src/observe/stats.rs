@@ -63,6 +63,12 @@ pub struct MethodStats {
     /// Answers repaired under `decode: lax`: each field that came null, missing or of another
     /// kind than the description says, once per answer.
     pub drift: u64,
+    /// Calls the cache answered without asking the server (`cache:`).
+    pub cache_hits: u64,
+    /// Kept answers the server confirmed unchanged (a `304 Not Modified`).
+    pub revalidated: u64,
+    /// Failed calls a kept answer past its freshness answered (`cache.stale_if_error`).
+    pub served_stale: u64,
     /// Calls in flight through the bulkhead (or pool, or adaptive limit) and how many it allows
     /// now; absent under `isolation: none`. A client-wide bulkhead is the client's figure.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,6 +117,9 @@ impl MethodStats {
             streams_broken: 0,
             streams_open: 0,
             drift: 0,
+            cache_hits: 0,
+            revalidated: 0,
+            served_stale: 0,
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
@@ -187,6 +196,9 @@ pub(crate) struct Counters {
     fallbacks: AtomicU64,
     hedges: AtomicU64,
     hedge_wins: AtomicU64,
+    cache_hits: AtomicU64,
+    revalidated: AtomicU64,
+    served_stale: AtomicU64,
     without_redis: AtomicU64,
     events: AtomicU64,
     stream_bytes: AtomicU64,
@@ -237,6 +249,9 @@ impl Counters {
             fallbacks: AtomicU64::new(0),
             hedges: AtomicU64::new(0),
             hedge_wins: AtomicU64::new(0),
+            cache_hits: AtomicU64::new(0),
+            revalidated: AtomicU64::new(0),
+            served_stale: AtomicU64::new(0),
             without_redis: AtomicU64::new(0),
             events: AtomicU64::new(0),
             stream_bytes: AtomicU64::new(0),
@@ -299,6 +314,19 @@ impl Counters {
         #[cfg(feature = "dashboard")]
         self.history
             .record(crate::observe::history::Event::Fallback, Instant::now());
+    }
+
+    pub(crate) fn record_cache_hit(&self) {
+        self.cache_hits.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn record_revalidated(&self) {
+        self.revalidated.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// One more failed call a stale answer answered; true for the method's first.
+    pub(crate) fn record_served_stale(&self) -> bool {
+        self.served_stale.fetch_add(1, Ordering::Relaxed) == 0
     }
 
     pub(crate) fn record_hedge(&self) {
@@ -384,6 +412,9 @@ impl Counters {
             streams_broken: load(&self.streams_broken),
             streams_open: load(&self.streams_open),
             drift: load(&self.drift),
+            cache_hits: load(&self.cache_hits),
+            revalidated: load(&self.revalidated),
+            served_stale: load(&self.served_stale),
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,

@@ -2,6 +2,7 @@
 //! the user's interceptors.
 
 pub(crate) mod auth;
+pub(crate) mod cache;
 pub(crate) mod endpoints;
 pub(crate) mod interceptor;
 pub(crate) mod tls;

@@ -1,0 +1,27 @@
+//! A cache of GET answers by RFC 9111: `cache: { memory: 16MiB, stale_if_error: 10m }`.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::Layer;
+use crate::units::{ByteSize, duration};
+
+/// The bytes kept when the profile's `cache:` leaves `memory` out.
+pub const DEFAULT_CACHE_BYTES: u64 = 16 << 20;
+
+partial! {
+    /// Answers to GET and HEAD kept by the rules of RFC 9111 (freshness, `Vary`, `no-store`,
+    /// revalidation with `ETag`/`Last-Modified`), each under the credentials it was sent with:
+    /// one credential's answer is never another's. Off unless the profile has `cache:`.
+    pub struct CachingPolicy {
+        /// The bytes the answers kept in memory may take; the least used go first (16MiB).
+        memory: ByteSize,
+        /// How long past its freshness a kept answer may still answer a call whose attempts
+        /// failed as the server being unavailable (RFC 5861's `stale-if-error`): before the
+        /// fallback, counted as `served_stale` (0s, none).
+        #[serde(with = "duration")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
+        stale_if_error: Duration,
+    }
+}

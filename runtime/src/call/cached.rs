@@ -1,0 +1,130 @@
+//! An attempt and the cache (`cache:`, `outbound/cache.rs`): a GET or HEAD is looked up once
+//! its request is whole (credentials and interceptors' headers in it, so the key fingerprints
+//! them); a fresh answer is the attempt's answer, unsent; a stale one is revalidated, and the
+//! server's 304 answers with it; a storable answer is kept. A failed attempt carries the kept
+//! answer still within `stale_if_error`, for the call to answer with before the fallback.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use crate::client::{Client, MethodState};
+use crate::decode::response::Response;
+use crate::outbound::cache::{Cache, Entry, Kept, Key};
+use crate::outcome::FailedAttempt;
+use crate::wire::outgoing::Outgoing;
+use crate::wire::request::Request;
+
+/// An attempt's business with the cache while its request is out.
+pub(super) struct Cached {
+    key: Key,
+    /// The request as sent, its body aside: RFC 9111's rules read it again with the answer.
+    asked: Outgoing,
+    stale: Option<Arc<Entry>>,
+}
+
+/// What the cache says before an attempt is sent.
+pub(super) enum Consulted {
+    /// The answer, fresh from the cache.
+    Fresh(Response),
+    /// Send it (conditions added when a kept answer is stale).
+    Send,
+}
+
+impl Client {
+    /// The cache's word on `outgoing`, which gains `If-None-Match`/`If-Modified-Since` when a
+    /// stale answer is to be revalidated; `cached` is what the answer is to be told with.
+    pub(super) fn consult_cache(
+        &self,
+        state: &MethodState,
+        request: &Request,
+        outgoing: &mut Outgoing,
+        cached: &mut Option<Box<Cached>>,
+    ) -> Consulted {
+        if state.settings.cache.is_none() {
+            return Consulted::Send;
+        }
+        let Some(cache) = self.cache_of(state, request, outgoing) else {
+            return Consulted::Send;
+        };
+        let key = cache.key(request.method.index, outgoing);
+        let stale = match cache.kept(&key, outgoing, SystemTime::now()) {
+            Kept::Fresh(answer) => {
+                state.counters.record_cache_hit();
+                return Consulted::Fresh(answer);
+            }
+            Kept::Stale { entry, conditions } => {
+                outgoing.headers.extend(conditions);
+                Some(entry)
+            }
+            Kept::Nothing => None,
+        };
+        *cached = Some(Box::new(Cached {
+            key,
+            asked: Outgoing {
+                call: outgoing.call,
+                http_method: outgoing.http_method.clone(),
+                url: outgoing.url.clone(),
+                headers: outgoing.headers.clone(),
+                body: None,
+            },
+            stale,
+        }));
+        Consulted::Send
+    }
+
+    /// The server's answer, told to the cache: kept when it may be, and a 304 to a
+    /// revalidation the kept answer again.
+    pub(super) fn cache_answer(
+        &self,
+        state: &MethodState,
+        cached: &Cached,
+        answer: Response,
+    ) -> Response {
+        let Some(cache) = self.shared.cache.get() else {
+            return answer;
+        };
+        let (answer, revalidated) = cache.answered(
+            &cached.key,
+            &cached.asked,
+            cached.stale.clone(),
+            answer,
+            SystemTime::now(),
+        );
+        if revalidated {
+            state.counters.record_revalidated();
+        }
+        answer
+    }
+
+    /// A failed attempt, with the kept answer that may still stand in for it.
+    pub(super) fn stale_for(
+        &self,
+        cached: Option<&Cached>,
+        mut failed: FailedAttempt,
+    ) -> FailedAttempt {
+        if let Some(cached) = cached
+            && failed.error.allows_fallback()
+            && let Some(cache) = self.shared.cache.get()
+            && let Some(stale) = cache.stale_for_failure(&cached.key, SystemTime::now())
+        {
+            failed.error = failed.error.with_stale(Arc::new(stale));
+        }
+        failed
+    }
+
+    /// The client's cache, when the method keeps answers and this request is one it keeps.
+    fn cache_of(
+        &self,
+        state: &MethodState,
+        request: &Request,
+        outgoing: &Outgoing,
+    ) -> Option<&Cache> {
+        let settings = state.settings.cache.as_ref()?;
+        let kept_method = matches!(
+            outgoing.http_method,
+            reqwest::Method::GET | reqwest::Method::HEAD
+        );
+        (kept_method && request.download.is_none())
+            .then(|| self.shared.cache.get_or_init(|| Cache::new(settings)))
+    }
+}
