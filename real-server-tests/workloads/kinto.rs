@@ -1,6 +1,7 @@
 //! Kinto's workload: a bucket and a collection created, five records created, one read, edited,
 //! refused an edit made on a stale version, all five paged through two at a time by the
-//! `Next-Page` header, and one deleted, with the answer a record that is gone gets. Run by
+//! `Next-Page` header, and one deleted, with the answer a record that is gone gets; then a record
+//! of a public collection read twice through the cache, the second time a 304. Run by
 //! `tests/kinto.rs` with the client generated from the server's own description;
 //! `KINTO_URL` is the server (with `/v1`), and the credentials are `KINTO_USERNAME` and
 //! `KINTO_PASSWORD`, which the imported profile reads. Each step asserts what the server did,
@@ -123,7 +124,67 @@ pub async fn main() -> Result<(), remcall::Error> {
         }
         other => panic!("a typed 404, not {other:?}: {gone}"),
     }
+    public_read_revalidates(&url, &kinto).await
+}
+
+/// A collection everyone may read, whose records Kinto says may be kept for a second
+/// (`cache_expires`, sent to anonymous readers only): an anonymous client with `cache: {}`
+/// reads a record, and past that second reads it again through a revalidation Kinto answers
+/// with a 304, the body kept.
+async fn public_read_revalidates(url: &str, kinto: &Kinto) -> Result<(), remcall::Error> {
+    let public: CreateCollectionBody = remcall::serde_json::from_value(json!({
+        "data": { "cache_expires": 1 },
+        "permissions": { "read": ["system.Everyone"] }
+    }))
+    .expect("a collection body");
+    kinto
+        .update_collection(BUCKET, "public", None, None, &public)
+        .await?;
+    let note = Record {
+        data: Some(json!({ "title": "public note" })),
+        ..Default::default()
+    };
+    let created = kinto
+        .create_record(BUCKET, "public", None, None, &note)
+        .await?;
+    let (CreateRecordResponse::Ok(created) | CreateRecordResponse::Created(created)) = created;
+    let id = data_of(created.data)["id"].as_str().map(str::to_owned);
+    let id = id.expect("a created record has an id");
+
+    let reader = Kinto::builder()
+        .base_url(url)
+        .profile(remcall::Profile::from_yaml_str("cache: {}").expect("a profile"))
+        .interceptor(Anonymous)
+        .build()?;
+    let first = data_of(reader.get_record(BUCKET, "public", &id).await?.data);
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    let again = data_of(reader.get_record(BUCKET, "public", &id).await?.data);
+    assert_eq!(first, again);
+    let stats = reader.stats();
+    let (_, read) = stats
+        .methods
+        .iter()
+        .find(|(name, _)| *name == "get_record")
+        .expect("get_record's figures");
+    assert_eq!(
+        (read.revalidated, read.cache_hits),
+        (1, 0),
+        "the second read is a revalidation Kinto answers with a 304"
+    );
+    println!(
+        "get_record, anonymous, cache: {{}}: read again past its second: a 304, the body kept"
+    );
     Ok(())
+}
+
+/// Reads as nobody: the profile's credentials are taken off each request.
+struct Anonymous;
+
+impl remcall::Interceptor for Anonymous {
+    async fn before_send(&self, request: &mut remcall::Outgoing) -> Result<(), remcall::BoxError> {
+        request.headers.remove("authorization");
+        Ok(())
+    }
 }
 
 /// A record's data: an object, as Kinto sends it.
