@@ -138,6 +138,10 @@ macro_rules! __stub_common {
         pub fn header(self, name: &str, value: &str) -> Self {
             Self(self.0.header(name, value))
         }
+        /// Answers with `ETag: "<tag>"`, and a request naming it in `If-None-Match` with 304.
+        pub fn etag(self, tag: &str) -> Self {
+            Self(self.0.etag(tag))
+        }
         /// Answers after `delay`.
         pub fn after(self, delay: std::time::Duration) -> Self {
             Self(self.0.after(delay))

@@ -250,3 +250,63 @@ async fn a_keyed_post_is_retried_with_the_same_key() {
     assert!(keys.iter().all(|key| *key == keys[0]), "{keys:?}");
     assert!(calls.iter().all(|call| call.body == refund));
 }
+
+#[tokio::test]
+async fn the_stub_announces_a_quota_and_a_client_that_paces_by_it_stays_under() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.get_user().returns(&ada());
+    // 10 calls a second, announced on every answer; a call past it would be a 429.
+    stub.inner()
+        .announce_quota(10, std::time::Duration::from_secs(1));
+    let users = UserClient::new(&stub.url()).unwrap();
+    for id in 0..25 {
+        display_name(&users, id).await.unwrap();
+    }
+    assert_eq!(
+        stub.inner().quota_refusals(),
+        0,
+        "paced by the announced quota"
+    );
+    assert_eq!(stub.get_user().calls().len(), 25);
+    // A client told to ignore it runs into the limit (and only its retries save it).
+    let careless = UserClient::builder()
+        .base_url(&stub.url())
+        .profile(Profile::from_yaml_str("quota: { from_headers: off }").unwrap())
+        .build()
+        .unwrap();
+    let mut refused = 0;
+    for id in 0..25 {
+        if display_name(&careless, id).await.is_err() {
+            refused += 1;
+        }
+    }
+    assert!(stub.inner().quota_refusals() > 0, "{refused} calls failed");
+}
+
+#[tokio::test]
+async fn the_stub_answers_a_revalidation_with_a_304_and_the_cache_keeps_the_body() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.get_user()
+        .returns(&ada())
+        .etag("v1")
+        .header("cache-control", "no-cache");
+    let users = UserClient::builder()
+        .base_url(&stub.url())
+        .profile(Profile::from_yaml_str("cache: {}").unwrap())
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        assert_eq!(display_name(&users, 1).await.unwrap(), "Ada");
+    }
+    assert_eq!(stub.get_user().calls().len(), 3, "each call asked the stub");
+    let stats = users.stats();
+    let (_, get_user) = stats
+        .methods
+        .iter()
+        .find(|(name, _)| *name == "get_user")
+        .expect("get_user's figures");
+    assert_eq!(
+        get_user.revalidated, 2,
+        "the second and third calls were 304s"
+    );
+}

@@ -11,6 +11,7 @@
 
 mod faults;
 mod frames;
+mod quota;
 mod rules;
 #[cfg(feature = "stub")]
 mod server;
@@ -59,6 +60,8 @@ struct State {
     /// How much of each request body is recorded.
     #[cfg_attr(not(feature = "stub"), allow(dead_code))]
     keep_body_bytes: usize,
+    /// The quota the stub announces, if a test set one.
+    quota: Option<quota::StubQuota>,
 }
 
 /// How much of each request body a stub records unless told otherwise.
@@ -130,6 +133,7 @@ impl Stub {
                 refused: Vec::new(),
                 rng: fastrand::Rng::with_seed(0),
                 keep_body_bytes: KEEP_BODY_BYTES,
+                quota: None,
             }),
             accept_failures: Default::default(),
         });
@@ -163,6 +167,22 @@ impl Stub {
     /// Seeds the random faults (`fail_rate`, `latency`): the same seed, the same run.
     pub fn seed(&self, seed: u64) {
         self.state().rng = fastrand::Rng::with_seed(seed);
+    }
+
+    /// Announces a quota of `limit` calls per `window` on every answer (`X-RateLimit-Limit`,
+    /// `-Remaining`, `-Reset`), and answers a call past it 429 with `Retry-After`, as a rate
+    /// limited API does: [`Stub::quota_refusals`] then says whether the client kept under it.
+    pub fn announce_quota(&self, limit: u64, window: Duration) {
+        self.state().quota = Some(quota::StubQuota::new(
+            limit,
+            window,
+            tokio::time::Instant::now(),
+        ));
+    }
+
+    /// The calls the announced quota refused (429): 0 for a client that paces by it.
+    pub fn quota_refusals(&self) -> u64 {
+        self.state().quota.as_ref().map_or(0, |q| q.refused)
     }
 
     /// A new rule for `operation`: it answers 200 with no body until told otherwise.
@@ -447,6 +467,16 @@ impl<'a> Stubbing<'a> {
         let body: Vec<u8> = frames.concat();
         self.returns_body(200, content_type, body)
             .answer(|answer| answer.frames = Some(frames))
+    }
+
+    /// Answers with `ETag: "<tag>"`, and a request whose `If-None-Match` names it with `304
+    /// Not Modified` and no body: the server side of a client's revalidation (`cache:`).
+    pub fn etag(self, tag: &str) -> Self {
+        let quoted = format!("\"{}\"", tag.replace('"', ""));
+        self.answer(|answer| {
+            answer.headers.push(("etag".to_owned(), quoted.clone()));
+            answer.etag = Some(quoted);
+        })
     }
 
     /// Adds a response header.

@@ -186,6 +186,8 @@ pub(crate) struct Answer {
     /// A streamed body's events (or lines), each sent as a chunk of its own: the faults
     /// between events count them.
     pub(crate) frames: Option<Vec<Bytes>>,
+    /// The entity tag it carries (quoted): a request that names it is answered 304.
+    pub(crate) etag: Option<String>,
 }
 
 impl Default for Answer {
@@ -196,6 +198,7 @@ impl Default for Answer {
             body: Bytes::new(),
             delay: Duration::ZERO,
             frames: None,
+            etag: None,
         }
     }
 }

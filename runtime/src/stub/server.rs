@@ -192,11 +192,20 @@ async fn handle(
             &format!("the request does not fit the spec: {why}"),
         ));
     }
-    let (answer, decided) = {
+    let (answer, decided, counted) = {
         let mut state = shared.state();
         state.recorded.push(recorded.clone());
-        choose(&mut state, operation, &recorded)
+        let counted = state
+            .quota
+            .as_mut()
+            .map(|quota| quota.count(tokio::time::Instant::now()));
+        let (answer, decided) = choose(&mut state, operation, &recorded);
+        (answer, decided, counted)
     };
+    let announced = counted.as_ref().map_or(&[][..], |c| c.headers.as_slice());
+    if let Some(after) = counted.as_ref().and_then(|c| c.spent_for) {
+        return Ok(spent(announced, after));
+    }
     tokio::time::sleep(decided.delay + answer.as_ref().map_or(Duration::ZERO, |a| a.delay)).await;
     if decided.stall {
         std::future::pending::<()>().await;
@@ -205,7 +214,52 @@ async fn handle(
         reset.store(true, Ordering::Relaxed);
         return Err(Reset);
     }
-    Ok(respond(operation, answer, &decided))
+    if let Some(answer) = &answer
+        && let Some(tag) = &answer.etag
+        && recorded.headers.iter().any(|(name, value)| {
+            name == "if-none-match" && value.split(',').any(|v| v.trim() == tag)
+        })
+    {
+        return Ok(not_modified(tag, announced));
+    }
+    let mut response = respond(operation, answer, &decided);
+    for (name, value) in announced {
+        if let (Ok(name), Ok(value)) = (
+            hyper::header::HeaderName::from_bytes(name.as_bytes()),
+            hyper::header::HeaderValue::from_str(value),
+        ) {
+            response.headers_mut().insert(name, value);
+        }
+    }
+    Ok(response)
+}
+
+/// The answer of a spent quota: 429, its headers and `Retry-After`.
+fn spent(announced: &[(String, String)], after: Duration) -> hyper::Response<Body> {
+    let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
+    let mut builder = hyper::Response::builder()
+        .status(429)
+        .header("retry-after", seconds.to_string())
+        .header("content-type", "application/json");
+    for (name, value) in announced {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    builder
+        .body(full(Bytes::from_static(
+            b"{\"error\":\"the stub's quota is spent\"}",
+        )))
+        .unwrap_or_else(|_| plain(500, "the stub's answer is not valid HTTP"))
+}
+
+/// `304 Not Modified` for a request that names the answer's entity tag.
+fn not_modified(tag: &str, announced: &[(String, String)]) -> hyper::Response<Body> {
+    let mut builder = hyper::Response::builder().status(304).header("etag", tag);
+    for (name, value) in announced {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    builder
+        .body(full(Bytes::new()))
+        .unwrap_or_else(|_| plain(500, "the stub's answer is not valid HTTP"))
 }
 
 /// The operation a request is for and the request as recorded, or `None` for a path or
@@ -294,6 +348,7 @@ fn respond(
             )),
             delay: Duration::ZERO,
             frames: None,
+            etag: None,
         };
     }
     let mut builder = hyper::Response::builder().status(answer.status);
@@ -432,6 +487,7 @@ fn choose(
             body: Bytes::from(message),
             delay: Duration::ZERO,
             frames: None,
+            etag: None,
         });
     }
     (answer, decided)
