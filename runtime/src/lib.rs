@@ -44,7 +44,7 @@ pub use wire::multipart::File;
 pub use wire::nullable::Nullable;
 
 pub use decode::response::{Response, WithHeaders};
-pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats};
+pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats, QuotaStats};
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields
 /// link here), for building or inspecting a profile in code; the defaults and what each policy
 /// does are in the user guide (docs/resilience.md, docs/spec.md).

@@ -184,7 +184,8 @@ const GENEROUS: &str = "retry: { max_attempts: 10, retry_after: { max: 3s }, on:
 
 async fn paced_without_a_refusal(dialect: Dialect) {
     let (server, window) = server(dialect).await;
-    let failures = sixty_calls(&client(&server.url(), GENEROUS)).await;
+    let client = client(&server.url(), GENEROUS);
+    let failures = sixty_calls(&client).await;
     assert_eq!(failures, [], "{dialect:?}");
     assert_eq!(window.served.load(Ordering::Relaxed), 60);
     assert_eq!(
@@ -192,6 +193,23 @@ async fn paced_without_a_refusal(dialect: Dialect) {
         0,
         "{dialect:?}: the server refused calls the quota it announced did not allow"
     );
+    // Seen: the time paced calls waited, and the quota as the last answers left it.
+    let stats = client.stats();
+    let waited = stats.method("get_repo").unwrap().quota_wait;
+    assert!(waited > Duration::from_secs(1), "{dialect:?}: waited {waited:?}");
+    let [quota] = stats.quotas.as_slice() else {
+        panic!("one quota: {:?}", stats.quotas)
+    };
+    assert_eq!(quota.limit, Some(20), "{dialect:?}");
+    assert!(quota.remaining.is_some_and(|left| left <= 20), "{quota:?}");
+    let name = match dialect {
+        Dialect::Ietf => Some("window"),
+        Dialect::XRateLimit => None,
+        Dialect::GitHub => Some("core"),
+    };
+    assert_eq!(quota.name.as_deref(), name);
+    let json = remcall::serde_json::to_value(&stats).unwrap();
+    assert!(json["quotas"][0]["remaining"].is_u64(), "{json}");
 }
 
 #[tokio::test]

@@ -34,10 +34,14 @@ impl Client {
                 Turn::Now => return Ok(When { sent: now, ..when }),
                 Turn::At(at) => {
                     Box::pin(tokio::time::sleep_until(at)).await;
+                    state.counters.record_quota_wait(at - now);
                     return Ok(When { sent: at, ..when });
                 }
                 // Spent or paused: asked again at the reset, where its turn is another's too.
-                Turn::Held(until) => Box::pin(tokio::time::sleep_until(until)).await,
+                Turn::Held(until) => {
+                    Box::pin(tokio::time::sleep_until(until)).await;
+                    state.counters.record_quota_wait(until - now);
+                }
                 Turn::Refused(wait) => {
                     return Err(FailedAttempt::other(Error::new(
                         ErrorKind::RateLimited,

@@ -246,6 +246,7 @@ impl Client {
             client: shared.spec.name,
             methods,
             endpoints,
+            quotas: shared.quotas.snapshot(now),
         }
     }
 

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::client::Observer;
 use crate::observe::stats::MethodStats;
-use crate::observe::stats::{BreakerState, ClientStats, EndpointStats};
+use crate::observe::stats::{BreakerState, ClientStats, EndpointStats, QuotaStats};
 
 /// A metric family of methods: name, help, kind, and its value for a method (`None`: no sample).
 type MethodFamily = (
@@ -18,7 +18,7 @@ type MethodFamily = (
 /// A metric family of endpoints.
 type EndpointFamily = (&'static str, &'static str, fn(&EndpointStats) -> f64);
 
-const METHODS: [MethodFamily; 26] = [
+const METHODS: [MethodFamily; 27] = [
     (
         "remcall_method_calls_total",
         "Logical calls.",
@@ -96,6 +96,12 @@ const METHODS: [MethodFamily; 26] = [
         "Failed calls a stale kept answer answered.",
         "counter",
         |m| Some(m.served_stale as f64),
+    ),
+    (
+        "remcall_method_quota_wait_seconds_total",
+        "Time attempts waited for their turn in the server's announced quota.",
+        "counter",
+        |m| Some(m.quota_wait.as_secs_f64()),
     ),
     (
         "remcall_method_without_redis_total",
@@ -183,6 +189,26 @@ const METHODS: [MethodFamily; 26] = [
     ),
 ];
 
+type QuotaFamily = (&'static str, &'static str, fn(&QuotaStats) -> Option<f64>);
+
+const QUOTAS: [QuotaFamily; 3] = [
+    (
+        "remcall_quota_remaining",
+        "Calls left in the window of a quota the server announces.",
+        |q| q.remaining.map(|n| n as f64),
+    ),
+    (
+        "remcall_quota_limit",
+        "Calls a window of a quota the server announces allows.",
+        |q| q.limit.map(|n| n as f64),
+    ),
+    (
+        "remcall_quota_resets_in_seconds",
+        "Time until a quota's window resets.",
+        |q| q.resets_in.map(|d| d.as_secs_f64()),
+    ),
+];
+
 const ENDPOINTS: [EndpointFamily; 2] = [
     (
         "remcall_endpoint_in_flight",
@@ -209,6 +235,22 @@ pub(super) fn text(clients: &[Observer]) -> String {
                         out,
                         "{name}{{client=\"{}\",method=\"{method}\"}} {v}",
                         client.client
+                    );
+                }
+            }
+        }
+    }
+    for (name, help, value) in QUOTAS {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+        for client in &stats {
+            for q in &client.quotas {
+                if let Some(v) = value(q) {
+                    // The quota's name is the server's: escaped as any label value.
+                    let _ = writeln!(
+                        out,
+                        "{name}{{client=\"{}\",quota=\"{}\"}} {v}",
+                        client.client,
+                        escape(q.name.as_deref().unwrap_or(""))
                     );
                 }
             }

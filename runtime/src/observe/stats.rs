@@ -69,6 +69,9 @@ pub struct MethodStats {
     pub revalidated: u64,
     /// Failed calls a kept answer past its freshness answered (`cache.stale_if_error`).
     pub served_stale: u64,
+    /// Time its attempts waited for their turn in the quota the server announces.
+    #[serde(rename = "quota_wait_ms", serialize_with = "millis")]
+    pub quota_wait: Duration,
     /// Calls in flight through the bulkhead (or pool, or adaptive limit) and how many it allows
     /// now; absent under `isolation: none`. A client-wide bulkhead is the client's figure.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -120,6 +123,7 @@ impl MethodStats {
             cache_hits: 0,
             revalidated: 0,
             served_stale: 0,
+            quota_wait: Duration::ZERO,
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
@@ -161,6 +165,33 @@ pub struct ClientStats {
     pub methods: Vec<(&'static str, MethodStats)>,
     /// The endpoints and their state.
     pub endpoints: Vec<EndpointStats>,
+    /// The quotas the server's answers announced (`quota: { from_headers: auto }`).
+    pub quotas: Vec<QuotaStats>,
+}
+
+/// A quota the server announces, as its last answers left it.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct QuotaStats {
+    /// Its name (`X-RateLimit-Resource`, the IETF policy), when the server names it.
+    pub name: Option<String>,
+    /// The calls a window allows, when announced.
+    pub limit: Option<u64>,
+    /// The calls left in this window (after the client's own since the last answer).
+    pub remaining: Option<u64>,
+    /// Time until the window resets, when known.
+    #[serde(rename = "resets_in_ms", serialize_with = "optional_millis")]
+    pub resets_in: Option<Duration>,
+    /// Time the quota is paused for by a refusal (`Retry-After`), when it is.
+    #[serde(rename = "paused_for_ms", serialize_with = "optional_millis")]
+    pub paused_for: Option<Duration>,
+}
+
+fn optional_millis<S: Serializer>(duration: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match duration {
+        Some(duration) => millis(duration, s),
+        None => s.serialize_none(),
+    }
 }
 
 /// Methods as a JSON object keyed by name, in spec order.
@@ -199,6 +230,7 @@ pub(crate) struct Counters {
     cache_hits: AtomicU64,
     revalidated: AtomicU64,
     served_stale: AtomicU64,
+    quota_wait_ns: AtomicU64,
     without_redis: AtomicU64,
     events: AtomicU64,
     stream_bytes: AtomicU64,
@@ -252,6 +284,7 @@ impl Counters {
             cache_hits: AtomicU64::new(0),
             revalidated: AtomicU64::new(0),
             served_stale: AtomicU64::new(0),
+            quota_wait_ns: AtomicU64::new(0),
             without_redis: AtomicU64::new(0),
             events: AtomicU64::new(0),
             stream_bytes: AtomicU64::new(0),
@@ -327,6 +360,11 @@ impl Counters {
     /// One more failed call a stale answer answered; true for the method's first.
     pub(crate) fn record_served_stale(&self) -> bool {
         self.served_stale.fetch_add(1, Ordering::Relaxed) == 0
+    }
+
+    pub(crate) fn record_quota_wait(&self, waited: Duration) {
+        let nanos = u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX);
+        self.quota_wait_ns.fetch_add(nanos, Ordering::Relaxed);
     }
 
     pub(crate) fn record_hedge(&self) {
@@ -415,6 +453,7 @@ impl Counters {
             cache_hits: load(&self.cache_hits),
             revalidated: load(&self.revalidated),
             served_stale: load(&self.served_stale),
+            quota_wait: Duration::from_nanos(load(&self.quota_wait_ns)),
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,

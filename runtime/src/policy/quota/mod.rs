@@ -23,6 +23,8 @@ use tokio::time::Instant;
 
 pub(crate) use announced::Announcement;
 
+use crate::observe::stats::QuotaStats;
+
 /// A new window is one whose reset is later than the known one by more than this (servers
 /// round their resets to the second, and two answers of one window may differ by one).
 const SAME_WINDOW: Duration = Duration::from_millis(1500);
@@ -75,6 +77,28 @@ impl Quotas {
             return Some(bound);
         }
         lock(&self.known).first().cloned()
+    }
+
+    /// Each quota as its last answers left it.
+    pub(crate) fn snapshot(&self, now: Instant) -> Vec<QuotaStats> {
+        lock(&self.known)
+            .iter()
+            .map(|quota| {
+                let state = lock(&quota.state);
+                QuotaStats {
+                    name: quota.key.clone(),
+                    limit: state.limit,
+                    remaining: state.remaining,
+                    resets_in: state
+                        .reset
+                        .map(|reset| reset.saturating_duration_since(now)),
+                    paused_for: state
+                        .paused_until
+                        .filter(|until| *until > now)
+                        .map(|until| until - now),
+                }
+            })
+            .collect()
     }
 
     /// An answer's announcement: the quota it names updated (made, the first time), and the
