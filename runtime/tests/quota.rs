@@ -68,7 +68,7 @@ impl Window {
     }
 
     fn answer(&self) -> Response {
-        let (remaining, reset_in, allowed) = {
+        let (remaining, reset_in, exact, allowed) = {
             let mut state = self.started.lock().unwrap();
             let now = Instant::now();
             while now >= state.0 + self.window {
@@ -80,8 +80,9 @@ impl Window {
                 state.1 += 1;
             }
             // Rounded up to the second, as servers do.
-            let reset_in = (state.0 + self.window - now).as_secs_f64().ceil() as u64;
-            (self.limit - state.1, reset_in, allowed)
+            let exact = state.0 + self.window - now;
+            let reset_in = exact.as_secs_f64().ceil() as u64;
+            (self.limit - state.1, reset_in, exact, allowed)
         };
         let mut headers = HeaderMap::new();
         let set = |headers: &mut HeaderMap, name: &'static str, value: String| {
@@ -106,17 +107,15 @@ impl Window {
                 set(&mut headers, "x-ratelimit-reset", reset_in.to_string());
             }
             Dialect::GitHub => {
-                let epoch = SystemTime::now()
+                // The epoch second the window has reset by, as GitHub says it.
+                let reset_at = (SystemTime::now() + exact)
                     .duration_since(UNIX_EPOCH)
                     .unwrap()
-                    .as_secs();
+                    .as_secs_f64()
+                    .ceil() as u64;
                 set(&mut headers, "x-ratelimit-limit", self.limit.to_string());
                 set(&mut headers, "x-ratelimit-remaining", remaining.to_string());
-                set(
-                    &mut headers,
-                    "x-ratelimit-reset",
-                    (epoch + reset_in).to_string(),
-                );
+                set(&mut headers, "x-ratelimit-reset", reset_at.to_string());
                 set(&mut headers, "x-ratelimit-resource", "core".to_owned());
             }
         }
@@ -196,7 +195,10 @@ async fn paced_without_a_refusal(dialect: Dialect) {
     // Seen: the time paced calls waited, and the quota as the last answers left it.
     let stats = client.stats();
     let waited = stats.method("get_repo").unwrap().quota_wait;
-    assert!(waited > Duration::from_secs(1), "{dialect:?}: waited {waited:?}");
+    assert!(
+        waited > Duration::from_secs(1),
+        "{dialect:?}: waited {waited:?}"
+    );
     let [quota] = stats.quotas.as_slice() else {
         panic!("one quota: {:?}", stats.quotas)
     };

@@ -148,7 +148,7 @@ impl Client {
         token_generation: &mut u64,
     ) -> Result<Response, FailedAttempt> {
         let method = request.method;
-        let when = self.quota_turn(state, when).await?;
+        let (when, in_turn) = self.quota_turn(state, when).await?;
         // Inline rather than a function of its own: a call's future nests deep enough already
         // (rustc's query depth), and an OAuth2 token fetch is the deepest branch.
         let credential = match &state.credentials {
@@ -200,7 +200,7 @@ impl Client {
         .await
         .map_err(|_| attempt_timed_out(state, when, attempt_deadline == when.deadline))
         .and_then(|answer| answer);
-        let response = self.landed(state, response, cached.as_deref())?;
+        let response = self.landed(state, response, cached.as_deref(), (when.sent, in_turn))?;
         log::response(
             state.settings.log,
             &call,
@@ -229,10 +229,11 @@ impl Client {
         state: &MethodState,
         landed: Result<Response, FailedAttempt>,
         cached: Option<&Cached>,
+        (sent, in_turn): (Instant, bool),
     ) -> Result<Response, FailedAttempt> {
         let response = landed.map_err(|failed| self.stale_for(cached, failed))?;
         if state.settings.quota_from_headers {
-            self.quota_heard(state, &response);
+            self.quota_heard(state, &response, sent, in_turn);
         }
         Ok(match cached {
             Some(step) => self.cache_answer(state, step, response),

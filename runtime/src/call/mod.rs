@@ -225,10 +225,10 @@ impl Client {
         let result = self.isolated(state, &request, &admitted).await;
         let dropped = crate::outcome::dropped(&result);
         if let Err(failure) = &result
-            && let Some(stale) = failure.stale()
+            && let Some(stale) = failure.stale().and_then(|s| s.downcast_ref::<Response>())
         {
             // The breaker and the statistics see the failure; the caller, the kept answer.
-            let stale = Response::clone(stale);
+            let stale = stale.clone();
             admitted.record(state, &result, dropped, Instant::now());
             self.record_served_stale(state, method, &result);
             return decode(stale).map_err(named);

@@ -15,27 +15,28 @@ use crate::policy::quota::announced::announced;
 
 impl Client {
     /// Waits for the attempt's turn in the quota its method follows; the attempt's clock starts
-    /// when it is sent. A turn past the call's deadline is `RateLimited`, nothing sent.
+    /// when it is sent, and `true` says it took a turn. A turn past the call's deadline is
+    /// `RateLimited`, nothing sent.
     pub(super) async fn quota_turn(
         &self,
         state: &MethodState,
         when: When,
-    ) -> Result<When, FailedAttempt> {
+    ) -> Result<(When, bool), FailedAttempt> {
         if !state.settings.quota_from_headers {
-            return Ok(when);
+            return Ok((when, false));
         }
         let Some(quota) = self.shared.quotas.of(&state.quota) else {
-            return Ok(when);
+            return Ok((when, false));
         };
         loop {
             let now = Instant::now();
             match quota.turn(now, when.deadline) {
-                Turn::Now if now == when.sent => return Ok(when),
-                Turn::Now => return Ok(When { sent: now, ..when }),
+                Turn::Now if now == when.sent => return Ok((when, true)),
+                Turn::Now => return Ok((When { sent: now, ..when }, true)),
                 Turn::At(at) => {
                     Box::pin(tokio::time::sleep_until(at)).await;
                     state.counters.record_quota_wait(at - now);
-                    return Ok(When { sent: at, ..when });
+                    return Ok((When { sent: at, ..when }, true));
                 }
                 // Spent or paused: asked again at the reset, where its turn is another's too.
                 Turn::Held(until) => {
@@ -56,8 +57,15 @@ impl Client {
         }
     }
 
-    /// What an answer says of its quota, heard.
-    pub(super) fn quota_heard(&self, state: &MethodState, response: &Response) {
+    /// What an answer (to a request `sent` then, in a turn of the quota when `in_turn`) says
+    /// of its quota, heard.
+    pub(super) fn quota_heard(
+        &self,
+        state: &MethodState,
+        response: &Response,
+        sent: Instant,
+        in_turn: bool,
+    ) {
         if let Some(said) = announced(
             response.status.as_u16(),
             &response.headers,
@@ -65,7 +73,7 @@ impl Client {
         ) {
             self.shared
                 .quotas
-                .observe(&state.quota, &said, Instant::now());
+                .observe(&state.quota, &said, sent, in_turn, Instant::now());
         }
     }
 }

@@ -11,6 +11,8 @@
 
 mod faults;
 mod frames;
+// Counted by the server, which only the `stub` feature builds.
+#[cfg_attr(not(feature = "stub"), allow(dead_code))]
 mod quota;
 mod rules;
 #[cfg(feature = "stub")]

@@ -10,8 +10,8 @@
 //!
 //! A method follows the quota its answers name (`X-RateLimit-Resource`, the IETF policy); until
 //! one of its answers names one, the client's first. Each answer's remaining count is the
-//! server's after the calls it had seen; calls in flight since are already counted down here,
-//! so within one window the lower of the two stands.
+//! server's after the calls it had seen: the turns handed out and not yet answered are taken
+//! off it, and within one window the lower of that and the client's own count stands.
 
 pub(crate) mod announced;
 
@@ -52,6 +52,13 @@ struct State {
     paused_until: Option<Instant>,
     /// The pace's next turn (the generic cell rate algorithm's theoretical arrival time).
     next_turn: Option<Instant>,
+    /// When the window now counted opened (its reset passed, or the first answer of it was
+    /// asked): an answer to an earlier request speaks of an older window.
+    opened: Option<Instant>,
+    /// Turns taken in this window, and answers heard of it: the difference is out (sent, or
+    /// waiting for its paced time), and not yet in any count the server gives.
+    taken: u64,
+    answered: u64,
 }
 
 /// A quota's answer to an attempt that asks to go.
@@ -103,7 +110,16 @@ impl Quotas {
 
     /// An answer's announcement: the quota it names updated (made, the first time), and the
     /// method bound to it.
-    pub(crate) fn observe(&self, method_quota: &MethodQuota, said: &Announcement, now: Instant) {
+    /// `sent` is when the request it answers went out: an answer to a request sent before the
+    /// window it would speak of opened is an older window's, and ignored.
+    pub(crate) fn observe(
+        &self,
+        method_quota: &MethodQuota,
+        said: &Announcement,
+        sent: Instant,
+        in_turn: bool,
+        now: Instant,
+    ) {
         let quota = {
             let mut known = lock(&self.known);
             match known.iter().find(|q| q.key == said.key) {
@@ -118,7 +134,7 @@ impl Quotas {
                 }
             }
         };
-        quota.observe(said, now);
+        quota.observe(said, sent, in_turn, now);
         *lock(&method_quota.bound) = Some(quota);
         self.any.store(true, Ordering::Release);
     }
@@ -163,8 +179,11 @@ impl Quota {
         if at > now { Turn::At(at) } else { Turn::Now }
     }
 
-    fn observe(&self, said: &Announcement, now: Instant) {
+    fn observe(&self, said: &Announcement, sent: Instant, in_turn: bool, now: Instant) {
         let mut state = lock(&self.state);
+        if state.opened.is_some_and(|opened| sent < opened) {
+            return;
+        }
         if said.limit.is_some() {
             state.limit = said.limit;
         }
@@ -175,17 +194,22 @@ impl Quota {
             (None, _) => false,
         };
         if let Some(reset) = reset {
-            // A reset is rounded to the second, up or (an epoch against a `Date` of whole
-            // seconds) down: within a window the latest estimate is the one never too early.
+            // Servers round a reset up to the second (a delay, or an epoch read against a `Date`
+            // of whole seconds): within a window the earliest estimate is the nearest.
             state.reset = match state.reset {
-                Some(known) if !new_window => Some(known.max(reset)),
+                Some(known) if !new_window => Some(known.min(reset)),
                 _ => {
                     state.next_turn = None;
+                    state.opened = Some(sent);
                     Some(reset)
                 }
             };
         }
+        if in_turn {
+            state.answered = (state.answered + 1).min(state.taken);
+        }
         if let Some(left) = said.remaining {
+            let left = left.saturating_sub(state.taken - state.answered);
             state.remaining = Some(match state.remaining {
                 Some(known) if !new_window => known.min(left),
                 _ => left,
@@ -202,15 +226,20 @@ impl State {
     /// Past the reset, the window is a new one: its calls are the limit's, until an answer
     /// says how many.
     fn roll_over(&mut self, now: Instant) {
-        if self.reset.is_some_and(|reset| now >= reset) {
+        if let Some(reset) = self.reset.filter(|reset| now >= *reset) {
             self.reset = None;
             self.remaining = self.limit;
             self.next_turn = None;
+            self.opened = Some(reset);
+            self.taken = 0;
+            self.answered = 0;
         }
     }
 
-    /// The time of the next paced turn: the calls left spread evenly from the pace's next turn
-    /// to the reset, a tenth of the limit (at least one call) ahead of the pace.
+    /// The time of the next paced turn: the calls left spread evenly over the first half of
+    /// the time from the pace's next turn to the reset, a tenth of the limit (at least one
+    /// call) ahead of the pace. Half: a window's calls are not held to its end, so a client
+    /// with more calls than the quota allows is within a half-window of the best schedule.
     fn paced(&self, now: Instant) -> Instant {
         let (Some(left), Some(reset)) = (self.remaining, self.reset) else {
             return now;
@@ -229,12 +258,13 @@ impl State {
             self.next_turn = Some(next + interval(reset.saturating_duration_since(next), left));
         }
         self.remaining = self.remaining.map(|left| left.saturating_sub(1));
+        self.taken += 1;
     }
 }
 
-/// The pace: the time left over the calls left.
+/// The pace: half the time left over the calls left.
 fn interval(left_time: Duration, calls: u64) -> Duration {
-    left_time / u32::try_from(calls.max(1)).unwrap_or(u32::MAX)
+    left_time / 2 / u32::try_from(calls.max(1)).unwrap_or(u32::MAX)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -269,19 +299,19 @@ mod tests {
     fn the_calls_left_are_spread_over_the_time_to_the_reset_after_a_small_burst() {
         let (quotas, method) = quota();
         let t0 = Instant::now();
-        quotas.observe(&method, &said(20, 2), t0);
+        quotas.observe(&method, &said(20, 2), t0, true, t0);
         let quota = quotas.of(&method).unwrap();
         let far = t0 + Duration::from_secs(60);
         let turns: Vec<Turn> = (0..20).map(|_| quota.turn(t0, far)).collect();
-        // A tenth of the limit (2) plus the first go at once; the rest, one every ~100 ms.
+        // A tenth of the limit (2) plus the first go at once; the rest, one every ~50 ms.
         let now = turns.iter().filter(|t| **t == Turn::Now).count();
         assert_eq!(now, 3, "{turns:?}");
         let Turn::At(last) = turns[19] else {
             panic!("{turns:?}")
         };
-        // Every turn lies within the window: none is handed out past the reset.
-        assert!(last <= t0 + Duration::from_secs(2), "{:?}", last - t0);
-        assert!(last >= t0 + Duration::from_millis(1500), "{:?}", last - t0);
+        // Spread over the first half of the window.
+        assert!(last <= t0 + Duration::from_secs(1), "{:?}", last - t0);
+        assert!(last >= t0 + Duration::from_millis(700), "{:?}", last - t0);
         // The 21st call of the window waits for the reset.
         assert_eq!(quota.turn(t0, far), Turn::Held(t0 + Duration::from_secs(2)));
     }
@@ -290,7 +320,7 @@ mod tests {
     fn a_spent_quota_holds_until_the_reset_or_refuses_a_call_that_cannot_wait() {
         let (quotas, method) = quota();
         let t0 = Instant::now();
-        quotas.observe(&method, &said(0, 5), t0);
+        quotas.observe(&method, &said(0, 5), t0, true, t0);
         let quota = quotas.of(&method).unwrap();
         let reset = t0 + Duration::from_secs(5);
         assert_eq!(
@@ -310,12 +340,12 @@ mod tests {
         let (quotas, method) = quota();
         let other = MethodQuota::default();
         let t0 = Instant::now();
-        quotas.observe(&method, &said(10, 60), t0);
+        quotas.observe(&method, &said(10, 60), t0, true, t0);
         let pause = Announcement {
             pause_for: Some(Duration::from_secs(3)),
             ..Announcement::default()
         };
-        quotas.observe(&other, &pause, t0);
+        quotas.observe(&other, &pause, t0, true, t0);
         // Both methods follow the one unnamed quota: the pause holds the first method too.
         let quota = quotas.of(&method).unwrap();
         assert_eq!(
@@ -333,21 +363,22 @@ mod tests {
     fn within_a_window_the_lower_count_stands_and_a_later_reset_starts_anew() {
         let (quotas, method) = quota();
         let t0 = Instant::now();
-        quotas.observe(&method, &said(10, 10), t0);
+        quotas.observe(&method, &said(10, 10), t0, true, t0);
         let quota = quotas.of(&method).unwrap();
         let far = t0 + Duration::from_secs(60);
         for _ in 0..4 {
             quota.turn(t0, far);
         }
-        // An answer produced before those four were counted says 9: 6 are left, not 9.
-        quotas.observe(&method, &said(9, 10), t0);
+        // The first of the four answered: the server saw it, not the three still out, and says
+        // 9: 6 are left, not 9.
+        quotas.observe(&method, &said(9, 10), t0, true, t0);
         assert_eq!(lock(&quota.state).remaining, Some(6));
-        // Another replica spent more: its lower count stands.
-        quotas.observe(&method, &said(2, 10), t0);
+        // The second: another replica spent 4 more, and its count, less the two out, stands.
+        quotas.observe(&method, &said(4, 10), t0, true, t0);
         assert_eq!(lock(&quota.state).remaining, Some(2));
-        // The next window.
-        quotas.observe(&method, &said(20, 20), t0);
-        assert_eq!(lock(&quota.state).remaining, Some(20));
+        // The next window: its count, less the one turn still out.
+        quotas.observe(&method, &said(20, 20), t0, true, t0);
+        assert_eq!(lock(&quota.state).remaining, Some(19));
     }
 
     #[test]
@@ -359,8 +390,8 @@ mod tests {
             key: Some(key.to_owned()),
             ..said(remaining, 60)
         };
-        quotas.observe(&core, &named("core", 100), t0);
-        quotas.observe(&search, &named("search", 0), t0);
+        quotas.observe(&core, &named("core", 100), t0, true, t0);
+        quotas.observe(&search, &named("search", 0), t0, true, t0);
         let far = t0 + Duration::from_secs(120);
         assert_eq!(quotas.of(&core).unwrap().turn(t0, far), Turn::Now);
         assert!(matches!(

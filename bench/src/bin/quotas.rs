@@ -1,0 +1,277 @@
+//! Quotas and the cache, measured against loopback servers (issue 50's figures):
+//!
+//! 1. A server allowing `--limit` calls (100) per `--window` seconds (2), announcing it in each
+//!    dialect (IETF fields, `X-RateLimit-*`, GitHub's with a 403 when spent); `--calls` (500)
+//!    calls from 4 callers of one client: the refusals with quotas on and off, and the time
+//!    against the best schedule the quota allows (every window spent at its start).
+//! 2. 1,000 GETs of an unchanged resource with an `ETag`, answered `no-cache`: bytes of body the
+//!    server sent and requests it counted, without and with `cache: {}` (GitHub does not count
+//!    a 304 against the quota).
+//! 3. CPU of a call the cache answers (`max-age`) against a full call, per call, on the client
+//!    thread.
+//!
+//! `cargo run --release -p remcall-bench --bin quotas -- [--calls 500] [--limit 100] [--window 2]`
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use remcall::Profile;
+use remcall_bench::harness::{arg, serve, thread_cpu, user_json};
+use remcall_example_committed::clients::user_client::UserClient;
+
+const CALLERS: u64 = 4;
+
+#[derive(Clone, Copy, Debug)]
+enum Dialect {
+    Ietf,
+    XRateLimit,
+    GitHub,
+}
+
+/// The server's side of a quota: a fixed window, and what it refused.
+struct Window {
+    dialect: Dialect,
+    limit: u64,
+    window: Duration,
+    state: Mutex<(Instant, u64)>,
+    refused: AtomicU64,
+}
+
+impl Window {
+    fn answer(&self) -> Response {
+        let (left, reset_in, exact, allowed) = {
+            let mut state = self.state.lock().expect("window");
+            let now = Instant::now();
+            while now >= state.0 + self.window {
+                state.0 += self.window;
+                state.1 = 0;
+            }
+            let allowed = state.1 < self.limit;
+            if allowed {
+                state.1 += 1;
+            }
+            let exact = state.0 + self.window - now;
+            let reset_in = exact.as_secs_f64().ceil() as u64;
+            (self.limit - state.1, reset_in, exact, allowed)
+        };
+        let mut headers = HeaderMap::new();
+        let mut set = |name: &'static str, value: String| {
+            headers.insert(name, HeaderValue::from_str(&value).expect("a header value"));
+        };
+        match self.dialect {
+            Dialect::Ietf => {
+                set(
+                    "ratelimit-policy",
+                    format!("\"w\";q={};w={}", self.limit, self.window.as_secs()),
+                );
+                set("ratelimit", format!("\"w\";r={left};t={reset_in}"));
+            }
+            Dialect::XRateLimit => {
+                set("x-ratelimit-limit", self.limit.to_string());
+                set("x-ratelimit-remaining", left.to_string());
+                set("x-ratelimit-reset", reset_in.to_string());
+            }
+            Dialect::GitHub => {
+                // The epoch second the window has reset by, as GitHub says it.
+                let reset_at = (SystemTime::now() + exact)
+                    .duration_since(UNIX_EPOCH)
+                    .expect("after 1970")
+                    .as_secs_f64()
+                    .ceil() as u64;
+                set("x-ratelimit-limit", self.limit.to_string());
+                set("x-ratelimit-remaining", left.to_string());
+                set("x-ratelimit-reset", reset_at.to_string());
+                set("x-ratelimit-resource", "core".to_owned());
+            }
+        }
+        if !allowed {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            let status = match self.dialect {
+                Dialect::GitHub => StatusCode::FORBIDDEN,
+                _ => {
+                    set("retry-after", reset_in.to_string());
+                    StatusCode::TOO_MANY_REQUESTS
+                }
+            };
+            return (status, headers, "{}").into_response();
+        }
+        (StatusCode::OK, headers, axum::Json(user_json())).into_response()
+    }
+}
+
+fn client(url: &str, yaml: &str) -> UserClient {
+    UserClient::builder()
+        .base_url(url)
+        .profile(Profile::from_yaml_str(yaml).expect("profile"))
+        .build()
+        .expect("client")
+}
+
+/// `calls` calls from `CALLERS` callers of one client; the failures and the time taken.
+async fn spend(users: &UserClient, calls: u64) -> (u64, Duration) {
+    let started = Instant::now();
+    let failed = Arc::new(AtomicU64::new(0));
+    let callers: Vec<_> = (0..CALLERS)
+        .map(|caller| {
+            let (users, failed) = (users.clone(), failed.clone());
+            tokio::spawn(async move {
+                for _ in (caller..calls).step_by(CALLERS as usize) {
+                    if users.get_user(7, None, "quota").await.is_err() {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+        .collect();
+    for caller in callers {
+        caller.await.expect("caller");
+    }
+    (failed.load(Ordering::Relaxed), started.elapsed())
+}
+
+// Retries wide enough that calls with quotas off get through by retrying after `Retry-After`.
+const RETRYING: &str = "retry: { max_attempts: 20, retry_after: { max: 5s }, on: [connect, timeout, 429, 403], budget: { ratio: 1.0, min_per_second: 1000 } }\ntimeout: { total: 120s }";
+
+async fn quotas() {
+    let calls = arg("--calls", 500);
+    let limit = arg("--limit", 100);
+    let window = Duration::from_secs(arg("--window", 2));
+    // The best schedule spends every window at its start: the last call goes out when the
+    // window it falls in opens.
+    let best = window * u32::try_from((calls - 1) / limit).expect("windows");
+    println!(
+        "## {calls} calls, 4 callers, against {limit} calls per {window:?} announced (best schedule: {best:?})\n"
+    );
+    println!("| dialect | quotas | refused by the server | calls failed | time | × best |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
+        for on in [true, false] {
+            let server = Arc::new(Window {
+                dialect,
+                limit,
+                window,
+                state: Mutex::new((Instant::now(), 0)),
+                refused: AtomicU64::new(0),
+            });
+            let answering = server.clone();
+            let router = Router::new().route(
+                "/v1/api/users/{id}",
+                get(move || {
+                    let server = answering.clone();
+                    async move { server.answer() }
+                }),
+            );
+            let url = serve(vec![router]).remove(0);
+            let profile = if on {
+                RETRYING.to_owned()
+            } else {
+                format!("{RETRYING}\nquota: {{ from_headers: off }}")
+            };
+            let (failed, took) = spend(&client(&url, &profile), calls).await;
+            println!(
+                "| {dialect:?} | {} | {} | {failed} | {:.2} s | {:.2} |",
+                if on { "on" } else { "off" },
+                server.refused.load(Ordering::Relaxed),
+                took.as_secs_f64(),
+                took.as_secs_f64() / best.as_secs_f64().max(1e-9)
+            );
+        }
+    }
+}
+
+/// A resource that does not change: its `ETag`, `cache_control`, and the bytes and requests
+/// the server sent and counted.
+fn unchanged(
+    cache_control: &'static str,
+    bytes: Arc<AtomicU64>,
+    counted: Arc<AtomicU64>,
+) -> Router {
+    let body = user_json().to_string();
+    Router::new().route(
+        "/v1/api/users/{id}",
+        get(move |headers: HeaderMap| {
+            let (bytes, counted, body) = (bytes.clone(), counted.clone(), body.clone());
+            async move {
+                let tag = [("etag", "\"u7\""), ("cache-control", cache_control)];
+                if headers.get("if-none-match").is_some_and(|v| v == "\"u7\"") {
+                    return (StatusCode::NOT_MODIFIED, tag).into_response();
+                }
+                counted.fetch_add(1, Ordering::Relaxed);
+                bytes.fetch_add(body.len() as u64, Ordering::Relaxed);
+                (
+                    StatusCode::OK,
+                    tag,
+                    [("content-type", "application/json")],
+                    body,
+                )
+                    .into_response()
+            }
+        }),
+    )
+}
+
+async fn cache() {
+    println!("\n## 1,000 GETs of an unchanged resource with an ETag (`no-cache`)\n");
+    println!("| client | body bytes sent | requests the quota counts (not 304s) | 304s |");
+    println!("| --- | --- | --- | --- |");
+    for cached in [false, true] {
+        let (bytes, counted) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let url = serve(vec![unchanged("no-cache", bytes.clone(), counted.clone())]).remove(0);
+        let users = client(&url, if cached { "cache: {}" } else { "" });
+        for _ in 0..1000 {
+            users.get_user(7, None, "cache").await.expect("a user");
+        }
+        let stats = users.stats();
+        let m = stats.method("get_user").expect("get_user");
+        println!(
+            "| {} | {} | {} | {} |",
+            if cached { "cache: {}" } else { "no cache" },
+            bytes.load(Ordering::Relaxed),
+            counted.load(Ordering::Relaxed),
+            m.revalidated
+        );
+    }
+    println!("\n## CPU per call on the client thread: the cache's answer against a full call\n");
+    println!("| call | µs per call |");
+    println!("| --- | --- |");
+    let mut per_call = Vec::new();
+    for cached in [false, true] {
+        let (bytes, counted) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let url = serve(vec![unchanged("max-age=600", bytes, counted)]).remove(0);
+        let users = client(&url, if cached { "cache: {}" } else { "" });
+        users.get_user(7, None, "warm").await.expect("a user");
+        let n = 20_000;
+        let cpu = thread_cpu();
+        for _ in 0..n {
+            users.get_user(7, None, "cpu").await.expect("a user");
+        }
+        let micros = (thread_cpu() - cpu).as_secs_f64() * 1e6 / f64::from(n);
+        per_call.push(micros);
+        println!(
+            "| {} | {micros:.2} |",
+            if cached {
+                "answered by the cache (fresh)"
+            } else {
+                "full call"
+            }
+        );
+    }
+    println!("\ncache hit / full call: {:.3}", per_call[1] / per_call[0]);
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        cache().await;
+        println!();
+        quotas().await;
+    });
+}
