@@ -403,4 +403,35 @@ mod tests {
         let fresh = MethodQuota::default();
         assert_eq!(quotas.of(&fresh).unwrap().name(), "the quota `core`");
     }
+
+    #[test]
+    fn an_answer_to_an_older_windows_request_is_ignored() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        quotas.observe(&method, &said(0, 2), t0, true, t0);
+        let quota = quotas.of(&method).unwrap();
+        let reset = t0 + Duration::from_secs(2);
+        // The reset passes: a new window of the limit's calls.
+        assert_eq!(quota.turn(reset, reset + Duration::from_secs(9)), Turn::Now);
+        // A late answer to a request sent before the reset says none are left: not this window.
+        quotas.observe(&method, &said(0, 1), t0, true, reset);
+        assert_eq!(lock(&quota.state).remaining, Some(19));
+    }
+
+    #[test]
+    fn calls_sent_before_any_answer_are_not_counted_as_turns() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        quotas.observe(&method, &said(16, 10), t0, false, t0);
+        let quota = quotas.of(&method).unwrap();
+        let far = t0 + Duration::from_secs(60);
+        for _ in 0..3 {
+            quota.turn(t0, far);
+        }
+        // Three more answers to the first, turnless calls: the three turns are still out.
+        for left in [15, 14, 13] {
+            quotas.observe(&method, &said(left, 10), t0, false, t0);
+        }
+        assert_eq!(lock(&quota.state).remaining, Some(10));
+    }
 }
