@@ -4,18 +4,16 @@
 //! (the default) the server refuses none; with it off, it refuses some and the calls get
 //! through only by retrying. A spent quota fails a call that cannot wait without sending it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, decode};
 use remcall::serde_json::Value;
 use remcall::{ErrorKind, Profile};
 use testkit::Server;
+use testkit::quota::{Dialect, QuotaWindow};
 
 static GET_REPO: MethodSpec = MethodSpec {
     index: 0,
@@ -36,113 +34,14 @@ static SPEC: ClientSpec = ClientSpec {
     methods: &[&GET_REPO],
 };
 
-/// How the server announces its quota.
-#[derive(Clone, Copy, Debug)]
-enum Dialect {
-    Ietf,
-    XRateLimit,
-    /// GitHub's: `x-ratelimit-*` with the reset as epoch seconds, and a 403 when spent.
-    GitHub,
-}
-
-/// A fixed-window quota: `limit` calls per `window`, counted by the server.
-struct Window {
-    dialect: Dialect,
-    limit: u64,
-    window: Duration,
-    started: Mutex<(Instant, u64)>,
-    refused: AtomicU64,
-    served: AtomicU64,
-}
-
-impl Window {
-    fn new(dialect: Dialect) -> Arc<Window> {
-        Arc::new(Window {
-            dialect,
-            limit: 20,
-            window: Duration::from_secs(2),
-            started: Mutex::new((Instant::now(), 0)),
-            refused: AtomicU64::new(0),
-            served: AtomicU64::new(0),
-        })
-    }
-
-    fn answer(&self) -> Response {
-        let (remaining, reset_in, exact, allowed) = {
-            let mut state = self.started.lock().unwrap();
-            let now = Instant::now();
-            while now >= state.0 + self.window {
-                state.0 += self.window;
-                state.1 = 0;
-            }
-            let allowed = state.1 < self.limit;
-            if allowed {
-                state.1 += 1;
-            }
-            // Rounded up to the second, as servers do.
-            let exact = state.0 + self.window - now;
-            let reset_in = exact.as_secs_f64().ceil() as u64;
-            (self.limit - state.1, reset_in, exact, allowed)
-        };
-        let mut headers = HeaderMap::new();
-        let set = |headers: &mut HeaderMap, name: &'static str, value: String| {
-            headers.insert(name, HeaderValue::from_str(&value).unwrap());
-        };
-        match self.dialect {
-            Dialect::Ietf => {
-                set(
-                    &mut headers,
-                    "ratelimit-policy",
-                    format!("\"window\";q={};w=2", self.limit),
-                );
-                set(
-                    &mut headers,
-                    "ratelimit",
-                    format!("\"window\";r={remaining};t={reset_in}"),
-                );
-            }
-            Dialect::XRateLimit => {
-                set(&mut headers, "x-ratelimit-limit", self.limit.to_string());
-                set(&mut headers, "x-ratelimit-remaining", remaining.to_string());
-                set(&mut headers, "x-ratelimit-reset", reset_in.to_string());
-            }
-            Dialect::GitHub => {
-                // The epoch second the window has reset by, as GitHub says it.
-                let reset_at = (SystemTime::now() + exact)
-                    .duration_since(UNIX_EPOCH)
-                    .unwrap()
-                    .as_secs_f64()
-                    .ceil() as u64;
-                set(&mut headers, "x-ratelimit-limit", self.limit.to_string());
-                set(&mut headers, "x-ratelimit-remaining", remaining.to_string());
-                set(&mut headers, "x-ratelimit-reset", reset_at.to_string());
-                set(&mut headers, "x-ratelimit-resource", "core".to_owned());
-            }
-        }
-        if !allowed {
-            self.refused.fetch_add(1, Ordering::Relaxed);
-            let status = match self.dialect {
-                Dialect::GitHub => StatusCode::FORBIDDEN,
-                _ => {
-                    set(&mut headers, "retry-after", reset_in.to_string());
-                    StatusCode::TOO_MANY_REQUESTS
-                }
-            };
-            return (status, headers, "{\"message\":\"quota spent\"}").into_response();
-        }
-        self.served.fetch_add(1, Ordering::Relaxed);
-        (StatusCode::OK, headers, "{\"id\":1}").into_response()
-    }
-}
-
-async fn server(dialect: Dialect) -> (Server, Arc<Window>) {
-    let window = Window::new(dialect);
+async fn server(dialect: Dialect) -> (Server, Arc<QuotaWindow>) {
+    let window = Arc::new(QuotaWindow::new(dialect, 20, Duration::from_secs(2)));
     let shared = window.clone();
     let router = Router::new().route(
         "/repos/{id}",
         get(move || {
             let window = shared.clone();
-            async move { window.answer() }
+            async move { window.answer("{\"id\":1}") }
         }),
     );
     (Server::start(router).await, window)
@@ -186,9 +85,9 @@ async fn paced_without_a_refusal(dialect: Dialect) {
     let client = client(&server.url(), GENEROUS);
     let failures = sixty_calls(&client).await;
     assert_eq!(failures, [], "{dialect:?}");
-    assert_eq!(window.served.load(Ordering::Relaxed), 60);
+    assert_eq!(window.served(), 60);
     assert_eq!(
-        window.refused.load(Ordering::Relaxed),
+        window.refused(),
         0,
         "{dialect:?}: the server refused calls the quota it announced did not allow"
     );
@@ -236,7 +135,7 @@ async fn with_quotas_off_the_server_refuses_calls_and_only_retries_get_them_thro
     let failures = sixty_calls(&client(&server.url(), &yaml)).await;
     assert_eq!(failures, []);
     assert!(
-        window.refused.load(Ordering::Relaxed) > 0,
+        window.refused() > 0,
         "without quotas the client runs into the limit"
     );
 }
@@ -273,5 +172,5 @@ async fn a_spent_quota_fails_a_call_that_cannot_wait_without_sending_it() {
     );
     assert!(text.contains("`core`"), "{text}");
     assert_eq!(server.received().len(), sent, "nothing was sent");
-    assert_eq!(window.refused.load(Ordering::Relaxed), 0);
+    assert_eq!(window.refused(), 0);
 }

@@ -13,96 +13,23 @@
 //! `cargo run --release -p remcall-bench --bin quotas -- [--calls 500] [--limit 100] [--window 2]`
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
 use axum::routing::get;
 use remcall::Profile;
 use remcall_bench::harness::{arg, serve, thread_cpu, user_json};
 use remcall_example_committed::clients::user_client::UserClient;
+use testkit::quota::{Dialect, QuotaWindow};
+
+/// The user the quota server answers with (`user_json`, written out: its body is a static).
+const USER: &str =
+    r#"{"id":7,"name":"Ada","email":"ada@example.test","createdAt":"2026-01-01T00:00:00Z"}"#;
 
 const CALLERS: u64 = 4;
-
-#[derive(Clone, Copy, Debug)]
-enum Dialect {
-    Ietf,
-    XRateLimit,
-    GitHub,
-}
-
-/// The server's side of a quota: a fixed window, and what it refused.
-struct Window {
-    dialect: Dialect,
-    limit: u64,
-    window: Duration,
-    state: Mutex<(Instant, u64)>,
-    refused: AtomicU64,
-}
-
-impl Window {
-    fn answer(&self) -> Response {
-        let (left, reset_in, exact, allowed) = {
-            let mut state = self.state.lock().expect("window");
-            let now = Instant::now();
-            while now >= state.0 + self.window {
-                state.0 += self.window;
-                state.1 = 0;
-            }
-            let allowed = state.1 < self.limit;
-            if allowed {
-                state.1 += 1;
-            }
-            let exact = state.0 + self.window - now;
-            let reset_in = exact.as_secs_f64().ceil() as u64;
-            (self.limit - state.1, reset_in, exact, allowed)
-        };
-        let mut headers = HeaderMap::new();
-        let mut set = |name: &'static str, value: String| {
-            headers.insert(name, HeaderValue::from_str(&value).expect("a header value"));
-        };
-        match self.dialect {
-            Dialect::Ietf => {
-                set(
-                    "ratelimit-policy",
-                    format!("\"w\";q={};w={}", self.limit, self.window.as_secs()),
-                );
-                set("ratelimit", format!("\"w\";r={left};t={reset_in}"));
-            }
-            Dialect::XRateLimit => {
-                set("x-ratelimit-limit", self.limit.to_string());
-                set("x-ratelimit-remaining", left.to_string());
-                set("x-ratelimit-reset", reset_in.to_string());
-            }
-            Dialect::GitHub => {
-                // The epoch second the window has reset by, as GitHub says it.
-                let reset_at = (SystemTime::now() + exact)
-                    .duration_since(UNIX_EPOCH)
-                    .expect("after 1970")
-                    .as_secs_f64()
-                    .ceil() as u64;
-                set("x-ratelimit-limit", self.limit.to_string());
-                set("x-ratelimit-remaining", left.to_string());
-                set("x-ratelimit-reset", reset_at.to_string());
-                set("x-ratelimit-resource", "core".to_owned());
-            }
-        }
-        if !allowed {
-            self.refused.fetch_add(1, Ordering::Relaxed);
-            let status = match self.dialect {
-                Dialect::GitHub => StatusCode::FORBIDDEN,
-                _ => {
-                    set("retry-after", reset_in.to_string());
-                    StatusCode::TOO_MANY_REQUESTS
-                }
-            };
-            return (status, headers, "{}").into_response();
-        }
-        (StatusCode::OK, headers, axum::Json(user_json())).into_response()
-    }
-}
 
 fn client(url: &str, yaml: &str) -> UserClient {
     UserClient::builder()
@@ -151,19 +78,13 @@ async fn quotas() {
     println!("| --- | --- | --- | --- | --- | --- |");
     for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
         for on in [true, false] {
-            let server = Arc::new(Window {
-                dialect,
-                limit,
-                window,
-                state: Mutex::new((Instant::now(), 0)),
-                refused: AtomicU64::new(0),
-            });
+            let server = Arc::new(QuotaWindow::new(dialect, limit, window));
             let answering = server.clone();
             let router = Router::new().route(
                 "/v1/api/users/{id}",
                 get(move || {
                     let server = answering.clone();
-                    async move { server.answer() }
+                    async move { server.answer(USER) }
                 }),
             );
             let url = serve(vec![router]).remove(0);
@@ -176,7 +97,7 @@ async fn quotas() {
             println!(
                 "| {dialect:?} | {} | {} | {failed} | {:.2} s | {:.2} |",
                 if on { "on" } else { "off" },
-                server.refused.load(Ordering::Relaxed),
+                server.refused(),
                 took.as_secs_f64(),
                 took.as_secs_f64() / best.as_secs_f64().max(1e-9)
             );
