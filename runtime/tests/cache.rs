@@ -260,3 +260,46 @@ async fn a_stopped_server_is_answered_for_by_the_kept_answer() {
     let error = get_doc(&client, 4).await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Connect, "{error}");
 }
+
+#[tokio::test]
+async fn a_call_the_open_breaker_refuses_is_answered_by_the_kept_answer() {
+    let failing = Arc::new(AtomicU64::new(0));
+    let f = failing.clone();
+    let router = Router::new().route(
+        "/docs/{id}",
+        get(move || {
+            let failing = f.clone();
+            async move {
+                if failing.load(Ordering::Relaxed) == 1 {
+                    return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
+                }
+                ([("cache-control", "max-age=0")], "{\"title\":\"kept\"}").into_response()
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client(
+        &server.url(),
+        "cache: { stale_if_error: 10m }\nretry: { max_attempts: 1 }\nbreaker: { window: { calls: 10 }, min_calls: 2, failure_rate: 50, open_for: 60s }",
+    );
+    get_doc(&client, 1).await.unwrap();
+    failing.store(1, Ordering::Relaxed);
+    // A failure the kept answer answers opens the breaker (one success, one failure: 50 % of
+    // its 2 calls), which sees it as the failure it is; the next call it refuses…
+    for _ in 0..2 {
+        assert_eq!(get_doc(&client, 1).await.unwrap()["title"], "kept");
+    }
+    let sent = server.received().len();
+    // …and the calls it refuses, unsent, are answered by the kept answer too.
+    assert_eq!(get_doc(&client, 1).await.unwrap()["title"], "kept");
+    assert_eq!(
+        server.received().len(),
+        sent,
+        "refused by the breaker: nothing sent"
+    );
+    let stats = stats(&client);
+    assert_eq!((stats.served_stale, stats.short_circuited), (3, 2));
+    // A document never kept: the breaker's refusal is the caller's.
+    let error = get_doc(&client, 2).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::BreakerOpen, "{error}");
+}

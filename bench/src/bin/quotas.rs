@@ -12,8 +12,8 @@
 //!
 //! `cargo run --release -p remcall-bench --bin quotas -- [--calls 500] [--limit 100] [--window 2]`
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;

@@ -10,6 +10,7 @@ use tracing::Instrument;
 
 use super::cached::{Cached, Consulted};
 use super::log;
+use super::outgoing::outgoing;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
@@ -19,7 +20,6 @@ use crate::outcome::{self, AttemptFailure, FailedAttempt};
 use crate::policy::hedge::Hedging;
 use crate::policy::hedge::race::{Flight, Racer, race};
 use crate::policy::retry::retry_after;
-use crate::wire::outgoing::Outgoing;
 use crate::wire::request::Request;
 use crate::wire::request::Slot;
 
@@ -239,43 +239,6 @@ impl Client {
             Some(step) => self.cache_answer(state, step, response),
             None => response,
         })
-    }
-}
-
-/// The attempt's request as interceptors see it, with the time it will wait when the profile
-/// propagates deadlines.
-fn outgoing(
-    state: &MethodState,
-    request: &Request,
-    endpoint: &Endpoint,
-    call: CallInfo,
-    credential: Option<reqwest::header::HeaderValue>,
-    attempt_deadline: Instant,
-) -> Result<Outgoing, FailedAttempt> {
-    let mut outgoing = request
-        .outgoing(
-            call,
-            &state.http_method,
-            |path| endpoint.url(path),
-            endpoint.host.as_ref(),
-            &state.headers,
-            &state.query,
-            credential,
-        )
-        .map_err(FailedAttempt::other)?;
-    if let Some(header) = &state.settings.deadline_header {
-        add_time_left(&mut outgoing, header, attempt_deadline);
-    }
-    Ok(outgoing)
-}
-
-/// Tells the downstream what this attempt will wait, in whole milliseconds, in `header`: it can
-/// stop when nobody waits any more.
-fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instant) {
-    let left = attempt_deadline.saturating_duration_since(Instant::now());
-    let value = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
-    if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
-        outgoing.headers.insert(name, value.into());
     }
 }
 

@@ -7,9 +7,15 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use tokio::time::Instant;
+
+use super::outgoing::outgoing;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
+use crate::error::Error;
+use crate::outbound::auth::Credentials;
 use crate::outbound::cache::{Cache, Entry, Kept, Key};
+use crate::outbound::interceptor::CallInfo;
 use crate::outcome::FailedAttempt;
 use crate::wire::outgoing::Outgoing;
 use crate::wire::request::Request;
@@ -110,6 +116,45 @@ impl Client {
             failed.error = failed.error.with_stale(Arc::new(stale));
         }
         failed
+    }
+
+    /// A kept answer for a call refused before any attempt (breaker open, bulkhead full, no
+    /// rate-limit turn) that a fallback could answer: its key is made from the request as an
+    /// attempt would send it — not when interceptors would have added to it, nor for an OAuth2
+    /// token not at hand (fetching one for a refused call would be a call of its own).
+    pub(super) fn stale_for_refusal(
+        &self,
+        state: &MethodState,
+        request: &Request,
+        refused: &Error,
+    ) -> Option<Response> {
+        let settings = state.settings.cache.as_ref()?;
+        let kept_method = matches!(
+            state.http_method,
+            reqwest::Method::GET | reqwest::Method::HEAD
+        );
+        if !refused.allows_fallback()
+            || !kept_method
+            || request.download.is_some()
+            || !self.shared.interceptors.is_empty()
+        {
+            return None;
+        }
+        let now = Instant::now();
+        let credential = match &state.credentials {
+            None => None,
+            Some(Credentials::Fixed(value)) => Some(value.clone()),
+            Some(Credentials::OAuth2(source)) => Some(source.fresh_header(now)?),
+        };
+        let lease = self.shared.endpoints.pick(&[]).ok()?;
+        let call = CallInfo {
+            client: self.shared.spec.name,
+            method: request.method.name,
+            attempt: 0,
+        };
+        let asked = outgoing(state, request, lease.endpoint(), call, credential, now).ok()?;
+        let cache = self.shared.cache.get_or_init(|| Cache::new(settings));
+        cache.stale_for_failure(&cache.key(request.method.index, &asked), SystemTime::now())
     }
 
     /// The client's cache, when the method keeps answers and this request is one it keeps.

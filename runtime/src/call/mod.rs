@@ -23,6 +23,7 @@ mod attempts;
 mod cached;
 pub(crate) mod download;
 mod log;
+mod outgoing;
 pub(crate) mod paginate;
 mod quota;
 mod stream;
@@ -219,8 +220,19 @@ impl Client {
         let method = request.method;
         let state = self.shared.method(method);
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
-        // 1–3. Rate limit, breaker, bulkhead.
-        let admitted = self.admit(state, method).await.map_err(named)?;
+        // 1–3. Rate limit, breaker, bulkhead; a refusal a kept answer may stand in for.
+        let admitted = match self.admit(state, method).await {
+            Ok(admitted) => admitted,
+            Err(refused) => {
+                return match self.stale_for_refusal(state, &request, &refused) {
+                    Some(stale) => {
+                        self.record_served_stale(state, method, &Err(refused));
+                        decode(stale).map_err(named)
+                    }
+                    None => Err(named(refused)),
+                };
+            }
+        };
         // 4. The attempts, on the isolation pool when the profile has one.
         let result = self.isolated(state, &request, &admitted).await;
         let dropped = crate::outcome::dropped(&result);

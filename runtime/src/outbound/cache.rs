@@ -4,8 +4,8 @@
 //! `no-cache`, `max-age`, `Age`) and how to revalidate it (`If-None-Match`,
 //! `If-Modified-Since`) is RFC 9111, decided by `http-cache-semantics` as a private cache: the
 //! rules are not written again here. What is here: the store (bounded in bytes, least used out
-//! first, by `quick_cache`), and the key. An answer is kept under the method, the full URL
-//! (query included) and a fingerprint of the request's credentials — its `Authorization`,
+//! first, by `quick_cache`), and the key. An answer is kept under the method, the URL's path
+//! and query (any endpoint of the client answers alike) and a fingerprint of the request's credentials — its `Authorization`,
 //! `Cookie`, `Proxy-Authorization` and every header marked sensitive (the profile's secrets, an
 //! interceptor's signature) — hashed with keys random to the client: an answer to one
 //! credential is never another's, and no secret is kept.
@@ -145,9 +145,15 @@ impl Cache {
                 value.as_bytes().hash(&mut hasher);
             }
         }
+        // The path and query, not the host: any endpoint of the client's answers alike.
+        let url = &request.url;
+        let url = match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_owned(),
+        };
         Key {
             method: index,
-            url: request.url.as_str().into(),
+            url: url.into(),
             credentials: hasher.finish(),
         }
     }

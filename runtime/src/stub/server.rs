@@ -195,10 +195,8 @@ async fn handle(
     let (answer, decided, counted) = {
         let mut state = shared.state();
         state.recorded.push(recorded.clone());
-        let counted = state
-            .quota
-            .as_mut()
-            .map(|quota| quota.count(tokio::time::Instant::now()));
+        let now = tokio::time::Instant::now();
+        let counted = state.quota.as_mut().map(|quota| quota.count(now));
         let (answer, decided) = choose(&mut state, operation, &recorded);
         (answer, decided, counted)
     };
@@ -214,15 +212,27 @@ async fn handle(
         reset.store(true, Ordering::Relaxed);
         return Err(Reset);
     }
-    if let Some(answer) = &answer
-        && let Some(tag) = &answer.etag
-        && recorded.headers.iter().any(|(name, value)| {
-            name == "if-none-match" && value.split(',').any(|v| v.trim() == tag)
-        })
-    {
+    if let Some(tag) = named_tag(answer.as_ref(), &recorded) {
         return Ok(not_modified(tag, announced));
     }
-    let mut response = respond(operation, answer, &decided);
+    Ok(announcing(respond(operation, answer, &decided), announced))
+}
+
+/// The answer's entity tag, when the request's `If-None-Match` names it.
+fn named_tag<'a>(answer: Option<&'a Answer>, recorded: &Recorded) -> Option<&'a str> {
+    let tag = answer?.etag.as_deref()?;
+    let named = recorded
+        .headers
+        .iter()
+        .any(|(name, value)| name == "if-none-match" && value.split(',').any(|v| v.trim() == tag));
+    named.then_some(tag)
+}
+
+/// `response` with the quota's headers.
+fn announcing(
+    mut response: hyper::Response<Body>,
+    announced: &[(String, String)],
+) -> hyper::Response<Body> {
     for (name, value) in announced {
         if let (Ok(name), Ok(value)) = (
             hyper::header::HeaderName::from_bytes(name.as_bytes()),
@@ -231,7 +241,7 @@ async fn handle(
             response.headers_mut().insert(name, value);
         }
     }
-    Ok(response)
+    response
 }
 
 /// The answer of a spent quota: 429, its headers and `Retry-After`.

@@ -165,6 +165,11 @@ impl TokenSource {
         }
     }
 
+    /// The token's header while it is fresh, without fetching one.
+    pub(crate) fn fresh_header(&self, now: Instant) -> Option<HeaderValue> {
+        self.fresh(now).map(|token| token.header)
+    }
+
     fn fresh(&self, now: Instant) -> Option<Token> {
         self.read()
             .clone()

@@ -1,0 +1,49 @@
+//! An attempt's request, built: the method's arguments, the profile's headers and query, the
+//! credential and the time it has left. Shared by an attempt and by the cache's lookup for a
+//! call refused before any attempt.
+
+use tokio::time::Instant;
+
+use crate::client::MethodState;
+use crate::outbound::endpoints::Endpoint;
+use crate::outbound::interceptor::CallInfo;
+use crate::outcome::FailedAttempt;
+use crate::wire::outgoing::Outgoing;
+use crate::wire::request::Request;
+
+/// The attempt's request as interceptors see it, with the time it will wait when the profile
+/// propagates deadlines.
+pub(super) fn outgoing(
+    state: &MethodState,
+    request: &Request,
+    endpoint: &Endpoint,
+    call: CallInfo,
+    credential: Option<reqwest::header::HeaderValue>,
+    attempt_deadline: Instant,
+) -> Result<Outgoing, FailedAttempt> {
+    let mut outgoing = request
+        .outgoing(
+            call,
+            &state.http_method,
+            |path| endpoint.url(path),
+            endpoint.host.as_ref(),
+            &state.headers,
+            &state.query,
+            credential,
+        )
+        .map_err(FailedAttempt::other)?;
+    if let Some(header) = &state.settings.deadline_header {
+        add_time_left(&mut outgoing, header, attempt_deadline);
+    }
+    Ok(outgoing)
+}
+
+/// Tells the downstream what this attempt will wait, in whole milliseconds, in `header`: it can
+/// stop when nobody waits any more.
+fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instant) {
+    let left = attempt_deadline.saturating_duration_since(Instant::now());
+    let value = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
+    if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
+        outgoing.headers.insert(name, value.into());
+    }
+}
