@@ -14,7 +14,7 @@ use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::Error;
 use crate::outbound::auth::Credentials;
-use crate::outbound::cache::{Cache, Entry, Kept, Key};
+use crate::outbound::cache::{Cache, Entry, Kept, Key, is_credential};
 use crate::outbound::interceptor::CallInfo;
 use crate::outcome::FailedAttempt;
 use crate::wire::outgoing::Outgoing;
@@ -23,7 +23,8 @@ use crate::wire::request::Request;
 /// An attempt's business with the cache while its request is out.
 pub(super) struct Cached {
     key: Key,
-    /// The request as sent, its body aside: RFC 9111's rules read it again with the answer.
+    /// The request as sent, its body and credentials aside: RFC 9111's rules read it again with
+    /// the answer, and the policy kept with the answer holds it.
     asked: Outgoing,
     stale: Option<Arc<Entry>>,
 }
@@ -70,7 +71,12 @@ impl Client {
                 call: outgoing.call,
                 http_method: outgoing.http_method.clone(),
                 url: outgoing.url.clone(),
-                headers: outgoing.headers.clone(),
+                headers: outgoing
+                    .headers
+                    .iter()
+                    .filter(|(name, value)| !is_credential(name, value))
+                    .map(|(name, value)| (name.clone(), value.clone()))
+                    .collect(),
                 body: None,
             },
             stale,

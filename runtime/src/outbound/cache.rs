@@ -19,7 +19,9 @@ use bytes::Bytes;
 use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy, RequestLike};
 use remcall_profile::CacheSettings;
 use reqwest::StatusCode;
-use reqwest::header::{AUTHORIZATION, CACHE_CONTROL, COOKIE, HeaderMap, PROXY_AUTHORIZATION};
+use reqwest::header::{
+    AUTHORIZATION, CACHE_CONTROL, COOKIE, HeaderMap, HeaderName, HeaderValue, PROXY_AUTHORIZATION,
+};
 
 use crate::decode::response::Response;
 use crate::wire::outgoing::Outgoing;
@@ -32,8 +34,8 @@ pub(crate) struct Key {
     credentials: u64,
 }
 
-/// A kept answer and what RFC 9111 says of it.
-#[derive(Debug)]
+/// A kept answer and what RFC 9111 says of it (the request it answered, its credentials taken
+/// off).
 pub(crate) struct Entry {
     policy: CachePolicy,
     status: StatusCode,
@@ -41,6 +43,15 @@ pub(crate) struct Entry {
     body: Bytes,
     /// Until when it may answer a failed call: its freshness, then the `stale-if-error` window.
     stale_until: SystemTime,
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("status", &self.status)
+            .field("body_bytes", &self.body.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the cache has for a request.
@@ -136,11 +147,7 @@ impl Cache {
     pub(crate) fn key(&self, index: usize, request: &Outgoing) -> Key {
         let mut hasher = self.hasher.build_hasher();
         for (name, value) in &request.headers {
-            let credential = name == AUTHORIZATION
-                || name == COOKIE
-                || name == PROXY_AUTHORIZATION
-                || value.is_sensitive();
-            if credential {
+            if is_credential(name, value) {
                 name.as_str().hash(&mut hasher);
                 value.as_bytes().hash(&mut hasher);
             }
@@ -238,6 +245,11 @@ impl Cache {
         };
         self.store.insert(key.clone(), Arc::new(entry));
     }
+}
+
+/// A header that says who asks: it keys the answer (hashed), and is never kept.
+pub(crate) fn is_credential(name: &HeaderName, value: &HeaderValue) -> bool {
+    name == AUTHORIZATION || name == COOKIE || name == PROXY_AUTHORIZATION || value.is_sensitive()
 }
 
 /// The headers a revalidation adds: its conditions.
