@@ -205,6 +205,14 @@ fn bench(quick: bool) -> anyhow::Result<()> {
                 &["--rounds", "1", "--long", "10000"],
             ),
         ),
+        (
+            "quotas",
+            bin(
+                "quotas",
+                &[],
+                &["--calls", "60", "--limit", "20", "--window", "1"],
+            ),
+        ),
         ("futuresize", bin("futuresize", &[], &[])),
         ("buildtime", bin("buildtime", &[], &["--repeat", "1"])),
     ];
