@@ -199,8 +199,8 @@ async fn one_credentials_answer_is_never_another_credentials() {
     assert_eq!(stats(&client).cache_hits, 8);
 }
 
-#[tokio::test]
-async fn a_kept_answer_stands_in_for_a_failed_call_within_stale_if_error_then_no_longer() {
+/// A document server that answers `max-age=0` (stale at once) until `failing` is 1, then 503.
+async fn kept_or_down() -> (Server, Arc<AtomicU64>) {
     let failing = Arc::new(AtomicU64::new(0));
     let f = failing.clone();
     let router = Router::new().route(
@@ -211,15 +211,16 @@ async fn a_kept_answer_stands_in_for_a_failed_call_within_stale_if_error_then_no
                 if failing.load(Ordering::Relaxed) == 1 {
                     return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
                 }
-                (
-                    [("cache-control", "max-age=0")],
-                    json!({ "title": "kept" }).to_string(),
-                )
-                    .into_response()
+                ([("cache-control", "max-age=0")], "{\"title\":\"kept\"}").into_response()
             }
         }),
     );
-    let server = Server::start(router).await;
+    (Server::start(router).await, failing)
+}
+
+#[tokio::test]
+async fn a_kept_answer_stands_in_for_a_failed_call_within_stale_if_error_then_no_longer() {
+    let (server, failing) = kept_or_down().await;
     let client = client(
         &server.url(),
         "cache: { stale_if_error: 400ms }\nretry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }",
@@ -263,21 +264,7 @@ async fn a_stopped_server_is_answered_for_by_the_kept_answer() {
 
 #[tokio::test]
 async fn a_call_the_open_breaker_refuses_is_answered_by_the_kept_answer() {
-    let failing = Arc::new(AtomicU64::new(0));
-    let f = failing.clone();
-    let router = Router::new().route(
-        "/docs/{id}",
-        get(move || {
-            let failing = f.clone();
-            async move {
-                if failing.load(Ordering::Relaxed) == 1 {
-                    return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
-                }
-                ([("cache-control", "max-age=0")], "{\"title\":\"kept\"}").into_response()
-            }
-        }),
-    );
-    let server = Server::start(router).await;
+    let (server, failing) = kept_or_down().await;
     let client = client(
         &server.url(),
         "cache: { stale_if_error: 10m }\nretry: { max_attempts: 1 }\nbreaker: { window: { calls: 10 }, min_calls: 2, failure_rate: 50, open_for: 60s }",
