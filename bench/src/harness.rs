@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use axum::Router;
+use remcall_example_committed::clients::user_client::UserClient;
 
 /// CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
 pub fn thread_cpu() -> Duration {
@@ -46,6 +47,15 @@ pub fn serve(routers: Vec<Router>) -> Vec<String> {
     (0..count)
         .map(|_| rx.recv().expect("server address"))
         .collect()
+}
+
+/// The committed example's user client at `url`, with `yaml` over its spec's profile.
+pub fn client(url: &str, yaml: &str) -> UserClient {
+    UserClient::builder()
+        .base_url(url)
+        .profile(remcall::Profile::from_yaml_str(yaml).expect("profile"))
+        .build()
+        .expect("client")
 }
 
 /// The user every server answers with.

@@ -12,20 +12,10 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::routing::get;
-use remcall::Profile;
-use remcall_bench::harness::{arg, quantile, serve, user_json};
-use remcall_example_committed::clients::user_client::UserClient;
+use remcall_bench::harness::{arg, client, quantile, serve, user_json};
 
 const REPLICAS: usize = 4;
 const CALLERS: usize = 8;
-
-fn client(url: &str, yaml: &str) -> UserClient {
-    UserClient::builder()
-        .base_url(url)
-        .profile(Profile::from_yaml_str(yaml).expect("profile"))
-        .build()
-        .expect("client")
-}
 
 /// One replica: `CALLERS` tasks calling as fast as the limit lets them, for `seconds`.
 fn replica(server: &str, profile: &str, seconds: u64) {

@@ -20,8 +20,7 @@ use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;
-use remcall::Profile;
-use remcall_bench::harness::{arg, serve, thread_cpu, user_json};
+use remcall_bench::harness::{arg, client, serve, thread_cpu, user_json};
 use remcall_example_committed::clients::user_client::UserClient;
 use testkit::quota::{Dialect, QuotaWindow};
 
@@ -30,14 +29,6 @@ const USER: &str =
     r#"{"id":7,"name":"Ada","email":"ada@example.test","createdAt":"2026-01-01T00:00:00Z"}"#;
 
 const CALLERS: u64 = 4;
-
-fn client(url: &str, yaml: &str) -> UserClient {
-    UserClient::builder()
-        .base_url(url)
-        .profile(Profile::from_yaml_str(yaml).expect("profile"))
-        .build()
-        .expect("client")
-}
 
 /// `calls` calls from `CALLERS` callers of one client; the failures and the time taken.
 async fn spend(users: &UserClient, calls: u64) -> (u64, Duration) {

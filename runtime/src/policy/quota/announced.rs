@@ -12,7 +12,9 @@
 
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::{DATE, HeaderMap, RETRY_AFTER};
+use reqwest::header::{DATE, HeaderMap};
+
+use crate::policy::retry::retry_after;
 
 /// Past this, a server's reset or pause is taken as this: a misconfigured or hostile server
 /// cannot stop a client for longer.
@@ -66,7 +68,8 @@ pub(crate) fn announced(status: u16, headers: &HeaderMap, now: SystemTime) -> Op
         .or_else(|| prefixed(headers, &DRAFT_RATELIMIT, server_now))
         .unwrap_or_default();
     if refused {
-        let retry_after = retry_after(headers, server_now());
+        // `Retry-After` in seconds or as a date, bounded like every wait here.
+        let retry_after = retry_after(headers, LONGEST, server_now());
         // A 403 is a quota's only when the answer says so: a wait, or none left.
         let spent = status == 403 && found.remaining == Some(0);
         if status != 403 || retry_after.is_some() || spent {
@@ -187,12 +190,6 @@ fn reset_delay(reset: u64, server_now: impl Fn() -> SystemTime) -> Duration {
     } else {
         seconds(reset)
     }
-}
-
-/// `Retry-After` in seconds or as a date, bounded.
-fn retry_after(headers: &HeaderMap, server_now: SystemTime) -> Option<Duration> {
-    crate::policy::retry::retry_after(headers, LONGEST, server_now)
-        .filter(|_| headers.contains_key(RETRY_AFTER))
 }
 
 fn seconds(n: u64) -> Duration {
