@@ -23,13 +23,13 @@ pub use model::{
     Condition, Cookies, DeadlinePolicy, DecodeMode, Dns, Eject, EndpointsPolicy, HeaderDef,
     Headers, HedgeDelay, HedgePolicy, Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2,
     OnRedisError, PoolPolicy, Profile, QueryParams, QuotaHeaders, QuotaPolicy, RateLimitPolicy,
-    RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope, SemaphorePolicy, SharedBudget,
-    SharedLimit, SlowCall, Strategy, Timeouts, Tls, Window,
+    RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope, SemaphorePolicy, SharedLimit,
+    SharedStore, SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
     BreakerSettings, CacheSettings, EndpointSettings, HalfOpenRule, HedgeSettings,
-    IsolationSettings, RateLimitSettings, RetrySettings, Settings, SharedBudgetSettings,
-    SharedLimitSettings,
+    IsolationSettings, RateLimitSettings, RetrySettings, Settings, SharedLimitSettings,
+    SharedStoreSettings,
 };
 pub use units::ByteSize;
 

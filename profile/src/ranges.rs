@@ -120,33 +120,15 @@ impl Profile {
     /// The ranges of the fleet's shared limit and budget, and of the deadline header.
     fn fleet_and_deadline_out_of_range(&self, wrong: &mut impl FnMut(&str, String)) {
         let shared_limit = self.rate_limit.as_ref().and_then(|r| r.shared.as_ref());
-        if let Some(shared) = shared_limit {
-            if shared.replicas == Some(0) {
-                wrong(
-                    "rate_limit.shared.replicas",
-                    "`rate_limit.shared.replicas` is 0: at least 1 (the replicas sharing the key)"
-                        .to_owned(),
-                );
-            }
-            shared_place(
-                &mut *wrong,
-                "rate_limit.shared",
-                shared.redis.as_deref(),
-                shared.key.as_deref(),
+        if shared_limit.is_some_and(|shared| shared.replicas == Some(0)) {
+            wrong(
+                "rate_limit.shared.replicas",
+                "`rate_limit.shared.replicas` is 0: at least 1 (the replicas sharing the key)"
+                    .to_owned(),
             );
         }
-        if let Some(shared) = self
-            .retry
-            .as_ref()
-            .and_then(|r| r.budget.as_ref())
-            .and_then(|b| b.shared.as_ref())
-        {
-            shared_place(
-                &mut *wrong,
-                "retry.budget.shared",
-                shared.redis.as_deref(),
-                shared.key.as_deref(),
-            );
+        for (at, redis, key) in self.redis_stores() {
+            shared_place(&mut *wrong, at, redis, key);
         }
         if let Some(header) = self.deadline.as_ref().and_then(|d| d.propagate.as_deref())
             && (header.is_empty()
@@ -159,6 +141,41 @@ impl Profile {
                 format!("`deadline.propagate`: `{header}` is not a valid header name"),
             );
         }
+    }
+}
+
+impl Profile {
+    /// Each state the profile keeps in Redis for the fleet: where in the profile, and the
+    /// Redis URL and key as written.
+    pub fn redis_stores(&self) -> Vec<(&'static str, Option<&str>, Option<&str>)> {
+        fn store<'a>(
+            at: &'static str,
+            shared: Option<&'a crate::model::SharedStore>,
+        ) -> Option<(&'static str, Option<&'a str>, Option<&'a str>)> {
+            shared.map(|s| (at, s.redis.as_deref(), s.key.as_deref()))
+        }
+        let limit = self.rate_limit.as_ref().and_then(|r| r.shared.as_ref());
+        [
+            limit.map(|s| ("rate_limit.shared", s.redis.as_deref(), s.key.as_deref())),
+            store(
+                "retry.budget.shared",
+                self.retry
+                    .as_ref()
+                    .and_then(|r| r.budget.as_ref())
+                    .and_then(|b| b.shared.as_ref()),
+            ),
+            store(
+                "quota.shared",
+                self.quota.as_ref().and_then(|q| q.shared.as_ref()),
+            ),
+            store(
+                "cache.shared",
+                self.cache.as_ref().and_then(|c| c.shared.as_ref()),
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
 

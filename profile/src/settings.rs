@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::model::{
     Auth, BreakerPolicy, Condition, DEFAULT_CACHE_BYTES, DecodeMode, EndpointsPolicy, HeaderDef,
     HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile, QuotaHeaders,
-    RateLimitPolicy, RetryPolicy, Scope, Strategy, Tls, Window,
+    RateLimitPolicy, RetryPolicy, Scope, SharedStore, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -30,6 +30,8 @@ pub struct Settings {
     pub rate_limit: Option<RateLimitSettings>,
     /// The answers' quota fields pace the calls (`quota: { from_headers: auto }`).
     pub quota_from_headers: bool,
+    /// The quotas kept in Redis for every replica, if any.
+    pub quota_shared: Option<SharedStoreSettings>,
     /// The cache of GET answers, when the profile has `cache:`.
     pub cache: Option<CacheSettings>,
     /// Hedged requests, if any (idempotent methods only).
@@ -108,12 +110,12 @@ pub struct RetrySettings {
     /// Retries per second always allowed.
     pub budget_min_per_second: u32,
     /// The budget kept in Redis for every replica, if any.
-    pub budget_shared: Option<SharedBudgetSettings>,
+    pub budget_shared: Option<SharedStoreSettings>,
 }
 
-/// Effective shared retry budget.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SharedBudgetSettings {
+/// Effective state shared through Redis: a retry budget, quotas, kept answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedStoreSettings {
     /// Redis URL (placeholders not yet resolved).
     pub redis: String,
     /// The key replicas share.
@@ -235,6 +237,8 @@ pub struct CacheSettings {
     pub memory: u64,
     /// How long past its freshness a kept answer may answer a failed call.
     pub stale_if_error: Duration,
+    /// The answers kept in Redis for every replica, if any.
+    pub shared: Option<SharedStoreSettings>,
 }
 
 /// Effective rate limit.
@@ -266,9 +270,15 @@ impl Settings {
             rate_limit: profile.rate_limit.clone().map(rate_limit_settings),
             quota_from_headers: profile.quota.as_ref().and_then(|q| q.from_headers)
                 != Some(QuotaHeaders::Off),
+            quota_shared: profile
+                .quota
+                .as_ref()
+                .and_then(|q| q.shared.clone())
+                .map(shared_store),
             cache: profile.cache.as_ref().map(|cache| CacheSettings {
                 memory: cache.memory.map_or(DEFAULT_CACHE_BYTES, |b| b.0),
                 stale_if_error: cache.stale_if_error.unwrap_or(Duration::ZERO),
+                shared: cache.shared.clone().map(shared_store),
             }),
             hedge: profile.hedge.as_ref().map(|hedge| HedgeSettings {
                 delay: hedge.delay.unwrap_or(HedgeDelay::Percentile(0.95)),
@@ -317,11 +327,16 @@ fn retry_settings(retry: RetryPolicy) -> RetrySettings {
         retry_after_max: retry.retry_after.and_then(|r| r.max).unwrap_or(s(10)),
         budget_ratio: budget.ratio.unwrap_or(0.2),
         budget_min_per_second: budget.min_per_second.unwrap_or(10),
-        budget_shared: budget.shared.map(|shared| SharedBudgetSettings {
-            redis: shared.redis.unwrap_or_default(),
-            key: shared.key.unwrap_or_default(),
-            timeout: shared.timeout.unwrap_or(ms(50)),
-        }),
+        budget_shared: budget.shared.map(shared_store),
+    }
+}
+
+/// A shared store's settings, defaults filled in.
+fn shared_store(shared: SharedStore) -> SharedStoreSettings {
+    SharedStoreSettings {
+        redis: shared.redis.unwrap_or_default(),
+        key: shared.key.unwrap_or_default(),
+        timeout: shared.timeout.unwrap_or(Duration::from_millis(50)),
     }
 }
 
@@ -463,12 +478,21 @@ impl Settings {
         if let Some(shared) = &self.rate_limit.as_ref().and_then(|r| r.shared.as_ref()) {
             fields.push(field("rate_limit.shared.redis".into(), &shared.redis, true));
         }
-        if let Some(shared) = &self.retry.budget_shared {
-            fields.push(field(
-                "retry.budget.shared.redis".into(),
-                &shared.redis,
-                true,
-            ));
+        let stores = [
+            (
+                "retry.budget.shared.redis",
+                self.retry.budget_shared.as_ref(),
+            ),
+            ("quota.shared.redis", self.quota_shared.as_ref()),
+            (
+                "cache.shared.redis",
+                self.cache.as_ref().and_then(|c| c.shared.as_ref()),
+            ),
+        ];
+        for (key, shared) in stores {
+            if let Some(shared) = shared {
+                fields.push(field(key.into(), &shared.redis, true));
+            }
         }
         let tls = &self.tls;
         for (key, path) in [

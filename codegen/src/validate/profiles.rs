@@ -170,28 +170,9 @@ impl Validator<'_> {
                 self.placeholders(source, &at, &def.value);
             }
         }
-        let shared_urls = [
-            (
-                "rate_limit.shared.redis",
-                profile
-                    .rate_limit
-                    .as_ref()
-                    .and_then(|r| r.shared.as_ref())
-                    .and_then(|s| s.redis.as_deref()),
-            ),
-            (
-                "retry.budget.shared.redis",
-                profile
-                    .retry
-                    .as_ref()
-                    .and_then(|r| r.budget.as_ref())
-                    .and_then(|b| b.shared.as_ref())
-                    .and_then(|s| s.redis.as_deref()),
-            ),
-        ];
-        for (field, url) in shared_urls {
+        for (field, url, _) in profile.redis_stores() {
             let Some(url) = url else { continue };
-            let at = format!("{key}.{field}");
+            let at = format!("{key}.{field}.redis");
             if url.contains('@') {
                 self.secret_reference(source, &at, "a Redis URL with a password", url);
             }

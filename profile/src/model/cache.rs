@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::Layer;
+use super::{Layer, SharedStore};
 use crate::units::{ByteSize, duration};
 
 /// The bytes kept when the profile's `cache:` leaves `memory` out.
@@ -23,5 +23,8 @@ partial! {
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         stale_if_error: Duration,
+        /// Answers kept in Redis too (the runtime's `redis` feature), for every replica with
+        /// the same key: an answer one fetched answers the others, each under its credentials.
+        shared: SharedStore,
     }
 }

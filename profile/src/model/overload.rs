@@ -171,14 +171,15 @@ partial! {
 }
 
 partial! {
-    /// A retry budget shared by every replica, kept in Redis.
-    pub struct SharedBudget {
+    /// State every replica shares, kept in Redis: a retry budget (`retry.budget.shared`), the
+    /// quotas the server announces (`quota.shared`), kept answers (`cache.shared`).
+    pub struct SharedStore {
         /// `redis://`, `rediss://` or (a Redis Cluster, by any node) `redis+cluster://` URL; a
         /// password in it makes it a secret: write `${VAR}`.
         redis: String,
-        /// Replicas with the same key share the budget.
+        /// Replicas with the same key share the state.
         key: String,
-        /// Slower than this counts as Redis being down (then the local budget decides).
+        /// Slower than this counts as Redis being down (then each replica decides on its own).
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         timeout: Duration,

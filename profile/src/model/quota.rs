@@ -1,8 +1,9 @@
-//! Pacing by the quota a server announces on its answers: `quota: { from_headers: auto | off }`.
+//! Pacing by the quota a server announces on its answers: `quota: { from_headers: auto | off,
+//! shared: { redis, key } }`.
 
 use serde::{Deserialize, Serialize};
 
-use super::Layer;
+use super::{Layer, SharedStore};
 
 partial! {
     /// The quota a server announces: its `RateLimit`/`RateLimit-Policy` fields (IETF),
@@ -14,6 +15,10 @@ partial! {
         /// `auto` (the default): read the answers' quota fields and pace by them; `off`: ignore
         /// them (a 429's `Retry-After` still times that call's retry).
         from_headers: QuotaHeaders,
+        /// One count for every replica, kept in Redis (the runtime's `redis` feature): the
+        /// replicas split the quota instead of each spending it, and one's refusal pauses all.
+        /// While Redis cannot answer, each paces on its own answers.
+        shared: SharedStore,
     }
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::breaker::Condition;
-use super::{Layer, SharedBudget};
+use super::{Layer, SharedStore};
 use crate::units::duration;
 
 partial! {
@@ -84,7 +84,7 @@ partial! {
         /// Retries allowed per second whatever the ratio says.
         min_per_second: u32,
         /// One budget for every replica, kept in Redis.
-        shared: SharedBudget,
+        shared: SharedStore,
     }
 }
 

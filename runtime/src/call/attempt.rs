@@ -11,6 +11,7 @@ use tracing::Instrument;
 use super::cached::{Cached, Consulted};
 use super::log;
 use super::outgoing::outgoing;
+use super::quota::TurnFrom;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
@@ -148,7 +149,7 @@ impl Client {
         token_generation: &mut u64,
     ) -> Result<Response, FailedAttempt> {
         let method = request.method;
-        let (when, in_turn) = self.quota_turn(state, when).await?;
+        let (when, turn) = self.quota_turn(state, when).await?;
         // Inline rather than a function of its own: a call's future nests deep enough already
         // (rustc's query depth), and an OAuth2 token fetch is the deepest branch.
         let credential = match &state.credentials {
@@ -185,6 +186,9 @@ impl Client {
                 .and_then(|refusal| refusal)
                 .map_err(FailedAttempt::other)?;
             }
+            if self.shared.fleet_cache.is_some() {
+                Box::pin(self.cache_from_fleet(state, request, &outgoing)).await;
+            }
             if let Consulted::Fresh(kept) =
                 self.consult_cache(state, request, &mut outgoing, &mut cached)
             {
@@ -200,7 +204,7 @@ impl Client {
         .await
         .map_err(|_| attempt_timed_out(state, when, attempt_deadline == when.deadline))
         .and_then(|answer| answer);
-        let response = self.landed(state, response, cached.as_deref(), (when.sent, in_turn))?;
+        let response = self.landed(state, response, cached.as_deref(), (when.sent, turn))?;
         log::response(
             state.settings.log,
             &call,
@@ -229,11 +233,11 @@ impl Client {
         state: &MethodState,
         landed: Result<Response, FailedAttempt>,
         cached: Option<&Cached>,
-        (sent, in_turn): (Instant, bool),
+        (sent, turn): (Instant, TurnFrom),
     ) -> Result<Response, FailedAttempt> {
         let response = landed.map_err(|failed| self.stale_for(cached, failed))?;
         if state.settings.quota_from_headers {
-            self.quota_heard(state, &response, sent, in_turn);
+            self.quota_heard(state, &response, sent, turn);
         }
         Ok(match cached {
             Some(step) => self.cache_answer(state, step, response),

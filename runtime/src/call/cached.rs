@@ -84,6 +84,21 @@ impl Client {
         Consulted::Send
     }
 
+    /// Before the cache is consulted: what the fleet's Redis keeps for `outgoing`, brought into
+    /// memory when memory has nothing for it (`cache.shared`).
+    pub(super) async fn cache_from_fleet(
+        &self,
+        state: &MethodState,
+        request: &Request,
+        outgoing: &Outgoing,
+    ) {
+        if let Some(cache) = self.cache_of(state, request, outgoing) {
+            cache
+                .fetch_from_fleet(&cache.key(request.method.index, outgoing))
+                .await;
+        }
+    }
+
     /// The server's answer, told to the cache: kept when it may be, and a 304 to a
     /// revalidation the kept answer again.
     pub(super) fn cache_answer(
@@ -159,7 +174,10 @@ impl Client {
             attempt: 0,
         };
         let asked = outgoing(state, request, lease.endpoint(), call, credential, now).ok()?;
-        let cache = self.shared.cache.get_or_init(|| Cache::new(settings));
+        let cache = self
+            .shared
+            .cache
+            .get_or_init(|| Cache::new(settings, self.shared.fleet_cache.clone()));
         cache.stale_for_failure(&cache.key(request.method.index, &asked), SystemTime::now())
     }
 
@@ -175,7 +193,10 @@ impl Client {
             outgoing.http_method,
             reqwest::Method::GET | reqwest::Method::HEAD
         );
-        (kept_method && request.download.is_none())
-            .then(|| self.shared.cache.get_or_init(|| Cache::new(settings)))
+        (kept_method && request.download.is_none()).then(|| {
+            self.shared
+                .cache
+                .get_or_init(|| Cache::new(settings, self.shared.fleet_cache.clone()))
+        })
     }
 }

@@ -1,5 +1,7 @@
 //! An attempt and the server's quota (`policy/quota`): before it is sent it waits for its turn,
-//! and its answer's quota fields update the quota.
+//! and its answer's quota fields update the quota. With `quota.shared`, the turn is the fleet's
+//! (`fleet/redis/quota.rs`) and the answer updates the fleet's count too; when Redis does not
+//! know the quota or cannot answer, the replica's own count decides.
 
 use std::time::SystemTime;
 
@@ -9,39 +11,61 @@ use super::attempt::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::fleet;
 use crate::outcome::FailedAttempt;
-use crate::policy::quota::Turn;
 use crate::policy::quota::announced::announced;
+use crate::policy::quota::{Quota, Turn};
+
+/// Whose count gave an attempt its turn: its answer is counted as that turn's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TurnFrom {
+    /// None: no quota was known when it was sent.
+    Nobody,
+    /// The replica's own count.
+    Replica,
+    /// The fleet's, in Redis.
+    Fleet,
+}
 
 impl Client {
     /// Waits for the attempt's turn in the quota its method follows; the attempt's clock starts
-    /// when it is sent, and `true` says it took a turn. A turn past the call's deadline is
-    /// `RateLimited`, nothing sent.
+    /// when it is sent. A turn past the call's deadline is `RateLimited`, nothing sent.
     pub(super) async fn quota_turn(
         &self,
         state: &MethodState,
         when: When,
-    ) -> Result<(When, bool), FailedAttempt> {
+    ) -> Result<(When, TurnFrom), FailedAttempt> {
         if !state.settings.quota_from_headers {
-            return Ok((when, false));
+            return Ok((when, TurnFrom::Nobody));
         }
         let Some(quota) = self.shared.quotas.of(&state.quota) else {
-            return Ok((when, false));
+            return Ok((when, TurnFrom::Nobody));
         };
         loop {
+            let (turn, from) = self.turn_of(state, &quota, when).await;
             let now = Instant::now();
-            match quota.turn(now, when.deadline) {
-                Turn::Now if now == when.sent => return Ok((when, true)),
-                Turn::Now => return Ok((When { sent: now, ..when }, true)),
+            match turn {
+                Turn::Now if now == when.sent => return Ok((when, from)),
+                Turn::Now => return Ok((When { sent: now, ..when }, from)),
                 Turn::At(at) => {
                     Box::pin(tokio::time::sleep_until(at)).await;
-                    state.counters.record_quota_wait(at - now);
-                    return Ok((When { sent: at, ..when }, true));
+                    state
+                        .counters
+                        .record_quota_wait(at.saturating_duration_since(now));
+                    return Ok((
+                        When {
+                            sent: at.max(now),
+                            ..when
+                        },
+                        from,
+                    ));
                 }
                 // Spent or paused: asked again at the reset, where its turn is another's too.
                 Turn::Held(until) => {
                     Box::pin(tokio::time::sleep_until(until)).await;
-                    state.counters.record_quota_wait(until - now);
+                    state
+                        .counters
+                        .record_quota_wait(until.saturating_duration_since(now));
                 }
                 Turn::Refused(wait) => {
                     return Err(FailedAttempt::other(Error::new(
@@ -57,23 +81,48 @@ impl Client {
         }
     }
 
-    /// What an answer (to a request `sent` then, in a turn of the quota when `in_turn`) says
-    /// of its quota, heard.
+    /// The turn the fleet gives, else the replica's own.
+    async fn turn_of(&self, state: &MethodState, quota: &Quota, when: When) -> (Turn, TurnFrom) {
+        if let Some(fleet) = &self.shared.fleet_quotas {
+            let may_wait = when.deadline.saturating_duration_since(Instant::now());
+            match Box::pin(fleet::quota_turn(fleet, quota.key(), may_wait)).await {
+                Some(Some(turn)) => return (turn, TurnFrom::Fleet),
+                Some(None) => {}
+                None => state.counters.record_without_redis(),
+            }
+        }
+        (quota.turn(Instant::now(), when.deadline), TurnFrom::Replica)
+    }
+
+    /// What an answer (to a request `sent` then, in a turn of `from`'s count) says of its
+    /// quota, heard by the replica's count and the fleet's.
     pub(super) fn quota_heard(
         &self,
         state: &MethodState,
         response: &Response,
         sent: Instant,
-        in_turn: bool,
+        from: TurnFrom,
     ) {
-        if let Some(said) = announced(
+        let Some(said) = announced(
             response.status.as_u16(),
             &response.headers,
             SystemTime::now(),
-        ) {
+        ) else {
+            return;
+        };
+        let now = Instant::now();
+        let quota =
             self.shared
                 .quotas
-                .observe(&state.quota, &said, sent, in_turn, Instant::now());
+                .observe(&state.quota, &said, sent, from == TurnFrom::Replica, now);
+        if let Some(fleet) = &self.shared.fleet_quotas {
+            fleet::quota_heard(
+                fleet,
+                quota.key(),
+                &said,
+                now.saturating_duration_since(sent),
+                from == TurnFrom::Fleet,
+            );
         }
     }
 }

@@ -112,6 +112,8 @@ impl ClientBuilder {
         let retry = &template.settings.retry;
         let budget = RetryBudget::new(retry.budget_ratio, retry.budget_min_per_second, now);
         let fleet_budget = fleet::budget(&template.settings, spec.name, now).map_err(named)?;
+        let fleet_quotas = fleet::quotas(&template.settings, spec.name).map_err(named)?;
+        let fleet_cache = fleet::cache(&template.settings, spec.name).map_err(named)?;
         let endpoints = Endpoints::new(
             spec.name,
             &base_urls,
@@ -131,6 +133,8 @@ impl ClientBuilder {
             interceptors: self.interceptors,
             quotas: Default::default(),
             cache: Default::default(),
+            fleet_quotas,
+            fleet_cache,
         };
         Ok(Client {
             shared: Arc::new(shared),

@@ -73,6 +73,10 @@ pub(crate) struct Shared {
     pub(crate) quotas: Quotas,
     /// The answers kept under `cache:`, made at the first call of a method that keeps them.
     pub(crate) cache: OnceLock<Cache>,
+    /// The fleet's quotas in Redis, when the profile shares them (`quota.shared`).
+    pub(crate) fleet_quotas: fleet::Quotas,
+    /// The fleet's kept answers in Redis, when the profile shares them (`cache.shared`).
+    pub(crate) fleet_cache: fleet::Cache,
 }
 
 impl Shared {

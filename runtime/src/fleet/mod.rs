@@ -1,5 +1,5 @@
-//! What a client shares with its fleet: the rate limit and the retry budget kept in Redis (the
-//! `redis` feature, runtime/src/fleet/redis/). This file is the seam the pipeline calls through; without
+//! What a client shares with its fleet: the rate limit, the retry budget, the server's quotas
+//! and kept answers, in Redis (the `redis` feature, runtime/src/fleet/redis/). This file is the seam the pipeline calls through; without
 //! the feature, a profile that asks for a shared limit fails `build()` saying which feature to
 //! turn on, and the pipeline's calls here are unreachable.
 
@@ -22,6 +22,22 @@ type SharedLimiter = std::convert::Infallible;
 type SharedBudget = crate::fleet::redis::SharedBudget;
 #[cfg(not(feature = "redis"))]
 type SharedBudget = std::convert::Infallible;
+
+#[cfg(feature = "redis")]
+pub(crate) type SharedQuotas = crate::fleet::redis::SharedQuotas;
+#[cfg(not(feature = "redis"))]
+pub(crate) type SharedQuotas = std::convert::Infallible;
+
+#[cfg(feature = "redis")]
+pub(crate) type SharedCache = crate::fleet::redis::SharedCache;
+#[cfg(not(feature = "redis"))]
+pub(crate) type SharedCache = std::convert::Infallible;
+
+/// A client's quotas shared by the fleet, when its profile has `quota.shared`.
+pub(crate) type Quotas = Option<Arc<SharedQuotas>>;
+
+/// A client's kept answers shared by the fleet, when its profile has `cache.shared`.
+pub(crate) type Cache = Option<Arc<SharedCache>>;
 
 /// A method's shared rate limit, when its profile has `rate_limit.shared`.
 pub(crate) type Limit = Option<Arc<SharedLimiter>>;
@@ -61,13 +77,12 @@ pub(crate) fn limiter(
     };
     #[cfg(feature = "redis")]
     {
-        let url = resolve(&shared.redis, "rate_limit.shared.redis")?;
-        let link = crate::fleet::redis::Link::new(
-            &url,
-            shared.timeout,
-            client,
-            "rate_limit.shared.redis",
-        )?;
+        let store = remcall_profile::SharedStoreSettings {
+            redis: shared.redis.clone(),
+            key: shared.key.clone(),
+            timeout: shared.timeout,
+        };
+        let link = link(&store, client, "rate_limit.shared")?;
         Ok(Some(Arc::new(crate::fleet::redis::SharedLimiter::new(
             rate, shared, link, now,
         ))))
@@ -88,15 +103,9 @@ pub(crate) fn budget(
     let Some(shared) = &settings.retry.budget_shared else {
         return Ok(None);
     };
+    let link = link(shared, client, "retry.budget.shared")?;
     #[cfg(feature = "redis")]
     {
-        let url = resolve(&shared.redis, "retry.budget.shared.redis")?;
-        let link = crate::fleet::redis::Link::new(
-            &url,
-            shared.timeout,
-            client,
-            "retry.budget.shared.redis",
-        )?;
         Ok(Some(Arc::new(crate::fleet::redis::SharedBudget::new(
             shared,
             settings.retry.budget_ratio,
@@ -107,8 +116,64 @@ pub(crate) fn budget(
     }
     #[cfg(not(feature = "redis"))]
     {
-        let _ = (shared, client, now);
-        Err(needs_the_feature("retry.budget.shared"))
+        let _ = now;
+        match link {}
+    }
+}
+
+/// The fleet's quotas of `settings`, if it shares them.
+pub(crate) fn quotas(settings: &Settings, client: &'static str) -> Result<Quotas, Error> {
+    let Some(shared) = &settings.quota_shared else {
+        return Ok(None);
+    };
+    let link = link(shared, client, "quota.shared")?;
+    #[cfg(feature = "redis")]
+    {
+        Ok(Some(Arc::new(crate::fleet::redis::SharedQuotas::new(
+            shared, link,
+        ))))
+    }
+    #[cfg(not(feature = "redis"))]
+    match link {}
+}
+
+/// The fleet's kept answers of `settings`, if it shares them.
+pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<Cache, Error> {
+    let Some(shared) = settings.cache.as_ref().and_then(|c| c.shared.as_ref()) else {
+        return Ok(None);
+    };
+    let link = link(shared, client, "cache.shared")?;
+    #[cfg(feature = "redis")]
+    {
+        Ok(Some(Arc::new(crate::fleet::redis::SharedCache::new(
+            shared, link,
+        ))))
+    }
+    #[cfg(not(feature = "redis"))]
+    match link {}
+}
+
+#[cfg(feature = "redis")]
+type Link = Arc<crate::fleet::redis::Link>;
+#[cfg(not(feature = "redis"))]
+type Link = std::convert::Infallible;
+
+/// The connection of a shared store (`field`: where the profile asks for it).
+fn link(
+    shared: &remcall_profile::SharedStoreSettings,
+    client: &'static str,
+    field: &str,
+) -> Result<Link, Error> {
+    #[cfg(feature = "redis")]
+    {
+        let at = format!("{field}.redis");
+        let url = resolve(&shared.redis, &at)?;
+        crate::fleet::redis::Link::new(&url, shared.timeout, client, &at)
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = (shared, client);
+        Err(needs_the_feature(field))
     }
 }
 
@@ -144,6 +209,96 @@ pub(crate) async fn admit(limiter: &SharedLimiter, now: Instant) -> Decision {
     {
         let _ = now;
         match *limiter {}
+    }
+}
+
+/// An attempt's turn in the fleet's quota `name`: `Some(None)` when Redis does not know the
+/// quota yet, `None` when it cannot say; the replica's own quota decides then.
+pub(crate) async fn quota_turn(
+    quotas: &Arc<SharedQuotas>,
+    name: Option<&str>,
+    may_wait: std::time::Duration,
+) -> Option<Option<crate::policy::quota::Turn>> {
+    #[cfg(feature = "redis")]
+    {
+        quotas.turn(name, may_wait).await
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = (name, may_wait);
+        match **quotas {}
+    }
+}
+
+/// An answer's word on the fleet's quota `name`, sent in the background.
+pub(crate) fn quota_heard(
+    quotas: &Arc<SharedQuotas>,
+    name: Option<&str>,
+    said: &crate::policy::quota::Announcement,
+    sent_ago: std::time::Duration,
+    in_turn: bool,
+) {
+    #[cfg(feature = "redis")]
+    quotas.observe(name, said, sent_ago, in_turn);
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = (name, said, sent_ago, in_turn);
+        match **quotas {}
+    }
+}
+
+/// The key of a kept answer in the fleet's Redis.
+pub(crate) fn cache_key<'a>(
+    cache: &Arc<SharedCache>,
+    method: &str,
+    url: &str,
+    credentials: impl Iterator<
+        Item = (
+            &'a reqwest::header::HeaderName,
+            &'a reqwest::header::HeaderValue,
+        ),
+    >,
+) -> Box<str> {
+    #[cfg(feature = "redis")]
+    {
+        cache.key_of(method, url, credentials)
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = (method, url, credentials);
+        match **cache {}
+    }
+}
+
+/// The answer the fleet keeps under `key`, if Redis has it and answers in time.
+pub(crate) async fn cache_get(
+    cache: &Arc<SharedCache>,
+    key: &str,
+) -> Option<crate::outbound::cache::Entry> {
+    #[cfg(feature = "redis")]
+    {
+        cache.get(key).await
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = key;
+        match **cache {}
+    }
+}
+
+/// Keeps `entry` in the fleet's Redis too (in the background).
+pub(crate) fn cache_put(
+    cache: &Arc<SharedCache>,
+    key: &str,
+    entry: &crate::outbound::cache::Entry,
+    now: std::time::SystemTime,
+) {
+    #[cfg(feature = "redis")]
+    cache.put(key, entry, now);
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = (key, entry, now);
+        match **cache {}
     }
 }
 

@@ -24,6 +24,7 @@ use reqwest::header::{
 };
 
 use crate::decode::response::Response;
+use crate::fleet;
 use crate::wire::outgoing::Outgoing;
 
 /// Where a kept answer is found.
@@ -32,17 +33,19 @@ pub(crate) struct Key {
     method: usize,
     url: Box<str>,
     credentials: u64,
+    /// Its key in the fleet's Redis (`cache.shared`), the same on every replica.
+    fleet: Option<Box<str>>,
 }
 
 /// A kept answer and what RFC 9111 says of it (the request it answered, its credentials taken
 /// off).
 pub(crate) struct Entry {
-    policy: CachePolicy,
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Bytes,
+    pub(crate) policy: CachePolicy,
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
     /// Until when it may answer a failed call: its freshness, then the `stale-if-error` window.
-    stale_until: SystemTime,
+    pub(crate) stale_until: SystemTime,
 }
 
 impl std::fmt::Debug for Entry {
@@ -73,6 +76,7 @@ pub(crate) struct Cache {
     store: quick_cache::sync::Cache<Key, Arc<Entry>, ByBytes>,
     hasher: RandomState,
     stale_if_error: Duration,
+    fleet: fleet::Cache,
 }
 
 impl std::fmt::Debug for Cache {
@@ -127,7 +131,7 @@ fn options() -> CacheOptions {
 }
 
 impl Cache {
-    pub(crate) fn new(settings: &CacheSettings) -> Cache {
+    pub(crate) fn new(settings: &CacheSettings, fleet: fleet::Cache) -> Cache {
         // Answers of a few KiB on average: the estimate only sizes the first allocation.
         let estimated = usize::try_from(settings.memory / 4096)
             .unwrap_or(usize::MAX)
@@ -140,6 +144,7 @@ impl Cache {
             ),
             hasher: RandomState::new(),
             stale_if_error: settings.stale_if_error,
+            fleet,
         }
     }
 
@@ -158,10 +163,28 @@ impl Cache {
             Some(query) => format!("{}?{query}", url.path()),
             None => url.path().to_owned(),
         };
+        let fleet = self.fleet.as_ref().map(|fleet| {
+            let credentials = request.headers.iter().filter(|(n, v)| is_credential(n, v));
+            fleet::cache_key(fleet, request.http_method.as_str(), &url, credentials)
+        });
         Key {
             method: index,
             url: url.into(),
             credentials: hasher.finish(),
+            fleet,
+        }
+    }
+
+    /// When memory has nothing for `key` and the fleet's Redis has it, it is in memory after.
+    pub(crate) async fn fetch_from_fleet(&self, key: &Key) {
+        let (Some(fleet), Some(at)) = (&self.fleet, &key.fleet) else {
+            return;
+        };
+        if self.store.contains_key(key) {
+            return;
+        }
+        if let Some(entry) = fleet::cache_get(fleet, at).await {
+            self.store.insert(key.clone(), Arc::new(entry));
         }
     }
 
@@ -243,6 +266,9 @@ impl Cache {
             body: answer.body.clone(),
             stale_until,
         };
+        if let (Some(fleet), Some(at)) = (&self.fleet, &key.fleet) {
+            fleet::cache_put(fleet, at, &entry, now);
+        }
         self.store.insert(key.clone(), Arc::new(entry));
     }
 }

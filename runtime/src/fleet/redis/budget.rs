@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use remcall_profile::SharedBudgetSettings;
+use remcall_profile::SharedStoreSettings;
 use tokio::time::Instant;
 
 use super::{Link, tagged};
@@ -57,7 +57,7 @@ pub(crate) struct SharedBudget {
 
 impl SharedBudget {
     pub(crate) fn new(
-        shared: &SharedBudgetSettings,
+        shared: &SharedStoreSettings,
         ratio: f64,
         min_per_second: u32,
         link: Arc<Link>,

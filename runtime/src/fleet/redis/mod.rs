@@ -1,6 +1,7 @@
-//! Limits shared by a fleet, kept in Redis (feature `redis`): the rate limit
-//! (`rate_limit.shared`, limit.rs) and the retry budget (`retry.budget.shared`, budget.rs), over
-//! one connection each with the failure handling they share (this file).
+//! What a fleet shares, kept in Redis (feature `redis`): the rate limit (`rate_limit.shared`,
+//! limit.rs), the retry budget (`retry.budget.shared`, budget.rs), the server's quotas
+//! (`quota.shared`, quota.rs) and kept answers (`cache.shared`, cache.rs), over one connection
+//! each with the failure handling they share (this file).
 //!
 //! Redis is never waited on longer than `timeout`. A command that fails or is slower marks the
 //! link down: one WARN for the outage, every call decides without Redis (as its `on_error` or the
@@ -9,10 +10,14 @@
 //! without it.
 
 mod budget;
+mod cache;
 mod limit;
+mod quota;
 
 pub(crate) use budget::SharedBudget;
+pub(crate) use cache::SharedCache;
 pub(crate) use limit::{Admission, SharedLimiter};
+pub(crate) use quota::SharedQuotas;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -119,7 +119,7 @@ impl Quotas {
         sent: Instant,
         in_turn: bool,
         now: Instant,
-    ) {
+    ) -> Arc<Quota> {
         let quota = {
             let mut known = lock(&self.known);
             match known.iter().find(|q| q.key == said.key) {
@@ -135,8 +135,9 @@ impl Quotas {
             }
         };
         quota.observe(said, sent, in_turn, now);
-        *lock(&method_quota.bound) = Some(quota);
+        *lock(&method_quota.bound) = Some(quota.clone());
         self.any.store(true, Ordering::Release);
+        quota
     }
 }
 
@@ -153,6 +154,11 @@ impl Quota {
             Some(key) => format!("the quota `{}`", key.escape_debug()),
             None => "the quota".to_owned(),
         }
+    }
+
+    /// The server's name for it, if it gave one.
+    pub(crate) fn key(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     /// An attempt's turn, for a call that must be sent by `deadline`.

@@ -1,0 +1,303 @@
+//! Quotas and kept answers a fleet shares through a real `redis-server` (`quota.shared`,
+//! `cache.shared`): two clients stand for two replicas, each with its own connection. One
+//! replica's spending and one replica's refusal hold the other; what one replica kept answers
+//! the other, under the same credentials only; Redis killed mid-run, each goes on alone.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use remcall::{ErrorKind, Profile};
+use remcall_example_committed::clients::user_client::UserClient;
+use testkit::Server;
+use testkit::quota::{Dialect, QuotaWindow};
+use testkit::redis::RedisServer;
+
+const USER: &str = r#"{"id":7,"name":"Ada","email":"ada@example.test"}"#;
+
+fn replica(url: &str, yaml: &str) -> UserClient {
+    UserClient::builder()
+        .base_url(url)
+        .profile(Profile::from_yaml_str(yaml).unwrap())
+        .build()
+        .unwrap()
+}
+
+/// A user service enforcing `limit` calls per `window` and announcing it.
+async fn quota_server(
+    dialect: Dialect,
+    limit: u64,
+    window: Duration,
+) -> (Server, Arc<QuotaWindow>) {
+    let quota = Arc::new(QuotaWindow::new(dialect, limit, window));
+    let shared = quota.clone();
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            let quota = shared.clone();
+            async move { quota.answer(USER) }
+        }),
+    );
+    (Server::start(router).await, quota)
+}
+
+/// A profile sharing its quotas on `redis` under `key`; calls give up after `total`.
+fn sharing(redis: &str, key: &str, total: &str) -> String {
+    format!(
+        "retry: {{ max_attempts: 1 }}\ntimeout: {{ total: {total} }}\nquota: {{ shared: {{ redis: \"{redis}\", key: {key}, timeout: 200ms }} }}"
+    )
+}
+
+/// Waits until Redis holds `keys` keys (an answer's word reaches it in the background).
+async fn redis_holds(redis: &RedisServer, keys: usize) {
+    for _ in 0..200 {
+        if redis.command("DBSIZE").await.trim() == format!(":{keys}") {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!(
+        "Redis holds {} keys, not {keys}",
+        redis.command("DBSIZE").await
+    );
+}
+
+/// Waits until the fleet's quota (of `key`, unnamed) in Redis has `field` at `value`: an
+/// answer's word reaches Redis in the background.
+async fn fleet_quota_has(redis: &RedisServer, key: &str, field: &str, value: Option<&str>) {
+    let command = format!("HGET remcall:{{{key}}}:quota: {field}");
+    let mut last = String::new();
+    for _ in 0..300 {
+        last = redis.command(&command).await;
+        // RESP: `$-1` for none, else `$<len>` and the value on the next line.
+        let found = last.lines().nth(1);
+        if found.is_some() && value.is_none_or(|value| found == Some(value)) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the fleet's quota has no {field} {value:?}: {last:?}");
+}
+
+/// A user service answering its requests in turn as `script` says (the last again past its
+/// end): a status, the calls its quota of 5 a minute has left, and a `Retry-After` if any.
+async fn scripted(script: &'static [(u16, u32, Option<u32>)]) -> (Server, Arc<AtomicU64>) {
+    let asked = Arc::new(AtomicU64::new(0));
+    let counted = asked.clone();
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            let n = counted.fetch_add(1, Ordering::SeqCst) as usize;
+            let (status, left, retry_after) = script[n.min(script.len() - 1)];
+            async move {
+                let mut headers = HeaderMap::new();
+                headers.insert("x-ratelimit-limit", 5.into());
+                headers.insert("x-ratelimit-reset", 60.into());
+                headers.insert("x-ratelimit-remaining", left.into());
+                if let Some(seconds) = retry_after {
+                    headers.insert("retry-after", seconds.into());
+                }
+                let status = StatusCode::from_u16(status).unwrap();
+                let body = if status.is_success() { USER } else { "{}" };
+                (status, headers, body).into_response()
+            }
+        }),
+    );
+    (Server::start(router).await, asked)
+}
+
+/// 4 calls left, then none (others spent them), then a refusal.
+const SPENT: &[(u16, u32, Option<u32>)] = &[(200, 4, None), (200, 0, None), (429, 0, Some(60))];
+
+#[tokio::test]
+async fn a_quota_another_replica_heard_spent_is_not_sent_to() {
+    let redis = RedisServer::start().await;
+    let (server, asked) = scripted(SPENT).await;
+    let yaml = sharing(&redis.url(), "fleet-a", "1s");
+    let (first, second) = (replica(&server.url(), &yaml), replica(&server.url(), &yaml));
+    // The second replica hears 4 calls are left; the first hears none are.
+    second.get_user(7, None, "f").await.unwrap();
+    first.get_user(7, None, "f").await.unwrap();
+    fleet_quota_has(&redis, "fleet-a", "remaining", Some("0")).await;
+    let error = second.get_user(7, None, "f").await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
+    assert!(
+        error
+            .retry_in()
+            .is_some_and(|wait| wait > Duration::from_secs(30)),
+        "{error:?}"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 2, "not sent");
+}
+
+#[tokio::test]
+async fn without_sharing_the_other_replica_sends_and_is_refused() {
+    // The contrast to the test above: each replica counts only its own answers.
+    let (server, asked) = scripted(SPENT).await;
+    let yaml = "retry: { max_attempts: 1 }\ntimeout: { total: 1s }";
+    let (first, second) = (replica(&server.url(), yaml), replica(&server.url(), yaml));
+    second.get_user(7, None, "f").await.unwrap();
+    first.get_user(7, None, "f").await.unwrap();
+    let error = second.get_user(7, None, "f").await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Status, "{error}");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        3,
+        "sent, and refused by the server"
+    );
+}
+
+/// Plenty left, then a refusal of a 30 s pause with plenty still left, then plenty again.
+const PAUSED: &[(u16, u32, Option<u32>)] = &[(200, 4, None), (429, 3, Some(30)), (200, 3, None)];
+
+#[tokio::test]
+async fn one_replicas_refusal_pauses_the_whole_fleet() {
+    let redis = RedisServer::start().await;
+    let (server, asked) = scripted(PAUSED).await;
+    let yaml = sharing(&redis.url(), "fleet-b", "1s");
+    let (first, second) = (replica(&server.url(), &yaml), replica(&server.url(), &yaml));
+    first.get_user(7, None, "f").await.unwrap();
+    second.get_user(7, None, "f").await.unwrap_err();
+    fleet_quota_has(&redis, "fleet-b", "paused", None).await;
+    // The first replica heard no refusal itself, and its own count has calls left; yet its
+    // call waits for the fleet's pause, past its deadline.
+    let error = first.get_user(7, None, "f").await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
+    assert!(
+        error
+            .retry_in()
+            .is_some_and(|wait| wait > Duration::from_secs(20)),
+        "{error:?}"
+    );
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        2,
+        "the paused call was not sent"
+    );
+    // Without sharing, the same call is sent and answered.
+    let (server, asked) = scripted(PAUSED).await;
+    let alone = "retry: { max_attempts: 1 }\ntimeout: { total: 1s }";
+    let (first, second) = (replica(&server.url(), alone), replica(&server.url(), alone));
+    first.get_user(7, None, "f").await.unwrap();
+    second.get_user(7, None, "f").await.unwrap_err();
+    first.get_user(7, None, "f").await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn two_replicas_split_one_quota_and_go_on_alone_when_redis_is_killed() {
+    let mut redis = RedisServer::start().await;
+    let (server, quota) = quota_server(Dialect::GitHub, 20, Duration::from_secs(2)).await;
+    let yaml = format!(
+        "retry: {{ max_attempts: 6, on: [connect, timeout, 403, 429], retry_after: {{ max: 3s }}, budget: {{ ratio: 1.0, min_per_second: 100 }} }}\ntimeout: {{ total: 20s }}\nquota: {{ shared: {{ redis: \"{}\", key: fleet-c, timeout: 100ms }} }}",
+        redis.url()
+    );
+    let replicas = [replica(&server.url(), &yaml), replica(&server.url(), &yaml)];
+    // Each replica learns the quota from one answer first.
+    for users in &replicas {
+        users.get_user(7, None, "f").await.unwrap();
+    }
+    redis_holds(&redis, 1).await;
+    let calls = |n: usize| {
+        let replicas = replicas.clone();
+        async move {
+            let mut tasks = Vec::new();
+            for users in &replicas {
+                for _ in 0..n {
+                    let users = users.clone();
+                    tasks.push(tokio::spawn(
+                        async move { users.get_user(7, None, "f").await },
+                    ));
+                }
+            }
+            for task in tasks {
+                task.await.unwrap().unwrap();
+            }
+        }
+    };
+    // 2 × 19 calls against 20 per 2 s: the fleet splits the quota, and the server refuses none.
+    calls(19).await;
+    assert_eq!(quota.refused(), 0, "the fleet ran into the quota it shares");
+    assert_eq!(quota.served(), 40);
+    // Redis killed: each replica paces on its own answers; every call still gets through.
+    redis.stop();
+    calls(10).await;
+    assert_eq!(quota.served(), 60);
+    for users in &replicas {
+        let stats = users.stats();
+        assert!(stats.method("get_user").unwrap().without_redis > 0);
+    }
+}
+
+/// A user service whose answers are fresh for a minute, counting the requests it answers.
+async fn fresh_for_a_minute() -> (Server, Arc<AtomicU64>) {
+    let asked = Arc::new(AtomicU64::new(0));
+    let counted = asked.clone();
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let mut headers = HeaderMap::new();
+                headers.insert("cache-control", "max-age=60".parse().unwrap());
+                headers.insert("content-type", "application/json".parse().unwrap());
+                (StatusCode::OK, headers, USER).into_response()
+            }
+        }),
+    );
+    (Server::start(router).await, asked)
+}
+
+/// A profile keeping answers in memory and on `redis`, sending `token` as its credential.
+fn caching(redis: &str, token: &str) -> String {
+    format!(
+        "cache: {{ shared: {{ redis: \"{redis}\", key: fleet-d, timeout: 200ms }} }}\nheaders: {{ authorization: {{ value: \"Bearer {token}\", secret: true }} }}"
+    )
+}
+
+#[tokio::test]
+async fn what_one_replica_kept_answers_another_with_the_same_credentials_only() {
+    let redis = RedisServer::start().await;
+    let (server, asked) = fresh_for_a_minute().await;
+    let first = replica(&server.url(), &caching(&redis.url(), "tenant-1"));
+    let user = first.get_user(7, None, "f").await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    redis_holds(&redis, 1).await;
+    // Neither the credential nor the URL is in Redis's key space.
+    let keys = redis.command("KEYS *").await;
+    assert!(
+        !keys.contains("tenant") && !keys.contains("users"),
+        "{keys}"
+    );
+    let second = replica(&server.url(), &caching(&redis.url(), "tenant-1"));
+    assert_eq!(second.get_user(7, None, "f").await.unwrap(), user);
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "answered from the fleet's cache"
+    );
+    assert_eq!(second.stats().method("get_user").unwrap().cache_hits, 1);
+    // Another credential: the server is asked.
+    let other = replica(&server.url(), &caching(&redis.url(), "tenant-2"));
+    other.get_user(7, None, "f").await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert_eq!(other.stats().method("get_user").unwrap().cache_hits, 0);
+}
+
+#[tokio::test]
+async fn with_redis_gone_a_replica_keeps_answers_in_its_memory_alone() {
+    let mut redis = RedisServer::start().await;
+    let url = redis.url();
+    redis.stop();
+    let (server, asked) = fresh_for_a_minute().await;
+    let users = replica(&server.url(), &caching(&url, "tenant-1"));
+    for _ in 0..3 {
+        users.get_user(7, None, "f").await.unwrap();
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert_eq!(users.stats().method("get_user").unwrap().cache_hits, 2);
+}

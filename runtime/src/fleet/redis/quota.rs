@@ -1,0 +1,204 @@
+//! Quotas shared by a fleet (`quota.shared`): each quota the server announces is one Redis hash
+//! that every replica's answers update and every replica's attempts take their turns from, so N
+//! replicas split one quota instead of each spending it, and one replica's refusal pauses all.
+//!
+//! The rules are those of the local quota (`policy/quota`), moved by two Lua scripts on Redis's
+//! clock (`TIME`, microseconds), so the replicas' clocks do not matter: a turn is one round trip;
+//! an answer's word is sent in the background. A quota Redis does not know yet (no replica's
+//! answer reached it, or Redis restarted), or Redis not answering within `timeout`: the
+//! replica's own quota decides, as it does without `shared`.
+
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use remcall_profile::SharedStoreSettings;
+
+use super::{Link, tagged};
+use crate::policy::quota::{Announcement, Turn};
+
+/// KEYS[1]: the quota's hash; ARGV[1]: the time the call may still wait (µs).
+/// Returns {kind, wait µs}: 0 now, 1 at (its turn reserved), 2 held, 3 refused, -1 unknown.
+/// As `Quota::turn`: past the reset a new window of `limit` calls; spent or paused, held until
+/// then; else the calls left spread over half the time to the reset, a tenth of the limit ahead.
+const TURN_LUA: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local deadline = now + tonumber(ARGV[1])
+local h = redis.call('HMGET', KEYS[1], 'limit', 'remaining', 'reset', 'paused', 'next', 'taken')
+local limit, remaining, reset = tonumber(h[1]), tonumber(h[2]), tonumber(h[3])
+local paused, nxt, taken = tonumber(h[4]), tonumber(h[5]), tonumber(h[6] or '0')
+if not remaining and not reset and not paused then return {-1, 0} end
+if reset and now >= reset then
+  redis.call('HDEL', KEYS[1], 'reset', 'next')
+  redis.call('HSET', KEYS[1], 'opened', string.format('%.0f', reset), 'taken', 0, 'answered', 0)
+  if limit then redis.call('HSET', KEYS[1], 'remaining', limit) end
+  remaining, reset, nxt, taken = limit, nil, nil, 0
+end
+local held = nil
+if remaining == 0 and reset then held = reset end
+if paused and paused > now and (not held or paused > held) then held = paused end
+if held then
+  if held > deadline then return {3, held - now} end
+  return {2, held - now}
+end
+local at = now
+local function interval(from)
+  return math.floor(math.max(reset - from, 0) / 2 / math.max(remaining, 1))
+end
+if remaining and reset then
+  local from = math.max(nxt or now, now)
+  local burst = math.min(math.max(math.floor((limit or remaining) / 10), 1), 1000)
+  at = math.max(from - interval(from) * burst, now)
+end
+if at > deadline then return {3, at - now} end
+if remaining and reset then
+  local from = math.max(nxt or at, at)
+  redis.call('HSET', KEYS[1], 'next', string.format('%.0f', from + interval(from)))
+end
+if remaining then redis.call('HSET', KEYS[1], 'remaining', math.max(remaining - 1, 0)) end
+redis.call('HSET', KEYS[1], 'taken', taken + 1)
+if at > now then return {1, at - now} end
+return {0, 0}
+";
+
+/// KEYS[1]: the quota's hash; ARGV: how long ago the answered request was sent (µs), 1 when it
+/// took a turn here, then limit, remaining, reset in (µs), pause (µs), each '' when not said.
+/// As `Quota::observe`: an older window's answer is ignored; within a window the lower count
+/// stands, less the turns taken and not yet answered; a pause holds the whole quota.
+const OBSERVE_LUA: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local sent = now - tonumber(ARGV[1])
+local h = redis.call('HMGET', KEYS[1], 'opened', 'reset', 'remaining', 'paused', 'taken', 'answered')
+local opened, known, current, paused = tonumber(h[1]), tonumber(h[2]), tonumber(h[3]), tonumber(h[4])
+local taken, answered = tonumber(h[5] or '0'), tonumber(h[6] or '0')
+if opened and sent < opened then return 0 end
+local limit, remaining = tonumber(ARGV[3]), tonumber(ARGV[4])
+local reset_in, pause = tonumber(ARGV[5]), tonumber(ARGV[6])
+if limit then redis.call('HSET', KEYS[1], 'limit', limit) end
+local new_window = false
+if reset_in then
+  local reset = now + reset_in
+  new_window = (not known) or reset > known + 1500000
+  if new_window then
+    redis.call('HDEL', KEYS[1], 'next')
+    redis.call('HSET', KEYS[1], 'opened', string.format('%.0f', sent))
+  else
+    reset = math.min(known, reset)
+  end
+  redis.call('HSET', KEYS[1], 'reset', string.format('%.0f', reset))
+end
+if ARGV[2] == '1' then
+  answered = math.min(answered + 1, taken)
+  redis.call('HSET', KEYS[1], 'answered', answered)
+end
+if remaining then
+  local left = math.max(remaining - (taken - answered), 0)
+  if current and not new_window then left = math.min(current, left) end
+  redis.call('HSET', KEYS[1], 'remaining', left)
+end
+if pause then
+  local till = now + pause
+  if paused and paused > till then till = paused end
+  redis.call('HSET', KEYS[1], 'paused', string.format('%.0f', till))
+end
+redis.call('PEXPIRE', KEYS[1], 86400000 * 2)
+return 1
+";
+
+static TURN: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(TURN_LUA));
+static OBSERVE: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(OBSERVE_LUA));
+
+/// The fleet's quotas, one hash each under the profile's key.
+#[derive(Debug)]
+pub(crate) struct SharedQuotas {
+    link: Arc<Link>,
+    key: String,
+}
+
+impl SharedQuotas {
+    pub(crate) fn new(shared: &SharedStoreSettings, link: Arc<Link>) -> SharedQuotas {
+        SharedQuotas {
+            link,
+            key: shared.key.clone(),
+        }
+    }
+
+    /// The hash of the quota named `name` (the server's name, cut to 64 characters where it
+    /// was read; any bytes are a valid Redis key).
+    fn hash(&self, name: Option<&str>) -> String {
+        tagged(&self.key, &format!("quota:{}", name.unwrap_or("")))
+    }
+
+    /// An attempt's turn in the fleet's quota `name`, for a call that may wait `may_wait`
+    /// (the times are from now): `Some(None)` when Redis does not know the quota yet, `None`
+    /// when it cannot say. Either way the replica's own count decides.
+    pub(crate) async fn turn(
+        &self,
+        name: Option<&str>,
+        may_wait: Duration,
+    ) -> Option<Option<Turn>> {
+        let hash = self.hash(name);
+        let (kind, wait): (i64, i64) = self
+            .link
+            .run(|mut conn| async move {
+                TURN.key(&hash)
+                    .arg(micros(may_wait))
+                    .invoke_async(&mut conn)
+                    .await
+            })
+            .await?;
+        let wait = Duration::from_micros(u64::try_from(wait).unwrap_or(0));
+        let now = tokio::time::Instant::now();
+        Some(match kind {
+            0 => Some(Turn::Now),
+            1 => Some(Turn::At(now + wait)),
+            2 => Some(Turn::Held(now + wait)),
+            3 => Some(Turn::Refused(wait)),
+            _ => None,
+        })
+    }
+
+    /// An answer's word on the quota `name`, sent in the background: the request was sent
+    /// `sent_ago`, in a turn the fleet gave when `in_turn`.
+    pub(crate) fn observe(
+        self: &Arc<Self>,
+        name: Option<&str>,
+        said: &Announcement,
+        sent_ago: Duration,
+        in_turn: bool,
+    ) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let hash = self.hash(name);
+        let count = |n: Option<u64>| n.map_or_else(String::new, |n| n.to_string());
+        let time = |d: Option<Duration>| d.map_or_else(String::new, |d| micros(d).to_string());
+        let args = [
+            micros(sent_ago).to_string(),
+            if in_turn { "1" } else { "0" }.to_owned(),
+            count(said.limit),
+            count(said.remaining),
+            time(said.reset_in),
+            time(said.pause_for),
+        ];
+        let quotas = self.clone();
+        runtime.spawn(async move {
+            let _: Option<i64> = quotas
+                .link
+                .run(|mut conn| async move {
+                    let mut script = OBSERVE.key(&hash);
+                    for arg in &args {
+                        script.arg(arg);
+                    }
+                    script.invoke_async(&mut conn).await
+                })
+                .await;
+        });
+    }
+}
+
+/// Whole microseconds, bounded (every duration here is a day at most).
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+}
