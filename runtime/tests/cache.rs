@@ -290,3 +290,34 @@ async fn a_call_the_open_breaker_refuses_is_answered_by_the_kept_answer() {
     let error = get_doc(&client, 2).await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::BreakerOpen, "{error}");
 }
+
+#[tokio::test]
+async fn a_kept_answer_answers_at_once_though_the_quota_is_spent() {
+    // Fresh for a minute, and the last call of the quota's minute.
+    let router = Router::new().route(
+        "/docs/{id}",
+        get(|| async {
+            let mut out = HeaderMap::new();
+            out.insert("cache-control", HeaderValue::from_static("max-age=60"));
+            out.insert("x-ratelimit-limit", HeaderValue::from_static("10"));
+            out.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
+            out.insert("x-ratelimit-reset", HeaderValue::from_static("60"));
+            (
+                StatusCode::OK,
+                out,
+                json!({ "title": "Design" }).to_string(),
+            )
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client(&server.url(), "cache: {}\ntimeout: { total: 1s }");
+    get_doc(&client, 7).await.unwrap();
+    // The quota is spent for a minute, past the call's deadline: the server would not be asked,
+    // but the cache answers without asking it.
+    assert_eq!(get_doc(&client, 7).await.unwrap()["title"], "Design");
+    assert_eq!(stats(&client).cache_hits, 1);
+    // Another URL has nothing kept: the spent quota refuses it, unsent.
+    let error = get_doc(&client, 8).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
+    assert_eq!(server.received().len(), 1);
+}

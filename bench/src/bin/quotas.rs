@@ -9,8 +9,13 @@
 //!    a 304 against the quota).
 //! 3. CPU of a call the cache answers (`max-age`) against a full call, per call, on the client
 //!    thread.
+//! 4. The fleet: 4 replica processes (this binary again, each its own client and Redis
+//!    connection) make `--fleet-calls` (1,000) calls together against one server allowing
+//!    `--fleet-limit` (100) per `--fleet-window` seconds (10), with `quota.shared` on a real
+//!    `redis-server`, and with quotas off: the refusals and the time against the best schedule.
 //!
-//! `cargo run --release -p remcall-bench --bin quotas -- [--calls 500] [--limit 100] [--window 2]`
+//! `cargo run --release -p remcall-bench --bin quotas -- [--calls 500] [--limit 100] [--window 2]
+//! [--fleet-calls 1000] [--fleet-limit 100] [--fleet-window 10]` (needs `redis-server`)
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -176,7 +181,95 @@ async fn cache() {
     println!("\ncache hit / full call: {:.3}", per_call[1] / per_call[0]);
 }
 
+const REPLICAS: u64 = 4;
+
+/// One replica process: `calls` calls from `CALLERS` callers; prints the calls that failed.
+fn replica(url: &str, profile: &str, calls: u64) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (failed, _) = runtime.block_on(async { spend(&client(url, profile), calls).await });
+    println!("{failed}");
+}
+
+/// The fleet's calls from `REPLICAS` processes with `profile`; the calls that failed.
+fn run_fleet(url: &str, profile: &str, calls: u64) -> u64 {
+    let exe = std::env::current_exe().expect("this binary");
+    let children: Vec<_> = (0..REPLICAS)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .args(["--replica", url, profile, &(calls / REPLICAS).to_string()])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("replica process")
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().expect("replica");
+            String::from_utf8_lossy(&out.stdout)
+                .trim()
+                .parse::<u64>()
+                .expect("the replica's failures")
+        })
+        .sum()
+}
+
+fn fleet(runtime: &tokio::runtime::Runtime) {
+    let calls = arg("--fleet-calls", 1000);
+    let limit = arg("--fleet-limit", 100);
+    let window = Duration::from_secs(arg("--fleet-window", 10));
+    let best = window * u32::try_from((calls - 1) / limit).expect("windows");
+    let redis = runtime.block_on(testkit::redis::RedisServer::start());
+    println!(
+        "\n## The fleet: {REPLICAS} processes, {calls} calls, against {limit} calls per {window:?} announced (best schedule: {best:?})\n"
+    );
+    println!("| dialect | quotas | refused by the server | calls failed | time | × best |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
+        for shared in [true, false] {
+            let profile = if shared {
+                format!(
+                    "{RETRYING}\nquota: {{ shared: {{ redis: \"{}\", key: {dialect:?}, timeout: 100ms }} }}",
+                    redis.url()
+                )
+            } else {
+                format!("{RETRYING}\nquota: {{ from_headers: off }}")
+            };
+            // The server's first window opens as the replicas start.
+            let server = Arc::new(QuotaWindow::new(dialect, limit, window));
+            let answering = server.clone();
+            let router = Router::new().route(
+                "/v1/api/users/{id}",
+                get(move || {
+                    let server = answering.clone();
+                    async move { server.answer(USER) }
+                }),
+            );
+            let url = serve(vec![router]).remove(0);
+            let started = Instant::now();
+            let failed = run_fleet(&url, &profile, calls);
+            let took = started.elapsed();
+            println!(
+                "| {dialect:?} | {} | {} | {failed} | {:.2} s | {:.3} |",
+                if shared { "shared" } else { "off" },
+                server.refused(),
+                took.as_secs_f64(),
+                took.as_secs_f64() / best.as_secs_f64().max(1e-9)
+            );
+        }
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--replica") {
+        let calls = args[i + 3].parse().expect("calls");
+        replica(&args[i + 1], &args[i + 2], calls);
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -186,4 +279,5 @@ fn main() {
         println!();
         quotas().await;
     });
+    fleet(&runtime);
 }

@@ -149,6 +149,11 @@ impl Client {
         token_generation: &mut u64,
     ) -> Result<Response, FailedAttempt> {
         let method = request.method;
+        if state.settings.cache.is_some()
+            && let Some(kept) = self.fresh_before_turn(state, request)
+        {
+            return answered(state, request, kept);
+        }
         let (when, turn) = self.quota_turn(state, when).await?;
         // Inline rather than a function of its own: a call's future nests deep enough already
         // (rustc's query depth), and an OAuth2 token fetch is the deepest branch.

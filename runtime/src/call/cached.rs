@@ -140,25 +140,56 @@ impl Client {
     }
 
     /// A kept answer for a call refused before any attempt (breaker open, bulkhead full, no
-    /// rate-limit turn) that a fallback could answer: its key is made from the request as an
-    /// attempt would send it — not when interceptors would have added to it, nor for an OAuth2
-    /// token not at hand (fetching one for a refused call would be a call of its own).
+    /// rate-limit turn) that a fallback could answer.
     pub(super) fn stale_for_refusal(
         &self,
         state: &MethodState,
         request: &Request,
         refused: &Error,
     ) -> Option<Response> {
+        if !refused.allows_fallback() {
+            return None;
+        }
+        let (cache, asked) = self.as_an_attempt_would_ask(state, request)?;
+        cache.stale_for_failure(&cache.key(request.method.index, &asked), SystemTime::now())
+    }
+
+    /// A fresh kept answer, looked up before the attempt takes its turn in the server's quota:
+    /// a call the cache answers asks nothing of the server, so it does not wait for the quota
+    /// (only when a quota is known: otherwise the attempt's own lookup answers at no cost).
+    pub(super) fn fresh_before_turn(
+        &self,
+        state: &MethodState,
+        request: &Request,
+    ) -> Option<Response> {
+        if !state.settings.quota_from_headers || self.shared.quotas.of(&state.quota).is_none() {
+            return None;
+        }
+        let (cache, asked) = self.as_an_attempt_would_ask(state, request)?;
+        let key = cache.key(request.method.index, &asked);
+        match cache.kept(&key, &asked, SystemTime::now()) {
+            Kept::Fresh(answer) => {
+                state.counters.record_cache_hit();
+                Some(answer)
+            }
+            Kept::Stale { .. } | Kept::Nothing => None,
+        }
+    }
+
+    /// The cache and the request as an attempt would send it, before any attempt: not when
+    /// interceptors would add to it (their headers would be missing from the key), nor for an
+    /// OAuth2 token not at hand (fetching one here would be a call of its own).
+    fn as_an_attempt_would_ask(
+        &self,
+        state: &MethodState,
+        request: &Request,
+    ) -> Option<(&Cache, Outgoing)> {
         let settings = state.settings.cache.as_ref()?;
         let kept_method = matches!(
             state.http_method,
             reqwest::Method::GET | reqwest::Method::HEAD
         );
-        if !refused.allows_fallback()
-            || !kept_method
-            || request.download.is_some()
-            || !self.shared.interceptors.is_empty()
-        {
+        if !kept_method || request.download.is_some() || !self.shared.interceptors.is_empty() {
             return None;
         }
         let now = Instant::now();
@@ -178,7 +209,7 @@ impl Client {
             .shared
             .cache
             .get_or_init(|| Cache::new(settings, self.shared.fleet_cache.clone()));
-        cache.stale_for_failure(&cache.key(request.method.index, &asked), SystemTime::now())
+        Some((cache, asked))
     }
 
     /// The client's cache, when the method keeps answers and this request is one it keeps.
