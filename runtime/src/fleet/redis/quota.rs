@@ -19,20 +19,21 @@ use crate::policy::quota::{Announcement, Turn};
 /// KEYS[1]: the quota's hash; ARGV[1]: the time the call may still wait (µs).
 /// Returns {kind, wait µs}: 0 now, 1 at (its turn reserved), 2 held, 3 refused, -1 unknown.
 /// As `Quota::turn`: past the reset a new window of `limit` calls; spent or paused, held until
-/// then; else the calls left spread over half the time to the reset, a tenth of the limit ahead.
+/// then; else the calls left spread evenly until `until` (half way from when the window was
+/// learned to its reset), a tenth of the limit ahead.
 const TURN_LUA: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local deadline = now + tonumber(ARGV[1])
-local h = redis.call('HMGET', KEYS[1], 'limit', 'remaining', 'reset', 'paused', 'next', 'taken')
+local h = redis.call('HMGET', KEYS[1], 'limit', 'remaining', 'reset', 'paused', 'next', 'taken', 'until')
 local limit, remaining, reset = tonumber(h[1]), tonumber(h[2]), tonumber(h[3])
-local paused, nxt, taken = tonumber(h[4]), tonumber(h[5]), tonumber(h[6] or '0')
+local paused, nxt, taken, spread = tonumber(h[4]), tonumber(h[5]), tonumber(h[6] or '0'), tonumber(h[7])
 if not remaining and not reset and not paused then return {-1, 0} end
 if reset and now >= reset then
-  redis.call('HDEL', KEYS[1], 'reset', 'next')
+  redis.call('HDEL', KEYS[1], 'reset', 'next', 'until')
   redis.call('HSET', KEYS[1], 'opened', string.format('%.0f', reset), 'taken', 0, 'answered', 0)
   if limit then redis.call('HSET', KEYS[1], 'remaining', limit) end
-  remaining, reset, nxt, taken = limit, nil, nil, 0
+  remaining, reset, nxt, taken, spread = limit, nil, nil, 0, nil
 end
 local held = nil
 if remaining == 0 and reset then held = reset end
@@ -43,15 +44,15 @@ if held then
 end
 local at = now
 local function interval(from)
-  return math.floor(math.max(reset - from, 0) / 2 / math.max(remaining, 1))
+  return math.floor(math.max(spread - from, 0) / math.max(remaining, 1))
 end
-if remaining and reset then
+if remaining and spread then
   local from = math.max(nxt or now, now)
   local burst = math.min(math.max(math.floor((limit or remaining) / 10), 1), 1000)
   at = math.max(from - interval(from) * burst, now)
 end
 if at > deadline then return {3, at - now} end
-if remaining and reset then
+if remaining and spread then
   local from = math.max(nxt or at, at)
   redis.call('HSET', KEYS[1], 'next', string.format('%.0f', from + interval(from)))
 end
@@ -83,6 +84,7 @@ if reset_in then
   if new_window then
     redis.call('HDEL', KEYS[1], 'next')
     redis.call('HSET', KEYS[1], 'opened', string.format('%.0f', sent))
+    redis.call('HSET', KEYS[1], 'until', string.format('%.0f', now + reset_in / 2))
   else
     reset = math.min(known, reset)
   end

@@ -52,6 +52,9 @@ struct State {
     paused_until: Option<Instant>,
     /// The pace's next turn (the generic cell rate algorithm's theoretical arrival time).
     next_turn: Option<Instant>,
+    /// The window's calls are spread until then: half way from when the window was learned to
+    /// its reset.
+    spread_until: Option<Instant>,
     /// When the window now counted opened (its reset passed, or the first answer of it was
     /// asked): an answer to an earlier request speaks of an older window.
     opened: Option<Instant>,
@@ -207,6 +210,7 @@ impl Quota {
                 _ => {
                     state.next_turn = None;
                     state.opened = Some(sent);
+                    state.spread_until = Some(now + (reset - now) / 2);
                     Some(reset)
                 }
             };
@@ -236,22 +240,23 @@ impl State {
             self.reset = None;
             self.remaining = self.limit;
             self.next_turn = None;
+            self.spread_until = None;
             self.opened = Some(reset);
             self.taken = 0;
             self.answered = 0;
         }
     }
 
-    /// The time of the next paced turn: the calls left spread evenly over the first half of
-    /// the time from the pace's next turn to the reset, a tenth of the limit (at least one
-    /// call) ahead of the pace. Half: a window's calls are not held to its end, so a client
-    /// with more calls than the quota allows is within a half-window of the best schedule.
+    /// The time of the next paced turn: the calls left spread evenly up to `spread_until`
+    /// (half way to the reset), a tenth of the limit (at least one call) ahead of the pace.
+    /// Half: a window's calls are not held to its end, so a client with more calls than the
+    /// quota allows is within a half-window of the best schedule.
     fn paced(&self, now: Instant) -> Instant {
-        let (Some(left), Some(reset)) = (self.remaining, self.reset) else {
+        let (Some(left), Some(until)) = (self.remaining, self.spread_until) else {
             return now;
         };
         let next = self.next_turn.unwrap_or(now).max(now);
-        let interval = interval(reset.saturating_duration_since(next), left);
+        let interval = interval(until.saturating_duration_since(next), left);
         let burst = (self.limit.unwrap_or(left) / 10).clamp(1, 1_000);
         let tolerance = interval.saturating_mul(u32::try_from(burst).unwrap_or(u32::MAX));
         next.checked_sub(tolerance).map_or(now, |at| at.max(now))
@@ -259,18 +264,18 @@ impl State {
 
     /// Takes the turn at `at`: one call fewer, the next turn an interval on.
     fn take(&mut self, at: Instant) {
-        if let (Some(left), Some(reset)) = (self.remaining, self.reset) {
+        if let (Some(left), Some(until)) = (self.remaining, self.spread_until) {
             let next = self.next_turn.unwrap_or(at).max(at);
-            self.next_turn = Some(next + interval(reset.saturating_duration_since(next), left));
+            self.next_turn = Some(next + interval(until.saturating_duration_since(next), left));
         }
         self.remaining = self.remaining.map(|left| left.saturating_sub(1));
         self.taken += 1;
     }
 }
 
-/// The pace: half the time left over the calls left.
-fn interval(left_time: Duration, calls: u64) -> Duration {
-    left_time / 2 / u32::try_from(calls.max(1)).unwrap_or(u32::MAX)
+/// The pace: the time to spread over, over the calls left.
+fn interval(spread: Duration, calls: u64) -> Duration {
+    spread / u32::try_from(calls.max(1)).unwrap_or(u32::MAX)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -315,9 +320,18 @@ mod tests {
         let Turn::At(last) = turns[19] else {
             panic!("{turns:?}")
         };
-        // Spread over the first half of the window.
+        // Spread evenly over the first half of the window: each turn after the one before,
+        // the last near the half.
         assert!(last <= t0 + Duration::from_secs(1), "{:?}", last - t0);
-        assert!(last >= t0 + Duration::from_millis(700), "{:?}", last - t0);
+        assert!(last >= t0 + Duration::from_millis(850), "{:?}", last - t0);
+        let at = |turn: &Turn| match turn {
+            Turn::At(at) => *at,
+            _ => t0,
+        };
+        assert!(
+            turns.windows(2).all(|pair| at(&pair[0]) <= at(&pair[1])),
+            "{turns:?}"
+        );
         // The 21st call of the window waits for the reset.
         assert_eq!(quota.turn(t0, far), Turn::Held(t0 + Duration::from_secs(2)));
     }
