@@ -31,6 +31,8 @@ pub struct QuotaWindow {
     state: Mutex<(Instant, u64)>,
     refused: AtomicU64,
     served: AtomicU64,
+    /// The calls served in each window since the first, the current one last.
+    per_window: Mutex<Vec<u64>>,
 }
 
 impl QuotaWindow {
@@ -43,7 +45,17 @@ impl QuotaWindow {
             state: Mutex::new((Instant::now(), 0)),
             refused: AtomicU64::new(0),
             served: AtomicU64::new(0),
+            per_window: Mutex::new(vec![0]),
         }
+    }
+
+    /// The calls served in each window, from the first: a client that paces well fills every
+    /// window but its last.
+    pub fn per_window(&self) -> Vec<u64> {
+        self.per_window
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Calls the server refused because the quota was spent.
@@ -61,13 +73,18 @@ impl QuotaWindow {
         let (left, exact, allowed) = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             let now = Instant::now();
+            let mut per_window = self.per_window.lock().unwrap_or_else(|e| e.into_inner());
             while now >= state.0 + self.window {
                 state.0 += self.window;
                 state.1 = 0;
+                per_window.push(0);
             }
             let allowed = state.1 < self.limit;
             if allowed {
                 state.1 += 1;
+                if let Some(count) = per_window.last_mut() {
+                    *count += 1;
+                }
             }
             (self.limit - state.1, state.0 + self.window - now, allowed)
         };

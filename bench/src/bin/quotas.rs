@@ -15,7 +15,8 @@
 //!    `redis-server`, and with quotas off: the refusals and the time against the best schedule.
 //!
 //! `cargo run --release -p remcall-bench --bin quotas -- [--calls 500] [--limit 100] [--window 2]
-//! [--fleet-calls 1000] [--fleet-limit 100] [--fleet-window 10]` (needs `redis-server`)
+//! [--fleet-calls 1000] [--fleet-limit 100] [--fleet-window 10] [--fleet-only 1]` (needs
+//! `redis-server`)
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -226,8 +227,10 @@ fn fleet(runtime: &tokio::runtime::Runtime) {
     println!(
         "\n## The fleet: {REPLICAS} processes, {calls} calls, against {limit} calls per {window:?} announced (best schedule: {best:?})\n"
     );
-    println!("| dialect | quotas | refused by the server | calls failed | time | × best |");
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| dialect | quotas | refused by the server | calls failed | time | × best | served per window |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
         for shared in [true, false] {
             let profile = if shared {
@@ -253,11 +256,12 @@ fn fleet(runtime: &tokio::runtime::Runtime) {
             let failed = run_fleet(&url, &profile, calls);
             let took = started.elapsed();
             println!(
-                "| {dialect:?} | {} | {} | {failed} | {:.2} s | {:.3} |",
+                "| {dialect:?} | {} | {} | {failed} | {:.2} s | {:.3} | {:?} |",
                 if shared { "shared" } else { "off" },
                 server.refused(),
                 took.as_secs_f64(),
-                took.as_secs_f64() / best.as_secs_f64().max(1e-9)
+                took.as_secs_f64() / best.as_secs_f64().max(1e-9),
+                server.per_window()
             );
         }
     }
@@ -274,10 +278,13 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    runtime.block_on(async {
-        cache().await;
-        println!();
-        quotas().await;
-    });
+    // `--fleet-only 1`: the fleet's part alone.
+    if arg("--fleet-only", 0) == 0 {
+        runtime.block_on(async {
+            cache().await;
+            println!();
+            quotas().await;
+        });
+    }
     fleet(&runtime);
 }

@@ -48,7 +48,7 @@ async fn quota_server(
 /// A profile sharing its quotas on `redis` under `key`; calls give up after `total`.
 fn sharing(redis: &str, key: &str, total: &str) -> String {
     format!(
-        "retry: {{ max_attempts: 1 }}\ntimeout: {{ total: {total} }}\nquota: {{ shared: {{ redis: \"{redis}\", key: {key}, timeout: 200ms }} }}"
+        "retry: {{ max_attempts: 1 }}\ntimeout: {{ total: {total} }}\nquota: {{ shared: {{ redis: \"{redis}\", key: {key}, timeout: 1s }} }}"
     )
 }
 
@@ -122,7 +122,7 @@ async fn a_quota_another_replica_heard_spent_is_not_sent_to() {
     // The second replica hears 4 calls are left; the first hears none are.
     second.get_user(7, None, "f").await.unwrap();
     first.get_user(7, None, "f").await.unwrap();
-    fleet_quota_has(&redis, "fleet-a", "remaining", Some("0")).await;
+    fleet_quota_has(&redis, "fleet-a", "heard", Some("0")).await;
     let error = second.get_user(7, None, "f").await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
     assert!(
@@ -255,7 +255,7 @@ async fn fresh_for_a_minute() -> (Server, Arc<AtomicU64>) {
 /// A profile keeping answers in memory and on `redis`, sending `token` as its credential.
 fn caching(redis: &str, token: &str) -> String {
     format!(
-        "cache: {{ shared: {{ redis: \"{redis}\", key: fleet-d, timeout: 200ms }} }}\nheaders: {{ authorization: {{ value: \"Bearer {token}\", secret: true }} }}"
+        "cache: {{ shared: {{ redis: \"{redis}\", key: fleet-d, timeout: 1s }} }}\nheaders: {{ authorization: {{ value: \"Bearer {token}\", secret: true }} }}"
     )
 }
 

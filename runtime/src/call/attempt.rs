@@ -117,16 +117,19 @@ impl Client {
         if hedge {
             span.record("hedge", true);
         }
-        let outcome = self
-            .attempt(
+        // Boxed: the attempt's state (the request being built, reqwest's future, the body being
+        // read) is most of a call's; in place, every level above it would carry and copy it.
+        let outcome = Box::pin(
+            self.attempt(
                 state,
                 request,
                 lease.endpoint(),
                 when,
                 &mut token_generation,
             )
-            .instrument(span)
-            .await;
+            .instrument(span),
+        )
+        .await;
         self.shared
             .endpoints
             .record(lease.endpoint(), outcome::endpoint_unhealthy(&outcome));

@@ -111,9 +111,8 @@ impl Client {
                 when.sent = Instant::now();
                 continue;
             }
-            when = self
-                .before_retry(state, method, when, failed, max_attempts)
-                .await?;
+            // Boxed: the backoff's sleep is needed by retries only, not carried by every call.
+            when = Box::pin(self.before_retry(state, method, when, failed, max_attempts)).await?;
         }
     }
 

@@ -116,13 +116,7 @@ impl Client {
                 .quotas
                 .observe(&state.quota, &said, sent, from == TurnFrom::Replica, now);
         if let Some(fleet) = &self.shared.fleet_quotas {
-            fleet::quota_heard(
-                fleet,
-                quota.key(),
-                &said,
-                now.saturating_duration_since(sent),
-                from == TurnFrom::Fleet,
-            );
+            fleet::quota_heard(fleet, quota.key(), &said, sent, from == TurnFrom::Fleet);
         }
     }
 }

@@ -235,14 +235,14 @@ pub(crate) fn quota_heard(
     quotas: &Arc<SharedQuotas>,
     name: Option<&str>,
     said: &crate::policy::quota::Announcement,
-    sent_ago: std::time::Duration,
+    sent: Instant,
     in_turn: bool,
 ) {
     #[cfg(feature = "redis")]
-    quotas.observe(name, said, sent_ago, in_turn);
+    quotas.observe(name, said, sent, in_turn);
     #[cfg(not(feature = "redis"))]
     {
-        let _ = (name, said, sent_ago, in_turn);
+        let _ = (name, said, sent, in_turn);
         match **quotas {}
     }
 }

@@ -11,6 +11,8 @@
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use remcall_profile::SharedStoreSettings;
 
 use super::{Link, tagged};
@@ -20,21 +22,27 @@ use crate::policy::quota::{Announcement, Turn};
 /// Returns {kind, wait µs}: 0 now, 1 at (its turn reserved), 2 held, 3 refused, -1 unknown.
 /// As `Quota::turn`: past the reset a new window of `limit` calls; spent or paused, held until
 /// then; else the calls left spread evenly until `until` (half way from when the window was
-/// learned to its reset), a tenth of the limit ahead.
+/// learned to its reset), a tenth of the limit ahead. The calls left are the server's lowest
+/// count in the window less the turns out (before its first count: the limit less the turns).
 const TURN_LUA: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local deadline = now + tonumber(ARGV[1])
-local h = redis.call('HMGET', KEYS[1], 'limit', 'remaining', 'reset', 'paused', 'next', 'taken', 'until')
-local limit, remaining, reset = tonumber(h[1]), tonumber(h[2]), tonumber(h[3])
-local paused, nxt, taken, spread = tonumber(h[4]), tonumber(h[5]), tonumber(h[6] or '0'), tonumber(h[7])
-if not remaining and not reset and not paused then return {-1, 0} end
+local h = redis.call('HMGET', KEYS[1], 'limit', 'heard', 'reset', 'paused', 'next', 'until',
+  'taken', 'answered')
+local limit, heard, reset = tonumber(h[1]), tonumber(h[2]), tonumber(h[3])
+local paused, nxt, spread = tonumber(h[4]), tonumber(h[5]), tonumber(h[6])
+local taken, answered = tonumber(h[7] or '0'), tonumber(h[8] or '0')
+if not limit and not heard and not reset and not paused then return {-1, 0} end
 if reset and now >= reset then
-  redis.call('HDEL', KEYS[1], 'reset', 'next', 'until')
-  redis.call('HSET', KEYS[1], 'opened', string.format('%.0f', reset), 'taken', 0, 'answered', 0)
-  if limit then redis.call('HSET', KEYS[1], 'remaining', limit) end
-  remaining, reset, nxt, taken, spread = limit, nil, nil, 0, nil
+  redis.call('HDEL', KEYS[1], 'reset', 'next', 'until', 'heard')
+  redis.call('HSET', KEYS[1], 'opened', string.format('%.0f', reset), 'taken', 0, 'answered', 0,
+    'carried', 0)
+  heard, reset, nxt, spread, taken, answered = nil, nil, nil, nil, 0, 0
 end
+local remaining = nil
+if heard then remaining = math.max(heard - (taken - answered), 0)
+elseif limit then remaining = math.max(limit - taken, 0) end
 local held = nil
 if remaining == 0 and reset then held = reset end
 if paused and paused > now and (not held or paused > held) then held = paused end
@@ -56,7 +64,6 @@ if remaining and spread then
   local from = math.max(nxt or at, at)
   redis.call('HSET', KEYS[1], 'next', string.format('%.0f', from + interval(from)))
 end
-if remaining then redis.call('HSET', KEYS[1], 'remaining', math.max(remaining - 1, 0)) end
 redis.call('HSET', KEYS[1], 'taken', taken + 1)
 if at > now then return {1, at - now} end
 return {0, 0}
@@ -64,16 +71,26 @@ return {0, 0}
 
 /// KEYS[1]: the quota's hash; ARGV: how long ago the answered request was sent (µs), 1 when it
 /// took a turn here, then limit, remaining, reset in (µs), pause (µs), each '' when not said.
-/// As `Quota::observe`: an older window's answer is ignored; within a window the lower count
-/// stands, less the turns taken and not yet answered; a pause holds the whole quota.
+/// As `Quota::observe`: an older window's answer only brings a carried turn in; a new window
+/// opens at the roll-over, or with this request when the server turned it early (the turns out
+/// carried into it); within a window the server's lowest count stands; a pause holds the whole
+/// quota.
 const OBSERVE_LUA: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local sent = now - tonumber(ARGV[1])
-local h = redis.call('HMGET', KEYS[1], 'opened', 'reset', 'remaining', 'paused', 'taken', 'answered')
-local opened, known, current, paused = tonumber(h[1]), tonumber(h[2]), tonumber(h[3]), tonumber(h[4])
+local h = redis.call('HMGET', KEYS[1], 'opened', 'reset', 'heard', 'paused', 'taken',
+  'answered', 'carried')
+local opened, known, heard, paused = tonumber(h[1]), tonumber(h[2]), tonumber(h[3]), tonumber(h[4])
 local taken, answered = tonumber(h[5] or '0'), tonumber(h[6] or '0')
-if opened and sent < opened then return 0 end
+local carried = tonumber(h[7] or '0')
+local in_turn = ARGV[2] == '1'
+if opened and sent < opened then
+  if in_turn and carried > 0 then
+    redis.call('HSET', KEYS[1], 'carried', carried - 1, 'answered', math.min(answered + 1, taken))
+  end
+  return 0
+end
 local limit, remaining = tonumber(ARGV[3]), tonumber(ARGV[4])
 local reset_in, pause = tonumber(ARGV[5]), tonumber(ARGV[6])
 if limit then redis.call('HSET', KEYS[1], 'limit', limit) end
@@ -83,21 +100,24 @@ if reset_in then
   new_window = (not known) or reset > known + 1500000
   if new_window then
     redis.call('HDEL', KEYS[1], 'next')
-    redis.call('HSET', KEYS[1], 'opened', string.format('%.0f', sent))
     redis.call('HSET', KEYS[1], 'until', string.format('%.0f', now + reset_in / 2))
+    if known then
+      redis.call('HSET', KEYS[1], 'opened', string.format('%.0f', sent))
+      carried = taken - answered
+      taken, answered = carried, 0
+      redis.call('HSET', KEYS[1], 'carried', carried, 'taken', taken, 'answered', 0)
+    end
   else
     reset = math.min(known, reset)
   end
   redis.call('HSET', KEYS[1], 'reset', string.format('%.0f', reset))
 end
-if ARGV[2] == '1' then
-  answered = math.min(answered + 1, taken)
-  redis.call('HSET', KEYS[1], 'answered', answered)
+if in_turn then
+  redis.call('HSET', KEYS[1], 'answered', math.min(answered + 1, taken))
 end
 if remaining then
-  local left = math.max(remaining - (taken - answered), 0)
-  if current and not new_window then left = math.min(current, left) end
-  redis.call('HSET', KEYS[1], 'remaining', left)
+  if heard and not new_window then remaining = math.min(heard, remaining) end
+  redis.call('HSET', KEYS[1], 'heard', remaining)
 end
 if pause then
   local till = now + pause
@@ -161,13 +181,13 @@ impl SharedQuotas {
         })
     }
 
-    /// An answer's word on the quota `name`, sent in the background: the request was sent
-    /// `sent_ago`, in a turn the fleet gave when `in_turn`.
+    /// An answer's word on the quota `name`, sent in the background: the request was sent at
+    /// `sent`, in a turn the fleet gave when `in_turn`.
     pub(crate) fn observe(
         self: &Arc<Self>,
         name: Option<&str>,
         said: &Announcement,
-        sent_ago: Duration,
+        sent: Instant,
         in_turn: bool,
     ) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -177,7 +197,6 @@ impl SharedQuotas {
         let count = |n: Option<u64>| n.map_or_else(String::new, |n| n.to_string());
         let time = |d: Option<Duration>| d.map_or_else(String::new, |d| micros(d).to_string());
         let args = [
-            micros(sent_ago).to_string(),
             if in_turn { "1" } else { "0" }.to_owned(),
             count(said.limit),
             count(said.remaining),
@@ -189,7 +208,11 @@ impl SharedQuotas {
             let _: Option<i64> = quotas
                 .link
                 .run(|mut conn| async move {
+                    // How long ago it was sent, read as the script goes: Redis places the send
+                    // on its own clock, and a connection made first must not move it later.
+                    let sent_ago = Instant::now().saturating_duration_since(sent);
                     let mut script = OBSERVE.key(&hash);
+                    script.arg(micros(sent_ago));
                     for arg in &args {
                         script.arg(arg);
                     }

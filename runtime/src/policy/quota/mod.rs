@@ -9,9 +9,10 @@
 //! at once, unsent, as `RateLimited` with the wait in `retry_in()`.
 //!
 //! A method follows the quota its answers name (`X-RateLimit-Resource`, the IETF policy); until
-//! one of its answers names one, the client's first. Each answer's remaining count is the
-//! server's after the calls it had seen: the turns handed out and not yet answered are taken
-//! off it, and within one window the lower of that and the client's own count stands.
+//! one of its answers names one, the client's first. The calls left are the lowest count the
+//! server gave in the window (its count only falls, so the lowest is the latest), less the turns
+//! handed out and not yet answered: the server may not have seen those, and what it counted
+//! after that lowest answer is among them — so the estimate is never above the server's.
 
 pub(crate) mod announced;
 
@@ -47,7 +48,8 @@ pub(crate) struct Quota {
 #[derive(Debug, Default)]
 struct State {
     limit: Option<u64>,
-    remaining: Option<u64>,
+    /// The lowest count of calls left the server gave in this window.
+    heard: Option<u64>,
     reset: Option<Instant>,
     paused_until: Option<Instant>,
     /// The pace's next turn (the generic cell rate algorithm's theoretical arrival time).
@@ -62,6 +64,9 @@ struct State {
     /// waiting for its paced time), and not yet in any count the server gives.
     taken: u64,
     answered: u64,
+    /// Of the turns out, those taken before a window the server turned early opened: their
+    /// answers speak of the old window, but still bring them in.
+    carried: u64,
 }
 
 /// A quota's answer to an attempt that asks to go.
@@ -98,7 +103,7 @@ impl Quotas {
                 QuotaStats {
                     name: quota.key.clone(),
                     limit: state.limit,
-                    remaining: state.remaining,
+                    remaining: state.remaining(),
                     resets_in: state
                         .reset
                         .map(|reset| reset.saturating_duration_since(now)),
@@ -168,7 +173,7 @@ impl Quota {
     pub(crate) fn turn(&self, now: Instant, deadline: Instant) -> Turn {
         let mut state = lock(&self.state);
         state.roll_over(now);
-        let held = match (state.remaining, state.reset) {
+        let held = match (state.remaining(), state.reset) {
             (Some(0), Some(reset)) => Some(reset),
             _ => None,
         };
@@ -191,6 +196,10 @@ impl Quota {
     fn observe(&self, said: &Announcement, sent: Instant, in_turn: bool, now: Instant) {
         let mut state = lock(&self.state);
         if state.opened.is_some_and(|opened| sent < opened) {
+            if in_turn && state.carried > 0 {
+                state.carried -= 1;
+                state.answered = (state.answered + 1).min(state.taken);
+            }
             return;
         }
         if said.limit.is_some() {
@@ -207,10 +216,8 @@ impl Quota {
             // of whole seconds): within a window the earliest estimate is the nearest.
             state.reset = match state.reset {
                 Some(known) if !new_window => Some(known.min(reset)),
-                _ => {
-                    state.next_turn = None;
-                    state.opened = Some(sent);
-                    state.spread_until = Some(now + (reset - now) / 2);
+                known => {
+                    state.new_window(known.is_some(), sent, now, reset);
                     Some(reset)
                 }
             };
@@ -219,8 +226,7 @@ impl Quota {
             state.answered = (state.answered + 1).min(state.taken);
         }
         if let Some(left) = said.remaining {
-            let left = left.saturating_sub(state.taken - state.answered);
-            state.remaining = Some(match state.remaining {
+            state.heard = Some(match state.heard {
                 Some(known) if !new_window => known.min(left),
                 _ => left,
             });
@@ -233,17 +239,45 @@ impl Quota {
 }
 
 impl State {
+    /// The calls left: the server's lowest count less the turns out; before the window's first
+    /// count, the limit less the turns taken.
+    fn remaining(&self) -> Option<u64> {
+        match (self.heard, self.limit) {
+            (Some(heard), _) => Some(heard.saturating_sub(self.taken - self.answered)),
+            (None, Some(limit)) => Some(limit.saturating_sub(self.taken)),
+            (None, None) => None,
+        }
+    }
+
+    /// A window learned from an answer (to a request `sent`): its calls spread to half way to
+    /// `reset`. After a roll-over it opened at the reset, and the turns taken since are its
+    /// own; the first window learned has no opening (no turn was taken before it, and a fleet's
+    /// replicas place their sends on Redis's clock too roughly to order the first answers).
+    /// One the server turned before the reset known (`early`) opens with this request; the
+    /// turns out are carried into it, as the server may count them in either window.
+    fn new_window(&mut self, early: bool, sent: Instant, now: Instant, reset: Instant) {
+        self.next_turn = None;
+        self.spread_until = Some(now + (reset - now) / 2);
+        if early {
+            self.opened = Some(sent);
+            self.carried = self.taken - self.answered;
+            self.taken = self.carried;
+            self.answered = 0;
+        }
+    }
+
     /// Past the reset, the window is a new one: its calls are the limit's, until an answer
     /// says how many.
     fn roll_over(&mut self, now: Instant) {
         if let Some(reset) = self.reset.filter(|reset| now >= *reset) {
             self.reset = None;
-            self.remaining = self.limit;
+            self.heard = None;
             self.next_turn = None;
             self.spread_until = None;
             self.opened = Some(reset);
             self.taken = 0;
             self.answered = 0;
+            self.carried = 0;
         }
     }
 
@@ -252,7 +286,7 @@ impl State {
     /// Half: a window's calls are not held to its end, so a client with more calls than the
     /// quota allows is within a half-window of the best schedule.
     fn paced(&self, now: Instant) -> Instant {
-        let (Some(left), Some(until)) = (self.remaining, self.spread_until) else {
+        let (Some(left), Some(until)) = (self.remaining(), self.spread_until) else {
             return now;
         };
         let next = self.next_turn.unwrap_or(now).max(now);
@@ -264,11 +298,10 @@ impl State {
 
     /// Takes the turn at `at`: one call fewer, the next turn an interval on.
     fn take(&mut self, at: Instant) {
-        if let (Some(left), Some(until)) = (self.remaining, self.spread_until) {
+        if let (Some(left), Some(until)) = (self.remaining(), self.spread_until) {
             let next = self.next_turn.unwrap_or(at).max(at);
             self.next_turn = Some(next + interval(until.saturating_duration_since(next), left));
         }
-        self.remaining = self.remaining.map(|left| left.saturating_sub(1));
         self.taken += 1;
     }
 }
@@ -392,13 +425,13 @@ mod tests {
         // The first of the four answered: the server saw it, not the three still out, and says
         // 9: 6 are left, not 9.
         quotas.observe(&method, &said(9, 10), t0, true, t0);
-        assert_eq!(lock(&quota.state).remaining, Some(6));
+        assert_eq!(lock(&quota.state).remaining(), Some(6));
         // The second: another replica spent 4 more, and its count, less the two out, stands.
         quotas.observe(&method, &said(4, 10), t0, true, t0);
-        assert_eq!(lock(&quota.state).remaining, Some(2));
+        assert_eq!(lock(&quota.state).remaining(), Some(2));
         // The next window: its count, less the one turn still out.
         quotas.observe(&method, &said(20, 20), t0, true, t0);
-        assert_eq!(lock(&quota.state).remaining, Some(19));
+        assert_eq!(lock(&quota.state).remaining(), Some(19));
     }
 
     #[test]
@@ -435,7 +468,7 @@ mod tests {
         assert_eq!(quota.turn(reset, reset + Duration::from_secs(9)), Turn::Now);
         // A late answer to a request sent before the reset says none are left: not this window.
         quotas.observe(&method, &said(0, 1), t0, true, reset);
-        assert_eq!(lock(&quota.state).remaining, Some(19));
+        assert_eq!(lock(&quota.state).remaining(), Some(19));
     }
 
     #[test]
@@ -452,6 +485,27 @@ mod tests {
         for left in [15, 14, 13] {
             quotas.observe(&method, &said(left, 10), t0, false, t0);
         }
-        assert_eq!(lock(&quota.state).remaining, Some(10));
+        assert_eq!(lock(&quota.state).remaining(), Some(10));
+    }
+
+    #[test]
+    fn the_answers_to_a_new_windows_first_turns_count_whichever_comes_first() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        quotas.observe(&method, &said(0, 2), t0, true, t0);
+        let quota = quotas.of(&method).unwrap();
+        let reset = t0 + Duration::from_secs(2);
+        let far = reset + Duration::from_secs(60);
+        // Past the reset, four turns a millisecond apart.
+        let sent: Vec<Instant> = (0..4).map(|i| reset + Duration::from_millis(i)).collect();
+        for at in &sent {
+            assert_eq!(quota.turn(*at, far), Turn::Now);
+        }
+        // The last sent is answered first, then the three before it: the server counted all
+        // four, and none is out any more.
+        for at in sent.iter().rev() {
+            quotas.observe(&method, &said(16, 2), *at, true, sent[3]);
+        }
+        assert_eq!(lock(&quota.state).remaining(), Some(16));
     }
 }
