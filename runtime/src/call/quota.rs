@@ -14,18 +14,7 @@ use crate::error::{Error, ErrorKind};
 use crate::fleet;
 use crate::outcome::FailedAttempt;
 use crate::policy::quota::announced::announced;
-use crate::policy::quota::{Quota, Turn};
-
-/// Whose count gave an attempt its turn: its answer is counted as that turn's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum TurnFrom {
-    /// None: no quota was known when it was sent.
-    Nobody,
-    /// The replica's own count.
-    Replica,
-    /// The fleet's, in Redis.
-    Fleet,
-}
+use crate::policy::quota::{Quota, Turn, TurnFrom};
 
 impl Client {
     /// Waits for the attempt's turn in the quota its method follows; the attempt's clock starts

@@ -28,16 +28,11 @@ pub(crate) type SharedQuotas = crate::fleet::redis::SharedQuotas;
 #[cfg(not(feature = "redis"))]
 pub(crate) type SharedQuotas = std::convert::Infallible;
 
-#[cfg(feature = "redis")]
-pub(crate) type SharedCache = crate::fleet::redis::SharedCache;
-#[cfg(not(feature = "redis"))]
-pub(crate) type SharedCache = std::convert::Infallible;
-
 /// A client's quotas shared by the fleet, when its profile has `quota.shared`.
 pub(crate) type Quotas = Option<Arc<SharedQuotas>>;
 
 /// A client's kept answers shared by the fleet, when its profile has `cache.shared`.
-pub(crate) type Cache = Option<Arc<SharedCache>>;
+pub(crate) type Cache = Option<Arc<dyn crate::outbound::cache::SharedAnswers>>;
 
 /// A method's shared rate limit, when its profile has `rate_limit.shared`.
 pub(crate) type Limit = Option<Arc<SharedLimiter>>;
@@ -145,9 +140,10 @@ pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<Cache, 
     let link = link(shared, client, "cache.shared")?;
     #[cfg(feature = "redis")]
     {
-        Ok(Some(Arc::new(crate::fleet::redis::SharedCache::new(
-            shared, link,
-        ))))
+        Ok(Some(
+            Arc::new(crate::fleet::redis::SharedCache::new(shared, link))
+                as Arc<dyn crate::outbound::cache::SharedAnswers>,
+        ))
     }
     #[cfg(not(feature = "redis"))]
     match link {}
@@ -244,61 +240,6 @@ pub(crate) fn quota_heard(
     {
         let _ = (name, said, sent, in_turn);
         match **quotas {}
-    }
-}
-
-/// The key of a kept answer in the fleet's Redis.
-pub(crate) fn cache_key<'a>(
-    cache: &Arc<SharedCache>,
-    method: &str,
-    url: &str,
-    credentials: impl Iterator<
-        Item = (
-            &'a reqwest::header::HeaderName,
-            &'a reqwest::header::HeaderValue,
-        ),
-    >,
-) -> Box<str> {
-    #[cfg(feature = "redis")]
-    {
-        cache.key_of(method, url, credentials)
-    }
-    #[cfg(not(feature = "redis"))]
-    {
-        let _ = (method, url, credentials);
-        match **cache {}
-    }
-}
-
-/// The answer the fleet keeps under `key`, if Redis has it and answers in time.
-pub(crate) async fn cache_get(
-    cache: &Arc<SharedCache>,
-    key: &str,
-) -> Option<crate::outbound::cache::Entry> {
-    #[cfg(feature = "redis")]
-    {
-        cache.get(key).await
-    }
-    #[cfg(not(feature = "redis"))]
-    {
-        let _ = key;
-        match **cache {}
-    }
-}
-
-/// Keeps `entry` in the fleet's Redis too (in the background).
-pub(crate) fn cache_put(
-    cache: &Arc<SharedCache>,
-    key: &str,
-    entry: &crate::outbound::cache::Entry,
-    now: std::time::SystemTime,
-) {
-    #[cfg(feature = "redis")]
-    cache.put(key, entry, now);
-    #[cfg(not(feature = "redis"))]
-    {
-        let _ = (key, entry, now);
-        match **cache {}
     }
 }
 

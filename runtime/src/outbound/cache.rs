@@ -24,8 +24,28 @@ use reqwest::header::{
 };
 
 use crate::decode::response::Response;
-use crate::fleet;
 use crate::wire::outgoing::Outgoing;
+
+/// Where a fleet keeps its answers too (`cache.shared`; Redis, in `fleet/redis/cache.rs`).
+pub(crate) trait SharedAnswers: Send + Sync + std::fmt::Debug {
+    /// The key of a request (its method, path and query, credential headers), the same on
+    /// every replica.
+    fn key_of(
+        &self,
+        method: &str,
+        url: &str,
+        credentials: &mut dyn Iterator<Item = (&HeaderName, &HeaderValue)>,
+    ) -> Box<str>;
+
+    /// The answer kept under `key`, if any and the store answers in time.
+    fn get<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<Entry>> + Send + 'a>>;
+
+    /// Keeps `entry` under `key` (in the background).
+    fn put(&self, key: &str, entry: &Entry, now: SystemTime);
+}
 
 /// Where a kept answer is found.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -76,7 +96,7 @@ pub(crate) struct Cache {
     store: quick_cache::sync::Cache<Key, Arc<Entry>, ByBytes>,
     hasher: RandomState,
     stale_if_error: Duration,
-    fleet: fleet::Cache,
+    fleet: Option<Arc<dyn SharedAnswers>>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -131,7 +151,7 @@ fn options() -> CacheOptions {
 }
 
 impl Cache {
-    pub(crate) fn new(settings: &CacheSettings, fleet: fleet::Cache) -> Cache {
+    pub(crate) fn new(settings: &CacheSettings, fleet: Option<Arc<dyn SharedAnswers>>) -> Cache {
         // Answers of a few KiB on average: the estimate only sizes the first allocation.
         let estimated = usize::try_from(settings.memory / 4096)
             .unwrap_or(usize::MAX)
@@ -164,8 +184,8 @@ impl Cache {
             None => url.path().to_owned(),
         };
         let fleet = self.fleet.as_ref().map(|fleet| {
-            let credentials = request.headers.iter().filter(|(n, v)| is_credential(n, v));
-            fleet::cache_key(fleet, request.http_method.as_str(), &url, credentials)
+            let mut credentials = request.headers.iter().filter(|(n, v)| is_credential(n, v));
+            fleet.key_of(request.http_method.as_str(), &url, &mut credentials)
         });
         Key {
             method: index,
@@ -183,7 +203,7 @@ impl Cache {
         if self.store.contains_key(key) {
             return;
         }
-        if let Some(entry) = fleet::cache_get(fleet, at).await {
+        if let Some(entry) = fleet.get(at).await {
             self.store.insert(key.clone(), Arc::new(entry));
         }
     }
@@ -267,7 +287,7 @@ impl Cache {
             stale_until,
         };
         if let (Some(fleet), Some(at)) = (&self.fleet, &key.fleet) {
-            fleet::cache_put(fleet, at, &entry, now);
+            fleet.put(at, &entry, now);
         }
         self.store.insert(key.clone(), Arc::new(entry));
     }

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{Link, tagged};
-use crate::outbound::cache::Entry;
+use crate::outbound::cache::{Entry, SharedAnswers};
 
 /// An entry as Redis keeps it, beside its body: what RFC 9111's rules need, and the answer's
 /// status and headers.
@@ -41,21 +41,14 @@ pub(crate) struct SharedCache {
     key: String,
 }
 
-impl SharedCache {
-    pub(crate) fn new(shared: &SharedStoreSettings, link: Arc<Link>) -> SharedCache {
-        SharedCache {
-            link,
-            key: shared.key.clone(),
-        }
-    }
-
+impl SharedAnswers for SharedCache {
     /// The Redis key of a request: its method, URL (path and query) and credential headers,
     /// digested.
-    pub(crate) fn key_of<'a>(
+    fn key_of(
         &self,
         method: &str,
         url: &str,
-        credentials: impl Iterator<Item = (&'a HeaderName, &'a HeaderValue)>,
+        credentials: &mut dyn Iterator<Item = (&HeaderName, &HeaderValue)>,
     ) -> Box<str> {
         let mut digest = Sha256::new();
         // Each part prefixed with its length: no two requests digest the same text.
@@ -77,8 +70,28 @@ impl SharedCache {
         tagged(&self.key, &format!("cache:{hex}")).into()
     }
 
+    fn get<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<Entry>> + Send + 'a>> {
+        Box::pin(self.fetch(key))
+    }
+
+    fn put(&self, key: &str, entry: &Entry, now: SystemTime) {
+        self.store(key, entry, now);
+    }
+}
+
+impl SharedCache {
+    pub(crate) fn new(shared: &SharedStoreSettings, link: Arc<Link>) -> SharedCache {
+        SharedCache {
+            link,
+            key: shared.key.clone(),
+        }
+    }
+
     /// The entry Redis keeps under `key`, if any and Redis answers in time.
-    pub(crate) async fn get(&self, key: &str) -> Option<Entry> {
+    async fn fetch(&self, key: &str) -> Option<Entry> {
         let (meta, body): (Option<Vec<u8>>, Option<Vec<u8>>) = self
             .link
             .run(|mut conn| async move {
@@ -109,7 +122,7 @@ impl SharedCache {
     }
 
     /// Writes `entry` under `key` in the background, to live while it may answer.
-    pub(crate) fn put(self: &Arc<Self>, key: &str, entry: &Entry, now: SystemTime) {
+    fn store(&self, key: &str, entry: &Entry, now: SystemTime) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -133,11 +146,10 @@ impl SharedCache {
         let Ok(meta) = serde_json::to_vec(&stored) else {
             return;
         };
-        let (cache, key, body) = (self.clone(), key.to_owned(), entry.body.clone());
+        let (link, key, body) = (self.link.clone(), key.to_owned(), entry.body.clone());
         let lives_ms = u64::try_from(lives.as_millis()).unwrap_or(u64::MAX).max(1);
         runtime.spawn(async move {
-            let _: Option<()> = cache
-                .link
+            let _: Option<()> = link
                 .run(|mut conn| async move {
                     redis::pipe()
                         .atomic()

@@ -69,6 +69,17 @@ struct State {
     carried: u64,
 }
 
+/// Whose count gave an attempt its turn: its answer is counted as that turn's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TurnFrom {
+    /// None: no quota was known when it was sent.
+    Nobody,
+    /// The replica's own count.
+    Replica,
+    /// The fleet's, in Redis (`quota.shared`).
+    Fleet,
+}
+
 /// A quota's answer to an attempt that asks to go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Turn {
