@@ -7,8 +7,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
-use axum::routing::get;
 use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, decode};
 use remcall::serde_json::Value;
 use remcall::{ErrorKind, Profile};
@@ -36,14 +34,7 @@ static SPEC: ClientSpec = ClientSpec {
 
 async fn server(dialect: Dialect) -> (Server, Arc<QuotaWindow>) {
     let window = Arc::new(QuotaWindow::new(dialect, 20, Duration::from_secs(2)));
-    let shared = window.clone();
-    let router = Router::new().route(
-        "/repos/{id}",
-        get(move || {
-            let window = shared.clone();
-            async move { window.answer("{\"id\":1}") }
-        }),
-    );
+    let router = window.router("/repos/{id}", "{\"id\":1}");
     (Server::start(router).await, window)
 }
 

@@ -3,12 +3,14 @@
 //! `X-RateLimit-*`, GitHub's with the reset as an epoch second and a 403 when spent). What the
 //! quota tests and the quotas bench call against.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use axum::Router;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 
 /// How the server announces its quota.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +49,19 @@ impl QuotaWindow {
             served: AtomicU64::new(0),
             per_window: Mutex::new(vec![0]),
         }
+    }
+
+    /// A router answering GETs of `path` (an axum route, `{id}` and all) with `body` under
+    /// this quota.
+    pub fn router(self: &Arc<Self>, path: &str, body: &'static str) -> Router {
+        let window = self.clone();
+        Router::new().route(
+            path,
+            get(move || {
+                let window = window.clone();
+                async move { window.answer(body) }
+            }),
+        )
     }
 
     /// The calls served in each window, from the first: a client that paces well fills every

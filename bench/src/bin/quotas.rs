@@ -76,15 +76,7 @@ async fn quotas() {
     for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
         for on in [true, false] {
             let server = Arc::new(QuotaWindow::new(dialect, limit, window));
-            let answering = server.clone();
-            let router = Router::new().route(
-                "/v1/api/users/{id}",
-                get(move || {
-                    let server = answering.clone();
-                    async move { server.answer(USER) }
-                }),
-            );
-            let url = serve(vec![router]).remove(0);
+            let url = serve(vec![server.router("/v1/api/users/{id}", USER)]).remove(0);
             let profile = if on {
                 RETRYING.to_owned()
             } else {
@@ -243,15 +235,7 @@ fn fleet(runtime: &tokio::runtime::Runtime) {
             };
             // The server's first window opens as the replicas start.
             let server = Arc::new(QuotaWindow::new(dialect, limit, window));
-            let answering = server.clone();
-            let router = Router::new().route(
-                "/v1/api/users/{id}",
-                get(move || {
-                    let server = answering.clone();
-                    async move { server.answer(USER) }
-                }),
-            );
-            let url = serve(vec![router]).remove(0);
+            let url = serve(vec![server.router("/v1/api/users/{id}", USER)]).remove(0);
             let started = Instant::now();
             let failed = run_fleet(&url, &profile, calls);
             let took = started.elapsed();

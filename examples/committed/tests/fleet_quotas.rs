@@ -34,14 +34,7 @@ async fn quota_server(
     window: Duration,
 ) -> (Server, Arc<QuotaWindow>) {
     let quota = Arc::new(QuotaWindow::new(dialect, limit, window));
-    let shared = quota.clone();
-    let router = Router::new().route(
-        "/v1/api/users/{id}",
-        get(move || {
-            let quota = shared.clone();
-            async move { quota.answer(USER) }
-        }),
-    );
+    let router = quota.router("/v1/api/users/{id}", USER);
     (Server::start(router).await, quota)
 }
 
