@@ -67,7 +67,7 @@ async fn quotas() {
     let window = Duration::from_secs(arg("--window", 2));
     // The best schedule spends every window at its start: the last call goes out when the
     // window it falls in opens.
-    let best = window * u32::try_from((calls - 1) / limit).expect("windows");
+    let best = window * u32::try_from(calls.saturating_sub(1) / limit.max(1)).expect("windows");
     println!(
         "## {calls} calls, 4 callers, against {limit} calls per {window:?} announced (best schedule: {best:?})\n"
     );
@@ -214,7 +214,7 @@ fn fleet(runtime: &tokio::runtime::Runtime) {
     let calls = arg("--fleet-calls", 1000);
     let limit = arg("--fleet-limit", 100);
     let window = Duration::from_secs(arg("--fleet-window", 10));
-    let best = window * u32::try_from((calls - 1) / limit).expect("windows");
+    let best = window * u32::try_from(calls.saturating_sub(1) / limit.max(1)).expect("windows");
     let redis = runtime.block_on(testkit::redis::RedisServer::start());
     println!(
         "\n## The fleet: {REPLICAS} processes, {calls} calls, against {limit} calls per {window:?} announced (best schedule: {best:?})\n"

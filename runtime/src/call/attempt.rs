@@ -194,11 +194,12 @@ impl Client {
                 .and_then(|refusal| refusal)
                 .map_err(FailedAttempt::other)?;
             }
-            if self.shared.fleet_cache.is_some() {
-                Box::pin(self.cache_from_fleet(state, request, &outgoing)).await;
-            }
+            let key = match self.shared.fleet_cache {
+                Some(_) => Box::pin(self.cache_from_fleet(state, request, &outgoing)).await,
+                None => None,
+            };
             if let Consulted::Fresh(kept) =
-                self.consult_cache(state, request, &mut outgoing, &mut cached)
+                self.consult_cache(state, request, &mut outgoing, (key, &mut cached))
             {
                 return answered(state, request, kept);
             }

@@ -40,12 +40,13 @@ pub(super) enum Consulted {
 impl Client {
     /// The cache's word on `outgoing`, which gains `If-None-Match`/`If-Modified-Since` when a
     /// stale answer is to be revalidated; `cached` is what the answer is to be told with.
+    /// `key` is the request's, when the fleet's lookup made it already.
     pub(super) fn consult_cache(
         &self,
         state: &MethodState,
         request: &Request,
         outgoing: &mut Outgoing,
-        cached: &mut Option<Box<Cached>>,
+        (key, cached): (Option<Key>, &mut Option<Box<Cached>>),
     ) -> Consulted {
         if state.settings.cache.is_none() {
             return Consulted::Send;
@@ -53,7 +54,7 @@ impl Client {
         let Some(cache) = self.cache_of(state, request, outgoing) else {
             return Consulted::Send;
         };
-        let key = cache.key(request.method.index, outgoing);
+        let key = key.unwrap_or_else(|| cache.key(request.method.index, outgoing));
         let stale = match cache.kept(&key, outgoing, SystemTime::now()) {
             Kept::Fresh(answer) => {
                 state.counters.record_cache_hit();
@@ -85,18 +86,18 @@ impl Client {
     }
 
     /// Before the cache is consulted: what the fleet's Redis keeps for `outgoing`, brought into
-    /// memory when memory has nothing for it (`cache.shared`).
+    /// memory when memory has nothing for it (`cache.shared`). Returns the request's key, for
+    /// the consultation.
     pub(super) async fn cache_from_fleet(
         &self,
         state: &MethodState,
         request: &Request,
         outgoing: &Outgoing,
-    ) {
-        if let Some(cache) = self.cache_of(state, request, outgoing) {
-            cache
-                .fetch_from_fleet(&cache.key(request.method.index, outgoing))
-                .await;
-        }
+    ) -> Option<Key> {
+        let cache = self.cache_of(state, request, outgoing)?;
+        let key = cache.key(request.method.index, outgoing);
+        cache.fetch_from_fleet(&key).await;
+        Some(key)
     }
 
     /// The server's answer, told to the cache: kept when it may be, and a 304 to a

@@ -70,22 +70,17 @@ pub(crate) fn limiter(
     let Some(shared) = &rate.shared else {
         return Ok(None);
     };
+    let link = link(&shared.redis, shared.timeout, client, "rate_limit.shared")?;
     #[cfg(feature = "redis")]
     {
-        let store = remcall_profile::SharedStoreSettings {
-            redis: shared.redis.clone(),
-            key: shared.key.clone(),
-            timeout: shared.timeout,
-        };
-        let link = link(&store, client, "rate_limit.shared")?;
         Ok(Some(Arc::new(crate::fleet::redis::SharedLimiter::new(
             rate, shared, link, now,
         ))))
     }
     #[cfg(not(feature = "redis"))]
     {
-        let _ = (shared, client, now);
-        Err(needs_the_feature("rate_limit.shared"))
+        let _ = (rate, now);
+        match link {}
     }
 }
 
@@ -98,7 +93,7 @@ pub(crate) fn budget(
     let Some(shared) = &settings.retry.budget_shared else {
         return Ok(None);
     };
-    let link = link(shared, client, "retry.budget.shared")?;
+    let link = link(&shared.redis, shared.timeout, client, "retry.budget.shared")?;
     #[cfg(feature = "redis")]
     {
         Ok(Some(Arc::new(crate::fleet::redis::SharedBudget::new(
@@ -121,7 +116,7 @@ pub(crate) fn quotas(settings: &Settings, client: &'static str) -> Result<Quotas
     let Some(shared) = &settings.quota_shared else {
         return Ok(None);
     };
-    let link = link(shared, client, "quota.shared")?;
+    let link = link(&shared.redis, shared.timeout, client, "quota.shared")?;
     #[cfg(feature = "redis")]
     {
         Ok(Some(Arc::new(crate::fleet::redis::SharedQuotas::new(
@@ -137,7 +132,7 @@ pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<Cache, 
     let Some(shared) = settings.cache.as_ref().and_then(|c| c.shared.as_ref()) else {
         return Ok(None);
     };
-    let link = link(shared, client, "cache.shared")?;
+    let link = link(&shared.redis, shared.timeout, client, "cache.shared")?;
     #[cfg(feature = "redis")]
     {
         Ok(Some(
@@ -154,21 +149,23 @@ type Link = Arc<crate::fleet::redis::Link>;
 #[cfg(not(feature = "redis"))]
 type Link = std::convert::Infallible;
 
-/// The connection of a shared store (`field`: where the profile asks for it).
+/// The connection to `redis` (its placeholders resolved) of what the profile shares at
+/// `field`, waited on no longer than `timeout`.
 fn link(
-    shared: &remcall_profile::SharedStoreSettings,
+    redis: &str,
+    timeout: std::time::Duration,
     client: &'static str,
     field: &str,
 ) -> Result<Link, Error> {
     #[cfg(feature = "redis")]
     {
         let at = format!("{field}.redis");
-        let url = resolve(&shared.redis, &at)?;
-        crate::fleet::redis::Link::new(&url, shared.timeout, client, &at)
+        let url = resolve(redis, &at)?;
+        crate::fleet::redis::Link::new(&url, timeout, client, &at)
     }
     #[cfg(not(feature = "redis"))]
     {
-        let _ = (shared, client);
+        let _ = (redis, timeout, client);
         Err(needs_the_feature(field))
     }
 }
