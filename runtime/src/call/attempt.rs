@@ -119,17 +119,19 @@ impl Client {
         }
         // Boxed: the attempt's state (the request being built, reqwest's future, the body being
         // read) is most of a call's; in place, every level above it would carry and copy it.
-        let outcome = Box::pin(
-            self.attempt(
-                state,
-                request,
-                lease.endpoint(),
-                when,
-                &mut token_generation,
-            )
-            .instrument(span),
-        )
-        .await;
+        // Entered at every poll only when a subscriber wants the span.
+        let attempt = self.attempt(
+            state,
+            request,
+            lease.endpoint(),
+            when,
+            &mut token_generation,
+        );
+        let outcome = if span.is_disabled() {
+            Box::pin(attempt).await
+        } else {
+            Box::pin(attempt.instrument(span)).await
+        };
         self.shared
             .endpoints
             .record(lease.endpoint(), outcome::endpoint_unhealthy(&outcome));

@@ -24,6 +24,20 @@ struct Tally {
     status: Option<u16>,
 }
 
+impl Tally {
+    fn record_into(&self, span: &tracing::Span) {
+        if self.attempts > 0 {
+            span.record("attempts", self.attempts);
+        }
+        if let Some(status) = self.status {
+            span.record("status", status);
+        }
+        if self.hedges > 0 {
+            span.record("hedges", self.hedges);
+        }
+    }
+}
+
 impl Client {
     /// The retry loop, its figures recorded in the call's span.
     ///
@@ -41,16 +55,17 @@ impl Client {
         let mut tally = Tally::default();
         let result = self.retry_loop(request, trial, first, &mut tally).await;
         // The call span's fields are recorded once, when the attempts are over: a formatter
-        // shows every recording of a field, so recording per attempt would repeat them.
-        let span = tracing::Span::current();
-        if tally.attempts > 0 {
-            span.record("attempts", tally.attempts);
-        }
-        if let Some(status) = tally.status {
-            span.record("status", status);
-        }
-        if tally.hedges > 0 {
-            span.record("hedges", tally.hedges);
+        // shows every recording of a field, so recording per attempt would repeat them. With
+        // the call's span disabled the current span is the caller's, whose `status` is not
+        // ours to write; with no subscriber ever set, there is no span to look up.
+        if tracing::dispatcher::has_been_set() {
+            let span = tracing::Span::current();
+            if span
+                .metadata()
+                .is_some_and(|m| m.name() == super::CALL_SPAN)
+            {
+                tally.record_into(&span);
+            }
         }
         result
     }

@@ -38,6 +38,9 @@ use crate::error::{Error, ErrorKind};
 use crate::spec::MethodSpec;
 use crate::wire::request::Request;
 
+/// The name of a logical call's span; the attempts record their figures into it, and only it.
+pub(super) const CALL_SPAN: &str = "remcall.call";
+
 impl Client {
     /// Runs one logical call and decodes its answer.
     pub async fn call<T>(
@@ -48,7 +51,7 @@ impl Client {
         let method = request.method;
         // One span per logical call; the URL template, never the filled URL (it may carry ids).
         let span = tracing::info_span!(
-            "remcall.call",
+            CALL_SPAN,
             client = self.shared.spec.name,
             method = method.name,
             http.method = method.http_method,

@@ -16,7 +16,7 @@ use tokio::time::Instant;
 /// Seconds kept.
 pub const SECONDS: usize = 120;
 
-/// Latency buckets of a second: 50 µs × √2^i, the last one open (above 3.3 s).
+/// Latency buckets of a second: 50 µs × √2^i, the last one open (above 1.6 s).
 const BUCKETS: usize = 32;
 
 #[derive(Debug)]
@@ -207,14 +207,13 @@ impl History {
     }
 }
 
+/// The first bucket whose upper bound, 50 µs × √2^i, holds `latency`: the least i with
+/// 2,500 × 2^i ≥ µs², in integers (a logarithm on every call costs a libm call and its table).
 fn bucket(latency: Duration) -> usize {
-    let micros = latency.as_micros() as f64;
-    if micros <= 50.0 {
-        return 0;
-    }
-    // log base √2 of micros / 50.
-    let index = (2.0 * (micros / 50.0).log2()).ceil() as usize;
-    index.min(BUCKETS - 1)
+    // Above 2^31 µs (36 min) it is the open bucket anyway; the square then fits a u64.
+    let micros = latency.as_micros().min(1 << 31) as u64;
+    let needed = (micros * micros).div_ceil(2_500).max(1);
+    (needed.next_power_of_two().trailing_zeros() as usize).min(BUCKETS - 1)
 }
 
 /// The upper bound of a bucket, in ms.
@@ -293,6 +292,32 @@ mod tests {
         history.record(call(1, false), later);
         let series = history.series(later + Duration::from_secs(1));
         assert_eq!(series.iter().map(|s| s.calls).sum::<u32>(), 1);
+    }
+
+    #[test]
+    fn a_latency_lands_in_the_first_bucket_that_holds_it() {
+        for micros in (0..200_000)
+            .step_by(7)
+            .chain([50, 51, 70, 71, 100, 101, 2_317_000, 2_318_000])
+        {
+            let index = bucket(Duration::from_micros(micros));
+            let millis = micros as f64 / 1000.0;
+            // The last bucket is open above.
+            if index < BUCKETS - 1 {
+                assert!(
+                    millis <= upper_ms(index) * (1.0 + 1e-9),
+                    "{micros} µs over {index}"
+                );
+            }
+            if index > 0 {
+                assert!(
+                    millis > upper_ms(index - 1) * (1.0 - 1e-9),
+                    "{micros} µs under {index}"
+                );
+            }
+        }
+        assert_eq!(bucket(Duration::from_secs(3600)), BUCKETS - 1);
+        assert_eq!(bucket(Duration::MAX), BUCKETS - 1);
     }
 
     #[test]
