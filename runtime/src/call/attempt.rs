@@ -120,17 +120,16 @@ impl Client {
         // Boxed: the attempt's state (the request being built, reqwest's future, the body being
         // read) is most of a call's; in place, every level above it would carry and copy it.
         // Entered at every poll only when a subscriber wants the span.
-        let attempt = self.attempt(
-            state,
-            request,
-            lease.endpoint(),
-            when,
-            &mut token_generation,
-        );
+        let generation = &mut token_generation;
+        let endpoint = lease.endpoint();
         let outcome = if span.is_disabled() {
-            Box::pin(attempt).await
+            boxed_in_place(move || self.attempt(state, request, endpoint, when, generation)).await
         } else {
-            Box::pin(attempt.instrument(span)).await
+            Box::pin(
+                self.attempt(state, request, endpoint, when, generation)
+                    .instrument(span),
+            )
+            .await
         };
         self.shared
             .endpoints
@@ -159,7 +158,10 @@ impl Client {
         {
             return answered(state, request, kept);
         }
-        let (when, turn) = self.quota_turn(state, when).await?;
+        let (when, turn) = match self.quota_of(state) {
+            Some(quota) => self.quota_turn(state, quota, when).await?,
+            None => (when, TurnFrom::Nobody),
+        };
         // Inline rather than a function of its own: a call's future nests deep enough already
         // (rustc's query depth), and an OAuth2 token fetch is the deepest branch.
         let credential = match &state.credentials {
@@ -404,4 +406,11 @@ fn past_deadline(state: &MethodState, when: When) -> Error {
         ErrorKind::Timeout,
         format!("the call ran past its total deadline of {total:?}"),
     )
+}
+
+/// A future made in its box. `Box::pin(future)` copies the future's whole size (its largest
+/// state: 1.2 KiB for an attempt) into fresh heap memory, though a future not yet polled holds
+/// only its arguments; made after the allocation, only those are written.
+fn boxed_in_place<F: Future>(make: impl FnOnce() -> F) -> std::pin::Pin<Box<F>> {
+    Box::into_pin(Box::write(Box::new_uninit(), make()))
 }

@@ -163,7 +163,7 @@ impl Client {
         state: &MethodState,
         request: &Request,
     ) -> Option<Response> {
-        if !state.settings.quota_from_headers || self.shared.quotas.of(&state.quota).is_none() {
+        if self.quota_of(state).is_none() {
             return None;
         }
         let (cache, asked) = self.as_an_attempt_would_ask(state, request)?;

@@ -144,7 +144,9 @@ impl Client {
 
     /// Step 4 of an admitted call: the attempts, on the isolation pool when the profile has one.
     /// Not an `async fn`: a layer of its own would add its arguments to every call's future;
-    /// the pool's path, taken by few clients, is boxed instead.
+    /// the pool's path, taken by few clients, is boxed instead. Inlined, so the future it
+    /// returns is made where it is awaited, not made and then copied there.
+    #[inline(always)]
     fn isolated<'a>(
         &'a self,
         state: &MethodState,

@@ -3,6 +3,7 @@
 //! (`fleet/redis/quota.rs`) and the answer updates the fleet's count too; when Redis does not
 //! know the quota or cannot answer, the replica's own count decides.
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use tokio::time::Instant;
@@ -17,19 +18,24 @@ use crate::policy::quota::announced::announced;
 use crate::policy::quota::{Quota, Turn, TurnFrom};
 
 impl Client {
-    /// Waits for the attempt's turn in the quota its method follows; the attempt's clock starts
-    /// when it is sent. A turn past the call's deadline is `RateLimited`, nothing sent.
+    /// The quota the method follows, when the profile reads quotas and an answer announced one.
+    /// Asked before the turn is awaited: without a quota, the attempt does not enter (or even
+    /// write) the turn's future.
+    pub(super) fn quota_of(&self, state: &MethodState) -> Option<Arc<Quota>> {
+        if !state.settings.quota_from_headers {
+            return None;
+        }
+        self.shared.quotas.of(&state.quota)
+    }
+
+    /// Waits for the attempt's turn in `quota`; the attempt's clock starts when it is sent. A
+    /// turn past the call's deadline is `RateLimited`, nothing sent.
     pub(super) async fn quota_turn(
         &self,
         state: &MethodState,
+        quota: Arc<Quota>,
         when: When,
     ) -> Result<(When, TurnFrom), FailedAttempt> {
-        if !state.settings.quota_from_headers {
-            return Ok((when, TurnFrom::Nobody));
-        }
-        let Some(quota) = self.shared.quotas.of(&state.quota) else {
-            return Ok((when, TurnFrom::Nobody));
-        };
         loop {
             let (turn, from) = self.turn_of(state, &quota, when).await;
             let now = Instant::now();
