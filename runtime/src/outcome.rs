@@ -25,6 +25,7 @@ pub(crate) struct FailedAttempt {
 
 impl FailedAttempt {
     /// A failure no retry can help (encoding, configuration, an interceptor's refusal).
+    #[cold]
     pub(crate) fn other(error: Error) -> FailedAttempt {
         FailedAttempt {
             error,
@@ -68,6 +69,7 @@ pub fn is_retryable(settings: &RetrySettings, failure: AttemptFailure, idempoten
 
 /// A transport error's class for the retry decision: a connect error sent nothing; anything
 /// later may have reached the server. What the caller reads of it is [`Error::from_transport`].
+#[cold]
 pub(crate) fn from_transport(error: reqwest::Error) -> FailedAttempt {
     let failure = if is_malformed_answer(&error) {
         // The server will answer the same again: not retried.

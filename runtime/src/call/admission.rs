@@ -39,8 +39,11 @@ impl Client {
         method: &'static MethodSpec,
     ) -> Result<Admitted<'a>, Error> {
         // One clock reading serves the limiter and the breaker, unless the call waited.
+        // Each step that may wait is entered only when the profile has it, and the bulkhead's
+        // only when no slot is free: a step's future not entered is memory the call never
+        // touches.
         let mut now = Instant::now();
-        if self.fleet_turn(state, method, now).await? {
+        if state.fleet_limit.is_some() && self.fleet_turn(state, method, now).await? {
             now = Instant::now();
         }
         // A caller's deadline (a `remcall::deadline` scope) that leaves no time: nothing is
@@ -55,13 +58,17 @@ impl Client {
                 "no time left: the caller's deadline has passed",
             ));
         }
-        if local_turn(state, now).await? {
+        if state.rate_limit.is_some() && local_turn(state, now).await? {
             now = Instant::now();
         }
         // The call's clock starts here: its total deadline covers a wait for a bulkhead slot.
         let started = now;
         let permit = breaker_permit(state, started)?;
-        let Ok(slot) = state.bulkhead.acquire().await else {
+        let slot = match state.bulkhead.try_acquire() {
+            Some(at_once) => at_once,
+            None => state.bulkhead.acquire().await,
+        };
+        let Ok(slot) = slot else {
             state
                 .counters
                 .record(Ending::Rejected, None, Instant::now());

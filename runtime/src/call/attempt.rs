@@ -189,14 +189,8 @@ impl Client {
             let mut outgoing =
                 outgoing(state, request, endpoint, call, credential, attempt_deadline)?;
             if !self.shared.interceptors.is_empty() {
-                Box::pin(within(
-                    when,
-                    state,
-                    interceptor::before_send(&self.shared.interceptors, &mut outgoing),
-                ))
-                .await
-                .and_then(|refusal| refusal)
-                .map_err(FailedAttempt::other)?;
+                let before = interceptor::before_send(&self.shared.interceptors, &mut outgoing);
+                Box::pin(intercepted(when, state, before)).await?;
             }
             let key = match self.shared.fleet_cache {
                 Some(_) => Box::pin(self.cache_from_fleet(state, request, &outgoing)).await,
@@ -226,14 +220,8 @@ impl Client {
             when.sent,
         );
         if !self.shared.interceptors.is_empty() {
-            Box::pin(within(
-                when,
-                state,
-                interceptor::after_receive(&self.shared.interceptors, &call, &response),
-            ))
-            .await
-            .and_then(|refusal| refusal)
-            .map_err(FailedAttempt::other)?;
+            let after = interceptor::after_receive(&self.shared.interceptors, &call, &response);
+            Box::pin(intercepted(when, state, after)).await?;
         }
         answered(state, request, response)
             .map_err(|failed| self.stale_for(cached.as_deref(), failed))
@@ -320,11 +308,17 @@ fn answered(
     if answered {
         return Ok(response);
     }
+    Err(failed(state, request, response))
+}
+
+/// A response that is not the answer, as a failed attempt.
+#[cold]
+fn failed(state: &MethodState, request: &Request, response: Response) -> FailedAttempt {
     // The declared error type reads the whole body: the error keeps only its first bytes.
     let detail = request
         .error_detail
         .and_then(|decode| decode(response.status.as_u16(), &response.body));
-    Err(FailedAttempt {
+    FailedAttempt {
         error: Error::status_error(response.status, &response.body).with_detail(detail),
         failure: AttemptFailure::Status(response.status.as_u16()),
         retry_after: retry_after(
@@ -332,10 +326,11 @@ fn answered(
             state.settings.retry.retry_after_max,
             SystemTime::now(),
         ),
-    })
+    }
 }
 
 /// The failure of an attempt that ran out of time: its own, or the call's (`whole`).
+#[cold]
 fn attempt_timed_out(state: &MethodState, when: When, whole: bool) -> FailedAttempt {
     let error = if whole {
         past_deadline(state, when)
@@ -380,6 +375,18 @@ async fn exchange(
     Ok(Response::read(response, limit).await?)
 }
 
+/// Runs the interceptors' `work` within the call's deadline; their refusal fails the attempt.
+async fn intercepted(
+    when: When,
+    state: &MethodState,
+    work: impl Future<Output = Result<(), Error>>,
+) -> Result<(), FailedAttempt> {
+    within(when, state, work)
+        .await
+        .and_then(|refusal| refusal)
+        .map_err(FailedAttempt::other)
+}
+
 /// Runs `work` unless the call's deadline passes first.
 pub(super) async fn within<T>(
     when: When,
@@ -393,6 +400,7 @@ pub(super) async fn within<T>(
 
 /// The call ran out of time: of the caller's deadline, marked so (the downstream is not to
 /// blame), or of its own total.
+#[cold]
 fn past_deadline(state: &MethodState, when: When) -> Error {
     if when.callers {
         return Error::fixed(

@@ -163,9 +163,7 @@ impl Client {
         state: &MethodState,
         request: &Request,
     ) -> Option<Response> {
-        if self.quota_of(state).is_none() {
-            return None;
-        }
+        self.quota_of(state)?;
         let (cache, asked) = self.as_an_attempt_would_ask(state, request)?;
         let key = cache.key(request.method.index, &asked);
         match cache.kept(&key, &asked, SystemTime::now()) {

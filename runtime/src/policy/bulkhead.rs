@@ -110,22 +110,30 @@ impl Bulkhead {
     /// Takes a slot, waiting at most `max_wait` (or the pool's `queue_timeout`).
     pub async fn acquire(&self) -> Result<Slot<'_>, Full> {
         match self {
-            Bulkhead::Counter { in_flight, max } => {
-                // A compare-exchange, not an add undone on failure: a call refused at the limit
-                // must not, for a moment, make another one look over it.
-                in_flight
-                    .fetch_update(Ordering::Acquire, Ordering::Relaxed, |n| {
-                        (n < *max).then_some(n + 1)
-                    })
-                    .map(|_| Slot::Counted(Counted(in_flight)))
-                    .map_err(|_| Full)
-            }
+            Bulkhead::Counter { in_flight, max } => counted(in_flight, *max),
             Bulkhead::Semaphore {
                 slots, max_wait, ..
             } => acquire(slots, *max_wait).await.map(Slot::Semaphore),
             Bulkhead::Pool(pool) => pool.admit().await.map(Slot::Pool),
             Bulkhead::Adaptive(limit) => limit.admit().await.map(Slot::Adaptive).ok_or(Full),
             Bulkhead::None => Ok(Slot::None),
+        }
+    }
+
+    /// A slot without waiting: one that is free, or the answer of a bulkhead that never
+    /// waits. `None` when the call has to wait for one ([`Bulkhead::acquire`]).
+    pub fn try_acquire(&self) -> Option<Result<Slot<'_>, Full>> {
+        match self {
+            Bulkhead::Counter { in_flight, max } => Some(counted(in_flight, *max)),
+            Bulkhead::None => Some(Ok(Slot::None)),
+            Bulkhead::Semaphore {
+                slots, max_wait, ..
+            } => match slots.clone().try_acquire_owned() {
+                Ok(permit) => Some(Ok(Slot::Semaphore(permit))),
+                Err(_) if max_wait.is_zero() => Some(Err(Full)),
+                Err(_) => None,
+            },
+            Bulkhead::Pool(_) | Bulkhead::Adaptive(_) => None,
         }
     }
 
@@ -168,6 +176,17 @@ impl Bulkhead {
             _ => None,
         }
     }
+}
+
+/// A counter bulkhead's place, if one is left. A compare-exchange, not an add undone on
+/// failure: a call refused at the limit must not, for a moment, make another one look over it.
+fn counted(in_flight: &AtomicU32, max: u32) -> Result<Slot<'_>, Full> {
+    in_flight
+        .fetch_update(Ordering::Acquire, Ordering::Relaxed, |n| {
+            (n < max).then_some(n + 1)
+        })
+        .map(|_| Slot::Counted(Counted(in_flight)))
+        .map_err(|_| Full)
 }
 
 async fn acquire(slots: &Arc<Semaphore>, max_wait: Duration) -> Result<OwnedSemaphorePermit, Full> {
