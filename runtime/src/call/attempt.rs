@@ -45,28 +45,9 @@ pub(super) struct When {
 }
 
 impl Client {
-    /// One attempt to `lease`'s endpoint, with its hedges when the method hedges (a half-open
-    /// `trial` is a probe of one request: never hedged). The second value is the hedges sent.
-    pub(super) async fn attempt_hedged<'a>(
-        &'a self,
-        state: &'a MethodState,
-        request: &'a Request,
-        when: When,
-        lease: Lease<'a>,
-        trial: bool,
-    ) -> (Landed<'a>, u32) {
-        match hedge_delay(state, when, trial) {
-            None => (self.send(state, request, when, false, lease).await, 0),
-            // Boxed: the race's state would otherwise grow every unhedged call's future.
-            Some((hedging, delay)) => {
-                Box::pin(self.hedged(state, request, when, lease, hedging, delay)).await
-            }
-        }
-    }
-
     /// One attempt to `lease`'s endpoint and its hedges, sent after `delay` without an answer.
     /// The second value is the hedges sent.
-    async fn hedged<'a>(
+    pub(super) async fn hedged<'a>(
         &'a self,
         state: &'a MethodState,
         request: &'a Request,
@@ -99,7 +80,7 @@ impl Client {
     }
 
     /// One attempt to `lease`'s endpoint, in its span, its endpoint's health recorded.
-    async fn send<'a>(
+    pub(super) async fn send<'a>(
         &'a self,
         state: &'a MethodState,
         request: &'a Request,
@@ -249,7 +230,11 @@ impl Client {
 
 /// The hedging of an attempt, and after how long, when the method hedges (a half-open `trial`
 /// never does) and its delay is known.
-fn hedge_delay(state: &MethodState, when: When, trial: bool) -> Option<(&Hedging, Duration)> {
+pub(super) fn hedge_delay(
+    state: &MethodState,
+    when: When,
+    trial: bool,
+) -> Option<(&Hedging, Duration)> {
     let hedging = state.hedging.as_deref().filter(|_| !trial)?;
     Some((hedging, hedging.delay(&state.counters, when.sent)?))
 }

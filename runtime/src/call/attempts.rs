@@ -5,7 +5,7 @@
 
 use tokio::time::Instant;
 
-use super::attempt::{Landed, When, within};
+use super::attempt::{Landed, When, hedge_delay, within};
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
@@ -24,6 +24,25 @@ struct Tally {
     status: Option<u16>,
 }
 
+/// The call span's fields are recorded once, when the attempts are over (returned, failed or
+/// dropped): a formatter shows every recording of a field, so recording per attempt would
+/// repeat them. With the call's span disabled the current span is the caller's, whose `status`
+/// is not ours to write; with no subscriber ever set, there is no span to look up.
+impl Drop for Tally {
+    fn drop(&mut self) {
+        if !tracing::dispatcher::has_been_set() {
+            return;
+        }
+        let span = tracing::Span::current();
+        if span
+            .metadata()
+            .is_some_and(|m| m.name() == super::CALL_SPAN)
+        {
+            self.record_into(&span);
+        }
+    }
+}
+
 impl Tally {
     fn record_into(&self, span: &tracing::Span) {
         if self.attempts > 0 {
@@ -39,7 +58,9 @@ impl Tally {
 }
 
 impl Client {
-    /// The retry loop, its figures recorded in the call's span.
+    /// The retry loop: attempts until one answers, the failure is not retryable,
+    /// `max_attempts` or the budget run out, or the next sleep would end past the deadline. Its
+    /// figures are recorded in the call's span when it ends.
     ///
     /// The total deadline is kept without a timer of its own: each attempt's timer fires at the
     /// attempt deadline or the total one, whichever comes first; a sleep that would end past it
@@ -53,32 +74,6 @@ impl Client {
         first: When,
     ) -> Result<Response, Error> {
         let mut tally = Tally::default();
-        let result = self.retry_loop(request, trial, first, &mut tally).await;
-        // The call span's fields are recorded once, when the attempts are over: a formatter
-        // shows every recording of a field, so recording per attempt would repeat them. With
-        // the call's span disabled the current span is the caller's, whose `status` is not
-        // ours to write; with no subscriber ever set, there is no span to look up.
-        if tracing::dispatcher::has_been_set() {
-            let span = tracing::Span::current();
-            if span
-                .metadata()
-                .is_some_and(|m| m.name() == super::CALL_SPAN)
-            {
-                tally.record_into(&span);
-            }
-        }
-        result
-    }
-
-    /// Attempts until one answers, the failure is not retryable, `max_attempts` or the budget
-    /// run out, or the next sleep would end past the deadline.
-    async fn retry_loop(
-        &self,
-        request: &Request,
-        trial: bool,
-        first: When,
-        tally: &mut Tally,
-    ) -> Result<Response, Error> {
         if let Some(error) = &request.error {
             return Err(error.clone());
         }
@@ -96,9 +91,13 @@ impl Client {
         let mut avoid = None;
         loop {
             let lease = self.shared.endpoints.pick(Option::as_slice(&avoid))?;
-            let (landed, hedges) = self
-                .attempt_hedged(state, request, when, lease, trial)
-                .await;
+            let (landed, hedges) = match hedge_delay(state, when, trial) {
+                None => (self.send(state, request, when, false, lease).await, 0),
+                // Boxed: the race's state would otherwise grow every unhedged call's future.
+                Some((hedging, delay)) => {
+                    Box::pin(self.hedged(state, request, when, lease, hedging, delay)).await
+                }
+            };
             tally.hedges += hedges;
             tally.attempts = when.attempt;
             let Landed {
