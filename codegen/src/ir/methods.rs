@@ -218,7 +218,14 @@ fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Pa
         owned: p.ty.render(),
         call,
         value: p.ty.inner("Option").unwrap_or(&p.ty).clone(),
-        wire: Some(p.wire.clone()),
+        // A header's name as it goes out (HTTP/1.1 and 2 send them lowercase): the runtime
+        // uses a lowercase `&'static str` in place, where any other is parsed and copied on
+        // every call.
+        wire: Some(if call == ParamCall::Header {
+            p.wire.to_ascii_lowercase()
+        } else {
+            p.wire.clone()
+        }),
         doc: p
             .doc
             .as_ref()

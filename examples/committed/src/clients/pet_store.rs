@@ -259,8 +259,8 @@ impl PetStore {
             .query("tag", tags)
             .query("limit", limit)
             .query("name", name)
-            .header("X-Tenant", tenant)
-            .header("X-Trace-Id", trace);
+            .header("x-tenant", tenant)
+            .header("x-trace-id", trace);
         self.inner.call(request, decode::json).await
     }
     /// `GET /pets/{pet_id}`
@@ -298,7 +298,7 @@ impl PetStore {
         let request = DELETE_PET
             .request()
             .path("pet_id", pet_id)
-            .header("X-Api-Key", api_key);
+            .header("x-api-key", api_key);
         self.inner.call(request, decode::unit).await
     }
     /// The pet's photo, as raw bytes.
@@ -371,7 +371,7 @@ pub struct FindPetsOptions {
     pub limit: Option<u32>,
     /// A query parameter.
     pub name: Option<String>,
-    /// Sent as the `X-Trace-Id` header.
+    /// Sent as the `x-trace-id` header.
     pub trace: Option<String>,
 }
 /// A call of [`PetStore::find_pets`]: set optional parameters by name, then `.await` it.
@@ -392,7 +392,7 @@ impl<'a> FindPetsCall<'a> {
     remcall::__option_setter!(#[doc = " A query parameter."] limit => limit : u32);
     remcall::__option_setter!(#[doc = " A query parameter."] name => name : into String);
     remcall::__option_setter!(
-        #[doc = " Sent as the `X-Trace-Id` header."] trace => trace : into String
+        #[doc = " Sent as the `x-trace-id` header."] trace => trace : into String
     );
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<Vec<Pet>, remcall::Error> {

@@ -215,7 +215,7 @@ impl<F: UserClientFallback> UserClient<F> {
             .request()
             .path("id", id)
             .query("verbose", verbose)
-            .header("X-Request-Id", request_id);
+            .header("x-request-id", request_id);
         let fallback = |cause| self.fallback.get_user(id, verbose, request_id, cause);
         self.inner.call_or_fallback(request, decode::json_or_none, fallback).await
     }

@@ -91,7 +91,7 @@ pub struct GetUserReceived {
     pub id: i64,
     /// `raw.query_value("verbose")`
     pub verbose: Option<bool>,
-    /// `raw.header_value("X-Request-Id")`
+    /// `raw.header_value("x-request-id")`
     pub request_id: String,
     /// The request as received.
     pub raw: remcall::stub::Recorded,
@@ -101,7 +101,7 @@ impl remcall::stub::Received for GetUserReceived {
         Ok(Self {
             id: raw.path_value("id")?,
             verbose: raw.query_value("verbose")?,
-            request_id: raw.header_value("X-Request-Id")?,
+            request_id: raw.header_value("x-request-id")?,
             raw: raw.clone(),
         })
     }
@@ -124,12 +124,12 @@ impl GetUserStubbing<'_> {
     pub fn with_verbose(self, value: impl std::borrow::Borrow<bool>) -> Self {
         Self(self.0.with_query("verbose", std::borrow::Borrow::<bool>::borrow(&value)))
     }
-    /// Only requests whose `X-Request-Id` is `value`.
+    /// Only requests whose `x-request-id` is `value`.
     pub fn with_request_id(self, value: impl std::borrow::Borrow<str>) -> Self {
         Self(
             self
                 .0
-                .with_header("X-Request-Id", std::borrow::Borrow::<str>::borrow(&value)),
+                .with_header("x-request-id", std::borrow::Borrow::<str>::borrow(&value)),
         )
     }
     /// Answers 200 with `value`.

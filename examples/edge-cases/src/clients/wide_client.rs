@@ -125,12 +125,12 @@ impl WideClient {
             .query("q8", q8)
             .query("q9", q9)
             .query("q10", q10)
-            .header("X-H1", h1)
-            .header("X-H2", h2)
-            .header("X-H3", h3)
-            .header("X-H4", h4)
-            .header("X-H5", h5)
-            .header("X-H6", h6)
+            .header("x-h1", h1)
+            .header("x-h2", h2)
+            .header("x-h3", h3)
+            .header("x-h4", h4)
+            .header("x-h5", h5)
+            .header("x-h6", h6)
             .json(body);
         self.inner.call(request, decode::json).await
     }
@@ -198,9 +198,9 @@ pub struct SearchOptions {
     pub q7: Option<bool>,
     /// A query parameter.
     pub q9: Option<Kind>,
-    /// Sent as the `X-H2` header.
+    /// Sent as the `x-h2` header.
     pub h2: Option<String>,
-    /// Sent as the `X-H4` header.
+    /// Sent as the `x-h4` header.
     pub h4: Option<u32>,
 }
 /// A call of [`WideClient::search`]: set optional parameters by name, then `.await` it.
@@ -238,9 +238,9 @@ impl<'a> SearchCall<'a> {
     remcall::__option_setter!(#[doc = " A query parameter."] q7 => q7 : bool);
     remcall::__option_setter!(#[doc = " A query parameter."] q9 => q9 : Kind);
     remcall::__option_setter!(
-        #[doc = " Sent as the `X-H2` header."] h2 => h2 : into String
+        #[doc = " Sent as the `x-h2` header."] h2 => h2 : into String
     );
-    remcall::__option_setter!(#[doc = " Sent as the `X-H4` header."] h4 => h4 : u32);
+    remcall::__option_setter!(#[doc = " Sent as the `x-h4` header."] h4 => h4 : u32);
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<Vec<String>, remcall::Error> {
         let (org, team, item, q1, q3, q4, q6, q8, q10, h1, h3, h5, h6, body) = self
