@@ -2,8 +2,8 @@
 //! per-callsite interest cache makes thread-scoped subscribers unreliable while other tests run
 //! in parallel, so the scenarios run here in sequence.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -14,29 +14,9 @@ use remcall::Profile;
 use remcall::serde_json::json;
 use remcall_example_committed::clients::user_client::UserClient;
 use testkit::Server;
+use testkit::logs::Captured;
 
 const SECRET: &str = "s3cr3t-client-value";
-
-/// Captured log output.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    /// Takes what was logged so far.
-    fn take(&self) -> String {
-        String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
-    }
-}
 
 #[tokio::test]
 async fn logs_carry_calls_and_transitions_but_never_secrets() {

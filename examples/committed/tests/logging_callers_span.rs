@@ -3,28 +3,14 @@
 //! the call's span and must not land in the caller's fields of the same names. Its own test
 //! binary: the subscriber is global (see logging.rs).
 
-use std::sync::{Arc, Mutex};
-
 use axum::Router;
 use axum::routing::get;
 use remcall::Profile;
 use remcall::serde_json::json;
 use remcall_example_committed::clients::user_client::UserClient;
 use testkit::Server;
+use testkit::logs::Captured;
 use tracing::Instrument;
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[tokio::test]
 async fn the_calls_figures_stay_out_of_the_callers_span() {
@@ -69,7 +55,7 @@ async fn the_calls_figures_stay_out_of_the_callers_span() {
         drop(handler);
     }
 
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.take();
     let closes: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("handler{") && l.contains(": close"))
