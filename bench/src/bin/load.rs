@@ -7,8 +7,9 @@
 //! with min and max.
 //!
 //! `cargo run --release -p remcall-bench --bin load -- [--rounds 9] [--seconds 1]`
-//! `[--only N]` runs the N-th contestant alone (1 = raw reqwest), for a profiler; `[--pair]`
-//! runs raw reqwest and remcall only, for more rounds in the same time;
+//! `[--only N]` runs the N-th contestant alone (1 = raw reqwest), for a profiler, and
+//! `[--only 1,2,4]` those contestants, for more rounds in the same time; `[--pair]` runs raw
+//! reqwest and remcall only;
 //! `[--calls N]` makes each caller do N calls instead of running for a time, so that two runs
 //! under `valgrind --tool=callgrind` differ by an exact number of calls.
 //! `[--callers N]` runs N concurrent callers instead of 64 (1: every call's own cost, none
@@ -27,7 +28,9 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::routing::get;
 use remcall_bench::contestants::{Caller, Contestant, Setup};
-use remcall_bench::harness::{arg, median_min_max, quantile, serve, thread_cpu, user_json};
+use remcall_bench::harness::{
+    arg, median_min_max, quantile, serve, thread_cpu, thread_user_cpu, user_json,
+};
 
 /// Concurrent callers per contestant, unless `--callers N` says otherwise.
 const CALLERS: usize = 64;
@@ -37,6 +40,8 @@ struct Round {
     p50: Duration,
     p99: Duration,
     cpu_per_call: Duration,
+    /// The user-space part of `cpu_per_call`: the libraries' own work.
+    user_per_call: Duration,
 }
 
 /// One round of one contestant on a fresh single-threaded client runtime.
@@ -65,7 +70,7 @@ fn round(
         }
         let stop = Arc::new(AtomicBool::new(false));
         let failures = Arc::new(AtomicU64::new(0));
-        let cpu_before = thread_cpu();
+        let (cpu_before, user_before) = (thread_cpu(), thread_user_cpu());
         let started = Instant::now();
         let workers: Vec<_> = (0..callers)
             .map(|_| {
@@ -95,7 +100,7 @@ fn round(
             latencies.extend(worker.await.unwrap_or_default());
         }
         let elapsed = started.elapsed();
-        let cpu = thread_cpu() - cpu_before;
+        let (cpu, user) = (thread_cpu() - cpu_before, thread_user_cpu() - user_before);
         assert_eq!(
             failures.load(Ordering::Relaxed),
             0,
@@ -103,13 +108,34 @@ fn round(
             contestant.name()
         );
         latencies.sort_unstable();
+        let calls = u32::try_from(latencies.len()).unwrap_or(u32::MAX);
         Round {
             per_second: latencies.len() as f64 / elapsed.as_secs_f64(),
             p50: quantile(&latencies, 0.5),
             p99: quantile(&latencies, 0.99),
-            cpu_per_call: cpu / u32::try_from(latencies.len()).unwrap_or(u32::MAX),
+            cpu_per_call: cpu / calls,
+            user_per_call: user / calls,
         }
     })
+}
+
+/// The contestants `--only` names (1-based, comma-separated), in that order.
+fn only() -> Option<Vec<Contestant>> {
+    let args: Vec<String> = std::env::args().collect();
+    let list = args.get(args.iter().position(|a| a == "--only")? + 1)?;
+    let picked = list
+        .split(',')
+        .map(|n| {
+            n.trim()
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| Contestant::ALL.get(n.checked_sub(1)?).copied())
+                .unwrap_or_else(|| {
+                    panic!("--only takes contestants 1 to 4, comma-separated: {list}")
+                })
+        })
+        .collect();
+    Some(picked)
 }
 
 fn main() {
@@ -121,10 +147,7 @@ fn main() {
         0 => None,
         ms => Some(Duration::from_millis(ms)),
     };
-    let contestants: Vec<Contestant> = match arg("--only", 0) as usize {
-        0 => Contestant::ALL.to_vec(),
-        n => Contestant::ALL.get(n - 1).copied().into_iter().collect(),
-    };
+    let contestants = only().unwrap_or_else(|| Contestant::ALL.to_vec());
     // `--pair`: raw reqwest and remcall alone, so that more rounds fit in the same time.
     let contestants = if std::env::args().any(|a| a == "--pair") {
         Contestant::ALL[..2].to_vec()
@@ -180,15 +203,16 @@ fn main() {
     let base_cpu_min = cpu(0).1;
     // Paired: each round's ratio to the first contestant's figure of the same round, whose
     // neighbours on the machine were the same; the median of those ratios.
-    let paired = |i: usize| {
+    let paired_by = |i: usize, f: &dyn Fn(&Round) -> Duration| {
         median_min_max(
             results[i]
                 .iter()
                 .zip(&results[0])
-                .map(|(r, b)| r.cpu_per_call.as_secs_f64() / b.cpu_per_call.as_secs_f64())
+                .map(|(r, b)| f(r).as_secs_f64() / f(b).as_secs_f64())
                 .collect(),
         )
     };
+    let paired = |i: usize| paired_by(i, &|r| r.cpu_per_call);
     println!(
         "| contestant | client CPU µs/call | ×reqwest paired [min, max] | ×reqwest (medians) | ×reqwest (min) | req/s | ×reqwest | p50 ms | p99 ms | ×reqwest |"
     );
@@ -206,6 +230,18 @@ fn main() {
             c_min / base_cpu_min,
             r_med / base_rps,
             p99_med / base_p99
+        );
+    }
+    // The user-space part alone: what the libraries do, without the network stack's share.
+    println!();
+    println!("| contestant | user-space CPU µs/call | ×reqwest paired [min, max] |");
+    println!("| --- | --- | --- |");
+    for (i, c) in contestants.iter().enumerate() {
+        let (u_med, u_min, u_max) = figure(i, &|r| r.user_per_call.as_secs_f64() * 1e6);
+        let (pair_med, pair_min, pair_max) = paired_by(i, &|r| r.user_per_call);
+        println!(
+            "| {} | {u_med:.2} [{u_min:.2}, {u_max:.2}] | {pair_med:.3} [{pair_min:.3}, {pair_max:.3}] |",
+            c.name()
         );
     }
     if contestants.len() == Contestant::ALL.len() {
