@@ -178,7 +178,7 @@ impl Client {
                 None => None,
             };
             if let Consulted::Fresh(kept) =
-                self.consult_cache(state, request, &mut outgoing, (key, &mut cached))
+                self.consult_cache(state, request, &mut outgoing, key, &mut cached)
             {
                 return answered(state, request, kept);
             }

@@ -46,7 +46,8 @@ impl Client {
         state: &MethodState,
         request: &Request,
         outgoing: &mut Outgoing,
-        (key, cached): (Option<Key>, &mut Option<Box<Cached>>),
+        key: Option<Key>,
+        cached: &mut Option<Box<Cached>>,
     ) -> Consulted {
         if state.settings.cache.is_none() {
             return Consulted::Send;
