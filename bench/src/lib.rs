@@ -4,6 +4,7 @@
 //! docs/BENCHMARKS.md.
 
 pub mod contestants;
+pub mod fuzz;
 pub mod harness;
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -23,8 +23,8 @@ pub use model::{
     Condition, Cookies, DeadlinePolicy, DecodeMode, Dns, Eject, EndpointsPolicy, HeaderDef,
     Headers, HedgeDelay, HedgePolicy, Isolation, Jitter, Layer, LimitAlgorithm, LogLevel, OAuth2,
     OnRedisError, PoolPolicy, Profile, QueryParams, QuotaHeaders, QuotaPolicy, RateLimitPolicy,
-    RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope, SemaphorePolicy, SharedLimit,
-    SharedStore, SlowCall, Strategy, Timeouts, Tls, Window,
+    RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope, SecretText, SemaphorePolicy,
+    SharedLimit, SharedStore, SlowCall, Strategy, Timeouts, Tls, Window,
 };
 pub use settings::{
     BreakerSettings, CacheSettings, EndpointSettings, HalfOpenRule, HedgeSettings,

@@ -122,6 +122,8 @@ pub struct SharedStoreSettings {
     pub key: String,
     /// Slower than this: Redis is down.
     pub timeout: Duration,
+    /// The fleet's key for digests and signatures (placeholders not yet resolved), if set.
+    pub secret: Option<crate::model::SecretText>,
 }
 
 /// Effective shared rate limit.
@@ -239,6 +241,8 @@ pub struct CacheSettings {
     pub stale_if_error: Duration,
     /// The answers kept in Redis for every replica, if any.
     pub shared: Option<SharedStoreSettings>,
+    /// Request headers left out of the key, lowercase.
+    pub unkeyed: Vec<String>,
 }
 
 /// Effective rate limit.
@@ -279,6 +283,12 @@ impl Settings {
                 memory: cache.memory.map_or(DEFAULT_CACHE_BYTES, |b| b.0),
                 stale_if_error: cache.stale_if_error.unwrap_or(Duration::ZERO),
                 shared: cache.shared.clone().map(shared_store),
+                unkeyed: cache
+                    .unkeyed
+                    .iter()
+                    .flatten()
+                    .map(|name| name.to_ascii_lowercase())
+                    .collect(),
             }),
             hedge: profile.hedge.as_ref().map(|hedge| HedgeSettings {
                 delay: hedge.delay.unwrap_or(HedgeDelay::Percentile(0.95)),
@@ -337,6 +347,7 @@ fn shared_store(shared: SharedStore) -> SharedStoreSettings {
         redis: shared.redis.unwrap_or_default(),
         key: shared.key.unwrap_or_default(),
         timeout: shared.timeout.unwrap_or(Duration::from_millis(50)),
+        secret: shared.secret,
     }
 }
 

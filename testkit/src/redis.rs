@@ -93,6 +93,27 @@ impl RedisServer {
         let n = stream.read(&mut answer).await.expect("read");
         String::from_utf8_lossy(&answer[..n]).trim().to_owned()
     }
+
+    /// Sends one command (inline syntax) and returns all of its answer, however long: what
+    /// arrives until the connection has been quiet for 200 ms.
+    pub async fn command_whole(&self, line: &str) -> String {
+        let mut stream = TcpStream::connect(self.addr()).await.expect("connect");
+        stream
+            .write_all(format!("{line}\r\n").as_bytes())
+            .await
+            .expect("write");
+        let mut answer = Vec::new();
+        let mut chunk = vec![0; 64 * 1024];
+        while let Ok(Ok(n)) =
+            tokio::time::timeout(Duration::from_millis(200), stream.read(&mut chunk)).await
+        {
+            if n == 0 {
+                break;
+            }
+            answer.extend_from_slice(&chunk[..n]);
+        }
+        String::from_utf8_lossy(&answer).into_owned()
+    }
 }
 
 impl Drop for RedisServer {

@@ -178,6 +178,20 @@ impl Validator<'_> {
             }
             self.placeholders(source, &at, url);
         }
+        if let Some(shared) = profile.cache.as_ref().and_then(|c| c.shared.as_ref()) {
+            let at = format!("{key}.cache.shared");
+            match &shared.secret {
+                Some(secret) => {
+                    self.secret_reference(source, &format!("{at}.secret"), "the fleet's secret", &secret.0);
+                    self.placeholders(source, &format!("{at}.secret"), &secret.0);
+                }
+                None => self.push(
+                    self.spec
+                        .at_key(source, &at, "`cache.shared` needs `secret:`: the fleet's key that keys its Redis keys and signs its entries")
+                        .help("add `secret: ${CACHE_SECRET}` (any variable every replica has, 32 random bytes or more)"),
+                ),
+            }
+        }
         if let Some(auth) = &profile.auth {
             for (field, value) in auth.secrets() {
                 let at = format!("{key}.auth");
@@ -236,6 +250,15 @@ impl Validator<'_> {
             ("tls", profile.tls.is_some()),
             ("interceptors", profile.interceptors.is_some()),
             ("endpoints", profile.endpoints.is_some()),
+            // The fleet's stores are the client's: one Redis link, one key space.
+            (
+                "quota.shared",
+                profile.quota.as_ref().is_some_and(|q| q.shared.is_some()),
+            ),
+            (
+                "cache.shared",
+                profile.cache.as_ref().is_some_and(|c| c.shared.is_some()),
+            ),
         ];
         for (field, set) in client_wide {
             if set {

@@ -103,9 +103,11 @@ impl Interceptor for HmacSigner {
         request
             .headers
             .insert("x-content-sha256", HeaderValue::from_str(&digest)?);
-        request
-            .headers
-            .insert("x-signature", HeaderValue::from_str(&self.sign(&message))?);
+        // The signature proves the key: a credential, marked so that logs redact it and the
+        // cache never keeps it (it keys no answer either way: it changes on every call).
+        let mut signature = HeaderValue::from_str(&self.sign(&message))?;
+        signature.set_sensitive(true);
+        request.headers.insert("x-signature", signature);
         Ok(())
     }
 

@@ -118,10 +118,12 @@ async fn a_quota_another_replica_heard_spent_is_not_sent_to() {
     fleet_quota_has(&redis, "fleet-a", "heard", Some("0")).await;
     let error = second.get_user(7, None, "f").await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
+    // Held until the reset, or the profile's `retry.retry_after.max` (10 s by default) if
+    // sooner: then one call goes through as the fleet's probe.
     assert!(
         error
             .retry_in()
-            .is_some_and(|wait| wait > Duration::from_secs(30)),
+            .is_some_and(|wait| wait > Duration::from_secs(5) && wait <= Duration::from_secs(10)),
         "{error:?}"
     );
     assert_eq!(asked.load(Ordering::SeqCst), 2, "not sent");
@@ -160,10 +162,11 @@ async fn one_replicas_refusal_pauses_the_whole_fleet() {
     // call waits for the fleet's pause, past its deadline.
     let error = first.get_user(7, None, "f").await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
+    // The server asked for 30 s; the profile caps its word at `retry.retry_after.max` (10 s).
     assert!(
         error
             .retry_in()
-            .is_some_and(|wait| wait > Duration::from_secs(20)),
+            .is_some_and(|wait| wait > Duration::from_secs(5) && wait <= Duration::from_secs(10)),
         "{error:?}"
     );
     assert_eq!(
@@ -248,7 +251,7 @@ async fn fresh_for_a_minute() -> (Server, Arc<AtomicU64>) {
 /// A profile keeping answers in memory and on `redis`, sending `token` as its credential.
 fn caching(redis: &str, token: &str) -> String {
     format!(
-        "cache: {{ shared: {{ redis: \"{redis}\", key: fleet-d, timeout: 1s }} }}\nheaders: {{ authorization: {{ value: \"Bearer {token}\", secret: true }} }}"
+        "cache: {{ shared: {{ redis: \"{redis}\", key: fleet-d, timeout: 1s, secret: fleet-secret-for-tests }} }}\nheaders: {{ authorization: {{ value: \"Bearer {token}\", secret: true }} }}"
     )
 }
 
@@ -293,4 +296,78 @@ async fn with_redis_gone_a_replica_keeps_answers_in_its_memory_alone() {
     }
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     assert_eq!(users.stats().method("get_user").unwrap().cache_hits, 2);
+}
+
+#[tokio::test]
+async fn redis_holds_no_query_no_cookie_and_no_entry_a_writer_without_the_secret_made() {
+    let redis = RedisServer::start().await;
+    let asked = Arc::new(AtomicU64::new(0));
+    let counted = asked.clone();
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let mut headers = HeaderMap::new();
+                headers.insert("cache-control", "max-age=60".parse().unwrap());
+                headers.insert("set-cookie", "session=cookie-of-the-user".parse().unwrap());
+                headers.insert("content-type", "application/json".parse().unwrap());
+                (StatusCode::OK, headers, USER).into_response()
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    // The API key goes in the URL's query, marked secret.
+    let profile = format!(
+        "{}\nquery: {{ api_key: {{ value: key-in-the-query, secret: true }} }}",
+        caching(&redis.url(), "tenant-1")
+    );
+    let first = replica(&server.url(), &profile);
+    first.get_user(7, None, "f").await.unwrap();
+    redis_holds(&redis, 1).await;
+    let keys = redis.command_whole("KEYS *").await;
+    let key = keys
+        .lines()
+        .find(|line| line.contains(":cache:"))
+        .unwrap_or_else(|| panic!("no kept answer in {keys}"))
+        .to_owned();
+    let value = redis.command_whole(&format!("HGETALL {key}")).await;
+    assert!(value.contains("Ada"), "the answer is kept: {value}");
+    for secret in [
+        "key-in-the-query",
+        "cookie-of-the-user",
+        "set-cookie",
+        "users/7",
+        "tenant-1",
+    ] {
+        assert!(!value.contains(secret), "`{secret}` in Redis: {value}");
+    }
+    // A writer without the fleet's secret replaces the body: no replica takes it.
+    redis
+        .command(&format!("HSET {key} body forged-by-a-writer"))
+        .await;
+    let second = replica(&server.url(), &profile);
+    let user = second.get_user(7, None, "f").await.unwrap();
+    assert_eq!(user.map(|u| u.name).as_deref(), Some("Ada"));
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        2,
+        "the forged entry was not a hit"
+    );
+    assert_eq!(second.stats().method("get_user").unwrap().cache_hits, 0);
+}
+
+#[tokio::test]
+async fn a_shared_cache_without_a_secret_is_refused_when_the_client_is_built() {
+    for secret in ["", ", secret: \"\""] {
+        let yaml =
+            format!("cache: {{ shared: {{ redis: \"redis://127.0.0.1:1\", key: k{secret} }} }}");
+        let error = UserClient::builder()
+            .base_url("http://127.0.0.1:1")
+            .profile(Profile::from_yaml_str(&yaml).unwrap())
+            .build()
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Config, "{error}");
+        assert!(error.to_string().contains("secret"), "{error}");
+    }
 }

@@ -25,6 +25,12 @@ partial! {
         stale_if_error: Duration,
         /// Answers kept in Redis too (the runtime's `redis` feature), for every replica with
         /// the same key: an answer one fetched answers the others, each under its credentials.
+        /// Needs `secret:`.
         shared: SharedStore,
+        /// Request headers that do not say whose answer it is, left out of the key: a
+        /// signature or a timestamp an interceptor sets anew on each call. Every other header
+        /// the request carries (a method's header parameters, an interceptor's, the profile's)
+        /// keys the answer, so one caller's answer is never another's.
+        unkeyed: Vec<String>,
     }
 }

@@ -208,7 +208,7 @@ pub(crate) use isolation::IsolationRepr;
 pub use isolation::{Isolation, PoolPolicy, RateLimitPolicy, SemaphorePolicy};
 pub use overload::{
     AdaptivePolicy, DeadlinePolicy, HedgeDelay, HedgePolicy, LimitAlgorithm, OnRedisError,
-    SharedLimit, SharedStore,
+    SecretText, SharedLimit, SharedStore,
 };
 pub use quota::{QuotaHeaders, QuotaPolicy};
 pub use retry::{Backoff, Jitter, RetryAfter, RetryBudgetPolicy, RetryPolicy, Timeouts};

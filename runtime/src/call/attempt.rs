@@ -192,7 +192,7 @@ impl Client {
         .await
         .map_err(|_| attempt_timed_out(state, when, attempt_deadline == when.deadline))
         .and_then(|answer| answer);
-        let response = self.landed(state, response, cached.as_deref(), (when.sent, turn))?;
+        let response = response.map_err(|failed| self.stale_for(cached.as_deref(), failed))?;
         log::response(
             state.settings.log,
             &call,
@@ -200,31 +200,33 @@ impl Client {
             &response,
             when.sent,
         );
+        // The interceptors judge the answer before anything keeps it or hears its quota: an
+        // answer a verifier refuses is neither served again from the cache nor believed.
         if !self.shared.interceptors.is_empty() {
             let after = interceptor::after_receive(&self.shared.interceptors, &call, &response);
             Box::pin(intercepted(when, state, after)).await?;
         }
+        let response = self.landed(state, response, cached.as_deref(), (when.sent, turn));
         answered(state, request, response)
             .map_err(|failed| self.stale_for(cached.as_deref(), failed))
     }
 
-    /// What came back, heard by the quota and the cache: a 304 to a revalidation becomes the
-    /// kept answer, and a failure carries the kept answer that may stand in for it.
+    /// What came back and the interceptors accepted, heard by the quota and the cache: a 304
+    /// to a revalidation becomes the kept answer.
     fn landed(
         &self,
         state: &MethodState,
-        landed: Result<Response, FailedAttempt>,
+        response: Response,
         cached: Option<&Cached>,
         (sent, turn): (Instant, TurnFrom),
-    ) -> Result<Response, FailedAttempt> {
-        let response = landed.map_err(|failed| self.stale_for(cached, failed))?;
+    ) -> Response {
         if state.settings.quota_from_headers {
             self.quota_heard(state, &response, sent, turn);
         }
-        Ok(match cached {
+        match cached {
             Some(step) => self.cache_answer(state, step, response),
             None => response,
-        })
+        }
     }
 }
 

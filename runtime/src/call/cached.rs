@@ -1,8 +1,10 @@
 //! An attempt and the cache (`cache:`, `outbound/cache.rs`): a GET or HEAD is looked up once
 //! its request is whole (credentials and interceptors' headers in it, so the key fingerprints
 //! them); a fresh answer is the attempt's answer, unsent; a stale one is revalidated, and the
-//! server's 304 answers with it; a storable answer is kept. A failed attempt carries the kept
-//! answer still within `stale_if_error`, for the call to answer with before the fallback.
+//! server's 304 answers with it; an answer the interceptors accepted, and storable, is kept
+//! (`attempt.rs` tells the cache only after `after_receive`). A failed attempt carries the kept
+//! answer still within `stale_if_error` that would answer its request (`Vary` included), for
+//! the call to answer with before the fallback.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -14,7 +16,7 @@ use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::Error;
 use crate::outbound::auth::Credentials;
-use crate::outbound::cache::{Cache, Entry, Kept, Key, is_credential};
+use crate::outbound::cache::{self, Cache, Entry, Kept, Key, Unkeyed};
 use crate::outbound::interceptor::CallInfo;
 use crate::outcome::FailedAttempt;
 use crate::wire::outgoing::Outgoing;
@@ -55,8 +57,11 @@ impl Client {
         let Some(cache) = self.cache_of(state, request, outgoing) else {
             return Consulted::Send;
         };
-        let key = key.unwrap_or_else(|| cache.key(request.method.index, outgoing));
-        let stale = match cache.kept(&key, outgoing, SystemTime::now()) {
+        let key = key.unwrap_or_else(|| {
+            cache.key(request.method.index, outgoing, Unkeyed::of(&state.settings))
+        });
+        let asked = cache::asked(outgoing);
+        let stale = match cache.kept(&key, &asked, SystemTime::now()) {
             Kept::Fresh(answer) => {
                 state.counters.record_cache_hit();
                 return Consulted::Fresh(answer);
@@ -67,22 +72,7 @@ impl Client {
             }
             Kept::Nothing => None,
         };
-        *cached = Some(Box::new(Cached {
-            key,
-            asked: Outgoing {
-                call: outgoing.call,
-                http_method: outgoing.http_method.clone(),
-                url: outgoing.url.clone(),
-                headers: outgoing
-                    .headers
-                    .iter()
-                    .filter(|(name, value)| !is_credential(name, value))
-                    .map(|(name, value)| (name.clone(), value.clone()))
-                    .collect(),
-                body: None,
-            },
-            stale,
-        }));
+        *cached = Some(Box::new(Cached { key, asked, stale }));
         Consulted::Send
     }
 
@@ -96,13 +86,16 @@ impl Client {
         outgoing: &Outgoing,
     ) -> Option<Key> {
         let cache = self.cache_of(state, request, outgoing)?;
-        let key = cache.key(request.method.index, outgoing);
-        cache.fetch_from_fleet(&key).await;
+        let unkeyed = Unkeyed::of(&state.settings);
+        let key = cache.key(request.method.index, outgoing, unkeyed);
+        cache
+            .fetch_from_fleet(&key, &cache::asked(outgoing), unkeyed)
+            .await;
         Some(key)
     }
 
-    /// The server's answer, told to the cache: kept when it may be, and a 304 to a
-    /// revalidation the kept answer again.
+    /// The server's answer, accepted by the interceptors, told to the cache: kept when it may
+    /// be, and a 304 to a revalidation the kept answer again.
     pub(super) fn cache_answer(
         &self,
         state: &MethodState,
@@ -134,7 +127,8 @@ impl Client {
         if let Some(cached) = cached
             && failed.error.allows_fallback()
             && let Some(cache) = self.shared.cache.get()
-            && let Some(stale) = cache.stale_for_failure(&cached.key, SystemTime::now())
+            && let Some(stale) =
+                cache.stale_for_failure(&cached.key, &cached.asked, SystemTime::now())
         {
             failed.error = failed.error.with_stale(Arc::new(stale));
         }
@@ -152,8 +146,13 @@ impl Client {
         if !refused.allows_fallback() {
             return None;
         }
-        let (cache, asked) = self.as_an_attempt_would_ask(state, request)?;
-        cache.stale_for_failure(&cache.key(request.method.index, &asked), SystemTime::now())
+        let (cache, outgoing) = self.as_an_attempt_would_ask(state, request)?;
+        let key = cache.key(
+            request.method.index,
+            &outgoing,
+            Unkeyed::of(&state.settings),
+        );
+        cache.stale_for_failure(&key, &cache::asked(&outgoing), SystemTime::now())
     }
 
     /// A fresh kept answer, looked up before the attempt takes its turn in the server's quota:
@@ -165,9 +164,13 @@ impl Client {
         request: &Request,
     ) -> Option<Response> {
         self.quota_of(state)?;
-        let (cache, asked) = self.as_an_attempt_would_ask(state, request)?;
-        let key = cache.key(request.method.index, &asked);
-        match cache.kept(&key, &asked, SystemTime::now()) {
+        let (cache, outgoing) = self.as_an_attempt_would_ask(state, request)?;
+        let key = cache.key(
+            request.method.index,
+            &outgoing,
+            Unkeyed::of(&state.settings),
+        );
+        match cache.kept(&key, &cache::asked(&outgoing), SystemTime::now()) {
             Kept::Fresh(answer) => {
                 state.counters.record_cache_hit();
                 Some(answer)

@@ -80,17 +80,31 @@ impl Client {
     async fn turn_of(&self, state: &MethodState, quota: &Quota, when: When) -> (Turn, TurnFrom) {
         if let Some(fleet) = &self.shared.fleet_quotas {
             let may_wait = when.deadline.saturating_duration_since(Instant::now());
-            match Box::pin(fleet::quota_turn(fleet, quota.key(), may_wait)).await {
+            let longest_hold = state.settings.retry.retry_after_max;
+            match Box::pin(fleet::quota_turn(
+                fleet,
+                quota.key(),
+                may_wait,
+                longest_hold,
+            ))
+            .await
+            {
                 Some(Some(turn)) => return (turn, TurnFrom::Fleet),
                 Some(None) => {}
                 None => state.counters.record_without_redis(),
             }
         }
-        (quota.turn(Instant::now(), when.deadline), TurnFrom::Replica)
+        let longest_hold = state.settings.retry.retry_after_max;
+        (
+            quota.turn(Instant::now(), when.deadline, longest_hold),
+            TurnFrom::Replica,
+        )
     }
 
     /// What an answer (to a request `sent` then, in a turn of `from`'s count) says of its
-    /// quota, heard by the replica's count and the fleet's.
+    /// quota, heard by the replica's count and the fleet's. A refusal's pause is bounded by the
+    /// profile's `retry.retry_after.max`, as the retry's wait is; an answer that is not a
+    /// refusal ends a pause heard before its request went.
     pub(super) fn quota_heard(
         &self,
         state: &MethodState,
@@ -98,20 +112,32 @@ impl Client {
         sent: Instant,
         from: TurnFrom,
     ) {
-        let Some(said) = announced(
+        let said = announced(
             response.status.as_u16(),
             &response.headers,
             SystemTime::now(),
-        ) else {
-            return;
+            state.settings.retry.retry_after_max,
+        );
+        let quota = match said {
+            Some(said) => {
+                let in_turn = from == TurnFrom::Replica;
+                let now = Instant::now();
+                let quota = self
+                    .shared
+                    .quotas
+                    .observe(&state.quota, &said, sent, in_turn, now);
+                if let Some(fleet) = &self.shared.fleet_quotas {
+                    fleet::quota_heard(fleet, quota.key(), &said, sent, from == TurnFrom::Fleet);
+                }
+                quota
+            }
+            None => match self.shared.quotas.of(&state.quota) {
+                Some(quota) => quota,
+                None => return,
+            },
         };
-        let now = Instant::now();
-        let quota =
-            self.shared
-                .quotas
-                .observe(&state.quota, &said, sent, from == TurnFrom::Replica, now);
-        if let Some(fleet) = &self.shared.fleet_quotas {
-            fleet::quota_heard(fleet, quota.key(), &said, sent, from == TurnFrom::Fleet);
+        if response.status.is_success() {
+            quota.answered_ok(sent);
         }
     }
 }

@@ -135,8 +135,18 @@ pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<Cache, 
     let link = link(&shared.redis, shared.timeout, client, "cache.shared")?;
     #[cfg(feature = "redis")]
     {
+        let secret = match &shared.secret {
+            Some(secret) => resolve(&secret.0, "cache.shared.secret")?,
+            None => String::new(),
+        };
+        if secret.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Config,
+                "cache.shared needs `secret:` (not empty): the fleet's key that keys its Redis keys and signs its entries",
+            ));
+        }
         Ok(Some(
-            Arc::new(crate::fleet::redis::SharedCache::new(shared, link))
+            Arc::new(crate::fleet::redis::SharedCache::new(shared, &secret, link))
                 as Arc<dyn crate::outbound::cache::SharedAnswers>,
         ))
     }
@@ -211,14 +221,15 @@ pub(crate) async fn quota_turn(
     quotas: &Arc<SharedQuotas>,
     name: Option<&str>,
     may_wait: std::time::Duration,
+    longest_hold: std::time::Duration,
 ) -> Option<Option<crate::policy::quota::Turn>> {
     #[cfg(feature = "redis")]
     {
-        quotas.turn(name, may_wait).await
+        quotas.turn(name, may_wait, longest_hold).await
     }
     #[cfg(not(feature = "redis"))]
     {
-        let _ = (name, may_wait);
+        let _ = (name, may_wait, longest_hold);
         match **quotas {}
     }
 }

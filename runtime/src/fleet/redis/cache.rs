@@ -1,69 +1,83 @@
 //! Kept answers shared by a fleet (`cache.shared`): an answer one replica keeps is written to
 //! Redis too (in the background), and a replica whose memory has nothing for a request looks
-//! there before sending it; what it finds is kept in its memory and judged by RFC 9111 as its
-//! own would be.
+//! there before sending it; what it finds is rebuilt with its own request and judged by RFC
+//! 9111 as its own would be.
 //!
-//! The key is a SHA-256 digest of the method, the URL's path and query and the request's
-//! credentials (`outbound/cache.rs` says which headers those are): the same across replicas,
-//! one credential's answer never another's, and no credential or URL in Redis's key space. An
-//! entry lives in Redis as long as it may answer (its freshness and `stale_if_error`). Redis
-//! slower than `timeout` or down: each replica keeps answers in its memory alone.
+//! Redis is trusted with the answers, not with the callers: the key is an HMAC-SHA256, keyed
+//! with the fleet's `secret`, of the method, the URL's path and query and the request's keyed
+//! headers (`outbound/cache.rs` says which), so a reader of the key space can neither read nor
+//! guess a credential from a key; the value holds the answer as kept (no `Set-Cookie`) and
+//! nothing of the request — no URL, no header; and each entry is signed with the same secret,
+//! so a writer without it cannot make one that any replica takes. An entry lives in Redis as
+//! long as it may answer (its freshness and `stale_if_error`). Redis slower than `timeout` or
+//! down: each replica keeps answers in its memory alone.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-use http_cache_semantics::CachePolicy;
+use hmac::{KeyInit, Mac};
 use remcall_profile::SharedStoreSettings;
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 use super::{Link, tagged};
-use crate::outbound::cache::{Entry, SharedAnswers};
+use crate::outbound::cache::{Shared, SharedAnswers};
 
-/// An entry as Redis keeps it, beside its body: what RFC 9111's rules need, and the answer's
-/// status and headers.
+type Hmac = hmac::Hmac<Sha256>;
+
+/// An entry as Redis keeps it, beside its body and signature.
 #[derive(Serialize, Deserialize)]
 struct Stored {
-    policy: CachePolicy,
     status: u16,
     headers: Vec<(String, Vec<u8>)>,
+    /// When the answer came, in ms since the epoch: its age counts from there.
+    response_time_ms: u64,
     /// Until when it may answer a failed call, in ms since the epoch.
     stale_until_ms: u64,
 }
 
 /// The fleet's kept answers, under the profile's key.
-#[derive(Debug)]
 pub(crate) struct SharedCache {
     link: Arc<Link>,
     key: String,
+    /// The fleet's secret: keys the digests and the signatures.
+    secret: Hmac,
+}
+
+impl std::fmt::Debug for SharedCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedCache")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
 }
 
 impl SharedAnswers for SharedCache {
-    /// The Redis key of a request: its method, URL (path and query) and credential headers,
-    /// digested.
     fn key_of(
         &self,
         method: &str,
         url: &str,
-        credentials: &mut dyn Iterator<Item = (&HeaderName, &HeaderValue)>,
+        headers: &mut dyn Iterator<Item = (&HeaderName, &HeaderValue)>,
     ) -> Box<str> {
-        let mut digest = Sha256::new();
+        let mut digest = self.secret.clone();
         // Each part prefixed with its length: no two requests digest the same text.
         let mut part = |bytes: &[u8]| {
-            digest.update((bytes.len() as u64).to_le_bytes());
+            digest.update(&(bytes.len() as u64).to_le_bytes());
             digest.update(bytes);
         };
+        part(b"key");
         part(method.as_bytes());
         part(url.as_bytes());
-        for (name, value) in credentials {
+        for (name, value) in headers {
             part(name.as_str().as_bytes());
             part(value.as_bytes());
         }
         let hex: String = digest
             .finalize()
+            .into_bytes()
             .iter()
             .map(|byte| format!("{byte:02x}"))
             .collect();
@@ -73,38 +87,61 @@ impl SharedAnswers for SharedCache {
     fn get<'a>(
         &'a self,
         key: &'a str,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<Entry>> + Send + 'a>> {
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<Shared>> + Send + 'a>> {
         Box::pin(self.fetch(key))
     }
 
-    fn put(&self, key: &str, entry: &Entry, now: SystemTime) {
-        self.store(key, entry, now);
+    fn put(&self, key: &str, answer: Shared, now: SystemTime) {
+        self.store(key, answer, now);
     }
 }
 
 impl SharedCache {
-    pub(crate) fn new(shared: &SharedStoreSettings, link: Arc<Link>) -> SharedCache {
+    /// The fleet's cache under `shared.key`, its digests and signatures keyed with `secret`
+    /// (resolved, not empty).
+    pub(crate) fn new(shared: &SharedStoreSettings, secret: &str, link: Arc<Link>) -> SharedCache {
         SharedCache {
             link,
             key: shared.key.clone(),
+            // HMAC takes a key of any length.
+            secret: <Hmac as KeyInit>::new_from_slice(secret.as_bytes())
+                .unwrap_or_else(|_| <Hmac as KeyInit>::new(&Default::default())),
         }
     }
 
-    /// The entry Redis keeps under `key`, if any and Redis answers in time.
-    async fn fetch(&self, key: &str) -> Option<Entry> {
-        let (meta, body): (Option<Vec<u8>>, Option<Vec<u8>>) = self
+    /// The signature of an entry under `key`: its key, metadata and body.
+    fn signature(&self, key: &str, meta: &[u8], body: &[u8]) -> Hmac {
+        let mut mac = self.secret.clone();
+        for part in [b"entry".as_slice(), key.as_bytes(), meta, body] {
+            mac.update(&(part.len() as u64).to_le_bytes());
+            mac.update(part);
+        }
+        mac
+    }
+
+    /// The entry Redis keeps under `key`, if any, signed by the fleet and Redis answers in
+    /// time.
+    async fn fetch(&self, key: &str) -> Option<Shared> {
+        type Fields = (Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>);
+        let (meta, body, signature): Fields = self
             .link
             .run(|mut conn| async move {
                 redis::cmd("HMGET")
                     .arg(key)
                     .arg("meta")
                     .arg("body")
+                    .arg("mac")
                     .query_async(&mut conn)
                     .await
             })
             .await?;
-        // An entry Redis holds in a shape this version cannot read is no entry.
-        let stored: Stored = serde_json::from_slice(&meta?).ok()?;
+        let (meta, body) = (meta?, body?);
+        // Not the fleet's own: a writer without the secret made it, or it was altered.
+        self.signature(key, &meta, &body)
+            .verify_slice(&signature?)
+            .ok()?;
+        // An entry in a shape this version cannot read is no entry.
+        let stored: Stored = serde_json::from_slice(&meta).ok()?;
         let mut headers = HeaderMap::with_capacity(stored.headers.len());
         for (name, value) in stored.headers {
             headers.append(
@@ -112,21 +149,22 @@ impl SharedCache {
                 HeaderValue::from_bytes(&value).ok()?,
             );
         }
-        Some(Entry {
-            policy: stored.policy,
+        let at = |ms: u64| SystemTime::UNIX_EPOCH.checked_add(Duration::from_millis(ms));
+        Some(Shared {
             status: StatusCode::from_u16(stored.status).ok()?,
             headers,
-            body: Bytes::from(body?),
-            stale_until: SystemTime::UNIX_EPOCH + Duration::from_millis(stored.stale_until_ms),
+            body: Bytes::from(body),
+            response_time: at(stored.response_time_ms)?,
+            stale_until: at(stored.stale_until_ms)?,
         })
     }
 
-    /// Writes `entry` under `key` in the background, to live while it may answer.
-    fn store(&self, key: &str, entry: &Entry, now: SystemTime) {
+    /// Writes `answer` under `key` in the background, signed, to live while it may answer.
+    fn store(&self, key: &str, answer: Shared, now: SystemTime) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let Ok(lives) = entry.stale_until.duration_since(now) else {
+        let Ok(lives) = answer.stale_until.duration_since(now) else {
             return;
         };
         let since_epoch = |at: SystemTime| {
@@ -134,26 +172,36 @@ impl SharedCache {
                 .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         };
         let stored = Stored {
-            policy: entry.policy.clone(),
-            status: entry.status.as_u16(),
-            headers: entry
+            status: answer.status.as_u16(),
+            headers: answer
                 .headers
                 .iter()
                 .map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec()))
                 .collect(),
-            stale_until_ms: since_epoch(entry.stale_until),
+            response_time_ms: since_epoch(answer.response_time),
+            stale_until_ms: since_epoch(answer.stale_until),
         };
         let Ok(meta) = serde_json::to_vec(&stored) else {
             return;
         };
-        let (link, key, body) = (self.link.clone(), key.to_owned(), entry.body.clone());
+        let signature = self
+            .signature(key, &meta, &answer.body)
+            .finalize()
+            .into_bytes()
+            .to_vec();
+        let (link, key, body) = (self.link.clone(), key.to_owned(), answer.body);
         let lives_ms = u64::try_from(lives.as_millis()).unwrap_or(u64::MAX).max(1);
         runtime.spawn(async move {
             let _: Option<()> = link
                 .run(|mut conn| async move {
+                    let fields: [(&str, &[u8]); 3] = [
+                        ("meta", meta.as_slice()),
+                        ("body", &body[..]),
+                        ("mac", signature.as_slice()),
+                    ];
                     redis::pipe()
                         .atomic()
-                        .hset_multiple(&key, &[("meta", meta.as_slice()), ("body", &body[..])])
+                        .hset_multiple(&key, &fields)
                         .ignore()
                         .pexpire(&key, i64::try_from(lives_ms).unwrap_or(i64::MAX))
                         .ignore()

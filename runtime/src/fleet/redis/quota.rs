@@ -18,7 +18,8 @@ use remcall_profile::SharedStoreSettings;
 use super::{Link, tagged};
 use crate::policy::quota::{Announcement, Turn};
 
-/// KEYS[1]: the quota's hash; ARGV[1]: the time the call may still wait (µs).
+/// KEYS[1]: the quota's hash; ARGV[1]: the time the call may still wait (µs); ARGV[2]: the
+/// longest a hold lasts at a time (µs), after which one call goes through as the fleet's probe.
 /// Returns {kind, wait µs}: 0 now, 1 at (its turn reserved), 2 held, 3 refused, -1 unknown.
 /// As `Quota::turn`: past the reset a new window of `limit` calls; spent or paused, held until
 /// then; else the calls left spread evenly until `until` (half way from when the window was
@@ -47,9 +48,21 @@ local held = nil
 if remaining == 0 and reset then held = reset end
 if paused and paused > now and (not held or paused > held) then held = paused end
 if held then
-  if held > deadline then return {3, held - now} end
-  return {2, held - now}
+  local ends = tonumber(redis.call('HGET', KEYS[1], 'ends'))
+  if not ends then
+    ends = now + tonumber(ARGV[2])
+    redis.call('HSET', KEYS[1], 'ends', string.format('%.0f', ends))
+  end
+  if ends < held then held = ends end
+  if held > now then
+    if held > deadline then return {3, held - now} end
+    return {2, held - now}
+  end
+  redis.call('HSET', KEYS[1], 'ends', string.format('%.0f', now + tonumber(ARGV[2])),
+    'taken', taken + 1)
+  return {0, 0}
 end
+redis.call('HDEL', KEYS[1], 'ends')
 local at = now
 local function interval(from)
   return math.floor(math.max(spread - from, 0) / math.max(remaining, 1))
@@ -71,6 +84,8 @@ return {0, 0}
 
 /// KEYS[1]: the quota's hash; ARGV: how long ago the answered request was sent (µs), 1 when it
 /// took a turn here, then limit, remaining, reset in (µs), pause (µs), each '' when not said.
+/// The hash lives a minute past what it speaks of (its reset, its pause), a day at most past
+/// its last answer: a server naming a new quota on each answer leaves nothing for long.
 /// As `Quota::observe`: an older window's answer only brings a carried turn in; a new window
 /// opens at the roll-over, or with this request when the server turned it early (the turns out
 /// carried into it); within a window the server's lowest count stands; a pause holds the whole
@@ -124,7 +139,8 @@ if pause then
   if paused and paused > till then till = paused end
   redis.call('HSET', KEYS[1], 'paused', string.format('%.0f', till))
 end
-redis.call('PEXPIRE', KEYS[1], 86400000 * 2)
+local lives = math.max(reset_in or 0, pause or 0) + 60000000
+redis.call('PEXPIRE', KEYS[1], math.floor(math.min(lives, 86400000000) / 1000) + 1)
 return 1
 ";
 
@@ -159,6 +175,7 @@ impl SharedQuotas {
         &self,
         name: Option<&str>,
         may_wait: Duration,
+        longest_hold: Duration,
     ) -> Option<Option<Turn>> {
         let hash = self.hash(name);
         let (kind, wait): (i64, i64) = self
@@ -166,6 +183,7 @@ impl SharedQuotas {
             .run(|mut conn| async move {
                 TURN.key(&hash)
                     .arg(micros(may_wait))
+                    .arg(micros(longest_hold))
                     .invoke_async(&mut conn)
                     .await
             })

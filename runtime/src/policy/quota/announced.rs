@@ -8,7 +8,9 @@
 //! - `Retry-After` on a 429, a 503 or a 403 (GitHub's secondary limits), and a 403 whose
 //!   remaining is 0 (its primary limit spent): the whole quota pauses, not only the call.
 //!
-//! Every number is the server's and is bounded here: a reset or pause past a day is a day.
+//! Every number is the server's and is bounded here before any arithmetic: a reset past a day
+//! is a day, a pause is at most the profile's `retry.retry_after.max` (the user's cap on the
+//! server's wait), and a number no type holds (`inf`, `1e19`, twenty digits) is its bound.
 
 use std::time::{Duration, SystemTime};
 
@@ -46,8 +48,14 @@ impl Announcement {
 }
 
 /// What `headers` (of an answer with `status`) announce of the quota, if anything. `now` is the
-/// client's clock, used when the answer has no `Date` to read an epoch reset against.
-pub(crate) fn announced(status: u16, headers: &HeaderMap, now: SystemTime) -> Option<Announcement> {
+/// client's clock, used when the answer has no `Date` to read an epoch reset against; a
+/// refusal's pause is at most `longest_pause`.
+pub(crate) fn announced(
+    status: u16,
+    headers: &HeaderMap,
+    now: SystemTime,
+    longest_pause: Duration,
+) -> Option<Announcement> {
     let refused = matches!(status, 403 | 429 | 503);
     // Most answers of most servers say nothing of quotas: one pass over the few names they
     // have, instead of a lookup of each name a dialect might use.
@@ -69,11 +77,15 @@ pub(crate) fn announced(status: u16, headers: &HeaderMap, now: SystemTime) -> Op
         .unwrap_or_default();
     if refused {
         // `Retry-After` in seconds or as a date, bounded like every wait here.
-        let retry_after = retry_after(headers, LONGEST, server_now());
+        let longest = longest_pause.min(LONGEST);
+        let retry_after = retry_after(headers, longest, server_now());
         // A 403 is a quota's only when the answer says so: a wait, or none left.
         let spent = status == 403 && found.remaining == Some(0);
         if status != 403 || retry_after.is_some() || spent {
-            found.pause_for = retry_after.or(if spent { found.reset_in } else { None });
+            let until_reset = if spent { found.reset_in } else { None };
+            found.pause_for = retry_after
+                .or(until_reset.map(|reset| reset.min(longest)))
+                .filter(|pause| !pause.is_zero());
         }
     }
     found.says_anything().then_some(found)
@@ -132,23 +144,33 @@ fn ietf(headers: &HeaderMap) -> Option<Announcement> {
     Some(binding)
 }
 
-/// A family of fields: its limit, remaining, reset and resource, in that order.
-type Family = [&'static str; 4];
+/// A family of fields: its limit, remaining, reset (a time or a delay, told apart by size),
+/// reset as a delay in decimal seconds, and the names its quota may go by, in that order.
+struct Family {
+    limit: &'static str,
+    remaining: &'static str,
+    reset: &'static str,
+    reset_after: Option<&'static str>,
+    names: &'static [&'static str],
+}
 
-const X_RATELIMIT: Family = [
-    "x-ratelimit-limit",
-    "x-ratelimit-remaining",
-    "x-ratelimit-reset",
-    "x-ratelimit-resource",
-];
+/// GitHub's and most APIs' fields; Discord's `-Reset-After` and `-Bucket` besides.
+const X_RATELIMIT: Family = Family {
+    limit: "x-ratelimit-limit",
+    remaining: "x-ratelimit-remaining",
+    reset: "x-ratelimit-reset",
+    reset_after: Some("x-ratelimit-reset-after"),
+    names: &["x-ratelimit-resource", "x-ratelimit-bucket"],
+};
 
 /// The IETF draft's fields before it took structured fields.
-const DRAFT_RATELIMIT: Family = [
-    "ratelimit-limit",
-    "ratelimit-remaining",
-    "ratelimit-reset",
-    "ratelimit-resource",
-];
+const DRAFT_RATELIMIT: Family = Family {
+    limit: "ratelimit-limit",
+    remaining: "ratelimit-remaining",
+    reset: "ratelimit-reset",
+    reset_after: None,
+    names: &["ratelimit-resource"],
+};
 
 /// A family's limit, remaining, reset and resource.
 fn prefixed(
@@ -156,25 +178,29 @@ fn prefixed(
     family: &Family,
     server_now: impl Fn() -> SystemTime,
 ) -> Option<Announcement> {
-    let [limit, remaining, reset, resource] = *family;
-    let number = |name: &str| -> Option<u64> {
+    let decimal = |name: &str| -> Option<f64> {
         let value = headers.get(name)?.to_str().ok()?;
         // `100`, or `100, 100;w=60` (a list some servers send): the first number.
         let first = value.split([',', ';']).next()?.trim();
-        first
-            .parse::<f64>()
-            .ok()
-            .filter(|n| *n >= 0.0)
-            .map(|n| n as u64)
+        first.parse::<f64>().ok().filter(|n| *n >= 0.0)
     };
+    // `as` saturates: `inf` and `1e19` are u64::MAX, bounded where they are used.
+    let number = |name: &str| decimal(name).map(|n| n as u64);
+    let reset_after = family
+        .reset_after
+        .and_then(decimal)
+        .map(|secs| Duration::from_secs_f64(secs.min(LONGEST.as_secs_f64())));
     let found = Announcement {
-        key: headers
-            .get(resource)
+        key: family
+            .names
+            .iter()
+            .find_map(|name| headers.get(*name))
             .and_then(|v| v.to_str().ok())
             .map(|v| v.trim().chars().take(64).collect()),
-        limit: number(limit),
-        remaining: number(remaining),
-        reset_in: number(reset).map(|reset| reset_delay(reset, &server_now)),
+        limit: number(family.limit),
+        remaining: number(family.remaining),
+        reset_in: reset_after
+            .or_else(|| number(family.reset).map(|reset| reset_delay(reset, &server_now))),
         pause_for: None,
     };
     found.says_anything().then_some(found)
@@ -183,7 +209,10 @@ fn prefixed(
 /// A reset as a delay: epoch seconds against the server's clock, or seconds from now.
 fn reset_delay(reset: u64, server_now: impl Fn() -> SystemTime) -> Duration {
     if reset >= EPOCH_FROM {
-        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(reset);
+        // Past what a clock holds is past a day from now.
+        let Some(at) = SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(reset)) else {
+            return LONGEST;
+        };
         at.duration_since(server_now())
             .unwrap_or(Duration::ZERO)
             .min(LONGEST)
@@ -243,7 +272,7 @@ mod tests {
             ),
             ("RateLimit", "\"burst\";r=3;t=12, \"daily\";r=400;t=5000"),
         ]);
-        let a = announced(200, &h, at(0)).unwrap();
+        let a = announced(200, &h, at(0), LONGEST).unwrap();
         assert_eq!(a.key.as_deref(), Some("burst"));
         assert_eq!(a.limit, Some(100));
         assert_eq!(a.remaining, Some(3));
@@ -260,7 +289,7 @@ mod tests {
             "burst;r=9999999999999999999",
         ] {
             let h = headers(&[("RateLimit", value)]);
-            let a = announced(200, &h, at(0));
+            let a = announced(200, &h, at(0), LONGEST);
             assert!(
                 a.as_ref().is_none_or(|a| a.remaining.is_none()),
                 "{value}: {a:?}"
@@ -282,46 +311,126 @@ mod tests {
         let server = httpdate::fmt_http_date(at(1_800_000_000));
         let mut h2 = h.clone();
         h2.insert(DATE, HeaderValue::from_str(&server).unwrap());
-        let a = announced(200, &h2, at(1_800_003_600)).unwrap();
+        let a = announced(200, &h2, at(1_800_003_600), LONGEST).unwrap();
         assert_eq!(a.key.as_deref(), Some("core"));
         assert_eq!((a.limit, a.remaining), (Some(5000), Some(4990)));
         assert_eq!(a.reset_in, Some(Duration::from_secs(60)));
         // Seconds from now.
         let h = headers(&[("X-RateLimit-Remaining", "7"), ("X-RateLimit-Reset", "2")]);
-        let a = announced(200, &h, at(5)).unwrap();
+        let a = announced(200, &h, at(5), LONGEST).unwrap();
         assert_eq!(
             (a.remaining, a.reset_in),
             (Some(7), Some(Duration::from_secs(2)))
         );
         // The draft's older fields.
         let h = headers(&[("RateLimit-Remaining", "1"), ("RateLimit-Reset", "30")]);
-        assert_eq!(announced(200, &h, at(5)).unwrap().remaining, Some(1));
+        assert_eq!(
+            announced(200, &h, at(5), LONGEST).unwrap().remaining,
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn a_number_no_type_holds_is_its_bound_and_never_a_panic() {
+        let now = at(1_800_000_000);
+        for value in [
+            "inf",
+            "-inf",
+            "NaN",
+            "1e19",
+            "1e308",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999999",
+            "-1",
+            "0x10",
+            "",
+        ] {
+            for name in [
+                "x-ratelimit-reset",
+                "ratelimit-reset",
+                "x-ratelimit-reset-after",
+                "x-ratelimit-remaining",
+                "x-ratelimit-limit",
+                "retry-after",
+            ] {
+                let h = headers(&[(name, value), ("x-ratelimit-remaining", "0")]);
+                for status in [200, 403, 429, 503] {
+                    if let Some(a) = announced(status, &h, now, Duration::from_secs(2)) {
+                        assert!(a.reset_in.is_none_or(|r| r <= LONGEST), "{name}: {value}");
+                        assert!(
+                            a.pause_for.is_none_or(|p| p <= Duration::from_secs(2)),
+                            "{name}: {value}: {a:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_refusals_pause_is_at_most_the_users_cap_and_a_zero_cap_pauses_nothing() {
+        let h = headers(&[("Retry-After", "30")]);
+        let cap = Duration::from_secs(2);
+        assert_eq!(announced(429, &h, at(0), cap).unwrap().pause_for, Some(cap));
+        let spent = headers(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "86400"),
+        ]);
+        assert_eq!(
+            announced(403, &spent, at(0), cap).unwrap().pause_for,
+            Some(cap)
+        );
+        assert_eq!(
+            announced(429, &h, at(0), Duration::ZERO).and_then(|a| a.pause_for),
+            None
+        );
+    }
+
+    #[test]
+    fn discords_fields_name_the_bucket_and_give_the_reset_in_decimal_seconds() {
+        let h = headers(&[
+            ("x-ratelimit-limit", "5"),
+            ("x-ratelimit-remaining", "4"),
+            ("x-ratelimit-reset", "1800000060.250"),
+            ("x-ratelimit-reset-after", "1.250"),
+            ("x-ratelimit-bucket", "abcd1234"),
+        ]);
+        let a = announced(200, &h, at(1_800_000_059), LONGEST).unwrap();
+        assert_eq!(a.key.as_deref(), Some("abcd1234"));
+        assert_eq!(a.reset_in, Some(Duration::from_millis(1250)));
     }
 
     #[test]
     fn refusals_pause_the_quota_and_a_plain_403_does_not() {
         let h = headers(&[("Retry-After", "7")]);
         assert_eq!(
-            announced(429, &h, at(0)).unwrap().pause_for,
+            announced(429, &h, at(0), LONGEST).unwrap().pause_for,
             Some(Duration::from_secs(7))
         );
         assert_eq!(
-            announced(403, &h, at(0)).unwrap().pause_for,
+            announced(403, &h, at(0), LONGEST).unwrap().pause_for,
             Some(Duration::from_secs(7)),
             "GitHub's secondary limit"
         );
         // A 403 with none left: paused until the reset.
         let spent = headers(&[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "30")]);
         assert_eq!(
-            announced(403, &spent, at(0)).unwrap().pause_for,
+            announced(403, &spent, at(0), LONGEST).unwrap().pause_for,
             Some(Duration::from_secs(30))
         );
         // A 403 that is a permission refusal says nothing of quotas.
-        assert_eq!(announced(403, &headers(&[]), at(0)), None);
+        assert_eq!(announced(403, &headers(&[]), at(0), LONGEST), None);
         let left = headers(&[("x-ratelimit-remaining", "10"), ("x-ratelimit-reset", "30")]);
-        assert_eq!(announced(403, &left, at(0)).unwrap().pause_for, None);
+        assert_eq!(
+            announced(403, &left, at(0), LONGEST).unwrap().pause_for,
+            None
+        );
         // A server's absurd wait is a day at most.
         let h = headers(&[("Retry-After", "99999999999")]);
-        assert_eq!(announced(503, &h, at(0)).unwrap().pause_for, Some(LONGEST));
+        assert_eq!(
+            announced(503, &h, at(0), LONGEST).unwrap().pause_for,
+            Some(LONGEST)
+        );
     }
 }

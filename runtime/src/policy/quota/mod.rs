@@ -8,14 +8,20 @@
 //! pause's end — if the call's deadline reaches that far; a call whose deadline does not fails
 //! at once, unsent, as `RateLimited` with the wait in `retry_in()`.
 //!
-//! A method follows the quota its answers name (`X-RateLimit-Resource`, the IETF policy); until
-//! one of its answers names one, the client's first. The calls left are the lowest count the
+//! A method follows the quota its own answers name (`X-RateLimit-Resource`, the IETF policy);
+//! until one of its answers names one, it follows none: another method's quota is not borrowed.
+//! Every hold a quota puts on calls (spent until the reset, paused by a refusal) lasts at most
+//! the profile's `retry.retry_after.max` at a time; then one call goes through as a probe, and
+//! its answer holds the quota again or frees it: a server's word cannot stop a client for
+//! longer than its user allows, and no client stops asking for good. The client keeps at most
+//! [`MAX_QUOTAS`] quotas; a server naming more has its least recently heard forgotten. The calls left are the lowest count the
 //! server gave in the window (its count only falls, so the lowest is the latest), less the turns
 //! handed out and not yet answered: the server may not have seen those, and what it counted
 //! after that lowest answer is among them — so the estimate is never above the server's.
 
 pub(crate) mod announced;
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -30,12 +36,16 @@ use crate::observe::stats::QuotaStats;
 /// round their resets to the second, and two answers of one window may differ by one).
 const SAME_WINDOW: Duration = Duration::from_millis(1500);
 
+/// The most quotas a client keeps: servers have a few (a code host's core, search and graphql;
+/// a bucket per route); a server naming a new one on every answer must not grow the client.
+pub(crate) const MAX_QUOTAS: usize = 32;
+
 /// The client's quotas, by name (a few at most: a code host's core, search and graphql).
 #[derive(Debug, Default)]
 pub(crate) struct Quotas {
     /// Any answer announced a quota: until one does, an attempt asks nothing of a lock.
     any: AtomicBool,
-    known: Mutex<Vec<Arc<Quota>>>,
+    known: Mutex<HashMap<Option<String>, Arc<Quota>>>,
 }
 
 /// One quota: what the server last said of it, and the turns handed out since.
@@ -52,6 +62,8 @@ struct State {
     heard: Option<u64>,
     reset: Option<Instant>,
     paused_until: Option<Instant>,
+    /// When the answer that paused it was heard: a later request's answer proves it over.
+    paused_heard: Option<Instant>,
     /// The pace's next turn (the generic cell rate algorithm's theoretical arrival time).
     next_turn: Option<Instant>,
     /// The window's calls are spread until then: half way from when the window was learned to
@@ -67,6 +79,11 @@ struct State {
     /// Of the turns out, those taken before a window the server turned early opened: their
     /// answers speak of the old window, but still bring them in.
     carried: u64,
+    /// While the quota holds calls: when the hold ends whatever the server said, and one call
+    /// goes through as a probe.
+    hold_ends: Option<Instant>,
+    /// When an answer last spoke of it: the least recently heard is forgotten first.
+    heard_at: Option<Instant>,
 }
 
 /// Whose count gave an attempt its turn: its answer is counted as that turn's.
@@ -99,16 +116,16 @@ impl Quotas {
         if !self.any.load(Ordering::Acquire) {
             return None;
         }
-        if let Some(bound) = lock(&method_quota.bound).clone() {
-            return Some(bound);
-        }
-        lock(&self.known).first().cloned()
+        lock(&method_quota.bound).clone()
     }
 
     /// Each quota as its last answers left it.
     pub(crate) fn snapshot(&self, now: Instant) -> Vec<QuotaStats> {
-        lock(&self.known)
-            .iter()
+        let known = lock(&self.known);
+        let mut quotas: Vec<&Arc<Quota>> = known.values().collect();
+        quotas.sort_by(|a, b| a.key.cmp(&b.key));
+        quotas
+            .into_iter()
             .map(|quota| {
                 let state = lock(&quota.state);
                 QuotaStats {
@@ -141,14 +158,17 @@ impl Quotas {
     ) -> Arc<Quota> {
         let quota = {
             let mut known = lock(&self.known);
-            match known.iter().find(|q| q.key == said.key) {
+            match known.get(&said.key) {
                 Some(quota) => quota.clone(),
                 None => {
+                    if known.len() >= MAX_QUOTAS {
+                        forget_least_recently_heard(&mut known);
+                    }
                     let quota = Arc::new(Quota {
                         key: said.key.clone(),
                         state: Mutex::default(),
                     });
-                    known.push(quota.clone());
+                    known.insert(said.key.clone(), quota.clone());
                     quota
                 }
             }
@@ -157,6 +177,18 @@ impl Quotas {
         *lock(&method_quota.bound) = Some(quota.clone());
         self.any.store(true, Ordering::Release);
         quota
+    }
+}
+
+/// Makes room for a quota: the one heard of longest ago goes (a method that follows it keeps
+/// it until its next answer).
+fn forget_least_recently_heard(known: &mut HashMap<Option<String>, Arc<Quota>>) {
+    let oldest = known
+        .iter()
+        .min_by_key(|(_, quota)| lock(&quota.state).heard_at)
+        .map(|(key, _)| key.clone());
+    if let Some(key) = oldest {
+        known.remove(&key);
     }
 }
 
@@ -180,8 +212,9 @@ impl Quota {
         self.key.as_deref()
     }
 
-    /// An attempt's turn, for a call that must be sent by `deadline`.
-    pub(crate) fn turn(&self, now: Instant, deadline: Instant) -> Turn {
+    /// An attempt's turn, for a call that must be sent by `deadline`; a hold lasts at most
+    /// `longest_hold` at a time (the profile's `retry.retry_after.max`).
+    pub(crate) fn turn(&self, now: Instant, deadline: Instant, longest_hold: Duration) -> Turn {
         let mut state = lock(&self.state);
         state.roll_over(now);
         let held = match (state.remaining(), state.reset) {
@@ -189,12 +222,24 @@ impl Quota {
             _ => None,
         };
         let held = held.max(state.paused_until.filter(|until| *until > now));
-        if let Some(until) = held {
-            return if until > deadline {
-                Turn::Refused(until - now)
-            } else {
-                Turn::Held(until)
-            };
+        match held {
+            Some(until) => {
+                let ends = *state.hold_ends.get_or_insert(now + longest_hold);
+                let until = until.min(ends);
+                if until > now {
+                    return if until > deadline {
+                        Turn::Refused(until - now)
+                    } else {
+                        Turn::Held(until)
+                    };
+                }
+                // The hold's time is up: this call is the probe, and the others wait for its
+                // answer as long again.
+                state.hold_ends = Some(now + longest_hold);
+                state.taken += 1;
+                return Turn::Now;
+            }
+            None => state.hold_ends = None,
         }
         let at = state.paced(now);
         if at > deadline {
@@ -213,6 +258,7 @@ impl Quota {
             }
             return;
         }
+        state.heard_at = Some(now);
         if said.limit.is_some() {
             state.limit = said.limit;
         }
@@ -245,6 +291,18 @@ impl Quota {
         if let Some(pause) = said.pause_for {
             let until = now + pause;
             state.paused_until = Some(state.paused_until.map_or(until, |known| known.max(until)));
+            state.paused_heard = Some(now);
+        }
+    }
+
+    /// A request sent at `sent` was answered, not refused: a pause heard before it was sent is
+    /// over, whatever its length said (the probe after a long pause frees the quota).
+    pub(crate) fn answered_ok(&self, sent: Instant) {
+        let mut state = lock(&self.state);
+        if state.paused_heard.is_some_and(|heard| sent >= heard) {
+            state.paused_until = None;
+            state.paused_heard = None;
+            state.hold_ends = None;
         }
     }
 }
@@ -330,6 +388,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
+    /// A hold longer than any of these tests waits.
+    const HOUR: Duration = Duration::from_secs(3600);
+
     fn said(remaining: u64, reset_secs: u64) -> Announcement {
         Announcement {
             key: None,
@@ -357,7 +418,7 @@ mod tests {
         quotas.observe(&method, &said(20, 2), t0, true, t0);
         let quota = quotas.of(&method).unwrap();
         let far = t0 + Duration::from_secs(60);
-        let turns: Vec<Turn> = (0..20).map(|_| quota.turn(t0, far)).collect();
+        let turns: Vec<Turn> = (0..20).map(|_| quota.turn(t0, far, HOUR)).collect();
         // A tenth of the limit (2) plus the first go at once; the rest, one every ~50 ms.
         let now = turns.iter().filter(|t| **t == Turn::Now).count();
         assert_eq!(now, 3, "{turns:?}");
@@ -377,7 +438,10 @@ mod tests {
             "{turns:?}"
         );
         // The 21st call of the window waits for the reset.
-        assert_eq!(quota.turn(t0, far), Turn::Held(t0 + Duration::from_secs(2)));
+        assert_eq!(
+            quota.turn(t0, far, HOUR),
+            Turn::Held(t0 + Duration::from_secs(2))
+        );
     }
 
     #[test]
@@ -388,15 +452,18 @@ mod tests {
         let quota = quotas.of(&method).unwrap();
         let reset = t0 + Duration::from_secs(5);
         assert_eq!(
-            quota.turn(t0, t0 + Duration::from_secs(10)),
+            quota.turn(t0, t0 + Duration::from_secs(10), HOUR),
             Turn::Held(reset)
         );
         assert_eq!(
-            quota.turn(t0, t0 + Duration::from_secs(1)),
+            quota.turn(t0, t0 + Duration::from_secs(1), HOUR),
             Turn::Refused(Duration::from_secs(5))
         );
         // At the reset the window is new: the limit's calls, the first at once.
-        assert_eq!(quota.turn(reset, reset + Duration::from_secs(1)), Turn::Now);
+        assert_eq!(
+            quota.turn(reset, reset + Duration::from_secs(1), HOUR),
+            Turn::Now
+        );
     }
 
     #[test]
@@ -413,12 +480,12 @@ mod tests {
         // Both methods follow the one unnamed quota: the pause holds the first method too.
         let quota = quotas.of(&method).unwrap();
         assert_eq!(
-            quota.turn(t0, t0 + Duration::from_secs(10)),
+            quota.turn(t0, t0 + Duration::from_secs(10), HOUR),
             Turn::Held(t0 + Duration::from_secs(3))
         );
         let after = t0 + Duration::from_secs(3);
         assert_ne!(
-            quota.turn(after, after + Duration::from_secs(10)),
+            quota.turn(after, after + Duration::from_secs(10), HOUR),
             Turn::Held(after)
         );
     }
@@ -431,7 +498,7 @@ mod tests {
         let quota = quotas.of(&method).unwrap();
         let far = t0 + Duration::from_secs(60);
         for _ in 0..4 {
-            quota.turn(t0, far);
+            quota.turn(t0, far, HOUR);
         }
         // The first of the four answered: the server saw it, not the three still out, and says
         // 9: 6 are left, not 9.
@@ -457,15 +524,79 @@ mod tests {
         quotas.observe(&core, &named("core", 100), t0, true, t0);
         quotas.observe(&search, &named("search", 0), t0, true, t0);
         let far = t0 + Duration::from_secs(120);
-        assert_eq!(quotas.of(&core).unwrap().turn(t0, far), Turn::Now);
+        assert_eq!(quotas.of(&core).unwrap().turn(t0, far, HOUR), Turn::Now);
         assert!(matches!(
-            quotas.of(&search).unwrap().turn(t0, far),
+            quotas.of(&search).unwrap().turn(t0, far, HOUR),
             Turn::Held(_)
         ));
         assert_eq!(quotas.of(&search).unwrap().name(), "the quota `search`");
-        // A method no answer has named yet follows the client's first.
+        // A method no answer of its own has named follows none: it borrows no other's.
         let fresh = MethodQuota::default();
-        assert_eq!(quotas.of(&fresh).unwrap().name(), "the quota `core`");
+        assert!(quotas.of(&fresh).is_none());
+    }
+
+    #[test]
+    fn a_hold_lasts_at_most_the_users_cap_then_one_probe_goes_and_the_rest_wait_again() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        // None left, and the reset a day away.
+        quotas.observe(&method, &said(0, 86_400), t0, true, t0);
+        let quota = quotas.of(&method).unwrap();
+        let cap = Duration::from_secs(2);
+        let far = t0 + Duration::from_secs(60);
+        assert_eq!(quota.turn(t0, far, cap), Turn::Held(t0 + cap));
+        // A call that cannot wait the cap is refused with the cap's wait, not the day's.
+        assert_eq!(
+            quota.turn(t0, t0 + Duration::from_secs(1), cap),
+            Turn::Refused(cap)
+        );
+        let later = t0 + cap;
+        assert_eq!(quota.turn(later, far, cap), Turn::Now, "the probe");
+        assert_eq!(quota.turn(later, far, cap), Turn::Held(later + cap));
+        // A zero cap holds nothing: every call asks the server.
+        let (quotas, method) = self::quota();
+        quotas.observe(&method, &said(0, 86_400), t0, true, t0);
+        let quota = quotas.of(&method).unwrap();
+        for _ in 0..3 {
+            assert_eq!(quota.turn(t0, far, Duration::ZERO), Turn::Now);
+        }
+    }
+
+    #[test]
+    fn an_answer_to_a_request_sent_after_a_pause_ends_it() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        let pause = Announcement {
+            pause_for: Some(Duration::from_secs(30)),
+            ..Announcement::default()
+        };
+        quotas.observe(&method, &pause, t0, true, t0);
+        let quota = quotas.of(&method).unwrap();
+        let far = t0 + Duration::from_secs(60);
+        assert!(matches!(quota.turn(t0, far, HOUR), Turn::Held(_)));
+        // An answer to a request sent before the pause was heard proves nothing.
+        quota.answered_ok(t0 - Duration::from_millis(1));
+        assert!(matches!(quota.turn(t0, far, HOUR), Turn::Held(_)));
+        quota.answered_ok(t0 + Duration::from_millis(1));
+        assert_eq!(quota.turn(t0, far, HOUR), Turn::Now);
+    }
+
+    #[test]
+    fn a_server_naming_a_new_quota_on_every_answer_does_not_grow_the_client() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        for n in 0..10_000u64 {
+            let named = Announcement {
+                key: Some(format!("q-{n}")),
+                ..said(5, 60)
+            };
+            let at = t0 + Duration::from_micros(n);
+            quotas.observe(&method, &named, at, true, at);
+        }
+        assert_eq!(lock(&quotas.known).len(), MAX_QUOTAS);
+        assert_eq!(quotas.snapshot(t0).len(), MAX_QUOTAS);
+        // The method follows the last one named, which is kept.
+        assert_eq!(quotas.of(&method).unwrap().name(), "the quota `q-9999`");
     }
 
     #[test]
@@ -476,7 +607,10 @@ mod tests {
         let quota = quotas.of(&method).unwrap();
         let reset = t0 + Duration::from_secs(2);
         // The reset passes: a new window of the limit's calls.
-        assert_eq!(quota.turn(reset, reset + Duration::from_secs(9)), Turn::Now);
+        assert_eq!(
+            quota.turn(reset, reset + Duration::from_secs(9), HOUR),
+            Turn::Now
+        );
         // A late answer to a request sent before the reset says none are left: not this window.
         quotas.observe(&method, &said(0, 1), t0, true, reset);
         assert_eq!(lock(&quota.state).remaining(), Some(19));
@@ -490,7 +624,7 @@ mod tests {
         let quota = quotas.of(&method).unwrap();
         let far = t0 + Duration::from_secs(60);
         for _ in 0..3 {
-            quota.turn(t0, far);
+            quota.turn(t0, far, HOUR);
         }
         // Three more answers to the first, turnless calls: the three turns are still out.
         for left in [15, 14, 13] {
@@ -510,7 +644,7 @@ mod tests {
         // Past the reset, four turns a millisecond apart.
         let sent: Vec<Instant> = (0..4).map(|i| reset + Duration::from_millis(i)).collect();
         for at in &sent {
-            assert_eq!(quota.turn(*at, far), Turn::Now);
+            assert_eq!(quota.turn(*at, far, HOUR), Turn::Now);
         }
         // The last sent is answered first, then the three before it: the server counted all
         // four, and none is out any more.
