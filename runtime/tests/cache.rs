@@ -2,6 +2,12 @@
 //! `ETag` revalidates to a 304 that answers with the kept body, `no-store` is never kept, one
 //! credential's answer is never another's, and a kept answer stands in for a failed call within
 //! `stale_if_error`, then no longer.
+//!
+//! And against hostile servers and callers that share one client: an answer kept for one
+//! caller is never another's — through a stale lookup that ignored `Vary`, or a key that forgot
+//! a header parameter or an interceptor's header; an answer the interceptors refused is neither
+//! served again nor believed about its quota; no number a server writes in `Cache-Control` or
+//! `Age` makes a call panic.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -13,7 +19,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, decode};
 use remcall::serde_json::{Value, json};
-use remcall::{BoxError, ErrorKind, Interceptor, Outgoing, Profile};
+use remcall::{BoxError, CallInfo, ErrorKind, Interceptor, Outgoing, Profile, Response};
 use testkit::Server;
 
 static GET_DOC: MethodSpec = MethodSpec {
@@ -320,4 +326,279 @@ async fn a_kept_answer_answers_at_once_though_the_quota_is_spent() {
     let error = get_doc(&client, 8).await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
     assert_eq!(server.received().len(), 1);
+}
+
+/// `get_doc(1)` for the user whose token goes in the method's `X-User-Token` header parameter.
+async fn doc_for(client: &Client, token: &str) -> Result<Value, remcall::Error> {
+    let request = GET_DOC
+        .request()
+        .path("id", 1)
+        .header("x-user-token", token);
+    client.call(request, decode::json).await
+}
+
+/// A server that answers each user with its own document (`{"for": token}`) under
+/// `cache_control` and `Vary: X-User-Token`, until `down` is 1; then 503.
+async fn per_user(cache_control: &'static str) -> (Server, Arc<AtomicU64>) {
+    let down = Arc::new(AtomicU64::new(0));
+    let d = down.clone();
+    let router = Router::new().route(
+        "/docs/{id}",
+        get(move |headers: HeaderMap| {
+            let down = d.clone();
+            async move {
+                if down.load(Ordering::SeqCst) == 1 {
+                    return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
+                }
+                let who = headers
+                    .get("x-user-token")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned();
+                (
+                    [("cache-control", cache_control), ("vary", "X-User-Token")],
+                    json!({ "for": who }).to_string(),
+                )
+                    .into_response()
+            }
+        }),
+    );
+    (Server::start(router).await, down)
+}
+
+#[tokio::test]
+async fn a_stale_answer_for_a_failed_call_honours_vary_as_a_fresh_one_does() {
+    // The profile says the token does not key the answer; the server's `Vary` says it does,
+    // and its own `stale-if-error` a day long (the profile's is 0s).
+    let (server, down) = per_user("max-age=0, stale-if-error=86400").await;
+    let client = client(
+        &server.url(),
+        "cache: { stale_if_error: 0s, unkeyed: [x-user-token] }\nretry: { max_attempts: 1 }",
+    );
+    assert_eq!(doc_for(&client, "alice").await.unwrap()["for"], "alice");
+    down.store(1, Ordering::SeqCst);
+    // Alice's kept answer still answers alice's failed call…
+    assert_eq!(doc_for(&client, "alice").await.unwrap()["for"], "alice");
+    assert_eq!(stats(&client).served_stale, 1);
+    // …and never bob's: his call fails as the server did.
+    let error = doc_for(&client, "bob").await.unwrap_err();
+    assert_eq!(
+        error.status(),
+        Some(StatusCode::SERVICE_UNAVAILABLE),
+        "{error}"
+    );
+    assert_eq!(stats(&client).served_stale, 1);
+}
+
+#[tokio::test]
+async fn a_call_the_breaker_refuses_gets_no_other_callers_stale_answer() {
+    let (server, down) = per_user("max-age=0, stale-if-error=86400").await;
+    let client = client(
+        &server.url(),
+        "cache: { unkeyed: [x-user-token] }\nretry: { max_attempts: 1 }\nbreaker: { window: { calls: 4 }, min_calls: 2, failure_rate: 50, open_for: 60s }",
+    );
+    doc_for(&client, "alice").await.unwrap();
+    down.store(1, Ordering::SeqCst);
+    for _ in 0..2 {
+        assert_eq!(doc_for(&client, "alice").await.unwrap()["for"], "alice");
+    }
+    // The breaker is open: bob's call is refused unsent, and alice's answer is not his.
+    let error = doc_for(&client, "bob").await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::BreakerOpen, "{error}");
+}
+
+#[tokio::test]
+async fn a_header_parameter_keys_the_answer_though_the_server_says_nothing_of_it() {
+    // Public, fresh for a minute, no `Vary`: only the key keeps the users apart.
+    let router = Router::new().route(
+        "/docs/{id}",
+        get(|headers: HeaderMap| async move {
+            let header = |name: &str| {
+                headers
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            (
+                [("cache-control", "public, max-age=60")],
+                json!({ "for": header("x-user-token"), "tenant": header("x-tenant-id") })
+                    .to_string(),
+            )
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = client(&server.url(), "cache: {}");
+    for round in 0..3 {
+        for user in ["alice", "bob"] {
+            assert_eq!(
+                doc_for(&client, user).await.unwrap()["for"],
+                user,
+                "{round}"
+            );
+        }
+    }
+    assert_eq!(server.received().len(), 2, "one answer per user, then kept");
+
+    // An interceptor's header, not marked as a credential, keys the answer too.
+    let tenants = ClientBuilder::new(&SPEC)
+        .base_url(&server.url())
+        .profile(Profile::from_yaml_str("cache: {}").unwrap())
+        .interceptor(Tenants::default())
+        .build()
+        .unwrap();
+    for call in 0..6 {
+        let doc = doc_for(&tenants, "carol").await.unwrap();
+        assert_eq!(doc["tenant"], format!("t{}", call % 2), "call {call}");
+    }
+    assert_eq!(server.received().len(), 4);
+}
+
+#[tokio::test]
+async fn a_header_the_profile_leaves_out_of_the_key_does_not_split_the_answers() {
+    let router = Router::new().route(
+        "/docs/{id}",
+        get(|| async { ([("cache-control", "max-age=60")], "{\"title\":\"kept\"}") }),
+    );
+    let server = Server::start(router).await;
+    let client = client(&server.url(), "cache: { unkeyed: [X-Request-Id] }");
+    for n in 0..5 {
+        let request = GET_DOC
+            .request()
+            .path("id", 1)
+            .header("x-request-id", format!("req-{n}"));
+        client.call(request, decode::json::<Value>).await.unwrap();
+    }
+    assert_eq!(server.received().len(), 1);
+}
+
+/// Sets `X-Tenant-Id` to t0, t1, t0, … on successive calls, as a plain header.
+#[derive(Default)]
+struct Tenants(AtomicUsize);
+
+impl Interceptor for Tenants {
+    async fn before_send(&self, request: &mut Outgoing) -> Result<(), BoxError> {
+        let tenant = self.0.fetch_add(1, Ordering::Relaxed) % 2;
+        request
+            .headers
+            .insert("x-tenant-id", HeaderValue::from_str(&format!("t{tenant}"))?);
+        Ok(())
+    }
+}
+
+/// Refuses an answer whose body says it was tampered with (as a signature check would).
+struct Verifier;
+
+impl Interceptor for Verifier {
+    async fn after_receive(&self, _call: &CallInfo, response: &Response) -> Result<(), BoxError> {
+        if response.body.windows(8).any(|w| w == b"tampered") {
+            return Err("the answer's signature does not hold".into());
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_answer_the_verifier_refuses_is_neither_kept_nor_heard_about_its_quota() {
+    let tampered = Arc::new(AtomicU64::new(1));
+    let t = tampered.clone();
+    let router = Router::new().route(
+        "/docs/{id}",
+        get(move || {
+            let tampered = t.load(Ordering::SeqCst) == 1;
+            async move {
+                let mut out = HeaderMap::new();
+                out.insert("cache-control", HeaderValue::from_static("max-age=60"));
+                if tampered {
+                    // And none left for a day: believed, it would stop every call.
+                    out.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
+                    out.insert("x-ratelimit-reset", HeaderValue::from_static("86400"));
+                    return (out, "{\"title\":\"tampered\"}").into_response();
+                }
+                (out, "{\"title\":\"genuine\"}").into_response()
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    let client = ClientBuilder::new(&SPEC)
+        .base_url(&server.url())
+        .profile(
+            Profile::from_yaml_str("cache: {}\nretry: { max_attempts: 1 }\ntimeout: { total: 2s }")
+                .unwrap(),
+        )
+        .interceptor(Verifier)
+        .build()
+        .unwrap();
+    for call in 1..=3 {
+        let error = client
+            .call(GET_DOC.request().path("id", 1), decode::json::<Value>)
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Interceptor, "call {call}: {error}");
+        assert_eq!(server.received().len(), call, "each call asked the server");
+    }
+    assert_eq!(stats(&client).cache_hits, 0);
+    assert!(
+        client.stats().quotas.is_empty(),
+        "{:?}",
+        client.stats().quotas
+    );
+    tampered.store(0, Ordering::SeqCst);
+    let doc = client
+        .call(GET_DOC.request().path("id", 1), decode::json::<Value>)
+        .await
+        .unwrap();
+    assert_eq!(doc["title"], "genuine");
+}
+
+#[tokio::test]
+async fn no_number_in_cache_control_or_age_makes_a_call_panic() {
+    const HOSTILE: [(&str, &str); 9] = [
+        ("max-age=18446744073709551615", ""),
+        ("max-age=18446744073709551616", ""),
+        ("max-age=60", "18446744073709551615"),
+        ("max-age=60", "99999999999999999999999999"),
+        ("max-age=0, stale-if-error=18446744073709551615", ""),
+        ("s-maxage=18446744073709551615, max-age=-1", "-5"),
+        (
+            "max-age=1e400, stale-while-revalidate=18446744073709551615",
+            "1e19",
+        ),
+        ("max-age=60, max-age=18446744073709551615", "inf"),
+        ("immutable, max-age=\"18446744073709551615\"", "0"),
+    ];
+    let which = Arc::new(AtomicUsize::new(0));
+    let w = which.clone();
+    let router = Router::new().route(
+        "/docs/{id}",
+        get(move || {
+            let (cache_control, age) = HOSTILE[w.load(Ordering::SeqCst)];
+            async move {
+                let mut out = HeaderMap::new();
+                out.insert("cache-control", HeaderValue::from_static(cache_control));
+                if !age.is_empty() {
+                    out.insert("age", HeaderValue::from_static(age));
+                }
+                out.insert("etag", HeaderValue::from_static("\"v1\""));
+                (out, "{\"title\":\"doc\"}")
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    for (index, (cache_control, age)) in HOSTILE.iter().enumerate() {
+        which.store(index, Ordering::SeqCst);
+        let client = client(&server.url(), "cache: { stale_if_error: 10m }");
+        // Each call in a task of its own: a panic is a failed join, named here.
+        for call in 0..3 {
+            let client = client.clone();
+            let answer = tokio::spawn(async move {
+                client
+                    .call(GET_DOC.request().path("id", 1), decode::json::<Value>)
+                    .await
+            })
+            .await
+            .unwrap_or_else(|e| panic!("`{cache_control}` / Age `{age}`, call {call}: {e}"));
+            assert_eq!(answer.unwrap()["title"], "doc");
+        }
+    }
 }

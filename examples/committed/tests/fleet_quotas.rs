@@ -231,6 +231,11 @@ async fn two_replicas_split_one_quota_and_go_on_alone_when_redis_is_killed() {
 
 /// A user service whose answers are fresh for a minute, counting the requests it answers.
 async fn fresh_for_a_minute() -> (Server, Arc<AtomicU64>) {
+    fresh_for_a_minute_setting(None).await
+}
+
+/// The same, its answers setting `cookie` when one is given.
+async fn fresh_for_a_minute_setting(cookie: Option<&'static str>) -> (Server, Arc<AtomicU64>) {
     let asked = Arc::new(AtomicU64::new(0));
     let counted = asked.clone();
     let router = Router::new().route(
@@ -241,6 +246,9 @@ async fn fresh_for_a_minute() -> (Server, Arc<AtomicU64>) {
                 let mut headers = HeaderMap::new();
                 headers.insert("cache-control", "max-age=60".parse().unwrap());
                 headers.insert("content-type", "application/json".parse().unwrap());
+                if let Some(cookie) = cookie {
+                    headers.insert("set-cookie", cookie.parse().unwrap());
+                }
                 (StatusCode::OK, headers, USER).into_response()
             }
         }),
@@ -301,22 +309,7 @@ async fn with_redis_gone_a_replica_keeps_answers_in_its_memory_alone() {
 #[tokio::test]
 async fn redis_holds_no_query_no_cookie_and_no_entry_a_writer_without_the_secret_made() {
     let redis = RedisServer::start().await;
-    let asked = Arc::new(AtomicU64::new(0));
-    let counted = asked.clone();
-    let router = Router::new().route(
-        "/v1/api/users/{id}",
-        get(move || {
-            counted.fetch_add(1, Ordering::SeqCst);
-            async move {
-                let mut headers = HeaderMap::new();
-                headers.insert("cache-control", "max-age=60".parse().unwrap());
-                headers.insert("set-cookie", "session=cookie-of-the-user".parse().unwrap());
-                headers.insert("content-type", "application/json".parse().unwrap());
-                (StatusCode::OK, headers, USER).into_response()
-            }
-        }),
-    );
-    let server = Server::start(router).await;
+    let (server, asked) = fresh_for_a_minute_setting(Some("session=cookie-of-the-user")).await;
     // The API key goes in the URL's query, marked secret.
     let profile = format!(
         "{}\nquery: {{ api_key: {{ value: key-in-the-query, secret: true }} }}",
