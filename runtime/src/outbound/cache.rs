@@ -644,18 +644,7 @@ fn stale_if_error(headers: &HeaderMap) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        pairs
-            .iter()
-            .map(|(k, v)| {
-                (
-                    HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                    HeaderValue::from_str(v).unwrap(),
-                )
-            })
-            .collect()
-    }
+    use crate::wire::header_map as headers;
 
     #[test]
     fn cache_control_keeps_the_known_directives_once_with_their_seconds_clamped() {

@@ -10,3 +10,17 @@ pub(crate) mod outgoing;
 pub(crate) mod params;
 pub(crate) mod query;
 pub(crate) mod request;
+
+/// A header map of `pairs`, for the unit tests of what reads a server's headers.
+#[cfg(test)]
+pub(crate) fn header_map(pairs: &[(&str, &str)]) -> reqwest::header::HeaderMap {
+    pairs
+        .iter()
+        .map(|(name, value)| {
+            (
+                reqwest::header::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                reqwest::header::HeaderValue::from_str(value).unwrap(),
+            )
+        })
+        .collect()
+}

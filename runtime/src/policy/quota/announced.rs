@@ -243,21 +243,10 @@ fn name(item: &sfv::BareItem) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use reqwest::header::{HeaderName, HeaderValue};
+    use reqwest::header::HeaderValue;
 
     use super::*;
-
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        pairs
-            .iter()
-            .map(|(k, v)| {
-                (
-                    HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                    HeaderValue::from_str(v).unwrap(),
-                )
-            })
-            .collect()
-    }
+    use crate::wire::header_map as headers;
 
     fn at(epoch: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(epoch)
