@@ -70,13 +70,24 @@ fn client(url: &str, yaml: &str) -> Client {
 
 /// 60 calls, six at a time; the errors' kinds.
 async fn sixty_calls(client: &Client) -> Vec<ErrorKind> {
+    six_at_a_time(client, &[&GET_REPO], 10).await
+}
+
+/// `batches` of six calls at a time, each call of the next of `methods` in turn; the errors'
+/// kinds.
+async fn six_at_a_time(
+    client: &Client,
+    methods: &[&'static MethodSpec],
+    batches: usize,
+) -> Vec<ErrorKind> {
     let mut failures = Vec::new();
-    for _ in 0..10 {
+    for _ in 0..batches {
         let batch = (0..6).map(|i| {
             let client = client.clone();
+            let method = methods[i % methods.len()];
             async move {
                 client
-                    .call(GET_REPO.request().path("id", i), decode::json::<Value>)
+                    .call(method.request().path("id", i), decode::json::<Value>)
                     .await
             }
         });
@@ -403,4 +414,50 @@ async fn a_server_naming_a_new_quota_on_every_answer_leaves_a_bounded_few() {
     }
     let quotas = client.stats().quotas;
     assert!(quotas.len() <= 32, "{} quotas kept", quotas.len());
+}
+
+/// A server with a quota per route: `core` (20 calls a second) for `/repos`, `search` (4, fewer
+/// than the callers at once) for `/users`, each named in its answers.
+async fn two_quotas(dialect: Dialect) -> (Server, Arc<QuotaWindow>, Arc<QuotaWindow>) {
+    let second = Duration::from_secs(1);
+    let core = Arc::new(QuotaWindow::named(dialect, "core", 20, second));
+    let search = Arc::new(QuotaWindow::named(dialect, "search", 4, second));
+    let router = core
+        .router("/repos/{id}", "{\"id\":1}")
+        .merge(search.router("/users/{id}", "{\"id\":2}"));
+    (Server::start(router).await, core, search)
+}
+
+/// One client spends two quotas one after the other, then both at once, six callers at a
+/// time: the server refuses none, and no call fails. The second route's first six calls
+/// neither borrow the first route's pace nor go at once: one learns its quota, the others wait
+/// for its answer.
+async fn two_quotas_without_a_refusal(dialect: Dialect) {
+    let (server, core, search) = two_quotas(dialect).await;
+    let client = client(&server.url(), GENEROUS);
+    let mut failures = six_at_a_time(&client, &[&GET_REPO], 4).await;
+    failures.extend(six_at_a_time(&client, &[&GET_USER], 2).await);
+    failures.extend(six_at_a_time(&client, &[&GET_REPO, &GET_USER], 2).await);
+    assert_eq!(failures, [], "{dialect:?}");
+    assert_eq!((core.served(), search.served()), (30, 18), "{dialect:?}");
+    assert_eq!(
+        (core.refused(), search.refused()),
+        (0, 0),
+        "{dialect:?}: the server refused calls its quotas did not allow"
+    );
+    let names: Vec<Option<String>> = client.stats().quotas.into_iter().map(|q| q.name).collect();
+    assert_eq!(
+        names,
+        [Some("core".to_owned()), Some("search".to_owned())],
+        "{dialect:?}"
+    );
+}
+
+#[tokio::test]
+async fn one_client_spends_two_named_quotas_without_a_refusal_in_each_dialect() {
+    tokio::join!(
+        two_quotas_without_a_refusal(Dialect::Ietf),
+        two_quotas_without_a_refusal(Dialect::XRateLimit),
+        two_quotas_without_a_refusal(Dialect::GitHub),
+    );
 }

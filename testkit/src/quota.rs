@@ -28,6 +28,8 @@ pub enum Dialect {
 #[derive(Debug)]
 pub struct QuotaWindow {
     dialect: Dialect,
+    /// The quota's name, when the server names it (a bucket per route).
+    name: Option<&'static str>,
     limit: u64,
     window: Duration,
     state: Mutex<(Instant, u64)>,
@@ -42,12 +44,27 @@ impl QuotaWindow {
     pub fn new(dialect: Dialect, limit: u64, window: Duration) -> QuotaWindow {
         QuotaWindow {
             dialect,
+            name: None,
             limit,
             window,
             state: Mutex::new((Instant::now(), 0)),
             refused: AtomicU64::new(0),
             served: AtomicU64::new(0),
             per_window: Mutex::new(vec![0]),
+        }
+    }
+
+    /// A window that opens now, announced under `name` (the IETF policy's name, or
+    /// `X-RateLimit-Resource`): one of several a server keeps, one per route.
+    pub fn named(
+        dialect: Dialect,
+        name: &'static str,
+        limit: u64,
+        window: Duration,
+    ) -> QuotaWindow {
+        QuotaWindow {
+            name: Some(name),
+            ..QuotaWindow::new(dialect, limit, window)
         }
     }
 
@@ -113,14 +130,18 @@ impl QuotaWindow {
         };
         match self.dialect {
             Dialect::Ietf => {
-                let policy = format!("\"window\";q={};w={}", self.limit, self.window.as_secs());
+                let name = self.name.unwrap_or("window");
+                let policy = format!("\"{name}\";q={};w={}", self.limit, self.window.as_secs());
                 set("ratelimit-policy", policy);
-                set("ratelimit", format!("\"window\";r={left};t={reset_in}"));
+                set("ratelimit", format!("\"{name}\";r={left};t={reset_in}"));
             }
             Dialect::XRateLimit => {
                 set("x-ratelimit-limit", self.limit.to_string());
                 set("x-ratelimit-remaining", left.to_string());
                 set("x-ratelimit-reset", reset_in.to_string());
+                if let Some(name) = self.name {
+                    set("x-ratelimit-resource", name.to_owned());
+                }
             }
             Dialect::GitHub => {
                 // The epoch second the window has reset by.
@@ -130,7 +151,10 @@ impl QuotaWindow {
                 set("x-ratelimit-limit", self.limit.to_string());
                 set("x-ratelimit-remaining", left.to_string());
                 set("x-ratelimit-reset", reset_at.to_string());
-                set("x-ratelimit-resource", "core".to_owned());
+                set(
+                    "x-ratelimit-resource",
+                    self.name.unwrap_or("core").to_owned(),
+                );
             }
         }
         if !allowed {

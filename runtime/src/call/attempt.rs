@@ -139,6 +139,13 @@ impl Client {
         {
             return answered(state, request, kept);
         }
+        // A method with no quota of its own yet, on a server that announces quotas: one call
+        // learns it while the others wait (the guard lives as long as this attempt).
+        let _learning =
+            match state.settings.quota_from_headers && self.shared.quotas.may_learn(&state.quota) {
+                true => Box::pin(self.learn_quota(state, when.deadline)).await,
+                false => None,
+            };
         let (when, turn) = match self.quota_of(state) {
             Some(quota) => self.quota_turn(state, quota, when).await?,
             None => (when, TurnFrom::Nobody),

@@ -15,7 +15,7 @@ use crate::error::{Error, ErrorKind};
 use crate::fleet;
 use crate::outcome::FailedAttempt;
 use crate::policy::quota::announced::announced;
-use crate::policy::quota::{Quota, Turn, TurnFrom};
+use crate::policy::quota::{LONGEST_LEARNING, Learn, Quota, Turn, TurnFrom};
 
 impl Client {
     /// The quota the method follows, when the profile reads quotas and an answer announced one.
@@ -26,6 +26,39 @@ impl Client {
             return None;
         }
         self.shared.quotas.of(&state.quota)
+    }
+
+    /// Before an attempt of a method whose answers have bound no quota, while the server is
+    /// known to announce quotas: one call at a time goes to learn the method's own (the
+    /// others wait for its answer, at most [`LONGEST_LEARNING`] and not past the deadline),
+    /// so a route's small quota is not sent a burst before its first answer names it. The
+    /// learning call holds the returned guard until its attempt ends.
+    pub(super) async fn learn_quota<'a>(
+        &'a self,
+        state: &'a MethodState,
+        deadline: Instant,
+    ) -> Option<Learning<'a>> {
+        let quotas = &self.shared.quotas;
+        let until = deadline.min(Instant::now() + LONGEST_LEARNING);
+        loop {
+            let learned = state.quota.learned();
+            tokio::pin!(learned);
+            learned.as_mut().enable();
+            match quotas.learn(&state.quota) {
+                Learn::Go => return None,
+                Learn::Ask => {
+                    return Some(Learning {
+                        client: self,
+                        state,
+                    });
+                }
+                Learn::Wait => {
+                    if tokio::time::timeout_at(until, learned).await.is_err() {
+                        return None;
+                    }
+                }
+            }
+        }
     }
 
     /// Waits for the attempt's turn in `quota`; the attempt's clock starts when it is sent. A
@@ -129,15 +162,29 @@ impl Client {
                 if let Some(fleet) = &self.shared.fleet_quotas {
                     fleet::quota_heard(fleet, quota.key(), &said, sent, from == TurnFrom::Fleet);
                 }
-                quota
+                Some(quota)
             }
-            None => match self.shared.quotas.of(&state.quota) {
-                Some(quota) => quota,
-                None => return,
-            },
+            None => self.shared.quotas.of(&state.quota),
         };
-        if response.status.is_success() {
+        // After the quota it names is bound: the calls waiting for this answer follow it.
+        self.shared.quotas.heard(&state.quota);
+        if let Some(quota) = quota
+            && response.status.is_success()
+        {
             quota.answered_ok(sent);
         }
+    }
+}
+
+/// The call out to learn its method's quota: if it ends without an answer heard, the next
+/// call learns instead.
+pub(super) struct Learning<'a> {
+    client: &'a Client,
+    state: &'a MethodState,
+}
+
+impl Drop for Learning<'_> {
+    fn drop(&mut self) {
+        self.client.shared.quotas.gave_up(&self.state.quota);
     }
 }

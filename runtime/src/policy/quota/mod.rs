@@ -22,7 +22,7 @@
 pub(crate) mod announced;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -119,6 +119,56 @@ impl Quotas {
         lock(&method_quota.bound).clone()
     }
 
+    /// Whether a call of `method_quota`'s method may have its quota to learn (cheap: two
+    /// atomic reads, no lock, on the path of every attempt).
+    pub(crate) fn may_learn(&self, method_quota: &MethodQuota) -> bool {
+        self.any.load(Ordering::Acquire)
+            && method_quota.learning.load(Ordering::Acquire) != NO_QUOTA
+    }
+
+    /// Whether a call of a method whose answers have bound no quota may go, must learn the
+    /// method's quota, or waits for the call that does: the server announces quotas (another
+    /// method's answer said so), and one call at a time finds out whether this method has its
+    /// own, so that a route with a small quota of its own is not sent a burst before its first
+    /// answer names it.
+    pub(crate) fn learn(&self, method_quota: &MethodQuota) -> Learn {
+        if !self.any.load(Ordering::Acquire) || lock(&method_quota.bound).is_some() {
+            return Learn::Go;
+        }
+        match method_quota.learning.compare_exchange(
+            UNKNOWN,
+            ASKING,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => Learn::Ask,
+            Err(NO_QUOTA) => Learn::Go,
+            Err(_) => Learn::Wait,
+        }
+    }
+
+    /// The learning call ended without an answer (it failed, or was dropped): the next call
+    /// learns, and the waiting ones are woken to be it.
+    pub(crate) fn gave_up(&self, method_quota: &MethodQuota) {
+        if method_quota
+            .learning
+            .compare_exchange(ASKING, UNKNOWN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            method_quota.learned.notify_waiters();
+        }
+    }
+
+    /// An answer of the method was heard (after any quota it names was bound): whatever it
+    /// said, the method's quota is known now, and the waiting calls go.
+    pub(crate) fn heard(&self, method_quota: &MethodQuota) {
+        if method_quota.learning.load(Ordering::Acquire) != NO_QUOTA
+            && method_quota.learning.swap(NO_QUOTA, Ordering::AcqRel) != NO_QUOTA
+        {
+            method_quota.learned.notify_waiters();
+        }
+    }
+
     /// Each quota as its last answers left it.
     pub(crate) fn snapshot(&self, now: Instant) -> Vec<QuotaStats> {
         let known = lock(&self.known);
@@ -196,6 +246,40 @@ fn forget_least_recently_heard(known: &mut HashMap<Option<String>, Arc<Quota>>) 
 #[derive(Debug, Default)]
 pub(crate) struct MethodQuota {
     bound: Mutex<Option<Arc<Quota>>>,
+    /// Before any quota is bound, once the server is known to announce quotas: whether a call
+    /// is out to learn the method's (`ASKING`), or its answers announce none (`NO_QUOTA`).
+    learning: AtomicU8,
+    /// Wakes the calls that wait for the learning call's answer.
+    learned: tokio::sync::Notify,
+}
+
+/// Nothing learned yet: the next call learns.
+const UNKNOWN: u8 = 0;
+/// One call is out to learn; the others wait for its answer, briefly.
+const ASKING: u8 = 1;
+/// An answer of the method announced no quota: its calls go unpaced (until one names one).
+const NO_QUOTA: u8 = 2;
+
+/// How long a call waits at most for the learning call's answer before it goes unpaced.
+pub(crate) const LONGEST_LEARNING: Duration = Duration::from_secs(1);
+
+/// What a call of a method with no quota bound does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Learn {
+    /// Go: the method's quota is known (bound, or none).
+    Go,
+    /// Go as the call that learns the method's quota; `Quotas::gave_up` if it gets no answer.
+    Ask,
+    /// Wait for the learning call's answer (`MethodQuota::learned`), then ask again.
+    Wait,
+}
+
+impl MethodQuota {
+    /// Wakes the calls waiting for the learning call: `learned` is a future that completes
+    /// when it answers; register it before asking `Quotas::learn`.
+    pub(crate) fn learned(&self) -> tokio::sync::futures::Notified<'_> {
+        self.learned.notified()
+    }
 }
 
 impl Quota {
