@@ -461,3 +461,41 @@ async fn one_client_spends_two_named_quotas_without_a_refusal_in_each_dialect() 
         two_quotas_without_a_refusal(Dialect::GitHub),
     );
 }
+
+#[tokio::test]
+async fn githubs_403_for_a_spent_quota_waits_for_the_reset_when_the_deadline_allows() {
+    let window = Arc::new(QuotaWindow::new(Dialect::GitHub, 3, Duration::from_secs(2)));
+    let server = Server::start(window.router("/repos/{id}", "{\"id\":1}")).await;
+    // Another replica, counting only its own calls, spends the window.
+    let other = client(&server.url(), "");
+    for _ in 0..3 {
+        repo(&other).await.unwrap();
+    }
+    // A 403 saying none are left is retried after the reset, as a 429 would be.
+    let patient = client(&server.url(), "timeout: { total: 10s }");
+    repo(&patient).await.unwrap();
+    assert_eq!((window.refused(), window.served()), (1, 4));
+    // The window spent again: a call that cannot wait for the reset fails `RateLimited`, the
+    // 403 it met not handed over as the caller's to wait out…
+    for _ in 0..2 {
+        repo(&other).await.unwrap();
+    }
+    let hurried = client(&server.url(), "timeout: { total: 300ms }");
+    let error = repo(&hurried).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
+    assert!(error.retry_in().is_some(), "{error:?}");
+    // …and the next call knows the quota is spent: it fails at once, nothing sent.
+    let sent = server.received().len();
+    let error = repo(&hurried).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::RateLimited, "{error}");
+    assert_eq!(server.received().len(), sent, "not sent");
+    // A 403 that says nothing of quotas is the caller's, at once.
+    let router = Router::new().route(
+        "/repos/{id}",
+        get(|| async { (StatusCode::FORBIDDEN, "{\"message\":\"no access\"}") }),
+    );
+    let forbidden = Server::start(router).await;
+    let error = repo(&client(&forbidden.url(), "")).await.unwrap_err();
+    assert_eq!(error.status(), Some(StatusCode::FORBIDDEN), "{error}");
+    assert_eq!(forbidden.received().len(), 1, "not retried");
+}

@@ -20,6 +20,7 @@ use crate::outcome::{self, AttemptFailure, FailedAttempt};
 use crate::policy::hedge::Hedging;
 use crate::policy::hedge::race::{Flight, Racer, race};
 use crate::policy::quota::TurnFrom;
+use crate::policy::quota::announced::is_quota_refusal;
 use crate::policy::retry::retry_after;
 use crate::wire::request::Request;
 use crate::wire::request::Slot;
@@ -312,9 +313,16 @@ fn failed(state: &MethodState, request: &Request, response: Response) -> FailedA
     let detail = request
         .error_detail
         .and_then(|decode| decode(response.status.as_u16(), &response.body));
+    let status = response.status.as_u16();
+    // GitHub refuses a spent quota with a 403: retried as the 429 it stands for, after the
+    // reset or the wait (the quota holds the next attempt) when the deadline reaches that far.
+    let retried_as = match is_quota_refusal(status, &response.headers) {
+        true => 429,
+        false => status,
+    };
     FailedAttempt {
         error: Error::status_error(response.status, &response.body).with_detail(detail),
-        failure: AttemptFailure::Status(response.status.as_u16()),
+        failure: AttemptFailure::Status(retried_as),
         retry_after: retry_after(
             &response.headers,
             state.settings.retry.retry_after_max,

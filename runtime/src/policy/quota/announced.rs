@@ -91,6 +91,14 @@ pub(crate) fn announced(
     found.says_anything().then_some(found)
 }
 
+/// Whether a 403 refuses for a quota (GitHub's: none left, or a `Retry-After` for its
+/// secondary limits), not for a permission: such a refusal is retried as a 429 is.
+pub(crate) fn is_quota_refusal(status: u16, headers: &HeaderMap) -> bool {
+    status == 403
+        && announced(status, headers, SystemTime::UNIX_EPOCH, LONGEST)
+            .is_some_and(|said| said.pause_for.is_some() || said.remaining == Some(0))
+}
+
 /// A field of one of the dialects (names come lowercase).
 fn is_quota_field(name: &str) -> bool {
     name.starts_with("ratelimit") || name.starts_with("x-ratelimit-")
@@ -388,6 +396,17 @@ mod tests {
         let a = announced(200, &h, at(1_800_000_059), LONGEST).unwrap();
         assert_eq!(a.key.as_deref(), Some("abcd1234"));
         assert_eq!(a.reset_in, Some(Duration::from_millis(1250)));
+    }
+
+    #[test]
+    fn a_403_is_a_quotas_refusal_only_when_it_says_so() {
+        let spent = headers(&[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "30")]);
+        assert!(is_quota_refusal(403, &spent));
+        assert!(is_quota_refusal(403, &headers(&[("retry-after", "60")])));
+        assert!(!is_quota_refusal(403, &headers(&[])));
+        let left = headers(&[("x-ratelimit-remaining", "10"), ("x-ratelimit-reset", "30")]);
+        assert!(!is_quota_refusal(403, &left));
+        assert!(!is_quota_refusal(401, &spent));
     }
 
     #[test]
