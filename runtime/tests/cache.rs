@@ -602,3 +602,62 @@ async fn no_number_in_cache_control_or_age_makes_a_call_panic() {
         }
     }
 }
+
+static GET_KEPT_LONG: MethodSpec = MethodSpec {
+    index: 0,
+    name: "get_kept_long",
+    http_method: "GET",
+    path: "/docs/{id}",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "cache: { stale_if_error: 10m }\nretry: { max_attempts: 1 }",
+};
+
+static GET_KEPT_FRESH_ONLY: MethodSpec = MethodSpec {
+    index: 1,
+    name: "get_kept_fresh_only",
+    http_method: "GET",
+    path: "/docs/{id}",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "cache: { stale_if_error: 0s }\nretry: { max_attempts: 1 }",
+};
+
+static TWO_CACHES: ClientSpec = ClientSpec {
+    name: "TwoCaches",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&GET_KEPT_LONG, &GET_KEPT_FRESH_ONLY],
+};
+
+#[tokio::test]
+async fn each_method_keeps_its_own_cache_settings_whichever_calls_first() {
+    let (server, failing) = kept_or_down().await;
+    let client = ClientBuilder::new(&TWO_CACHES)
+        .base_url(&server.url())
+        .build()
+        .unwrap();
+    let doc = |method: &'static MethodSpec, id: u32| {
+        let client = client.clone();
+        async move {
+            client
+                .call(method.request().path("id", id), decode::json::<Value>)
+                .await
+        }
+    };
+    // The method without a stale window calls first, then the one with ten minutes.
+    doc(&GET_KEPT_FRESH_ONLY, 1).await.unwrap();
+    doc(&GET_KEPT_LONG, 2).await.unwrap();
+    failing.store(1, Ordering::Relaxed);
+    // Each method's own window: the kept answer stands in for the one, not for the other.
+    assert_eq!(doc(&GET_KEPT_LONG, 2).await.unwrap()["title"], "kept");
+    let error = doc(&GET_KEPT_FRESH_ONLY, 1).await.unwrap_err();
+    assert_eq!(
+        error.status(),
+        Some(StatusCode::SERVICE_UNAVAILABLE),
+        "{error}"
+    );
+}

@@ -250,7 +250,12 @@ impl Validator<'_> {
             ("tls", profile.tls.is_some()),
             ("interceptors", profile.interceptors.is_some()),
             ("endpoints", profile.endpoints.is_some()),
-            // The fleet's stores are the client's: one Redis link, one key space.
+            // The fleet's stores are the client's: one Redis link, one key space; and so is
+            // the memory of the one store its methods keep answers in.
+            (
+                "cache.memory",
+                profile.cache.as_ref().is_some_and(|c| c.memory.is_some()),
+            ),
             (
                 "quota.shared",
                 profile.quota.as_ref().is_some_and(|q| q.shared.is_some()),

@@ -102,12 +102,11 @@ impl Client {
         cached: &Cached,
         answer: Response,
     ) -> Response {
-        let Some(cache) = self.shared.cache.get() else {
+        let (Some(cache), Some(settings)) = (&self.shared.cache, &state.settings.cache) else {
             return answer;
         };
         let (answer, revalidated) = cache.answered(
-            &cached.key,
-            &cached.asked,
+            (&cached.key, &cached.asked, settings),
             cached.stale.clone(),
             answer,
             SystemTime::now(),
@@ -126,7 +125,7 @@ impl Client {
     ) -> FailedAttempt {
         if let Some(cached) = cached
             && failed.error.allows_fallback()
-            && let Some(cache) = self.shared.cache.get()
+            && let Some(cache) = &self.shared.cache
             && let Some(stale) =
                 cache.stale_for_failure(&cached.key, &cached.asked, SystemTime::now())
         {
@@ -187,7 +186,8 @@ impl Client {
         state: &MethodState,
         request: &Request,
     ) -> Option<(&Cache, Outgoing)> {
-        let settings = state.settings.cache.as_ref()?;
+        state.settings.cache.as_ref()?;
+        let cache = self.shared.cache.as_ref()?;
         let kept_method = matches!(
             state.http_method,
             reqwest::Method::GET | reqwest::Method::HEAD
@@ -208,10 +208,6 @@ impl Client {
             attempt: 0,
         };
         let asked = outgoing(state, request, lease.endpoint(), call, credential, now).ok()?;
-        let cache = self
-            .shared
-            .cache
-            .get_or_init(|| Cache::new(settings, self.shared.fleet_cache.clone()));
         Some((cache, asked))
     }
 
@@ -222,15 +218,13 @@ impl Client {
         request: &Request,
         outgoing: &Outgoing,
     ) -> Option<&Cache> {
-        let settings = state.settings.cache.as_ref()?;
+        state.settings.cache.as_ref()?;
         let kept_method = matches!(
             outgoing.http_method,
             reqwest::Method::GET | reqwest::Method::HEAD
         );
-        (kept_method && request.download.is_none()).then(|| {
-            self.shared
-                .cache
-                .get_or_init(|| Cache::new(settings, self.shared.fleet_cache.clone()))
-        })
+        (kept_method && request.download.is_none())
+            .then_some(self.shared.cache.as_ref())
+            .flatten()
     }
 }

@@ -10,6 +10,7 @@ use super::policies::Template;
 use super::{Client, MethodState, Shared, environment};
 use crate::error::{Error, ErrorKind};
 use crate::fleet;
+use crate::outbound::cache::Cache;
 use crate::outbound::endpoints::{Discover, DynDiscover, Endpoints};
 use crate::outbound::interceptor::{DynInterceptor, Erased, Interceptor};
 use crate::outbound::tls;
@@ -100,6 +101,12 @@ impl ClientBuilder {
         let now = Instant::now();
         let pool_threads = most_pool_workers(&client_settings, &own_settings);
         let template = Template::new(spec, client_settings, pool_threads, now).map_err(named)?;
+        let fleet_cache = fleet::cache(&template.settings, spec.name).map_err(named)?;
+        let cache = Cache::for_client(
+            &template.settings,
+            own_settings.iter().map(|(_, settings)| settings),
+            fleet_cache.clone(),
+        );
         let mut methods: Vec<OnceLock<Box<MethodState>>> = std::iter::repeat_with(OnceLock::new)
             .take(spec.methods.len())
             .collect();
@@ -113,7 +120,6 @@ impl ClientBuilder {
         let budget = RetryBudget::new(retry.budget_ratio, retry.budget_min_per_second, now);
         let fleet_budget = fleet::budget(&template.settings, spec.name, now).map_err(named)?;
         let fleet_quotas = fleet::quotas(&template.settings, spec.name).map_err(named)?;
-        let fleet_cache = fleet::cache(&template.settings, spec.name).map_err(named)?;
         let endpoints = Endpoints::new(
             spec.name,
             &base_urls,
@@ -132,7 +138,7 @@ impl ClientBuilder {
             fleet_budget,
             interceptors: self.interceptors,
             quotas: Default::default(),
-            cache: Default::default(),
+            cache,
             fleet_quotas,
             fleet_cache,
         };

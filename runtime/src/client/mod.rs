@@ -71,8 +71,8 @@ pub(crate) struct Shared {
     pub(crate) interceptors: Vec<Arc<dyn DynInterceptor>>,
     /// The quotas the server's answers announce, by name.
     pub(crate) quotas: Quotas,
-    /// The answers kept under `cache:`, made at the first call of a method that keeps them.
-    pub(crate) cache: OnceLock<Cache>,
+    /// The answers kept under `cache:`, when the client's profile or any method's keeps them.
+    pub(crate) cache: Option<Cache>,
     /// The fleet's quotas in Redis, when the profile shares them (`quota.shared`).
     pub(crate) fleet_quotas: fleet::Quotas,
     /// The fleet's kept answers in Redis, when the profile shares them (`cache.shared`).

@@ -118,11 +118,12 @@ pub(crate) enum Kept {
     Nothing,
 }
 
-/// The store, one per client.
+/// The store, one per client, made when the client is built (its size is the client's
+/// `cache.memory`); what a method keeps and for how long past its freshness are the method's
+/// own settings, told on each call.
 pub(crate) struct Cache {
     store: quick_cache::sync::Cache<Key, Arc<Entry>, ByBytes>,
     hasher: RandomState,
-    stale_if_error: Duration,
     fleet: Option<Arc<dyn SharedAnswers>>,
 }
 
@@ -207,21 +208,30 @@ fn options() -> CacheOptions {
 }
 
 impl Cache {
-    pub(crate) fn new(settings: &CacheSettings, fleet: Option<Arc<dyn SharedAnswers>>) -> Cache {
+    /// The client's store of `memory` bytes, when the client's profile or any method's keeps
+    /// answers (`cache:`); `memory` is the client's (`cache.memory` is client-wide).
+    pub(crate) fn for_client<'a>(
+        client: &Settings,
+        methods: impl IntoIterator<Item = &'a Settings>,
+        fleet: Option<Arc<dyn SharedAnswers>>,
+    ) -> Option<Cache> {
+        let keeps = |settings: &Settings| settings.cache.is_some();
+        if !keeps(client) && !methods.into_iter().any(keeps) {
+            return None;
+        }
+        let memory = client
+            .cache
+            .as_ref()
+            .map_or(remcall_profile::DEFAULT_CACHE_BYTES, |cache| cache.memory);
         // Answers of a few KiB on average: the estimate only sizes the first allocation.
-        let estimated = usize::try_from(settings.memory / 4096)
+        let estimated = usize::try_from(memory / 4096)
             .unwrap_or(usize::MAX)
             .clamp(16, 1 << 16);
-        Cache {
-            store: quick_cache::sync::Cache::with_weighter(
-                estimated,
-                settings.memory.max(1),
-                ByBytes,
-            ),
+        Some(Cache {
+            store: quick_cache::sync::Cache::with_weighter(estimated, memory.max(1), ByBytes),
             hasher: RandomState::new(),
-            stale_if_error: settings.stale_if_error,
             fleet,
-        }
+        })
     }
 
     /// The key of `request` (of the method at `index`): every header but the `unkeyed` ones
@@ -314,12 +324,12 @@ impl Cache {
     }
 
     /// The server's `answer` to `asked` (accepted by the interceptors): kept when RFC 9111
-    /// allows it; a 304 to a revalidation is the kept answer again (its headers updated), and
-    /// says so (`true`).
+    /// allows it, to answer a failed call for `settings.stale_if_error` past its freshness; a
+    /// 304 to a revalidation is the kept answer again (its headers updated), and says so
+    /// (`true`).
     pub(crate) fn answered(
         &self,
-        key: &Key,
-        asked: &Outgoing,
+        (key, asked, settings): (&Key, &Outgoing, &CacheSettings),
         stale: Option<Arc<Entry>>,
         answer: Response,
         now: SystemTime,
@@ -339,7 +349,7 @@ impl Cache {
                 headers: parts.headers,
                 body: entry.body.clone(),
             };
-            self.keep(key, policy, asked, &again, now);
+            self.keep((key, asked, settings), policy, &again, now);
             return (again, true);
         }
         if answer.status.is_success() {
@@ -350,7 +360,7 @@ impl Cache {
                     headers,
                     body: answer.body.clone(),
                 };
-                self.keep(key, policy, asked, &kept, now);
+                self.keep((key, asked, settings), policy, &kept, now);
             }
         }
         (answer, false)
@@ -381,13 +391,12 @@ impl Cache {
 
     fn keep(
         &self,
-        key: &Key,
+        (key, asked, settings): (&Key, &Outgoing, &CacheSettings),
         policy: CachePolicy,
-        asked: &Outgoing,
         answer: &Response,
         now: SystemTime,
     ) {
-        let window = self.stale_if_error.max(stale_if_error(&answer.headers));
+        let window = settings.stale_if_error.max(stale_if_error(&answer.headers));
         // Every time in it is clamped; past what the clock holds is kept as long as it holds.
         let stale_until = now
             .checked_add(policy.time_to_live(now))
