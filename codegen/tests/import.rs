@@ -452,3 +452,46 @@ fn imported_clients_type_check() {
         panic!("{clippy}");
     }
 }
+
+/// A description whose server is relative (`/api`, as FastAPI serves one behind its mount):
+/// its routes live under that path on every route into a client — `remcall import`, `openapi:`
+/// in a spec (with or without a base URL of the spec's own), and a build script.
+#[test]
+fn a_relative_server_is_the_base_path_on_every_route() {
+    let doc = r#"{ "openapi": "3.0.3", "info": { "title": "Flows", "version": "1" },
+  "servers": [{ "url": "/api" }],
+  "paths": { "/flows/{id}": { "get": { "operationId": "read_flow",
+    "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string" } }],
+    "responses": { "200": { "description": "ok",
+      "content": { "application/json": { "schema": { "type": "object" } } } } } } } } }"#;
+    let (dir, description) = written(&[
+        ("api.json", doc),
+        (
+            "flows.yaml",
+            "client: Flows\nopenapi: { file: api.json }\nmethods: {}\n",
+        ),
+        (
+            "own_url.yaml",
+            "client: OwnUrl\nbase_url: http://127.0.0.1:4200\nopenapi: { file: api.json }\nmethods: {}\n",
+        ),
+    ]);
+    let (code, stderr, spec) = import(&description, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    has(&spec.unwrap(), "base_path: /api");
+    for spec in ["flows.yaml", "own_url.yaml"] {
+        let generated = remcall_codegen::generate_one(&dir.path().join(spec)).unwrap();
+        assert!(
+            generated.code.contains("base_path: \"/api\""),
+            "{spec}: {}",
+            generated.code
+        );
+    }
+    let out = dir.path().join("out");
+    remcall_codegen::Builder::new()
+        .spec(dir.path().join("own_url.yaml"))
+        .out_dir(&out)
+        .generate()
+        .unwrap();
+    let built = std::fs::read_to_string(out.join("own_url.rs")).unwrap();
+    assert!(built.contains("base_path: \"/api\""), "{built}");
+}

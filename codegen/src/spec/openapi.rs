@@ -97,6 +97,11 @@ impl Loader {
         if file.base_url.is_none() {
             file.base_url = from.base_url.take();
         }
+        // The description's relative server (`/api`) is where its routes live: kept whether or
+        // not the spec names its own base URL (the server's host is the user's to say).
+        if file.base_path.is_none() {
+            file.base_path = from.base_path.take();
+        }
         if file.doc.is_none() {
             file.doc = from.doc.take();
         }
