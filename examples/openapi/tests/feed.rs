@@ -43,7 +43,8 @@ async fn server() -> Server {
 #[tokio::test]
 async fn a_swagger_feed_of_json_lines_is_a_typed_stream() {
     let server = server().await;
-    let feed = Feed::new(&format!("{}/v1", server.url())).unwrap();
+    // The description's `basePath: /v1` is the client's base path: the server's root is its URL.
+    let feed = Feed::new(&server.url()).unwrap();
     let mut lines = feed.events().await.unwrap();
     let mut events: Vec<Event> = Vec::new();
     while let Some(line) = lines.next().await {
