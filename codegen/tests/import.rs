@@ -100,7 +100,8 @@ fn swagger_2_0_reads_host_form_data_files_and_basic_auth() {
         "  UploadPhotoForm:\n    fields:\n      photo: File\n      caption: Option<String>",
         "      type: UploadPhotoForm\n      as: multipart",
         "    body: NewPet",
-        "      tag: Option<String>",
+        // Optional and `x-nullable` in a type a body sends: null can be sent, apart from absent.
+        "      tag: Nullable<String>",
         "  Pet:\n    all_of: [NewPet]",
     ] {
         has(&spec, expected);

@@ -266,8 +266,13 @@ fn describe(out: &mut String, definition: &TypeOut, class_of: &dyn Fn(&str) -> O
             for field in &s.fields {
                 let _ = write!(
                     out,
-                    " field {:?} {:?} {:?} {} {:?} ",
-                    field.key, field.rename, field.doc, field.required_null, field.constant
+                    " field {:?} {:?} {:?} {} {} {:?} ",
+                    field.key,
+                    field.rename,
+                    field.doc,
+                    field.required_null,
+                    field.optional_null,
+                    field.constant
                 );
                 ty(out, &field.ty, class_of);
             }
@@ -297,13 +302,14 @@ fn describe(out: &mut String, definition: &TypeOut, class_of: &dyn Fn(&str) -> O
 fn ty(out: &mut String, ty: &Ty, class_of: &dyn Fn(&str) -> Option<usize>) {
     match ty {
         Ty::Named(name) => named(out, name, class_of),
-        Ty::Vec(inner) | Ty::Option(inner) | Ty::Map(inner) => {
+        Ty::Vec(inner) | Ty::Option(inner) | Ty::Nullable(inner) | Ty::Map(inner) => {
             let _ = write!(
                 out,
                 "{}<",
                 match ty {
                     Ty::Vec(_) => "Vec",
                     Ty::Option(_) => "Option",
+                    Ty::Nullable(_) => "Nullable",
                     _ => "Map",
                 }
             );

@@ -87,6 +87,9 @@ pub(crate) struct FieldOut {
     pub(crate) doc: Option<String>,
     /// An `Option` that is required on the wire (nullable).
     pub(crate) required_null: bool,
+    /// Optional, and its schema allows `null`: in a type that is sent it is `Nullable`, so
+    /// that `null` can be sent apart from absent (`settle_nulls`).
+    pub(crate) optional_null: bool,
     /// A constant value (a string, an integer or a boolean).
     pub(crate) constant: Option<Value>,
 }

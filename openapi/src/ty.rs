@@ -30,6 +30,9 @@ pub(crate) enum Ty {
     Named(String),
     Vec(Box<Ty>),
     Option(Box<Ty>),
+    /// `Nullable<T>`: absent, `null` or a value; an optional field that allows `null` in a
+    /// type that is sent, so that `null` can be sent (a PATCH that clears a field).
+    Nullable(Box<Ty>),
     /// `HashMap<String, T>`.
     Map(Box<Ty>),
 }
@@ -65,10 +68,10 @@ impl Ty {
         matches!(self, Ty::Option(_))
     }
 
-    /// The type inside an `Option`, or the type itself.
+    /// The type inside an `Option` (or a `Nullable`), or the type itself.
     pub(crate) fn required(&self) -> &Ty {
         match self {
-            Ty::Option(inner) => inner,
+            Ty::Option(inner) | Ty::Nullable(inner) => inner,
             other => other,
         }
     }
@@ -104,7 +107,7 @@ impl Ty {
 
     /// Calls `f` on every part of the expression, this one last.
     pub(crate) fn visit_mut(&mut self, f: &mut impl FnMut(&mut Ty)) {
-        if let Ty::Vec(inner) | Ty::Option(inner) | Ty::Map(inner) = self {
+        if let Ty::Vec(inner) | Ty::Option(inner) | Ty::Nullable(inner) | Ty::Map(inner) = self {
             inner.visit_mut(f);
         }
         f(self);
@@ -179,6 +182,7 @@ impl fmt::Display for Ty {
             Ty::Named(name) => f.write_str(name),
             Ty::Vec(item) => write!(f, "Vec<{item}>"),
             Ty::Option(inner) => write!(f, "Option<{inner}>"),
+            Ty::Nullable(inner) => write!(f, "Nullable<{inner}>"),
             Ty::Map(value) => write!(f, "HashMap<String, {value}>"),
         }
     }

@@ -48,7 +48,7 @@ pub async fn main() -> Result<(), remcall::Error> {
                 TENANT,
                 DATABASE,
                 &CreateCollectionPayload {
-                    metadata: Some(metadata),
+                    metadata: metadata.into(),
                     ..CreateCollectionPayload::new(name)
                 },
             )
@@ -73,7 +73,7 @@ pub async fn main() -> Result<(), remcall::Error> {
             DATABASE,
             &ids[1],
             &UpdateCollectionPayload {
-                new_name: Some("beta-renamed".into()),
+                new_name: "beta-renamed".into(),
                 ..Default::default()
             },
         )
@@ -98,11 +98,7 @@ pub async fn main() -> Result<(), remcall::Error> {
     println!("list_collections_stream: {names:?}, two to a page");
 
     let records = AddCollectionRecordsPayload {
-        documents: Some(vec![
-            Some("one".into()),
-            Some("two".into()),
-            Some("three".into()),
-        ]),
+        documents: vec![Some("one".into()), Some("two".into()), Some("three".into())].into(),
         ..AddCollectionRecordsPayload::new(
             EmbeddingsPayload::F64ListList(vec![
                 vec![1.0, 0.0, 0.0],
@@ -127,7 +123,7 @@ pub async fn main() -> Result<(), remcall::Error> {
             DATABASE,
             &ids[0],
             &GetRequestPayload {
-                ids: Some(vec!["r2".to_owned()]),
+                ids: vec!["r2".to_owned()].into(),
                 ..Default::default()
             },
         )
@@ -140,7 +136,7 @@ pub async fn main() -> Result<(), remcall::Error> {
             DATABASE,
             &ids[0],
             &DeleteCollectionRecordsPayload {
-                ids: Some(vec!["r1".to_owned()]),
+                ids: vec!["r1".to_owned()].into(),
                 ..Default::default()
             },
         )

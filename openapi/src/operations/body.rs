@@ -211,6 +211,7 @@ impl Builder<'_> {
                 ty,
                 doc: doc(field),
                 required_null: false,
+                optional_null: false,
                 constant: None,
             });
         }

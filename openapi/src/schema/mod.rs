@@ -388,6 +388,8 @@ impl Builder<'_> {
                     .get("const")
                     .filter(|c| is_required && !nullable && const_fits(c, &ty))
                     .cloned();
+                let optional_null =
+                    !is_required && (nullable || (ty == Ty::Value && is_nullable(definition)));
                 if !is_required && !nullable {
                     ty = ty.optional();
                 }
@@ -398,6 +400,7 @@ impl Builder<'_> {
                     ty,
                     doc: doc(definition),
                     required_null: is_required && nullable,
+                    optional_null,
                     constant,
                 });
             }

@@ -151,6 +151,8 @@ impl Builder<'_> {
                     }
                     existing.required_null =
                         narrow.is_option() && (existing.required_null || field.required_null);
+                    existing.optional_null =
+                        narrow.is_option() && (existing.optional_null || field.optional_null);
                     existing.ty = narrow;
                 }
                 Some(existing) if !self.same_type(&existing.ty, &field.ty) => {

@@ -1,8 +1,10 @@
 //! Rules that need every type defined first: a union's tag values (`unions.rs`), binary
-//! fields, parameters a URL cannot hold, and `allOf` parts that can be composed as they are or
-//! must be merged (`compositions.rs`).
+//! fields, parameters a URL cannot hold, `allOf` parts that can be composed as they are or
+//! must be merged (`compositions.rs`), and nulls a sent type must be able to send
+//! (`nulls.rs`).
 
 mod compositions;
+mod nulls;
 mod unions;
 
 use crate::spec::TypeOut;
@@ -19,6 +21,7 @@ impl Builder<'_> {
         self.settle_binary();
         self.settle_compositions();
         self.settle_parameters();
+        self.settle_nulls();
     }
 
     /// Parameters whose type a URL or a header cannot hold as the description means it: an

@@ -39,6 +39,20 @@ impl<T> Nullable<T> {
     }
 }
 
+/// A value: `description: Nullable::from(text)`, or `.into()` where the type is known.
+impl<T> From<T> for Nullable<T> {
+    fn from(value: T) -> Self {
+        Nullable::Value(value)
+    }
+}
+
+/// Text: `description: "x".into()`.
+impl From<&str> for Nullable<String> {
+    fn from(value: &str) -> Self {
+        Nullable::Value(value.to_owned())
+    }
+}
+
 /// `Some(v)` is a value, `None` is `null`: an `Option` always says something.
 impl<T> From<Option<T>> for Nullable<T> {
     fn from(option: Option<T>) -> Self {
@@ -74,6 +88,18 @@ mod tests {
     struct Patch {
         #[serde(default, skip_serializing_if = "Nullable::is_absent")]
         email: Nullable<String>,
+    }
+
+    #[test]
+    fn a_value_or_text_is_one_word_and_null_is_said() {
+        let patch = Patch {
+            email: "ada@example.test".into(),
+        };
+        assert_eq!(patch.email, Nullable::Value("ada@example.test".to_owned()));
+        let count: Nullable<u32> = 3.into();
+        assert_eq!(count, Nullable::Value(3));
+        let cleared: Nullable<u32> = None.into();
+        assert_eq!(cleared, Nullable::Null);
     }
 
     #[test]

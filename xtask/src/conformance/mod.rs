@@ -340,7 +340,10 @@ fn one(
         for (i, instance) in instances.iter().enumerate() {
             let line = back.get(i).map(String::as_str).unwrap_or("!not run");
             let lost = match serde_json::from_str::<Value>(line) {
-                Ok(value) => roundtrip::difference(&instance.value, &value, "$"),
+                Ok(value) => {
+                    let nulls = instance.role == "body";
+                    roundtrip::difference(&instance.value, &value, "$", nulls)
+                }
                 Err(_) => Some(line.chars().take(200).collect()),
             };
             match lost {

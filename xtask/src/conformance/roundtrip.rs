@@ -446,14 +446,19 @@ pub(super) fn input(instances: &[Instance]) -> Value {
     )
 }
 
-/// Where `back` differs from `sent` (absent and `null` equal, numbers by value): the first
-/// JSON path that lost or changed a value, or `None` when the round trip kept everything.
-pub(super) fn difference(sent: &Value, back: &Value, path: &str) -> Option<String> {
+/// Where `back` differs from `sent` (numbers by value; absent and `null` equal, save in a body
+/// the client sends when `nulls`: there a `null` not written back is a value lost — a PATCH
+/// that cannot clear a field): the first JSON path that lost or changed a value, or `None`
+/// when the round trip kept everything.
+pub(super) fn difference(sent: &Value, back: &Value, path: &str, nulls: bool) -> Option<String> {
     match (sent, back) {
         (Value::Object(a), Value::Object(b)) => {
             for (key, value) in a {
+                if nulls && value.is_null() && !b.contains_key(key) {
+                    return Some(format!("{path}.{key} (null not sent)"));
+                }
                 let there = b.get(key).unwrap_or(&Value::Null);
-                if let Some(at) = difference(value, there, &format!("{path}.{key}")) {
+                if let Some(at) = difference(value, there, &format!("{path}.{key}"), nulls) {
                     return Some(at);
                 }
             }
@@ -465,7 +470,7 @@ pub(super) fn difference(sent: &Value, back: &Value, path: &str) -> Option<Strin
             .iter()
             .zip(b)
             .enumerate()
-            .find_map(|(i, (x, y))| difference(x, y, &format!("{path}[{i}]"))),
+            .find_map(|(i, (x, y))| difference(x, y, &format!("{path}[{i}]"), nulls)),
         (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
         (a, b) if a == b => None,
         _ => Some(path.to_owned()),
@@ -480,16 +485,35 @@ mod tests {
     fn absent_and_null_are_equal_and_numbers_compare_by_value() {
         let sent = json!({ "a": 1, "b": null, "c": [{ "d": 2.0 }] });
         assert_eq!(
-            difference(&sent, &json!({ "a": 1.0, "c": [{ "d": 2 }] }), "$"),
+            difference(&sent, &json!({ "a": 1.0, "c": [{ "d": 2 }] }), "$", false),
             None
         );
         assert_eq!(
-            difference(&sent, &json!({ "a": 1, "c": [{}] }), "$").as_deref(),
+            difference(&sent, &json!({ "a": 1, "c": [{}] }), "$", false).as_deref(),
             Some("$.c[0].d")
         );
         assert_eq!(
-            difference(&json!({ "a": "x" }), &json!({ "a": "x", "e": 1 }), "$").as_deref(),
+            difference(
+                &json!({ "a": "x" }),
+                &json!({ "a": "x", "e": 1 }),
+                "$",
+                false
+            )
+            .as_deref(),
             Some("$.e (added)")
+        );
+    }
+
+    #[test]
+    fn in_a_body_sent_a_null_not_written_back_is_lost() {
+        let sent = json!({ "a": 1, "b": null });
+        assert_eq!(
+            difference(&sent, &json!({ "a": 1 }), "$", true).as_deref(),
+            Some("$.b (null not sent)")
+        );
+        assert_eq!(
+            difference(&sent, &json!({ "a": 1, "b": null }), "$", true),
+            None
         );
     }
 
