@@ -1819,3 +1819,55 @@ components:
         d.spec()
     );
 }
+
+#[test]
+fn a_key_required_but_not_declared_is_kept_as_any_value() {
+    let d = import(
+        "Undeclared",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /checks/{id}:
+    get:
+      operationId: get_check
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Check' } } } }
+  /uuids/{id}:
+    get:
+      operationId: get_uuid_check
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/UuidCheck' } } } }
+components:
+  schemas:
+    Check:
+      type: object
+      required: [id, kind, created-at]
+      properties:
+        id: { type: string }
+    Base:
+      type: object
+      properties:
+        type: { type: string }
+        label: { type: string }
+    UuidCheck:
+      allOf:
+        - $ref: '#/components/schemas/Base'
+        - type: object
+          required: [type, uuid]
+          properties:
+            uuid: { type: string }
+"#,
+        )],
+    );
+    // Required, not declared: kept (not dropped) when it comes, noted; optional, so that an
+    // answer without it (the description's slip) still reads.
+    d.has("  Check:\n    fields:\n      id: String\n      kind: Option<serde_json::Value>\n      created_at: { type: Option<serde_json::Value>, rename: created-at }");
+    d.noted("`Check` requires `kind` without declaring it: kept as any JSON value, when it comes");
+    // Required here, declared by a part: no field of its own.
+    assert!(!d.notes().contains("requires `type`"), "{}", d.notes());
+}

@@ -328,6 +328,13 @@ impl Builder<'_> {
         let mut taken = names::Taken::default();
         let mut own = vec![(at.clone(), schema.clone())];
         own.extend(inline_parts);
+        let required_anywhere: Vec<String> = own
+            .iter()
+            .filter_map(|(_, part)| part.get("required").and_then(Value::as_array))
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
         for (place, part) in own {
             // A union beside the fields (`oneOf` next to `properties`, or an inline `allOf`
             // part that is one) is flattened into the struct: an `all_of:` part of its own.
@@ -341,11 +348,98 @@ impl Builder<'_> {
             }
             self.fields_of(&place, &part, name, depth, &mut out, &mut taken);
         }
+        // (A struct of no fields keeps every key in a map instead: nothing to add there.)
+        let has_fields = !out.fields.is_empty() || !out.all_of.is_empty();
+        if !required_anywhere.is_empty() && out.additional.is_none() && has_fields {
+            self.required_but_undeclared(
+                at,
+                schema,
+                name,
+                &required_anywhere,
+                &mut out,
+                &mut taken,
+            );
+        }
         // A struct of no fields would drop every key an object may have: it keeps them.
         if out.fields.is_empty() && out.all_of.is_empty() && out.additional.is_none() {
             out.additional = Some(Ty::Value);
         }
         out
+    }
+
+    /// Keys the schema requires that neither it nor any of its parts or alternatives
+    /// declares (JSON Schema allows it): a value the server should send, kept in an optional
+    /// `serde_json::Value` field rather than dropped — optional, as such a key is as often the
+    /// description's slip (a renamed property left in `required`) and a real server's answers
+    /// without it must still read. Noted.
+    fn required_but_undeclared(
+        &mut self,
+        at: &Place,
+        schema: &Value,
+        owner: &str,
+        required: &[String],
+        out: &mut StructOut,
+        taken: &mut names::Taken,
+    ) {
+        let mut declared: std::collections::BTreeSet<String> =
+            out.fields.iter().map(|f| f.wire().to_owned()).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        self.declared_keys(at, schema, 0, &mut declared, &mut seen);
+        let mut added = std::collections::BTreeSet::new();
+        for key in required {
+            if declared.contains(key) || !added.insert(key.clone()) {
+                continue;
+            }
+            let field = names::unique(&names::word(key), "_", taken);
+            self.note(
+                at,
+                false,
+                format!(
+                    "`{owner}` requires `{key}` without declaring it: kept as any JSON value, when it comes"
+                ),
+            );
+            out.fields.push(FieldOut {
+                rename: (field != *key).then(|| key.clone()),
+                key: field,
+                ty: Ty::Value.optional(),
+                doc: None,
+                required_null: false,
+                optional_null: false,
+                constant: None,
+            });
+        }
+    }
+
+    /// Every property name `schema` declares, in itself, its `allOf` parts and its `oneOf` and
+    /// `anyOf` alternatives, `$ref`s followed; each place once, so the walk is linear.
+    fn declared_keys(
+        &mut self,
+        at: &Place,
+        schema: &Value,
+        depth: usize,
+        declared: &mut std::collections::BTreeSet<String>,
+        seen: &mut std::collections::BTreeSet<String>,
+    ) {
+        if depth > 32 {
+            return;
+        }
+        let Ok((place, schema)) = self.docs.follow(at, schema) else {
+            return;
+        };
+        if !seen.insert(format!("{}#{}", place.file.display(), place.pointer)) {
+            return;
+        }
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            declared.extend(properties.keys().cloned());
+        }
+        for combinator in ["allOf", "oneOf", "anyOf"] {
+            if let Some(parts) = schema.get(combinator).and_then(Value::as_array) {
+                for (i, part) in parts.iter().enumerate() {
+                    let part_at = place.child(combinator).child(&i.to_string());
+                    self.declared_keys(&part_at, part, depth + 1, declared, seen);
+                }
+            }
+        }
     }
 
     fn fields_of(

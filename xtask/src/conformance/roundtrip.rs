@@ -318,6 +318,27 @@ impl Maker<'_> {
                 }
             }
         }
+        // A key the schema requires without declaring it (JSON Schema allows it) is in every
+        // valid instance: any value, here a text (not where the object is closed, nor where
+        // parts or alternatives may declare it).
+        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+        let composed = ["allOf", "oneOf", "anyOf"]
+            .iter()
+            .any(|k| schema.get(*k).is_some());
+        if !closed && !composed {
+            let declared = schema.get("properties").and_then(Value::as_object);
+            for key in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                if declared.is_none_or(|p| !p.contains_key(key)) && !also.iter().any(|a| a == key) {
+                    object.insert(key.to_owned(), json!("required, not declared"));
+                }
+            }
+        }
         match schema.get("additionalProperties") {
             Some(Value::Bool(true)) => {
                 object.insert("extra-key".into(), json!({ "kept": [1, "two"] }));
