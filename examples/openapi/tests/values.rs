@@ -264,3 +264,37 @@ async fn a_query_operation_is_sent_as_query_with_its_body_and_retried() {
     }
     assert_eq!(client.stats().method("search").unwrap().retries, 1);
 }
+
+/// pydantic's tag: each alternative's `type` is a constant with a default equal to it, not
+/// `required`, and always written by the server. The alternatives have the same keys: only
+/// the tag tells an abort from a rejection (read as the first that fit before).
+#[test]
+fn a_union_is_told_apart_by_a_constant_the_server_writes_by_default() {
+    let read = |value: Value| -> OrchestrationResult { serde_json::from_value(value).unwrap() };
+    let abort = read(
+        json!({ "status": "ABORT", "details": { "type": "abort_details", "reason": "gone" } }),
+    );
+    assert!(
+        matches!(
+            abort.details,
+            Some(OrchestrationResultDetails::AbortDetails(_))
+        ),
+        "{abort:?}"
+    );
+    let reject = read(json!({ "status": "REJECT", "details": { "type": "reject_details" } }));
+    assert!(
+        matches!(
+            reject.details,
+            Some(OrchestrationResultDetails::RejectDetails(_))
+        ),
+        "{reject:?}"
+    );
+    // Written back as it came.
+    assert_eq!(
+        serde_json::to_value(&abort).unwrap(),
+        json!({ "status": "ABORT", "details": { "type": "abort_details", "reason": "gone" } })
+    );
+    // A value without the tag still reads, by its keys.
+    let untagged = read(json!({ "status": "WAIT", "details": { "reason": "later" } }));
+    assert!(untagged.details.is_some(), "{untagged:?}");
+}

@@ -467,7 +467,18 @@ impl Builder<'_> {
                 }
                 let place = at.child("properties").child(property);
                 let hint = format!("{owner}{}", names::type_name(property));
-                let mut ty = self.ty_at_depth(&place, definition, &hint, depth + 1);
+                // A text constant with a default equal to it (pydantic's tag:
+                // `type: { const: abort, default: abort }`, not in `required`) is written by the
+                // server always: a one-value enum, so that a union's best fit reads its
+                // alternative by it (and still reads a value without it), where text would
+                // leave the alternatives alike.
+                let mut ty = match always_written(definition) {
+                    Some(tag) if !required.contains(&property.as_str()) => {
+                        let one_value = serde_json::json!({ "type": "string", "enum": [tag] });
+                        self.ty_at_depth(&place, &one_value, &hint, depth + 1)
+                    }
+                    _ => self.ty_at_depth(&place, definition, &hint, depth + 1),
+                };
                 // A property only the client sends (`writeOnly`) is absent from responses, and
                 // one only the server sends (`readOnly`) from requests: the one type serves both,
                 // so such a property is optional whatever `required` says.
@@ -586,4 +597,20 @@ fn integer_ty(schema: &Value) -> Ty {
         }
         _ => Ty::I64,
     }
+}
+
+/// The text constant a property always holds when the server writes it by default: `const`
+/// (or a one-value `enum`) with a `default` equal to it.
+fn always_written(definition: &Value) -> Option<&Value> {
+    let constant = definition.get("const").or_else(|| {
+        match definition
+            .get("enum")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            Some([one]) => Some(one),
+            _ => None,
+        }
+    })?;
+    (constant.is_string() && definition.get("default") == Some(constant)).then_some(constant)
 }
