@@ -252,6 +252,50 @@ async fn a_keyed_post_is_retried_with_the_same_key() {
 }
 
 #[tokio::test]
+async fn two_routes_with_quotas_of_their_own_pace_one_client_without_a_refusal() {
+    let stub = UserClientStub::start().await.unwrap();
+    stub.get_user().returns(&ada());
+    stub.list_users().returns(&UserPage {
+        users: vec![ada()],
+        has_more: false,
+    });
+    // A code host's two buckets: `core` for reading a user, a smaller `search` for listing.
+    let second = std::time::Duration::from_secs(1);
+    stub.inner()
+        .announce_quota_of(&["get_user"], "core", 10, second);
+    stub.inner()
+        .announce_quota_of(&["list_users"], "search", 2, second);
+    let users = UserClient::new(&stub.url()).unwrap();
+    // The first answer says the API announces quotas; then both routes at once, six callers
+    // at a time: `search`'s first calls neither go at once nor take `core`'s pace.
+    display_name(&users, 1).await.unwrap();
+    for _ in 0..4 {
+        let calls: Vec<_> = (0..6)
+            .map(|i| {
+                let users = users.clone();
+                tokio::spawn(async move {
+                    if i % 2 == 0 {
+                        display_name(&users, i).await.map(|_| ())
+                    } else {
+                        users.list_users().await.map(|_| ())
+                    }
+                })
+            })
+            .collect();
+        for call in calls {
+            call.await.unwrap().unwrap();
+        }
+    }
+    assert_eq!(
+        stub.inner().quota_refusals(),
+        0,
+        "paced by each route's quota"
+    );
+    let names: Vec<Option<String>> = users.stats().quotas.into_iter().map(|q| q.name).collect();
+    assert_eq!(names, [Some("core".to_owned()), Some("search".to_owned())]);
+}
+
+#[tokio::test]
 async fn the_stub_announces_a_quota_and_a_client_that_paces_by_it_stays_under() {
     let stub = UserClientStub::start().await.unwrap();
     stub.get_user().returns(&ada());

@@ -64,6 +64,8 @@ struct State {
     keep_body_bytes: usize,
     /// The quota the stub announces, if a test set one.
     quota: Option<quota::StubQuota>,
+    /// Quotas of some operations each (their names), announced on their answers only.
+    route_quotas: Vec<(Vec<String>, quota::StubQuota)>,
 }
 
 /// How much of each request body a stub records unless told otherwise.
@@ -136,6 +138,7 @@ impl Stub {
                 rng: fastrand::Rng::with_seed(0),
                 keep_body_bytes: KEEP_BODY_BYTES,
                 quota: None,
+                route_quotas: Vec::new(),
             }),
             accept_failures: Default::default(),
         });
@@ -182,9 +185,24 @@ impl Stub {
         ));
     }
 
-    /// The calls the announced quota refused (429): 0 for a client that paces by it.
+    /// Announces a quota named `name` of `limit` calls per `window` on the answers of the
+    /// `operations` named (`X-RateLimit-Resource: name` besides), counted apart from any other
+    /// quota, as an API with a bucket per route does (a code host's `core` and `search`).
+    pub fn announce_quota_of(&self, operations: &[&str], name: &str, limit: u64, window: Duration) {
+        let quota = quota::StubQuota::new(limit, window, tokio::time::Instant::now()).named(name);
+        let operations = operations.iter().map(|o| (*o).to_owned()).collect();
+        self.state().route_quotas.push((operations, quota));
+    }
+
+    /// The calls the announced quotas refused (429): 0 for a client that paces by them.
     pub fn quota_refusals(&self) -> u64 {
-        self.state().quota.as_ref().map_or(0, |q| q.refused)
+        let state = self.state();
+        state.quota.as_ref().map_or(0, |q| q.refused)
+            + state
+                .route_quotas
+                .iter()
+                .map(|(_, q)| q.refused)
+                .sum::<u64>()
     }
 
     /// A new rule for `operation`: it answers 200 with no body until told otherwise.

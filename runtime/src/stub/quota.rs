@@ -11,6 +11,8 @@ use tokio::time::Instant;
 /// The quota's window and what it has taken.
 #[derive(Debug)]
 pub(crate) struct StubQuota {
+    /// Its name (`X-RateLimit-Resource`), for a quota of some routes.
+    name: Option<String>,
     limit: u64,
     window: Duration,
     started: Instant,
@@ -28,11 +30,20 @@ pub(crate) struct Counted {
 impl StubQuota {
     pub(crate) fn new(limit: u64, window: Duration, now: Instant) -> StubQuota {
         StubQuota {
+            name: None,
             limit,
             window: window.max(Duration::from_millis(1)),
             started: now,
             taken: 0,
             refused: 0,
+        }
+    }
+
+    /// The same quota, named on every answer (`X-RateLimit-Resource`).
+    pub(crate) fn named(self, name: &str) -> StubQuota {
+        StubQuota {
+            name: Some(name.to_owned()),
+            ..self
         }
     }
 
@@ -50,7 +61,7 @@ impl StubQuota {
         }
         let reset_in = self.started + self.window - now;
         let reset_secs = reset_in.as_secs() + u64::from(reset_in.subsec_nanos() > 0);
-        let headers = vec![
+        let mut headers = vec![
             ("x-ratelimit-limit".to_owned(), self.limit.to_string()),
             (
                 "x-ratelimit-remaining".to_owned(),
@@ -58,6 +69,9 @@ impl StubQuota {
             ),
             ("x-ratelimit-reset".to_owned(), reset_secs.to_string()),
         ];
+        if let Some(name) = &self.name {
+            headers.push(("x-ratelimit-resource".to_owned(), name.clone()));
+        }
         Counted {
             headers,
             spent_for: spent.then_some(reset_in),

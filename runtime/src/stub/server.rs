@@ -196,7 +196,14 @@ async fn handle(
         let mut state = shared.state();
         state.recorded.push(recorded.clone());
         let now = tokio::time::Instant::now();
-        let counted = state.quota.as_mut().map(|quota| quota.count(now));
+        let of_route = state
+            .route_quotas
+            .iter_mut()
+            .find(|(operations, _)| operations.iter().any(|o| o == operation.name));
+        let counted = match of_route {
+            Some((_, quota)) => Some(quota.count(now)),
+            None => state.quota.as_mut().map(|quota| quota.count(now)),
+        };
         let (answer, decided) = choose(&mut state, operation, &recorded);
         (answer, decided, counted)
     };

@@ -36,6 +36,10 @@ use crate::observe::stats::QuotaStats;
 /// round their resets to the second, and two answers of one window may differ by one).
 const SAME_WINDOW: Duration = Duration::from_millis(1500);
 
+/// How long a call waits, then asks again, for a window's first answer to say when the window
+/// resets, when the window's calls are all out before it did.
+const AWAITING_AN_ANSWER: Duration = Duration::from_millis(20);
+
 /// The most quotas a client keeps: servers have a few (a code host's core, search and graphql;
 /// a bucket per route); a server naming a new one on every answer must not grow the client.
 pub(crate) const MAX_QUOTAS: usize = 32;
@@ -303,6 +307,9 @@ impl Quota {
         state.roll_over(now);
         let held = match (state.remaining(), state.reset) {
             (Some(0), Some(reset)) => Some(reset),
+            // Spent before the new window's first answer says when it resets (the turns of
+            // its first moment all taken): wait for that answer rather than send past it.
+            (Some(0), None) => Some(now + AWAITING_AN_ANSWER),
             _ => None,
         };
         let held = held.max(state.paused_until.filter(|until| *until > now));
@@ -644,6 +651,28 @@ mod tests {
         for _ in 0..3 {
             assert_eq!(quota.turn(t0, far, Duration::ZERO), Turn::Now);
         }
+    }
+
+    #[test]
+    fn a_new_windows_calls_all_out_before_its_first_answer_hold_the_next_one() {
+        let (quotas, method) = quota();
+        let t0 = Instant::now();
+        let limit_two = Announcement {
+            limit: Some(2),
+            ..said(0, 1)
+        };
+        quotas.observe(&method, &limit_two, t0, true, t0);
+        let quota = quotas.of(&method).unwrap();
+        let reset = t0 + Duration::from_secs(1);
+        let far = reset + Duration::from_secs(60);
+        // Past the reset: the limit's two calls go, and the third waits for an answer of the
+        // new window to say when it resets, instead of going past the limit.
+        assert_eq!(quota.turn(reset, far, HOUR), Turn::Now);
+        assert_eq!(quota.turn(reset, far, HOUR), Turn::Now);
+        assert_eq!(
+            quota.turn(reset, far, HOUR),
+            Turn::Held(reset + AWAITING_AN_ANSWER)
+        );
     }
 
     #[test]
