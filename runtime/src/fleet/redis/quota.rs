@@ -46,6 +46,8 @@ if heard then remaining = math.max(heard - (taken - answered), 0)
 elseif limit then remaining = math.max(limit - taken, 0) end
 local held = nil
 if remaining == 0 and reset then held = reset end
+-- Spent before the new window's first answer says when it resets: ask again shortly.
+if remaining == 0 and not reset then held = now + 20000 end
 if paused and paused > now and (not held or paused > held) then held = paused end
 if held then
   local ends = tonumber(redis.call('HGET', KEYS[1], 'ends'))
