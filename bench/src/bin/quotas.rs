@@ -13,9 +13,14 @@
 //!    connection) make `--fleet-calls` (1,000) calls together against one server allowing
 //!    `--fleet-limit` (100) per `--fleet-window` seconds (10), with `quota.shared` on a real
 //!    `redis-server`, and with quotas off: the refusals and the time against the best schedule.
+//! 5. Two quotas of one client: `core` (`--limit`) for reading a user and `search` (a quarter
+//!    of it) for listing them, each named in its answers; `--two-calls` (200) calls from six
+//!    callers alternating the two routes: the refusals and the time against the best schedule
+//!    (the slower quota's).
 //!
 //! `cargo run --release -p remcall-bench --bin quotas -- [--calls 500] [--limit 100] [--window 2]
-//! [--fleet-calls 1000] [--fleet-limit 100] [--fleet-window 10] [--fleet-only 1]` (needs
+//! [--fleet-calls 1000] [--fleet-limit 100] [--fleet-window 10] [--fleet-only 1] [--two-calls 200]
+//! [--two-only 1]` (needs
 //! `redis-server`)
 
 use std::sync::Arc;
@@ -35,6 +40,65 @@ const USER: &str =
     r#"{"id":7,"name":"Ada","email":"ada@example.test","createdAt":"2026-01-01T00:00:00Z"}"#;
 
 const CALLERS: u64 = 4;
+
+/// A page of one user, as `list_users` reads it.
+const PAGE: &str = r#"{"users":[{"id":7,"name":"Ada","email":"ada@example.test","createdAt":"2026-01-01T00:00:00Z"}],"hasMore":false}"#;
+
+async fn two_quotas() {
+    let calls = arg("--two-calls", 200);
+    let limit = arg("--limit", 100);
+    let search = (limit / 4).max(1);
+    let window = Duration::from_secs(arg("--window", 2));
+    // Half the calls list users: the best schedule is `search`'s, every window spent at its
+    // start.
+    let listed = calls / 2;
+    let best = window * u32::try_from(listed.saturating_sub(1) / search).expect("windows");
+    println!(
+        "\n## Two quotas of one client: {calls} calls, 6 callers alternating `core` ({limit} per {window:?}) and `search` ({search}) (best schedule: {best:?})\n"
+    );
+    println!("| dialect | refused (core, search) | calls failed | time | × best |");
+    println!("| --- | --- | --- | --- | --- |");
+    for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
+        let core_quota = Arc::new(QuotaWindow::named(dialect, "core", limit, window));
+        let search_quota = Arc::new(QuotaWindow::named(dialect, "search", search, window));
+        let router = core_quota
+            .router("/v1/api/users/{id}", USER)
+            .merge(search_quota.router("/v1/api/users", PAGE));
+        let url = serve(vec![router]).remove(0);
+        let users = client(&url, RETRYING);
+        let started = Instant::now();
+        let failed = Arc::new(AtomicU64::new(0));
+        let callers: Vec<_> = (0..6u64)
+            .map(|caller| {
+                let (users, failed) = (users.clone(), failed.clone());
+                tokio::spawn(async move {
+                    for call in (caller..calls).step_by(6) {
+                        let done = if call % 2 == 0 {
+                            users.get_user(7, None, "two").await.map(|_| ())
+                        } else {
+                            users.list_users().await.map(|_| ())
+                        };
+                        if done.is_err() {
+                            failed.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for caller in callers {
+            caller.await.expect("caller");
+        }
+        let took = started.elapsed();
+        println!(
+            "| {dialect:?} | {}, {} | {} | {:.2} s | {:.2} |",
+            core_quota.refused(),
+            search_quota.refused(),
+            failed.load(Ordering::Relaxed),
+            took.as_secs_f64(),
+            took.as_secs_f64() / best.as_secs_f64().max(1e-9)
+        );
+    }
+}
 
 /// `calls` calls from `CALLERS` callers of one client; the failures and the time taken.
 async fn spend(users: &UserClient, calls: u64) -> (u64, Duration) {
@@ -262,12 +326,18 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    // `--two-only 1`: the two quotas of one client alone.
+    if arg("--two-only", 0) == 1 {
+        runtime.block_on(two_quotas());
+        return;
+    }
     // `--fleet-only 1`: the fleet's part alone.
     if arg("--fleet-only", 0) == 0 {
         runtime.block_on(async {
             cache().await;
             println!();
             quotas().await;
+            two_quotas().await;
         });
     }
     fleet(&runtime);
