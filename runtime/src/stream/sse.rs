@@ -11,6 +11,7 @@
 //! server that never ends a line or an event cannot make it grow without bound; and it looks at
 //! each byte once, however the stream is cut into chunks.
 
+use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 /// One dispatched event, its data not yet decoded.
@@ -54,6 +55,10 @@ pub(crate) struct SseParser {
     /// The reconnection time the stream asked for last.
     reconnect: Option<Duration>,
     limit: usize,
+    /// The event being read has an `id:` line of its own (not one carried from before).
+    own_id: bool,
+    /// A digest of the last event delivered with an id of its own (its id, type and data).
+    last_delivered: Option<u64>,
 }
 
 impl SseParser {
@@ -70,6 +75,8 @@ impl SseParser {
             retry: None,
             reconnect: None,
             limit,
+            own_id: false,
+            last_delivered: None,
         }
     }
 
@@ -93,6 +100,7 @@ impl SseParser {
         self.event.clear();
         self.retry = None;
         self.last_id.clone_from(&self.dispatched_id);
+        self.own_id = false;
     }
 
     /// Reads `chunk`, handing each event it completes to `dispatch`.
@@ -176,6 +184,7 @@ impl SseParser {
             b"id" if !value.contains('\0') => {
                 self.last_id.clear();
                 self.last_id.push_str(&value);
+                self.own_id = true;
             }
             b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 // More digits than a u64 holds is a very long time, not an error.
@@ -195,7 +204,24 @@ impl SseParser {
         if self.dispatched_id != self.last_id {
             self.dispatched_id.clone_from(&self.last_id);
         }
+        let own_id = std::mem::take(&mut self.own_id);
         if self.data.is_empty() {
+            self.event.clear();
+            return;
+        }
+        // An event sent again right after itself — id, type and data the same: a server that
+        // goes on from the event a reconnection named rather than after it, or whose replay
+        // races its live feed — was delivered already. (Only the same data: a server may give
+        // two events one id, as LangGraph's does within a millisecond.)
+        let digest = own_id.then(|| {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            (&self.last_id, &self.event, &self.data).hash(&mut hasher);
+            hasher.finish()
+        });
+        let again = digest.is_some() && digest == self.last_delivered;
+        self.last_delivered = digest;
+        if again {
+            self.data.clear();
             self.event.clear();
             return;
         }
@@ -214,6 +240,44 @@ impl SseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_sent_twice_in_a_row_is_delivered_once_and_a_new_one_with_its_id_is_not_lost() {
+        let out = events_of(&[
+            b"id: 7\nevent: values\ndata: {\"a\":1}\n\nid: 7\nevent: values\ndata: {\"a\":1}\n\n",
+            b"id: 7\nevent: values\ndata: {\"a\":2}\n\nid: 8\ndata: x\n\n",
+        ]);
+        let data: Vec<_> = out.iter().map(|e| e.data.as_str()).collect();
+        assert_eq!(data, ["{\"a\":1}", "{\"a\":2}", "x"]);
+        // Without ids, the same data twice is two events.
+        let out = events_of(&[b"data: tick\n\ndata: tick\n\n"]);
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn the_event_a_reconnection_named_sent_again_first_is_not_delivered_twice() {
+        let mut parser = SseParser::new(1 << 20);
+        let mut out = Vec::new();
+        parser
+            .feed(b"id: 1\ndata: a\n\nid: 2\ndata: b\n\n", &mut |e| {
+                out.push(e)
+            })
+            .unwrap();
+        parser.reconnected();
+        // The server goes on from event 2 itself, then sends 3.
+        parser
+            .feed(b"id: 2\ndata: b\n\nid: 3\ndata: c\n\n", &mut |e| {
+                out.push(e)
+            })
+            .unwrap();
+        let ids: Vec<_> = out.iter().map(|e| e.id.clone().unwrap()).collect();
+        assert_eq!(ids, ["1", "2", "3"]);
+        // After a reconnection, an event without an id of its own carries the last one, and is
+        // new: delivered.
+        parser.reconnected();
+        parser.feed(b"data: d\n\n", &mut |e| out.push(e)).unwrap();
+        assert_eq!(out.last().map(|e| e.data.as_str()), Some("d"));
+    }
 
     fn events_of(chunks: &[&[u8]]) -> Vec<RawEvent> {
         let mut parser = SseParser::new(1 << 20);
