@@ -257,10 +257,12 @@ async fn a_callers_deadline_travels_down_the_chain_and_stops_work_nobody_waits_f
         ),
     );
     let started = std::time::Instant::now();
-    assert_eq!(
-        a.get_user(1, None, "a").await.unwrap_err().kind(),
-        ErrorKind::Timeout
-    );
+    // A's call ends at its deadline: its own timeout, or B's 504 for the same deadline when
+    // that answer wins the race to A (B gives up on C at the time A sent it; on a busy machine
+    // B's answer can arrive a moment before A's timer fires).
+    let error = a.get_user(1, None, "a").await.unwrap_err();
+    let b_gave_up = error.status() == Some(StatusCode::GATEWAY_TIMEOUT);
+    assert!(error.kind() == ErrorKind::Timeout || b_gave_up, "{error}");
     assert!(started.elapsed() < Duration::from_millis(400));
 
     // B ran with A's deadline, not its own 30 s, and gave up on C in time.
