@@ -1,4 +1,4 @@
-//! An attempt and the cache (`cache:`, `outbound/cache.rs`): a GET or HEAD is looked up once
+//! An attempt and the cache (`cache:`, `outbound/cache/`): a GET or HEAD is looked up once
 //! its request is whole (credentials and interceptors' headers in it, so the key fingerprints
 //! them); a fresh answer is the attempt's answer, unsent; a stale one is revalidated, and the
 //! server's 304 answers with it; an answer the interceptors accepted, and storable, is kept

@@ -5,7 +5,7 @@
 //!
 //! Redis is trusted with the answers, not with the callers: the key is an HMAC-SHA256, keyed
 //! with the fleet's `secret`, of the method, the URL's path and query and the request's keyed
-//! headers (`outbound/cache.rs` says which), so a reader of the key space can neither read nor
+//! headers (`outbound/cache/key.rs` says which), so a reader of the key space can neither read nor
 //! guess a credential from a key; the value holds the answer as kept (no `Set-Cookie`) and
 //! nothing of the request — no URL, no header; and each entry is signed with the same secret,
 //! so a writer without it cannot make one that any replica takes. An entry lives in Redis as
