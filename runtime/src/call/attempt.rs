@@ -143,9 +143,10 @@ impl Client {
         // A method with no quota of its own yet, on a server that announces quotas: one call
         // learns it while the others wait (the guard lives as long as this attempt).
         let _learning =
-            match state.settings.quota_from_headers && self.shared.quotas.may_learn(&state.quota) {
-                true => Box::pin(self.learn_quota(state, when.deadline)).await,
-                false => None,
+            if state.settings.quota_from_headers && self.shared.quotas.may_learn(&state.quota) {
+                Box::pin(self.learn_quota(state, when.deadline)).await
+            } else {
+                None
             };
         let (when, turn) = match self.quota_of(state) {
             Some(quota) => self.quota_turn(state, quota, when).await?,
@@ -316,9 +317,10 @@ fn failed(state: &MethodState, request: &Request, response: Response) -> FailedA
     let status = response.status.as_u16();
     // GitHub refuses a spent quota with a 403: retried as the 429 it stands for, after the
     // reset or the wait (the quota holds the next attempt) when the deadline reaches that far.
-    let retried_as = match is_quota_refusal(status, &response.headers) {
-        true => 429,
-        false => status,
+    let retried_as = if is_quota_refusal(status, &response.headers) {
+        429
+    } else {
+        status
     };
     FailedAttempt {
         error: Error::status_error(response.status, &response.body).with_detail(detail),
