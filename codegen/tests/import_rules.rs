@@ -383,6 +383,107 @@ fn a_tag_value_comes_from_the_alternatives_single_value_and_binary_alternatives_
     d.has("window:\n        type: Option<SpanWindow>\n        required: true");
 }
 
+fn hierarchies() -> Described {
+    import(
+        "Hierarchies",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /checks:
+    get:
+      operationId: list_checks
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Check' } } } } }
+  /checks/uuid:
+    get:
+      operationId: uuid_check
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/UuidCheck' } } } }
+components:
+  schemas:
+    Check:
+      type: object
+      required: [type]
+      properties: { type: { type: string }, name: { type: string } }
+      discriminator:
+        propertyName: type
+        mapping:
+          assert-uuid: '#/components/schemas/UuidCheck'
+          plain: '#/components/schemas/Check'
+    UuidCheck:
+      allOf:
+        - $ref: '#/components/schemas/Check'
+        - type: object
+          required: [uuid]
+          properties: { uuid: { type: string } }
+    RangeCheck:
+      allOf:
+        - $ref: '#/components/schemas/Check'
+        - type: object
+          properties: { low: { type: integer }, high: { type: integer } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn a_discriminator_on_a_base_makes_its_uses_a_union_of_the_children_that_allof_it() {
+    let d = hierarchies();
+    // The uses are the union; the base's fields are a part of each child, and a variant only
+    // because the mapping names it; a child the mapping leaves out is named by its schema.
+    d.has("returns: Vec<Check>");
+    d.has("Check:\n    one_of: [UuidCheck, CheckBase, RangeCheck]\n    tag: type");
+    d.has("mapping:\n      assert-uuid: UuidCheck\n      plain: CheckBase\n      RangeCheck: RangeCheck");
+    d.has("UuidCheck:\n    all_of: [CheckBase]");
+    d.has("RangeCheck:\n    all_of: [CheckBase]");
+    d.has("returns: UuidCheck");
+    d.noted("`Check` names its children by `type`");
+}
+
+fn swagger_hierarchy() -> Described {
+    import(
+        "SwaggerHierarchy",
+        &[(
+            "api.yaml",
+            r#"
+swagger: '2.0'
+info: { title: t, version: '1' }
+paths:
+  /pets:
+    post:
+      operationId: add_pet
+      parameters: [{ name: pet, in: body, required: true, schema: { $ref: '#/definitions/Pet' } }]
+      responses: { '204': { description: stored } }
+definitions:
+  Pet:
+    type: object
+    discriminator: petType
+    required: [petType]
+    properties: { petType: { type: string }, name: { type: string } }
+  Cat:
+    allOf:
+      - $ref: '#/definitions/Pet'
+      - properties: { huntingSkill: { type: string } }
+  Dog:
+    allOf:
+      - $ref: '#/definitions/Pet'
+      - properties: { packSize: { type: integer } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn a_swagger_discriminator_names_the_children_by_their_schema_names() {
+    let d = swagger_hierarchy();
+    d.has("body: Pet");
+    d.has("Pet:\n    one_of: [Cat, Dog]\n    tag: petType\n    mapping:\n      Cat: Cat\n      Dog: Dog");
+    d.has("Cat:\n    all_of: [PetBase]");
+}
+
 fn swagger() -> Described {
     import(
         "Swagger",

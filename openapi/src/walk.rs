@@ -43,6 +43,12 @@ pub(crate) struct Builder<'d> {
     /// The description's named object schemas by their sorted property names, read when an
     /// inline one may be a copy of one (`schema/copies.rs`).
     pub(crate) components: Option<HashMap<String, Vec<(Place, Value)>>>,
+    /// A base schema's place → the struct of its own fields, where its uses are a union of
+    /// its children (`schema/hierarchy.rs`).
+    pub(crate) bases: HashMap<Place, String>,
+    /// The named schemas that take a schema as an `allOf` part: its place → their names and
+    /// places, read once when a discriminator first needs it.
+    pub(crate) children: Option<HashMap<Place, Vec<(String, Place)>>>,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
@@ -63,6 +69,8 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         titles: HashMap::new(),
         properties: HashMap::new(),
         components: None,
+        bases: HashMap::new(),
+        children: None,
     };
     builder.spec.overlays = builder
         .docs

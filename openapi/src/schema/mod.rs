@@ -11,6 +11,7 @@ use crate::spec::{EnumOut, EnumValue, TypeOut};
 use crate::walk::Builder;
 
 mod copies;
+mod hierarchy;
 mod shape;
 mod structs;
 mod unions;
@@ -241,6 +242,9 @@ impl Builder<'_> {
             let ty = self.ty_at_depth(&found, &schema, &names::type_name(&original), depth + 1);
             self.named.insert(target.clone(), ty.clone());
             return ty;
+        }
+        if let Some((tag, children)) = self.children_of_base(target, &schema) {
+            return self.hierarchy(target, found, &schema, original, tag, children, depth);
         }
         let name = names::unique(&names::type_name(&original), "", &mut self.taken_types);
         // A schema that may be null is a type; where it is used, the use may be null too.

@@ -40,10 +40,14 @@ impl Builder<'_> {
             };
             for (i, part) in parts.iter().enumerate() {
                 let place = part_at.child("allOf").child(&i.to_string());
-                if part.get("$ref").is_some() {
+                if let Some(reference) = part.get("$ref").and_then(Value::as_str) {
                     let ty = self.ty_at_depth(&place, part, name, depth + 1);
-                    if let Some(part) = ty.required().named() {
-                        out.all_of.push(part.to_owned());
+                    // A child's part that names its base is the base's own fields, not the
+                    // union of its children that the base's uses are.
+                    let base = (self.docs.target(&place, reference).ok())
+                        .and_then(|target| self.base_part(&target).map(str::to_owned));
+                    if let Some(part) = base.or_else(|| ty.required().named().map(str::to_owned)) {
+                        out.all_of.push(part);
                     }
                 } else {
                     pending.push((place.clone(), part.clone()));

@@ -113,6 +113,60 @@ impl Description {
         None
     }
 
+    /// The children of the base schema `reference` names (`#/components/schemas/Pet`): where
+    /// its `discriminator` stands beside its own fields, each schema its mapping names and each
+    /// named schema that takes it as an `allOf` part, with the tag value that names it (the
+    /// mapping's, else the schema's name); none for any other schema.
+    pub(super) fn children(&self, reference: &str) -> Vec<(String, String)> {
+        let Some(base) = self
+            .root
+            .pointer(reference.strip_prefix('#').unwrap_or("-"))
+        else {
+            return Vec::new();
+        };
+        let Some(discriminator) = base.get("discriminator") else {
+            return Vec::new();
+        };
+        if base.get("oneOf").is_some() || base.get("anyOf").is_some() {
+            return Vec::new();
+        }
+        let mut children: Vec<(String, String)> = Vec::new();
+        for (tag, to) in discriminator
+            .get("mapping")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(to) = to.as_str().filter(|to| *to != reference) {
+                children.push((tag.clone(), to.to_owned()));
+            }
+        }
+        for home in ["/components/schemas", "/definitions"] {
+            for (name, schema) in self
+                .root
+                .pointer(home)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let child = format!("#{home}/{name}");
+                let takes_base =
+                    schema
+                        .get("allOf")
+                        .and_then(Value::as_array)
+                        .is_some_and(|parts| {
+                            parts
+                                .iter()
+                                .any(|p| p.get("$ref").and_then(Value::as_str) == Some(reference))
+                        });
+                if takes_base && !children.iter().any(|(_, known)| *known == child) {
+                    children.push((name.clone(), child));
+                }
+            }
+        }
+        children
+    }
+
     /// The operation for `verb` and a spec's route (placeholders renamed as the importer
     /// names them), and its path item: the route whose placeholders name the same words, else
     /// the one of the same shape. Returns the description's route too.

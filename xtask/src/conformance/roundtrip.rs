@@ -162,10 +162,37 @@ impl Maker<'_> {
     /// [`Maker::make`], with properties that a schema around this one requires (an `allOf`
     /// part may require what another part declares).
     fn make_requiring(&self, schema: &Value, depth: usize, also: &[String]) -> Option<Value> {
-        let schema = self.description.deref(schema)?;
         if depth > 8 {
             return None;
         }
+        // A base schema whose discriminator names its children is, where it is used, one of
+        // them, its tag saying which (as a part of a child's `allOf`, it is the base's fields).
+        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+            let children = self.description.children(reference);
+            if !children.is_empty() {
+                let (tag, child) = &children[self.k % children.len()];
+                let mut value = self.make_requiring(&json!({ "$ref": child }), depth + 1, also)?;
+                let base = self.description.deref(schema)?;
+                let field = match base.get("discriminator") {
+                    Some(Value::String(field)) => Some(field.as_str()),
+                    Some(d) => d.get("propertyName").and_then(Value::as_str),
+                    None => None,
+                };
+                if let (Some(field), Value::Object(fields)) = (field, &mut value) {
+                    fields.insert(field.to_owned(), json!(tag));
+                }
+                return Some(value);
+            }
+        }
+        self.make_base(schema, depth, also)
+    }
+
+    /// [`Maker::make_requiring`] of a schema as it stands, a base taken as its own fields.
+    fn make_base(&self, schema: &Value, depth: usize, also: &[String]) -> Option<Value> {
+        if depth > 8 {
+            return None;
+        }
+        let schema = self.description.deref(schema)?;
         // A constant the schema's own type rules out (`type: number, const: "1"`) is no
         // instance of it: the description contradicts itself, and the type says more.
         if let Some(value) = schema
@@ -258,7 +285,7 @@ impl Maker<'_> {
             }
             let mut merged = Map::new();
             for part in parts {
-                match self.make_requiring(part, depth + 1, &required)? {
+                match self.make_base(part, depth + 1, &required)? {
                     Value::Object(fields) => merged.extend(fields),
                     other if parts.len() == 1 => return Some(other),
                     _ => {}
