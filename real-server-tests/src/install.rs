@@ -46,6 +46,14 @@ pub const PACKAGES: &[Package] = &[
         requirement: "langgraph-cli[inmem]==0.4.40",
         lock: include_str!("../locks/langgraph.txt"),
     },
+    // Prefect's API server (FastAPI, uvicorn, SQLite): serves OpenAPI 3.1 at /api/openapi.json,
+    // its one server the relative `/api`; optional nullable fields cleared by a PATCH of `null`,
+    // pydantic's constant union tags, 422s in a shape of its own.
+    Package {
+        name: "prefect",
+        requirement: "prefect==3.9.1",
+        lock: include_str!("../locks/prefect.txt"),
+    },
 ];
 
 /// `target/servers` of the workspace at `root`.

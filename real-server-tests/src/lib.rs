@@ -27,6 +27,9 @@ mod kinto_workload;
 #[cfg(any())]
 #[path = "../workloads/langgraph.rs"]
 mod langgraph_workload;
+#[cfg(any())]
+#[path = "../workloads/prefect.rs"]
+mod prefect_workload;
 
 /// The workspace's root (this crate is one of its members).
 pub fn workspace() -> std::path::PathBuf {
