@@ -2,26 +2,43 @@
 //! text and its `size` always there; the loopback server sends null for an empty file, a list
 //! for a directory and no size for it. Strict decoding says where; `decode: lax` keeps going
 //! and counts the drift; the drift becomes an overlay (committed as `api/drifty-fix.json`),
-//! and the client generated with it decodes the same answers strictly.
+//! and the client generated with it decodes the same answers strictly. The server also sends
+//! keys the description does not declare (a file's `mode` and `owner`), and refuses a name with
+//! a 422 in a shape of its own rather than the declared `Problem { detail }`: each is noticed,
+//! counted, logged, and declared by the overlay, so the fixed client keeps them.
 
 use axum::Router;
 use axum::extract::Path;
+use axum::http::StatusCode;
 use axum::routing::get;
 use remcall::serde_json::{Value, json};
 use remcall::{ErrorKind, Observe, Profile};
-use remcall_example_openapi::drifty::Drifty;
-use remcall_example_openapi::drifty_fixed::{ContentsContent, DriftyFixed};
+use remcall_example_openapi::drifty::{Drifty, GetContentsError, Problem};
+use remcall_example_openapi::drifty_fixed::{
+    ContentsContent, DriftyFixed, GetContentsError as DriftyFixedError,
+};
 use testkit::Server;
 
 async fn server() -> Server {
     let router = Router::new().route(
         "/api/contents/{name}",
         get(|Path(name): Path<String>| async move {
-            axum::Json(match name.as_str() {
+            let answer = match name.as_str() {
                 "empty.txt" => json!({ "name": "empty.txt", "content": null, "size": 0 }),
                 "docs" => json!({ "name": "docs", "content": [{ "name": "a.md" }] }),
-                _ => json!({ "name": name, "content": "hello", "size": 5 }),
-            })
+                "bad name" => {
+                    let refusal = json!({
+                        "exception_message": "Invalid request received.",
+                        "exception_detail": [{ "loc": ["path", "name"], "msg": "no spaces" }],
+                    });
+                    return (StatusCode::UNPROCESSABLE_ENTITY, axum::Json(refusal));
+                }
+                _ => json!({
+                    "name": name, "content": "hello", "size": 5,
+                    "mode": "0644", "owner": { "name": "ann" },
+                }),
+            };
+            (StatusCode::OK, axum::Json(answer))
         }),
     );
     Server::start(router).await
@@ -61,8 +78,22 @@ async fn lax_decoding_keeps_going_counts_drift_and_writes_the_overlay_that_fixes
         "a list kept as its JSON text"
     );
     assert_eq!(docs.size, 0, "a missing size takes its type's default");
+    // Keys the description does not declare: skipped, noticed.
+    let file = drifty.get_contents("a.txt").await.unwrap();
+    assert_eq!(file.content, "hello");
+    // A refusal in a shape of its own: the declared error reads nothing of it; the server's
+    // text is in the error, and the keys it had are noticed too.
+    let refused = drifty.get_contents("bad name").await.unwrap_err();
+    assert_eq!(
+        refused.detail::<GetContentsError>(),
+        Some(&GetContentsError::UnprocessableEntity(Problem::default()))
+    );
+    assert!(refused.to_string().contains("no spaces"), "{refused}");
     let stats = drifty.stats();
-    assert_eq!(stats.method("get_contents").unwrap().drift, 3);
+    let method = stats.method("get_contents").unwrap();
+    assert_eq!(method.drift, 3);
+    // `mode`, `owner`, the refusal's two keys, and the refusal sharing no key with `Problem`.
+    assert_eq!(method.undeclared, 5);
 
     let written: Value =
         remcall::serde_json::from_str(&drifty.observe().drift_overlay().unwrap()).unwrap();
@@ -95,7 +126,19 @@ async fn the_client_built_with_the_overlay_decodes_the_same_answers_strictly() {
         Some(ContentsContent::String("hello".to_owned()))
     );
     assert_eq!(file.size, Some(5));
-    assert_eq!(fixed.stats().method("get_contents").unwrap().drift, 0);
+    // The keys the overlay declared, kept.
+    assert_eq!(file.mode.as_deref(), Some("0644"));
+    assert_eq!(file.owner, Some(json!({ "name": "ann" })));
+    let refused = fixed.get_contents("bad name").await.unwrap_err();
+    let Some(DriftyFixedError::UnprocessableEntity(problem)) = refused.detail() else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(
+        problem.exception_message.as_deref(),
+        Some("Invalid request received.")
+    );
+    let method = fixed.stats().method("get_contents").unwrap().clone();
+    assert_eq!((method.drift, method.undeclared), (0, 0));
 }
 
 /// Resident memory of this process, in bytes.

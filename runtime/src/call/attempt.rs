@@ -138,7 +138,7 @@ impl Client {
         if state.settings.cache.is_some()
             && let Some(kept) = self.fresh_before_turn(state, request)
         {
-            return answered(state, request, kept);
+            return answered(self.shared.spec.name, state, request, kept);
         }
         // A method with no quota of its own yet, on a server that announces quotas: one call
         // learns it while the others wait (the guard lives as long as this attempt).
@@ -189,7 +189,7 @@ impl Client {
             if let Consulted::Fresh(kept) =
                 self.consult_cache(state, request, &mut outgoing, key, &mut cached)
             {
-                return answered(state, request, kept);
+                return answered(self.shared.spec.name, state, request, kept);
             }
             log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
             exchange(
@@ -216,7 +216,7 @@ impl Client {
             Box::pin(intercepted(when, state, after)).await?;
         }
         let response = self.landed(state, response, cached.as_deref(), (when.sent, turn));
-        answered(state, request, response)
+        answered(self.shared.spec.name, state, request, response)
             .map_err(|failed| self.stale_for(cached.as_deref(), failed))
     }
 
@@ -294,6 +294,7 @@ impl<'a> Racer<'a, Landed<'a>> for Hedges<'a> {
 /// A response that came back: the answer, or a failure carrying the status, the declared error
 /// type's reading of the body and the server's `Retry-After`.
 fn answered(
+    client: &'static str,
     state: &MethodState,
     request: &Request,
     response: Response,
@@ -304,16 +305,28 @@ fn answered(
     if answered {
         return Ok(response);
     }
-    Err(failed(state, request, response))
+    Err(failed(client, state, request, response))
 }
 
 /// A response that is not the answer, as a failed attempt.
 #[cold]
-fn failed(state: &MethodState, request: &Request, response: Response) -> FailedAttempt {
-    // The declared error type reads the whole body: the error keeps only its first bytes.
-    let detail = request
-        .error_detail
-        .and_then(|decode| decode(response.status.as_u16(), &response.body));
+fn failed(
+    client: &'static str,
+    state: &MethodState,
+    request: &Request,
+    response: Response,
+) -> FailedAttempt {
+    // The declared error type reads the whole body: the error keeps only its first bytes. What
+    // it skips is drift as an answer's is (a 422 in a shape of the server's own reads as an
+    // empty declared error: its text stays in the error's message and `body()`).
+    let (detail, noticed) = crate::decode::undeclared::noticing(|| {
+        request
+            .error_detail
+            .and_then(|decode| decode(response.status.as_u16(), &response.body))
+    });
+    if !noticed.is_empty() && detail.is_some() {
+        super::record_drift(client, state, request.method, noticed);
+    }
     let status = response.status.as_u16();
     // GitHub refuses a spent quota with a 403: retried as the 429 it stands for, after the
     // reset or the wait (the quota holds the next attempt) when the deadline reaches that far.

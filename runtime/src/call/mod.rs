@@ -193,27 +193,15 @@ impl Client {
         }
     }
 
-    /// The repairs `decode: lax` made of an answer: counted, and each path logged once.
-    #[cold]
-    fn record_drift(
+    /// What decoding an answer noticed: the repairs `decode: lax` made, the keys no type
+    /// declares, an object with none of its struct's fields. Counted, each place logged once.
+    pub(crate) fn record_drift(
         &self,
         state: &MethodState,
         method: &'static MethodSpec,
         drift: Vec<crate::decode::lax::Drift>,
     ) {
-        for repair in drift {
-            if state.counters.record_drift(&repair) {
-                tracing::warn!(
-                    client = self.shared.spec.name,
-                    method = method.name,
-                    path = %repair.path,
-                    field = repair.field.as_deref().unwrap_or(""),
-                    declared = %repair.declared,
-                    came = repair.came,
-                    "the answer does not fit the description: repaired (decode: lax)"
-                );
-            }
-        }
+        record_drift(self.shared.spec.name, state, method, drift);
     }
 
     /// The first five steps, inside the call's span.
@@ -250,15 +238,62 @@ impl Client {
             self.record_served_stale(state, method, &result);
             return decode(stale).map_err(named);
         }
-        let result = if state.settings.decode == remcall_profile::DecodeMode::Lax {
-            let (result, drift) = crate::decode::lax::decoding(|| result.and_then(decode));
-            self.record_drift(state, method, drift);
-            result
-        } else {
-            result.and_then(decode)
-        };
+        let lax = state.settings.decode == remcall_profile::DecodeMode::Lax;
+        let ((result, mut noticed), repairs) = crate::decode::lax::decoding_if(lax, || {
+            crate::decode::undeclared::noticing(|| result.and_then(decode))
+        });
+        if !repairs.is_empty() || !noticed.is_empty() {
+            // What a decode that failed skipped is not what the caller lost: the error says.
+            if result.is_err() {
+                noticed.clear();
+            }
+            noticed.extend(repairs);
+            self.record_drift(state, method, noticed);
+        }
         // 5. The logical call, recorded once.
         admitted.record(state, &result, dropped, Instant::now());
         result.map_err(named)
+    }
+}
+
+/// [`Client::record_drift`], for the client named `client`.
+#[cold]
+pub(crate) fn record_drift(
+    client: &'static str,
+    state: &MethodState,
+    method: &'static MethodSpec,
+    drift: Vec<crate::decode::lax::Drift>,
+) {
+    for found in drift {
+        if !state.counters.record_drift(&found) {
+            continue;
+        }
+        let field = found.field.as_deref().unwrap_or("");
+        match found.undeclared {
+            Some(came) => tracing::warn!(
+                client,
+                method = method.name,
+                field,
+                came,
+                "the answer has a key the description does not declare: skipped; \
+                 `Observer::drift_overlay()` adds it to the schema"
+            ),
+            None if found.came == crate::decode::undeclared::STRANGER => tracing::warn!(
+                client,
+                method = method.name,
+                declared = %found.declared,
+                came = %found.path,
+                "the answer is an object with none of the fields of its type: read as an empty one"
+            ),
+            None => tracing::warn!(
+                client,
+                method = method.name,
+                path = %found.path,
+                field,
+                declared = %found.declared,
+                came = found.came,
+                "the answer does not fit the description: repaired (decode: lax)"
+            ),
+        }
     }
 }

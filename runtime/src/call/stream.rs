@@ -292,11 +292,12 @@ async fn read_body<F: Format>(
 ) -> Option<StreamBreak> {
     let lax = state.settings.decode == remcall_profile::DecodeMode::Lax;
     let decoded = |decode: &mut dyn FnMut() -> Result<bool, crate::stream::sse::TooLong>| {
-        if !lax {
-            return decode();
+        let ((result, mut noticed), repairs) =
+            crate::decode::lax::decoding_if(lax, || crate::decode::undeclared::noticing(decode));
+        if !repairs.is_empty() || !noticed.is_empty() {
+            noticed.extend(repairs);
+            client.record_drift(state, method, noticed);
         }
-        let (result, drift) = crate::decode::lax::decoding(decode);
-        client.record_drift(state, method, drift);
         result
     };
     let idle = state.settings.idle_timeout;

@@ -146,6 +146,12 @@ const METHODS: [MethodFamily; 27] = [
         |m| Some(m.drift as f64),
     ),
     (
+        "remcall_method_undeclared_total",
+        "Keys of answers no type declares, and objects with none of their type's fields.",
+        "counter",
+        |m| Some(m.undeclared as f64),
+    ),
+    (
         "remcall_method_latency_p50_seconds",
         "Median latency of the last one to two minutes.",
         "gauge",

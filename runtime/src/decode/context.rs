@@ -28,6 +28,9 @@ pub(crate) struct Drift {
     pub(crate) declared: String,
     /// What came (`null`, `missing`, `an array`).
     pub(crate) came: &'static str,
+    /// For a key no type declares (`undeclared.rs`), the JSON type its value had (`string`,
+    /// `object`): what the drift overlay adds to the schema.
+    pub(crate) undeclared: Option<&'static str>,
 }
 
 /// The state of the decode under way on this thread.
@@ -48,6 +51,12 @@ pub(crate) struct DecodeContext {
     /// The value an `Owned` hands over to the union that asked for it, taken at once
     /// (`owned.rs`).
     pub(crate) handed_over: RefCell<Option<Value>>,
+    /// The call's pipeline is decoding an answer: keys no type declares are noticed
+    /// (`undeclared.rs`).
+    pub(crate) noticing: Cell<bool>,
+    /// The keys no type declared, and the objects that shared no key with their struct, in it
+    /// (`undeclared.rs`).
+    pub(crate) undeclared: RefCell<Vec<Drift>>,
 }
 
 thread_local! {
@@ -59,6 +68,8 @@ thread_local! {
             locating: Cell::new(false),
             waste_left: Cell::new(None),
             handed_over: RefCell::new(None),
+            noticing: Cell::new(false),
+            undeclared: RefCell::new(Vec::new()),
         }
     };
 }

@@ -38,6 +38,15 @@ pub(crate) fn decoding<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
     (result, repairs)
 }
 
+/// [`decoding`] when `lax`, else `decode` as it is, with no repairs.
+pub(crate) fn decoding_if<R>(lax: bool, decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
+    if lax {
+        decoding(decode)
+    } else {
+        (decode(), Vec::new())
+    }
+}
+
 /// Whether lax mode is on for this thread's decode.
 pub(crate) fn on() -> bool {
     context(|c| c.lax.get())
@@ -100,6 +109,7 @@ pub(crate) fn repaired<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
             field,
             declared,
             came,
+            undeclared: None,
         });
     }
     None

@@ -14,4 +14,5 @@ pub(crate) mod located;
 pub(crate) mod owned;
 pub(crate) mod record;
 pub(crate) mod response;
+pub(crate) mod undeclared;
 pub(crate) mod union;

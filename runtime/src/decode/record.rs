@@ -8,6 +8,7 @@
 //! itself from what was read, and the list of its fields to write, each as a
 //! `&dyn erased_serde::Serialize` so that one `write` per serializer serves every struct.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
@@ -16,6 +17,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde::ser::{SerializeMap, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
+use super::undeclared;
 use crate::wire::nullable::Nullable;
 
 /// A struct read by [`read`]: what generated code implements instead of deriving `Deserialize`.
@@ -224,9 +226,13 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
             fields: T::FIELDS,
             keep_others: T::KEEPS_OTHERS,
         };
+        // Whether a key was a field, and where the notes of this struct's undeclared keys start.
+        let mut any_field = false;
+        let mut undeclared_from = None;
         while let Some(key) = map.next_key_seed(seed)? {
             match key {
                 Key::Field(index) => {
+                    any_field = true;
                     let read = T::read(&mut slots, index, &mut map).inspect_err(|_| {
                         super::located::note_failed_field(T::NAME, T::FIELDS[index]);
                     });
@@ -234,11 +240,19 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
                         return Err(de::Error::duplicate_field(T::FIELDS[index]));
                     }
                 }
-                Key::Other(Some(key)) => T::read_other(&mut slots, key, &mut map)?,
-                Key::Other(None) => {
-                    map.next_value::<IgnoredAny>()?;
+                Key::Other(key) => T::read_other(&mut slots, key, &mut map)?,
+                Key::Undeclared(key) => {
+                    let came = map.next_value::<undeclared::Kind>()?.0;
+                    let at = undeclared::key(T::NAME, &key, came);
+                    undeclared_from = undeclared_from.or(at);
                 }
             }
+        }
+        if let Some(from) = undeclared_from
+            && !any_field
+            && !T::FIELDS.is_empty()
+        {
+            undeclared::stranger(T::NAME, T::FIELDS, from);
         }
         T::finish(slots).map_err(|unfinished| match unfinished {
             Unfinished::Missing(missing) => {
@@ -250,11 +264,12 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
     }
 }
 
-/// A key: a field's position, or another key (kept only when the struct keeps others, so a
-/// skipped key costs no allocation).
-enum Key {
+/// A key: a field's position, another key the struct keeps, or one it does not declare
+/// (borrowed from the input when it can be, so a skipped key costs no allocation).
+enum Key<'de> {
     Field(usize),
-    Other(Option<String>),
+    Other(String),
+    Undeclared(Cow<'de, str>),
 }
 
 #[derive(Clone, Copy)]
@@ -267,42 +282,49 @@ impl KeySeed {
     fn position(self, name: &str) -> Option<usize> {
         self.fields.iter().position(|field| *field == name)
     }
+
+    fn key<'de>(self, name: Cow<'de, str>) -> Key<'de> {
+        match self.position(&name) {
+            Some(index) => Key::Field(index),
+            None if self.keep_others => Key::Other(name.into_owned()),
+            None => Key::Undeclared(name),
+        }
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key;
+    type Value = Key<'de>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key<'de>, D::Error> {
         deserializer.deserialize_identifier(self)
     }
 }
 
-impl Visitor<'_> for KeySeed {
-    type Value = Key;
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key<'de>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str("a field name")
     }
 
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Key<'de>, E> {
+        Ok(self.key(Cow::Borrowed(name)))
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Key<'de>, E> {
+        // Only a key that is not a field needs its own copy.
         Ok(match self.position(name) {
             Some(index) => Key::Field(index),
-            None => Key::Other(self.keep_others.then(|| name.to_owned())),
+            None => self.key(Cow::Owned(name.to_owned())),
         })
     }
 
-    fn visit_string<E: de::Error>(self, name: String) -> Result<Key, E> {
-        Ok(match self.position(&name) {
-            Some(index) => Key::Field(index),
-            None => Key::Other(self.keep_others.then_some(name)),
-        })
+    fn visit_string<E: de::Error>(self, name: String) -> Result<Key<'de>, E> {
+        Ok(self.key(Cow::Owned(name)))
     }
 
-    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Key, E> {
-        match std::str::from_utf8(name) {
-            Ok(name) => self.visit_str(name),
-            Err(_) => Ok(Key::Other(None)),
-        }
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Key<'de>, E> {
+        Ok(self.key(String::from_utf8_lossy(name).into_owned().into()))
     }
 }
 

@@ -15,7 +15,7 @@
 //! the alternatives retry each other exponentially. Each alternative's error is cut to its first
 //! line and a few dozen words, so a nested failure cannot grow the message with the depth.
 
-use super::context::context;
+use super::context::{Drift, context};
 use std::fmt::Write;
 
 use serde::de::{Deserializer, Error as _};
@@ -272,10 +272,13 @@ pub fn untagged<'de, T: serde::Serialize, D: Deserializer<'de>>(
         } else {
             value.clone()
         };
+        let noted = super::undeclared::mark();
         match read(Owned(attempt)) {
             Ok(found) => return Ok(found),
             Err(e) => {
                 charge(size);
+                // The keys an alternative that did not read the value skipped were not lost.
+                drop(super::undeclared::take_since(noted));
                 tried.add(*position, name, &e.to_string());
                 // A field of a dropped alternative is not where the body went wrong.
                 super::located::forget_failed_field();
@@ -300,12 +303,16 @@ fn best_of_alike<T: serde::Serialize>(
     size: u64,
     alike: &[Viable<'_, T>],
 ) -> Option<T> {
-    let mut best: Option<(u64, T)> = None;
+    // The keys each alternative skipped are noted as it reads; only the chosen one's stay.
+    let noted = super::undeclared::mark();
+    let mut best: Option<(u64, T, Vec<Drift>)> = None;
     for (try_number, (_, _, read)) in alike.iter().enumerate() {
         if try_number > 0 && context(|c| c.waste_left.get()).is_some_and(|left| left < 2 * size) {
             break;
         }
-        let Ok(found) = read(Owned(value.clone())) else {
+        let read = read(Owned(value.clone()));
+        let skipped = super::undeclared::take_since(noted);
+        let Ok(found) = read else {
             charge(size);
             super::located::forget_failed_field();
             continue;
@@ -316,15 +323,19 @@ fn best_of_alike<T: serde::Serialize>(
         };
         let kept = kept_values(value, &again);
         if kept == size {
+            super::undeclared::restore(skipped);
             return Some(found);
         }
         // Kept or not, one of the reads that lost something is work thrown away.
         charge(size);
-        if best.as_ref().is_none_or(|(most, _)| kept > *most) {
-            best = Some((kept, found));
+        if best.as_ref().is_none_or(|(most, _, _)| kept > *most) {
+            best = Some((kept, found, skipped));
         }
     }
-    best.map(|(_, found)| found)
+    best.map(|(_, found, skipped)| {
+        super::undeclared::restore(skipped);
+        found
+    })
 }
 
 /// How many times its size in values one answer may be read and thrown away by its unions.

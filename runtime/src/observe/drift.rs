@@ -1,8 +1,9 @@
-//! Drift: what `decode: lax` repaired, remembered per method (each place once, list positions
-//! folded: `$.users[*].name`), logged once, and turned into an OpenAPI Overlay 1.0 document that
-//! makes the description say what the server sends: a field that came null or missing made
-//! nullable (and no longer required), a field that came as another kind than text widened to a
-//! `oneOf` of both. The user reviews it, commits it, re-imports, and strict decoding passes.
+//! Drift: what `decode: lax` repaired and the keys no type declares (`decode/undeclared.rs`),
+//! remembered per method (each place once, list positions folded: `$.users[*].name`), logged
+//! once, and turned into an OpenAPI Overlay 1.0 document that makes the description say what
+//! the server sends: a field that came null or missing made nullable (and no longer required), a
+//! field that came as another kind than text widened to a `oneOf` of both, a key the schema did
+//! not declare added to its properties with the type its value had. The user reviews it, commits it, re-imports, and strict decoding passes.
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
@@ -104,6 +105,25 @@ pub(crate) fn overlay(client: &str, seen: &[(&str, Vec<Drift>)]) -> String {
                 continue;
             }
             done.push((key.clone(), repair.came));
+            if let Some(kind) = repair.undeclared {
+                // A key the schema does not declare: declared, with the type its value had
+                // (a `null` says nothing of it: any value).
+                let why = format!(
+                    "`{method}` got it (JSON type {kind}); the description did not declare it"
+                );
+                let mut property = json!({ "description": why });
+                if kind != "null" {
+                    property["type"] = json!(kind);
+                }
+                if kind == "array" {
+                    property["items"] = json!({});
+                }
+                let target = format!("$..{}", selector(schema));
+                actions.push(
+                    json!({ "target": target, "update": { "properties": { field: property } } }),
+                );
+                continue;
+            }
             let property = format!("$..{}.properties{}", selector(schema), selector(field));
             let came = if repair.came == "missing" {
                 "nothing"
@@ -169,6 +189,7 @@ mod tests {
             field: field.map(str::to_owned),
             declared: "a string".to_owned(),
             came,
+            undeclared: None,
         }
     }
 

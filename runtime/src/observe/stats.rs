@@ -63,6 +63,9 @@ pub struct MethodStats {
     /// Answers repaired under `decode: lax`: each field that came null, missing or of another
     /// kind than the description says, once per answer.
     pub drift: u64,
+    /// Keys of answers that no type declares (skipped), and objects that share no key with
+    /// their type: each once per answer. `Observer::drift_overlay()` declares them.
+    pub undeclared: u64,
     /// Calls the cache answered without asking the server (`cache:`).
     pub cache_hits: u64,
     /// Kept answers the server confirmed unchanged (a `304 Not Modified`).
@@ -120,6 +123,7 @@ impl MethodStats {
             streams_broken: 0,
             streams_open: 0,
             drift: 0,
+            undeclared: 0,
             cache_hits: 0,
             revalidated: 0,
             served_stale: 0,
@@ -238,6 +242,7 @@ pub(crate) struct Counters {
     streams_broken: AtomicU64,
     streams_open: AtomicU64,
     drift: AtomicU64,
+    undeclared: AtomicU64,
     /// Where drift was seen (each place once), for the log and the overlay.
     pub(crate) drift_log: crate::observe::drift::DriftLog,
     latencies: Latencies,
@@ -292,6 +297,7 @@ impl Counters {
             streams_broken: AtomicU64::new(0),
             streams_open: AtomicU64::new(0),
             drift: AtomicU64::new(0),
+            undeclared: AtomicU64::new(0),
             drift_log: crate::observe::drift::DriftLog::default(),
             latencies: Latencies::new(now),
             #[cfg(feature = "dashboard")]
@@ -410,7 +416,13 @@ impl Counters {
 
     /// Counts one repair; true the first time its place is seen, so it is logged once.
     pub(crate) fn record_drift(&self, drift: &crate::decode::lax::Drift) -> bool {
-        self.drift.fetch_add(1, Ordering::Relaxed);
+        let counter =
+            if drift.undeclared.is_some() || drift.came == crate::decode::undeclared::STRANGER {
+                &self.undeclared
+            } else {
+                &self.drift
+            };
+        counter.fetch_add(1, Ordering::Relaxed);
         self.drift_log.first(drift)
     }
 
@@ -450,6 +462,7 @@ impl Counters {
             streams_broken: load(&self.streams_broken),
             streams_open: load(&self.streams_open),
             drift: load(&self.drift),
+            undeclared: load(&self.undeclared),
             cache_hits: load(&self.cache_hits),
             revalidated: load(&self.revalidated),
             served_stale: load(&self.served_stale),
