@@ -167,6 +167,11 @@ pub async fn main() -> Result<(), remcall::Error> {
 
     // A name the server refuses: its explanation, not the declared `{detail}`, reaches the
     // caller, in the error's text and body.
+    let noticed = |prefect: &Prefect| {
+        let stats = prefect.stats();
+        stats.method("create_flow").map_or(0, |m| m.undeclared)
+    };
+    let before = noticed(&prefect);
     let error = prefect
         .create_flow(None, &FlowCreate::new("remcall/flow"))
         .await
@@ -180,7 +185,17 @@ pub async fn main() -> Result<(), remcall::Error> {
     assert!(text.contains("String should match pattern"), "{text}");
     let body = String::from_utf8_lossy(error.body().unwrap_or_default()).into_owned();
     assert!(body.contains("exception_detail"), "{body}");
+    // And the decoding noticed it: three keys `HttpValidationError` does not declare, and an
+    // object with none of its fields.
+    assert_eq!(
+        noticed(&prefect) - before,
+        4,
+        "the 422's own shape is noticed"
+    );
     println!("create_flow: 422 explained: {text}");
+    let stats = prefect.stats();
+    let undeclared: u64 = stats.methods.iter().map(|(_, m)| m.undeclared).sum();
+    println!("undeclared keys noticed in all answers: {undeclared}");
     Ok(())
 }
 
