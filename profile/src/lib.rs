@@ -20,7 +20,7 @@ pub mod vars;
 
 pub use model::{
     AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, CachingPolicy, ClientAuth,
-    Condition, Cookies, DEFAULT_CACHE_BYTES, DeadlinePolicy, DecodeMode, Dns, Eject,
+    Compression, Condition, Cookies, DEFAULT_CACHE_BYTES, DeadlinePolicy, DecodeMode, Dns, Eject,
     EndpointsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy, Isolation, Jitter, Layer,
     LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile, QueryParams, QuotaHeaders,
     QuotaPolicy, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope,

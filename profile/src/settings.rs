@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::model::{
-    Auth, BreakerPolicy, Condition, DEFAULT_CACHE_BYTES, DecodeMode, EndpointsPolicy, HeaderDef,
-    HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile, QuotaHeaders,
-    RateLimitPolicy, RetryPolicy, Scope, SharedStore, Strategy, Tls, Window,
+    Auth, BreakerPolicy, Compression, Condition, DEFAULT_CACHE_BYTES, DecodeMode, EndpointsPolicy,
+    HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile,
+    QuotaHeaders, RateLimitPolicy, RetryPolicy, Scope, SharedStore, Strategy, Tls, Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -50,7 +50,9 @@ pub struct Settings {
     pub log: LogLevel,
     /// How an answer that does not fit its type is met.
     pub decode: DecodeMode,
-    /// Response size limit in bytes.
+    /// Whether answers may come compressed.
+    pub compression: Compression,
+    /// Response size limit in bytes (decompressed).
     pub max_response_bytes: u64,
     /// Empty pages in a row a paginated method follows before it stops with an error.
     pub max_empty_pages: u32,
@@ -303,6 +305,7 @@ impl Settings {
             cookies: profile.cookies.clone().map(|c| c.0).unwrap_or_default(),
             log: profile.log.unwrap_or(LogLevel::Basic),
             decode: profile.decode.unwrap_or_default(),
+            compression: profile.compression.unwrap_or_default(),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
             max_empty_pages: profile.max_empty_pages.unwrap_or(DEFAULT_MAX_EMPTY_PAGES),
             max_event_bytes: profile.max_event_bytes.map_or(1 << 20, |b| b.0),

@@ -248,6 +248,7 @@ impl Validator<'_> {
                     .is_some_and(|t| t.connect.is_some()),
             ),
             ("tls", profile.tls.is_some()),
+            ("compression", profile.compression.is_some()),
             ("interceptors", profile.interceptors.is_some()),
             ("endpoints", profile.endpoints.is_some()),
             // The fleet's stores are the client's: one Redis link, one key space; and so is

@@ -1,4 +1,4 @@
-//! How answers are read: `decode: strict | lax`.
+//! How answers are read: `decode: strict | lax`, and `compression: on | off`.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,4 +14,18 @@ pub enum DecodeMode {
     /// another JSON kind where text is declared is kept as its JSON text; each repair is drift,
     /// counted and logged. For a vendor whose description is known to lie, never for payments.
     Lax,
+}
+
+/// Whether answers may come compressed: `Accept-Encoding` sent (gzip, br, zstd, deflate) and
+/// a compressed answer decompressed as it is read, `max_response_bytes` counting what it
+/// decompresses to. Applies to the whole client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Compression {
+    /// Asked for and decompressed (the default).
+    #[default]
+    On,
+    /// Not asked for; an answer compressed anyway stays as it came (and fails to decode).
+    Off,
 }

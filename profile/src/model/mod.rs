@@ -52,6 +52,7 @@ replace_on_layer!(
     Window,
     LogLevel,
     DecodeMode,
+    Compression,
     QuotaHeaders,
     Auth,
     Roots,
@@ -135,7 +136,10 @@ partial! {
         /// `strict` (the default) or `lax`: an answer that does not fit its type is a `Decode`
         /// error, or repaired with the nearest value and counted as drift.
         decode: DecodeMode,
-        /// Responses above this size fail with `BodyTooLarge`.
+        /// `on` (the default): answers may come compressed (gzip, br, zstd, deflate) and are
+        /// decompressed as they are read; `off`: not asked for. The whole client's.
+        compression: Compression,
+        /// Responses above this size fail with `BodyTooLarge` (their decompressed size).
         max_response_bytes: ByteSize,
         /// A paginated method stops with an error after this many empty pages in a row, each
         /// pointing at another (a server must not hold a stream that yields nothing for ever).
@@ -198,7 +202,7 @@ mod retry;
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
 pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
 pub use cache::{CachingPolicy, DEFAULT_CACHE_BYTES};
-pub use decode::DecodeMode;
+pub use decode::{Compression, DecodeMode};
 pub use endpoints::{
     Cookies, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots,
     Strategy, Tls,

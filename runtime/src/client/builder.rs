@@ -207,9 +207,14 @@ fn http_client(
                 || s.headers.values().any(|h| h.secret)
                 || s.query.values().any(|q| q.secret)
         });
-    let builder = reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .connect_timeout(client.connect_timeout)
         .redirect(redirect_policy(carries_secrets));
+    // reqwest sends `Accept-Encoding` and decompresses as the body is read, so the size limit
+    // counts the decompressed bytes and a small bomb stops at the limit.
+    if client.compression == remcall_profile::Compression::Off {
+        builder = builder.no_gzip().no_brotli().no_zstd().no_deflate();
+    }
     tls::configure(builder, &client.tls, spec.name)?
         .build()
         .map_err(|e| Error::new(ErrorKind::Config, "cannot build the HTTP client").with_source(e))
