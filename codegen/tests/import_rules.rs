@@ -484,6 +484,58 @@ fn a_swagger_discriminator_names_the_children_by_their_schema_names() {
     d.has("Cat:\n    all_of: [PetBase]");
 }
 
+fn path_keys() -> Described {
+    import(
+        "PathKeys",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+components:
+  securitySchemes:
+    key: { type: apiKey, in: query, name: api_key }
+security: [{ key: [] }]
+paths:
+  /1.0/items:
+    get:
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { type: string } } } } } }
+  /1.0/items?recursion=1:
+    get:
+      parameters: [{ name: filter, in: query, schema: { type: string } }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { type: object } } } } } }
+  /v1/things?beta=true&cost=$${HOME}&filter=x:
+    post:
+      operationId: create_beta_thing
+      parameters: [{ name: filter, in: query, schema: { type: string } }]
+      responses: { '204': { description: made } }
+  /v2/DeleteThing:
+    post:
+      operationId: delete_thing
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses: { '204': { description: gone } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn a_path_keys_query_is_sent_with_every_call_and_a_path_parameter_outside_the_route_in_the_query() {
+    let d = path_keys();
+    // Two keys, one route: two methods, the second sending its fixed query.
+    d.has("get_n1_0_items:\n    request: GET /1.0/items");
+    d.has("request: GET /1.0/items\n    query:\n      filter: Option<String>");
+    d.has("config:\n      query:\n        recursion: '1'");
+    // The description's text is never a placeholder; a parameter of the same name wins.
+    d.has("config:\n      query:\n        beta: 'true'\n        cost: $$$${HOME$}");
+    d.noted("the path key's query `?recursion=1` is sent with every call");
+    d.noted("sets `filter`, a query parameter too: the parameter's value is sent");
+    // `id` is declared in the path of a route without `{id}`: the server reads the query.
+    d.has("delete_thing:\n    request: POST /v2/DeleteThing\n    query:\n      id: String");
+    d.noted("the path parameter `id` is sent in the query");
+    assert!(!d.notes().contains("[loses]"), "{}", d.notes());
+}
+
 fn swagger() -> Described {
     import(
         "Swagger",
@@ -611,12 +663,12 @@ properties:
 #[test]
 fn references_resolve_in_any_position_and_through_other_references() {
     let d = references();
-    assert_eq!(d.imported.summary.faithful, 1, "{}", d.notes());
+    assert_eq!(d.imported.summary.faithful, 2, "{}", d.notes());
     // A path item and an operation by `$ref`, a parameter in another file.
     d.has("  get_item:\n    request: \"GET /items/{id}\"\n    path:\n      id: i64\n    returns: Inner");
-    d.has("  get_item_2:\n    request: GET /other\n    returns: Inner");
-    // A declared path parameter the route has no place for is left out, with a note.
-    d.noted("the path parameter `id` is not in `/other`: it is not sent [loses]");
+    // A declared path parameter the route has no place for is sent in the query, noted.
+    d.has("  get_item_2:\n    request: GET /other\n    query:\n      id: i64\n    returns: Inner");
+    d.noted("the path parameter `id` is sent in the query: the route `/other` has no `{id}`");
     // `#/components/schemas/Wrapper/properties/inner` passes through Wrapper's `$ref` into
     // models/wrapper.yaml, and `inner.yaml` resolves against that file.
     d.has("  Inner:\n    fields:\n      size: Option<i32>");

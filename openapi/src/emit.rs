@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use remcall_profile::vars;
 use serde_json::Value;
 use serde_yaml::{Mapping, Value as Yaml};
 
@@ -142,6 +143,17 @@ fn profile(profile: &Profile) -> Yaml {
             section.insert(name.as_str().into(), secret);
         }
         out.insert(key.into(), section.into());
+    }
+    if !profile.fixed_query.is_empty() {
+        let mut section = match out.remove("query") {
+            Some(Yaml::Mapping(secrets)) => secrets,
+            _ => Mapping::new(),
+        };
+        for (name, value) in &profile.fixed_query {
+            // The description's text, never a placeholder: `$` is written `$$`.
+            section.insert(name.as_str().into(), vars::escape(value).into());
+        }
+        out.insert("query".into(), section.into());
     }
     out.into()
 }

@@ -54,7 +54,11 @@ impl Builder<'_> {
         if ours == theirs {
             return;
         }
-        let profile = self.credentials(&chosen);
+        let mut profile = self.credentials(&chosen);
+        // A path key's fixed query, set before, stays.
+        if let Some(before) = method.profile.take() {
+            profile.fixed_query = before.fixed_query;
+        }
         method.profile = Some(profile);
     }
 

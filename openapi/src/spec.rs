@@ -36,6 +36,8 @@ pub(crate) struct Profile {
     pub(crate) query: Vec<(String, String)>,
     /// Cookie name and the `${VAR}` of its secret value.
     pub(crate) cookies: Vec<(String, String)>,
+    /// Query parameters a method always sends, as written (a path key's `?beta=true`).
+    pub(crate) fixed_query: Vec<(String, String)>,
 }
 
 impl Profile {
@@ -45,6 +47,7 @@ impl Profile {
             && self.headers.is_empty()
             && self.query.is_empty()
             && self.cookies.is_empty()
+            && self.fixed_query.is_empty()
     }
 }
 

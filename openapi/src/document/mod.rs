@@ -328,7 +328,8 @@ pub(crate) fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-fn percent_decode(text: &str) -> String {
+/// `text` with its `%XX` escapes decoded; one that is not an escape stays as it is.
+pub(crate) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::Operation;
-use crate::document::Place;
+use crate::document::{Place, percent_decode};
 use crate::names;
 use crate::schema::doc;
 use crate::spec::{MethodOut, ParamOut, Request, Style, Verb};
@@ -57,17 +57,30 @@ impl Builder<'_> {
             .filter(|(_, p)| p.get("in").and_then(Value::as_str) == Some("path"))
             .filter_map(|(_, p)| p.get("name").and_then(Value::as_str).map(str::to_owned))
             .collect();
-        let mut path = self.route(operation, &in_path);
+        let (mut path, fixed_query) = self.route(operation, &in_path);
         let mut inputs = BodyInputs::default();
         for (place, parameter) in declared {
             let text = |key: &str| parameter.get(key).and_then(Value::as_str).unwrap_or("");
             let wire = text("name").to_owned();
             let required = parameter.get("required") == Some(&Value::Bool(true));
-            let Some(location) =
+            let Some(mut location) =
                 self.sent_as_parameter(operation, method, &mut inputs, &place, &parameter)?
             else {
                 continue;
             };
+            // A path parameter the route has no placeholder for (a `utoipa` description's
+            // `id` on `POST /v2/DeleteThing`): the server reads it from the query.
+            if location == SentIn::Path && !path.contains(&format!("{{{wire}}}")) {
+                self.note(
+                    &place,
+                    false,
+                    format!(
+                        "the path parameter `{wire}` is sent in the query: the route `{}` has no `{{{wire}}}`",
+                        operation.route
+                    ),
+                );
+                location = SentIn::Query;
+            }
             let schema = parameter_schema(&parameter);
             let hint = format!("{}{}", operation.type_base, names::type_name(&wire));
             let mut ty = self.ty(&place.child("schema"), &schema, &hint);
@@ -108,6 +121,7 @@ impl Builder<'_> {
                 SentIn::Header => method.headers.push(out),
             }
         }
+        self.fixed_query(operation, method, fixed_query);
         let path = self.settle_path(operation, method, path, &mut taken);
         method.request = Request {
             verb: operation.verb,
@@ -191,24 +205,27 @@ impl Builder<'_> {
     /// segment of a declared path parameter written `{name}`, and every character of the
     /// literal text that a URL path cannot carry as itself percent-encoded (as any HTTP client
     /// would send it), so nothing of the key can form a placeholder or break the request line.
-    fn route(&mut self, operation: &Operation, in_path: &[String]) -> String {
+    fn route(&mut self, operation: &Operation, in_path: &[String]) -> (String, Option<String>) {
         let key = operation.route.as_str();
         let mut route = key;
+        let mut query = None;
         if let Some(cut) = route.find(['#', '?']) {
-            let what = if route.as_bytes()[cut] == b'#' {
-                "fragment"
+            if route.as_bytes()[cut] == b'#' {
+                self.note(
+                    &operation.item_place,
+                    false,
+                    format!(
+                        "the path key's fragment `{}` is not part of the route: the client calls `{}`",
+                        &route[cut..],
+                        &route[..cut]
+                    ),
+                );
             } else {
-                "query"
-            };
-            self.note(
-                &operation.item_place,
-                what == "query",
-                format!(
-                    "the path key's {what} `{}` is not part of the route: the client calls `{}`",
-                    &route[cut..],
-                    &route[..cut]
-                ),
-            );
+                // Against the rules, but vendors do it (`/v1/things?beta=true`): the query is
+                // sent with every call ([`Builder::fixed_query`]).
+                let rest = &route[cut + 1..];
+                query = Some(rest[..rest.find('#').unwrap_or(rest.len())].to_owned());
+            }
             route = &route[..cut];
         }
         let mut out = String::with_capacity(route.len() + 8);
@@ -262,7 +279,56 @@ impl Builder<'_> {
                 rest = &rest[c.len_utf8()..];
             }
         }
-        out
+        (out, query)
+    }
+
+    /// A path key's query (`?beta=true&v=2`), sent with every call of the method as its
+    /// profile's fixed query; a query parameter of the same name wins (noted).
+    fn fixed_query(
+        &mut self,
+        operation: &Operation,
+        method: &mut MethodOut,
+        query: Option<String>,
+    ) {
+        let Some(query) = query else { return };
+        let mut fixed = Vec::new();
+        for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let (name, value) = (percent_decode(name), percent_decode(value));
+            if method
+                .query
+                .iter()
+                .any(|p| p.wire.as_deref().unwrap_or(&p.key) == name)
+            {
+                self.note(
+                    &operation.item_place,
+                    false,
+                    format!(
+                        "the path key's query sets `{name}`, a query parameter too: the parameter's value is sent"
+                    ),
+                );
+                continue;
+            }
+            if !fixed.iter().any(|(known, _)| *known == name) {
+                fixed.push((name, value));
+            }
+        }
+        if fixed.is_empty() {
+            return;
+        }
+        let sent: Vec<String> = fixed.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        self.note(
+            &operation.item_place,
+            false,
+            format!(
+                "the path key's query `?{query}` is sent with every call (`config: {{ query }}`): {}",
+                sent.join(", ")
+            ),
+        );
+        method
+            .profile
+            .get_or_insert_with(Default::default)
+            .fixed_query = fixed;
     }
 
     /// The route with every placeholder named as its parameter: one the parameters do not
