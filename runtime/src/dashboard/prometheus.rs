@@ -18,7 +18,7 @@ type MethodFamily = (
 /// A metric family of endpoints.
 type EndpointFamily = (&'static str, &'static str, fn(&EndpointStats) -> f64);
 
-const METHODS: [MethodFamily; 27] = [
+const METHODS: [MethodFamily; 28] = [
     (
         "remcall_method_calls_total",
         "Logical calls.",
