@@ -161,6 +161,7 @@ static {{ method.spec_const }}: remcall::__codegen::MethodSpec = remcall::__code
 static {{ paging.static_name }}: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &[{{ paging.items|join(", ") }}],
     next: remcall::__codegen::NextPage::{{ paging.next }},
+    in_body: {{ paging.in_body }},
 };
 {%- endif %}
 {%- endfor %}

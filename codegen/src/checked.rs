@@ -329,6 +329,8 @@ pub struct Pagination {
     pub items: Vec<String>,
     /// Where the next page is.
     pub next: NextPage,
+    /// The page parameters are fields of the JSON body (a `POST …/filter {limit, offset}`).
+    pub in_body: bool,
 }
 
 /// Where a paginated method's next page is.

@@ -536,6 +536,43 @@ fn a_path_keys_query_is_sent_with_every_call_and_a_path_parameter_outside_the_ro
     assert!(!d.notes().contains("[loses]"), "{}", d.notes());
 }
 
+fn body_pages() -> Described {
+    import(
+        "BodyPages",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.1.0
+info: { title: t, version: '1' }
+paths:
+  /flows/filter:
+    post:
+      operationId: read_flows
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                name: { type: string }
+                offset: { type: integer, default: 0 }
+                limit: { type: integer }
+      responses:
+        '200':
+          description: A page of flows.
+          content: { application/json: { schema: { type: array, items: { type: object, properties: { id: { type: string } } } } } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn an_offset_in_a_post_filters_body_pages_it() {
+    let d = body_pages();
+    d.has("read_flows:\n    request: POST /flows/filter\n    body: ReadFlowsBody");
+    d.has("paginate:\n      offset:\n        param: offset\n        limit: limit");
+}
+
 fn swagger() -> Described {
     import(
         "Swagger",

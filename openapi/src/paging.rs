@@ -260,6 +260,13 @@ impl Builder<'_> {
     /// An offset or a page number sent back, with the page size's parameter and the page's
     /// total (items, or pages) when the description has them.
     fn counted(&self, method: &MethodOut, page: &Ty, items: Option<String>) -> Option<Paginate> {
+        let in_query = query_param(method, OFFSET_PARAMS, is_integer).is_some()
+            || query_param(method, PAGE_PARAMS, is_integer).is_some();
+        if !in_query {
+            // A `POST …/filter {limit, offset}` (Prefect, Elasticsearch's `from`/`size` aside):
+            // the page's numbers are fields of the JSON body.
+            return self.counted_in_body(method, page, items);
+        }
         let limit = query_param(method, LIMIT_PARAMS, is_integer);
         let count = |names: &'static [&'static str]| {
             self.find(page, &|f| {
@@ -286,6 +293,49 @@ impl Builder<'_> {
             items,
             param,
             first: zero_based.then_some(0),
+            limit,
+            total_pages: count(TOTAL_PAGES),
+            current: count(CURRENT_PAGE),
+        })
+    }
+
+    /// An offset or a page number that is a field of the method's JSON body, with the page
+    /// size's field beside it.
+    fn counted_in_body(
+        &self,
+        method: &MethodOut,
+        page: &Ty,
+        items: Option<String>,
+    ) -> Option<Paginate> {
+        let body = method
+            .body
+            .as_ref()
+            .filter(|b| b.encoding == Encoding::Json)?;
+        let fields = self.struct_fields(&body.ty);
+        let field = |names: &[&str]| {
+            names.iter().find_map(|name| {
+                let found = fields.iter().find(|f| plain(f.wire()) == *name);
+                found.filter(|f| is_integer(&f.ty)).map(|f| f.key.clone())
+            })
+        };
+        let limit = field(LIMIT_PARAMS);
+        let count = |names: &'static [&'static str]| {
+            self.find(page, &|f| {
+                names.contains(&plain(f.wire()).as_str()) && is_integer(&f.ty)
+            })
+        };
+        if let Some(param) = field(OFFSET_PARAMS) {
+            return Some(Paginate::Offset {
+                items,
+                param,
+                limit,
+                total: count(TOTALS),
+            });
+        }
+        Some(Paginate::PageNumber {
+            items,
+            param: field(PAGE_PARAMS)?,
+            first: None,
             limit,
             total_pages: count(TOTAL_PAGES),
             current: count(CURRENT_PAGE),

@@ -1,5 +1,6 @@
 //! Prefect's workload, on the client imported from the server's own description with no
-//! overlay and no hand-written type: flows created and paged through `/flows/filter`, a
+//! overlay and no hand-written type: flows created and paged through `POST /flows/filter` by
+//! one `paginate:` entry (its offset in the body), a
 //! deployment whose description a PATCH clears with `null` (read back), a flow run from it
 //! whose refused state change comes back as the ABORT variant, logs written and read, a
 //! variable created and changed, and a 422 whose explanation reaches the caller. Every typed
@@ -38,23 +39,23 @@ pub async fn main() -> Result<(), remcall::Error> {
         raw.same(&read, &raw.get(&format!("/flows/{}", flow.id)).await);
         flow_ids.push(flow.id);
     }
+    // `paginate:` on the imported method: the pager moves the body's `offset` on.
+    let two_a_page = BodyReadFlowsFlowsFilterPost {
+        limit: Some(2),
+        ..Default::default()
+    };
+    let mut pages = prefect.read_flows_stream(None, &two_a_page);
     let mut paged = Vec::new();
-    loop {
-        let page = BodyReadFlowsFlowsFilterPost {
-            limit: Some(2),
-            offset: Some(paged.len() as i64),
-            ..Default::default()
-        };
-        let flows = prefect.read_flows(None, &page).await?;
-        raw.same(&flows, &raw.post("/flows/filter", &page).await);
-        let last = flows.len() < 2;
-        paged.extend(flows.into_iter().map(|flow| flow.id));
-        if last {
-            break;
-        }
+    while let Some(flow) = pages.next().await {
+        paged.push(flow?);
     }
+    let everything = BodyReadFlowsFlowsFilterPost {
+        limit: Some(200),
+        ..Default::default()
+    };
+    raw.same(&paged, &raw.post("/flows/filter", &everything).await);
     assert!(
-        flow_ids.iter().all(|id| paged.contains(id)),
+        (flow_ids.iter()).all(|id| paged.iter().any(|flow| flow.id == *id)),
         "paging missed a flow"
     );
     println!("create_flow, read_flows: {FLOWS} flows, paged two at a time");

@@ -264,6 +264,8 @@ pub struct PagingIr {
     pub items: Vec<String>,
     /// The `NextPage` variant, written out (`ItemCursor { param: "..", .. }`).
     pub next: String,
+    /// The page parameters are fields of the JSON body, not query parameters.
+    pub in_body: bool,
 }
 
 /// A method's success shapes by status.

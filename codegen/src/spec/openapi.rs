@@ -116,6 +116,30 @@ impl Loader {
         imported.files
     }
 
+    /// An entry over an imported method that sets what the description says (its parameters,
+    /// body or declared answers): refused where it is written, rather than accepted and dropped.
+    fn refuse_unchangeable(&mut self, imported: &str, overlay: &MethodDef) {
+        let set = [
+            ("path", !overlay.path.is_empty()),
+            ("query", !overlay.query.is_empty()),
+            ("headers", !overlay.headers.is_empty()),
+            ("body", overlay.body.is_some()),
+            ("responses", overlay.responses.is_some()),
+            ("errors", overlay.errors.is_some()),
+            ("response_headers", !overlay.response_headers.is_empty()),
+        ];
+        for (key, _) in set.iter().filter(|(_, set)| *set) {
+            let s = &self.sources[0];
+            let d = s
+                .diagnostic(
+                    s.spans.key(&format!("methods.{imported}.{key}")),
+                    format!("`{key}:` of an imported method is the description's: it cannot be changed here"),
+                )
+                .help("change the description with an overlay (`openapi: { overlays: [..] }`), or give the entry `request:` to write a method of your own");
+            self.diagnostics.push(d);
+        }
+    }
+
     /// The imported methods, each with the spec's entry of its name that has no `request:` laid
     /// over it (and renamed when it says so), then the spec's own methods; an entry that
     /// changes nothing imported, or adds a method of a taken name, is an error.
@@ -129,6 +153,7 @@ impl Loader {
         for (imported, mut method) in imported_methods {
             let mut name = imported.clone();
             if let Some(overlay) = own.get(&imported).filter(|o| o.request.is_none()) {
+                self.refuse_unchangeable(&imported, overlay);
                 overlay_onto(&mut method, overlay);
                 if let Some(renamed) = overlay.rename.clone() {
                     name = renamed;
@@ -175,8 +200,9 @@ impl Loader {
 
 /// Lays an overlay's settings over an imported method: how it is called (profile, retries,
 /// fallback, what a 404 means, its doc, positional or named), how its stream reads and ends
-/// (`returns:`) and the body keys it sets itself (`body_sets:`); never its parameters or body.
-/// (`rename:` is the caller's.)
+/// (`returns:`), how its pages are followed (`paginate:`) and the body keys it sets itself
+/// (`body_sets:`); never its parameters, body or declared answers, which
+/// [`Loader::refuse_unchangeable`] refuses. (`rename:` is the caller's.)
 fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
     let MethodDef {
         doc,
@@ -188,8 +214,12 @@ fn overlay_onto(method: &mut MethodDef, overlay: &MethodDef) {
         call,
         returns,
         body_sets,
+        paginate,
         ..
     } = overlay;
+    if let Some(paginate) = paginate {
+        method.paginate = Some(paginate.clone());
+    }
     if let Some(returns) = returns {
         returns_onto(method, returns);
     }

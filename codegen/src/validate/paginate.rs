@@ -1,11 +1,12 @@
 //! `paginate:`: the paths it names are fields of the page and item types, the page holds a list,
-//! the cursor goes back as a declared query parameter, and exactly one way to the next page.
+//! the cursor goes back as a declared query parameter or a field of the JSON body, and exactly
+//! one way to the next page.
 
 use super::{Validator, is_header_name};
 use crate::checked::{NextPage, Pagination};
 use crate::diagnostic::did_you_mean;
 use crate::names;
-use crate::spec::model::{CursorDef, MethodDef, PaginateDef, TypeDef};
+use crate::spec::model::{BodyEncoding, CursorDef, MethodDef, PaginateDef, TypeDef};
 use crate::types::Ty;
 
 impl Validator<'_> {
@@ -82,8 +83,13 @@ impl Validator<'_> {
                 None,
             );
         }
-        let next = self.next_page(&at, def, paginate, returns, &item)?;
-        Some(Pagination { item, items, next })
+        let (next, in_body) = self.next_page(&at, def, paginate, returns, &item)?;
+        Some(Pagination {
+            item,
+            items,
+            next,
+            in_body,
+        })
     }
 
     fn next_page(
@@ -93,9 +99,9 @@ impl Validator<'_> {
         paginate: &PaginateDef,
         page: &Ty,
         item: &Ty,
-    ) -> Option<NextPage> {
+    ) -> Option<(NextPage, bool)> {
         if let Some(rel) = &paginate.link_header {
-            return Some(NextPage::LinkHeader { rel: rel.clone() });
+            return Some((NextPage::LinkHeader { rel: rel.clone() }, false));
         }
         if let Some(header) = &paginate.next_url_header {
             if !is_header_name(header) {
@@ -103,13 +109,14 @@ impl Validator<'_> {
                 self.push(self.spec.at(0, &format!("{at}.next_url_header"), message));
                 return None;
             }
-            return Some(NextPage::HeaderUrl {
+            let next = NextPage::HeaderUrl {
                 header: header.clone(),
-            });
+            };
+            return Some((next, false));
         }
         if let Some(url) = &paginate.next_url {
             return match self.field_path(page, url) {
-                Ok((_, field)) => Some(NextPage::BodyUrl { field }),
+                Ok((_, field)) => Some((NextPage::BodyUrl { field }, false)),
                 Err(message) => {
                     self.push(self.spec.at(0, &format!("{at}.next_url"), message));
                     None
@@ -127,10 +134,13 @@ impl Validator<'_> {
                     offset.total.as_deref(),
                     "total",
                 )
-                .map(|(param, limit, total)| NextPage::Offset {
-                    param,
-                    limit,
-                    total,
+                .map(|(param, limit, total, in_body)| {
+                    let next = NextPage::Offset {
+                        param,
+                        limit,
+                        total,
+                    };
+                    (next, in_body)
                 });
         }
         if let Some(number) = &paginate.page_number {
@@ -149,19 +159,23 @@ impl Validator<'_> {
                     number.total_pages.as_deref(),
                     "total_pages",
                 )
-                .map(|(param, limit, total_pages)| NextPage::PageNumber {
-                    param,
-                    first: number.first.unwrap_or(1),
-                    limit,
-                    total_pages,
-                    current,
+                .map(|(param, limit, total_pages, in_body)| {
+                    let next = NextPage::PageNumber {
+                        param,
+                        first: number.first.unwrap_or(1),
+                        limit,
+                        total_pages,
+                        current,
+                    };
+                    (next, in_body)
                 });
         }
         let cursor = paginate.cursor.as_ref()?;
         self.cursor_next(&format!("{at}.cursor"), def, cursor, page, item)
     }
 
-    /// A cursor sent back as a query parameter, from the last item or from the page.
+    /// A cursor sent back as a query parameter (or a field of the JSON body), from the last
+    /// item or from the page.
     fn cursor_next(
         &mut self,
         at: &str,
@@ -169,8 +183,8 @@ impl Validator<'_> {
         cursor: &CursorDef,
         page: &Ty,
         item: &Ty,
-    ) -> Option<NextPage> {
-        let param = self.cursor_param(at, def, &cursor.param)?;
+    ) -> Option<(NextPage, bool)> {
+        let (param, in_body) = self.page_param(at, def, &cursor.param)?;
         let resolve = |v: &mut Self, ty: &Ty, path: &str, what: &str| match v.field_path(ty, path) {
             Ok((_, wire)) => Some(wire),
             Err(message) => {
@@ -185,11 +199,12 @@ impl Validator<'_> {
                     Some(flag) => Some(resolve(self, page, flag, "has_more")?),
                     None => None,
                 };
-                Some(NextPage::ItemCursor {
+                let next = NextPage::ItemCursor {
                     param,
                     field,
                     has_more,
-                })
+                };
+                Some((next, in_body))
             }
             (None, Some(field)) => {
                 if cursor.has_more.is_some() {
@@ -201,7 +216,7 @@ impl Validator<'_> {
                     return None;
                 }
                 let field = resolve(self, page, field, "from")?;
-                Some(NextPage::BodyCursor { param, field })
+                Some((NextPage::BodyCursor { param, field }, in_body))
             }
             _ => {
                 self.push(self.spec.at(
@@ -214,8 +229,9 @@ impl Validator<'_> {
         }
     }
 
-    /// An offset's or page number's parameters (wire names: the number's, the page size's) and
-    /// the path of the page's count (`total`, `total_pages`), each a number.
+    /// An offset's or page number's parameters (wire names: the number's, the page size's),
+    /// the path of the page's count (`total`, `total_pages`), each a number, and whether the
+    /// parameters are body fields (both in one place).
     #[allow(clippy::too_many_arguments)]
     fn counted(
         &mut self,
@@ -226,16 +242,34 @@ impl Validator<'_> {
         limit: Option<&str>,
         count: Option<&str>,
         count_key: &str,
-    ) -> Option<(String, Option<String>, Option<Vec<String>>)> {
-        let param = self.cursor_param(at, def, param);
-        let limit = limit.map(|limit| self.cursor_param(&format!("{at}.limit"), def, limit));
+    ) -> Option<Counted> {
+        let param = self.page_param(at, def, param);
+        let limit = limit.map(|limit| self.page_param(&format!("{at}.limit"), def, limit));
         let count = match count {
             Some(path) => self.count_path(at, page, path, count_key).map(Some),
             None => Some(None),
         };
         // Every problem reported before giving up on any.
         let limit = limit.map_or(Some(None), |limit| limit.map(Some))?;
-        Some((param?, limit, count?))
+        let (param, in_body) = param?;
+        if let Some((_, limit_in_body)) = &limit
+            && *limit_in_body != in_body
+        {
+            let (number, size) = if in_body {
+                ("body", "query")
+            } else {
+                ("query", "body")
+            };
+            self.push(self.spec.at(
+                0,
+                &format!("{at}.limit"),
+                format!(
+                    "the page size is in the {size}, its number in the {number}: one place for both"
+                ),
+            ));
+            return None;
+        }
+        Some((param, limit.map(|(limit, _)| limit), count?, in_body))
     }
 
     /// The wire path of a count in the page (`total`, `total_pages`, `current`): an integer.
@@ -257,26 +291,44 @@ impl Validator<'_> {
         }
     }
 
-    /// The wire name of the query parameter `name` a cursor goes back in; the method must
-    /// declare it, so the first page can send it too.
-    fn cursor_param(&mut self, at: &str, def: &MethodDef, name: &str) -> Option<String> {
-        let Some(param) = def.query.get(name) else {
-            let d = self.spec.at(
-                0,
-                &format!("{at}.param"),
-                format!("`{}` is not a query parameter of the method", name),
-            );
-            let help = did_you_mean(name, def.query.keys().map(String::as_str))
-                .unwrap_or_else(|| {
-                    format!(
-                        "declare it, so the first page can send it too: `query: {{ {}: Option<String> }}`",
-                        name
-                    )
-                });
-            self.push(d.help(help));
-            return None;
-        };
-        Some(param.name.clone().unwrap_or_else(|| name.to_owned()))
+    /// The wire name of the page parameter `name` (a cursor, an offset, a page number or size)
+    /// and whether it is a body field: a query parameter of the method, else a field of its
+    /// JSON body's struct (a `POST …/filter {limit, offset}`). The method must declare it, so
+    /// the first page can send it too.
+    fn page_param(&mut self, at: &str, def: &MethodDef, name: &str) -> Option<(String, bool)> {
+        if let Some(param) = def.query.get(name) {
+            return Some((param.name.clone().unwrap_or_else(|| name.to_owned()), false));
+        }
+        let body = def
+            .body
+            .as_ref()
+            .filter(|body| body.encoding == BodyEncoding::Json)
+            .and_then(|body| Ty::parse(&body.ty).ok());
+        if let Some(body) = &body
+            && let Ok((_, wire)) = self.field_path(body, name)
+            && let [wire] = wire.as_slice()
+        {
+            return Some((wire.clone(), true));
+        }
+        let d = self.spec.at(
+            0,
+            &format!("{at}.param"),
+            format!(
+                "`{name}` is not a query parameter of the method{}",
+                if body.is_some() {
+                    ", nor a field of its body"
+                } else {
+                    ""
+                }
+            ),
+        );
+        let help = did_you_mean(name, def.query.keys().map(String::as_str)).unwrap_or_else(|| {
+            format!(
+                "declare it, so the first page can send it too: `query: {{ {name}: Option<String> }}`, or a field of the JSON body"
+            )
+        });
+        self.push(d.help(help));
+        None
     }
 
     /// Follows a dotted path of field keys from `ty` (a struct of the spec, through `Option`s and
@@ -339,6 +391,10 @@ impl Validator<'_> {
         out
     }
 }
+
+/// An offset's or page number's parameter, the page size's, the path of the page's count, and
+/// whether the parameters are body fields.
+type Counted = (String, Option<String>, Option<Vec<String>>, bool);
 
 /// The types a count may have.
 const INTEGERS: &[&str] = &[

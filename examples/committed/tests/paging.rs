@@ -1,4 +1,5 @@
-//! Offset and page-number paging against a loopback server: each walks three pages and stops
+//! Offset and page-number paging against a loopback server (the offset in the query, or in the
+//! JSON body of a `POST …/filter`): each walks three pages and stops
 //! where the page says (a total, a page count, a short page, an empty page), and a server that
 //! ignores the offset ends the stream with an error instead of a loop.
 
@@ -10,7 +11,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use remcall::ErrorKind;
 use remcall::serde_json::{Value, json};
-use remcall_example_committed::clients::payments::{Event, Payments};
+use remcall_example_committed::clients::payments::{Event, EventFilter, Payments};
 use testkit::Server;
 
 type Params = Query<HashMap<String, String>>;
@@ -51,8 +52,16 @@ async fn event_server() -> Server {
         axum::Json(json!({ "events": items, "paging": paging }))
     };
     let stuck = || async { axum::Json(json!({ "results": events(1..=2) })) };
+    // `/events/filter`: the search's pages, its offset and size read from the JSON body.
+    let filter = |axum::Json(body): axum::Json<Value>| async move {
+        let offset = body["offset"].as_u64().unwrap_or(0) as usize;
+        let limit = body["limit"].as_u64().unwrap_or(2) as usize;
+        let page = events((offset..6).take(limit).map(|i| i + 1));
+        axum::Json(json!({ "results": page, "total": 6 }))
+    };
     Server::start(
         Router::new()
+            .route("/v1/events/filter", axum::routing::post(filter))
             .route("/v1/events/search", get(search))
             .route("/v1/events/archive", get(archive))
             .route("/stuck/v1/events/search", get(stuck)),
@@ -96,6 +105,39 @@ async fn an_offset_moves_by_the_items_and_stops_at_the_total() {
             "/v1/events/search?limit=2&offset=4",
         ],
         "three full pages, and the total says there is no fourth"
+    );
+}
+
+#[tokio::test]
+async fn an_offset_in_the_body_of_a_post_filter_moves_by_the_items() {
+    let server = event_server().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let filter = EventFilter {
+        kind: Some("event".to_owned()),
+        limit: Some(2),
+        ..Default::default()
+    };
+    assert_eq!(
+        ids(payments.filter_events_stream(&filter)).await,
+        numbered(1..=6)
+    );
+    let bodies: Vec<Value> = server.received()[..]
+        .iter()
+        .map(|r| remcall::serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(
+        bodies,
+        [
+            json!({ "kind": "event", "limit": 2 }),
+            json!({ "kind": "event", "limit": 2, "offset": 2 }),
+            json!({ "kind": "event", "limit": 2, "offset": 4 }),
+        ],
+        "each page the same filter, its offset moved on; the total says there is no fourth"
+    );
+    assert!(
+        uris(&server, 0)
+            .iter()
+            .all(|uri| uri == "/v1/events/filter")
     );
 }
 

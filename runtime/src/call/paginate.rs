@@ -30,6 +30,9 @@ pub struct Paging {
     pub items: &'static [&'static str],
     /// Where the next page is.
     pub next: NextPage,
+    /// The page parameters (cursor, offset, page number, page size) are fields of the JSON body
+    /// rather than query parameters: a `POST …/filter {limit, offset}`.
+    pub in_body: bool,
 }
 
 /// Where the next page is.
@@ -301,7 +304,7 @@ fn read_page<T: DeserializeOwned>(
     let items = read_items(list)?;
     // A URL that may not be followed still leaves this page's items to give.
     let next = next_request(
-        &paging.next,
+        paging,
         &page,
         list,
         items.len(),
@@ -338,7 +341,7 @@ fn read_items<T: DeserializeOwned>(list: &[Value]) -> Result<Vec<T>, Error> {
 /// items, the `response`'s headers) and this page's `request`; none after the last page, an
 /// error for a next URL off the client's endpoints.
 fn next_request(
-    next: &NextPage,
+    paging: &Paging,
     page: &Value,
     list: &[Value],
     count: usize,
@@ -346,7 +349,8 @@ fn next_request(
     request: Request,
     origins: &[(String, String)],
 ) -> Result<Option<Request>, Error> {
-    match next {
+    let in_body = paging.in_body;
+    match &paging.next {
         NextPage::ItemCursor {
             param,
             field,
@@ -356,12 +360,12 @@ fn next_request(
             let cursor = list.last().and_then(|last| at(last, field)).and_then(text);
             Ok(cursor
                 .filter(|_| more)
-                .map(|cursor| request.with_query(param, cursor)))
+                .map(|cursor| with_param(request, in_body, param, Value::String(cursor))))
         }
         NextPage::BodyCursor { param, field } => Ok(at(page, field)
             .and_then(text)
             .filter(|c| !c.is_empty())
-            .map(|cursor| request.with_query(param, cursor))),
+            .map(|cursor| with_param(request, in_body, param, Value::String(cursor)))),
         NextPage::BodyUrl { field } => at(page, field)
             .and_then(Value::as_str)
             .filter(|url| !url.is_empty())
@@ -383,15 +387,15 @@ fn next_request(
             limit,
             total,
         } => {
-            let offset = number_in(&request, param).unwrap_or(0);
+            let offset = number_in(&request, in_body, param).unwrap_or(0);
             let next = offset.saturating_add(count as u64);
             let more = count > 0
-                && !short(&request, *limit, count)
+                && !short(&request, in_body, *limit, count)
                 && total
                     .and_then(|path| at(page, path))
                     .and_then(Value::as_u64)
                     .is_none_or(|total| next < total);
-            Ok(more.then(|| request.with_query(param, next.to_string())))
+            Ok(more.then(|| with_param(request, in_body, param, Value::from(next))))
         }
         NextPage::PageNumber {
             param,
@@ -403,16 +407,16 @@ fn next_request(
             let number = current
                 .and_then(|path| at(page, path))
                 .and_then(Value::as_u64)
-                .or_else(|| number_in(&request, param))
+                .or_else(|| number_in(&request, in_body, param))
                 .unwrap_or(*first);
             let next = number.saturating_add(1);
             let more = count > 0
-                && !short(&request, *limit, count)
+                && !short(&request, in_body, *limit, count)
                 && total_pages
                     .and_then(|path| at(page, path))
                     .and_then(Value::as_u64)
                     .is_none_or(|pages| next.saturating_sub(*first) < pages);
-            Ok(more.then(|| request.with_query(param, next.to_string())))
+            Ok(more.then(|| with_param(request, in_body, param, Value::from(next))))
         }
     }
 }
@@ -482,14 +486,30 @@ fn link(response: &Response, rel: &str) -> Option<String> {
 }
 
 /// The request's query parameter `name` as a number.
-fn number_in(request: &Request, name: &str) -> Option<u64> {
+fn number_in(request: &Request, in_body: bool, name: &str) -> Option<u64> {
+    if in_body {
+        return request.body_field(name)?.as_u64();
+    }
     request.query_value(name)?.parse().ok()
 }
 
+/// The next page's request: this one with the page parameter `name` set to `value`, in the
+/// query or in the JSON body.
+fn with_param(request: Request, in_body: bool, name: &'static str, value: Value) -> Request {
+    if in_body {
+        return request.with_body_field(name, value);
+    }
+    let text = match value {
+        Value::String(text) => text,
+        other => other.to_string(),
+    };
+    request.with_query(name, text)
+}
+
 /// The page has fewer items than the request's `limit` parameter asked for: the last one.
-fn short(request: &Request, limit: Option<&str>, items: usize) -> bool {
+fn short(request: &Request, in_body: bool, limit: Option<&str>, items: usize) -> bool {
     limit
-        .and_then(|name| number_in(request, name))
+        .and_then(|name| number_in(request, in_body, name))
         .is_some_and(|limit| (items as u64) < limit)
 }
 

@@ -137,9 +137,37 @@ impl Request {
         self
     }
 
-    /// What tells this page's request from another: its query and next URL.
+    /// What tells this page's request from another: its query, next URL and body (where a
+    /// `POST …/filter` keeps its offset).
     pub(crate) fn page_pointer(&self) -> String {
-        format!("{:?} {:?}", self.query, self.next_url)
+        format!("{:?} {:?} {:?}", self.query, self.next_url, self.body)
+    }
+
+    /// The same request with the JSON body's field `name` set to `value` (a next page's offset,
+    /// page number or cursor, for a method that pages in its body); a body that is no JSON
+    /// object fails the request.
+    pub(crate) fn with_body_field(mut self, name: &str, value: serde_json::Value) -> Request {
+        let body = self.body.as_deref().unwrap_or(b"{}");
+        let set = serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .and_then(|mut object| {
+                object.as_object_mut()?.insert(name.to_owned(), value);
+                serde_json::to_vec(&object).ok()
+            });
+        match set {
+            Some(body) => self.body = Some(Bytes::from(body)),
+            None => self.fail(Error::new(
+                ErrorKind::Encode,
+                format!("the next page's `{name}` goes in the body, which is no JSON object"),
+            )),
+        }
+        self
+    }
+
+    /// The JSON body's field `name`, when the body is a JSON object that has it.
+    pub(crate) fn body_field(&self, name: &str) -> Option<serde_json::Value> {
+        let body: serde_json::Value = serde_json::from_slice(self.body.as_deref()?).ok()?;
+        body.get(name).cloned()
     }
 
     /// Reads error responses' bodies with `decode` (the method's `errors:`), so the caller and the

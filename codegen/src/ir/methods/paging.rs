@@ -58,5 +58,6 @@ pub(super) fn paging(method: &checked::Method, p: &checked::Pagination) -> Pagin
         item: p.item.render(),
         items: p.items.iter().map(|s| format!("{s:?}")).collect(),
         next,
+        in_body: p.in_body,
     }
 }

@@ -339,7 +339,7 @@ pub enum ReturnsEncoding {
 }
 
 /// `paginate:`: where a page's items are, and one way to the next page.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaginateDef {
     /// The field holding the page's items, a dotted path of field keys (`data`); none: the page
@@ -360,7 +360,7 @@ pub struct PaginateDef {
 }
 
 /// An offset paging: `{ param: offset, limit: limit, total: total }`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OffsetDef {
     /// The offset's query parameter (a key of the method's `query:`), 0 when left out.
@@ -372,7 +372,7 @@ pub struct OffsetDef {
 }
 
 /// A page-number paging: `{ param: page, total_pages: meta.total_pages }`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageNumberDef {
     /// The page number's query parameter (a key of the method's `query:`).
@@ -391,7 +391,7 @@ pub struct PageNumberDef {
 
 /// A cursor: from the last item (`from_item: id`, while `has_more`) or from the page (`from:
 /// next_cursor`), sent as the query parameter `param`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CursorDef {
     /// The query parameter (a key of the method's `query:`).

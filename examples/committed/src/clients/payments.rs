@@ -357,6 +357,13 @@ impl EventResults {
         }
     }
 }
+/// What `filter_events` sends; the pager moves `offset` on.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EventFilter {
+    pub kind: Option<String>,
+    pub offset: Option<u64>,
+    pub limit: Option<u32>,
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchivePage {
     pub events: Vec<Event>,
@@ -608,8 +615,18 @@ static SEARCH_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::Metho
     streams: false,
     profile: "",
 };
-static LIST_ARCHIVED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+static FILTER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 17,
+    name: "filter_events",
+    http_method: "POST",
+    path: "/events/filter",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+static LIST_ARCHIVED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 18,
     name: "list_archived_events",
     http_method: "GET",
     path: "/events/archive",
@@ -619,7 +636,7 @@ static LIST_ARCHIVED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen
     profile: "",
 };
 static LIST_CUSTOMER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 18,
+    index: 19,
     name: "list_customer_events",
     http_method: "GET",
     path: "/customers/{id}/events",
@@ -629,7 +646,7 @@ static LIST_CUSTOMER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen
     profile: "",
 };
 static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 19,
+    index: 20,
     name: "list_payouts",
     http_method: "GET",
     path: "/payouts",
@@ -639,7 +656,7 @@ static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     profile: "",
 };
 static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 20,
+    index: 21,
     name: "download_report",
     http_method: "GET",
     path: "/reports/{id}",
@@ -649,7 +666,7 @@ static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     profile: "",
 };
 static GET_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 21,
+    index: 22,
     name: "get_report",
     http_method: "GET",
     path: "/reports/{id}",
@@ -665,6 +682,7 @@ static LIST_CUSTOMERS_PAGING: remcall::__codegen::Paging = remcall::__codegen::P
         field: &["id"],
         has_more: Some(&["has_more"]),
     },
+    in_body: false,
 };
 static LIST_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &["events"],
@@ -672,12 +690,14 @@ static LIST_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Pagi
         param: "cursor",
         field: &["meta", "next_cursor"],
     },
+    in_body: false,
 };
 static LIST_INVOICES_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &["invoices"],
     next: remcall::__codegen::NextPage::BodyUrl {
         field: &["next_page_uri"],
     },
+    in_body: false,
 };
 static SEARCH_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &["results"],
@@ -686,6 +706,16 @@ static SEARCH_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Pa
         limit: Some("limit"),
         total: Some(&["total"]),
     },
+    in_body: false,
+};
+static FILTER_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["results"],
+    next: remcall::__codegen::NextPage::Offset {
+        param: "offset",
+        limit: Some("limit"),
+        total: Some(&["total"]),
+    },
+    in_body: true,
 };
 static LIST_ARCHIVED_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &["events"],
@@ -696,6 +726,7 @@ static LIST_ARCHIVED_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__code
         total_pages: Some(&["paging", "total_pages"]),
         current: None,
     },
+    in_body: false,
 };
 static LIST_CUSTOMER_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &["events"],
@@ -703,12 +734,14 @@ static LIST_CUSTOMER_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__code
         param: "cursor",
         field: &["meta", "next_cursor"],
     },
+    in_body: false,
 };
 static LIST_PAYOUTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
     items: &[],
     next: remcall::__codegen::NextPage::LinkHeader {
         rel: "next",
     },
+    in_body: false,
 };
 /// The request of [`Payments::list_customers`], for its call and its stream alike.
 fn list_customers_request(
@@ -734,6 +767,10 @@ fn search_events_request(
     limit: Option<u32>,
 ) -> remcall::__codegen::Request {
     SEARCH_EVENTS.request().query("offset", offset).query("limit", limit)
+}
+/// The request of [`Payments::filter_events`], for its call and its stream alike.
+fn filter_events_request(body: &EventFilter) -> remcall::__codegen::Request {
+    FILTER_EVENTS.request().json(body)
 }
 /// The request of [`Payments::list_archived_events`], for its call and its stream alike.
 fn list_archived_events_request(
@@ -776,6 +813,7 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
         &LIST_EVENTS,
         &LIST_INVOICES,
         &SEARCH_EVENTS,
+        &FILTER_EVENTS,
         &LIST_ARCHIVED_EVENTS,
         &LIST_CUSTOMER_EVENTS,
         &LIST_PAYOUTS,
@@ -1026,6 +1064,25 @@ impl<F: PaymentsFallback> Payments<F> {
     ) -> remcall::Pages<Event> {
         let request = search_events_request(offset, limit);
         self.inner.paginate(request, &SEARCH_EVENTS_PAGING)
+    }
+    /// Events matching a filter, sent in the body with the page's offset and size, as search APIs do
+    /// (`POST …/filter`).
+    ///
+    /// `POST /events/filter`
+    pub async fn filter_events(
+        &self,
+        body: &EventFilter,
+    ) -> Result<EventResults, remcall::Error> {
+        let request = filter_events_request(body);
+        let fallback = |cause| self.fallback.filter_events(body, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::filter_events`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
+    pub fn filter_events_stream(&self, body: &EventFilter) -> remcall::Pages<Event> {
+        let request = filter_events_request(body);
+        self.inner.paginate(request, &FILTER_EVENTS_PAGING)
     }
     /// `GET /events/archive`
     pub async fn list_archived_events(
@@ -1325,6 +1382,14 @@ pub trait PaymentsFallback: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<EventResults, remcall::Error>> + Send {
         async move { Err(cause) }
     }
+    /// The fallback of [`Payments::filter_events`].
+    fn filter_events(
+        &self,
+        body: &EventFilter,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<EventResults, remcall::Error>> + Send {
+        async move { Err(cause) }
+    }
     /// The fallback of [`Payments::list_archived_events`].
     fn list_archived_events(
         &self,
@@ -1593,6 +1658,13 @@ remcall::__codegen::serde_struct! {
     EventResults {
         [0] required results: Vec<Event> = "results",
         [1] optional total: Option<u64> = "total",
+    }
+}
+remcall::__codegen::serde_struct! {
+    EventFilter {
+        [0] optional kind: Option<String> = "kind",
+        [1] optional offset: Option<u64> = "offset",
+        [2] optional limit: Option<u32> = "limit",
     }
 }
 remcall::__codegen::serde_struct! {

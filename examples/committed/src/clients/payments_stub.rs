@@ -107,6 +107,11 @@ impl PaymentsStub {
     pub fn search_events(&self) -> SearchEventsStubbing<'_> {
         SearchEventsStubbing(self.0.operation(&SEARCH_EVENTS))
     }
+    /// [`Payments::filter_events`]: a rule made by its first matcher or answer,
+    /// its faults, its calls.
+    pub fn filter_events(&self) -> FilterEventsStubbing<'_> {
+        FilterEventsStubbing(self.0.operation(&FILTER_EVENTS))
+    }
     /// [`Payments::list_archived_events`]: a rule made by its first matcher or answer,
     /// its faults, its calls.
     pub fn list_archived_events(&self) -> ListArchivedEventsStubbing<'_> {
@@ -153,17 +158,18 @@ fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
         14 => <ListEventsReceived as remcall::stub::Received>::decode(raw).map(drop),
         15 => <ListInvoicesReceived as remcall::stub::Received>::decode(raw).map(drop),
         16 => <SearchEventsReceived as remcall::stub::Received>::decode(raw).map(drop),
-        17 => {
+        17 => <FilterEventsReceived as remcall::stub::Received>::decode(raw).map(drop),
+        18 => {
             <ListArchivedEventsReceived as remcall::stub::Received>::decode(raw)
                 .map(drop)
         }
-        18 => {
+        19 => {
             <ListCustomerEventsReceived as remcall::stub::Received>::decode(raw)
                 .map(drop)
         }
-        19 => <ListPayoutsReceived as remcall::stub::Received>::decode(raw).map(drop),
-        20 => <DownloadReportReceived as remcall::stub::Received>::decode(raw).map(drop),
-        21 => <GetReportReceived as remcall::stub::Received>::decode(raw).map(drop),
+        20 => <ListPayoutsReceived as remcall::stub::Received>::decode(raw).map(drop),
+        21 => <DownloadReportReceived as remcall::stub::Received>::decode(raw).map(drop),
+        22 => <GetReportReceived as remcall::stub::Received>::decode(raw).map(drop),
         _ => Ok(()),
     }
 }
@@ -731,6 +737,37 @@ impl SearchEventsStubbing<'_> {
     /// Only requests whose `limit` is `value`.
     pub fn with_limit(self, value: impl std::borrow::Borrow<u32>) -> Self {
         Self(self.0.with_query("limit", std::borrow::Borrow::<u32>::borrow(&value)))
+    }
+    /// Answers 200 with `value`.
+    pub fn returns(self, value: &EventResults) -> Self {
+        Self(self.0.returns_json(value))
+    }
+}
+/// A request of [`Payments::filter_events`] the stub received, read as the spec's types.
+#[derive(Debug)]
+pub struct FilterEventsReceived {
+    /// `raw.json_body()`
+    pub body: EventFilter,
+    /// The request as received.
+    pub raw: remcall::stub::Recorded,
+}
+impl remcall::stub::Received for FilterEventsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+        Ok(Self {
+            body: raw.json_body()?,
+            raw: raw.clone(),
+        })
+    }
+}
+/// A rule for [`Payments::filter_events`].
+#[derive(Debug)]
+pub struct FilterEventsStubbing<'a>(remcall::stub::Stubbing<'a>);
+impl FilterEventsStubbing<'_> {
+    remcall::__stub_common!();
+    /// The requests it received, read as the spec's types (one that did not fit was
+    /// answered 400, and fails the test when the stub is dropped).
+    pub fn calls(&self) -> Vec<FilterEventsReceived> {
+        self.0.calls_as()
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &EventResults) -> Self {

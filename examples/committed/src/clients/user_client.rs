@@ -99,6 +99,7 @@ static LIST_USERS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Pagin
         field: &["id"],
         has_more: Some(&["hasMore"]),
     },
+    in_body: false,
 };
 /// The request of [`UserClient::list_users`], for its call and its stream alike.
 fn list_users_request(options: &ListUsersOptions) -> remcall::__codegen::Request {
