@@ -573,6 +573,61 @@ fn an_offset_in_a_post_filters_body_pages_it() {
     d.has("paginate:\n      offset:\n        param: offset\n        limit: limit");
 }
 
+fn shared_stream_errors() -> Described {
+    import(
+        "SharedStreamErrors",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /models/{id}/run:
+    post:
+      operationId: run_model
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      requestBody:
+        content:
+          application/json:
+            schema: { type: object, properties: { prompt: { type: string }, stream: { type: boolean } } }
+      responses:
+        '200':
+          description: The answer, whole or streamed.
+          content:
+            application/json: { schema: { type: object, properties: { text: { type: string } } } }
+            text/event-stream: { schema: { type: object, properties: { token: { type: string } } } }
+        '400':
+          description: Refused.
+          content:
+            application/json:
+              schema: { type: object, properties: { message: { type: string }, code: { type: integer } } }
+  /models/{id}:
+    get:
+      operationId: get_model
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { type: object, properties: { name: { type: string } } } } } }
+        '400':
+          description: Refused.
+          content:
+            application/json:
+              schema: { type: object, properties: { message: { type: string }, code: { type: integer } } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn a_streaming_twins_error_follows_the_shared_shapes_new_name() {
+    let d = shared_stream_errors();
+    assert!(
+        d.imported.summary.skipped.is_empty(),
+        "{:?}",
+        d.imported.summary.skipped
+    );
+    d.has("run_model_events:\n    request: \"POST /models/{id}/run\"");
+}
+
 fn swagger() -> Described {
     import(
         "Swagger",

@@ -358,6 +358,11 @@ impl Builder<'_> {
             for stream in method.stream.iter_mut().chain(&mut method.stream_twin) {
                 f(&mut stream.item);
                 stream.events.iter_mut().for_each(|(_, ty)| f(ty));
+                // A stream's in-band error is a type use too: a type renamed (a shared shape's
+                // name) must be renamed here as well.
+                if let Some((error, _)) = &mut stream.error {
+                    f(error);
+                }
             }
             method.responses.iter_mut().for_each(|(_, ty)| f(ty));
             method.errors.iter_mut().for_each(|(_, ty)| f(ty));

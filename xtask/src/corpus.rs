@@ -51,6 +51,7 @@ pub(crate) fn run(root: &Path, dir: &Path, depth: Depth) -> anyhow::Result<()> {
     std::fs::create_dir_all(&scratch)?;
     let progenitor = with_progenitor.then(|| progenitor_tool(root)).flatten();
     let mut rows = Vec::new();
+    let mut unchecked: Vec<String> = Vec::new();
     for (i, document) in documents.iter().enumerate() {
         let name = document_name(dir, document);
         eprintln!("[{}/{}] {name}", i + 1, documents.len());
@@ -94,6 +95,15 @@ pub(crate) fn run(root: &Path, dir: &Path, depth: Depth) -> anyhow::Result<()> {
                 "—".to_owned()
             },
         };
+        // What the importer wrote and `check` then refused is always the importer's bug (a
+        // rename that missed a reference): each is listed, and the run fails.
+        let written = std::fs::read_to_string(&spec).unwrap_or_default();
+        unchecked.extend(
+            written
+                .lines()
+                .filter(|line| line.starts_with('#') && line.contains("would not check"))
+                .map(|line| format!("{name}: {}", line.trim_start_matches(['#', ' ']))),
+        );
         if output.status.success() && depth != Depth::ImportOnly {
             let generated = Command::new(&cli)
                 .arg("gen")
@@ -160,6 +170,13 @@ pub(crate) fn run(root: &Path, dir: &Path, depth: Depth) -> anyhow::Result<()> {
             row.base_path,
             row.import.as_millis(),
             row.progenitor
+        );
+    }
+    if !unchecked.is_empty() {
+        bail!(
+            "the importer wrote what check refuses ({} item(s)):\n{}",
+            unchecked.len(),
+            unchecked.join("\n")
         );
     }
     Ok(())
