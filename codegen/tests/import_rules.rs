@@ -628,6 +628,106 @@ fn a_streaming_twins_error_follows_the_shared_shapes_new_name() {
     d.has("run_model_events:\n    request: \"POST /models/{id}/run\"");
 }
 
+fn stream_dialects() -> Described {
+    import(
+        "StreamDialects",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /chat:
+    post:
+      operationId: chat
+      x-fern-streaming:
+        stream-condition: $request.stream
+        response: { $ref: '#/components/schemas/ChatResponse' }
+        response-stream: { $ref: '#/components/schemas/ChatChunk' }
+      requestBody:
+        content:
+          application/json:
+            schema: { type: object, properties: { message: { type: string }, stream: { type: boolean } } }
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/ChatResponse' } } } }
+  /generate:
+    post:
+      operationId: generate
+      x-fern-streaming: { format: sse, stream-condition: $request.live, response-stream: { $ref: '#/components/schemas/ChatChunk' } }
+      requestBody:
+        content:
+          application/json:
+            schema: { type: object, properties: { prompt: { type: string }, live: { type: boolean } } }
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/ChatResponse' } } } }
+  /tail:
+    get:
+      operationId: tail
+      x-fern-streaming: true
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/ChatChunk' } } } }
+  /watch:
+    get:
+      operationId: watch
+      responses:
+        '200': { description: ok, content: { application/stream+json: { schema: { $ref: '#/components/schemas/ChatChunk' } } } }
+components:
+  schemas:
+    ChatResponse: { type: object, properties: { text: { type: string } } }
+    ChatChunk: { type: object, properties: { delta: { type: string } } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn fern_streaming_and_stream_json_are_streams() {
+    let d = stream_dialects();
+    // A body flag chooses: the JSON method and its streaming twin, each setting the flag.
+    d.has("chat:\n    request: POST /chat\n    body: ChatBody\n    returns: ChatResponse");
+    d.has("chat_lines:\n    request: POST /chat\n    body: ChatBody\n    returns:\n      type: ChatChunk\n      as: lines");
+    d.has("generate_events:\n    request: POST /generate");
+    d.has("body_sets:\n      live: true");
+    // A JSON answer Fern says is streamed, and `application/stream+json`: streams of lines.
+    d.has("tail:\n    request: GET /tail\n    returns:\n      type: ChatChunk\n      as: lines");
+    d.has("watch:\n    request: GET /watch\n    returns:\n      type: ChatChunk\n      as: lines");
+}
+
+fn accept_twins() -> Described {
+    import(
+        "AcceptTwins",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /tasks/{id}/log:
+    get:
+      operationId: get_log
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses:
+        '200':
+          description: The log, whole or line by line, as `Accept` asks.
+          content:
+            application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Line' } } }
+            application/x-ndjson: { schema: { $ref: '#/components/schemas/Line' } }
+components:
+  schemas:
+    Line: { type: object, properties: { text: { type: string } } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn twins_no_body_flag_chooses_ask_for_their_media_types() {
+    let d = accept_twins();
+    d.has("get_log:\n    request: \"GET /tasks/{id}/log\"\n    path:\n      id: String\n    returns: Vec<Line>\n    config:\n      headers:\n        Accept: application/json");
+    d.has("get_log_lines:\n    request: \"GET /tasks/{id}/log\"\n    path:\n      id: String\n    returns:\n      type: Line\n      as: lines\n    config:\n      headers:\n        Accept: application/x-ndjson");
+    d.noted("no body flag says which, so each asks by `Accept`");
+}
+
 fn swagger() -> Described {
     import(
         "Swagger",

@@ -144,16 +144,22 @@ fn profile(profile: &Profile) -> Yaml {
         }
         out.insert(key.into(), section.into());
     }
-    if !profile.fixed_query.is_empty() {
-        let mut section = match out.remove("query") {
+    for (key, fixed) in [
+        ("query", &profile.fixed_query),
+        ("headers", &profile.fixed_headers),
+    ] {
+        if fixed.is_empty() {
+            continue;
+        }
+        let mut section = match out.remove(key) {
             Some(Yaml::Mapping(secrets)) => secrets,
             _ => Mapping::new(),
         };
-        for (name, value) in &profile.fixed_query {
+        for (name, value) in fixed {
             // The description's text, never a placeholder: `$` is written `$$`.
             section.insert(name.as_str().into(), vars::escape(value).into());
         }
-        out.insert("query".into(), section.into());
+        out.insert(key.into(), section.into());
     }
     out.into()
 }

@@ -55,9 +55,10 @@ impl Builder<'_> {
             return;
         }
         let mut profile = self.credentials(&chosen);
-        // A path key's fixed query, set before, stays.
+        // A path key's fixed query and a twin's `Accept`, set before, stay.
         if let Some(before) = method.profile.take() {
             profile.fixed_query = before.fixed_query;
+            profile.fixed_headers = before.fixed_headers;
         }
         method.profile = Some(profile);
     }

@@ -38,6 +38,8 @@ pub(crate) struct Profile {
     pub(crate) cookies: Vec<(String, String)>,
     /// Query parameters a method always sends, as written (a path key's `?beta=true`).
     pub(crate) fixed_query: Vec<(String, String)>,
+    /// Headers a method always sends, as written (the `Accept` that chooses a twin's answer).
+    pub(crate) fixed_headers: Vec<(String, String)>,
 }
 
 impl Profile {
@@ -48,6 +50,7 @@ impl Profile {
             && self.query.is_empty()
             && self.cookies.is_empty()
             && self.fixed_query.is_empty()
+            && self.fixed_headers.is_empty()
     }
 }
 
@@ -258,6 +261,8 @@ impl Verb {
 #[derive(Debug, Clone)]
 pub(crate) struct StreamOut {
     pub(crate) kind: StreamKind,
+    /// The media type the description declares it in (`application/x-ndjson`).
+    pub(crate) media: String,
     pub(crate) item: Ty,
     pub(crate) end: Option<String>,
     pub(crate) events: Vec<(String, Ty)>,

@@ -440,6 +440,37 @@ async fn json_lines_are_typed_and_the_last_may_go_without_its_newline() {
     assert_eq!(client.stats().method("log").unwrap().events, 4);
 }
 
+/// A stream asks for the media types its format reads, unless its profile asks for one itself:
+/// a server that answers JSON or JSON lines by `Accept` alone (a task's log) is told which.
+#[tokio::test]
+async fn a_stream_asks_with_the_accept_its_profile_sets() {
+    let router = Router::new().route(
+        "/log",
+        get(|| async { ([("content-type", "application/x-ndjson")], "{\"n\": 1}\n") }),
+    );
+    let server = Server::start(router).await;
+    for yaml in ["", "headers: { Accept: application/x-ndjson }"] {
+        let client = client_at(&server.url(), yaml);
+        let mut lines = client
+            .call_lines(LOG.request(), line_json::<Value>, None)
+            .await
+            .unwrap();
+        while lines.next().await.is_some() {}
+    }
+    let received = server.received();
+    let accepts: Vec<&str> = received
+        .iter()
+        .map(|r| r.headers["accept"].to_str().unwrap())
+        .collect();
+    assert_eq!(
+        accepts,
+        [
+            "application/jsonl, application/x-ndjson",
+            "application/x-ndjson"
+        ]
+    );
+}
+
 /// An event that does not decode says where and what it was: its `event:` and `id:`, the JSON
 /// path and the declared type, and keeps its data (the first 512 bytes) as the error's body;
 /// the stream goes on to the next event.

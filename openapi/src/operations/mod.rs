@@ -160,7 +160,10 @@ impl Builder<'_> {
         let flag = method.stream_flag.clone();
         let chosen = match &flag {
             Some(flag) => format!("each sets its body's `{flag}` flag itself"),
-            None => "no boolean body flag says which: set the one the description names".to_owned(),
+            None => format!(
+                "no body flag says which, so each asks by `Accept`: `application/json`, `{}`",
+                stream.media
+            ),
         };
         self.note(
             &place,
@@ -170,6 +173,17 @@ impl Builder<'_> {
         if let Some(flag) = &flag {
             method.body_sets = vec![(flag.clone(), false)];
         }
+        // Without a flag the server chooses by what is asked for (a task log answering JSON or
+        // NDJSON by `Accept`): each method asks for its own, where `*/*` would get the JSON.
+        let accept = |method: &mut MethodOut, media: &str| {
+            if flag.is_none() {
+                let profile = method.profile.get_or_insert_with(Default::default);
+                profile.fixed_headers = vec![("Accept".to_owned(), media.to_owned())];
+            }
+        };
+        let mut twin_profile = method.clone();
+        accept(&mut twin_profile, &stream.media);
+        accept(method, "application/json");
         MethodOut {
             name,
             returns: None,
@@ -178,6 +192,7 @@ impl Builder<'_> {
             stream: Some(stream),
             is_twin: true,
             body_sets: flag.into_iter().map(|flag| (flag, true)).collect(),
+            profile: twin_profile.profile,
             ..method.clone()
         }
     }

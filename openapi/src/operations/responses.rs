@@ -55,6 +55,7 @@ impl Builder<'_> {
                         format!("{type_base}Result{code}")
                     };
                     let response = self.with_swagger_content(operation, response);
+                    let response = super::streams::with_fern_streaming(&operation.value, response);
                     if let Some(stream) = self.streamed(&operation.value, &place, &response, &hint)
                     {
                         if offers_json(&response) {

@@ -1,5 +1,6 @@
 //! Streamed answers: a success response in `text/event-stream` (Server-Sent Events) or a JSON
-//! Lines media type (`application/jsonl`, `application/x-ndjson`, `application/json-seq`). The
+//! Lines media type (`application/jsonl`, `application/x-ndjson`, `application/stream+json`,
+//! `application/json-seq`), or a JSON answer Fern's `x-fern-streaming` says is streamed. The
 //! item's type comes from OpenAPI 3.2's `itemSchema` (for events: the event's `data`, its
 //! `contentSchema` when it has one, or events by name when the item is a `oneOf` of events
 //! with a constant `event`), else from the media type's `schema`, which 3.0 and 3.1
@@ -25,6 +26,8 @@ pub(super) fn stream_media(media: &str) -> Option<StreamKind> {
         | "application/jsonlines"
         | "application/x-ndjson"
         | "application/ndjson"
+        | "application/stream+json"
+        | "application/x-json-stream"
         | "application/json-seq" => Some(StreamKind::Lines),
         _ => None,
     }
@@ -92,6 +95,7 @@ impl Builder<'_> {
         let item_hint = format!("{hint}Item");
         let mut out = StreamOut {
             kind,
+            media: media.clone(),
             item: Ty::Value,
             end: None,
             events: Vec::new(),
@@ -202,12 +206,21 @@ impl Builder<'_> {
     /// named `stream`, else the one boolean property whose name has `stream` in it. `None` when
     /// the body has no such flag (the caller then chooses as the description says).
     pub(super) fn stream_flag(&mut self, operation: &Value, at: &Place) -> Option<String> {
+        // Fern names it: `stream-condition: $request.stream`.
+        let fern = (operation.get("x-fern-streaming"))
+            .and_then(|f| f.get("stream-condition"))
+            .and_then(Value::as_str)
+            .and_then(|condition| condition.strip_prefix("$request."))
+            .filter(|name| !name.contains('.'));
         let body = operation.get("requestBody")?;
         let (place, body) = self.docs.follow(at, body).ok()?;
         let content = body.get("content")?.as_object()?;
         let json = content.iter().find(|(media, _)| media.contains("json"))?.1;
         let (_, schema) = self.docs.follow(&place, json.get("schema")?).ok()?;
         let properties = schema.get("properties")?.as_object()?;
+        if let Some(name) = fern.filter(|name| properties.contains_key(*name)) {
+            return Some(name.to_owned());
+        }
         let boolean = |schema: &Value| {
             let types = |s: &Value| match s.get("type") {
                 Some(Value::String(t)) => t == "boolean",
@@ -311,4 +324,58 @@ fn is_type(schema: &Value, name: &str) -> bool {
         Some(Value::Array(types)) => types.iter().any(|t| t == name),
         _ => false,
     }
+}
+
+/// A success response of an operation with Fern's `x-fern-streaming`, with the content an
+/// OpenAPI 3 response would declare: `true` makes its JSON answer a stream (JSON lines, or
+/// events with `format: sse`); `{ stream-condition, response, response-stream, format }` offers
+/// the JSON answer (`response`, else the declared one) and the stream of `response-stream`, a body
+/// flag choosing. Any other response as it is.
+pub(super) fn with_fern_streaming(operation: &Value, response: Value) -> Value {
+    let Some(fern) = operation.get("x-fern-streaming") else {
+        return response;
+    };
+    let declared = response
+        .get("content")
+        .and_then(Value::as_object)
+        .and_then(|content| content.iter().find(|(media, _)| media.contains("json")))
+        .and_then(|(_, media)| media.get("schema"))
+        .cloned();
+    let stream_media = match fern.get("format").and_then(Value::as_str) {
+        Some("sse") => "text/event-stream",
+        _ => "application/x-ndjson",
+    };
+    let mut content = serde_json::Map::new();
+    match fern {
+        Value::Bool(true) => {
+            let Some(schema) = declared else {
+                return response;
+            };
+            content.insert(
+                stream_media.to_owned(),
+                serde_json::json!({ "schema": schema }),
+            );
+        }
+        Value::Object(settings) => {
+            let Some(stream) = settings.get("response-stream") else {
+                return response;
+            };
+            if let Some(json) = settings.get("response").cloned().or(declared) {
+                content.insert(
+                    "application/json".to_owned(),
+                    serde_json::json!({ "schema": json }),
+                );
+            }
+            content.insert(
+                stream_media.to_owned(),
+                serde_json::json!({ "schema": stream }),
+            );
+        }
+        _ => return response,
+    }
+    let mut response = response;
+    if let Some(object) = response.as_object_mut() {
+        object.insert("content".to_owned(), Value::Object(content));
+    }
+    response
 }

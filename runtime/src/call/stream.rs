@@ -77,7 +77,14 @@ impl Client {
         mut request: Request,
         format: F,
     ) -> Result<Feed<F::Item>, Error> {
-        if !request.headers.iter().any(|(name, _)| name == ACCEPT) {
+        // The media types the format reads, unless the call or the method's profile asks for
+        // one itself (a twin that a server tells from its JSON sibling by `Accept` only).
+        let profile_accepts = self
+            .shared
+            .method(request.method)
+            .headers
+            .contains_key(ACCEPT);
+        if !profile_accepts && !request.headers.iter().any(|(name, _)| name == ACCEPT) {
             request
                 .headers
                 .push((ACCEPT, HeaderValue::from_static(format.accept())));
