@@ -728,6 +728,46 @@ fn twins_no_body_flag_chooses_ask_for_their_media_types() {
     d.noted("no body flag says which, so each asks by `Accept`");
 }
 
+fn streamed_errors() -> Described {
+    import(
+        "StreamedErrors",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /generate_stream:
+    post:
+      operationId: generate_stream
+      requestBody:
+        content: { application/json: { schema: { type: object, properties: { inputs: { type: string } } } } }
+      responses:
+        '200':
+          description: Tokens.
+          content: { text/event-stream: { schema: { $ref: '#/components/schemas/StreamResponse' } } }
+        '422':
+          description: Input validation error.
+          content: { text/event-stream: { schema: { $ref: '#/components/schemas/ErrorResponse' } } }
+        '500':
+          description: Incomplete generation.
+          content: { text/event-stream: { schema: { $ref: '#/components/schemas/ErrorResponse' } } }
+components:
+  schemas:
+    StreamResponse: { type: object, required: [token], properties: { token: { type: object, properties: { text: { type: string } } } } }
+    ErrorResponse: { type: object, required: [error, error_type], properties: { error: { type: string }, error_type: { type: string } } }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn errors_a_streaming_operation_declares_as_streams_are_its_typed_errors() {
+    let d = streamed_errors();
+    d.has("errors:\n      422: ErrorResponse\n      500: ErrorResponse");
+    d.has("error: ErrorResponse");
+}
+
 fn swagger() -> Described {
     import(
         "Swagger",

@@ -70,6 +70,7 @@ impl Builder<'_> {
                 }
                 _ => {
                     let hint = format!("{type_base}Error{}", status.to_ascii_uppercase());
+                    let response = streamed_error_as_json(response);
                     let (ty, encoding) = self.response_type(operation, &place, &response, &hint);
                     if encoding == Encoding::Json && ty != Ty::Unit && key.is_error() {
                         method.errors.push((key, ty));
@@ -258,4 +259,32 @@ fn page_hints(response: &Value, hint: &mut PagesHint) {
             hint.next_url_header = Some(name.clone());
         }
     }
+}
+
+/// An error status a streaming operation declares in a stream's media type only
+/// (text-generation-inference's `/generate_stream` 422 as `text/event-stream` of
+/// `ErrorResponse`): servers answer such a status with the error's JSON, so it is read as JSON
+/// of the declared schema (`itemSchema`, else `schema`), a typed error of the method, and the
+/// stream's in-band error when no error event is named. Any other response as it is.
+fn streamed_error_as_json(response: Value) -> Value {
+    let Some(content) = response.get("content").and_then(Value::as_object) else {
+        return response;
+    };
+    let has_json = content.keys().any(|media| {
+        super::streams::stream_media(media).is_none()
+            && crate::ty::Encoding::of_media(media).1 == Encoding::Json
+    });
+    let streamed = content
+        .iter()
+        .filter(|(media, _)| super::streams::stream_media(media).is_some())
+        .find_map(|(_, media)| media.get("itemSchema").or_else(|| media.get("schema")));
+    let (false, Some(schema)) = (has_json, streamed) else {
+        return response;
+    };
+    let mut response = response.clone();
+    if let Some(object) = response.as_object_mut() {
+        let json = serde_json::json!({ "application/json": { "schema": schema } });
+        object.insert("content".to_owned(), json);
+    }
+    response
 }
