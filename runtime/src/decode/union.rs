@@ -375,8 +375,10 @@ fn charge(values: u64) {
     }
 }
 
-/// How many of the values in `sent` come back in `back` (a key absent and a `null` are one,
-/// numbers compare by value); `count_values(sent)` when nothing was lost.
+/// How many of the values in `sent` come back in `back` (numbers compare by value; a `null`
+/// that does not come back is lost: of alternatives alike, the one whose `Nullable` field
+/// writes it back is the one a PATCH that clears a field needs); `count_values(sent)` when
+/// nothing was lost.
 fn kept_values(sent: &Value, back: &Value) -> u64 {
     let mut kept = 0;
     let mut pending = vec![(sent, back)];
@@ -385,10 +387,8 @@ fn kept_values(sent: &Value, back: &Value) -> u64 {
             (Value::Object(a), Value::Object(b)) => {
                 kept += 1;
                 for (key, value) in a {
-                    match b.get(key) {
-                        Some(there) => pending.push((value, there)),
-                        None if value.is_null() => kept += 1,
-                        None => {}
+                    if let Some(there) = b.get(key) {
+                        pending.push((value, there));
                     }
                 }
             }
@@ -656,6 +656,56 @@ mod tests {
         assert!(matches!(
             read(json!({ "cells": [{ "text": "a" }] })),
             Board::Plain(_)
+        ));
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
+    struct Listed {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        allow: Option<Vec<String>>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
+    struct Filtered {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        allow: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "crate::Nullable::is_absent")]
+        filter: crate::Nullable<Vec<String>>,
+    }
+
+    #[derive(Debug, PartialEq, serde::Serialize)]
+    #[serde(untagged)]
+    enum Metadata {
+        Listed(Listed),
+        Filtered(Filtered),
+    }
+
+    #[test]
+    fn of_alternatives_alike_the_one_that_writes_a_sent_null_back_is_taken() {
+        let read = |value: Value| {
+            untagged(
+                value,
+                "Metadata",
+                &[
+                    ("Listed", Fits::OBJECT.declaring(&["allow"]), |v| {
+                        Listed::deserialize(v).map(Metadata::Listed)
+                    }),
+                    ("Filtered", Fits::OBJECT.declaring(&["allow"]), |v| {
+                        Filtered::deserialize(v).map(Metadata::Filtered)
+                    }),
+                ],
+                None,
+            )
+            .unwrap()
+        };
+        // `filter: null` clears the filter: read as `Listed`, the null would not be sent.
+        let clear = json!({ "allow": ["a"], "filter": null });
+        let read_back = read(clear.clone());
+        assert!(matches!(read_back, Metadata::Filtered(_)), "{read_back:?}");
+        assert_eq!(serde_json::to_value(&read_back).unwrap(), clear);
+        assert!(matches!(
+            read(json!({ "allow": ["a"] })),
+            Metadata::Listed(_)
         ));
     }
 
