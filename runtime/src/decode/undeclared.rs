@@ -56,7 +56,12 @@ pub(crate) fn key(owner: &'static str, key: &str, came: &'static str) -> Option<
             n.undeclared.is_some()
                 && field.strip_prefix(owner).and_then(|f| f.strip_prefix('.')) == Some(key)
         };
-        if noted.len() < MAX_NOTED && !noted.iter().any(is_this) {
+        // A key noted before (the same struct again, or the body read again) starts this
+        // struct's notes where it stands.
+        if let Some(known) = noted.iter().position(is_this) {
+            return Some(known);
+        }
+        if noted.len() < MAX_NOTED {
             noted.push(Drift {
                 path: format!("`{owner}`"),
                 field: Some(format!("{owner}.{key}")),
@@ -83,13 +88,21 @@ pub(crate) fn stranger(owner: &'static str, fields: &[&str], from: usize) {
             .map(|key| format!("`{key}`"))
             .collect();
         let fields: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
-        noted.push(Drift {
+        let stranger = Drift {
             path: format!("an object of {}", keys.join(", ")),
             field: None,
             declared: format!("`{owner}`'s fields, {}", fields.join(", ")),
             came: STRANGER,
             undeclared: None,
-        });
+        };
+        // A body read again (to say where it failed, or to repair it under lax) meets the same
+        // object again: one note.
+        if !noted
+            .iter()
+            .any(|n| n.came == STRANGER && n.declared == stranger.declared)
+        {
+            noted.push(stranger);
+        }
     })
 }
 
@@ -189,6 +202,19 @@ mod tests {
         let fields: Vec<_> = noted.iter().filter_map(|n| n.field.clone()).collect();
         assert_eq!(fields, ["Thing.extra", "Thing.other"]);
         assert_eq!(mark(), 0, "the notes are taken out with the result");
+    }
+
+    #[test]
+    fn an_object_with_none_of_its_structs_fields_is_noted_once_however_often_it_is_read() {
+        let ((), noted) = noticing(|| {
+            for _ in 0..3 {
+                let from = key("Problem", "exception_message", "string").unwrap();
+                stranger("Problem", &["detail"], from);
+            }
+        });
+        assert_eq!(noted.len(), 2, "{noted:?}");
+        assert_eq!(noted[1].declared, "`Problem`'s fields, `detail`");
+        assert_eq!(noted[1].path, "an object of `exception_message`");
     }
 
     #[test]
