@@ -366,3 +366,90 @@ fn file_names_and_lines_with_terminal_escapes_are_shown_inert() {
         );
     }
 }
+
+/// Two methods that send one request line and nothing else that tells them apart: a warning at
+/// each the spec writes, naming the other (an imported one said so); a fixed query, an `Accept`
+/// or a stream tells them apart, and the importer's own twins and path-key siblings of one route
+/// pass without a word.
+#[test]
+fn two_methods_no_server_can_tell_apart_are_a_warning_at_each() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("things.yaml"),
+        r#"openapi: 3.0.3
+info: { title: Things, version: "1" }
+paths:
+  /things:
+    get:
+      operationId: listThings
+      responses:
+        "200": { description: ok, content: { application/json: { schema: { type: array, items: { type: string } } } } }
+  /logs:
+    get:
+      operationId: getLog
+      responses:
+        "200":
+          description: the log, whole or as lines
+          content:
+            application/json: { schema: { type: array, items: { type: string } } }
+            application/x-ndjson: { schema: { type: string } }
+  /things?beta=true:
+    get:
+      operationId: listBetaThings
+      responses:
+        "200": { description: ok, content: { application/json: { schema: { type: array, items: { type: string } } } } }
+"#,
+    )
+    .unwrap();
+    let spec = dir.path().join("things.remcall.yaml");
+    let write = |own: &str| {
+        std::fs::write(
+            &spec,
+            format!(
+                "client: Things\nopenapi: {{ file: things.yaml }}\nbase_url: \"http://localhost:8080\"\nmethods:\n{own}"
+            ),
+        )
+        .unwrap();
+    };
+    let warnings = || {
+        remcall_codegen::generate(std::slice::from_ref(&spec)).unwrap()[0]
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    write("");
+    assert_eq!(
+        warnings(),
+        Vec::<String>::new(),
+        "the importer's twins and siblings"
+    );
+
+    write(
+        "  my_things:\n    request: GET /things\n    returns: Vec<i64>\n  all_things:\n    request: GET /things\n    returns: Vec<bool>\n  same_things:\n    request: GET /things\n    returns: Vec<String>\n",
+    );
+    let said = warnings();
+    // `same_things` reads the imported answer as it is: only the two expecting others conflict.
+    assert_eq!(said.len(), 3, "{said:#?}");
+    assert!(
+        said[0].contains("things.remcall.yaml:6:14: `my_things` and `list_things` (imported), `all_things`, `same_things` send `GET /things` and nothing else tells them apart"),
+        "{said:#?}"
+    );
+    assert!(
+        said[1].contains(":9:14: `all_things` and `list_things` (imported), `my_things`, `same_things` send"),
+        "{said:#?}"
+    );
+    assert!(
+        said[2].contains(":12:14: `same_things` and `my_things`, `all_things` send"),
+        "{said:#?}"
+    );
+
+    write(
+        "  my_things:\n    request: GET /things\n    returns: Vec<i64>\n    config: { query: { mine: \"true\" } }\n",
+    );
+    assert_eq!(
+        warnings(),
+        Vec::<String>::new(),
+        "a fixed query tells them apart"
+    );
+}

@@ -261,3 +261,89 @@ async fn five_failures_open_the_breaker_and_what_it_refuses_never_arrives() {
     }
     assert_eq!(stub.calls(&GET_USER).len(), 5);
 }
+
+static LIST_THINGS: MethodSpec = MethodSpec {
+    index: 0,
+    name: "list_things",
+    http_method: "GET",
+    path: "/things",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+
+/// The user's own method beside the imported one, on the same verb and route.
+static LIST_MY_THINGS: MethodSpec = MethodSpec {
+    index: 1,
+    name: "list_my_things",
+    http_method: "GET",
+    path: "/things",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+
+static SHARED_ROUTE: ClientSpec = ClientSpec {
+    name: "SharedRoute",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&LIST_THINGS, &LIST_MY_THINGS],
+};
+
+async fn list(client: &Client, method: &'static MethodSpec) -> Value {
+    client.call(method.request(), decode::json).await.unwrap()
+}
+
+#[tokio::test]
+async fn two_methods_of_one_route_are_each_answered_and_recorded_as_themselves() {
+    let stub = Stub::start(&SHARED_ROUTE).await.unwrap();
+    stub.on(&LIST_THINGS).returns_json(&json!(["imported"]));
+    stub.on(&LIST_MY_THINGS).returns_json(&json!(["mine"]));
+    let things = ClientBuilder::new(&SHARED_ROUTE)
+        .base_url(&stub.url())
+        .build()
+        .unwrap();
+
+    assert_eq!(list(&things, &LIST_MY_THINGS).await, json!(["mine"]));
+    assert_eq!(list(&things, &LIST_THINGS).await, json!(["imported"]));
+    assert_eq!(list(&things, &LIST_MY_THINGS).await, json!(["mine"]));
+
+    assert_eq!(stub.calls(&LIST_MY_THINGS).len(), 2);
+    assert_eq!(stub.calls(&LIST_THINGS).len(), 1);
+    let recorded = stub.calls(&LIST_MY_THINGS);
+    assert!(
+        recorded[0]
+            .headers
+            .iter()
+            .all(|(name, _)| name != remcall::stub::METHOD_HEADER),
+        "the stub's own header is not recorded as sent by the method: {:?}",
+        recorded[0].headers
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_is_no_stub_never_hears_which_method_called() {
+    // A stub runs in the process, so clients look; the server beside it is not one.
+    let _stub = Stub::start(&SHARED_ROUTE).await.unwrap();
+    let server = testkit::Server::start(
+        axum::Router::new().route("/things", axum::routing::get(|| async { "[]" })),
+    )
+    .await;
+    let things = ClientBuilder::new(&SHARED_ROUTE)
+        .base_url(&server.url())
+        .build()
+        .unwrap();
+    list(&things, &LIST_MY_THINGS).await;
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert!(
+        !received[0]
+            .headers
+            .contains_key(remcall::stub::METHOD_HEADER),
+        "{:?}",
+        received[0].headers
+    );
+}

@@ -81,6 +81,11 @@ impl SpanIndex {
         self.lookup(path, true)
     }
 
+    /// Whether the file writes the key `path` itself.
+    pub fn has_key(&self, path: &str) -> bool {
+        self.keys.contains_key(path)
+    }
+
     /// The position of the key at `path`, else of the nearest enclosing entry.
     pub fn key(&self, path: &str) -> Pos {
         self.lookup(path, false)

@@ -40,6 +40,9 @@ impl Validator<'_> {
                 methods
             });
         }
+        if let Some(methods) = &methods {
+            self.shared_routes(methods);
+        }
         methods
     }
 

@@ -8,6 +8,7 @@ mod paginate;
 mod profiles;
 mod request_line;
 mod results;
+mod routes;
 mod types;
 mod unions;
 

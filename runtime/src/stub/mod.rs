@@ -11,6 +11,7 @@
 
 mod faults;
 mod frames;
+mod running;
 // Counted by the server, which only the `stub` feature builds.
 #[cfg_attr(not(feature = "stub"), allow(dead_code))]
 mod quota;
@@ -29,6 +30,9 @@ pub use frames::{json_event, json_line, text_event, text_line};
 use frames::{line_frames, sse_frame};
 pub use rules::Recorded;
 use rules::{Answer, Does, Part, Rule};
+pub use running::METHOD_HEADER;
+#[cfg(feature = "stub")]
+pub(crate) use running::name_the_method;
 
 use crate::spec::{ClientSpec, MethodSpec};
 
@@ -128,6 +132,7 @@ impl Stub {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
+        running::started(addr);
         let shared = Arc::new(Shared {
             spec,
             check,
@@ -270,6 +275,7 @@ impl Shared {
 impl Drop for Stub {
     fn drop(&mut self) {
         self.task.abort();
+        running::stopped(self.addr);
         if std::thread::panicking() {
             return;
         }

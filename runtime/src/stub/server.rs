@@ -310,8 +310,20 @@ fn recognise(
             .flatten()
             .map(|params| (*method, params))
     });
+    // A client of this process names its method: that settles which of a route's methods
+    // was called, whatever else they share.
+    let named = parts
+        .headers
+        .get(super::METHOD_HEADER)
+        .and_then(|value| value.to_str().ok());
     let first = matching.next()?;
-    let (operation, path_params) = if first.0.streams == wants_stream {
+    let (operation, path_params) = if named.is_some_and(|name| name == first.0.name) {
+        first
+    } else if let Some(called) =
+        named.and_then(|name| matching.clone().find(|(method, _)| method.name == name))
+    {
+        called
+    } else if first.0.streams == wants_stream {
         first
     } else {
         matching
@@ -323,9 +335,11 @@ fn recognise(
         .query()
         .map(|q| serde_urlencoded::from_str::<Vec<(String, String)>>(q).unwrap_or_default())
         .unwrap_or_default();
+    // The stub's own header is no part of what the method sent.
     let headers = parts
         .headers
         .iter()
+        .filter(|(name, _)| name.as_str() != super::METHOD_HEADER)
         .map(|(name, value)| {
             (
                 name.as_str().to_owned(),
