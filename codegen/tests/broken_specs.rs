@@ -436,7 +436,9 @@ paths:
         "{said:#?}"
     );
     assert!(
-        said[1].contains(":9:14: `all_things` and `list_things` (imported), `my_things`, `same_things` send"),
+        said[1].contains(
+            ":9:14: `all_things` and `list_things` (imported), `my_things`, `same_things` send"
+        ),
         "{said:#?}"
     );
     assert!(

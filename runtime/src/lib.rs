@@ -142,6 +142,15 @@ macro_rules! __stub_common {
         pub fn etag(self, tag: &str) -> Self {
             Self(self.0.etag(tag))
         }
+        /// Answers compressed with the coding the request asks for first (gzip, br, zstd or
+        /// deflate), with `Content-Encoding`.
+        pub fn compressed(self) -> Self {
+            Self(self.0.compressed())
+        }
+        /// Answers compressed with `encoding` whatever the request asks for.
+        pub fn compressed_as(self, encoding: remcall::stub::Encoding) -> Self {
+            Self(self.0.compressed_as(encoding))
+        }
         /// Answers after `delay`.
         pub fn after(self, delay: std::time::Duration) -> Self {
             Self(self.0.after(delay))

@@ -1,7 +1,9 @@
 //! Compressed answers against loopback servers that compress whatever the request asked:
 //! `Accept-Encoding` is sent, gzip, br, zstd and deflate bodies are decompressed as they are
 //! read, `compression: off` sends none, and a decompression bomb ends at `max_response_bytes`
-//! with `BodyTooLarge`, its memory bounded by the limit, not by what it would inflate to.
+//! with `BodyTooLarge`, its memory bounded by the limit, not by what it would inflate to. The
+//! stub compresses too: as asked, always, and a stream event by event.
+#![cfg(feature = "stub")]
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -9,11 +11,11 @@ use axum::Router;
 use axum::extract::Path;
 use axum::http::{HeaderMap, header};
 use axum::routing::get;
-use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, decode};
+use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, decode, event_json};
 use remcall::serde_json::{Value, json};
+use remcall::stub::{Encoding, Stub};
 use remcall::{ErrorKind, Profile};
 use testkit::Server;
-use testkit::compressed::compressed;
 
 static GET_DOC: MethodSpec = MethodSpec {
     index: 0,
@@ -60,7 +62,7 @@ fn bomb() -> &'static [u8] {
         let mut zeros = b"{\"z\":\"".to_vec();
         zeros.resize(10 << 20, b'0');
         zeros.extend_from_slice(b"\"}");
-        compressed("gzip", &zeros)
+        Encoding::Gzip.compress(&zeros).unwrap()
     })
 }
 
@@ -83,7 +85,7 @@ async fn server(asked: Arc<Mutex<Vec<Option<String>>>>) -> Server {
                     "bomb" => (Some("gzip"), bomb().to_vec()),
                     other => (
                         Some(other.to_owned().leak() as &str),
-                        compressed(other, &body),
+                        Encoding::from_name(other).unwrap().compress(&body).unwrap(),
                     ),
                 };
                 let mut answer = HeaderMap::new();
@@ -161,5 +163,98 @@ async fn a_decompression_bomb_ends_at_the_size_limit_with_memory_bounded() {
         "memory grew by {} KB reading a bomb against a {} KB limit",
         grown >> 10,
         LIMIT >> 10
+    );
+}
+
+static TICKS: MethodSpec = MethodSpec {
+    index: 1,
+    name: "ticks",
+    http_method: "GET",
+    path: "/ticks",
+    idempotent: true,
+    not_found_none: false,
+    streams: true,
+    profile: "",
+};
+
+static STUBBED: ClientSpec = ClientSpec {
+    name: "Stubbed",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&GET_DOC, &TICKS],
+};
+
+fn stub_client(stub: &Stub, yaml: &str) -> Client {
+    ClientBuilder::new(&STUBBED)
+        .base_url(&stub.url())
+        .profile(Profile::from_yaml_str(yaml).unwrap())
+        .build()
+        .unwrap()
+}
+
+/// The stub compresses as asked (the client's first coding, gzip) or always (whatever was
+/// asked), and says so in `Content-Encoding`; the client reads every one.
+#[tokio::test]
+async fn a_stub_compresses_as_asked_or_always_and_the_client_reads_it() {
+    let stub = Stub::start(&STUBBED).await.unwrap();
+    let client = stub_client(&stub, "retry: { max_attempts: 1 }");
+    stub.on(&GET_DOC)
+        .with_path("encoding", "asked")
+        .returns_json(&document())
+        .compressed();
+    for encoding in [Encoding::Brotli, Encoding::Zstd, Encoding::Deflate] {
+        stub.on(&GET_DOC)
+            .with_path("encoding", encoding.name())
+            .returns_json(&document())
+            .compressed_as(encoding);
+    }
+    for path in ["asked", "br", "zstd", "deflate"] {
+        let doc = get_doc(&client, path)
+            .await
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(doc, document(), "{path}");
+    }
+
+    // What went over the wire: a client that asks for nothing is answered as it is unless the
+    // rule compresses always, in which case only a decoder that knows the coding reads it.
+    let plain = stub_client(&stub, "compression: off\nretry: { max_attempts: 1 }");
+    assert_eq!(get_doc(&plain, "asked").await.unwrap(), document());
+    let error = get_doc(&plain, "zstd").await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode, "{error}");
+}
+
+/// A compressed stream is flushed event by event and decompressed as it arrives: two events
+/// reach the caller while the server holds the rest back.
+#[tokio::test]
+async fn a_compressed_stream_is_read_event_by_event() {
+    let stub = Stub::start(&STUBBED).await.unwrap();
+    let client = stub_client(&stub, "retry: { max_attempts: 1 }");
+    let events: Vec<remcall::Event<Value>> = (1..=4)
+        .map(|n| remcall::Event::new(json!({ "n": n })))
+        .collect();
+    stub.on(&TICKS)
+        .returns_events_with(&events, remcall::stub::json_event, None)
+        .compressed_as(Encoding::Gzip);
+    stub.faults(&TICKS).stall_after(2);
+    let mut ticks = client
+        .call_events(TICKS.request(), event_json::<Value>, None, None)
+        .await
+        .unwrap();
+    for n in 1..=2 {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(5), ticks.next())
+            .await
+            .unwrap_or_else(|_| panic!("event {n} was held in the decoder"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(event.data, json!({ "n": n }));
+    }
+    let recorded = stub.calls(&TICKS);
+    assert!(
+        recorded[0]
+            .header("accept-encoding")
+            .is_some_and(|a| a.contains("gzip")),
+        "{:?}",
+        recorded[0].headers
     );
 }

@@ -14,7 +14,6 @@ use axum::http::HeaderMap;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 
-pub mod compressed;
 pub mod hostile;
 pub mod logs;
 pub mod quota;

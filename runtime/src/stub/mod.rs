@@ -9,6 +9,7 @@
 //! fault answers) gets 501 with what the closest rule wanted. `expect(n)` is checked when the
 //! stub is dropped.
 
+mod compress;
 mod faults;
 mod frames;
 mod running;
@@ -25,6 +26,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use compress::Compression;
+pub use compress::Encoding;
 use faults::Fault;
 pub use frames::{json_event, json_line, text_event, text_line};
 use frames::{line_frames, sse_frame};
@@ -503,6 +506,19 @@ impl<'a> Stubbing<'a> {
             answer.headers.push(("etag".to_owned(), quoted.clone()));
             answer.etag = Some(quoted);
         })
+    }
+
+    /// Answers compressed with the first of gzip, br, zstd and deflate the request's
+    /// `Accept-Encoding` names (as it is when it names none), with `Content-Encoding`; a
+    /// streamed answer is flushed event by event.
+    pub fn compressed(self) -> Self {
+        self.answer(|answer| answer.compression = Some(Compression::Asked))
+    }
+
+    /// Answers compressed with `encoding` whatever the request accepts, as a server that
+    /// compresses anyway does.
+    pub fn compressed_as(self, encoding: Encoding) -> Self {
+        self.answer(|answer| answer.compression = Some(Compression::Always(encoding)))
     }
 
     /// Adds a response header.

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use super::compress::Compression;
 use super::faults::Fault;
 use crate::spec::MethodSpec;
 
@@ -188,6 +189,8 @@ pub(crate) struct Answer {
     pub(crate) frames: Option<Vec<Bytes>>,
     /// The entity tag it carries (quoted): a request that names it is answered 304.
     pub(crate) etag: Option<String>,
+    /// Whether and how its body goes compressed.
+    pub(crate) compression: Option<Compression>,
 }
 
 impl Default for Answer {
@@ -199,6 +202,7 @@ impl Default for Answer {
             delay: Duration::ZERO,
             frames: None,
             etag: None,
+            compression: None,
         }
     }
 }

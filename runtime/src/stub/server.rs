@@ -20,6 +20,7 @@ use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::Frame;
 
+use super::compress::{Compressor, Encoding};
 use super::faults::{Between, Decided};
 use super::rules::Does;
 use super::rules::{self, Answer, Recorded};
@@ -222,7 +223,11 @@ async fn handle(
     if let Some(tag) = named_tag(answer.as_ref(), &recorded) {
         return Ok(not_modified(tag, announced));
     }
-    Ok(announcing(respond(operation, answer, &decided), announced))
+    let accept_encoding = recorded.header("accept-encoding");
+    Ok(announcing(
+        respond(operation, answer, &decided, accept_encoding),
+        announced,
+    ))
 }
 
 /// The answer's entity tag, when the request's `If-None-Match` names it.
@@ -367,6 +372,7 @@ fn respond(
     operation: &'static MethodSpec,
     answer: Option<Answer>,
     decided: &Decided,
+    accept_encoding: Option<&str>,
 ) -> hyper::Response<Body> {
     let mut answer = answer.unwrap_or_default();
     if let Some(status) = decided.status {
@@ -380,6 +386,7 @@ fn respond(
             delay: Duration::ZERO,
             frames: None,
             etag: None,
+            compression: None,
         };
     }
     let mut builder = hyper::Response::builder().status(answer.status);
@@ -390,14 +397,53 @@ fn respond(
         let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
         builder = builder.header("retry-after", seconds.to_string());
     }
-    let body = match (answer.frames, decided.slow_body) {
+    let encoding = answer
+        .compression
+        .and_then(|compression| compression.choose(accept_encoding));
+    let (frames, body) = match encoding {
+        Some(encoding) => match compressed(encoding, answer.frames, answer.body) {
+            Ok(compressed) => {
+                builder = builder.header("content-encoding", encoding.name());
+                compressed
+            }
+            Err(error) => {
+                let message = format!("the stub could not compress its answer: {error}");
+                return plain(500, &message);
+            }
+        },
+        None => (answer.frames, answer.body),
+    };
+    let body = match (frames, decided.slow_body) {
         (Some(frames), _) => framed(frames, &decided.between),
-        (None, Some((chunk, every))) => slow(answer.body, chunk, every),
-        (None, None) => full(answer.body),
+        (None, Some((chunk, every))) => slow(body, chunk, every),
+        (None, None) => full(body),
     };
     builder
         .body(body)
         .unwrap_or_else(|_| plain(500, "the stub's answer is not valid HTTP"))
+}
+
+/// A streamed answer's frames (each flushed, so it decodes as it arrives; the stream's end
+/// goes with the last) or its whole body, compressed with `encoding`.
+fn compressed(
+    encoding: Encoding,
+    frames: Option<Vec<Bytes>>,
+    body: Bytes,
+) -> std::io::Result<(Option<Vec<Bytes>>, Bytes)> {
+    let Some(frames) = frames else {
+        return Ok((None, encoding.compress(&body)?.into()));
+    };
+    let mut compressor = Compressor::new(encoding)?;
+    let mut out = frames
+        .iter()
+        .map(|frame| compressor.chunk(frame))
+        .collect::<std::io::Result<Vec<Bytes>>>()?;
+    let end = compressor.finish()?;
+    match out.last_mut() {
+        Some(last) => *last = [last.as_ref(), end.as_ref()].concat().into(),
+        None => out.push(end),
+    }
+    Ok((Some(out), Bytes::new()))
 }
 
 /// `body` in chunks of `chunk` bytes, `every` apart.
@@ -519,6 +565,7 @@ fn choose(
             delay: Duration::ZERO,
             frames: None,
             etag: None,
+            compression: None,
         });
     }
     (answer, decided)
