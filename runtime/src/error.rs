@@ -98,10 +98,6 @@ struct Inner {
     not_idempotent: bool,
     /// For a stream that broke off: the items it had delivered.
     delivered: Option<u64>,
-    /// A kept answer still allowed to answer the failed call (`cache.stale_if_error`); the
-    /// pipeline takes it before the fallback, and never shows it. Opaque here: an error knows
-    /// nothing of responses (`call/` knows it is one).
-    stale: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// A decoded error body of a method's declared error type, kept in the [`Error`] whatever the
@@ -140,19 +136,7 @@ impl Error {
             source_shown: true,
             not_idempotent: false,
             delivered: None,
-            stale: None,
         }))
-    }
-
-    /// The failure, with a kept answer that may stand in for it.
-    pub(crate) fn with_stale(mut self, answer: Arc<dyn std::any::Any + Send + Sync>) -> Error {
-        self.0.stale = Some(answer);
-        self
-    }
-
-    /// The kept answer that may stand in for this failure, if any.
-    pub(crate) fn stale(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
-        self.0.stale.as_deref()
     }
 
     /// A `Status` error for a response that was not a success.

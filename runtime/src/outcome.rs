@@ -15,12 +15,37 @@ use crate::error::{Error, ErrorKind, is_malformed_answer};
 use crate::policy::breaker::Outcome;
 
 /// An attempt that brought no answer: the error the caller sees if it is the last, its retry
-/// class, and how long the server asked to wait (`Retry-After`), if it did.
+/// class, how long the server asked to wait (`Retry-After`), if it did, and the kept answer
+/// still allowed to stand in for it (`cache.stale_if_error`), if the cache has one.
 #[derive(Debug)]
 pub(crate) struct FailedAttempt {
     pub(crate) error: Error,
     pub(crate) failure: AttemptFailure,
     pub(crate) retry_after: Option<Duration>,
+    pub(crate) stale: Option<Box<Response>>,
+}
+
+/// A call's attempts that brought no answer: the error the caller sees, and the last attempt's
+/// kept answer that may stand in for it, which the call takes before the fallback.
+#[derive(Debug)]
+pub(crate) struct Unanswered {
+    pub(crate) error: Error,
+    pub(crate) stale: Option<Box<Response>>,
+}
+
+impl From<Error> for Unanswered {
+    fn from(error: Error) -> Unanswered {
+        Unanswered { error, stale: None }
+    }
+}
+
+impl From<FailedAttempt> for Unanswered {
+    fn from(failed: FailedAttempt) -> Unanswered {
+        Unanswered {
+            error: failed.error,
+            stale: failed.stale,
+        }
+    }
 }
 
 impl FailedAttempt {
@@ -31,6 +56,7 @@ impl FailedAttempt {
             error,
             failure: AttemptFailure::Other,
             retry_after: None,
+            stale: None,
         }
     }
 }
@@ -89,6 +115,7 @@ pub(crate) fn from_transport(error: reqwest::Error) -> FailedAttempt {
         error: Error::from_transport(error),
         failure,
         retry_after: None,
+        stale: None,
     }
 }
 
@@ -232,6 +259,7 @@ pub(crate) fn stream_break(broke: StreamBreak) -> FailedAttempt {
         error: Error::new(kind, message),
         failure,
         retry_after: None,
+        stale: None,
     }
 }
 
@@ -346,6 +374,7 @@ mod tests {
             error: late.clone(),
             failure: AttemptFailure::Timeout,
             retry_after: None,
+            stale: None,
         });
         assert!(!endpoint_unhealthy(&attempt));
         assert!(

@@ -17,10 +17,12 @@
 //!    of it) for listing them, each named in its answers; `--two-calls` (200) calls from six
 //!    callers alternating the two routes: the refusals and the time against the best schedule
 //!    (the slower quota's).
+//! 6. The fleet spending those two quotas: 4 replica processes alternating the two routes,
+//!    `--fleet-two-calls` (400) calls, the quotas shared through Redis and off.
 //!
 //! `cargo run --release -p remcall-bench --bin quotas -- [--calls 500] [--limit 100] [--window 2]
 //! [--fleet-calls 1000] [--fleet-limit 100] [--fleet-window 10] [--fleet-only 1] [--two-calls 200]
-//! [--two-only 1]` (needs
+//! [--two-only 1] [--fleet-two-calls 400] [--fleet-two-only 1]` (needs
 //! `redis-server`)
 
 use std::sync::Arc;
@@ -67,37 +69,44 @@ async fn two_quotas() {
         let url = serve(vec![router]).remove(0);
         let users = client(&url, RETRYING);
         let started = Instant::now();
-        let failed = Arc::new(AtomicU64::new(0));
-        let callers: Vec<_> = (0..6u64)
-            .map(|caller| {
-                let (users, failed) = (users.clone(), failed.clone());
-                tokio::spawn(async move {
-                    for call in (caller..calls).step_by(6) {
-                        let done = if call % 2 == 0 {
-                            users.get_user(7, None, "two").await.map(|_| ())
-                        } else {
-                            users.list_users().await.map(|_| ())
-                        };
-                        if done.is_err() {
-                            failed.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                })
-            })
-            .collect();
-        for caller in callers {
-            caller.await.expect("caller");
-        }
+        let failed = alternate(&users, calls, 6).await;
         let took = started.elapsed();
         println!(
             "| {dialect:?} | {}, {} | {} | {:.2} s | {:.2} |",
             core_quota.refused(),
             search_quota.refused(),
-            failed.load(Ordering::Relaxed),
+            failed,
             took.as_secs_f64(),
             took.as_secs_f64() / best.as_secs_f64().max(1e-9)
         );
     }
+}
+
+/// `calls` calls from `callers` callers of one client, reading a user (`core`) and listing
+/// users (`search`) in turn; the calls that failed.
+async fn alternate(users: &UserClient, calls: u64, callers: u64) -> u64 {
+    let failed = Arc::new(AtomicU64::new(0));
+    let tasks: Vec<_> = (0..callers)
+        .map(|caller| {
+            let (users, failed) = (users.clone(), failed.clone());
+            tokio::spawn(async move {
+                for call in (caller..calls).step_by(callers as usize) {
+                    let done = if call % 2 == 0 {
+                        users.get_user(7, None, "two").await.map(|_| ())
+                    } else {
+                        users.list_users().await.map(|_| ())
+                    };
+                    if done.is_err() {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("caller");
+    }
+    failed.load(Ordering::Relaxed)
 }
 
 /// `calls` calls from `CALLERS` callers of one client; the failures and the time taken.
@@ -240,23 +249,46 @@ async fn cache() {
 
 const REPLICAS: u64 = 4;
 
+/// What each replica calls: one route, or two with a quota each in turn.
+#[derive(Clone, Copy)]
+enum Routes {
+    One,
+    Two,
+}
+
 /// One replica process: `calls` calls from `CALLERS` callers; prints the calls that failed.
-fn replica(url: &str, profile: &str, calls: u64) {
+fn replica(url: &str, profile: &str, calls: u64, routes: Routes) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
-    let (failed, _) = runtime.block_on(async { spend(&client(url, profile), calls).await });
+    let users = client(url, profile);
+    let failed = runtime.block_on(async {
+        match routes {
+            Routes::One => spend(&users, calls).await.0,
+            Routes::Two => alternate(&users, calls, CALLERS).await,
+        }
+    });
     println!("{failed}");
 }
 
 /// The fleet's calls from `REPLICAS` processes with `profile`; the calls that failed.
-fn run_fleet(url: &str, profile: &str, calls: u64) -> u64 {
+fn run_fleet(url: &str, profile: &str, calls: u64, routes: Routes) -> u64 {
     let exe = std::env::current_exe().expect("this binary");
+    let routes = match routes {
+        Routes::One => "one",
+        Routes::Two => "two",
+    };
     let children: Vec<_> = (0..REPLICAS)
         .map(|_| {
             std::process::Command::new(&exe)
-                .args(["--replica", url, profile, &(calls / REPLICAS).to_string()])
+                .args([
+                    "--replica",
+                    url,
+                    profile,
+                    &(calls / REPLICAS).to_string(),
+                    routes,
+                ])
                 .stdout(std::process::Stdio::piped())
                 .spawn()
                 .expect("replica process")
@@ -289,19 +321,12 @@ fn fleet(runtime: &tokio::runtime::Runtime) {
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
         for shared in [true, false] {
-            let profile = if shared {
-                format!(
-                    "{RETRYING}\nquota: {{ shared: {{ redis: \"{}\", key: {dialect:?}, timeout: 100ms }} }}",
-                    redis.url()
-                )
-            } else {
-                format!("{RETRYING}\nquota: {{ from_headers: off }}")
-            };
+            let profile = fleet_profile(&redis.url(), &format!("{dialect:?}"), shared);
             // The server's first window opens as the replicas start.
             let server = Arc::new(QuotaWindow::new(dialect, limit, window));
             let url = serve(vec![server.router("/v1/api/users/{id}", USER)]).remove(0);
             let started = Instant::now();
-            let failed = run_fleet(&url, &profile, calls);
+            let failed = run_fleet(&url, &profile, calls, Routes::One);
             let took = started.elapsed();
             println!(
                 "| {dialect:?} | {} | {} | {failed} | {:.2} s | {:.3} | {:?} |",
@@ -315,11 +340,65 @@ fn fleet(runtime: &tokio::runtime::Runtime) {
     }
 }
 
+/// The profile of a replica: quotas shared on `redis` under `key`, or not followed at all.
+fn fleet_profile(redis: &str, key: &str, shared: bool) -> String {
+    if shared {
+        format!(
+            "{RETRYING}\nquota: {{ shared: {{ redis: \"{redis}\", key: {key}, timeout: 100ms }} }}"
+        )
+    } else {
+        format!("{RETRYING}\nquota: {{ from_headers: off }}")
+    }
+}
+
+/// The fleet spending two quotas: `core` (`--fleet-limit`) for reading a user, `search` (a
+/// quarter of it) for listing users, each named in its answers and shared through Redis.
+fn fleet_two(runtime: &tokio::runtime::Runtime) {
+    let calls = arg("--fleet-two-calls", 400);
+    let limit = arg("--fleet-limit", 100);
+    let search = (limit / 4).max(1);
+    let window = Duration::from_secs(arg("--fleet-window", 10));
+    let listed = calls / 2;
+    let best = window * u32::try_from(listed.saturating_sub(1) / search).expect("windows");
+    let redis = runtime.block_on(testkit::redis::RedisServer::start());
+    println!(
+        "\n## The fleet, two quotas: {REPLICAS} processes, {calls} calls alternating `core` ({limit} per {window:?}) and `search` ({search}) (best schedule: {best:?})\n"
+    );
+    println!("| dialect | quotas | refused (core, search) | calls failed | time | × best |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
+        for shared in [true, false] {
+            let profile = fleet_profile(&redis.url(), &format!("two-{dialect:?}"), shared);
+            let core_quota = Arc::new(QuotaWindow::named(dialect, "core", limit, window));
+            let search_quota = Arc::new(QuotaWindow::named(dialect, "search", search, window));
+            let router = core_quota
+                .router("/v1/api/users/{id}", USER)
+                .merge(search_quota.router("/v1/api/users", PAGE));
+            let url = serve(vec![router]).remove(0);
+            let started = Instant::now();
+            let failed = run_fleet(&url, &profile, calls, Routes::Two);
+            let took = started.elapsed();
+            println!(
+                "| {dialect:?} | {} | {}, {} | {failed} | {:.2} s | {:.3} |",
+                if shared { "shared" } else { "off" },
+                core_quota.refused(),
+                search_quota.refused(),
+                took.as_secs_f64(),
+                took.as_secs_f64() / best.as_secs_f64().max(1e-9),
+            );
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--replica") {
         let calls = args[i + 3].parse().expect("calls");
-        replica(&args[i + 1], &args[i + 2], calls);
+        let routes = match args[i + 4].as_str() {
+            "two" => Routes::Two,
+            _ => Routes::One,
+        };
+        replica(&args[i + 1], &args[i + 2], calls, routes);
         return;
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -329,6 +408,11 @@ fn main() {
     // `--two-only 1`: the two quotas of one client alone.
     if arg("--two-only", 0) == 1 {
         runtime.block_on(two_quotas());
+        return;
+    }
+    // `--fleet-two-only 1`: the fleet spending two quotas alone.
+    if arg("--fleet-two-only", 0) == 1 {
+        fleet_two(&runtime);
         return;
     }
     // `--fleet-only 1`: the fleet's part alone.
@@ -341,4 +425,5 @@ fn main() {
         });
     }
     fleet(&runtime);
+    fleet_two(&runtime);
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::cached::{Cached, Consulted};
+use super::cached::CacheStep;
 use super::log;
 use super::outgoing::outgoing;
 use crate::client::{Client, MethodState};
@@ -135,9 +135,8 @@ impl Client {
         token_generation: &mut u64,
     ) -> Result<Response, FailedAttempt> {
         let method = request.method;
-        if state.settings.cache.is_some()
-            && let Some(kept) = self.fresh_before_turn(state, request)
-        {
+        let mut cache = CacheStep::of(self, state, request);
+        if let Some(kept) = cache.as_deref().and_then(CacheStep::fresh_before_turn) {
             return answered(self.shared.spec.name, state, request, kept);
         }
         // A method with no quota of its own yet, on a server that announces quotas: one call
@@ -173,8 +172,6 @@ impl Client {
         // The request is built inside the timeout's argument, so that what building it needs
         // (the URL, the headers, the interceptors' view) is gone while the attempt waits for its
         // answer: it would otherwise stay in this future's state, copied with it at every level.
-        // The cache's business with this attempt, boxed: off, it is one word of this future.
-        let mut cached = None;
         let response = tokio::time::timeout_at(attempt_deadline, {
             let mut outgoing =
                 outgoing(state, request, endpoint, call, credential, attempt_deadline)?;
@@ -182,12 +179,8 @@ impl Client {
                 let before = interceptor::before_send(&self.shared.interceptors, &mut outgoing);
                 Box::pin(intercepted(when, state, before)).await?;
             }
-            let key = match self.shared.fleet_cache {
-                Some(_) => Box::pin(self.cache_from_fleet(state, request, &outgoing)).await,
-                None => None,
-            };
-            if let Consulted::Fresh(kept) =
-                self.consult_cache(state, request, &mut outgoing, key, &mut cached)
+            if let Some(step) = cache.as_deref_mut()
+                && let Some(kept) = step.lookup(&mut outgoing).await
             {
                 return answered(self.shared.spec.name, state, request, kept);
             }
@@ -201,7 +194,7 @@ impl Client {
         .await
         .map_err(|_| attempt_timed_out(state, when, attempt_deadline == when.deadline))
         .and_then(|answer| answer);
-        let response = response.map_err(|failed| self.stale_for(cached.as_deref(), failed))?;
+        let response = response.map_err(|failed| stale(cache.as_deref(), failed))?;
         log::response(
             state.settings.log,
             &call,
@@ -215,27 +208,25 @@ impl Client {
             let after = interceptor::after_receive(&self.shared.interceptors, &call, &response);
             Box::pin(intercepted(when, state, after)).await?;
         }
-        let response = self.landed(state, response, cached.as_deref(), (when.sent, turn));
-        answered(self.shared.spec.name, state, request, response)
-            .map_err(|failed| self.stale_for(cached.as_deref(), failed))
-    }
-
-    /// What came back and the interceptors accepted, heard by the quota and the cache: a 304
-    /// to a revalidation becomes the kept answer.
-    fn landed(
-        &self,
-        state: &MethodState,
-        response: Response,
-        cached: Option<&Cached>,
-        (sent, turn): (Instant, TurnFrom),
-    ) -> Response {
+        // Heard by the quota and told to the cache only now: a 304 to a revalidation becomes
+        // the kept answer.
         if state.settings.quota_from_headers {
-            self.quota_heard(state, &response, sent, turn);
+            self.quota_heard(state, &response, when.sent, turn);
         }
-        match cached {
-            Some(step) => self.cache_answer(state, step, response),
+        let response = match cache.as_deref() {
+            Some(step) => step.store(response),
             None => response,
-        }
+        };
+        answered(self.shared.spec.name, state, request, response)
+            .map_err(|failed| stale(cache.as_deref(), failed))
+    }
+}
+
+/// `failed`, with the kept answer the cache's step has for it.
+fn stale(cache: Option<&CacheStep<'_>>, failed: FailedAttempt) -> FailedAttempt {
+    match cache {
+        Some(step) => step.stale(failed),
+        None => failed,
     }
 }
 
@@ -343,6 +334,7 @@ fn failed(
             state.settings.retry.retry_after_max,
             SystemTime::now(),
         ),
+        stale: None,
     }
 }
 
@@ -364,6 +356,7 @@ fn attempt_timed_out(state: &MethodState, when: When, whole: bool) -> FailedAtte
         error,
         failure: AttemptFailure::Timeout,
         retry_after: None,
+        stale: None,
     }
 }
 

@@ -10,7 +10,7 @@ use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::outbound::auth::Credentials;
-use crate::outcome::{AttemptFailure, FailedAttempt, is_retryable};
+use crate::outcome::{AttemptFailure, FailedAttempt, Unanswered, is_retryable};
 use crate::policy::retry::backoff;
 use crate::spec::MethodSpec;
 use crate::wire::request::Request;
@@ -72,10 +72,10 @@ impl Client {
         request: &Request,
         trial: bool,
         first: When,
-    ) -> Result<Response, Error> {
+    ) -> Result<Response, Unanswered> {
         let mut tally = Tally::default();
         if let Some(error) = &request.error {
-            return Err(error.clone());
+            return Err(error.clone().into());
         }
         let method = request.method;
         let state = self.shared.method(method);
@@ -140,27 +140,29 @@ impl Client {
         when: When,
         failed: FailedAttempt,
         max_attempts: u32,
-    ) -> Result<When, Error> {
+    ) -> Result<When, Unanswered> {
         let retry = &state.settings.retry;
         let FailedAttempt {
             error,
             failure,
             retry_after,
+            stale,
         } = failed;
+        let unanswered = |error| Unanswered { error, stale };
         if when.attempt >= max_attempts {
-            return Err(error);
+            return Err(unanswered(error));
         }
         if !is_retryable(retry, failure, method.idempotent) {
             // Attempts were left and the failure retryable: only idempotency stopped it.
             if is_retryable(retry, failure, true) {
-                return Err(error.not_retried_as_not_idempotent());
+                return Err(unanswered(error.not_retried_as_not_idempotent()));
             }
-            return Err(error);
+            return Err(unanswered(error));
         }
         let wait = retry_after.unwrap_or_else(|| backoff(retry, when.attempt, fastrand::f64()));
         let now = Instant::now();
         if now + wait >= when.deadline || !self.retry_allowed(state, method, now).await {
-            return Err(error);
+            return Err(unanswered(error));
         }
         state.counters.record_retry();
         #[cfg(feature = "metrics")]

@@ -1,10 +1,8 @@
-//! An attempt and the cache (`cache:`, `outbound/cache/`): a GET or HEAD is looked up once
-//! its request is whole (credentials and interceptors' headers in it, so the key fingerprints
-//! them); a fresh answer is the attempt's answer, unsent; a stale one is revalidated, and the
-//! server's 304 answers with it; an answer the interceptors accepted, and storable, is kept
-//! (`attempt.rs` tells the cache only after `after_receive`). A failed attempt carries the kept
-//! answer still within `stale_if_error` that would answer its request (`Vary` included), for
-//! the call to answer with before the fallback.
+//! An attempt and the cache (`cache:`, `outbound/cache/`), one step: [`CacheStep`] looks a
+//! GET or HEAD up, revalidates a stale answer, stores the answer the interceptors accepted
+//! (`attempt.rs` tells it only after `after_receive`), and gives a failed attempt the kept
+//! answer that may stand in for it, typed, in the attempt's outcome. A call refused before any
+//! attempt asks [`Client::stale_for_refusal`].
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -22,49 +20,94 @@ use crate::outcome::FailedAttempt;
 use crate::wire::outgoing::Outgoing;
 use crate::wire::request::Request;
 
-/// An attempt's business with the cache while its request is out.
-pub(super) struct Cached {
+/// The cache's step in one attempt: looked up before the quota's turn (a fresh answer asks
+/// nothing of the server) and again with the request whole, which a stale answer's conditions
+/// join; the answer stored (or a 304 turned into the kept answer); a failure given the kept
+/// answer that may stand in for it. One value an attempt of a method that keeps answers holds
+/// (boxed: for every other method it is one word of the attempt's future).
+pub(super) struct CacheStep<'a> {
+    client: &'a Client,
+    state: &'a MethodState,
+    request: &'a Request,
+    cache: &'a Cache,
+    /// What the lookup with the whole request found, for the answer and a failure.
+    sent: Option<Sent>,
+}
+
+/// The request as the lookup saw it.
+struct Sent {
     key: Key,
     /// The request as sent, its body and credentials aside: RFC 9111's rules read it again with
     /// the answer, and the policy kept with the answer holds it.
     asked: Outgoing,
+    /// The kept answer being revalidated.
     stale: Option<Arc<Entry>>,
 }
 
-/// What the cache says before an attempt is sent.
-pub(super) enum Consulted {
-    /// The answer, fresh from the cache.
-    Fresh(Response),
-    /// Send it (conditions added when a kept answer is stale).
-    Send,
-}
+impl<'a> CacheStep<'a> {
+    /// The step of an attempt of `request`, when its method keeps answers and this request is
+    /// one a cache keeps (a GET or HEAD, not a download).
+    pub(super) fn of(
+        client: &'a Client,
+        state: &'a MethodState,
+        request: &'a Request,
+    ) -> Option<Box<CacheStep<'a>>> {
+        state.settings.cache.as_ref()?;
+        let cache = client.shared.cache.as_ref()?;
+        let kept_method = matches!(
+            state.http_method,
+            reqwest::Method::GET | reqwest::Method::HEAD
+        );
+        (kept_method && request.download.is_none()).then(|| {
+            Box::new(CacheStep {
+                client,
+                state,
+                request,
+                cache,
+                sent: None,
+            })
+        })
+    }
 
-impl Client {
-    /// The cache's word on `outgoing`, which gains `If-None-Match`/`If-Modified-Since` when a
-    /// stale answer is to be revalidated; `cached` is what the answer is to be told with.
-    /// `key` is the request's, when the fleet's lookup made it already.
-    pub(super) fn consult_cache(
-        &self,
-        state: &MethodState,
-        request: &Request,
-        outgoing: &mut Outgoing,
-        key: Option<Key>,
-        cached: &mut Option<Box<Cached>>,
-    ) -> Consulted {
-        if state.settings.cache.is_none() {
-            return Consulted::Send;
-        }
-        let Some(cache) = self.cache_of(state, request, outgoing) else {
-            return Consulted::Send;
-        };
-        let key = key.unwrap_or_else(|| {
-            cache.key(request.method.index, outgoing, Unkeyed::of(&state.settings))
-        });
-        let asked = cache::asked(outgoing);
-        let stale = match cache.kept(&key, &asked, SystemTime::now()) {
+    /// A fresh kept answer, looked up before the attempt takes its turn in the server's quota:
+    /// a call the cache answers asks nothing of the server, so it does not wait for the quota
+    /// (only when a quota is known: otherwise the lookup with the whole request answers at no
+    /// cost).
+    pub(super) fn fresh_before_turn(&self) -> Option<Response> {
+        self.client.quota_of(self.state)?;
+        let (cache, outgoing) = self
+            .client
+            .as_an_attempt_would_ask(self.state, self.request)?;
+        let key = cache.key(
+            self.request.method.index,
+            &outgoing,
+            Unkeyed::of(&self.state.settings),
+        );
+        match cache.kept(&key, &cache::asked(&outgoing), SystemTime::now()) {
             Kept::Fresh(answer) => {
-                state.counters.record_cache_hit();
-                return Consulted::Fresh(answer);
+                self.state.counters.record_cache_hit();
+                Some(answer)
+            }
+            Kept::Stale { .. } | Kept::Nothing => None,
+        }
+    }
+
+    /// The lookup with the request whole (credentials and interceptors' headers in it, so the
+    /// key fingerprints them), after what the fleet's Redis keeps for it is brought into memory
+    /// (`cache.shared`): a fresh answer, or `None` to send it, with `If-None-Match` /
+    /// `If-Modified-Since` added when a kept answer is stale.
+    pub(super) async fn lookup(&mut self, outgoing: &mut Outgoing) -> Option<Response> {
+        let unkeyed = Unkeyed::of(&self.state.settings);
+        let key = self.cache.key(self.request.method.index, outgoing, unkeyed);
+        let asked = cache::asked(outgoing);
+        if self.client.shared.fleet_cache.is_some() {
+            // Boxed: the fleet's round trip is no part of a call without it.
+            Box::pin(self.cache.fetch_from_fleet(&key, &asked, unkeyed)).await;
+        }
+        let stale = match self.cache.kept(&key, &asked, SystemTime::now()) {
+            Kept::Fresh(answer) => {
+                self.state.counters.record_cache_hit();
+                return Some(answer);
             }
             Kept::Stale { entry, conditions } => {
                 outgoing.headers.extend(conditions);
@@ -72,68 +115,44 @@ impl Client {
             }
             Kept::Nothing => None,
         };
-        *cached = Some(Box::new(Cached { key, asked, stale }));
-        Consulted::Send
+        self.sent = Some(Sent { key, asked, stale });
+        None
     }
 
-    /// Before the cache is consulted: what the fleet's Redis keeps for `outgoing`, brought into
-    /// memory when memory has nothing for it (`cache.shared`). Returns the request's key, for
-    /// the consultation.
-    pub(super) async fn cache_from_fleet(
-        &self,
-        state: &MethodState,
-        request: &Request,
-        outgoing: &Outgoing,
-    ) -> Option<Key> {
-        let cache = self.cache_of(state, request, outgoing)?;
-        let unkeyed = Unkeyed::of(&state.settings);
-        let key = cache.key(request.method.index, outgoing, unkeyed);
-        cache
-            .fetch_from_fleet(&key, &cache::asked(outgoing), unkeyed)
-            .await;
-        Some(key)
-    }
-
-    /// The server's answer, accepted by the interceptors, told to the cache: kept when it may
-    /// be, and a 304 to a revalidation the kept answer again.
-    pub(super) fn cache_answer(
-        &self,
-        state: &MethodState,
-        cached: &Cached,
-        answer: Response,
-    ) -> Response {
-        let (Some(cache), Some(settings)) = (&self.shared.cache, &state.settings.cache) else {
+    /// The server's answer, accepted by the interceptors, told to the cache: stored when it
+    /// may be, and a 304 to a revalidation the kept answer again.
+    pub(super) fn store(&self, answer: Response) -> Response {
+        let (Some(sent), Some(settings)) = (&self.sent, &self.state.settings.cache) else {
             return answer;
         };
-        let (answer, revalidated) = cache.answered(
-            (&cached.key, &cached.asked, settings),
-            cached.stale.clone(),
+        let (answer, revalidated) = self.cache.answered(
+            (&sent.key, &sent.asked, settings),
+            sent.stale.clone(),
             answer,
             SystemTime::now(),
         );
         if revalidated {
-            state.counters.record_revalidated();
+            self.state.counters.record_revalidated();
         }
         answer
     }
 
-    /// A failed attempt, with the kept answer that may still stand in for it.
-    pub(super) fn stale_for(
-        &self,
-        cached: Option<&Cached>,
-        mut failed: FailedAttempt,
-    ) -> FailedAttempt {
-        if let Some(cached) = cached
+    /// A failed attempt, with the kept answer still within `stale_if_error` that would answer
+    /// its request (`Vary` included), for the call to answer with before the fallback.
+    pub(super) fn stale(&self, mut failed: FailedAttempt) -> FailedAttempt {
+        if let Some(sent) = &self.sent
             && failed.error.allows_fallback()
-            && let Some(cache) = &self.shared.cache
             && let Some(stale) =
-                cache.stale_for_failure(&cached.key, &cached.asked, SystemTime::now())
+                self.cache
+                    .stale_for_failure(&sent.key, &sent.asked, SystemTime::now())
         {
-            failed.error = failed.error.with_stale(Arc::new(stale));
+            failed.stale = Some(Box::new(stale));
         }
         failed
     }
+}
 
+impl Client {
     /// A kept answer for a call refused before any attempt (breaker open, bulkhead full, no
     /// rate-limit turn) that a fallback could answer.
     pub(super) fn stale_for_refusal(
@@ -152,30 +171,6 @@ impl Client {
             Unkeyed::of(&state.settings),
         );
         cache.stale_for_failure(&key, &cache::asked(&outgoing), SystemTime::now())
-    }
-
-    /// A fresh kept answer, looked up before the attempt takes its turn in the server's quota:
-    /// a call the cache answers asks nothing of the server, so it does not wait for the quota
-    /// (only when a quota is known: otherwise the attempt's own lookup answers at no cost).
-    pub(super) fn fresh_before_turn(
-        &self,
-        state: &MethodState,
-        request: &Request,
-    ) -> Option<Response> {
-        self.quota_of(state)?;
-        let (cache, outgoing) = self.as_an_attempt_would_ask(state, request)?;
-        let key = cache.key(
-            request.method.index,
-            &outgoing,
-            Unkeyed::of(&state.settings),
-        );
-        match cache.kept(&key, &cache::asked(&outgoing), SystemTime::now()) {
-            Kept::Fresh(answer) => {
-                state.counters.record_cache_hit();
-                Some(answer)
-            }
-            Kept::Stale { .. } | Kept::Nothing => None,
-        }
     }
 
     /// The cache and the request as an attempt would send it, before any attempt: not when
@@ -209,22 +204,5 @@ impl Client {
         };
         let asked = outgoing(state, request, lease.endpoint(), call, credential, now).ok()?;
         Some((cache, asked))
-    }
-
-    /// The client's cache, when the method keeps answers and this request is one it keeps.
-    fn cache_of(
-        &self,
-        state: &MethodState,
-        request: &Request,
-        outgoing: &Outgoing,
-    ) -> Option<&Cache> {
-        state.settings.cache.as_ref()?;
-        let kept_method = matches!(
-            outgoing.http_method,
-            reqwest::Method::GET | reqwest::Method::HEAD
-        );
-        (kept_method && request.download.is_none())
-            .then_some(self.shared.cache.as_ref())
-            .flatten()
     }
 }

@@ -35,6 +35,7 @@ use tracing::Instrument;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::outcome::Unanswered;
 use crate::spec::MethodSpec;
 use crate::wire::request::Request;
 
@@ -152,7 +153,7 @@ impl Client {
         state: &MethodState,
         request: &'a Request,
         admitted: &admission::Admitted<'_>,
-    ) -> impl Future<Output = Result<Response, Error>> + Send + 'a {
+    ) -> impl Future<Output = Result<Response, Unanswered>> + Send + 'a {
         let (trial, first) = (admitted.trial(), admitted.first());
         let Some(pool) = state.bulkhead.pool() else {
             return Either::Left(self.attempts(request, trial, first));
@@ -164,10 +165,7 @@ impl Client {
         let pooled = pool.run(Box::pin(attempts).instrument(span));
         Either::Right(Box::pin(async move {
             pooled.await.unwrap_or_else(|| {
-                Err(Error::new(
-                    ErrorKind::Rejected,
-                    "the isolation pool is shut down",
-                ))
+                Err(Error::new(ErrorKind::Rejected, "the isolation pool is shut down").into())
             })
         }))
     }
@@ -227,16 +225,16 @@ impl Client {
             }
         };
         // 4. The attempts, on the isolation pool when the profile has one.
-        let result = self.isolated(state, &request, &admitted).await;
+        let (result, stale) = match self.isolated(state, &request, &admitted).await {
+            Ok(answer) => (Ok(answer), None),
+            Err(Unanswered { error, stale }) => (Err(error), stale),
+        };
         let dropped = crate::outcome::dropped(&result);
-        if let Err(failure) = &result
-            && let Some(stale) = failure.stale().and_then(|s| s.downcast_ref::<Response>())
-        {
+        if let Some(stale) = stale {
             // The breaker and the statistics see the failure; the caller, the kept answer.
-            let stale = stale.clone();
             admitted.record(state, &result, dropped, Instant::now());
             self.record_served_stale(state, method, &result);
-            return decode(stale).map_err(named);
+            return decode(*stale).map_err(named);
         }
         let lax = state.settings.decode == remcall_profile::DecodeMode::Lax;
         let ((result, mut noticed), repairs) = crate::decode::lax::decoding_if(lax, || {

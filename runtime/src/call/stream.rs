@@ -120,7 +120,10 @@ impl Client {
         };
         let slot = Slot::default();
         request.download = Some(slot.clone());
-        let answered = self.isolated(state, &request, &admitted).await;
+        let answered = self
+            .isolated(state, &request, &admitted)
+            .await
+            .map_err(|unanswered| unanswered.error);
         let dropped = outcome::dropped(&answered);
         let opened = answered.and_then(|_| take(&slot));
         let (bulkhead, rtt) = admitted.settle(state, &opened, Instant::now());
@@ -260,9 +263,11 @@ impl Client {
         let slot = Slot::default();
         let mut request = request.clone();
         request.download = Some(slot.clone());
+        // A download is never kept: no stale answer rides with its failure.
         let result = self
             .attempts(&request, permit.is_trial(), when)
             .await
+            .map_err(|unanswered| unanswered.error)
             .and_then(|_| take(&slot));
         let finished = Instant::now();
         let outcome = outcome::for_breaker(
