@@ -21,6 +21,7 @@ mod decode;
 mod error;
 mod fleet;
 mod observe;
+pub mod origin;
 mod outbound;
 mod outcome;
 mod period;
@@ -45,6 +46,7 @@ pub use wire::nullable::Nullable;
 
 pub use decode::response::{Response, WithHeaders};
 pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats, QuotaStats};
+pub use origin::Origin;
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields
 /// link here), for building or inspecting a profile in code; the defaults and what each policy
 /// does are in the user guide (docs/resilience.md, docs/spec.md).

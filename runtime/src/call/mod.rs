@@ -35,6 +35,7 @@ use tracing::Instrument;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::origin::Origin;
 use crate::outcome::Unanswered;
 use crate::spec::MethodSpec;
 use crate::wire::request::Request;
@@ -138,6 +139,7 @@ impl Client {
     {
         let answer = fallback(cause).await;
         if answer.is_ok() {
+            crate::origin::note(Origin::Fallback);
             self.shared.method(method).counters.record_fallback();
         }
         answer
@@ -218,6 +220,7 @@ impl Client {
                 return match self.stale_for_refusal(state, &request, &refused) {
                     Some(stale) => {
                         self.record_served_stale(state, method, &Err(refused));
+                        crate::origin::note(Origin::Stale);
                         decode(stale).map_err(named)
                     }
                     None => Err(named(refused)),
@@ -234,7 +237,11 @@ impl Client {
             // The breaker and the statistics see the failure; the caller, the kept answer.
             admitted.record(state, &result, dropped, Instant::now());
             self.record_served_stale(state, method, &result);
+            crate::origin::note(Origin::Stale);
             return decode(*stale).map_err(named);
+        }
+        if result.is_ok() {
+            crate::origin::note(Origin::Server);
         }
         let lax = state.settings.decode == remcall_profile::DecodeMode::Lax;
         let ((result, mut noticed), repairs) = crate::decode::lax::decoding_if(lax, || {

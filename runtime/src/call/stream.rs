@@ -106,6 +106,8 @@ impl Client {
             Feed::new(move |out| client.produce(request, format, out).instrument(span))
         };
         feed.open().await?;
+        // In the caller's task, where an `origin::observed` scope is (the producer's is its own).
+        crate::origin::note(crate::Origin::Server);
         Ok(feed)
     }
 
