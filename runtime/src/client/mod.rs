@@ -219,6 +219,10 @@ impl Client {
                         .breaker
                         .changed_ago(now)
                         .map(|ago| ago.as_millis() as u64);
+                    stats.breaker_next_trial_ms = state
+                        .breaker
+                        .next_trial_in(now)
+                        .map(|left| left.as_millis() as u64);
                     (m.name, stats)
                 }
                 // Never called: nothing was made for it. A client-scoped breaker is still the

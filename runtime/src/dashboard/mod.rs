@@ -20,7 +20,6 @@
 //! `Host` that names its address (421 otherwise: no DNS rebinding).
 
 mod host;
-mod prometheus;
 
 use std::sync::Arc;
 
@@ -74,7 +73,7 @@ pub fn router(clients: Vec<Observer>) -> Router {
                 async move {
                     (
                         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-                        prometheus::text(&clients),
+                        crate::prometheus::text(&clients),
                     )
                         .into_response()
                 }

@@ -8,4 +8,5 @@ pub(crate) mod history;
 pub(crate) mod latency;
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics;
+pub mod prometheus;
 pub(crate) mod stats;

@@ -86,6 +86,10 @@ pub struct MethodStats {
     /// Milliseconds since the breaker last changed state; absent if it never has.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breaker_changed_ms_ago: Option<u64>,
+    /// While the breaker is open, milliseconds until it lets its next trial call through (its
+    /// open time grows with each failed trial, up to `open_for_max`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_next_trial_ms: Option<u64>,
     /// The adaptive concurrency limit now, under `isolation: adaptive`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency_limit: Option<u32>,
@@ -131,6 +135,7 @@ impl MethodStats {
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
+            breaker_next_trial_ms: None,
             concurrency_limit: None,
             breaker,
             p50: Duration::ZERO,
@@ -470,6 +475,7 @@ impl Counters {
             bulkhead: None,
             bulkhead_is_clients: false,
             breaker_changed_ms_ago: None,
+            breaker_next_trial_ms: None,
             concurrency_limit: None,
             breaker,
             p50: self.latencies.quantile(0.5, now),

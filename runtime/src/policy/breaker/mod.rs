@@ -112,6 +112,15 @@ impl Breaker {
         Some(Duration::from_nanos(self.nanos(now).saturating_sub(at)))
     }
 
+    /// While open, the time until its next trial call is let through.
+    pub(crate) fn next_trial_in(&self, now: Instant) -> Option<Duration> {
+        if self.state.load(Ordering::Acquire) != OPEN {
+            return None;
+        }
+        let until = self.open_until.load(Ordering::Acquire);
+        Some(Duration::from_nanos(until.saturating_sub(self.nanos(now))))
+    }
+
     /// The slow-call threshold, if slow calls count.
     pub(crate) fn slow_over(&self) -> Option<Duration> {
         self.settings.slow_call.map(|(over, _)| over)

@@ -1,5 +1,13 @@
-//! `/metrics`: the clients' statistics in the Prometheus text format (version 0.0.4). The names
-//! are the ones docs/grafana-dashboard.json charts.
+//! The clients' statistics in the Prometheus text format (version 0.0.4), for a service's own
+//! `/metrics` (the dashboard's serves the same): one call, [`text`], whatever else the service
+//! exports beside it. The names are the ones docs/grafana-dashboard.json charts.
+//!
+//! ```no_run
+//! # fn metrics(users: &remcall::Observer, orders: &remcall::Observer) -> String {
+//! // In the service's own `/metrics` handler, after its own series:
+//! remcall::prometheus::text(&[users.clone(), orders.clone()])
+//! # }
+//! ```
 
 use std::fmt::Write;
 
@@ -18,7 +26,7 @@ type MethodFamily = (
 /// A metric family of endpoints.
 type EndpointFamily = (&'static str, &'static str, fn(&EndpointStats) -> f64);
 
-const METHODS: [MethodFamily; 28] = [
+const METHODS: [MethodFamily; 29] = [
     (
         "remcall_method_calls_total",
         "Logical calls.",
@@ -176,6 +184,12 @@ const METHODS: [MethodFamily; 28] = [
         },
     ),
     (
+        "remcall_method_breaker_next_trial_seconds",
+        "While the breaker is open, the time until it lets its next trial call through.",
+        "gauge",
+        |m| m.breaker_next_trial_ms.map(|ms| ms as f64 / 1000.0),
+    ),
+    (
         "remcall_method_concurrency_limit",
         "The adaptive concurrency limit.",
         "gauge",
@@ -228,8 +242,9 @@ const ENDPOINTS: [EndpointFamily; 2] = [
     ),
 ];
 
-/// Every family, for every living client.
-pub(super) fn text(clients: &[Observer]) -> String {
+/// Every family, for every living client of `clients` (a dropped one is left out): the text a
+/// `/metrics` route answers with `Content-Type: text/plain; version=0.0.4`.
+pub fn text(clients: &[Observer]) -> String {
     let stats: Vec<ClientStats> = clients.iter().filter_map(Observer::stats).collect();
     let mut out = String::new();
     for (name, help, kind, value) in METHODS {
