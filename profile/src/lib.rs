@@ -25,7 +25,7 @@ pub use model::{
     LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile, QueryParams, QuotaHeaders,
     QuotaPolicy, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope,
     SecretText, SemaphorePolicy, SharedLimit, SharedStore, SlowCall, Strategy, Timeouts, Tls,
-    Window,
+    TraceContext, Window,
 };
 pub use settings::{
     BreakerSettings, CacheSettings, EndpointSettings, HalfOpenRule, HedgeSettings,

@@ -6,7 +6,8 @@ use std::time::Duration;
 use crate::model::{
     Auth, BreakerPolicy, Compression, Condition, DEFAULT_CACHE_BYTES, DecodeMode, EndpointsPolicy,
     HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile,
-    QuotaHeaders, RateLimitPolicy, RetryPolicy, Scope, SharedStore, Strategy, Tls, Window,
+    QuotaHeaders, RateLimitPolicy, RetryPolicy, Scope, SharedStore, Strategy, Tls, TraceContext,
+    Window,
 };
 
 /// Every policy value of a call, nothing left unset.
@@ -52,6 +53,8 @@ pub struct Settings {
     pub decode: DecodeMode,
     /// Whether answers may come compressed.
     pub compression: Compression,
+    /// Whether each attempt carries the caller's trace context (feature `otel`).
+    pub trace_context: TraceContext,
     /// Response size limit in bytes (decompressed).
     pub max_response_bytes: u64,
     /// Empty pages in a row a paginated method follows before it stops with an error.
@@ -306,6 +309,7 @@ impl Settings {
             log: profile.log.unwrap_or(LogLevel::Basic),
             decode: profile.decode.unwrap_or_default(),
             compression: profile.compression.unwrap_or_default(),
+            trace_context: profile.trace_context.unwrap_or_default(),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
             max_empty_pages: profile.max_empty_pages.unwrap_or(DEFAULT_MAX_EMPTY_PAGES),
             max_event_bytes: profile.max_event_bytes.map_or(1 << 20, |b| b.0),

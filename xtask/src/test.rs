@@ -30,6 +30,17 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     if !status.success() {
         bail!("cargo test --workspace failed");
     }
+    // The runtime with `otel`, which no crate of the workspace turns on: its spans by the
+    // conventions and the trace on the wire (runtime/tests/otel.rs), and every other test of the
+    // runtime with them.
+    let status = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(["test", "-p", "remcall", "--features", "otel"])
+        .status()
+        .context("running cargo test -p remcall --features otel")?;
+    if !status.success() {
+        bail!("cargo test -p remcall --features otel failed");
+    }
     let description = root.join("codegen/tests/openapi/conformance.yaml");
     crate::conformance::run(
         root,

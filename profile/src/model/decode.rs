@@ -1,4 +1,5 @@
-//! How answers are read: `decode: strict | lax`, and `compression: on | off`.
+//! How answers are read: `decode: strict | lax`, and `compression: on | off`; and whether the
+//! caller's trace goes with each request: `trace_context: on | off`.
 
 use serde::{Deserialize, Serialize};
 
@@ -27,5 +28,19 @@ pub enum Compression {
     #[default]
     On,
     /// Not asked for; an answer compressed anyway stays as it came (and fails to decode).
+    Off,
+}
+
+/// Whether each attempt carries the caller's trace (W3C `traceparent` and `tracestate`, or what
+/// the propagator the service installed writes), so the server's spans join the caller's trace.
+/// Only with the runtime's `otel` feature; without it nothing is sent either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TraceContext {
+    /// Sent (the default).
+    #[default]
+    On,
+    /// Not sent: a third party's API that has no business with the service's trace ids.
     Off,
 }

@@ -53,6 +53,7 @@ replace_on_layer!(
     LogLevel,
     DecodeMode,
     Compression,
+    TraceContext,
     QuotaHeaders,
     Auth,
     Roots,
@@ -139,6 +140,9 @@ partial! {
         /// `on` (the default): answers may come compressed (gzip, br, zstd, deflate) and are
         /// decompressed as they are read; `off`: not asked for. The whole client's.
         compression: Compression,
+        /// `on` (the default): with the runtime's `otel` feature, each attempt carries the
+        /// caller's trace context (`traceparent`, `tracestate`); `off`: never.
+        trace_context: TraceContext,
         /// Responses above this size fail with `BodyTooLarge` (their decompressed size).
         max_response_bytes: ByteSize,
         /// A paginated method stops with an error after this many empty pages in a row, each
@@ -202,7 +206,7 @@ mod retry;
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
 pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
 pub use cache::{CachingPolicy, DEFAULT_CACHE_BYTES};
-pub use decode::{Compression, DecodeMode};
+pub use decode::{Compression, DecodeMode, TraceContext};
 pub use endpoints::{
     Cookies, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots,
     Strategy, Tls,

@@ -14,6 +14,7 @@ use super::outgoing::outgoing;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::observe::spans;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outbound::interceptor::{self, CallInfo};
 use crate::outcome::{self, AttemptFailure, FailedAttempt};
@@ -90,11 +91,17 @@ impl Client {
         lease: Lease<'a>,
     ) -> Landed<'a> {
         let mut token_generation = 0;
-        let span = tracing::debug_span!(
-            "remcall.attempt",
-            attempt = when.attempt,
-            endpoint = %lease.endpoint().base,
-            hedge = tracing::field::Empty,
+        #[cfg(not(feature = "otel"))]
+        let span = spans::attempt(when.attempt, lease.endpoint());
+        #[cfg(feature = "otel")]
+        let span = spans::attempt(
+            CallInfo {
+                client: self.shared.spec.name,
+                method: request.method.name,
+                attempt: when.attempt,
+            },
+            request.method,
+            lease.endpoint(),
         );
         if hedge {
             span.record("hedge", true);
@@ -107,11 +114,17 @@ impl Client {
         let outcome = if span.is_disabled() {
             boxed_in_place(move || self.attempt(state, request, endpoint, when, generation)).await
         } else {
-            Box::pin(
+            let outcome = Box::pin(
                 self.attempt(state, request, endpoint, when, generation)
-                    .instrument(span),
+                    .instrument(span.clone()),
             )
-            .await
+            .await;
+            let status = match &outcome {
+                Ok(response) => Some(response.status.as_u16()),
+                Err(failed) => failed.error.status().map(|s| s.as_u16()),
+            };
+            spans::ended(&span, status, outcome.as_ref().err().map(|f| &f.error));
+            outcome
         };
         self.shared
             .endpoints
@@ -369,6 +382,8 @@ async fn exchange(
     download: Option<Slot>,
 ) -> Result<Response, FailedAttempt> {
     let response = sent.await.map_err(outcome::from_transport)?;
+    #[cfg(feature = "otel")]
+    spans::protocol(response.version());
     if let Some(slot) = download
         && response.status().is_success()
     {

@@ -36,7 +36,7 @@ impl Drop for Tally {
         let span = tracing::Span::current();
         if span
             .metadata()
-            .is_some_and(|m| m.name() == super::CALL_SPAN)
+            .is_some_and(|m| m.name() == crate::observe::spans::CALL_SPAN)
         {
             self.record_into(&span);
         }
@@ -50,6 +50,11 @@ impl Tally {
         }
         if let Some(status) = self.status {
             span.record("status", status);
+            #[cfg(feature = "otel")]
+            span.record(
+                opentelemetry_semantic_conventions::attribute::HTTP_RESPONSE_STATUS_CODE,
+                i64::from(status),
+            );
         }
         if self.hedges > 0 {
             span.record("hedges", self.hedges);
@@ -167,7 +172,18 @@ impl Client {
         state.counters.record_retry();
         #[cfg(feature = "metrics")]
         crate::observe::metrics::record_retry(self.shared.spec.name, method.name);
-        tracing::info!(client = self.shared.spec.name, method = method.name, attempt = when.attempt, ?wait, error = %error, "retrying");
+        // An event of the call's span: what a reader of a slow trace looks for.
+        tracing::info!(
+            client = self.shared.spec.name,
+            method = method.name,
+            attempt = when.attempt,
+            ?wait,
+            delay_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            status = error.status().map(|s| i64::from(s.as_u16())),
+            kind = error.kind().name(),
+            error = %error,
+            "retrying"
+        );
         Box::pin(tokio::time::sleep(wait)).await;
         Ok(When {
             attempt: when.attempt + 1,

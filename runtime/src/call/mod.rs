@@ -40,9 +40,6 @@ use crate::outcome::Unanswered;
 use crate::spec::MethodSpec;
 use crate::wire::request::Request;
 
-/// The name of a logical call's span; the attempts record their figures into it, and only it.
-pub(super) const CALL_SPAN: &str = "remcall.call";
-
 impl Client {
     /// Runs one logical call and decodes its answer.
     pub async fn call<T>(
@@ -50,19 +47,19 @@ impl Client {
         request: Request,
         decode: impl FnOnce(Response) -> Result<T, Error>,
     ) -> Result<T, Error> {
+        self.call_in_span(request, decode, false).await
+    }
+
+    /// [`Client::call`]; when a fallback follows, a failure it will answer is an event of the
+    /// call's span, which stays a failure (the fallback answers the caller, not the downstream).
+    async fn call_in_span<T>(
+        &self,
+        request: Request,
+        decode: impl FnOnce(Response) -> Result<T, Error>,
+        fallback_follows: bool,
+    ) -> Result<T, Error> {
         let method = request.method;
-        // One span per logical call; the URL template, never the filled URL (it may carry ids).
-        let span = tracing::info_span!(
-            CALL_SPAN,
-            client = self.shared.spec.name,
-            method = method.name,
-            http.method = method.http_method,
-            url.template = method.path,
-            attempts = tracing::field::Empty,
-            hedges = tracing::field::Empty,
-            status = tracing::field::Empty,
-            outcome = tracing::field::Empty,
-        );
+        let span = crate::observe::spans::call(self.shared.spec.name, method);
         #[cfg(feature = "metrics")]
         let started = Instant::now();
         // Without a subscriber that wants the span, entering and leaving it at every poll (and
@@ -77,6 +74,13 @@ impl Client {
             Err(error) => error.kind().name(),
         };
         span.record("outcome", outcome);
+        crate::observe::spans::ended(&span, None, result.as_ref().err());
+        if fallback_follows
+            && let Err(cause) = &result
+            && cause.allows_fallback()
+        {
+            span.in_scope(|| fallback_taken(cause));
+        }
         #[cfg(feature = "metrics")]
         crate::observe::metrics::record_call(
             self.shared.spec.name,
@@ -101,7 +105,7 @@ impl Client {
         // The call's future is awaited here, not handed to `or_fallback`: a future passed to an
         // `async fn` and awaited there is held twice in its state.
         let method = request.method;
-        match self.call(request, decode).await {
+        match self.call_in_span(request, decode, true).await {
             Err(cause) if cause.allows_fallback() => self.fall_back(method, cause, fallback).await,
             result => result,
         }
@@ -238,6 +242,9 @@ impl Client {
             admitted.record(state, &result, dropped, Instant::now());
             self.record_served_stale(state, method, &result);
             crate::origin::note(Origin::Stale);
+            if let Err(error) = &result {
+                tracing::info!(kind = error.kind().name(), error = %error, "stale answer served");
+            }
             return decode(*stale).map_err(named);
         }
         if result.is_ok() {
@@ -301,4 +308,15 @@ pub(crate) fn record_drift(
             ),
         }
     }
+}
+
+/// The event of a call whose failure goes to its fallback.
+#[cold]
+fn fallback_taken(cause: &Error) {
+    tracing::info!(
+        status = cause.status().map(|s| i64::from(s.as_u16())),
+        kind = cause.kind().name(),
+        cause = %cause,
+        "fallback taken"
+    );
 }

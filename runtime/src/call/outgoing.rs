@@ -35,6 +35,19 @@ pub(super) fn outgoing(
     if let Some(header) = &state.settings.deadline_header {
         add_time_left(&mut outgoing, header, attempt_deadline);
     }
+    #[cfg(feature = "otel")]
+    {
+        if state.settings.trace_context == remcall_profile::TraceContext::On {
+            crate::observe::otel::inject(&mut outgoing.headers);
+        }
+        let span = tracing::Span::current();
+        if !span.is_disabled() {
+            span.record(
+                opentelemetry_semantic_conventions::attribute::URL_FULL,
+                crate::observe::otel::url_full(&outgoing.url, &state.query),
+            );
+        }
+    }
     Ok(outgoing)
 }
 

@@ -8,5 +8,8 @@ pub(crate) mod history;
 pub(crate) mod latency;
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics;
+#[cfg(feature = "otel")]
+pub(crate) mod otel;
 pub mod prometheus;
+pub(crate) mod spans;
 pub(crate) mod stats;

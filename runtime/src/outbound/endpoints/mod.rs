@@ -50,6 +50,17 @@ impl Endpoint {
     }
 
     /// This endpoint's URL for `path`, a filled and encoded path template.
+    /// Its host and port, as a trace names the server (`server.address`, `server.port`).
+    #[cfg(feature = "otel")]
+    pub(crate) fn address(&self) -> (&str, u16) {
+        let parsed = self.parsed.as_ref();
+        let host = parsed.and_then(reqwest::Url::host_str).unwrap_or_default();
+        let port = parsed
+            .and_then(reqwest::Url::port_or_known_default)
+            .unwrap_or_default();
+        (host, port)
+    }
+
     pub(crate) fn url(&self, path: &str) -> Result<reqwest::Url, Error> {
         let Some(base) = &self.parsed else {
             return reqwest::Url::parse(&format!("{}{path}", self.base)).map_err(|e| {

@@ -1,0 +1,241 @@
+//! With the `otel` feature, through the `tracing-opentelemetry` layer a service installs and an
+//! in-memory exporter: a call is one client span named `{METHOD} {url.template}` with a child
+//! span per attempt (`http.request.resend_count` 0, 1), the conventions' attributes, a retry
+//! event naming the status that caused it, status `Error` for what failed (a call answered by
+//! its fallback included, with a fallback event); and the loopback server sees each attempt's
+//! own span in its `traceparent`, or none with `trace_context: off`.
+#![cfg(feature = "otel")]
+
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
+use opentelemetry::{Key, Value};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use remcall::__codegen::{Client, ClientBuilder, ClientSpec, MethodSpec, decode};
+use remcall::Profile;
+use remcall::serde_json::json;
+use testkit::Server;
+use tracing::Instrument;
+use tracing_subscriber::layer::SubscriberExt;
+
+static GET_ITEM: MethodSpec = MethodSpec {
+    index: 0,
+    name: "get_item",
+    http_method: "GET",
+    path: "/items/{id}",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+
+static SPEC: ClientSpec = ClientSpec {
+    name: "Items",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&GET_ITEM],
+};
+
+/// A server that fails each item's first request with 503 (item 9: every request), keeping
+/// every request's `traceparent`.
+async fn server(seen: Arc<Mutex<Vec<Option<String>>>>) -> Server {
+    let router = Router::new().route(
+        "/items/{id}",
+        get(
+            move |axum::extract::Path(id): axum::extract::Path<u32>, headers: HeaderMap| {
+                let seen = seen.clone();
+                async move {
+                    let mut seen = seen.lock().unwrap();
+                    let parent = headers.get("traceparent");
+                    seen.push(parent.and_then(|v| v.to_str().ok()).map(str::to_owned));
+                    if id == 9 || seen.len() % 2 == 1 {
+                        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+                    }
+                    axum::Json(json!({ "id": id })).into_response()
+                }
+            },
+        ),
+    );
+    Server::start(router).await
+}
+
+fn client(url: &str, yaml: &str) -> Client {
+    ClientBuilder::new(&SPEC)
+        .base_url(url)
+        .profile(Profile::from_yaml_str(yaml).unwrap())
+        .build()
+        .unwrap()
+}
+
+/// Runs `work` under a handler's span with spans exported to memory; the spans.
+async fn traced(work: impl Future<Output = ()>) -> Vec<SpanData> {
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("remcall-test")));
+    let _guard = tracing::subscriber::set_default(subscriber);
+    work.instrument(tracing::info_span!("handler")).await;
+    provider.force_flush().unwrap();
+    exporter.get_finished_spans().unwrap()
+}
+
+fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key == Key::from(key.to_owned()))
+        .map(|kv| &kv.value)
+}
+
+fn is_attempt(span: &SpanData) -> bool {
+    attribute(span, "http.request.resend_count").is_some()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_retried_call_is_a_client_span_with_an_attempt_span_each_and_its_trace_on_the_wire() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = server(seen.clone()).await;
+    let items = client(
+        &server.url(),
+        "retry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }",
+    );
+    let spans = traced(async {
+        items
+            .call(
+                GET_ITEM.request().path("id", 1),
+                decode::json::<remcall::serde_json::Value>,
+            )
+            .await
+            .unwrap();
+    })
+    .await;
+
+    let handler = spans.iter().find(|s| s.name == "handler").unwrap();
+    let calls: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name == "GET /items/{id}" && !is_attempt(s))
+        .collect();
+    assert_eq!(calls.len(), 1, "{spans:#?}");
+    let call = calls[0];
+    assert_eq!(call.span_kind, SpanKind::Client);
+    assert_eq!(call.parent_span_id, handler.span_context.span_id());
+    assert_eq!(call.status, Status::Unset, "the call answered");
+    assert_eq!(
+        attribute(call, "http.request.method"),
+        Some(&Value::from("GET"))
+    );
+    assert_eq!(
+        attribute(call, "url.template"),
+        Some(&Value::from("/items/{id}"))
+    );
+    assert_eq!(
+        attribute(call, "remcall.client"),
+        Some(&Value::from("Items"))
+    );
+    assert_eq!(
+        attribute(call, "http.response.status_code"),
+        Some(&Value::I64(200))
+    );
+    let retry = call
+        .events
+        .iter()
+        .find(|e| e.name == "retrying")
+        .unwrap_or_else(|| panic!("no retry event: {:?}", call.events));
+    assert!(
+        retry
+            .attributes
+            .iter()
+            .any(|kv| kv.key.as_str() == "status" && kv.value == Value::I64(503)),
+        "{retry:?}"
+    );
+
+    let mut attempts: Vec<_> = spans.iter().filter(|s| is_attempt(s)).collect();
+    attempts.sort_by_key(|s| s.start_time);
+    assert_eq!(attempts.len(), 2, "{spans:#?}");
+    for (resends, attempt) in attempts.iter().enumerate() {
+        assert_eq!(attempt.span_kind, SpanKind::Client);
+        assert_eq!(attempt.parent_span_id, call.span_context.span_id());
+        assert_eq!(
+            attribute(attempt, "http.request.resend_count"),
+            Some(&Value::I64(resends as i64))
+        );
+        assert_eq!(
+            attribute(attempt, "server.address"),
+            Some(&Value::from("127.0.0.1"))
+        );
+        assert_eq!(
+            attribute(attempt, "url.full").map(|v| v.as_str().into_owned()),
+            Some(format!("{}/items/1", server.url()))
+        );
+        assert_eq!(
+            attribute(attempt, "network.protocol.version"),
+            Some(&Value::from("1.1"))
+        );
+    }
+    assert!(
+        matches!(attempts[0].status, Status::Error { .. }),
+        "{:?}",
+        attempts[0].status
+    );
+    assert_eq!(
+        attribute(attempts[0], "error.type"),
+        Some(&Value::from("503"))
+    );
+    assert_eq!(attempts[1].status, Status::Unset);
+
+    // Each request carried its own attempt's span, in the handler's trace.
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    for (parent, attempt) in seen.iter().zip(&attempts) {
+        let context = attempt.span_context.clone();
+        assert_eq!(
+            parent.as_deref(),
+            Some(format!("00-{}-{}-01", context.trace_id(), context.span_id()).as_str())
+        );
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_its_fallback_answered_is_an_error_span_with_a_fallback_event() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = server(seen.clone()).await;
+    let items = client(
+        &server.url(),
+        "retry: { max_attempts: 1 }\ntrace_context: off",
+    );
+    let spans = traced(async {
+        let answer = items
+            .call_or_fallback(
+                GET_ITEM.request().path("id", 9),
+                decode::json::<remcall::serde_json::Value>,
+                |_| async { Ok(json!({ "id": 0 })) },
+            )
+            .await
+            .unwrap();
+        assert_eq!(answer["id"], 0);
+    })
+    .await;
+    let call = spans
+        .iter()
+        .find(|s| s.name == "GET /items/{id}" && !is_attempt(s))
+        .unwrap();
+    assert!(
+        matches!(call.status, Status::Error { .. }),
+        "{:?}",
+        call.status
+    );
+    assert_eq!(attribute(call, "error.type"), Some(&Value::from("503")));
+    assert!(
+        call.events.iter().any(|e| e.name == "fallback taken"),
+        "{:?}",
+        call.events
+    );
+    // `trace_context: off`: the server heard nothing of the trace.
+    assert_eq!(seen.lock().unwrap().clone(), [None]);
+}
