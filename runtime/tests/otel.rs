@@ -239,3 +239,137 @@ async fn a_call_its_fallback_answered_is_an_error_span_with_a_fallback_event() {
     // `trace_context: off`: the server heard nothing of the trace.
     assert_eq!(seen.lock().unwrap().clone(), [None]);
 }
+
+fn call_spans(spans: &[SpanData]) -> Vec<&SpanData> {
+    let mut calls: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name == "GET /items/{id}" && !is_attempt(s))
+        .collect();
+    calls.sort_by_key(|s| s.start_time);
+    calls
+}
+
+fn has_event(span: &SpanData, name: &str) -> bool {
+    span.events.iter().any(|e| e.name == name)
+}
+
+/// What the policies decided is read in the trace: a quota wait (with the quota's name), a
+/// hedge sent and won, the breaker opening and then short-circuiting a call that is a span of
+/// its own, with status `Error`.
+#[tokio::test(flavor = "current_thread")]
+async fn the_policies_decisions_are_events_of_the_calls_span() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+    use testkit::quota::{Dialect, QuotaWindow};
+
+    // A quota of 2 calls a second, named `core`: the third call waits for the next window.
+    let quota = Arc::new(QuotaWindow::named(
+        Dialect::XRateLimit,
+        "core",
+        2,
+        Duration::from_secs(1),
+    ));
+    let quoted = Server::start(quota.router("/items/{id}", "{\"id\":1}")).await;
+    let items = client(&quoted.url(), "retry: { max_attempts: 1 }");
+    let spans = traced(async {
+        for _ in 0..3 {
+            items
+                .call(
+                    GET_ITEM.request().path("id", 1),
+                    decode::json::<remcall::serde_json::Value>,
+                )
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    // An attempt waits for its turn: an event of the attempt's span.
+    let waited: Vec<_> = spans
+        .iter()
+        .filter(|s| is_attempt(s))
+        .flat_map(|s| s.events.iter())
+        .filter(|e| e.name == "quota wait")
+        .collect();
+    assert_eq!(waited.len(), 1, "{spans:#?}");
+    assert!(
+        waited[0]
+            .attributes
+            .iter()
+            .any(|kv| kv.key.as_str() == "quota" && kv.value == Value::from("core")),
+        "{:?}",
+        waited[0]
+    );
+    assert_eq!(quota.refused(), 0);
+
+    // A first request that takes 2 s: a hedge goes after 50 ms and wins.
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = asked.clone();
+    let slow_first = Router::new().route(
+        "/items/{id}",
+        get(move || {
+            let first = counted.fetch_add(1, Ordering::SeqCst) == 0;
+            async move {
+                if first {
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                }
+                axum::Json(json!({ "id": 1 }))
+            }
+        }),
+    );
+    let slow = Server::start(slow_first).await;
+    let items = client(
+        &slow.url(),
+        "retry: { max_attempts: 1 }\nhedge: { delay: 50ms, budget_percent: 100 }",
+    );
+    let spans = traced(async {
+        items
+            .call(
+                GET_ITEM.request().path("id", 1),
+                decode::json::<remcall::serde_json::Value>,
+            )
+            .await
+            .unwrap();
+    })
+    .await;
+    let call = call_spans(&spans)[0];
+    assert!(has_event(call, "hedge sent"), "{:?}", call.events);
+    assert!(has_event(call, "hedge won"), "{:?}", call.events);
+    assert_eq!(spans.iter().filter(|s| is_attempt(s)).count(), 2);
+
+    // Every call fails: two open the breaker, the third is refused unsent, a span all the same.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let failing = server(seen.clone()).await;
+    let items = client(
+        &failing.url(),
+        "retry: { max_attempts: 1 }\nbreaker: { min_calls: 2, failure_rate: 50, open_for: 30s }",
+    );
+    let spans = traced(async {
+        for _ in 0..3 {
+            let _ = items
+                .call(
+                    GET_ITEM.request().path("id", 9),
+                    decode::json::<remcall::serde_json::Value>,
+                )
+                .await;
+        }
+    })
+    .await;
+    let calls = call_spans(&spans);
+    assert_eq!(calls.len(), 3);
+    assert!(
+        has_event(calls[1], "circuit breaker state change"),
+        "{:?}",
+        calls[1].events
+    );
+    assert!(
+        has_event(calls[2], "breaker short-circuit"),
+        "{:?}",
+        calls[2].events
+    );
+    assert!(matches!(calls[2].status, Status::Error { .. }));
+    assert_eq!(
+        attribute(calls[2], "error.type"),
+        Some(&Value::from("breaker_open"))
+    );
+    assert_eq!(seen.lock().unwrap().len(), 2, "the third call was not sent");
+}

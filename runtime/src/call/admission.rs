@@ -59,14 +59,20 @@ impl Client {
             ));
         }
         if state.rate_limit.is_some() && local_turn(state, now).await? {
-            now = Instant::now();
+            let waited = Instant::now();
+            waited_for("rate limit wait", waited - now);
+            now = waited;
         }
         // The call's clock starts here: its total deadline covers a wait for a bulkhead slot.
         let started = now;
         let permit = breaker_permit(state, started)?;
         let slot = match state.bulkhead.try_acquire() {
             Some(at_once) => at_once,
-            None => state.bulkhead.acquire().await,
+            None => {
+                let slot = state.bulkhead.acquire().await;
+                waited_for("bulkhead wait", started.elapsed());
+                slot
+            }
         };
         let Ok(slot) = slot else {
             state
@@ -159,6 +165,10 @@ async fn local_turn(state: &MethodState, now: Instant) -> Result<bool, Error> {
 pub(super) fn breaker_permit(state: &MethodState, now: Instant) -> Result<Permit<'_>, Error> {
     state.breaker.try_acquire(now).map_err(|wait| {
         state.counters.record(Ending::ShortCircuited, None, now);
+        tracing::info!(
+            next_trial_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            "breaker short-circuit"
+        );
         // The time until trials is written by Display, from `retry_in`.
         let message = if wait.is_zero() {
             "the circuit breaker is half-open and its trial calls are in flight"
@@ -223,4 +233,11 @@ impl<'a> Admitted<'a> {
         state.counters.record(ending, Some(elapsed), finished);
         (self.slot, finished.saturating_duration_since(self.sent))
     }
+}
+
+/// The event of a call that waited to be admitted (of the call's span).
+#[cold]
+fn waited_for(what: &'static str, waited: Duration) {
+    let waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
+    tracing::info!(waited_ms, "{what}");
 }

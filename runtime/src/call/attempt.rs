@@ -77,6 +77,7 @@ impl Client {
         .await;
         if landed.hedge && landed.outcome.is_ok() {
             state.counters.record_hedge_win();
+            tracing::info!(hedges, "hedge won");
         }
         (landed, hedges)
     }
@@ -280,6 +281,7 @@ impl<'a> Racer<'a, Landed<'a>> for Hedges<'a> {
         }
         let lease = shared.endpoints.pick(&self.at).ok()?;
         self.state.counters.record_hedge();
+        tracing::info!(endpoint = %lease.endpoint().base, "hedge sent");
         self.at.push(lease.endpoint().clone());
         let when = When {
             sent: now,

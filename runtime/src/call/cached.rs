@@ -86,6 +86,7 @@ impl<'a> CacheStep<'a> {
         match cache.kept(&key, &cache::asked(&outgoing), SystemTime::now()) {
             Kept::Fresh(answer) => {
                 self.state.counters.record_cache_hit();
+                tracing::debug!("cache hit");
                 Some(answer)
             }
             Kept::Stale { .. } | Kept::Nothing => None,
@@ -107,6 +108,7 @@ impl<'a> CacheStep<'a> {
         let stale = match self.cache.kept(&key, &asked, SystemTime::now()) {
             Kept::Fresh(answer) => {
                 self.state.counters.record_cache_hit();
+                tracing::debug!("cache hit");
                 return Some(answer);
             }
             Kept::Stale { entry, conditions } => {
@@ -133,6 +135,7 @@ impl<'a> CacheStep<'a> {
         );
         if revalidated {
             self.state.counters.record_revalidated();
+            tracing::debug!("cache revalidated");
         }
         answer
     }

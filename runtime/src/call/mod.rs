@@ -260,6 +260,9 @@ impl Client {
                 noticed.clear();
             }
             noticed.extend(repairs);
+            if let Some(first) = noticed.first() {
+                tracing::info!(count = noticed.len(), path = %first.path, "answer drift");
+            }
             self.record_drift(state, method, noticed);
         }
         // 5. The logical call, recorded once.

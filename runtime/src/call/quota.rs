@@ -76,6 +76,7 @@ impl Client {
                 Turn::Now if now == when.sent => return Ok((when, from)),
                 Turn::Now => return Ok((When { sent: now, ..when }, from)),
                 Turn::At(at) => {
+                    quota_wait(&quota, at.saturating_duration_since(now));
                     Box::pin(tokio::time::sleep_until(at)).await;
                     state
                         .counters
@@ -90,6 +91,7 @@ impl Client {
                 }
                 // Spent or paused: asked again at the reset, where its turn is another's too.
                 Turn::Held(until) => {
+                    quota_wait(&quota, until.saturating_duration_since(now));
                     Box::pin(tokio::time::sleep_until(until)).await;
                     state
                         .counters
@@ -187,4 +189,14 @@ impl Drop for Learning<'_> {
     fn drop(&mut self) {
         self.client.shared.quotas.gave_up(&self.state.quota);
     }
+}
+
+/// The event of an attempt that waits for its turn in the server's quota (of the call's span).
+#[cold]
+fn quota_wait(quota: &Quota, wait: std::time::Duration) {
+    tracing::info!(
+        quota = quota.key().unwrap_or(""),
+        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+        "quota wait"
+    );
 }
