@@ -90,4 +90,43 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
     assert!(
         matches!(&find("remcall_call_duration_seconds").2, DebugValue::Histogram(h) if h.len() == 1)
     );
+
+    // By the conventions, per attempt: the 503 and the 200, each with its status code.
+    let attempts: Vec<_> = metrics
+        .iter()
+        .filter(|(name, ..)| name == "http.client.request.duration")
+        .collect();
+    assert_eq!(attempts.len(), 2, "one series per status: {attempts:?}");
+    let port = server.url().rsplit(':').next().unwrap().to_owned();
+    let label = |labels: &Labels, key: &str| {
+        labels
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    for status in ["503", "200"] {
+        let (_, labels, value) = attempts
+            .iter()
+            .find(|(_, labels, _)| {
+                label(labels, "http.response.status_code").as_deref() == Some(status)
+            })
+            .unwrap_or_else(|| panic!("no attempt answered {status}: {attempts:?}"));
+        let label = |key: &str| label(labels, key);
+        assert_eq!(label("http.request.method").as_deref(), Some("GET"));
+        assert_eq!(label("url.template").as_deref(), Some("/ping"));
+        assert_eq!(label("server.address").as_deref(), Some("127.0.0.1"));
+        assert_eq!(label("server.port"), Some(port.clone()));
+        let failed = status == "503";
+        assert_eq!(label("error.type").as_deref(), failed.then_some("503"));
+        assert!(
+            matches!(value, DebugValue::Histogram(h) if h.len() == 1),
+            "{value:?}"
+        );
+    }
+    let (_, _, active) = find("http.client.active_requests");
+    assert_eq!(
+        active,
+        &DebugValue::Gauge(0.0.into()),
+        "none left in flight"
+    );
 }

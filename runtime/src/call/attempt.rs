@@ -112,6 +112,12 @@ impl Client {
         // Entered at every poll only when a subscriber wants the span.
         let generation = &mut token_generation;
         let endpoint = lease.endpoint();
+        #[cfg(feature = "metrics")]
+        let measured = crate::observe::metrics::Attempt::start(
+            request.method.http_method,
+            request.method.path,
+            endpoint.address(),
+        );
         let outcome = if span.is_disabled() {
             boxed_in_place(move || self.attempt(state, request, endpoint, when, generation)).await
         } else {
@@ -127,6 +133,18 @@ impl Client {
             spans::ended(&span, status, outcome.as_ref().err().map(|f| &f.error));
             outcome
         };
+        #[cfg(feature = "metrics")]
+        measured.ended(
+            outcome
+                .as_ref()
+                .ok()
+                .map(|r| r.status.as_u16())
+                .or_else(|| {
+                    let failed = outcome.as_ref().err()?;
+                    failed.error.status().map(|s| s.as_u16())
+                }),
+            outcome.as_ref().err().map(|f| &f.error),
+        );
         self.shared
             .endpoints
             .record(lease.endpoint(), outcome::endpoint_unhealthy(&outcome));

@@ -6,7 +6,11 @@
 //! - `remcall_call_duration_seconds{client, method}`: their latency;
 //! - `remcall_retries_total{client, method}`: attempts after the first;
 //! - `remcall_without_redis_total{client, method}`: shared rate-limit and retry-budget decisions
-//!   made without Redis (it was down or slow).
+//!   made without Redis (it was down or slow);
+//! - by OpenTelemetry's HTTP semantic conventions, per attempt (hedges included):
+//!   `http.client.request.duration` (seconds) with `http.request.method`, `url.template`,
+//!   `server.address`, `server.port`, `http.response.status_code` or `error.type`; and
+//!   `http.client.active_requests` with the first four.
 
 use std::time::Duration;
 
@@ -28,4 +32,67 @@ pub(crate) fn record_retry(client: &'static str, method: &'static str) {
 pub(crate) fn record_without_redis(client: &'static str, method: &'static str) {
     metrics::counter!("remcall_without_redis_total", "client" => client, "method" => method)
         .increment(1);
+}
+
+/// An attempt in flight, counted in `http.client.active_requests` until it is dropped (answered,
+/// failed or cancelled), and its duration recorded by [`Attempt::ended`].
+pub(crate) struct Attempt {
+    labels: [(&'static str, String); 4],
+    started: std::time::Instant,
+}
+
+impl Attempt {
+    pub(crate) fn start(
+        http_method: &'static str,
+        template: &'static str,
+        (host, port): (&str, u16),
+    ) -> Attempt {
+        use opentelemetry_semantic_conventions::attribute as sc;
+        let labels = [
+            (sc::HTTP_REQUEST_METHOD, http_method.to_owned()),
+            (sc::URL_TEMPLATE, template.to_owned()),
+            (sc::SERVER_ADDRESS, host.to_owned()),
+            (sc::SERVER_PORT, port.to_string()),
+        ];
+        metrics::gauge!(
+            opentelemetry_semantic_conventions::metric::HTTP_CLIENT_ACTIVE_REQUESTS,
+            &labels
+        )
+        .increment(1.0);
+        Attempt {
+            labels,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// The attempt's duration, with its status code, or `error.type` when it failed.
+    pub(crate) fn ended(&self, status: Option<u16>, error: Option<&crate::Error>) {
+        use opentelemetry_semantic_conventions::attribute as sc;
+        let mut labels: Vec<(&'static str, String)> = self.labels.to_vec();
+        if let Some(status) = status {
+            labels.push((sc::HTTP_RESPONSE_STATUS_CODE, status.to_string()));
+        }
+        if let Some(error) = error {
+            let kind = match error.status() {
+                Some(status) => status.as_u16().to_string(),
+                None => error.kind().name().to_owned(),
+            };
+            labels.push((sc::ERROR_TYPE, kind));
+        }
+        metrics::histogram!(
+            opentelemetry_semantic_conventions::metric::HTTP_CLIENT_REQUEST_DURATION,
+            &labels
+        )
+        .record(self.started.elapsed().as_secs_f64());
+    }
+}
+
+impl Drop for Attempt {
+    fn drop(&mut self) {
+        metrics::gauge!(
+            opentelemetry_semantic_conventions::metric::HTTP_CLIENT_ACTIVE_REQUESTS,
+            &self.labels
+        )
+        .decrement(1.0);
+    }
 }

@@ -50,8 +50,9 @@ impl Endpoint {
     }
 
     /// This endpoint's URL for `path`, a filled and encoded path template.
-    /// Its host and port, as a trace names the server (`server.address`, `server.port`).
-    #[cfg(feature = "otel")]
+    /// Its host and port, as a trace or a metric names the server (`server.address`,
+    /// `server.port`).
+    #[cfg(any(feature = "otel", feature = "metrics"))]
     pub(crate) fn address(&self) -> (&str, u16) {
         let parsed = self.parsed.as_ref();
         let host = parsed.and_then(reqwest::Url::host_str).unwrap_or_default();
