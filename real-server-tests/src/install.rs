@@ -54,6 +54,14 @@ pub const PACKAGES: &[Package] = &[
         requirement: "prefect==3.9.1",
         lock: include_str!("../locks/prefect.txt"),
     },
+    // Arize Phoenix (FastAPI, SQLite): an OpenTelemetry trace store, taking OTLP over HTTP at
+    // /v1/traces and listing the spans it keeps at /v1/projects/{project}/spans; serves
+    // OpenAPI 3.1 at /openapi.json. The receiver of the `otel` feature's spans.
+    Package {
+        name: "phoenix",
+        requirement: "arize-phoenix==20.26.1",
+        lock: include_str!("../locks/phoenix.txt"),
+    },
 ];
 
 /// `target/servers` of the workspace at `root`.

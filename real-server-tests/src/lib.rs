@@ -28,6 +28,9 @@ mod kinto_workload;
 #[path = "../workloads/langgraph.rs"]
 mod langgraph_workload;
 #[cfg(any())]
+#[path = "../workloads/phoenix.rs"]
+mod phoenix_workload;
+#[cfg(any())]
 #[path = "../workloads/prefect.rs"]
 mod prefect_workload;
 

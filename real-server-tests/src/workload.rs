@@ -26,6 +26,10 @@ fn main() -> Result<(), remcall::Error> {\n    workload::main()\n}\n";
 pub struct Workload {
     name: String,
     crate_dir: PathBuf,
+    /// Features of remcall the program needs beyond its defaults.
+    features: Vec<String>,
+    /// `[dependencies]` lines beyond remcall and tokio (each crate in the workspace's lock).
+    dependencies: Vec<String>,
     /// Holds the crate's folder: outside the checkout, so the description a live server gave
     /// (untrusted text) has no repository around it for its `$ref`s to reach into.
     _folder: tempfile::TempDir,
@@ -56,8 +60,20 @@ impl Workload {
         Ok(Workload {
             name: name.to_owned(),
             crate_dir,
+            features: Vec::new(),
+            dependencies: Vec::new(),
             _folder: folder,
         })
+    }
+
+    /// Builds the program with remcall's `features` and the crates of `dependencies` (lines of
+    /// a `[dependencies]` table), each a crate the workspace's lock holds at its version.
+    pub fn with(mut self, features: &[&str], dependencies: &[&str]) -> Workload {
+        self.features
+            .extend(features.iter().map(|f| (*f).to_owned()));
+        self.dependencies
+            .extend(dependencies.iter().map(|d| (*d).to_owned()));
+        self
     }
 
     /// Puts `bytes` (the description the server gave) beside the spec as `file`.
@@ -110,10 +126,15 @@ impl Workload {
             self.crate_dir.join("Cargo.toml"),
             format!(
                 "[package]\nname = \"workload-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-                 [dependencies]\nremcall = {{ path = {:?} }}\n\
-                 tokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n\n[workspace]\n",
+                 [dependencies]\nremcall = {{ path = {:?}, features = {:?} }}\n\
+                 tokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n{}\n[workspace]\n",
                 self.name,
-                root.join("runtime")
+                root.join("runtime"),
+                self.features,
+                self.dependencies
+                    .iter()
+                    .map(|line| format!("{line}\n"))
+                    .collect::<String>()
             ),
         )?;
         // The workspace's lock: the versions the workspace is tested with, none resolved anew.

@@ -499,3 +499,32 @@ async fn githubs_403_for_a_spent_quota_waits_for_the_reset_when_the_deadline_all
     assert_eq!(error.status(), Some(StatusCode::FORBIDDEN), "{error}");
     assert_eq!(forbidden.received().len(), 1, "not retried");
 }
+
+/// A hedge helps an attempt a slow server keeps, not one the quota keeps: while the quota has no
+/// turn the attempt waits unsent, and a hedge would wait for the same quota and take the next
+/// call's turn. Found by the Phoenix workload (its spans showed a hedge that never left).
+#[tokio::test]
+async fn no_hedge_is_sent_while_the_attempt_waits_for_the_quota() {
+    let (server, window) = {
+        let window = Arc::new(QuotaWindow::new(
+            Dialect::XRateLimit,
+            1,
+            Duration::from_secs(1),
+        ));
+        let router = window.router("/repos/{id}", "{\"id\":1}");
+        (Server::start(router).await, window)
+    };
+    let hosted = client(
+        &server.url(),
+        "retry: { max_attempts: 1 }\nhedge: { delay: 50ms, budget_percent: 100 }",
+    );
+    repo(&hosted).await.unwrap();
+    // The quota's one turn of this window is spent: the next call waits for the next window.
+    repo(&hosted).await.unwrap();
+    let stats = hosted.stats();
+    let method = stats.method("get_repo").unwrap();
+    assert!(method.quota_wait > Duration::from_millis(300), "{method:?}");
+    assert_eq!(method.hedges, 0, "{method:?}");
+    assert_eq!(window.served(), 2);
+    assert_eq!(window.refused(), 0);
+}

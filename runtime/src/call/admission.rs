@@ -166,7 +166,7 @@ pub(super) fn breaker_permit(state: &MethodState, now: Instant) -> Result<Permit
     state.breaker.try_acquire(now).map_err(|wait| {
         state.counters.record(Ending::ShortCircuited, None, now);
         tracing::info!(
-            next_trial_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            next_trial_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX),
             "breaker short-circuit"
         );
         // The time until trials is written by Display, from `retry_in`.
@@ -238,6 +238,6 @@ impl<'a> Admitted<'a> {
 /// The event of a call that waited to be admitted (of the call's span).
 #[cold]
 fn waited_for(what: &'static str, waited: Duration) {
-    let waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
+    let waited_ms = i64::try_from(waited.as_millis()).unwrap_or(i64::MAX);
     tracing::info!(waited_ms, "{what}");
 }

@@ -294,6 +294,15 @@ impl<'a> Racer<'a, Landed<'a>> for Hedges<'a> {
 
     fn hedge(&mut self, now: Instant) -> Option<Flight<'a, Landed<'a>>> {
         let shared = &self.client.shared;
+        // A hedge would wait for the same quota as the attempt it is to help (which may not
+        // even be sent yet), and take a turn the next call needs.
+        if self
+            .client
+            .quota_of(self.state)
+            .is_some_and(|quota| !quota.has_turn(now))
+        {
+            return None;
+        }
         if !shared.budget.withdraw(now) {
             return None;
         }

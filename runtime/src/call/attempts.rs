@@ -178,7 +178,7 @@ impl Client {
             method = method.name,
             attempt = when.attempt,
             ?wait,
-            delay_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            delay_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX),
             status = error.status().map(|s| i64::from(s.as_u16())),
             kind = error.kind().name(),
             error = %error,

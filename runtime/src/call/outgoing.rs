@@ -56,7 +56,11 @@ pub(super) fn outgoing(
 fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instant) {
     let left = attempt_deadline.saturating_duration_since(Instant::now());
     let value = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
-    tracing::debug!(header, left_ms = value, "deadline propagated");
+    tracing::debug!(
+        header,
+        left_ms = i64::try_from(value).unwrap_or(i64::MAX),
+        "deadline propagated"
+    );
     if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
         outgoing.headers.insert(name, value.into());
     }

@@ -196,7 +196,7 @@ impl Drop for Learning<'_> {
 fn quota_wait(quota: &Quota, wait: std::time::Duration) {
     tracing::info!(
         quota = quota.key().unwrap_or(""),
-        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+        wait_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX),
         "quota wait"
     );
 }

@@ -300,6 +300,15 @@ impl Quota {
         self.key.as_deref()
     }
 
+    /// Whether an attempt asking now would go at once: turns left (or none counted yet) and no
+    /// pause. Nothing is taken.
+    pub(crate) fn has_turn(&self, now: Instant) -> bool {
+        let mut state = lock(&self.state);
+        state.roll_over(now);
+        let paused = state.paused_until.is_some_and(|until| until > now);
+        !paused && state.remaining() != Some(0)
+    }
+
     /// An attempt's turn, for a call that must be sent by `deadline`; a hold lasts at most
     /// `longest_hold` at a time (the profile's `retry.retry_after.max`).
     pub(crate) fn turn(&self, now: Instant, deadline: Instant, longest_hold: Duration) -> Turn {
