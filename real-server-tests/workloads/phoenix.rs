@@ -21,6 +21,8 @@ use opentelemetry::trace::TracerProvider as _;
 use remcall::Profile;
 use remcall::serde_json::{Value, json};
 use tracing::Instrument;
+use tracing_subscriber::Layer as _;
+use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::SubscriberExt;
 
 /// The conventions' name of a call or attempt of `get_spans`.
@@ -104,8 +106,11 @@ fn exporting_to(url: &str) -> opentelemetry_sdk::trace::SdkTracerProvider {
                 .build(),
         )
         .build();
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("remcall-workload")));
+    let subscriber = tracing_subscriber::registry().with(
+        tracing_opentelemetry::layer()
+            .with_tracer(provider.tracer("remcall-workload"))
+            .with_filter(LevelFilter::INFO),
+    );
     tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
     provider
 }

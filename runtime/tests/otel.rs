@@ -72,6 +72,12 @@ fn client(url: &str, yaml: &str) -> Client {
         .unwrap()
 }
 
+async fn get_item(items: &Client, id: u32) -> Result<remcall::serde_json::Value, remcall::Error> {
+    items
+        .call(GET_ITEM.request().path("id", id), decode::json)
+        .await
+}
+
 /// Runs `work` under a handler's span with spans exported to memory; the spans.
 async fn traced(work: impl Future<Output = ()>) -> Vec<SpanData> {
     let exporter = InMemorySpanExporter::default();
@@ -106,13 +112,7 @@ async fn a_retried_call_is_a_client_span_with_an_attempt_span_each_and_its_trace
         "retry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }",
     );
     let spans = traced(async {
-        items
-            .call(
-                GET_ITEM.request().path("id", 1),
-                decode::json::<remcall::serde_json::Value>,
-            )
-            .await
-            .unwrap();
+        get_item(&items, 1).await.unwrap();
     })
     .await;
 
@@ -273,13 +273,7 @@ async fn the_policies_decisions_are_events_of_the_calls_span() {
     let items = client(&quoted.url(), "retry: { max_attempts: 1 }");
     let spans = traced(async {
         for _ in 0..3 {
-            items
-                .call(
-                    GET_ITEM.request().path("id", 1),
-                    decode::json::<remcall::serde_json::Value>,
-                )
-                .await
-                .unwrap();
+            get_item(&items, 1).await.unwrap();
         }
     })
     .await;
@@ -322,13 +316,7 @@ async fn the_policies_decisions_are_events_of_the_calls_span() {
         "retry: { max_attempts: 1 }\nhedge: { delay: 50ms, budget_percent: 100 }",
     );
     let spans = traced(async {
-        items
-            .call(
-                GET_ITEM.request().path("id", 1),
-                decode::json::<remcall::serde_json::Value>,
-            )
-            .await
-            .unwrap();
+        get_item(&items, 1).await.unwrap();
     })
     .await;
     let call = call_spans(&spans)[0];
@@ -345,12 +333,7 @@ async fn the_policies_decisions_are_events_of_the_calls_span() {
     );
     let spans = traced(async {
         for _ in 0..3 {
-            let _ = items
-                .call(
-                    GET_ITEM.request().path("id", 9),
-                    decode::json::<remcall::serde_json::Value>,
-                )
-                .await;
+            let _ = get_item(&items, 9).await;
         }
     })
     .await;

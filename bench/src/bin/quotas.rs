@@ -46,6 +46,22 @@ const CALLERS: u64 = 4;
 /// A page of one user, as `list_users` reads it.
 const PAGE: &str = r#"{"users":[{"id":7,"name":"Ada","email":"ada@example.test","createdAt":"2026-01-01T00:00:00Z"}],"hasMore":false}"#;
 
+/// A server of two named quotas: `core` of `limit` for reading a user, `search` of `search`
+/// for listing users, each per `window`; its URL and the two.
+fn two_quota_server(
+    dialect: Dialect,
+    limit: u64,
+    search: u64,
+    window: Duration,
+) -> (String, Arc<QuotaWindow>, Arc<QuotaWindow>) {
+    let core_quota = Arc::new(QuotaWindow::named(dialect, "core", limit, window));
+    let search_quota = Arc::new(QuotaWindow::named(dialect, "search", search, window));
+    let router = core_quota
+        .router("/v1/api/users/{id}", USER)
+        .merge(search_quota.router("/v1/api/users", PAGE));
+    (serve(vec![router]).remove(0), core_quota, search_quota)
+}
+
 async fn two_quotas() {
     let calls = arg("--two-calls", 200);
     let limit = arg("--limit", 100);
@@ -61,12 +77,7 @@ async fn two_quotas() {
     println!("| dialect | refused (core, search) | calls failed | time | × best |");
     println!("| --- | --- | --- | --- | --- |");
     for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
-        let core_quota = Arc::new(QuotaWindow::named(dialect, "core", limit, window));
-        let search_quota = Arc::new(QuotaWindow::named(dialect, "search", search, window));
-        let router = core_quota
-            .router("/v1/api/users/{id}", USER)
-            .merge(search_quota.router("/v1/api/users", PAGE));
-        let url = serve(vec![router]).remove(0);
+        let (url, core_quota, search_quota) = two_quota_server(dialect, limit, search, window);
         let users = client(&url, RETRYING);
         let started = Instant::now();
         let failed = alternate(&users, calls, 6).await;
@@ -369,12 +380,7 @@ fn fleet_two(runtime: &tokio::runtime::Runtime) {
     for dialect in [Dialect::Ietf, Dialect::XRateLimit, Dialect::GitHub] {
         for shared in [true, false] {
             let profile = fleet_profile(&redis.url(), &format!("two-{dialect:?}"), shared);
-            let core_quota = Arc::new(QuotaWindow::named(dialect, "core", limit, window));
-            let search_quota = Arc::new(QuotaWindow::named(dialect, "search", search, window));
-            let router = core_quota
-                .router("/v1/api/users/{id}", USER)
-                .merge(search_quota.router("/v1/api/users", PAGE));
-            let url = serve(vec![router]).remove(0);
+            let (url, core_quota, search_quota) = two_quota_server(dialect, limit, search, window);
             let started = Instant::now();
             let failed = run_fleet(&url, &profile, calls, Routes::Two);
             let took = started.elapsed();
