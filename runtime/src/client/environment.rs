@@ -1,7 +1,9 @@
 //! The `${VAR}`s a client needs, checked all at once when it is built: a deployment missing three
 //! variables hears of all three in one error, each with the key that names it and the method it
 //! belongs to (none for a client-wide setting), and never with the advice to write a default for
-//! a secret, which would put the secret into generated code.
+//! a secret, which would put the secret into generated code. A secret whose variables are set to
+//! nothing (`API_KEY=`) is refused too: the client would send an empty credential. An empty
+//! value written so, or a default that says so (`${API_KEY:-}`), is taken.
 
 use remcall_profile::Settings;
 use remcall_profile::vars::{self, VarField};
@@ -15,6 +17,8 @@ struct Unset {
     key: String,
     method: Option<&'static str>,
     secret: bool,
+    /// Set, to nothing, where it makes a secret empty.
+    empty: bool,
 }
 
 /// Fails with every unset variable of the client's settings, the settings of the methods with a
@@ -29,12 +33,22 @@ pub(crate) fn check(
     let mut unset = Vec::new();
     let mut note = |fields: &[VarField<'_>], method: Option<&'static str>| {
         for field in fields {
-            for var in vars::missing(field.text, &lookup) {
+            let missing = vars::missing(field.text, &lookup);
+            let empty = field.secret
+                && missing.is_empty()
+                && !field.text.contains(":-")
+                && vars::expand(field.text, &lookup).is_ok_and(|value| value.is_empty());
+            let named = match empty {
+                true => vars::missing(field.text, |_| None),
+                false => missing,
+            };
+            for var in named {
                 unset.push(Unset {
                     var,
                     key: field.key.clone(),
                     method,
                     secret: field.secret,
+                    empty,
                 });
             }
         }
@@ -70,11 +84,16 @@ pub(crate) fn check(
         .flatten();
     let listed: Vec<String> = unset.iter().map(describe).collect();
     let message = format!(
-        "{} not set: {}",
+        "{} {}: {}",
         if unset.len() == 1 {
             "an environment variable is"
         } else {
             "environment variables are"
+        },
+        if unset.iter().any(|u| u.empty) {
+            "not set or empty"
+        } else {
+            "not set"
         },
         listed.join("; ")
     );
@@ -87,12 +106,17 @@ fn describe(unset: &Unset) -> String {
         key,
         method,
         secret,
+        empty,
     } = unset;
     let place = match method {
         Some(method) => format!("method `{method}`'s `{key}`"),
         None => format!("`{key}`"),
     };
-    if *secret {
+    if *empty {
+        format!(
+            "`{var}` for {place} is set to nothing (a secret: an empty one would be sent; write ${{{var}:-}} where empty is meant)"
+        )
+    } else if *secret {
         format!("`{var}` for {place} (a secret: set it in the environment)")
     } else {
         format!("`{var}` for {place} (set it, or give a default: ${{{var}:-…}})")
@@ -182,6 +206,45 @@ mod tests {
             !text.contains("CLIENT_SECRET:-"),
             "no default for a secret: {text}"
         );
+    }
+
+    /// `API_KEY=` in the environment: a client that would send an empty credential is not
+    /// built; written empty, or with an empty default, it is.
+    #[test]
+    fn a_secret_set_to_nothing_is_refused_naming_its_variable() {
+        let env = |name: &str| match name {
+            "EMPTY" => Some(String::new()),
+            "SET" => Some("x".to_owned()),
+            _ => None,
+        };
+        let refused = [
+            "auth: { bearer: { token: \"${EMPTY}\" } }",
+            "headers: { X-Key: { value: \"${EMPTY}\", secret: true } }",
+            "query: { api_key: { value: \"${EMPTY}\", secret: true } }",
+            "auth: { basic: { username: \"${SET}\", password: \"${EMPTY}\" } }",
+        ];
+        for yaml in refused {
+            let error = check(&SPEC, &settings(yaml), &[], &[], env).unwrap_err();
+            let text = error.to_string();
+            assert_eq!(error.kind(), ErrorKind::Config);
+            assert!(
+                text.contains("an environment variable is not set or empty: `EMPTY` for `")
+                    && text.contains("is set to nothing (a secret: an empty one would be sent; write ${EMPTY:-} where empty is meant)"),
+                "{yaml}: {text}"
+            );
+        }
+        let taken = [
+            "auth: { bearer: { token: \"${SET}\" } }",
+            "auth: { basic: { username: \"${SET}\", password: \"\" } }",
+            "headers: { X-Key: { value: \"${EMPTY:-}\", secret: true } }",
+            "headers: { X-Trace: \"${EMPTY}\" }",
+        ];
+        for yaml in taken {
+            assert!(
+                check(&SPEC, &settings(yaml), &[], &[], env).is_ok(),
+                "{yaml}"
+            );
+        }
     }
 
     #[test]
