@@ -21,11 +21,11 @@ pub mod vars;
 pub use model::{
     AdaptivePolicy, Auth, Backoff, Basic, Bearer, BreakerPolicy, CachingPolicy, ClientAuth,
     Compression, Condition, Cookies, DEFAULT_CACHE_BYTES, DeadlinePolicy, DecodeMode, Dns, Eject,
-    EndpointsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy, Isolation, Jitter, Layer,
-    LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile, QueryParams, QuotaHeaders,
-    QuotaPolicy, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots, Scope,
-    SecretText, SemaphorePolicy, SharedLimit, SharedStore, SlowCall, Strategy, Timeouts, Tls,
-    TraceContext, Window,
+    EndpointsPolicy, ErrorsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy, Isolation, Jitter,
+    Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile, QueryParams,
+    QuotaHeaders, QuotaPolicy, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots,
+    Scope, SecretText, SemaphorePolicy, SharedLimit, SharedStore, SlowCall, Strategy, Timeouts,
+    Tls, TraceContext, Window,
 };
 pub use settings::{
     BreakerSettings, CacheSettings, EndpointSettings, HalfOpenRule, HedgeSettings,

@@ -10,6 +10,9 @@ use crate::model::{
     Window,
 };
 
+/// How many bytes of an error answer's body an error's message shows unless a profile says.
+pub const DEFAULT_BODY_IN_MESSAGE: u64 = 512;
+
 /// Every policy value of a call, nothing left unset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
@@ -57,6 +60,8 @@ pub struct Settings {
     pub trace_context: TraceContext,
     /// Response size limit in bytes (decompressed).
     pub max_response_bytes: u64,
+    /// How many bytes of an error answer's body an error's message shows.
+    pub body_in_message: u64,
     /// Empty pages in a row a paginated method follows before it stops with an error.
     pub max_empty_pages: u32,
     /// Size limit of one event of a stream, or one JSON line, in bytes.
@@ -311,6 +316,11 @@ impl Settings {
             compression: profile.compression.unwrap_or_default(),
             trace_context: profile.trace_context.unwrap_or_default(),
             max_response_bytes: profile.max_response_bytes.map_or(16 << 20, |b| b.0),
+            body_in_message: profile
+                .errors
+                .as_ref()
+                .and_then(|e| e.body_in_message)
+                .map_or(DEFAULT_BODY_IN_MESSAGE, |b| b.0),
             max_empty_pages: profile.max_empty_pages.unwrap_or(DEFAULT_MAX_EMPTY_PAGES),
             max_event_bytes: profile.max_event_bytes.map_or(1 << 20, |b| b.0),
             tls: profile.tls.clone().unwrap_or_default(),

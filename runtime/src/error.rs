@@ -98,6 +98,9 @@ struct Inner {
     not_idempotent: bool,
     /// For a stream that broke off: the items it had delivered.
     delivered: Option<u64>,
+    /// How many bytes of `body` the message (`Display`, `Debug`) shows: the profile's
+    /// `errors.body_in_message`.
+    body_shown: usize,
 }
 
 /// A decoded error body of a method's declared error type, kept in the [`Error`] whatever the
@@ -136,6 +139,7 @@ impl Error {
             source_shown: true,
             not_idempotent: false,
             delivered: None,
+            body_shown: BODY_SNIPPET_BYTES,
         }))
     }
 
@@ -146,6 +150,19 @@ impl Error {
         error.0.status = Some(status);
         error.0.body = Some(body.slice(..body.len().min(BODY_SNIPPET_BYTES)));
         error
+    }
+
+    /// Shows at most `bytes` of the body in the message (`errors.body_in_message`); `body()`
+    /// keeps what it kept.
+    pub(crate) fn showing_body(mut self, bytes: u64) -> Error {
+        self.0.body_shown = usize::try_from(bytes).unwrap_or(usize::MAX);
+        self
+    }
+
+    /// The part of the body the message may show.
+    fn shown_body(&self) -> Option<&[u8]> {
+        let body = self.0.body.as_deref()?;
+        Some(&body[..body.len().min(self.0.body_shown)]).filter(|b| !b.is_empty())
     }
 
     /// Attaches the underlying error (kept for `source()`, never for Display).
@@ -292,7 +309,7 @@ impl fmt::Display for Error {
             // Written here rather than into the message, so a refusal formats nothing.
             write!(f, "; trial calls in {} ms", wait.as_millis().max(1))?;
         }
-        if let Some(body) = inner.body.as_ref().filter(|b| !b.is_empty()) {
+        if let Some(body) = self.shown_body() {
             // The server's text: a line break or an escape sequence in it must not forge a log
             // line or repaint a terminal, so control characters are written escaped.
             f.write_str(": ")?;
@@ -319,7 +336,7 @@ impl fmt::Debug for Error {
         if let Some(status) = inner.status {
             d.field("status", &status);
         }
-        if let Some(body) = &inner.body {
+        if let Some(body) = self.shown_body() {
             d.field("body", &String::from_utf8_lossy(body));
         }
         if let Some(wait) = inner.retry_in {

@@ -143,6 +143,8 @@ partial! {
         /// `on` (the default): with the runtime's `otel` feature, each attempt carries the
         /// caller's trace context (`traceparent`, `tracestate`); `off`: never.
         trace_context: TraceContext,
+        /// What an error's message shows of the server's answer (`body_in_message`).
+        errors: ErrorsPolicy,
         /// Responses above this size fail with `BodyTooLarge` (their decompressed size).
         max_response_bytes: ByteSize,
         /// A paginated method stops with an error after this many empty pages in a row, each
@@ -198,6 +200,7 @@ mod breaker;
 mod cache;
 mod decode;
 mod endpoints;
+mod errors;
 mod isolation;
 mod overload;
 mod quota;
@@ -211,6 +214,7 @@ pub use endpoints::{
     Cookies, Dns, Eject, EndpointsPolicy, HeaderDef, Headers, LogLevel, QueryParams, Roots,
     Strategy, Tls,
 };
+pub use errors::ErrorsPolicy;
 #[cfg(feature = "schema")]
 pub(crate) use isolation::IsolationRepr;
 pub use isolation::{Isolation, PoolPolicy, RateLimitPolicy, SemaphorePolicy};

@@ -369,7 +369,9 @@ fn failed(
         status
     };
     FailedAttempt {
-        error: Error::status_error(response.status, &response.body).with_detail(detail),
+        error: Error::status_error(response.status, &response.body)
+            .showing_body(state.settings.body_in_message)
+            .with_detail(detail),
         failure: AttemptFailure::Status(retried_as),
         retry_after: retry_after(
             &response.headers,
