@@ -82,16 +82,26 @@ impl Loader {
             return imported.files;
         };
         let source = self.sources.len() - 1;
-        if let Some(profile) = from.profiles.shift_remove("main") {
-            profiles.insert(
-                "openapi".to_owned(),
-                Located {
+        match from.profiles.shift_remove("main") {
+            Some(profile) => {
+                profiles.insert(
+                    "openapi".to_owned(),
+                    Located {
+                        source,
+                        item: profile,
+                    },
+                );
+                if file.profile.is_none() {
+                    file.profile = Some("openapi".to_owned());
+                }
+            }
+            // A description that asks for no credentials: `openapi` is an empty profile, so a
+            // spec's `extends: openapi` holds whichever description it imports.
+            None => {
+                profiles.entry("openapi".to_owned()).or_insert(Located {
                     source,
-                    item: profile,
-                },
-            );
-            if file.profile.is_none() {
-                file.profile = Some("openapi".to_owned());
+                    item: Profile::default(),
+                });
             }
         }
         if file.base_url.is_none() {

@@ -154,3 +154,38 @@ async fn serve_says_where_it_is_and_the_page_comes_with_its_figures() {
     );
     dashboard.stop();
 }
+
+/// The docs' way to put the page in a service's own app: an app with state of its own, the page
+/// at `/remcall` and at `/remcall/`, its figures beside it, the app's own routes untouched.
+#[tokio::test]
+async fn mounted_in_an_app_with_state_the_page_answers_with_and_without_the_slash() {
+    use axum::extract::State;
+
+    #[derive(Clone)]
+    struct AppState {
+        name: &'static str,
+    }
+    let url = service::start().await.unwrap();
+    let users = UserClient::new(&url).unwrap();
+    users.get_user(1, None, "a").await.unwrap();
+    let app: axum::Router<AppState> = axum::Router::new().route(
+        "/",
+        axum::routing::get(|State(state): State<AppState>| async move { state.name }),
+    );
+    let app = remcall::dashboard::mount(app, "/remcall", vec![users.observe()])
+        .with_state(AppState { name: "the app" });
+    let server = testkit::Server::start(app).await;
+
+    assert_eq!(
+        get(&format!("{}/", server.url())).await,
+        (200, "the app".into())
+    );
+    for path in ["/remcall", "/remcall/"] {
+        let (status, html) = get(&format!("{}{path}", server.url())).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(html.contains("<main id=\"clients\">"), "{path}: {html}");
+    }
+    let (status, stats) = get(&format!("{}/remcall/stats.json", server.url())).await;
+    assert_eq!(status, 200);
+    assert!(stats.contains("get_user"), "{stats}");
+}

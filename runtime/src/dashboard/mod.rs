@@ -10,8 +10,13 @@
 //! // A page of its own on 127.0.0.1:9900 (port 0: any free one; `dashboard.addr()` says which) …
 //! let dashboard = remcall::dashboard::serve("127.0.0.1:9900", vec![users.observe()]).await?;
 //! println!("dashboard: {}", dashboard.url());
-//! // … or mounted in the service's own axum router.
-//! let app: axum::Router = axum::Router::new().nest("/remcall", remcall::dashboard::router(vec![users.observe()]));
+//! // … or mounted in the service's own axum router, whatever its state, at `/remcall` and
+//! // `/remcall/` alike.
+//! #[derive(Clone)]
+//! struct AppState;
+//! let app: axum::Router<AppState> = axum::Router::new();
+//! let app = remcall::dashboard::mount(app, "/remcall", vec![users.observe()]).with_state(AppState);
+//! # let _ = app;
 //! # Ok(()) }
 //! ```
 //!
@@ -33,8 +38,10 @@ use crate::client::Observer;
 
 const PAGE: &str = include_str!("page.html");
 
-/// The routes: `/` (the page), `/stats.json`, `/metrics`.
-pub fn router(clients: Vec<Observer>) -> Router {
+/// The routes: `/` (the page), `/stats.json`, `/metrics`; for a router of any state (they use
+/// none). To put them under a path of an app, [`mount`] does it, the path's trailing slash
+/// included.
+pub fn router<S: Clone + Send + Sync + 'static>(clients: Vec<Observer>) -> Router<S> {
     let clients = Arc::new(clients);
     let json_clients = clients.clone();
     let metric_clients = clients.clone();
@@ -79,6 +86,25 @@ pub fn router(clients: Vec<Observer>) -> Router {
                 }
             }),
         )
+}
+
+/// `app` with the dashboard's routes under `path` (`"/remcall"`): the page at `/remcall` and at
+/// `/remcall/` (redirected), `/remcall/stats.json`, `/remcall/metrics`.
+pub fn mount<S: Clone + Send + Sync + 'static>(
+    app: Router<S>,
+    path: &str,
+    clients: Vec<Observer>,
+) -> Router<S> {
+    let path = path.trim_end_matches('/').to_owned();
+    let with_slash = format!("{path}/");
+    let to = path.clone();
+    app.nest(&path, router(clients)).route(
+        &with_slash,
+        get(move || {
+            let to = to.clone();
+            async move { axum::response::Redirect::permanent(&to) }
+        }),
+    )
 }
 
 /// The page with `figures` in it, so it shows them as it loads rather than a waiting page. In
@@ -141,7 +167,7 @@ pub fn serve_listener(
     let names: Arc<Vec<String>> = Arc::new(hosts.iter().map(|h| (*h).to_owned()).collect());
     async move {
         let bound = listener.local_addr()?.ip();
-        let app = router(clients).layer(axum::middleware::from_fn(
+        let app = router::<()>(clients).layer(axum::middleware::from_fn(
             move |request: axum::extract::Request, next: axum::middleware::Next| {
                 let names = names.clone();
                 async move {
