@@ -53,25 +53,34 @@ impl Profile {
                 &e.to_string(),
             )))
         })?;
-        if profile.extends.is_some() {
+        profile.check()?;
+        Ok(profile)
+    }
+
+    /// Whether this profile, however it was made (read from YAML, from a service's own
+    /// configuration through serde, or in code), holds what a run-time profile may: the checks
+    /// [`Profile::from_yaml_str`] makes, and `ClientBuilder::build` makes again of every profile
+    /// it is given.
+    pub fn check(&self) -> Result<(), ProfileError> {
+        if self.extends.is_some() {
             return Err(ProfileError(
                 "`extends` works only inside a spec's `configs:`".to_owned(),
             ));
         }
-        if profile.interceptors.is_some() {
+        if self.interceptors.is_some() {
             return Err(ProfileError(
                 "`interceptors` name Rust types and work only in a spec; at run time use the client builder's `.interceptor(..)`".to_owned(),
             ));
         }
-        if let Some(over) = profile
+        match self
             .over_limits()
             .into_iter()
-            .chain(profile.out_of_range())
+            .chain(self.out_of_range())
             .next()
         {
-            return Err(ProfileError(over.message));
+            Some(over) => Err(ProfileError(over.message)),
+            None => Ok(()),
         }
-        Ok(profile)
     }
 
     /// Writes the profile in the same syntax [`Profile::from_yaml_str`] reads.

@@ -86,6 +86,16 @@ impl ClientBuilder {
     pub fn build(self) -> Result<Client, Error> {
         let spec = self.spec;
         let named = |e: Error| e.in_call(spec.name, "");
+        // A profile from the service's own configuration (serde) or code is checked as one read
+        // from YAML is.
+        if let Some(profile) = &self.profile {
+            profile.check().map_err(|e| {
+                named(Error::new(
+                    ErrorKind::Config,
+                    format!("the profile given to the builder: {e}"),
+                ))
+            })?;
+        }
         let (client_settings, own_settings) = settings(spec, self.profile.unwrap_or_default())?;
         let base_urls = match self.base_urls {
             Some(urls) => urls,
