@@ -20,12 +20,23 @@ static PING: MethodSpec = MethodSpec {
     streams: false,
     profile: "",
 };
+/// Always 503, answered by a fallback; two open its breaker.
+static DOWN: MethodSpec = MethodSpec {
+    index: 1,
+    name: "down",
+    http_method: "GET",
+    path: "/down",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "retry: { max_attempts: 1 }\nbreaker: { min_calls: 2, failure_rate: 50 }",
+};
 static SPEC: ClientSpec = ClientSpec {
     name: "Metered",
     base_urls: &[],
     base_path: "",
     profile: "retry: { backoff: { initial: 1ms, max: 1ms } }",
-    methods: &[&PING],
+    methods: &[&PING, &DOWN],
 };
 
 #[tokio::test]
@@ -36,25 +47,35 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
 
     let hits = Arc::new(AtomicUsize::new(0));
     let h = hits.clone();
-    let server = testkit::Server::start(Router::new().route(
-        "/ping",
-        get(move || {
-            let n = h.fetch_add(1, Ordering::SeqCst);
-            async move {
-                if n == 0 {
-                    StatusCode::SERVICE_UNAVAILABLE
-                } else {
-                    StatusCode::OK
-                }
-            }
-        }),
-    ))
+    let server = testkit::Server::start(
+        Router::new()
+            .route("/down", get(|| async { StatusCode::SERVICE_UNAVAILABLE }))
+            .route(
+                "/ping",
+                get(move || {
+                    let n = h.fetch_add(1, Ordering::SeqCst);
+                    async move {
+                        if n == 0 {
+                            StatusCode::SERVICE_UNAVAILABLE
+                        } else {
+                            StatusCode::OK
+                        }
+                    }
+                }),
+            ),
+    )
     .await;
     let client = ClientBuilder::new(&SPEC)
         .base_url(&server.url())
         .build()
         .unwrap();
     client.call(PING.request(), decode::unit).await.unwrap();
+    for _ in 0..2 {
+        client
+            .call_or_fallback(DOWN.request(), decode::unit, |_| async { Ok(()) })
+            .await
+            .unwrap();
+    }
 
     type Labels = Vec<(String, String)>;
     let metrics: Vec<(String, Labels, DebugValue)> = snapshotter
@@ -70,10 +91,11 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
             (key.name().to_owned(), labels, value)
         })
         .collect();
+    // `ping`'s series (`down`'s are read below).
     let find = |name: &str| {
         metrics
             .iter()
-            .find(|(n, ..)| n == name)
+            .find(|(n, labels, _)| n == name && !labels.iter().any(|(_, v)| v == "down"))
             .unwrap_or_else(|| panic!("{name} missing: {metrics:?}"))
     };
     let (_, labels, value) = find("remcall_calls_total");
@@ -94,7 +116,12 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
     // By the conventions, per attempt: the 503 and the 200, each with its status code.
     let attempts: Vec<_> = metrics
         .iter()
-        .filter(|(name, ..)| name == "http.client.request.duration")
+        .filter(|(name, labels, _)| {
+            name == "http.client.request.duration"
+                && labels
+                    .iter()
+                    .any(|(k, v)| k == "url.template" && v == "/ping")
+        })
         .collect();
     assert_eq!(attempts.len(), 2, "one series per status: {attempts:?}");
     let port = server.url().rsplit(':').next().unwrap().to_owned();
@@ -123,6 +150,20 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
             "{value:?}"
         );
     }
+    // The policies' decisions, as the statistics count them.
+    let down = |name: &str| {
+        metrics
+            .iter()
+            .find(|(n, labels, _)| n == name && labels.iter().any(|(_, v)| v == "down"))
+            .map(|(_, _, value)| value.clone())
+            .unwrap_or_else(|| panic!("{name} of `down` missing: {metrics:?}"))
+    };
+    assert_eq!(down("remcall_fallbacks_total"), &DebugValue::Counter(2));
+    assert_eq!(
+        down("remcall_breaker_state"),
+        &DebugValue::Gauge(2.0.into()),
+        "open"
+    );
     let (_, _, active) = find("http.client.active_requests");
     assert_eq!(
         active,

@@ -308,6 +308,12 @@ impl<'a> Racer<'a, Landed<'a>> for Hedges<'a> {
         }
         let lease = shared.endpoints.pick(&self.at).ok()?;
         self.state.counters.record_hedge();
+        #[cfg(feature = "metrics")]
+        crate::observe::metrics::record_decision(
+            "remcall_hedges_total",
+            shared.spec.name,
+            self.request.method.name,
+        );
         tracing::info!(endpoint = %lease.endpoint().base, "hedge sent");
         self.at.push(lease.endpoint().clone());
         let when = When {

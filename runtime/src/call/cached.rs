@@ -86,6 +86,12 @@ impl<'a> CacheStep<'a> {
         match cache.kept(&key, &cache::asked(&outgoing), SystemTime::now()) {
             Kept::Fresh(answer) => {
                 self.state.counters.record_cache_hit();
+                #[cfg(feature = "metrics")]
+                crate::observe::metrics::record_decision(
+                    "remcall_cache_hits_total",
+                    self.client.shared.spec.name,
+                    self.request.method.name,
+                );
                 tracing::debug!("cache hit");
                 Some(answer)
             }
@@ -108,6 +114,12 @@ impl<'a> CacheStep<'a> {
         let stale = match self.cache.kept(&key, &asked, SystemTime::now()) {
             Kept::Fresh(answer) => {
                 self.state.counters.record_cache_hit();
+                #[cfg(feature = "metrics")]
+                crate::observe::metrics::record_decision(
+                    "remcall_cache_hits_total",
+                    self.client.shared.spec.name,
+                    self.request.method.name,
+                );
                 tracing::debug!("cache hit");
                 return Some(answer);
             }

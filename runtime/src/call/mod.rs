@@ -145,6 +145,12 @@ impl Client {
         if answer.is_ok() {
             crate::origin::note(Origin::Fallback);
             self.shared.method(method).counters.record_fallback();
+            #[cfg(feature = "metrics")]
+            crate::observe::metrics::record_decision(
+                "remcall_fallbacks_total",
+                self.shared.spec.name,
+                method.name,
+            );
         }
         answer
     }
@@ -185,6 +191,12 @@ impl Client {
         method: &'static MethodSpec,
         failure: &Result<Response, Error>,
     ) {
+        #[cfg(feature = "metrics")]
+        crate::observe::metrics::record_decision(
+            "remcall_served_stale_total",
+            self.shared.spec.name,
+            method.name,
+        );
         if state.counters.record_served_stale()
             && let Err(error) = failure
         {

@@ -7,6 +7,10 @@
 //! - `remcall_retries_total{client, method}`: attempts after the first;
 //! - `remcall_without_redis_total{client, method}`: shared rate-limit and retry-budget decisions
 //!   made without Redis (it was down or slow);
+//! - `remcall_fallbacks_total`, `remcall_hedges_total`, `remcall_cache_hits_total`,
+//!   `remcall_served_stale_total{client, method}`: the policies' decisions, as the statistics
+//!   count them; `remcall_breaker_state{client, method}` (0 closed, 1 half-open, 2 open), set at
+//!   each change;
 //! - by OpenTelemetry's HTTP semantic conventions, per attempt (hedges included):
 //!   `http.client.request.duration` (seconds) with `http.request.method`, `url.template`,
 //!   `server.address`, `server.port`, `http.response.status_code` or `error.type`; and
@@ -27,6 +31,16 @@ pub(crate) fn record_call(
 
 pub(crate) fn record_retry(client: &'static str, method: &'static str) {
     metrics::counter!("remcall_retries_total", "client" => client, "method" => method).increment(1);
+}
+
+/// One of the policies' decisions (`remcall_fallbacks_total`, …).
+pub(crate) fn record_decision(name: &'static str, client: &'static str, method: &'static str) {
+    metrics::counter!(name, "client" => client, "method" => method).increment(1);
+}
+
+/// A breaker's new state (`scope`: its method, or `client` for a client-wide one).
+pub(crate) fn record_breaker_state(client: &'static str, scope: &'static str, state: f64) {
+    metrics::gauge!("remcall_breaker_state", "client" => client, "method" => scope).set(state);
 }
 
 pub(crate) fn record_without_redis(client: &'static str, method: &'static str) {

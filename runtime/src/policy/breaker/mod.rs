@@ -339,6 +339,16 @@ impl Breaker {
             to = name(to),
             "circuit breaker state change"
         );
+        #[cfg(feature = "metrics")]
+        crate::observe::metrics::record_breaker_state(
+            self.client,
+            self.scope,
+            match to {
+                CLOSED => 0.0,
+                OPEN => 2.0,
+                _ => 1.0,
+            },
+        );
     }
 
     #[inline]
