@@ -155,7 +155,7 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
         metrics
             .iter()
             .find(|(n, labels, _)| n == name && labels.iter().any(|(_, v)| v == "down"))
-            .map(|(_, _, value)| value.clone())
+            .map(|(_, _, value)| value)
             .unwrap_or_else(|| panic!("{name} of `down` missing: {metrics:?}"))
     };
     assert_eq!(down("remcall_fallbacks_total"), &DebugValue::Counter(2));
