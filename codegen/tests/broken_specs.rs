@@ -455,28 +455,3 @@ paths:
         "a fixed query tells them apart"
     );
 }
-
-/// `extends: openapi`, as the README shows it, holds for a description that asks for no
-/// credentials: the profile is there, empty.
-#[test]
-fn extends_openapi_holds_for_a_description_without_credentials() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("open.yaml"),
-        "openapi: 3.0.3\ninfo: { title: Open, version: \"1\" }\npaths:\n  /ping:\n    get:\n      operationId: ping\n      responses: { \"204\": { description: ok } }\n",
-    )
-    .unwrap();
-    let spec = dir.path().join("open.remcall.yaml");
-    std::fs::write(
-        &spec,
-        "client: Open\nopenapi: { file: open.yaml }\nbase_url: \"http://localhost:8080\"\nconfig: mine\nconfigs:\n  mine:\n    extends: openapi\n    timeout: { attempt: 2s }\n",
-    )
-    .unwrap();
-    let generated =
-        remcall_codegen::generate(std::slice::from_ref(&spec)).unwrap_or_else(|e| panic!("{e:?}"));
-    assert!(
-        generated[0].warnings.is_empty(),
-        "{:?}",
-        generated[0].warnings
-    );
-}

@@ -82,26 +82,16 @@ impl Loader {
             return imported.files;
         };
         let source = self.sources.len() - 1;
-        match from.profiles.shift_remove("main") {
-            Some(profile) => {
-                profiles.insert(
-                    "openapi".to_owned(),
-                    Located {
-                        source,
-                        item: profile,
-                    },
-                );
-                if file.profile.is_none() {
-                    file.profile = Some("openapi".to_owned());
-                }
-            }
-            // A description that asks for no credentials: `openapi` is an empty profile, so a
-            // spec's `extends: openapi` holds whichever description it imports.
-            None => {
-                profiles.entry("openapi".to_owned()).or_insert(Located {
+        if let Some(profile) = from.profiles.shift_remove("main") {
+            profiles.insert(
+                "openapi".to_owned(),
+                Located {
                     source,
-                    item: Profile::default(),
-                });
+                    item: profile,
+                },
+            );
+            if file.profile.is_none() {
+                file.profile = Some("openapi".to_owned());
             }
         }
         if file.base_url.is_none() {
