@@ -85,18 +85,23 @@ impl<'a> CacheStep<'a> {
         );
         match cache.kept(&key, &cache::asked(&outgoing), SystemTime::now()) {
             Kept::Fresh(answer) => {
-                self.state.counters.record_cache_hit();
-                #[cfg(feature = "metrics")]
-                crate::observe::metrics::record_decision(
-                    "remcall_cache_hits_total",
-                    self.client.shared.spec.name,
-                    self.request.method.name,
-                );
-                tracing::debug!("cache hit");
+                self.hit();
                 Some(answer)
             }
             Kept::Stale { .. } | Kept::Nothing => None,
         }
+    }
+
+    /// A kept answer answers: counted, and an event of the call.
+    fn hit(&self) {
+        self.state.counters.record_cache_hit();
+        #[cfg(feature = "metrics")]
+        crate::observe::metrics::record_decision(
+            "remcall_cache_hits_total",
+            self.client.shared.spec.name,
+            self.request.method.name,
+        );
+        tracing::debug!("cache hit");
     }
 
     /// The lookup with the request whole (credentials and interceptors' headers in it, so the
@@ -113,14 +118,7 @@ impl<'a> CacheStep<'a> {
         }
         let stale = match self.cache.kept(&key, &asked, SystemTime::now()) {
             Kept::Fresh(answer) => {
-                self.state.counters.record_cache_hit();
-                #[cfg(feature = "metrics")]
-                crate::observe::metrics::record_decision(
-                    "remcall_cache_hits_total",
-                    self.client.shared.spec.name,
-                    self.request.method.name,
-                );
-                tracing::debug!("cache hit");
+                self.hit();
                 return Some(answer);
             }
             Kept::Stale { entry, conditions } => {
