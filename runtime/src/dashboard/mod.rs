@@ -15,7 +15,7 @@
 //! #[derive(Clone)]
 //! struct AppState;
 //! let app: axum::Router<AppState> = axum::Router::new();
-//! let app = remcall::dashboard::mount(app, "/remcall", vec![users.observe()]).with_state(AppState);
+//! let app: axum::Router = remcall::dashboard::mount(app, "/remcall", vec![users.observe()]).with_state(AppState);
 //! # let _ = app;
 //! # Ok(()) }
 //! ```
