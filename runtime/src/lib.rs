@@ -44,8 +44,8 @@ pub use stream::{Event, Events, Lines};
 pub use wire::multipart::File;
 pub use wire::nullable::Nullable;
 
+pub use client::prometheus;
 pub use decode::response::{Response, WithHeaders};
-pub use observe::prometheus;
 pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats, QuotaStats};
 pub use origin::Origin;
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields

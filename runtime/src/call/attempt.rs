@@ -218,7 +218,7 @@ impl Client {
             }
             log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
             exchange(
-                self.shared.http.execute(outgoing.into_request()),
+                self.shared.http.execute(super::outgoing::sent(outgoing)),
                 state.settings.max_response_bytes,
                 request.download.clone(),
             )

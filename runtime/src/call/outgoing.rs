@@ -51,6 +51,20 @@ pub(super) fn outgoing(
     Ok(outgoing)
 }
 
+/// The request to send. A stub of this process is told which method calls: two may share a
+/// verb and route.
+pub(super) fn sent(outgoing: Outgoing) -> reqwest::Request {
+    #[cfg(feature = "stub")]
+    {
+        let method = outgoing.call.method;
+        let mut request = outgoing.into_request();
+        crate::stub::name_the_method(&mut request, method);
+        request
+    }
+    #[cfg(not(feature = "stub"))]
+    outgoing.into_request()
+}
+
 /// Tells the downstream what this attempt will wait, in whole milliseconds, in `header`: it can
 /// stop when nobody waits any more.
 fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instant) {

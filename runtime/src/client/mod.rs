@@ -3,6 +3,7 @@
 mod builder;
 pub(crate) mod environment;
 mod policies;
+pub mod prometheus;
 
 use std::sync::{Arc, OnceLock};
 

@@ -10,6 +10,5 @@ pub(crate) mod latency;
 pub(crate) mod metrics;
 #[cfg(feature = "otel")]
 pub(crate) mod otel;
-pub mod prometheus;
 pub(crate) mod spans;
 pub(crate) mod stats;

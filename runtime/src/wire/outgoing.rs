@@ -36,9 +36,6 @@ impl Outgoing {
         let mut request = reqwest::Request::new(self.http_method, self.url);
         *request.headers_mut() = self.headers;
         *request.body_mut() = self.body.map(reqwest::Body::from);
-        // A stub of this process is told which method calls (two may share a route).
-        #[cfg(feature = "stub")]
-        crate::stub::name_the_method(&mut request, self.call.method);
         request
     }
 }
