@@ -5,6 +5,7 @@
 
 mod methods;
 mod paginate;
+mod params;
 mod profiles;
 mod request_line;
 mod results;
