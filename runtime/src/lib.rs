@@ -44,6 +44,10 @@ pub use stream::{Event, Events, Lines};
 pub use wire::multipart::File;
 pub use wire::nullable::Nullable;
 
+#[cfg(feature = "metrics")]
+pub use client::facade as metrics;
+#[cfg(feature = "otel")]
+pub use client::otel;
 pub use client::prometheus;
 pub use decode::response::{Response, WithHeaders};
 pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats, QuotaStats};

@@ -1,4 +1,5 @@
-//! With the `metrics` feature, calls and retries reach the installed recorder with their labels.
+//! With the `metrics` feature, calls and retries reach the installed recorder with their labels,
+//! and `remcall::metrics::publish` sets the statistics' families.
 #![cfg(feature = "metrics")]
 
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
+use remcall::Observe;
 
 static PING: MethodSpec = MethodSpec {
     index: 0,
@@ -76,6 +78,8 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
             .await
             .unwrap();
     }
+    // The statistics' families, published where the recorder reads.
+    remcall::metrics::publish(&[client.observe()]);
 
     type Labels = Vec<(String, String)>;
     let metrics: Vec<(String, Labels, DebugValue)> = snapshotter
@@ -169,5 +173,25 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
         active,
         &DebugValue::Gauge(0.0.into()),
         "none left in flight"
+    );
+
+    // `publish`: the statistics under the Prometheus text's names and labels.
+    assert_eq!(find("remcall_method_calls_total").2, DebugValue::Counter(1));
+    assert_eq!(
+        down("remcall_method_fallbacks_total"),
+        &DebugValue::Counter(2)
+    );
+    assert_eq!(
+        down("remcall_method_breaker_state"),
+        &DebugValue::Gauge(2.0.into())
+    );
+    let DebugValue::Gauge(next_trial) = down("remcall_method_breaker_next_trial_seconds") else {
+        panic!("the next trial is no gauge");
+    };
+    assert!(next_trial.0 > 0.0, "{next_trial:?}");
+    assert_eq!(
+        find("remcall_method_quota_wait_seconds_total").2,
+        DebugValue::Gauge(0.0.into()),
+        "seconds keep their fraction"
     );
 }

@@ -356,3 +356,111 @@ async fn the_policies_decisions_are_events_of_the_calls_span() {
     );
     assert_eq!(seen.lock().unwrap().len(), 2, "the third call was not sent");
 }
+
+static TICKS: MethodSpec = MethodSpec {
+    index: 0,
+    name: "ticks",
+    http_method: "GET",
+    path: "/ticks",
+    idempotent: true,
+    not_found_none: false,
+    streams: true,
+    profile: "",
+};
+
+static STREAMS: ClientSpec = ClientSpec {
+    name: "Ticks",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&TICKS],
+};
+
+/// A stream broken after its second event and resumed from it: one client span for its life,
+/// an attempt span for the opening and one for the reconnect, each on the wire in the
+/// `traceparent` of its own request.
+#[tokio::test(flavor = "current_thread")]
+async fn a_resumed_stream_is_one_client_span_and_each_reconnect_carries_its_own_attempt() {
+    let seen: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
+    let kept = seen.clone();
+    let router = Router::new().route(
+        "/ticks",
+        get(move |headers: HeaderMap| {
+            let seen = kept.clone();
+            async move {
+                let parent = headers.get("traceparent").and_then(|v| v.to_str().ok());
+                seen.lock().unwrap().push(parent.map(str::to_owned));
+                let body = if headers.contains_key("last-event-id") {
+                    "id: 3\ndata: 3\n\n".to_owned()
+                } else {
+                    // The second event is cut off: the stream breaks after the first.
+                    "retry: 1\n\nid: 1\ndata: 1\n\nid: 2\ndata: 2\n\nid: 3\nda".to_owned()
+                };
+                let mut parts = vec![Ok::<_, std::io::Error>(bytes::Bytes::from(body))];
+                if !headers.contains_key("last-event-id") {
+                    parts.push(Err(std::io::Error::other("cut")));
+                }
+                // Apart in time, so the first part is on the wire before the connection breaks.
+                let stream = futures_util::stream::unfold(parts.into_iter(), |mut parts| async {
+                    let part = parts.next()?;
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                    Some((part, parts))
+                });
+                (
+                    [("content-type", "text/event-stream")],
+                    axum::body::Body::from_stream(stream),
+                )
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    let ticks = ClientBuilder::new(&STREAMS)
+        .base_url(&server.url())
+        .build()
+        .unwrap();
+    let spans = traced(async {
+        let mut events = ticks
+            .call_events(
+                TICKS.request(),
+                remcall::__codegen::event_json::<remcall::serde_json::Value>,
+                None,
+                None,
+            )
+            .await
+            .unwrap();
+        let mut data = Vec::new();
+        while let Some(event) = events.next().await {
+            data.push(event.unwrap().data);
+        }
+        assert_eq!(data, [json!(1), json!(2), json!(3)]);
+    })
+    .await;
+
+    let stream = spans
+        .iter()
+        .find(|s| s.name == "GET /ticks" && !is_attempt(s))
+        .unwrap_or_else(|| panic!("no stream span: {spans:#?}"));
+    assert_eq!(stream.span_kind, SpanKind::Client);
+    assert_eq!(stream.status, Status::Unset);
+    assert_eq!(
+        attribute(stream, "remcall.stream.events"),
+        Some(&Value::I64(3))
+    );
+    assert_eq!(
+        attribute(stream, "url.template"),
+        Some(&Value::from("/ticks"))
+    );
+    let mut attempts: Vec<_> = spans.iter().filter(|s| is_attempt(s)).collect();
+    attempts.sort_by_key(|s| s.start_time);
+    assert_eq!(attempts.len(), 2, "{spans:#?}");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2, "the opening and the reconnect");
+    for (parent, attempt) in seen.iter().zip(&attempts) {
+        assert_eq!(attempt.parent_span_id, stream.span_context.span_id());
+        let context = &attempt.span_context;
+        assert_eq!(
+            parent.as_deref(),
+            Some(format!("00-{}-{}-01", context.trace_id(), context.span_id()).as_str())
+        );
+    }
+}

@@ -31,15 +31,15 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         bail!("cargo test --workspace failed");
     }
     // The runtime with `otel`, which no crate of the workspace turns on: its spans by the
-    // conventions and the trace on the wire (runtime/tests/otel.rs), and every other test of the
-    // runtime with them.
+    // conventions, the trace on the wire and the meters (runtime/tests/otel*.rs), and every other
+    // test of the runtime with them; with `metrics` too, so both record side by side.
     let status = Command::new(env!("CARGO"))
         .current_dir(root)
-        .args(["test", "-p", "remcall", "--features", "otel"])
+        .args(["test", "-p", "remcall", "--features", "otel,metrics"])
         .status()
-        .context("running cargo test -p remcall --features otel")?;
+        .context("running cargo test -p remcall --features otel,metrics")?;
     if !status.success() {
-        bail!("cargo test -p remcall --features otel failed");
+        bail!("cargo test -p remcall --features otel,metrics failed");
     }
     let description = root.join("codegen/tests/openapi/conformance.yaml");
     crate::conformance::run(

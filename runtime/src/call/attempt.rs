@@ -112,6 +112,12 @@ impl Client {
         // Entered at every poll only when a subscriber wants the span.
         let generation = &mut token_generation;
         let endpoint = lease.endpoint();
+        #[cfg(feature = "otel")]
+        let http_measured = self.shared.http_meters.start(
+            request.method.http_method,
+            request.method.path,
+            endpoint.address(),
+        );
         #[cfg(feature = "metrics")]
         let measured = crate::observe::metrics::Attempt::start(
             request.method.http_method,
@@ -133,18 +139,18 @@ impl Client {
             spans::ended(&span, status, outcome.as_ref().err().map(|f| &f.error));
             outcome
         };
-        #[cfg(feature = "metrics")]
-        measured.ended(
-            outcome
-                .as_ref()
-                .ok()
-                .map(|r| r.status.as_u16())
-                .or_else(|| {
-                    let failed = outcome.as_ref().err()?;
-                    failed.error.status().map(|s| s.as_u16())
-                }),
-            outcome.as_ref().err().map(|f| &f.error),
-        );
+        #[cfg(any(feature = "metrics", feature = "otel"))]
+        {
+            let error = outcome.as_ref().err().map(|f| &f.error);
+            let status = match &outcome {
+                Ok(response) => Some(response.status.as_u16()),
+                Err(failed) => failed.error.status().map(|s| s.as_u16()),
+            };
+            #[cfg(feature = "metrics")]
+            measured.ended(status, error);
+            #[cfg(feature = "otel")]
+            http_measured.ended(status, error);
+        }
         self.shared
             .endpoints
             .record(lease.endpoint(), outcome::endpoint_unhealthy(&outcome));

@@ -18,6 +18,7 @@ use super::admission::breaker_permit;
 use super::attempt::When;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
+use crate::observe::spans;
 use crate::outcome::{self, StreamBreak};
 use crate::policy::retry::backoff;
 use crate::stream::lines::LineSplitter;
@@ -92,13 +93,7 @@ impl Client {
         let method = request.method;
         // One span for the stream's life, entered whenever its consumer polls: the opening's
         // attempts and every resumption log inside it. Not entered when nobody listens.
-        let span = tracing::info_span!(
-            "remcall.stream",
-            client = self.shared.spec.name,
-            method = method.name,
-            http.method = method.http_method,
-            url.template = method.path,
-        );
+        let span = spans::stream(self.shared.spec.name, method);
         let client = self.clone();
         let mut feed = if span.is_disabled() {
             Feed::new(move |out| client.produce(request, format, out))
@@ -118,7 +113,11 @@ impl Client {
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
         let admitted = match self.admit(state, method).await {
             Ok(admitted) => admitted,
-            Err(error) => return out.opened(Err(named(error))),
+            Err(error) => {
+                let error = named(error);
+                spans::stream_ended(&tracing::Span::current(), 0, Some(&error));
+                return out.opened(Err(error));
+            }
         };
         let slot = Slot::default();
         request.download = Some(slot.clone());
@@ -142,7 +141,9 @@ impl Client {
             Ok(response) => response,
             Err(error) => {
                 bulkhead.finish(rtt, dropped);
-                return out.opened(Err(named(error)));
+                let error = named(error);
+                spans::stream_ended(&tracing::Span::current(), 0, Some(&error));
+                return out.opened(Err(error));
             }
         };
         out.opened(Ok(()));
@@ -168,8 +169,11 @@ impl Client {
                 }
                 Err(error) => {
                     state.counters.record_stream_broken();
-                    out.push(F::failed(named(error)));
-                    break;
+                    let error = named(error);
+                    let span = tracing::Span::current();
+                    spans::stream_ended(&span, read.delivered, Some(&error));
+                    out.push(F::failed(error));
+                    return bulkhead.finish(rtt, false);
                 }
             }
         }
@@ -177,6 +181,7 @@ impl Client {
         if format.reported() {
             state.counters.record_stream_broken();
         }
+        spans::stream_ended(&tracing::Span::current(), read.delivered, None);
         bulkhead.finish(rtt, false);
     }
 

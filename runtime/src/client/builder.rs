@@ -151,6 +151,8 @@ impl ClientBuilder {
             cache,
             fleet_quotas,
             fleet_cache,
+            #[cfg(feature = "otel")]
+            http_meters: crate::observe::http_meters::HttpMeters::new(),
         };
         Ok(Client {
             shared: Arc::new(shared),

@@ -2,6 +2,11 @@
 
 mod builder;
 pub(crate) mod environment;
+#[cfg(feature = "metrics")]
+pub mod facade;
+pub(crate) mod families;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod policies;
 pub mod prometheus;
 
@@ -78,6 +83,9 @@ pub(crate) struct Shared {
     pub(crate) fleet_quotas: fleet::Quotas,
     /// The fleet's kept answers in Redis, when the profile shares them (`cache.shared`).
     pub(crate) fleet_cache: fleet::Cache,
+    /// Each attempt's `http.client.*` instruments, on the meter provider of the client's build.
+    #[cfg(feature = "otel")]
+    pub(crate) http_meters: crate::observe::http_meters::HttpMeters,
 }
 
 impl Shared {

@@ -87,11 +87,7 @@ impl Attempt {
             labels.push((sc::HTTP_RESPONSE_STATUS_CODE, status.to_string()));
         }
         if let Some(error) = error {
-            let kind = match error.status() {
-                Some(status) => status.as_u16().to_string(),
-                None => error.kind().name().to_owned(),
-            };
-            labels.push((sc::ERROR_TYPE, kind));
+            labels.push((sc::ERROR_TYPE, super::error_type(error)));
         }
         metrics::histogram!(
             opentelemetry_semantic_conventions::metric::HTTP_CLIENT_REQUEST_DURATION,

@@ -49,6 +49,7 @@ pub(crate) fn call(client: &'static str, method: &'static MethodSpec) -> Span {
         { sc::ERROR_TYPE } = Empty,
         remcall.client = client,
         remcall.method = method.name,
+        remcall.stream.events = Empty,
         attempts = Empty,
         hedges = Empty,
         outcome = Empty,
@@ -60,6 +61,44 @@ pub(crate) fn call(client: &'static str, method: &'static MethodSpec) -> Span {
         );
     }
     span
+}
+
+/// A stream's span, for its whole life: its opening's attempts and every resumption's are its
+/// children. Remcall's own without the `otel` feature.
+#[cfg(not(feature = "otel"))]
+pub(crate) fn stream(client: &'static str, method: &'static MethodSpec) -> Span {
+    tracing::info_span!(
+        "remcall.stream",
+        client,
+        method = method.name,
+        http.method = method.http_method,
+        url.template = method.path,
+    )
+}
+
+/// A stream's span: one long HTTP request, so a client span as a call's is, with the items it
+/// delivered in `remcall.stream.events` when it ends.
+#[cfg(feature = "otel")]
+pub(crate) fn stream(client: &'static str, method: &'static MethodSpec) -> Span {
+    call(client, method)
+}
+
+/// How a stream ended, in its span: the items it delivered, and its error if it broke off.
+pub(crate) fn stream_ended(span: &Span, delivered: u64, error: Option<&Error>) {
+    #[cfg(feature = "otel")]
+    {
+        span.record(
+            "remcall.stream.events",
+            i64::try_from(delivered).unwrap_or(i64::MAX),
+        );
+        if error.is_some() {
+            ended(span, None, error);
+        }
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = (span, delivered, error);
+    }
 }
 
 /// An attempt's span (a debug span of remcall's own without the `otel` feature).
@@ -123,10 +162,7 @@ pub(crate) fn ended(span: &Span, status: Option<u16>, error: Option<&Error>) {
         }
         if let Some(error) = error {
             span.record("otel.status_code", "ERROR");
-            match error.status() {
-                Some(status) => span.record(sc::ERROR_TYPE, status.as_str()),
-                None => span.record(sc::ERROR_TYPE, error.kind().name()),
-            };
+            span.record(sc::ERROR_TYPE, super::error_type(error));
         }
     }
     #[cfg(not(feature = "otel"))]

@@ -1,0 +1,96 @@
+//! Each attempt as OpenTelemetry's HTTP semantic conventions measure a client's requests
+//! (feature `otel`): `http.client.request.duration` (seconds, the conventions' buckets) and
+//! `http.client.active_requests`, on the meter of the provider installed when the client was
+//! built. With no provider installed the instruments are OpenTelemetry's no-op ones.
+
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::{Histogram, UpDownCounter};
+use opentelemetry_semantic_conventions::{attribute as sc, metric};
+
+/// The buckets the conventions advise for `http.client.request.duration`, in seconds.
+const DURATION_BUCKETS: [f64; 14] = [
+    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+];
+
+/// A client's two HTTP instruments.
+#[derive(Debug)]
+pub(crate) struct HttpMeters {
+    duration: Histogram<f64>,
+    active: UpDownCounter<i64>,
+}
+
+impl HttpMeters {
+    /// The instruments, from the global meter provider as it is now.
+    pub(crate) fn new() -> HttpMeters {
+        let scope = opentelemetry::InstrumentationScope::builder("remcall")
+            .with_version(env!("CARGO_PKG_VERSION"))
+            .with_schema_url(opentelemetry_semantic_conventions::SCHEMA_URL)
+            .build();
+        let meter = opentelemetry::global::meter_with_scope(scope);
+        HttpMeters {
+            duration: meter
+                .f64_histogram(metric::HTTP_CLIENT_REQUEST_DURATION)
+                .with_unit("s")
+                .with_description("Duration of HTTP client requests.")
+                .with_boundaries(DURATION_BUCKETS.to_vec())
+                .build(),
+            active: meter
+                .i64_up_down_counter(metric::HTTP_CLIENT_ACTIVE_REQUESTS)
+                .with_unit("{request}")
+                .with_description("Number of active HTTP requests.")
+                .build(),
+        }
+    }
+
+    /// An attempt starting now, counted active until the returned value is dropped.
+    pub(crate) fn start(
+        &self,
+        http_method: &'static str,
+        template: &'static str,
+        (host, port): (&str, u16),
+    ) -> Measured<'_> {
+        let attributes = vec![
+            KeyValue::new(sc::HTTP_REQUEST_METHOD, http_method),
+            KeyValue::new(sc::URL_TEMPLATE, template),
+            KeyValue::new(sc::SERVER_ADDRESS, host.to_owned()),
+            KeyValue::new(sc::SERVER_PORT, i64::from(port)),
+        ];
+        self.active.add(1, &attributes);
+        Measured {
+            meters: self,
+            attributes,
+            started: std::time::Instant::now(),
+        }
+    }
+}
+
+/// An attempt in flight.
+pub(crate) struct Measured<'a> {
+    meters: &'a HttpMeters,
+    attributes: Vec<KeyValue>,
+    started: std::time::Instant,
+}
+
+impl Measured<'_> {
+    /// The attempt's duration, with its status code, or `error.type` when it failed.
+    pub(crate) fn ended(&self, status: Option<u16>, error: Option<&crate::Error>) {
+        let mut attributes = self.attributes.clone();
+        if let Some(status) = status {
+            attributes.push(KeyValue::new(
+                sc::HTTP_RESPONSE_STATUS_CODE,
+                i64::from(status),
+            ));
+        }
+        if let Some(error) = error {
+            attributes.push(KeyValue::new(sc::ERROR_TYPE, super::error_type(error)));
+        }
+        let elapsed = self.started.elapsed().as_secs_f64();
+        self.meters.duration.record(elapsed, &attributes);
+    }
+}
+
+impl Drop for Measured<'_> {
+    fn drop(&mut self) {
+        self.meters.active.add(-1, &self.attributes);
+    }
+}
