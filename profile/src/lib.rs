@@ -24,8 +24,8 @@ pub use model::{
     EndpointsPolicy, ErrorsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy, Isolation, Jitter,
     Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile, QueryParams,
     QuotaHeaders, QuotaPolicy, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots,
-    Scope, SecretText, SemaphorePolicy, SharedLimit, SharedStore, SlowCall, Strategy, Timeouts,
-    Tls, TraceContext, Window,
+    Scope, Secret, SemaphorePolicy, SharedLimit, SharedStore, SlowCall, Strategy, Timeouts, Tls,
+    TraceContext, Window,
 };
 pub use settings::{
     BreakerSettings, CacheSettings, EndpointSettings, HalfOpenRule, HedgeSettings,
@@ -55,6 +55,32 @@ impl Profile {
         })?;
         profile.check()?;
         Ok(profile)
+    }
+
+    /// A profile written in code, key by key, as YAML writes it; [`Profile::build`] then checks
+    /// it as [`Profile::from_yaml_str`] checks text:
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use remcall_profile::{Auth, Bearer, Profile, RetryPolicy, Secret, Timeouts};
+    ///
+    /// let profile = Profile::builder()
+    ///     .timeout(Timeouts::default().attempt(Duration::from_secs(2)))
+    ///     .retry(RetryPolicy::default().max_attempts(4u32))
+    ///     .auth(Auth::Bearer(Bearer { token: Secret::from_env("API_TOKEN") }))
+    ///     .build()?;
+    /// let written = "timeout: { attempt: 2s }\nretry: { max_attempts: 4 }\nauth: { bearer: { token: \"${API_TOKEN}\" } }";
+    /// assert_eq!(profile, Profile::from_yaml_str(written)?);
+    /// # Ok::<(), remcall_profile::ProfileError>(())
+    /// ```
+    pub fn builder() -> Profile {
+        Profile::default()
+    }
+
+    /// The profile, once it passes [`Profile::check`].
+    pub fn build(self) -> Result<Profile, ProfileError> {
+        self.check()?;
+        Ok(self)
     }
 
     /// Whether this profile, however it was made (read from YAML, from a service's own

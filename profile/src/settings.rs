@@ -133,7 +133,7 @@ pub struct SharedStoreSettings {
     /// Slower than this: Redis is down.
     pub timeout: Duration,
     /// The fleet's key for digests and signatures (placeholders not yet resolved), if set.
-    pub secret: Option<crate::model::SecretText>,
+    pub secret: Option<crate::model::Secret>,
 }
 
 /// Effective shared rate limit.
@@ -474,17 +474,25 @@ impl Settings {
         }
         let mut fields = Vec::new();
         match &self.auth {
-            Some(Auth::Bearer(b)) => fields.push(field("auth.bearer.token".into(), &b.token, true)),
+            Some(Auth::Bearer(b)) => fields.push(field(
+                "auth.bearer.token".into(),
+                b.token.expose_template(),
+                true,
+            )),
             Some(Auth::Basic(b)) => {
                 fields.push(field("auth.basic.username".into(), &b.username, false));
-                fields.push(field("auth.basic.password".into(), &b.password, true));
+                fields.push(field(
+                    "auth.basic.password".into(),
+                    b.password.expose_template(),
+                    true,
+                ));
             }
             Some(Auth::Oauth2(o)) => {
                 fields.push(field("auth.oauth2.token_url".into(), &o.token_url, false));
                 fields.push(field("auth.oauth2.client_id".into(), &o.client_id, false));
                 fields.push(field(
                     "auth.oauth2.client_secret".into(),
-                    &o.client_secret,
+                    o.client_secret.expose_template(),
                     true,
                 ));
                 for (name, value) in &o.params {

@@ -182,8 +182,8 @@ impl Validator<'_> {
             let at = format!("{key}.cache.shared");
             match &shared.secret {
                 Some(secret) => {
-                    self.secret_reference(source, &format!("{at}.secret"), "the fleet's secret", &secret.0);
-                    self.placeholders(source, &format!("{at}.secret"), &secret.0);
+                    self.secret_reference(source, &format!("{at}.secret"), "the fleet's secret", secret.expose_template());
+                    self.placeholders(source, &format!("{at}.secret"), secret.expose_template());
                 }
                 None => self.push(
                     self.spec

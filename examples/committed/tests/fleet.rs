@@ -308,3 +308,23 @@ async fn a_redis_cluster_holds_the_limit_whichever_node_a_replica_enters_by() {
         assert_eq!(users.stats().method("get_user").unwrap().without_redis, 0);
     }
 }
+
+/// A spec that says `redis: "${FLEET_REDIS_URL:-}"` runs where no Redis is (a test, a
+/// developer's machine): with the variable unset the client builds, and its limit is this
+/// process's own, burst and rate as written; set, the same profile shares the limit.
+#[tokio::test]
+async fn an_empty_redis_url_leaves_the_limit_in_the_process() {
+    let (server, hits) = service().await;
+    let yaml = "retry: { max_attempts: 1 }\nrate_limit: { per_second: 1, burst: 3, max_wait: 0s, shared: { redis: \"${REMCALL_TEST_UNSET_REDIS_URL:-}\", key: local-when-empty } }";
+    let alone = client(&server.url(), yaml);
+    let passed = admitted(std::slice::from_ref(&alone), 6).await;
+    assert_eq!(passed, 3, "the burst, kept in the process");
+    assert_eq!(hits.load(Ordering::SeqCst), 3);
+    let stats = alone.stats();
+    assert_eq!(stats.method("get_user").unwrap().rate_limited, 3);
+    assert_eq!(
+        stats.method("get_user").unwrap().without_redis,
+        0,
+        "no Redis was asked"
+    );
+}

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::one_of;
+use super::{Secret, one_of};
 use crate::units::duration;
 
 /// Credentials a client adds to each request. `Debug` never shows a secret.
@@ -28,8 +28,7 @@ pub enum Auth {
 #[serde(deny_unknown_fields)]
 pub struct Bearer {
     /// The token, usually `${TOKEN}`.
-    #[serde(serialize_with = "secret")]
-    pub token: String,
+    pub token: Secret,
 }
 
 /// Basic-auth settings.
@@ -40,8 +39,7 @@ pub struct Basic {
     /// User name.
     pub username: String,
     /// Password, usually `${PASSWORD}`.
-    #[serde(serialize_with = "secret")]
-    pub password: String,
+    pub password: Secret,
 }
 
 /// OAuth2 client-credentials settings.
@@ -54,8 +52,7 @@ pub struct OAuth2 {
     /// The client id.
     pub client_id: String,
     /// The client secret, usually `${CLIENT_SECRET}`.
-    #[serde(serialize_with = "secret")]
-    pub client_secret: String,
+    pub client_secret: Secret,
     /// Scopes requested.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
@@ -90,9 +87,9 @@ impl Auth {
     /// The values that are secrets, with the field they sit in (for checks and redaction).
     pub fn secrets(&self) -> Vec<(&'static str, &str)> {
         match self {
-            Auth::Bearer(b) => vec![("token", &b.token)],
-            Auth::Basic(b) => vec![("password", &b.password)],
-            Auth::Oauth2(o) => vec![("client_secret", &o.client_secret)],
+            Auth::Bearer(b) => vec![("token", b.token.expose_template())],
+            Auth::Basic(b) => vec![("password", b.password.expose_template())],
+            Auth::Oauth2(o) => vec![("client_secret", o.client_secret.expose_template())],
         }
     }
 }
@@ -168,10 +165,4 @@ impl From<Auth> for AuthRepr {
         }
         repr
     }
-}
-
-/// Serialises a secret as [`crate::vars::shown_secret`] shows it: a runtime profile may hold a
-/// literal secret (read from a vault by the program), and its serialised form never prints it.
-fn secret<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(crate::vars::shown_secret(value))
 }

@@ -86,6 +86,18 @@ macro_rules! partial {
                 Self { $( $field: self.$field.layer(over.$field), )* }
             }
         }
+
+        /// Setters, for a profile written in code: each sets its key as YAML would.
+        impl $name {
+            $(
+                #[doc = concat!("Sets `", stringify!($field), "` (see the field).")]
+                #[must_use]
+                pub fn $field(mut self, value: impl Into<$ty>) -> Self {
+                    self.$field = Some(value.into());
+                    self
+                }
+            )*
+        }
     };
 }
 
@@ -205,6 +217,7 @@ mod isolation;
 mod overload;
 mod quota;
 mod retry;
+mod secret;
 
 pub use auth::{Auth, Basic, Bearer, ClientAuth, OAuth2};
 pub use breaker::{BreakerPolicy, Condition, Scope, SlowCall, Window};
@@ -220,7 +233,8 @@ pub(crate) use isolation::IsolationRepr;
 pub use isolation::{Isolation, PoolPolicy, RateLimitPolicy, SemaphorePolicy};
 pub use overload::{
     AdaptivePolicy, DeadlinePolicy, HedgeDelay, HedgePolicy, LimitAlgorithm, OnRedisError,
-    SecretText, SharedLimit, SharedStore,
+    SharedLimit, SharedStore,
 };
 pub use quota::{QuotaHeaders, QuotaPolicy};
 pub use retry::{Backoff, Jitter, RetryAfter, RetryBudgetPolicy, RetryPolicy, Timeouts};
+pub use secret::Secret;

@@ -186,25 +186,7 @@ partial! {
         /// The fleet's own key, `${VAR}` (required by `cache.shared`): kept answers' Redis keys
         /// are digests keyed with it, and each entry is signed with it, so neither a reader of
         /// the Redis can guess a credential from a key nor a writer forge an answer.
-        secret: SecretText,
-    }
-}
-
-/// A secret's text as the profile writes it (`${VAR}`); `Debug` never shows it.
-#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(transparent)]
-pub struct SecretText(pub String);
-
-impl fmt::Debug for SecretText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"***\"")
-    }
-}
-
-impl Layer for SecretText {
-    fn layer(self, over: Self) -> Self {
-        over
+        secret: super::Secret,
     }
 }
 

@@ -47,6 +47,7 @@ impl Template {
         now: Instant,
     ) -> Result<Template, Error> {
         let pool_threads = PoolThreads::new(spec.name, pool_threads);
+        let (rate_limit, fleet_limit) = rate_limits(&settings, spec, now)?;
         Ok(Template {
             headers: resolve_headers(&settings)?,
             query: ProfileQuery::resolve(&settings)?,
@@ -58,12 +59,8 @@ impl Template {
             breaker: Arc::new(Breaker::new(settings.breaker.clone(), spec.name, "*", now)),
             bulkhead: Arc::new(bulkhead(&settings, &pool_threads)?),
             pool_threads,
-            rate_limit: settings
-                .rate_limit
-                .as_ref()
-                .filter(|r| r.shared.is_none())
-                .map(|r| Arc::new(RateLimiter::new(r, now))),
-            fleet_limit: fleet::limiter(&settings, spec.name, now)?,
+            rate_limit,
+            fleet_limit,
             settings,
         })
     }
@@ -103,15 +100,10 @@ impl Template {
         } else {
             Arc::new(bulkhead(settings, &self.pool_threads)?)
         };
-        let (rate_limit, fleet_limit) = match &settings.rate_limit {
-            limit if limit == &client.rate_limit => {
-                (self.rate_limit.clone(), self.fleet_limit.clone())
-            }
-            Some(limit) if limit.shared.is_some() => {
-                (None, fleet::limiter(settings, spec.name, now)?)
-            }
-            Some(limit) => (Some(Arc::new(RateLimiter::new(limit, now))), None),
-            None => (None, None),
+        let (rate_limit, fleet_limit) = if settings.rate_limit == client.rate_limit {
+            (self.rate_limit.clone(), self.fleet_limit.clone())
+        } else {
+            rate_limits(settings, spec, now)?
         };
         // One token cache per client unless a method authenticates differently.
         let credentials = match &settings.auth {
@@ -136,6 +128,24 @@ impl Template {
             quota: Default::default(),
         })
     }
+}
+
+/// The rate limit of `settings`: the fleet's in Redis when it shares one, this process's
+/// otherwise, also when the shared one has no Redis to keep it in (an empty `redis:`).
+fn rate_limits(
+    settings: &Settings,
+    spec: &'static ClientSpec,
+    now: Instant,
+) -> Result<(Option<Arc<RateLimiter>>, fleet::Limit), Error> {
+    let Some(limit) = &settings.rate_limit else {
+        return Ok((None, None));
+    };
+    if limit.shared.is_some()
+        && let Some(shared) = fleet::limiter(settings, spec.name, now)?
+    {
+        return Ok((None, Some(shared)));
+    }
+    Ok((Some(Arc::new(RateLimiter::new(limit, now))), None))
 }
 
 fn bulkhead(settings: &Settings, threads: &PoolThreads) -> Result<Bulkhead, Error> {

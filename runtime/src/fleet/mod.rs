@@ -58,7 +58,7 @@ fn needs_the_feature(field: &str) -> Error {
     )
 }
 
-/// The shared rate limit of `settings`, if it asks for one.
+/// The shared rate limit of `settings`, if it asks for one and has a Redis to keep it in.
 pub(crate) fn limiter(
     settings: &Settings,
     client: &'static str,
@@ -70,7 +70,9 @@ pub(crate) fn limiter(
     let Some(shared) = &rate.shared else {
         return Ok(None);
     };
-    let link = link(&shared.redis, shared.timeout, client, "rate_limit.shared")?;
+    let Some(link) = link(&shared.redis, shared.timeout, client, "rate_limit.shared")? else {
+        return Ok(None);
+    };
     #[cfg(feature = "redis")]
     {
         Ok(Some(Arc::new(crate::fleet::redis::SharedLimiter::new(
@@ -93,7 +95,9 @@ pub(crate) fn budget(
     let Some(shared) = &settings.retry.budget_shared else {
         return Ok(None);
     };
-    let link = link(&shared.redis, shared.timeout, client, "retry.budget.shared")?;
+    let Some(link) = link(&shared.redis, shared.timeout, client, "retry.budget.shared")? else {
+        return Ok(None);
+    };
     #[cfg(feature = "redis")]
     {
         Ok(Some(Arc::new(crate::fleet::redis::SharedBudget::new(
@@ -116,7 +120,9 @@ pub(crate) fn quotas(settings: &Settings, client: &'static str) -> Result<Quotas
     let Some(shared) = &settings.quota_shared else {
         return Ok(None);
     };
-    let link = link(&shared.redis, shared.timeout, client, "quota.shared")?;
+    let Some(link) = link(&shared.redis, shared.timeout, client, "quota.shared")? else {
+        return Ok(None);
+    };
     #[cfg(feature = "redis")]
     {
         Ok(Some(Arc::new(crate::fleet::redis::SharedQuotas::new(
@@ -132,11 +138,13 @@ pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<Cache, 
     let Some(shared) = settings.cache.as_ref().and_then(|c| c.shared.as_ref()) else {
         return Ok(None);
     };
-    let link = link(&shared.redis, shared.timeout, client, "cache.shared")?;
+    let Some(link) = link(&shared.redis, shared.timeout, client, "cache.shared")? else {
+        return Ok(None);
+    };
     #[cfg(feature = "redis")]
     {
         let secret = match &shared.secret {
-            Some(secret) => resolve(&secret.0, "cache.shared.secret")?,
+            Some(secret) => resolve(secret.expose_template(), "cache.shared.secret")?,
             None => String::new(),
         };
         if secret.is_empty() {
@@ -160,18 +168,27 @@ type Link = Arc<crate::fleet::redis::Link>;
 type Link = std::convert::Infallible;
 
 /// The connection to `redis` (its placeholders resolved) of what the profile shares at
-/// `field`, waited on no longer than `timeout`.
+/// `field`, waited on no longer than `timeout`; `None` when the URL is empty, as a spec says
+/// with `${REDIS_URL:-}` for the runs (tests, a developer's machine) that have no Redis: what
+/// it shares then stays in this process, and a warning says so.
 fn link(
     redis: &str,
     timeout: std::time::Duration,
     client: &'static str,
     field: &str,
-) -> Result<Link, Error> {
+) -> Result<Option<Link>, Error> {
     #[cfg(feature = "redis")]
     {
         let at = format!("{field}.redis");
         let url = resolve(redis, &at)?;
-        crate::fleet::redis::Link::new(&url, timeout, client, &at)
+        if url.is_empty() {
+            tracing::warn!(
+                client,
+                "`{at}` is empty: nothing is shared with the fleet, the limit stays in this process"
+            );
+            return Ok(None);
+        }
+        crate::fleet::redis::Link::new(&url, timeout, client, &at).map(Some)
     }
     #[cfg(not(feature = "redis"))]
     {

@@ -57,11 +57,11 @@ impl Credentials {
         match auth {
             Auth::Bearer(bearer) => header(format!(
                 "Bearer {}",
-                expand("auth.bearer.token", &bearer.token)?
+                expand("auth.bearer.token", bearer.token.expose_template())?
             )),
             Auth::Basic(basic) => {
                 let user = expand("auth.basic.username", &basic.username)?;
-                let password = expand("auth.basic.password", &basic.password)?;
+                let password = expand("auth.basic.password", basic.password.expose_template())?;
                 header(basic_credentials(&user, &password))
             }
             Auth::Oauth2(oauth2) => Ok(Credentials::OAuth2(Arc::new(TokenSource::new(

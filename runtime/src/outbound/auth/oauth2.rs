@@ -92,7 +92,10 @@ impl TokenSource {
         })?;
         let client_auth = settings.client_auth.unwrap_or(ClientAuth::Basic);
         let client_id = expand("auth.oauth2.client_id", &settings.client_id)?;
-        let client_secret = expand("auth.oauth2.client_secret", &settings.client_secret)?;
+        let client_secret = expand(
+            "auth.oauth2.client_secret",
+            settings.client_secret.expose_template(),
+        )?;
         let mut form = vec![("grant_type".to_owned(), "client_credentials".to_owned())];
         if !settings.scopes.is_empty() {
             form.push(("scope".to_owned(), settings.scopes.join(" ")));
