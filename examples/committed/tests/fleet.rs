@@ -118,13 +118,22 @@ async fn when_redis_goes_away_each_mode_decides_at_once_and_redis_is_back_when_i
         ErrorKind::RateLimited
     );
 
+    // The local-share client spends the fleet's burst of 4; another key's fleet spends none.
+    assert_eq!(admitted(std::slice::from_ref(&local), 4).await, 4);
+    let rested = client(
+        &server.url(),
+        &limited_at(&url, "down-rested", 100, 4, "local_share"),
+    );
+
     let port = redis.stop();
     let started = Instant::now();
     // Open: everything passes; closed: nothing; local share: per_second / replicas (50/s) with
-    // a burst of 4 / 2, starting empty (the shared burst may have just been spent).
+    // a burst of 4 / 2, starting with the part of the fleet's burst Redis last said was left:
+    // none after the four calls, all of its share for the rested fleet.
     assert_eq!(admitted(std::slice::from_ref(&open), 5).await, 5);
     assert_eq!(admitted(std::slice::from_ref(&closed), 5).await, 0);
     assert_eq!(admitted(std::slice::from_ref(&local), 5).await, 0);
+    assert_eq!(admitted(std::slice::from_ref(&rested), 5).await, 2);
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(admitted(std::slice::from_ref(&local), 5).await, 2);
     assert!(
@@ -176,6 +185,45 @@ async fn a_slow_redis_is_waited_on_no_longer_than_timeout() {
         "waited {took:?} on a slow Redis"
     );
     assert_eq!(users.stats().method("get_user").unwrap().without_redis, 1);
+}
+
+/// A loaded host: Redis answers steadily, but in 80 ms, above the profile's 50 ms. The first
+/// command expires and the next waits twice as long; from the round trips measured then, the
+/// link waits as long as they need, and the fleet decides with Redis again instead of calling
+/// it down at every call.
+#[tokio::test]
+async fn a_redis_slower_than_timeout_but_steady_is_waited_on_as_its_round_trips_need() {
+    let redis = RedisServer::start().await;
+    let proxy = SlowProxy::start(redis.addr()).await;
+    let (server, _) = service().await;
+    let users = client(
+        &server.url(),
+        &limited(&proxy.url(), "steady", 100, "closed"),
+    );
+    users.get_user(1, None, "warm").await.unwrap();
+    proxy.set_delay(Duration::from_millis(80));
+    let without = || users.stats().method("get_user").unwrap().without_redis;
+    // The first command expires; the reconnection's pings wait longer each time, until one is
+    // answered (a fixed 50 ms would never be).
+    let started = Instant::now();
+    loop {
+        let before = without();
+        let _ = users.get_user(1, None, "steady").await;
+        if without() == before {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "Redis was never waited on long enough"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // From then on every decision is Redis's: the timeout follows the round trips.
+    let before = without();
+    for _ in 0..20 {
+        let _ = users.get_user(1, None, "steady").await;
+    }
+    assert_eq!(without(), before, "decisions without a live Redis");
 }
 
 #[tokio::test]

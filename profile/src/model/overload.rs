@@ -159,7 +159,8 @@ partial! {
         redis: String,
         /// Replicas with the same key share the limit.
         key: String,
-        /// Slower than this counts as Redis being down.
+        /// Slower than this counts as Redis being down; waited on longer (up to ten times) when
+        /// Redis's measured round trips need it, as on a loaded host.
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         timeout: Duration,
@@ -179,7 +180,8 @@ partial! {
         redis: String,
         /// Replicas with the same key share the state.
         key: String,
-        /// Slower than this counts as Redis being down (then each replica decides on its own).
+        /// Slower than this counts as Redis being down (then each replica decides on its own);
+        /// waited on longer (up to ten times) when Redis's measured round trips need it.
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         timeout: Duration,

@@ -76,15 +76,18 @@ impl RateLimiter {
 }
 
 impl RateLimiter {
-    /// Empties the burst: from `now` on, calls pass at the average rate only. A shared limit's
-    /// local share starts so when Redis goes away, so that the fleet's second of the switch does
-    /// not get the shared burst and the local ones.
+    /// Leaves `share` (0 to 1) of the burst: from `now` on, calls pass at the average rate after
+    /// that many. A shared limit's local share starts so when Redis goes away, with the part of
+    /// the fleet's burst Redis last said was left: the fleet's second of the switch gets no more
+    /// than the shared burst would have given, and a burst of calls is not refused whole
+    /// because the switch came.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub(crate) fn drain(&self, now: Instant) {
+    pub(crate) fn leave_burst(&self, now: Instant, share: f64) {
         let now =
             u64::try_from(now.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX);
+        let spent = (self.tolerance as f64 * (1.0 - share.clamp(0.0, 1.0))) as u64;
         self.tat
-            .fetch_max(now.saturating_add(self.tolerance), Ordering::AcqRel);
+            .fetch_max(now.saturating_add(spent), Ordering::AcqRel);
     }
 }
 

@@ -3,6 +3,7 @@
 //! do not matter. One round trip per admitted call; the script is sent once and run by its hash
 //! after (the `redis` crate loads it again when Redis answers NOSCRIPT).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -12,7 +13,8 @@ use tokio::time::Instant;
 use super::{Link, tagged};
 use crate::policy::rate_limit::{RateLimiter, Reservation};
 
-/// KEYS[1]: the TAT; ARGV: interval, tolerance, max wait (µs). Returns {admitted, wait µs}.
+/// KEYS[1]: the TAT; ARGV: interval, tolerance, max wait (µs). Returns {admitted, wait µs}; a
+/// negative wait is the burst left after this turn, in µs of tolerance.
 const ADMIT_LUA: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -23,7 +25,6 @@ local next = tat + interval
 local wait = next - (now + tonumber(ARGV[2]))
 if wait > tonumber(ARGV[3]) then return {0, wait} end
 redis.call('SET', KEYS[1], string.format('%.0f', next), 'PX', math.floor((next - now) / 1000) + 1000)
-if wait < 0 then wait = 0 end
 return {1, wait}
 ";
 
@@ -52,6 +53,9 @@ pub(crate) struct SharedLimiter {
     on_error: OnRedisError,
     /// `local_share`: this replica's part of the limit.
     local: RateLimiter,
+    /// The fleet's burst left at Redis's last answer, in µs of `tolerance_us`: the part of its
+    /// share of the burst the local limit starts with when Redis goes away.
+    headroom_us: AtomicU64,
 }
 
 /// What the limiter decided for one call.
@@ -108,6 +112,7 @@ impl SharedLimiter {
             max_wait: settings.max_wait,
             on_error: shared.on_error,
             local,
+            headroom_us: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -127,22 +132,31 @@ impl SharedLimiter {
             })
             .await;
         match answer {
-            Some((1, wait)) => Admission::Go(Turn {
-                kind: match wait {
-                    0 => TurnKind::Now,
-                    wait => TurnKind::Shared {
-                        limiter: self,
-                        wait: Duration::from_micros(wait.unsigned_abs()),
+            Some((1, wait)) => {
+                self.headroom_us
+                    .store(u64::try_from(-wait).unwrap_or(0), Ordering::Relaxed);
+                Admission::Go(Turn {
+                    kind: match u64::try_from(wait) {
+                        Ok(wait) if wait > 0 => TurnKind::Shared {
+                            limiter: self,
+                            wait: Duration::from_micros(wait),
+                        },
+                        _ => TurnKind::Now,
                     },
-                },
-                without_redis: false,
-            }),
-            Some(_) => Admission::Refused {
-                without_redis: false,
-            },
+                    without_redis: false,
+                })
+            }
+            Some(_) => {
+                self.headroom_us.store(0, Ordering::Relaxed);
+                Admission::Refused {
+                    without_redis: false,
+                }
+            }
             None => {
                 if self.link.without_redis() {
-                    self.local.drain(now);
+                    let headroom = self.headroom_us.load(Ordering::Relaxed);
+                    let share = headroom as f64 / self.tolerance_us.max(1) as f64;
+                    self.local.leave_burst(now, share);
                 }
                 match self.on_error {
                     OnRedisError::Open => Admission::Go(Turn {

@@ -3,8 +3,9 @@
 //! (`quota.shared`, quota.rs) and kept answers (`cache.shared`, cache.rs), over one connection
 //! each with the failure handling they share (this file).
 //!
-//! Redis is never waited on longer than `timeout`. A command that fails or is slower marks the
-//! link down: one WARN for the outage, every call decides without Redis (as its `on_error` or the
+//! Redis is waited on for `timeout`, or longer when its measured round trips need longer: on a
+//! loaded host a command's answer waits for the runtime to read it, and a fixed 50 ms would
+//! call a busy Redis down (rtt.rs). A command that fails or is slower marks the link down: one WARN for the outage, every call decides without Redis (as its `on_error` or the
 //! local budget says) and at once, and a task reconnects in the background with backoff. When
 //! Redis answers a PING again the link is up, with one INFO saying how many decisions were made
 //! without it.
@@ -13,6 +14,7 @@ mod budget;
 mod cache;
 mod limit;
 mod quota;
+mod rtt;
 
 pub(crate) use budget::SharedBudget;
 pub(crate) use cache::SharedCache;
@@ -98,7 +100,8 @@ pub(crate) struct Link {
     label: String,
     /// The password, to take out of the text of Redis's errors.
     password: Option<String>,
-    timeout: Duration,
+    /// How long a command is waited on: the profile's `timeout` at least.
+    timeout: rtt::Timeout,
     client: &'static str,
     conn: Mutex<Option<Conn>>,
     down: AtomicBool,
@@ -161,7 +164,7 @@ impl Link {
             redis,
             label: parsed.as_str().to_owned(),
             password,
-            timeout,
+            timeout: rtt::Timeout::new(timeout),
             client,
             conn: Mutex::new(None),
             down: AtomicBool::new(false),
@@ -182,7 +185,9 @@ impl Link {
             return None;
         }
         let held = self.lock().clone();
-        let outcome = tokio::time::timeout(self.timeout, async {
+        let timeout = self.timeout.now();
+        let started = tokio::time::Instant::now();
+        let outcome = tokio::time::timeout(timeout, async {
             let conn = match held {
                 Some(conn) => conn,
                 None => {
@@ -195,13 +200,17 @@ impl Link {
         })
         .await;
         match outcome {
-            Ok(Ok(value)) => Some(value),
+            Ok(Ok(value)) => {
+                self.timeout.answered_in(started.elapsed());
+                Some(value)
+            }
             Ok(Err(error)) => {
                 self.fail(&error.to_string());
                 None
             }
             Err(_) => {
-                self.fail(&format!("no answer within {:?}", self.timeout));
+                self.timeout.expired();
+                self.fail(&format!("no answer within {timeout:?}"));
                 None
             }
         }
@@ -249,13 +258,19 @@ impl Link {
                 tokio::time::sleep(wait).await;
                 // The client is gone: nothing to reconnect for.
                 let Some(link) = link.upgrade() else { return };
-                let attempt = tokio::time::timeout(link.timeout, async {
+                let timeout = link.timeout.now();
+                let started = tokio::time::Instant::now();
+                let attempt = tokio::time::timeout(timeout, async {
                     let mut conn = link.redis.connect().await?;
                     redis::cmd("PING").query_async::<()>(&mut conn).await?;
                     Ok::<_, redis::RedisError>(conn)
                 })
                 .await;
+                if attempt.is_err() {
+                    link.timeout.expired();
+                }
                 if let Ok(Ok(conn)) = attempt {
+                    link.timeout.answered_in(started.elapsed());
                     *link.lock() = Some(conn);
                     link.down.store(false, Ordering::Release);
                     link.reconnecting.store(false, Ordering::Release);
