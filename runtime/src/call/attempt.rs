@@ -113,10 +113,10 @@ impl Client {
         let generation = &mut token_generation;
         let endpoint = lease.endpoint();
         #[cfg(feature = "otel")]
-        let http_measured = self.shared.http_meters.start(
+        let mut http_measured = self.shared.http_meters.start(
             request.method.http_method,
             request.method.path,
-            endpoint.address(),
+            endpoint,
         );
         #[cfg(feature = "metrics")]
         let measured = crate::observe::metrics::Attempt::start(

@@ -42,19 +42,23 @@ impl HttpMeters {
         }
     }
 
-    /// An attempt starting now, counted active until the returned value is dropped.
+    /// An attempt to `endpoint` starting now, counted active until the returned value is
+    /// dropped. One allocation an attempt (its attributes), whatever the provider.
     pub(crate) fn start(
         &self,
         http_method: &'static str,
         template: &'static str,
-        (host, port): (&str, u16),
+        endpoint: &crate::outbound::endpoints::Endpoint,
     ) -> Measured<'_> {
-        let attributes = vec![
+        let (_, port) = endpoint.address();
+        // Room for the status code and `error.type` the end adds.
+        let mut attributes = Vec::with_capacity(6);
+        attributes.extend([
             KeyValue::new(sc::HTTP_REQUEST_METHOD, http_method),
             KeyValue::new(sc::URL_TEMPLATE, template),
-            KeyValue::new(sc::SERVER_ADDRESS, host.to_owned()),
+            KeyValue::new(sc::SERVER_ADDRESS, endpoint.otel_host.clone()),
             KeyValue::new(sc::SERVER_PORT, i64::from(port)),
-        ];
+        ]);
         self.active.add(1, &attributes);
         Measured {
             meters: self,
@@ -71,21 +75,23 @@ pub(crate) struct Measured<'a> {
     started: std::time::Instant,
 }
 
+/// The attributes `http.client.active_requests` is counted with: those of the start.
+const ACTIVE_ATTRIBUTES: usize = 4;
+
 impl Measured<'_> {
     /// The attempt's duration, with its status code, or `error.type` when it failed.
-    pub(crate) fn ended(&self, status: Option<u16>, error: Option<&crate::Error>) {
-        let mut attributes = self.attributes.clone();
+    pub(crate) fn ended(&mut self, status: Option<u16>, error: Option<&crate::Error>) {
         if let Some(status) = status {
-            attributes.push(KeyValue::new(
-                sc::HTTP_RESPONSE_STATUS_CODE,
-                i64::from(status),
-            ));
+            let status = KeyValue::new(sc::HTTP_RESPONSE_STATUS_CODE, i64::from(status));
+            self.attributes.push(status);
         }
         if let Some(error) = error {
-            attributes.push(KeyValue::new(sc::ERROR_TYPE, super::error_type(error)));
+            let kind = KeyValue::new(sc::ERROR_TYPE, super::error_type(error));
+            self.attributes.push(kind);
         }
         let elapsed = self.started.elapsed().as_secs_f64();
-        self.meters.duration.record(elapsed, &attributes);
+        self.meters.duration.record(elapsed, &self.attributes);
+        self.attributes.truncate(ACTIVE_ATTRIBUTES);
     }
 }
 

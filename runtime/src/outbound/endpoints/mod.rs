@@ -33,12 +33,24 @@ pub(crate) struct Endpoint {
     ejected_until: AtomicU64,
     /// Ejections since it last succeeded: doubles the next one, and marks probation.
     ejections: AtomicU32,
+    /// Its host as each attempt's `server.address` attribute names it, made once.
+    #[cfg(feature = "otel")]
+    pub(crate) otel_host: opentelemetry::StringValue,
 }
 
 impl Endpoint {
     fn new(base: String, host: Option<HeaderValue>, weight: u32) -> Endpoint {
+        let parsed = reqwest::Url::parse(&base).ok();
         Endpoint {
-            parsed: reqwest::Url::parse(&base).ok(),
+            #[cfg(feature = "otel")]
+            otel_host: std::sync::Arc::<str>::from(
+                parsed
+                    .as_ref()
+                    .and_then(reqwest::Url::host_str)
+                    .unwrap_or_default(),
+            )
+            .into(),
+            parsed,
             base,
             host,
             weight: weight.max(1),
