@@ -661,3 +661,114 @@ async fn each_method_keeps_its_own_cache_settings_whichever_calls_first() {
         "{error}"
     );
 }
+
+static FILTER_FLOWS: MethodSpec = MethodSpec {
+    index: 0,
+    name: "filter_flows",
+    http_method: "POST",
+    path: "/flows/filter",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+
+static CREATE_FLOW: MethodSpec = MethodSpec {
+    index: 1,
+    name: "create_flow",
+    http_method: "POST",
+    path: "/flows",
+    idempotent: false,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+
+static FLOWS: ClientSpec = ClientSpec {
+    name: "Flows",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&FILTER_FLOWS, &CREATE_FLOW],
+};
+
+/// A query sent as POST (Prefect's `POST /flows/filter`), marked idempotent: each answer is kept
+/// under its body's digest, the server is asked every time while it answers, and when it fails
+/// the answer to the same body stands in (another body's never); a POST not marked idempotent
+/// keeps nothing.
+#[tokio::test]
+async fn a_query_sent_as_post_is_kept_by_its_body_for_failures_only() {
+    let failing = Arc::new(AtomicU64::new(0));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let (f, a) = (failing.clone(), asked.clone());
+    let answer = move |body: axum::Json<Value>| {
+        let (failing, asked) = (f.clone(), a.clone());
+        async move {
+            asked.fetch_add(1, Ordering::SeqCst);
+            if failing.load(Ordering::Relaxed) == 1 {
+                return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
+            }
+            axum::Json(json!({ "for": body.0["name"] })).into_response()
+        }
+    };
+    let router = Router::new()
+        .route("/flows/filter", axum::routing::post(answer.clone()))
+        .route("/flows", axum::routing::post(answer));
+    let server = Server::start(router).await;
+    let flows = ClientBuilder::new(&FLOWS)
+        .base_url(&server.url())
+        .profile(
+            Profile::from_yaml_str("cache: { stale_if_error: 10m }\nretry: { max_attempts: 1 }")
+                .unwrap(),
+        )
+        .build()
+        .unwrap();
+    let filter = |name: &'static str| {
+        flows.call(
+            FILTER_FLOWS.request().json(json!({ "name": name })),
+            decode::json::<Value>,
+        )
+    };
+    let create = |name: &'static str| {
+        flows.call(
+            CREATE_FLOW.request().json(json!({ "name": name })),
+            decode::json::<Value>,
+        )
+    };
+    assert_eq!(filter("a").await.unwrap()["for"], "a");
+    assert_eq!(filter("a").await.unwrap()["for"], "a");
+    assert_eq!(create("a").await.unwrap()["for"], "a");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        3,
+        "never answered from the cache while up"
+    );
+
+    failing.store(1, Ordering::Relaxed);
+    assert_eq!(
+        filter("a").await.unwrap()["for"],
+        "a",
+        "the same body's kept answer"
+    );
+    let error = filter("b").await.unwrap_err();
+    assert_eq!(error.status(), Some(StatusCode::SERVICE_UNAVAILABLE));
+    let error = create("a").await.unwrap_err();
+    assert_eq!(
+        error.status(),
+        Some(StatusCode::SERVICE_UNAVAILABLE),
+        "not idempotent: not kept"
+    );
+    let figures = flows.stats();
+    let of = |name: &str| {
+        figures
+            .methods
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(of("filter_flows").served_stale, 1);
+    assert_eq!(of("filter_flows").cache_hits, 0);
+    assert_eq!(of("create_flow").served_stale, 0);
+}

@@ -1,5 +1,6 @@
 //! An attempt and the cache (`cache:`, `outbound/cache/`), one step: [`CacheStep`] looks a
-//! GET or HEAD up, revalidates a stale answer, stores the answer the interceptors accepted
+//! GET or HEAD up, revalidates a stale answer, keeps a query sent with a body (an idempotent
+//! POST, every QUERY) for failures only, stores the answer the interceptors accepted
 //! (`attempt.rs` tells it only after `after_receive`), and gives a failed attempt the kept
 //! answer that may stand in for it, typed, in the attempt's outcome. A call refused before any
 //! attempt asks [`Client::stale_for_refusal`].
@@ -30,8 +31,36 @@ pub(super) struct CacheStep<'a> {
     state: &'a MethodState,
     request: &'a Request,
     cache: &'a Cache,
+    keeping: Keeping,
     /// What the lookup with the whole request found, for the answer and a failure.
     sent: Option<Sent>,
+}
+
+/// How a method's answers are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keeping {
+    /// A GET or HEAD's, by RFC 9111: a fresh one answers, a stale one is revalidated, and within
+    /// `stale_if_error` it answers a failed call.
+    Answers,
+    /// A query sent with a body (a POST the spec marks idempotent, a QUERY): kept under its
+    /// body's digest too, and only to answer a failed call within `stale_if_error`; never
+    /// instead of asking.
+    ForFailures,
+}
+
+impl Keeping {
+    /// How `state`'s method keeps `request`'s answers, if it keeps them (never a download's).
+    fn of(state: &MethodState, request: &Request) -> Option<Keeping> {
+        if request.download.is_some() {
+            return None;
+        }
+        match state.http_method.as_str() {
+            "GET" | "HEAD" => Some(Keeping::Answers),
+            "QUERY" => Some(Keeping::ForFailures),
+            "POST" if request.method.idempotent => Some(Keeping::ForFailures),
+            _ => None,
+        }
+    }
 }
 
 /// The request as the lookup saw it.
@@ -46,7 +75,7 @@ struct Sent {
 
 impl<'a> CacheStep<'a> {
     /// The step of an attempt of `request`, when its method keeps answers and this request is
-    /// one a cache keeps (a GET or HEAD, not a download).
+    /// one a cache keeps (see [`Keeping`]).
     pub(super) fn of(
         client: &'a Client,
         state: &'a MethodState,
@@ -54,19 +83,15 @@ impl<'a> CacheStep<'a> {
     ) -> Option<Box<CacheStep<'a>>> {
         state.settings.cache.as_ref()?;
         let cache = client.shared.cache.as_ref()?;
-        let kept_method = matches!(
-            state.http_method,
-            reqwest::Method::GET | reqwest::Method::HEAD
-        );
-        (kept_method && request.download.is_none()).then(|| {
-            Box::new(CacheStep {
-                client,
-                state,
-                request,
-                cache,
-                sent: None,
-            })
-        })
+        let keeping = Keeping::of(state, request)?;
+        Some(Box::new(CacheStep {
+            client,
+            state,
+            request,
+            cache,
+            keeping,
+            sent: None,
+        }))
     }
 
     /// A fresh kept answer, looked up before the attempt takes its turn in the server's quota:
@@ -74,6 +99,9 @@ impl<'a> CacheStep<'a> {
     /// (only when a quota is known: otherwise the lookup with the whole request answers at no
     /// cost).
     pub(super) fn fresh_before_turn(&self) -> Option<Response> {
+        if self.keeping == Keeping::ForFailures {
+            return None;
+        }
         self.client.quota_of(self.state)?;
         let (cache, outgoing) = self
             .client
@@ -115,6 +143,15 @@ impl<'a> CacheStep<'a> {
         if self.client.shared.fleet_cache.is_some() {
             // Boxed: the fleet's round trip is no part of a call without it.
             Box::pin(self.cache.fetch_from_fleet(&key, &asked, unkeyed)).await;
+        }
+        if self.keeping == Keeping::ForFailures {
+            // Asked every time: what is kept only stands in when the server fails.
+            self.sent = Some(Sent {
+                key,
+                asked,
+                stale: None,
+            });
+            return None;
         }
         let stale = match self.cache.kept(&key, &asked, SystemTime::now()) {
             Kept::Fresh(answer) => {
@@ -196,11 +233,8 @@ impl Client {
     ) -> Option<(&Cache, Outgoing)> {
         state.settings.cache.as_ref()?;
         let cache = self.shared.cache.as_ref()?;
-        let kept_method = matches!(
-            state.http_method,
-            reqwest::Method::GET | reqwest::Method::HEAD
-        );
-        if !kept_method || request.download.is_some() || !self.shared.interceptors.is_empty() {
+        Keeping::of(state, request)?;
+        if !self.shared.interceptors.is_empty() {
             return None;
         }
         let now = Instant::now();

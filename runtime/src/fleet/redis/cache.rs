@@ -61,6 +61,7 @@ impl SharedAnswers for SharedCache {
         method: &str,
         url: &str,
         headers: &mut dyn Iterator<Item = (&HeaderName, &HeaderValue)>,
+        body: Option<&[u8]>,
     ) -> Box<str> {
         let mut digest = self.secret.clone();
         // Each part prefixed with its length: no two requests digest the same text.
@@ -74,6 +75,11 @@ impl SharedAnswers for SharedCache {
         for (name, value) in headers {
             part(name.as_str().as_bytes());
             part(value.as_bytes());
+        }
+        // A query sent with a body (an idempotent POST, QUERY) is told apart by it.
+        if let Some(body) = body {
+            part(b"body");
+            part(body);
         }
         let hex: String = digest
             .finalize()

@@ -57,11 +57,17 @@ pub(super) fn is_credential(name: &HeaderName, value: &HeaderValue) -> bool {
     name == AUTHORIZATION || name == COOKIE || name == PROXY_AUTHORIZATION || value.is_sensitive()
 }
 
-/// `request` as the cache reads it and keeps it: its credentials and body off.
+/// `request` as the cache reads it and keeps it: its credentials and body off. A query sent with
+/// a body is read as the GET it stands for (its body is in the key): RFC 9111 lets no POST answer
+/// a later request, and these answers only ever stand in for a failed call.
 pub(crate) fn asked(request: &Outgoing) -> Outgoing {
+    let http_method = match request.http_method {
+        reqwest::Method::GET | reqwest::Method::HEAD => request.http_method.clone(),
+        _ => reqwest::Method::GET,
+    };
     Outgoing {
         call: request.call,
-        http_method: request.http_method.clone(),
+        http_method,
         url: request.url.clone(),
         headers: request
             .headers

@@ -1,4 +1,5 @@
-//! The cache of GET and HEAD answers (`cache: { memory: 16MiB, stale_if_error: 10m }`).
+//! The cache of GET and HEAD answers (`cache: { memory: 16MiB, stale_if_error: 10m }`), and of
+//! queries sent with a body (an idempotent POST, QUERY), kept only to answer a failed call.
 //!
 //! What may be kept, for how long, whether a kept answer still answers a request (`Vary`,
 //! `no-cache`, `max-age`, `Age`) and how to revalidate it (`If-None-Match`,
@@ -33,13 +34,15 @@ use crate::wire::outgoing::Outgoing;
 
 /// Where a fleet keeps its answers too (`cache.shared`; Redis, in `fleet/redis/cache.rs`).
 pub(crate) trait SharedAnswers: Send + Sync + std::fmt::Debug {
-    /// The key of a request (its method, path and query, keyed headers), the same on every
-    /// replica, and a digest keyed with the fleet's secret.
+    /// The key of a request (its method, path and query, keyed headers, and the body of a
+    /// query sent with one), the same on every replica, and a digest keyed with the fleet's
+    /// secret.
     fn key_of(
         &self,
         method: &str,
         url: &str,
         headers: &mut dyn Iterator<Item = (&HeaderName, &HeaderValue)>,
+        body: Option<&[u8]>,
     ) -> Box<str>;
 
     /// The answer kept under `key`, if any, it is the fleet's own (its signature holds) and
@@ -184,7 +187,7 @@ impl Cache {
     }
 
     /// The key of `request` (of the method at `index`): every header but the `unkeyed` ones
-    /// fingerprinted.
+    /// fingerprinted, and its body, which tells one query sent as POST (or QUERY) from another.
     pub(crate) fn key(&self, index: usize, request: &Outgoing, unkeyed: Unkeyed<'_>) -> Key {
         let mut hasher = self.hasher.build_hasher();
         let keyed = || {
@@ -197,6 +200,8 @@ impl Cache {
             name.as_str().hash(&mut hasher);
             value.as_bytes().hash(&mut hasher);
         }
+        let body = request.body.as_deref();
+        body.hash(&mut hasher);
         // The path and query, not the host: any endpoint of the client's answers alike.
         let url = &request.url;
         let url = match url.query() {
@@ -206,7 +211,7 @@ impl Cache {
         let fleet = self
             .fleet
             .as_ref()
-            .map(|fleet| fleet.key_of(request.http_method.as_str(), &url, &mut keyed()));
+            .map(|fleet| fleet.key_of(request.http_method.as_str(), &url, &mut keyed(), body));
         Key {
             method: index,
             url: url.into(),
