@@ -4,7 +4,15 @@
 //! over. The server counts what it admits per second. Then the same 4 replicas with per-process
 //! limits of 100/s, and what one Redis round trip adds to a call.
 //!
-//! `cargo run --release -p remcall-bench --bin fleet -- [--seconds 60]` (needs `redis-server`)
+//! Then a busy host (`--busy-seconds`, 30): 2 replicas sending bursts of 40 calls every 2 s into
+//! a shared 20/s with a burst of 40, beside as many CPU-hogging processes as the host has cores,
+//! Redis killed at a third and back at two thirds; and the same without the hogs. Per phase: the
+//! rate admitted against the limit (per 2 s period of the fleet's bursts), the fewest calls one
+//! of the fleet's bursts got, the decisions made without a live Redis, and the fleet's bursts
+//! refused whole.
+//!
+//! `cargo run --release -p remcall-bench --bin fleet -- [--seconds 60] [--busy-seconds 30]
+//! [--busy-only 1]` (needs `redis-server`); `FLEET_BURSTS=1` lists each replica's bursts.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -52,7 +60,7 @@ fn replica(server: &str, profile: &str, seconds: u64) {
 }
 
 /// A server counting requests per second since `start`, and noting when each came (ms).
-fn counting(
+pub(crate) fn counting(
     start: Instant,
     per_second: Arc<Mutex<Vec<u64>>>,
     times: Arc<Mutex<Vec<u64>>>,
@@ -115,9 +123,20 @@ fn windows(counts: &[u64], from: usize, to: usize, size: usize) -> Vec<String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--replica") {
-        replica(&args[2], &args[3], args[4].parse().expect("seconds"));
-        return;
+    match args.get(1).map(String::as_str) {
+        Some("--replica") => {
+            replica(&args[2], &args[3], args[4].parse().expect("seconds"));
+            return;
+        }
+        Some("--burst-replica") => {
+            busy::replica(&args[2], &args[3], args[4].parse().expect("seconds"));
+            return;
+        }
+        Some("--hog") => {
+            busy::hog(args[2].parse().expect("seconds"));
+            return;
+        }
+        _ => {}
     }
     let seconds = arg("--seconds", 60);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -125,6 +144,10 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    if arg("--busy-only", 0) == 1 {
+        busy::compare(&runtime, arg("--busy-seconds", 30));
+        return;
+    }
     let redis = Arc::new(Mutex::new(Some(
         runtime.block_on(testkit::redis::RedisServer::start()),
     )));
@@ -259,4 +282,188 @@ fn main() {
         local_counts.iter().max().unwrap_or(&0)
     );
     println!();
+    busy::compare(&runtime, arg("--busy-seconds", 30));
+}
+
+/// The shared limit on a busy host: bursts, CPU hogs, Redis away and back.
+mod busy {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use remcall_bench::harness::{client, serve};
+
+    const REPLICAS: usize = 2;
+    const BURST: usize = 40;
+    const PER_SECOND: f64 = 20.0;
+    const EVERY: Duration = Duration::from_secs(2);
+
+    /// A process that keeps one core busy for `seconds`.
+    pub fn hog(seconds: u64) {
+        let until = Instant::now() + Duration::from_secs(seconds);
+        let mut x: u64 = 1;
+        while Instant::now() < until {
+            for _ in 0..100_000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        }
+    }
+
+    /// One replica: a burst of `BURST` calls at once every `EVERY`; one line a burst on stdout:
+    /// milliseconds since start, calls admitted, decisions made without Redis.
+    pub fn replica(server: &str, profile: &str, seconds: u64) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            let users = client(server, profile);
+            let start = Instant::now();
+            let mut next = start;
+            while next < start + Duration::from_secs(seconds) {
+                tokio::time::sleep_until(next.into()).await;
+                next += EVERY;
+                let at = start.elapsed();
+                let without = || {
+                    users
+                        .stats()
+                        .method("get_user")
+                        .expect("get_user")
+                        .without_redis
+                };
+                let before = without();
+                let calls: Vec<_> = (0..BURST)
+                    .map(|_| {
+                        let users = users.clone();
+                        tokio::spawn(async move { users.get_user(7, None, "burst").await.is_ok() })
+                    })
+                    .collect();
+                let mut admitted = 0;
+                for call in calls {
+                    admitted += usize::from(call.await.unwrap_or(false));
+                }
+                println!("{} {admitted} {}", at.as_millis(), without() - before);
+            }
+        });
+    }
+
+    /// One burst as a replica reported it.
+    struct Burst {
+        at_ms: u64,
+        admitted: u64,
+        without_redis: u64,
+    }
+
+    /// Runs the fleet for `seconds`, with hogs when `busy`; prints one table row a phase.
+    fn run(runtime: &tokio::runtime::Runtime, seconds: u64, busy: bool) {
+        let mut redis = runtime.block_on(testkit::redis::RedisServer::start());
+        let redis_url = redis.url();
+        let start = Instant::now();
+        let url = serve(vec![super::counting(start, Arc::default(), Arc::default())]).remove(0);
+        let profile = format!(
+            "retry: {{ max_attempts: 1 }}\nrate_limit: {{ per_second: {PER_SECOND}, burst: {BURST}, max_wait: 0s, shared: {{ redis: \"{redis_url}\", key: busy, timeout: 50ms, on_error: local_share, replicas: {REPLICAS} }} }}"
+        );
+        let exe = std::env::current_exe().expect("this binary");
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let hogs: Vec<_> = (0..if busy { cores } else { 0 })
+            .map(|_| {
+                Command::new(&exe)
+                    .args(["--hog", &(seconds + 1).to_string()])
+                    .spawn()
+                    .expect("hog")
+            })
+            .collect();
+        let replicas: Vec<_> = (0..REPLICAS)
+            .map(|_| {
+                Command::new(&exe)
+                    .args(["--burst-replica", &url, &profile, &seconds.to_string()])
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .expect("replica")
+            })
+            .collect();
+        // Between two bursts, so each phase holds whole ones.
+        let third = Duration::from_secs(seconds) / 3;
+        std::thread::sleep(third + EVERY / 2);
+        let killed = start.elapsed();
+        let port = redis.stop();
+        std::thread::sleep(third);
+        let back = start.elapsed();
+        let restarted = runtime.block_on(testkit::redis::RedisServer::start_on(port));
+        let mut bursts = Vec::new();
+        for mut child in replicas {
+            let out = child.stdout.take().expect("stdout");
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let n: Vec<u64> = line.split(' ').filter_map(|x| x.parse().ok()).collect();
+                if let [at_ms, admitted, without_redis] = n[..] {
+                    bursts.push(Burst {
+                        at_ms,
+                        admitted,
+                        without_redis,
+                    });
+                }
+            }
+            let _ = child.wait();
+        }
+        for mut hog in hogs {
+            let _ = hog.wait();
+        }
+        drop(restarted);
+        let phases = [
+            ("Redis up", Duration::ZERO, killed),
+            ("Redis away (`local_share`)", killed, back),
+            ("Redis back", back, Duration::from_secs(seconds)),
+        ];
+        let every_ms = EVERY.as_millis() as u64;
+        if std::env::var_os("FLEET_BURSTS").is_some() {
+            for b in &bursts {
+                eprintln!(
+                    "burst at {} ms: {} admitted, {} without Redis",
+                    b.at_ms, b.admitted, b.without_redis
+                );
+            }
+            eprintln!("killed {killed:?}, back {back:?}");
+        }
+        for (name, from, to) in phases {
+            // The fleet's bursts (the replicas' at one time) that started inside the phase.
+            let mut slots: std::collections::BTreeMap<u64, u64> = Default::default();
+            let mut without = 0;
+            for burst in &bursts {
+                if (from.as_millis() as u64..to.as_millis() as u64).contains(&burst.at_ms) {
+                    *slots
+                        .entry((burst.at_ms + every_ms / 2) / every_ms)
+                        .or_default() += burst.admitted;
+                    without += burst.without_redis;
+                }
+            }
+            let admitted: u64 = slots.values().sum();
+            let rate = admitted as f64 / (slots.len().max(1) as f64 * EVERY.as_secs_f64());
+            let refused_whole = slots.values().filter(|a| **a == 0).count();
+            let fewest = slots.values().min().copied().unwrap_or(0);
+            println!(
+                "| {} | {name} | {rate:.1}/s ({:+.0} %) | {fewest} | {without} | {refused_whole} of {} |",
+                if busy {
+                    "busy (a hog on every core)"
+                } else {
+                    "quiet"
+                },
+                (rate / PER_SECOND - 1.0) * 100.0,
+                slots.len()
+            );
+        }
+    }
+
+    /// The busy host against the quiet one.
+    pub fn compare(runtime: &tokio::runtime::Runtime, seconds: u64) {
+        println!(
+            "\n## A shared limit on a busy host: {REPLICAS} replicas, bursts of {BURST} every {EVERY:?} into {PER_SECOND}/s (burst {BURST}), `timeout: 50ms`, `local_share`\n"
+        );
+        println!(
+            "| host | phase | admitted (the limit: {PER_SECOND}/s) | fewest admitted of a fleet's burst | decisions without Redis | fleet's bursts refused whole |"
+        );
+        println!("| --- | --- | --- | --- | --- | --- |");
+        run(runtime, seconds, false);
+        run(runtime, seconds, true);
+    }
 }

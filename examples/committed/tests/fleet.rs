@@ -109,7 +109,7 @@ async fn when_redis_goes_away_each_mode_decides_at_once_and_redis_is_back_when_i
     let closed = client(&server.url(), &limited(&url, "down", 1, "closed"));
     let local = client(
         &server.url(),
-        &limited_at(&url, "down-local", 100, 4, "local_share"),
+        &limited_at(&url, "down-local", 4, 4, "local_share"),
     );
     // Up: the three share one key and its burst of 1, which the first call takes.
     assert!(open.get_user(1, None, "a").await.is_ok());
@@ -122,25 +122,27 @@ async fn when_redis_goes_away_each_mode_decides_at_once_and_redis_is_back_when_i
     assert_eq!(admitted(std::slice::from_ref(&local), 4).await, 4);
     let rested = client(
         &server.url(),
-        &limited_at(&url, "down-rested", 100, 4, "local_share"),
+        &limited_at(&url, "down-rested", 4, 4, "local_share"),
     );
 
     let port = redis.stop();
     let started = Instant::now();
-    // Open: everything passes; closed: nothing; local share: per_second / replicas (50/s) with
-    // a burst of 4 / 2, starting with the part of the fleet's burst Redis last said was left:
-    // none after the four calls, all of its share for the rested fleet.
+    // Open: everything passes; closed: nothing; local share: per_second / replicas (2/s) with
+    // a burst of 4 / 2, starting with the part of the fleet's burst that Redis last said was
+    // left, grown by the time since: none just after the four calls (a fleet's turn comes back
+    // every 250 ms), all of its share for the rested fleet.
     assert_eq!(admitted(std::slice::from_ref(&open), 5).await, 5);
     assert_eq!(admitted(std::slice::from_ref(&closed), 5).await, 0);
     assert_eq!(admitted(std::slice::from_ref(&local), 5).await, 0);
     assert_eq!(admitted(std::slice::from_ref(&rested), 5).await, 2);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(admitted(std::slice::from_ref(&local), 5).await, 2);
     assert!(
-        started.elapsed() < Duration::from_millis(600),
+        started.elapsed() < Duration::from_millis(500),
         "no call waited on the dead Redis: {:?}",
         started.elapsed()
     );
+    // At 2/s, a second gives the local share its burst of 2 again.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(admitted(std::slice::from_ref(&local), 5).await, 2);
     for users in [&open, &closed, &local] {
         assert!(users.stats().method("get_user").unwrap().without_redis >= 5);
     }

@@ -78,9 +78,9 @@ impl RateLimiter {
 impl RateLimiter {
     /// Leaves `share` (0 to 1) of the burst: from `now` on, calls pass at the average rate after
     /// that many. A shared limit's local share starts so when Redis goes away, with the part of
-    /// the fleet's burst Redis last said was left: the fleet's second of the switch gets no more
-    /// than the shared burst would have given, and a burst of calls is not refused whole
-    /// because the switch came.
+    /// the fleet's burst Redis last said was left, grown by the time since: the fleet's second
+    /// of the switch gets no more than the shared burst would have given, and a burst of calls
+    /// is not refused whole because the switch came.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn leave_burst(&self, now: Instant, share: f64) {
         let now =

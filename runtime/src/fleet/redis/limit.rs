@@ -53,9 +53,11 @@ pub(crate) struct SharedLimiter {
     on_error: OnRedisError,
     /// `local_share`: this replica's part of the limit.
     local: RateLimiter,
-    /// The fleet's burst left at Redis's last answer, in µs of `tolerance_us`: the part of its
-    /// share of the burst the local limit starts with when Redis goes away.
-    headroom_us: AtomicU64,
+    /// When (µs since `base`, this process's clock) the fleet's theoretical arrival time stood
+    /// at Redis's last answer: the burst it had left then, grown by the time since, is the
+    /// part of its share of the burst the local limit starts with when Redis goes away.
+    fleet_tat_us: AtomicU64,
+    base: Instant,
 }
 
 /// What the limiter decided for one call.
@@ -112,7 +114,8 @@ impl SharedLimiter {
             max_wait: settings.max_wait,
             on_error: shared.on_error,
             local,
-            headroom_us: AtomicU64::new(u64::MAX),
+            fleet_tat_us: AtomicU64::new(0),
+            base: now,
         }
     }
 
@@ -131,10 +134,13 @@ impl SharedLimiter {
                     .await
             })
             .await;
+        // The fleet's arrival time as Redis answered it: `wait` is how far it is past the burst.
+        let now_us = u64::try_from(now.saturating_duration_since(self.base).as_micros())
+            .unwrap_or(u64::MAX / 4);
+        let fleet_tat = |wait: i64| (now_us + self.tolerance_us).saturating_add_signed(wait);
         match answer {
             Some((1, wait)) => {
-                self.headroom_us
-                    .store(u64::try_from(-wait).unwrap_or(0), Ordering::Relaxed);
+                self.fleet_tat_us.store(fleet_tat(wait), Ordering::Relaxed);
                 Admission::Go(Turn {
                     kind: match u64::try_from(wait) {
                         Ok(wait) if wait > 0 => TurnKind::Shared {
@@ -146,16 +152,17 @@ impl SharedLimiter {
                     without_redis: false,
                 })
             }
-            Some(_) => {
-                self.headroom_us.store(0, Ordering::Relaxed);
+            Some((_, wait)) => {
+                self.fleet_tat_us.store(fleet_tat(wait), Ordering::Relaxed);
                 Admission::Refused {
                     without_redis: false,
                 }
             }
             None => {
                 if self.link.without_redis() {
-                    let headroom = self.headroom_us.load(Ordering::Relaxed);
-                    let share = headroom as f64 / self.tolerance_us.max(1) as f64;
+                    let fleet_tat = self.fleet_tat_us.load(Ordering::Relaxed);
+                    let left = (now_us + self.tolerance_us).saturating_sub(fleet_tat);
+                    let share = left as f64 / self.tolerance_us.max(1) as f64;
                     self.local.leave_burst(now, share);
                 }
                 match self.on_error {

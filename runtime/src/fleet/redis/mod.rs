@@ -104,6 +104,9 @@ pub(crate) struct Link {
     timeout: rtt::Timeout,
     client: &'static str,
     conn: Mutex<Option<Conn>>,
+    /// Held while one call connects, so a burst of calls on a cold link makes one connection,
+    /// not one each (forty handshakes at once outlasted `timeout` and called Redis down).
+    connecting: tokio::sync::Mutex<()>,
     down: AtomicBool,
     reconnecting: AtomicBool,
     /// Decisions made without Redis in the current outage.
@@ -167,6 +170,7 @@ impl Link {
             timeout: rtt::Timeout::new(timeout),
             client,
             conn: Mutex::new(None),
+            connecting: tokio::sync::Mutex::new(()),
             down: AtomicBool::new(false),
             reconnecting: AtomicBool::new(false),
             without: AtomicU64::new(0),
@@ -190,11 +194,7 @@ impl Link {
         let outcome = tokio::time::timeout(timeout, async {
             let conn = match held {
                 Some(conn) => conn,
-                None => {
-                    let conn = self.redis.connect().await?;
-                    *self.lock() = Some(conn.clone());
-                    conn
-                }
+                None => self.connect_once().await?,
             };
             command(conn).await
         })
@@ -214,6 +214,17 @@ impl Link {
                 None
             }
         }
+    }
+
+    /// The connection, made by the first call that finds none; the others wait for it.
+    async fn connect_once(&self) -> redis::RedisResult<Conn> {
+        let _one = self.connecting.lock().await;
+        if let Some(conn) = self.lock().clone() {
+            return Ok(conn);
+        }
+        let conn = self.redis.connect().await?;
+        *self.lock() = Some(conn.clone());
+        Ok(conn)
     }
 
     /// Counts a decision made without Redis; true for the outage's first.
