@@ -104,6 +104,24 @@ async fn fail_times_makes_the_client_retry_and_then_answers() {
     assert_eq!(users.stats().method("get_user").unwrap().retries, 2);
 }
 
+/// A test states a status once, in the type `Error::status()` gives, for the stub and for the
+/// comparison; a number works as well.
+#[tokio::test]
+async fn a_status_is_stated_and_compared_in_one_type() {
+    use remcall::reqwest::StatusCode;
+    let stub = Stub::start(&SPEC).await.unwrap();
+    let down = StatusCode::SERVICE_UNAVAILABLE;
+    stub.faults(&GET_USER).fail(down).times(1).expect(1);
+    stub.on(&GET_USER)
+        .returns_json_status(StatusCode::NOT_FOUND, &json!({ "missing": 1 }))
+        .expect(1);
+    let users = client(&stub, "retry: { max_attempts: 1 }");
+    assert_eq!(get_user(&users, 1).await.unwrap_err().status(), Some(down));
+    let missing = get_user(&users, 1).await.unwrap_err();
+    assert_eq!(missing.status(), Some(StatusCode::NOT_FOUND));
+    assert_eq!(missing.status().unwrap(), 404);
+}
+
 #[tokio::test]
 async fn a_failure_rate_is_the_same_for_the_same_seed() {
     let run = |seed| async move {

@@ -32,7 +32,7 @@ use rules::{Answer, Does, Rule};
 pub use running::METHOD_HEADER;
 #[cfg(feature = "stub")]
 pub(crate) use running::name_the_method;
-pub use stubbing::{Faults, Stubbing};
+pub use stubbing::{Faults, IntoStatus, Stubbing};
 
 use crate::spec::{ClientSpec, MethodSpec};
 

@@ -109,18 +109,25 @@ impl<'a> Stubbing<'a> {
     }
 
     /// Answers `status` with `value` as JSON (a declared error body, say).
-    pub fn returns_json_status<T: serde::Serialize>(self, status: u16, value: &T) -> Self {
+    pub fn returns_json_status<T: serde::Serialize>(self, status: impl IntoStatus, value: &T) -> Self {
         let body = serde_json::to_vec(value).unwrap_or_default();
         self.returns_body(status, "application/json", body)
     }
 
     /// Answers `status` with no body.
-    pub fn returns_status(self, status: u16) -> Self {
-        self.answer(|answer| answer.status = status)
+    pub fn returns_status(self, status: impl IntoStatus) -> Self {
+        let status = status.code();
+        self.answer(move |answer| answer.status = status)
     }
 
     /// Answers `status` with `body` of `content_type`.
-    pub fn returns_body(self, status: u16, content_type: &str, body: impl Into<Bytes>) -> Self {
+    pub fn returns_body(
+        self,
+        status: impl IntoStatus,
+        content_type: &str,
+        body: impl Into<Bytes>,
+    ) -> Self {
+        let status = status.code();
         let body = body.into();
         let content_type = content_type.to_owned();
         self.answer(move |answer| {
@@ -256,12 +263,13 @@ impl<'a> Faults<'a> {
     }
 
     /// Answers `status` (with `.times(n)`: the next `n` requests).
-    pub fn fail(self, status: u16) -> Stubbing<'a> {
-        self.fault(Fault::Status(status))
+    pub fn fail(self, status: impl IntoStatus) -> Stubbing<'a> {
+        self.fault(Fault::Status(status.code()))
     }
 
     /// Answers `status` to a share `rate` (0–1) of requests, drawn from the seed.
-    pub fn fail_rate(self, rate: f64, status: u16) -> Stubbing<'a> {
+    pub fn fail_rate(self, rate: f64, status: impl IntoStatus) -> Stubbing<'a> {
+        let status = status.code();
         self.fault(Fault::Rate { status, rate })
     }
 
@@ -282,7 +290,8 @@ impl<'a> Faults<'a> {
     }
 
     /// Answers `status` with `Retry-After` (whole seconds, rounded up).
-    pub fn retry_after(self, status: u16, after: Duration) -> Stubbing<'a> {
+    pub fn retry_after(self, status: impl IntoStatus, after: Duration) -> Stubbing<'a> {
+        let status = status.code();
         self.fault(Fault::RetryAfter { status, after })
     }
 
@@ -306,5 +315,25 @@ impl<'a> Faults<'a> {
     /// client's `timeout.idle` ends it).
     pub fn stall_after(self, n: usize) -> Stubbing<'a> {
         self.fault(Fault::StallAfter(n))
+    }
+}
+
+/// A status the stub answers with: a number (`fail(503)`) or the `StatusCode` that
+/// [`crate::Error::status`] gives (`fail(StatusCode::SERVICE_UNAVAILABLE)`), so a test states and
+/// compares statuses in one type.
+pub trait IntoStatus {
+    /// The status's number.
+    fn code(self) -> u16;
+}
+
+impl IntoStatus for u16 {
+    fn code(self) -> u16 {
+        self
+    }
+}
+
+impl IntoStatus for reqwest::StatusCode {
+    fn code(self) -> u16 {
+        self.as_u16()
     }
 }
