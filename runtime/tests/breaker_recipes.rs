@@ -121,7 +121,7 @@ impl Harness {
     }
 
     fn state(&self) -> BreakerState {
-        self.client.stats().method("get_user").unwrap().breaker
+        self.client.stats_all().method("get_user").unwrap().breaker
     }
 }
 

@@ -119,7 +119,7 @@ async fn two_clients_from_one_profile_share_nothing() {
         BreakerState::Open
     );
     assert_eq!(
-        other.stats().method("get_user").unwrap().breaker,
+        other.stats_all().method("get_user").unwrap().breaker,
         BreakerState::Closed
     );
     downstream.status.store(200, Ordering::SeqCst);
@@ -659,16 +659,22 @@ async fn a_method_is_made_on_its_first_call_and_stats_say_which_are_untouched() 
     let downstream = Flaky::start().await;
     let users = client_at(&downstream.server.url(), "");
     let used = |c: &Client| {
-        let stats = c.stats();
+        let stats = c.stats_all();
         (
             stats.method("get_user").unwrap().used,
             stats.method("add_pet").unwrap().used,
         )
     };
     assert_eq!(used(&users), (false, false));
+    assert!(
+        users.stats().methods.is_empty(),
+        "stats() lists the used ones"
+    );
     get_user(&users).await.unwrap();
     assert_eq!(used(&users), (true, false));
-    let stats = users.stats();
+    let names: Vec<_> = users.stats().methods.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["get_user"]);
+    let stats = users.stats_all();
     let untouched = stats.method("add_pet").unwrap();
     assert_eq!(
         (untouched.calls, untouched.breaker),
@@ -684,7 +690,7 @@ async fn a_method_is_made_on_its_first_call_and_stats_say_which_are_untouched() 
     for _ in 0..4 {
         let _ = get_user(&shared).await;
     }
-    let stats = shared.stats();
+    let stats = shared.stats_all();
     assert_eq!(stats.method("add_pet").unwrap().breaker, BreakerState::Open);
     assert!(!stats.method("add_pet").unwrap().used);
 }

@@ -149,10 +149,16 @@ pub struct Observer {
 }
 
 impl Observer {
-    /// The client's statistics, while it lives.
+    /// The statistics of the methods used so far, while the client lives.
     pub fn stats(&self) -> Option<ClientStats> {
         let shared = self.shared.upgrade()?;
         Some(Client { shared }.stats())
+    }
+
+    /// Every method's statistics, those never called with their zeros, while it lives.
+    pub fn stats_all(&self) -> Option<ClientStats> {
+        let shared = self.shared.upgrade()?;
+        Some(Client { shared }.stats_all())
     }
 
     /// What `decode: lax` repaired of the answers so far, as an OpenAPI Overlay 1.0 document
@@ -209,14 +215,26 @@ impl Observe for Client {
 }
 
 impl Client {
-    /// A snapshot of every method's figures and every endpoint's state.
+    /// A snapshot of the figures of every method used so far (called, or given a profile of its
+    /// own) and every endpoint's state. A client of hundreds of methods of which a service calls
+    /// ten reports ten; [`Client::stats_all`] lists every method.
     pub fn stats(&self) -> ClientStats {
+        self.snapshot(false)
+    }
+
+    /// A snapshot of every method's figures, those never used with their zeros.
+    pub fn stats_all(&self) -> ClientStats {
+        self.snapshot(true)
+    }
+
+    fn snapshot(&self, all: bool) -> ClientStats {
         let shared = &self.shared;
         let now = Instant::now();
         let methods = shared
             .spec
             .methods
             .iter()
+            .filter(|m| all || shared.made(m.index).is_some())
             .map(|m| match shared.made(m.index) {
                 Some(state) => {
                     let mut stats = state.counters.snapshot(state.breaker.state(), now);

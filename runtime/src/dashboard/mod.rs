@@ -206,7 +206,7 @@ pub fn snapshot(clients: &[Observer]) -> Value {
     let living: Vec<Value> = clients
         .iter()
         .filter_map(|observer| {
-            let stats = observer.stats()?;
+            let stats = observer.stats_all()?;
             let history = observer.history().unwrap_or_default();
             let mut value = serde_json::to_value(&stats).ok()?;
             if let Some(methods) = value.get_mut("methods").and_then(Value::as_object_mut) {

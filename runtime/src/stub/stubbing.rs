@@ -109,7 +109,11 @@ impl<'a> Stubbing<'a> {
     }
 
     /// Answers `status` with `value` as JSON (a declared error body, say).
-    pub fn returns_json_status<T: serde::Serialize>(self, status: impl IntoStatus, value: &T) -> Self {
+    pub fn returns_json_status<T: serde::Serialize>(
+        self,
+        status: impl IntoStatus,
+        value: &T,
+    ) -> Self {
         let body = serde_json::to_vec(value).unwrap_or_default();
         self.returns_body(status, "application/json", body)
     }

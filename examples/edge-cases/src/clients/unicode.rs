@@ -49,9 +49,13 @@ impl Unicode {
     }
 }
 impl Unicode {
-    /// Per-method statistics since the client was built.
+    /// Per-method statistics since the client was built, of the methods used so far.
     pub fn stats(&self) -> remcall::ClientStats {
         self.inner.stats()
+    }
+    /// Per-method statistics of every method, those never called with their zeros.
+    pub fn stats_all(&self) -> remcall::ClientStats {
+        self.inner.stats_all()
     }
 }
 impl remcall::Observe for Unicode {
