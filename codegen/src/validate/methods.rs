@@ -12,7 +12,7 @@ use crate::spec::model::{CallStyle, MethodDef, NotFound, ProfileRef, ReturnsEnco
 use crate::types::Ty;
 
 /// Names a generated client has already: no method may take them.
-const CLIENT_METHODS: &[&str] = &["new", "builder", "stats"];
+const CLIENT_METHODS: &[&str] = &["new", "builder", "stats", "stats_all"];
 
 impl Validator<'_> {
     /// Every method; `None` when one of them has a problem. `fallback` is the client's, when
