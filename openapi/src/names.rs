@@ -61,7 +61,7 @@ const PRIMITIVE_TYPES: &[&str] = &[
 ];
 
 /// Method names the generated client has already.
-const TAKEN_METHODS: &[&str] = &["new", "builder", "stats"];
+const TAKEN_METHODS: &[&str] = &["new", "builder", "stats", "stats_all"];
 
 /// A PascalCase type name for `raw`: letters and digits kept, the rest word breaks.
 pub(crate) fn type_name(raw: &str) -> String {
