@@ -2256,3 +2256,116 @@ components:
     // Required here, declared by a part: no field of its own.
     assert!(!d.notes().contains("requires `type`"), "{}", d.notes());
 }
+
+/// FastAPI names each operation `{function}_{path}_{verb}`, NestJS `{Controller}_{method}`,
+/// springfox `{method}Using{VERB}`: the affix comes off where the rest names no other operation
+/// (FastAPI's two `read_flows…` stay whole, each the other's twin without it), with one note; a
+/// spec's entry may still name a method as its operationId spells it.
+#[test]
+fn generator_affixes_come_off_operation_names_where_the_rest_is_unique() {
+    let fastapi = import(
+        "Fast",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.1.0
+info: { title: t, version: '1' }
+paths:
+  /flows/filter:
+    post: { operationId: read_flows_flows_filter_post, responses: { '200': { description: ok } } }
+  /flows/{id}:
+    get:
+      operationId: read_flow_flows__id__get
+      parameters: [ { name: id, in: path, required: true, schema: { type: string } } ]
+      responses: { '200': { description: ok } }
+  /deployments/{id}/create_flow_run:
+    post:
+      operationId: create_flow_run_from_deployment_deployments__id__create_flow_run_post
+      parameters: [ { name: id, in: path, required: true, schema: { type: string } } ]
+      responses: { '200': { description: ok } }
+  /v2/flows/filter:
+    post: { operationId: read_flows_v2_flows_filter_post, responses: { '200': { description: ok } } }
+  /v3/flows/filter:
+    post: { operationId: read_flows_v3_flows_filter_post, responses: { '200': { description: ok } } }
+"#,
+        )],
+    );
+    let spec = fastapi.spec();
+    for name in ["read_flow:", "create_flow_run_from_deployment:"] {
+        assert!(spec.contains(&format!("\n  {name}")), "{name} in:\n{spec}");
+    }
+    // Three `read_flows` after the cut: each keeps its whole name.
+    for name in [
+        "read_flows_flows_filter_post:",
+        "read_flows_v2_flows_filter_post:",
+        "read_flows_v3_flows_filter_post:",
+    ] {
+        assert!(spec.contains(&format!("\n  {name}")), "{name} in:\n{spec}");
+    }
+    fastapi.noted("2 operations named without their generator's affix");
+    assert_eq!(fastapi.imported.summary.shortened.len(), 2);
+
+    let nest = import(
+        "Nest",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.0
+info: { title: t, version: '1' }
+paths:
+  /users:
+    get: { operationId: UsersController_findAll, responses: { '200': { description: ok } } }
+    post: { operationId: UsersController_create, responses: { '201': { description: ok } } }
+  /pets:
+    get: { operationId: PetsController_findAll, responses: { '200': { description: ok } } }
+  /pets/{id}:
+    get:
+      operationId: getPetUsingGET_1
+      parameters: [ { name: id, in: path, required: true, schema: { type: string } } ]
+      responses: { '200': { description: ok } }
+"#,
+        )],
+    );
+    let spec = nest.spec();
+    for name in [
+        "create:",
+        "get_pet:",
+        "users_controller_find_all:",
+        "pets_controller_find_all:",
+    ] {
+        assert!(spec.contains(&format!("\n  {name}")), "{name} in:\n{spec}");
+    }
+
+    // An entry written for the name the operationId spells still finds its method.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("api.yaml"),
+        r#"
+openapi: 3.1.0
+info: { title: t, version: '1' }
+paths:
+  /flows/filter:
+    post: { operationId: read_flows_flows_filter_post, responses: { '200': { description: ok } } }
+"#,
+    )
+    .unwrap();
+    let spec_path = dir.path().join("spec.yaml");
+    std::fs::write(
+        &spec_path,
+        "client: Fast\nopenapi: { file: api.yaml }\nmethods:\n  read_flows_flows_filter_post: { rename: list_flows, config: { retry: { max_attempts: 5 } } }\n",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&spec_path).unwrap();
+    let generated =
+        remcall_codegen::generate_text(&spec_path, &text).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        generated.code.contains("pub async fn list_flows("),
+        "{}",
+        generated.code
+    );
+    assert!(
+        generated.code.contains("max_attempts: 5"),
+        "{}",
+        generated.code
+    );
+}

@@ -144,6 +144,10 @@ pub struct Summary {
     pub faithful: usize,
     /// Everything else worth knowing: renamed items, dropped parameters, unsupported schemes.
     pub notes: Vec<Note>,
+    /// Methods named without their generator's affix (FastAPI's `_{path}_{verb}`, NestJS's
+    /// `Controller_`, springfox's `Using{VERB}`), as (the name taken, the name the operationId
+    /// spells): a spec's entry may name either.
+    pub shortened: Vec<(String, String)>,
 }
 
 impl Summary {

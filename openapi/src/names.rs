@@ -295,6 +295,47 @@ pub(crate) fn from_route(verb: &str, path: &str) -> String {
     words.join("_")
 }
 
+/// An operationId without what its generator wrote around the operation's own name, as a method
+/// name; `None` when it has no such affix. Three generators' patterns:
+/// - FastAPI's `{function}_{path}_{verb}` (`read_flows_flows_filter_post` for
+///   `POST /flows/filter`: `read_flows`), the route's words, placeholders included, and the verb
+///   at the end;
+/// - NestJS's `{Controller}_{method}` (`UsersController_findAll`: `find_all`);
+/// - springfox's `{method}Using{VERB}` with its `_1`, `_2` for repeats (`getUserUsingGET_1`:
+///   `get_user`).
+///
+/// The caller keeps the trimmed name only where no other operation's name is the same.
+pub(crate) fn without_generator_affix(id: &str, verb: &str, route: &str) -> Option<String> {
+    if let Some((controller, method)) = id.split_once("Controller_")
+        && !controller.is_empty()
+        && controller.chars().all(|c| c.is_ascii_alphanumeric())
+        && !method.is_empty()
+    {
+        return Some(word(method));
+    }
+    let upper = verb.to_ascii_uppercase();
+    if let Some(at) = id.rfind(&format!("Using{upper}")) {
+        let rest = &id[at + "Using".len() + upper.len()..];
+        let repeat = rest.is_empty()
+            || rest
+                .strip_prefix('_')
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if at > 0 && repeat {
+            return Some(word(&id[..at]));
+        }
+    }
+    // FastAPI: compared word by word, as both read once snake-cased.
+    let id_words: Vec<String> = word(id).split('_').map(str::to_owned).collect();
+    let mut suffix: Vec<String> = word(route)
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect();
+    suffix.push(verb.to_ascii_lowercase());
+    let kept = id_words.len().checked_sub(suffix.len())?;
+    (kept > 0 && id_words[kept..] == suffix[..]).then(|| id_words[..kept].join("_"))
+}
+
 /// True when a path parameter picks one item of the collection the segment before it names
 /// (`/pets/{petId}`, `/users/{username}`, `/repos/{owner}/{repo}`), rather than a count or a
 /// choice (`/stream-bytes/{n}`, `/status/{codes}`), where the segment keeps its number.
@@ -374,6 +415,43 @@ pub(crate) fn events_enum(method: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_generators_affix_comes_off_the_operation_id() {
+        let trimmed = |id: &str, verb: &str, route: &str| without_generator_affix(id, verb, route);
+        assert_eq!(
+            trimmed("read_flows_flows_filter_post", "post", "/flows/filter").as_deref(),
+            Some("read_flows")
+        );
+        assert_eq!(
+            trimmed(
+                "create_flow_run_from_deployment_deployments__id__create_flow_run_post",
+                "post",
+                "/deployments/{id}/create_flow_run"
+            )
+            .as_deref(),
+            Some("create_flow_run_from_deployment")
+        );
+        assert_eq!(
+            trimmed("UsersController_findAll", "get", "/users").as_deref(),
+            Some("find_all")
+        );
+        assert_eq!(
+            trimmed("getUserUsingGET_1", "get", "/users/{id}").as_deref(),
+            Some("get_user")
+        );
+        assert_eq!(trimmed("listPets", "get", "/pets"), None);
+        // Nothing left but the route and verb: the id is kept.
+        assert_eq!(trimmed("pets_get", "get", "/pets"), None);
+        // A verb that is not the operation's: no affix.
+        assert_eq!(
+            trimmed("read_flows_flows_filter_get", "post", "/flows/filter"),
+            None
+        );
+        assert_eq!(trimmed("Controller_find", "get", "/x"), None);
+        assert_eq!(trimmed("findUsingGETAll", "get", "/x"), None);
+    }
+
     use super::*;
 
     #[test]

@@ -112,13 +112,14 @@ impl Loader {
         file.methods = self.overlay(
             std::mem::take(&mut from.methods),
             std::mem::take(&mut file.methods),
+            &imported.summary.shortened,
         );
         imported.files
     }
 
     /// An entry over an imported method that sets what the description says (its parameters,
     /// body or declared answers): refused where it is written, rather than accepted and dropped.
-    fn refuse_unchangeable(&mut self, imported: &str, overlay: &MethodDef) {
+    fn refuse_unchangeable(&mut self, key: &str, overlay: &MethodDef) {
         let set = [
             ("path", !overlay.path.is_empty()),
             ("query", !overlay.query.is_empty()),
@@ -128,12 +129,12 @@ impl Loader {
             ("errors", overlay.errors.is_some()),
             ("response_headers", !overlay.response_headers.is_empty()),
         ];
-        for (key, _) in set.iter().filter(|(_, set)| *set) {
+        for (set_key, _) in set.iter().filter(|(_, set)| *set) {
             let s = &self.sources[0];
             let d = s
                 .diagnostic(
-                    s.spans.key(&format!("methods.{imported}.{key}")),
-                    format!("`{key}:` of an imported method is the description's: it cannot be changed here"),
+                    s.spans.key(&format!("methods.{key}.{set_key}")),
+                    format!("`{set_key}:` of an imported method is the description's: it cannot be changed here"),
                 )
                 .help("change the description with an overlay (`openapi: { overlays: [..] }`), or give the entry `request:` to write a method of your own");
             self.diagnostics.push(d);
@@ -143,27 +144,40 @@ impl Loader {
     /// The imported methods, each with the spec's entry of its name that has no `request:` laid
     /// over it (and renamed when it says so), then the spec's own methods; an entry that
     /// changes nothing imported, or adds a method of a taken name, is an error.
+    /// An entry may name a method the importer shortened (`shortened`: the name taken, the name
+    /// its operationId spells) by either name.
     fn overlay(
         &mut self,
         imported_methods: IndexMap<String, MethodDef>,
         mut own: IndexMap<String, MethodDef>,
+        shortened: &[(String, String)],
     ) -> IndexMap<String, MethodDef> {
         let mut methods = IndexMap::new();
         let imported_names: Vec<String> = imported_methods.keys().cloned().collect();
         for (imported, mut method) in imported_methods {
             let mut name = imported.clone();
-            if let Some(overlay) = own.get(&imported).filter(|o| o.request.is_none()) {
-                self.refuse_unchangeable(&imported, overlay);
+            let longer = shortened
+                .iter()
+                .find(|(short, _)| *short == imported)
+                .map(|(_, full)| full);
+            let key = match longer {
+                Some(full) if !own.contains_key(&imported) && own.contains_key(full) => {
+                    full.clone()
+                }
+                _ => imported.clone(),
+            };
+            if let Some(overlay) = own.get(&key).filter(|o| o.request.is_none()) {
+                self.refuse_unchangeable(&key, overlay);
                 overlay_onto(&mut method, overlay);
                 if let Some(renamed) = overlay.rename.clone() {
                     name = renamed;
                 }
-                own.shift_remove(&imported);
+                own.shift_remove(&key);
             }
             if name != imported && (imported_names.contains(&name) || methods.contains_key(&name)) {
                 let s = &self.sources[0];
                 let d = s.diagnostic(
-                    s.spans.value(&format!("methods.{imported}.rename")),
+                    s.spans.value(&format!("methods.{key}.rename")),
                     format!("`{name}` is the name of another method of the description"),
                 );
                 self.diagnostics.push(d);

@@ -52,6 +52,17 @@ impl Builder<'_> {
             .cloned()
             .unwrap_or_default();
         let mut taken_methods = names::Taken::default();
+        let shortened = shortened_names(&paths);
+        if !shortened.is_empty() {
+            self.note(
+                &top.child("paths"),
+                false,
+                format!(
+                    "{} operations named without their generator's affix (FastAPI's `_{{path}}_{{verb}}`, NestJS's `Controller_`, springfox's `Using{{VERB}}`); a spec's entry may use either name",
+                    shortened.len()
+                ),
+            );
+        }
         for (route, item) in &paths {
             let item_place = top.child("paths").child(route);
             let (item_place, item) = match self.docs.follow(&item_place, item) {
@@ -72,9 +83,16 @@ impl Builder<'_> {
                         continue;
                     }
                 };
-                let Some(base_name) = selected(options, &operation, verb, route) else {
+                let short = shortened.get(&(route.clone(), verb.key()));
+                let Some(base_name) = selected(options, &operation, verb, route, short) else {
                     continue;
                 };
+                if let Some((short, full)) = short {
+                    self.spec
+                        .summary
+                        .shortened
+                        .push((short.clone(), full.clone()));
+                }
                 self.spec.summary.operations += 1;
                 let label = format!("{} {route}", verb.upper());
                 let name = names::unique(&base_name, "_", &mut taken_methods);
@@ -85,8 +103,9 @@ impl Builder<'_> {
                         format!("{label}: named `{name}`, as `{base_name}` is another operation's"),
                     );
                 }
+                let full_name = short.map(|(_, full)| full.as_str());
                 let operation = Operation {
-                    type_base: type_base(options, &name),
+                    type_base: type_base(options, &name, full_name),
                     place,
                     value: operation,
                     item_place: item_place.clone(),
@@ -272,19 +291,25 @@ fn operation_doc(operation: &Value) -> Option<String> {
     }
 }
 
-/// The stem of a method's inline type names: a method the spec renames names its types after
-/// its new name.
-fn type_base(options: &Options, name: &str) -> String {
+/// The stem of a method's inline type names: a method the spec renames (by its name, or by the
+/// longer name its operationId spells) names its types after its new name.
+fn type_base(options: &Options, name: &str, full_name: Option<&str>) -> String {
     let renamed = options
         .renames
         .iter()
-        .find(|(imported, _)| imported == name);
+        .find(|(imported, _)| imported == name || Some(imported.as_str()) == full_name);
     names::type_name(renamed.map_or(name, |(_, new)| new))
 }
 
 /// The method name an operation takes (its `operationId`, else one made from its route), when
 /// the options select it (by tag, by id or name); `None` when they leave it out.
-fn selected(options: &Options, operation: &Value, verb: Verb, route: &str) -> Option<String> {
+fn selected(
+    options: &Options,
+    operation: &Value,
+    verb: Verb,
+    route: &str,
+    short: Option<&(String, String)>,
+) -> Option<String> {
     let id = operation.get("operationId").and_then(Value::as_str);
     let tags: Vec<&str> = operation
         .get("tags")
@@ -294,17 +319,54 @@ fn selected(options: &Options, operation: &Value, verb: Verb, route: &str) -> Op
     if !options.tags.is_empty() && !tags.iter().any(|t| options.tags.iter().any(|w| w == t)) {
         return None;
     }
-    let base_name = match id {
+    let full_name = match id {
         Some(id) => names::method(id),
         None => names::method(&names::from_route(verb.key(), route)),
     };
+    let base_name = short.map_or(&full_name, |(short, _)| short);
     if !options.operations.is_empty()
         && !options
             .operations
             .iter()
-            .any(|o| Some(o.as_str()) == id || *o == base_name)
+            .any(|o| Some(o.as_str()) == id || *o == full_name || o == base_name)
     {
         return None;
     }
-    Some(base_name)
+    Some(base_name.clone())
+}
+
+/// The operations whose operationId loses its generator's affix (see
+/// [`names::without_generator_affix`]), by route and verb: (the name taken, the name the id
+/// spells). Only where the shorter name is no other operation's, told apart without case.
+fn shortened_names(
+    paths: &serde_json::Map<String, Value>,
+) -> std::collections::HashMap<(String, &'static str), (String, String)> {
+    let mut candidates = Vec::new();
+    let mut count: std::collections::HashMap<String, usize> = Default::default();
+    for (route, item) in paths {
+        for verb in Verb::ALL {
+            let Some(operation) = item.get(verb.key()) else {
+                continue;
+            };
+            let id = operation.get("operationId").and_then(Value::as_str);
+            let full = match id {
+                Some(id) => names::method(id),
+                None => names::method(&names::from_route(verb.key(), route)),
+            };
+            let short = id
+                .and_then(|id| names::without_generator_affix(id, verb.key(), route))
+                .map(|short| names::method(&short))
+                .filter(|short| *short != full);
+            *count
+                .entry(short.as_ref().unwrap_or(&full).to_ascii_lowercase())
+                .or_default() += 1;
+            if let Some(short) = short {
+                candidates.push(((route.clone(), verb.key()), (short, full)));
+            }
+        }
+    }
+    candidates
+        .into_iter()
+        .filter(|(_, (short, _))| count[&short.to_ascii_lowercase()] == 1)
+        .collect()
 }
