@@ -52,17 +52,7 @@ impl Builder<'_> {
             .cloned()
             .unwrap_or_default();
         let mut taken_methods = names::Taken::default();
-        let shortened = shortened_names(&paths);
-        if !shortened.is_empty() {
-            self.note(
-                &top.child("paths"),
-                false,
-                format!(
-                    "{} operations named without their generator's affix (FastAPI's `_{{path}}_{{verb}}`, NestJS's `Controller_`, springfox's `Using{{VERB}}`); a spec's entry may use either name",
-                    shortened.len()
-                ),
-            );
-        }
+        let shortened = self.shortened_names(&paths);
         for (route, item) in &paths {
             let item_place = top.child("paths").child(route);
             let (item_place, item) = match self.docs.follow(&item_place, item) {
@@ -335,12 +325,32 @@ fn selected(
     Some(base_name.clone())
 }
 
+/// Which operation names lose their generator's affix, by route and verb.
+type Shortened = std::collections::HashMap<(String, &'static str), (String, String)>;
+
+impl Builder<'_> {
+    /// [`shortened_names`], with one note saying how many.
+    fn shortened_names(&mut self, paths: &serde_json::Map<String, Value>) -> Shortened {
+        let shortened = shortened_names(paths);
+        if !shortened.is_empty() {
+            let place = self.docs.top().child("paths");
+            self.note(
+                &place,
+                false,
+                format!(
+                    "{} operations named without their generator's affix (FastAPI's `_{{path}}_{{verb}}`, NestJS's `Controller_`, springfox's `Using{{VERB}}`); a spec's entry may use either name",
+                    shortened.len()
+                ),
+            );
+        }
+        shortened
+    }
+}
+
 /// The operations whose operationId loses its generator's affix (see
 /// [`names::without_generator_affix`]), by route and verb: (the name taken, the name the id
 /// spells). Only where the shorter name is no other operation's, told apart without case.
-fn shortened_names(
-    paths: &serde_json::Map<String, Value>,
-) -> std::collections::HashMap<(String, &'static str), (String, String)> {
+fn shortened_names(paths: &serde_json::Map<String, Value>) -> Shortened {
     let mut candidates = Vec::new();
     let mut count: std::collections::HashMap<String, usize> = Default::default();
     for (route, item) in paths {
