@@ -324,16 +324,31 @@ pub(crate) fn without_generator_affix(id: &str, verb: &str, route: &str) -> Opti
             return Some(word(&id[..at]));
         }
     }
-    // FastAPI: compared word by word, as both read once snake-cased.
-    let id_words: Vec<String> = word(id).split('_').map(str::to_owned).collect();
-    let mut suffix: Vec<String> = word(route)
-        .split('_')
-        .filter(|w| !w.is_empty())
-        .map(str::to_owned)
-        .collect();
-    suffix.push(verb.to_ascii_lowercase());
-    let kept = id_words.len().checked_sub(suffix.len())?;
-    (kept > 0 && id_words[kept..] == suffix[..]).then(|| id_words[..kept].join("_"))
+    // FastAPI writes the route with every non-word character an underscore; some services
+    // collapse the runs (`_id_` for `/{id}/`): compared with runs collapsed. Only an id of word
+    // characters is FastAPI's.
+    if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let collapse = |text: &str| {
+        let mut out = String::with_capacity(text.len());
+        for c in text.chars() {
+            let c = if c.is_ascii_alphanumeric() { c } else { '_' };
+            if !(c == '_' && out.ends_with('_')) {
+                out.push(c);
+            }
+        }
+        out
+    };
+    let id = collapse(id);
+    let suffix = collapse(&format!("{route}_{}", verb.to_ascii_lowercase()));
+    let suffix = if suffix.starts_with('_') {
+        suffix
+    } else {
+        format!("_{suffix}")
+    };
+    let kept = id.strip_suffix(suffix.as_str())?;
+    (!kept.is_empty()).then(|| word(kept))
 }
 
 /// True when a path parameter picks one item of the collection the segment before it names
