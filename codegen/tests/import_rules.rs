@@ -2369,3 +2369,55 @@ paths:
         generated.code
     );
 }
+
+/// An optional header every operation declares with one type (Prefect's
+/// `x-prefect-api-version`) is the client's to set in its profile, not an argument of each
+/// method; a header some operations lack, or a required one, stays where it is.
+#[test]
+fn an_optional_header_every_operation_declares_is_the_clients() {
+    let d = import(
+        "Versioned",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.1.0
+info: { title: t, version: '1' }
+components:
+  parameters:
+    version: { name: x-api-version, in: header, schema: { type: string } }
+paths:
+  /flows:
+    get:
+      operationId: list_flows
+      parameters:
+        - $ref: '#/components/parameters/version'
+        - { name: x-trace, in: header, schema: { type: string } }
+        - { name: x-tenant, in: header, required: true, schema: { type: string } }
+      responses: { '200': { description: ok } }
+  /flows/{id}:
+    get:
+      operationId: read_flow
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string } }
+        - { name: X-Api-Version, in: header, schema: { type: string } }
+        - { name: x-tenant, in: header, required: true, schema: { type: string } }
+      responses: { '200': { description: ok } }
+"#,
+        )],
+    );
+    let spec = d.spec();
+    assert!(
+        !spec.to_ascii_lowercase().contains("x-api-version: option"),
+        "{spec}"
+    );
+    assert!(
+        spec.contains("x-trace"),
+        "a header one operation lacks stays:\n{spec}"
+    );
+    assert_eq!(
+        spec.matches("x-tenant").count(),
+        2,
+        "a required header stays:\n{spec}"
+    );
+    d.noted("`x-api-version`, an optional header every operation declares, is the client's to set");
+}

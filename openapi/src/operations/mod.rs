@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::Options;
 use crate::document::{Place, Version};
 use crate::names;
-use crate::spec::{MethodOut, Verb};
+use crate::spec::{MethodOut, ParamOut, Verb};
 use crate::ty::Encoding;
 use crate::walk::Builder;
 
@@ -115,6 +115,46 @@ impl Builder<'_> {
                     Made::Skipped(reason) => self.spec.summary.skipped.push((label, reason)),
                 }
             }
+        }
+        self.client_wide_headers();
+    }
+
+    /// An optional header every method sends, of one type (Prefect's `x-prefect-api-version`
+    /// on all 188), is the client's to set, in its profile's `headers:`: no argument of every
+    /// method that each call passes as `None`. Noted once; two methods at least.
+    fn client_wide_headers(&mut self) {
+        let methods = &self.spec.methods;
+        if methods.len() < 2 {
+            return;
+        }
+        let wire = |param: &ParamOut| param.wire.clone().unwrap_or_else(|| param.key.clone());
+        let common: Vec<(String, crate::ty::Ty)> = methods[0]
+            .headers
+            .iter()
+            .filter(|first| first.ty.is_option())
+            .filter(|first| {
+                methods[1..].iter().all(|method| {
+                    method.headers.iter().any(|other| {
+                        wire(other).eq_ignore_ascii_case(&wire(first)) && other.ty == first.ty
+                    })
+                })
+            })
+            .map(|first| (wire(first), first.ty.clone()))
+            .collect();
+        for (name, _) in &common {
+            for method in &mut self.spec.methods {
+                method
+                    .headers
+                    .retain(|param| !wire(param).eq_ignore_ascii_case(name));
+            }
+            let place = self.docs.top().child("paths");
+            self.note(
+                &place,
+                false,
+                format!(
+                    "`{name}`, an optional header every operation declares, is the client's to set in its profile (`headers: {{ {name}: … }}`), not an argument of each method"
+                ),
+            );
         }
     }
 
