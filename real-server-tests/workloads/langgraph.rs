@@ -24,7 +24,7 @@ pub async fn main() -> Result<(), remcall::Error> {
     assert_eq!(answer, "plan for again, said");
     println!("a second run streamed the same way: {answer:?}");
 
-    let events = graph.stream_run(&run("chat", "fail")).await?;
+    let events = graph.stream_run_stateless(&run("chat", "fail")).await?;
     let items = all(events).await;
     let (last, before) = items.split_last().expect("the failed run sent events");
     assert!(before.iter().all(Result::is_ok), "{before:?}");
@@ -38,7 +38,9 @@ pub async fn main() -> Result<(), remcall::Error> {
         ("RuntimeError", "CUDA out of memory")
     );
     let stats = graph.stats();
-    let stream_run = stats.method("stream_run").expect("stream_run's statistics");
+    let stream_run = stats
+        .method("stream_run_stateless")
+        .expect("stream_run_stateless's statistics");
     assert_eq!(stream_run.streams_broken, 1);
     println!("a failed run ended with the server's error event, typed: {error}");
 
@@ -110,7 +112,7 @@ fn run(graph: &str, prompt: &str) -> RunCreateStreamingStateless {
 
 /// Streams a run of the chat graph to its end; its last state's answer.
 async fn streamed(graph: &LangGraph, prompt: &str) -> Result<String, remcall::Error> {
-    let events = graph.stream_run(&run("chat", prompt)).await?;
+    let events = graph.stream_run_stateless(&run("chat", prompt)).await?;
     let mut metadata = 0;
     let mut states: Vec<GraphState> = Vec::new();
     let mut updates = 0;

@@ -33,9 +33,9 @@ pub async fn main() -> Result<(), remcall::Error> {
     let mut flow_ids = Vec::new();
     for n in 1..=FLOWS {
         let flow = prefect
-            .create_flow(None, &FlowCreate::new(format!("remcall-flow-{n}")))
+            .create_flow(&FlowCreate::new(format!("remcall-flow-{n}")))
             .await?;
-        let read = prefect.read_flow(&flow.id, None).await?;
+        let read = prefect.read_flow(&flow.id).await?;
         raw.same(&read, &raw.get(&format!("/flows/{}", flow.id)).await);
         flow_ids.push(flow.id);
     }
@@ -44,7 +44,7 @@ pub async fn main() -> Result<(), remcall::Error> {
         limit: Some(2),
         ..Default::default()
     };
-    let mut pages = prefect.read_flows_stream(None, &two_a_page);
+    let mut pages = prefect.read_flows_stream(&two_a_page);
     let mut paged = Vec::new();
     while let Some(flow) = pages.next().await {
         paged.push(flow?);
@@ -62,13 +62,10 @@ pub async fn main() -> Result<(), remcall::Error> {
 
     // A deployment whose description a PATCH clears: `null` sent, `null` stored.
     let deployment = prefect
-        .create_deployment(
-            None,
-            &DeploymentCreate {
-                description: "nightly import".into(),
-                ..DeploymentCreate::new(flow_ids[0].clone(), "nightly")
-            },
-        )
+        .create_deployment(&DeploymentCreate {
+            description: "nightly import".into(),
+            ..DeploymentCreate::new(flow_ids[0].clone(), "nightly")
+        })
         .await?;
     assert_eq!(deployment.description.as_deref(), Some("nightly import"));
     let clear = DeploymentUpdate {
@@ -80,10 +77,8 @@ pub async fn main() -> Result<(), remcall::Error> {
         json!({ "description": null }),
         "the PATCH body sends the null"
     );
-    prefect
-        .update_deployment(&deployment.id, None, &clear)
-        .await?;
-    let read = prefect.read_deployment(&deployment.id, None).await?;
+    prefect.update_deployment(&deployment.id, &clear).await?;
+    let read = prefect.read_deployment(&deployment.id).await?;
     let stored = raw.get(&format!("/deployments/{}", deployment.id)).await;
     assert_eq!(stored["description"], Value::Null, "the server cleared it");
     assert_eq!(read.description, None);
@@ -92,26 +87,24 @@ pub async fn main() -> Result<(), remcall::Error> {
 
     // A flow run; RUNNING, then a PENDING the server refuses: the ABORT variant, typed.
     let run = prefect
-        .run_deployment(&deployment.id, None, &DeploymentFlowRunCreate::default())
+        .run_deployment(&deployment.id, &DeploymentFlowRunCreate::default())
         .await?;
     let running = BodySetFlowRunStateFlowRunsIdSetStatePost {
         force: Some(true),
         ..BodySetFlowRunStateFlowRunsIdSetStatePost::new(StateCreate::new(StateType::Running))
     };
-    let accepted = prefect.set_flow_run_state(&run.id, None, &running).await?;
+    let accepted = prefect.set_flow_run_state(&run.id, &running).await?;
     assert_eq!(accepted.status, SetStateStatus::Accept);
     let backwards =
         BodySetFlowRunStateFlowRunsIdSetStatePost::new(StateCreate::new(StateType::Pending));
-    let refused = prefect
-        .set_flow_run_state(&run.id, None, &backwards)
-        .await?;
+    let refused = prefect.set_flow_run_state(&run.id, &backwards).await?;
     assert_eq!(refused.status, SetStateStatus::Abort);
     let Details::StateAbortDetails(abort) = &refused.details else {
         panic!("ABORT read as another variant: {:?}", refused.details);
     };
     let reason = abort.reason.clone().unwrap_or_default();
     assert!(reason.contains("cannot transition"), "{reason}");
-    let read = prefect.read_flow_run(&run.id, None).await?;
+    let read = prefect.read_flow_run(&run.id).await?;
     assert_eq!(read.state_type, Some(StateType::Running));
     raw.same(&read, &raw.get(&format!("/flow_runs/{}", run.id)).await);
     println!("set_flow_run_state: RUNNING accepted, PENDING aborted ({reason})");
@@ -128,7 +121,7 @@ pub async fn main() -> Result<(), remcall::Error> {
             )
         })
         .collect();
-    prefect.create_logs(None, &logs).await?;
+    prefect.create_logs(&logs).await?;
     let filter = BodyReadLogsLogsFilterPost {
         logs: Nullable::Value(LogFilter {
             flow_run_id: Nullable::Value(LogFilterFlowRunId {
@@ -138,20 +131,17 @@ pub async fn main() -> Result<(), remcall::Error> {
         }),
         ..Default::default()
     };
-    let read = prefect.read_logs(None, &filter).await?;
+    let read = prefect.read_logs(&filter).await?;
     assert_eq!(read.len(), 3, "{read:?}");
     raw.same(&read, &raw.post("/logs/filter", &filter).await);
     println!("create_logs, read_logs: 3 logs of the run");
 
     // A variable, created and changed.
     let created = prefect
-        .create_variable(
-            None,
-            &VariableCreate {
-                value: Some(VariableValue::String("first".to_owned())),
-                ..VariableCreate::new("remcall_variable")
-            },
-        )
+        .create_variable(&VariableCreate {
+            value: Some(VariableValue::String("first".to_owned())),
+            ..VariableCreate::new("remcall_variable")
+        })
         .await?;
     assert_eq!(created.value, Some(VariableValue::String("first".into())));
     let change = VariableUpdate {
@@ -159,12 +149,12 @@ pub async fn main() -> Result<(), remcall::Error> {
         ..Default::default()
     };
     prefect
-        .update_variable("remcall_variable", None, &change)
+        .update_variable_by_name("remcall_variable", &change)
         .await?;
-    let read = prefect.read_variable("remcall_variable", None).await?;
+    let read = prefect.read_variable_by_name("remcall_variable").await?;
     assert_eq!(read.value, Some(VariableValue::I64(42)));
     raw.same(&read, &raw.get("/variables/name/remcall_variable").await);
-    println!("create_variable, update_variable: value 42 read back");
+    println!("create_variable, update_variable_by_name: value 42 read back");
 
     // A name the server refuses: its explanation, not the declared `{detail}`, reaches the
     // caller, in the error's text and body.
@@ -174,7 +164,7 @@ pub async fn main() -> Result<(), remcall::Error> {
     };
     let before = noticed(&prefect);
     let error = prefect
-        .create_flow(None, &FlowCreate::new("remcall/flow"))
+        .create_flow(&FlowCreate::new("remcall/flow"))
         .await
         .expect_err("a flow name with a slash is refused");
     assert_eq!(error.status().map(|s| s.as_u16()), Some(422));

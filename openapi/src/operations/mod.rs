@@ -119,11 +119,17 @@ impl Builder<'_> {
         self.client_wide_headers();
     }
 
-    /// An optional header every method sends, of one type (Prefect's `x-prefect-api-version`
-    /// on all 188), is the client's to set, in its profile's `headers:`: no argument of every
-    /// method that each call passes as `None`. Noted once; two methods at least.
+    /// An optional header every method with parameters declares, of one type (Prefect's
+    /// `x-prefect-api-version`, on all 186 of its 188 operations but `/health` and `/version`,
+    /// which take none), is the client's to set, in its profile's `headers:`: no argument of
+    /// every method that each call passes as `None`. Noted once; two methods at least.
     fn client_wide_headers(&mut self) {
-        let methods = &self.spec.methods;
+        let methods: Vec<&MethodOut> = self
+            .spec
+            .methods
+            .iter()
+            .filter(|m| !m.path.is_empty() || !m.query.is_empty() || !m.headers.is_empty())
+            .collect();
         if methods.len() < 2 {
             return;
         }
@@ -152,7 +158,7 @@ impl Builder<'_> {
                 &place,
                 false,
                 format!(
-                    "`{name}`, an optional header every operation declares, is the client's to set in its profile (`headers: {{ {name}: … }}`), not an argument of each method"
+                    "`{name}`, an optional header every operation with parameters declares, is the client's to set in its profile (`headers: {{ {name}: … }}`), not an argument of each method"
                 ),
             );
         }
