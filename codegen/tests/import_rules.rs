@@ -2372,8 +2372,8 @@ paths:
 
 /// An optional header every operation with parameters declares with one type (Prefect's
 /// `x-prefect-api-version`; its `/health` takes none) is the client's to set in its profile, not
-/// an argument of each method; a header some operations lack, or a required one, stays where
-/// it is.
+/// an argument of each method; a header some operations lack, a required one, or one whose value
+/// is one call's (a condition, a request id, a trace), stays where it is.
 #[test]
 fn an_optional_header_every_operation_declares_is_the_clients() {
     let d = import(
@@ -2396,6 +2396,7 @@ paths:
         - $ref: '#/components/parameters/version'
         - { name: x-trace, in: header, schema: { type: string } }
         - { name: x-tenant, in: header, required: true, schema: { type: string } }
+        - { name: If-None-Match, in: header, schema: { type: string } }
       responses: { '200': { description: ok } }
   /flows/{id}:
     get:
@@ -2404,6 +2405,7 @@ paths:
         - { name: id, in: path, required: true, schema: { type: string } }
         - { name: X-Api-Version, in: header, schema: { type: string } }
         - { name: x-tenant, in: header, required: true, schema: { type: string } }
+        - { name: If-None-Match, in: header, schema: { type: string } }
       responses: { '200': { description: ok } }
 "#,
         )],

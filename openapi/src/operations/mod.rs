@@ -137,7 +137,7 @@ impl Builder<'_> {
         let common: Vec<(String, crate::ty::Ty)> = methods[0]
             .headers
             .iter()
-            .filter(|first| first.ty.is_option())
+            .filter(|first| first.ty.is_option() && !says_something_of_one_call(&wire(first)))
             .filter(|first| {
                 methods[1..].iter().all(|method| {
                     method.headers.iter().any(|other| {
@@ -369,6 +369,34 @@ fn selected(
         return None;
     }
     Some(base_name.clone())
+}
+
+/// A header whose value belongs to one call, however many operations declare it: HTTP's own
+/// (conditions, ranges, content, preferences) and a call's identity (a request id, a trace).
+/// Kinto declares `If-Match` on every operation; it stays an argument of each.
+fn says_something_of_one_call(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    const OF_ONE_CALL: [&str; 14] = [
+        "range",
+        "accept",
+        "accept-language",
+        "accept-encoding",
+        "content-type",
+        "content-length",
+        "content-encoding",
+        "authorization",
+        "cookie",
+        "prefer",
+        "idempotency-key",
+        "expect",
+        "cache-control",
+        "origin",
+    ];
+    name.starts_with("if-")
+        || OF_ONE_CALL.contains(&name.as_str())
+        || ["trace", "span", "request-id", "correlation", "idempotency"]
+            .iter()
+            .any(|part| name.contains(part))
 }
 
 /// Which operation names lose their generator's affix, by route and verb.
