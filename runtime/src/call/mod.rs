@@ -1,18 +1,25 @@
 //! One logical call, in the order docs/resilience.md describes:
 //!
-//! 1. rate limiter → `RateLimited` when no turn within `max_wait`;
+//! 1. rate limiter → `RateLimited` when no turn within `max_wait` (the fleet's in Redis under
+//!    `rate_limit.shared`);
 //! 2. breaker permit → `BreakerOpen` (with the time until half-open) when open;
 //! 3. bulkhead slot → `Rejected` when full past `max_wait`;
-//! 4. within the `total` deadline, the attempts: pick an endpoint, add headers, send with the
-//!    `attempt` timeout, read within `max_response_bytes`, classify; a retryable failure sleeps
-//!    its backoff (or `Retry-After`), never past the deadline, and only with budget left; a
-//!    half-open trial makes one attempt;
-//! 5. the outcome of the whole call is recorded once, in the breaker and the statistics;
-//! 6. a failure a fallback may answer goes to the generated method's fallback, if it has one.
+//! 4. within the `total` deadline, the attempts: pick an endpoint, take a turn in the quota the
+//!    server announces, add headers and credentials, look the whole request up in the cache (a
+//!    fresh kept answer answers unsent), send with the `attempt` timeout (a slow one hedged), read
+//!    within `max_response_bytes`, classify; a retryable failure sleeps its backoff (or
+//!    `Retry-After`), never past the deadline, and only with budget left; a half-open trial
+//!    makes one attempt;
+//! 5. a failure a kept answer may stand in for (`stale_if_error`) is answered by it;
+//! 6. the outcome of the whole call is recorded once, in the breaker and the statistics;
+//! 7. a failure a fallback may answer goes to the generated method's fallback, if it has one.
 //!
-//! Steps 1–3 are `admission.rs`, step 4 `attempts.rs` (the loop) and `attempt.rs` (one
-//! attempt); what each result means is decided in `crate::outcome`. A download streams its body
-//! after the call (`download.rs`); a paged method makes one call per page (`paginate.rs`).
+//! Steps 1–3 are `admission.rs`, step 4 `attempts.rs` (the loop), `attempt.rs` (one attempt),
+//! `quota.rs` (the quota's turn), `cached.rs` (the cache's step, and step 5's kept answer) and
+//! `outgoing.rs` (the request as sent); what each result means is decided in `crate::outcome`.
+//! A download streams its body after the call (`download.rs`); a paged method makes one call
+//! per page (`paginate.rs`); a stream stays open (`stream.rs`); `log.rs` writes an attempt's
+//! lines.
 //!
 //! The breaker sits outside the retry loop, as in Hystrix and Feign: one outcome per logical call,
 //! so retries cannot make a struggling downstream look worse (or better) than it is.
