@@ -1,5 +1,5 @@
-//! What a request goes through on its way out: the endpoint it goes to, TLS, credentials and
-//! the user's interceptors.
+//! What a request goes through on its way out: the endpoint it goes to, TLS, credentials, the
+//! user's interceptors, and the cache that may answer it unsent or stand in when it fails.
 
 pub(crate) mod auth;
 pub(crate) mod cache;
