@@ -107,11 +107,10 @@ pub(super) fn named_call(params: &[Param], base: &str) -> NamedCall {
                 } else {
                     "query parameter"
                 };
-                // The wire name only where it says more than the field's own name.
+                // The wire name only where it says more than the field's own name; otherwise
+                // nothing: "A query parameter." on every field told a reader nothing.
                 let wire = p.wire.as_deref().unwrap_or_default();
-                if wire == p.name.trim_start_matches("r#") {
-                    doc.push(format!(" A {place}."));
-                } else {
+                if wire != p.name.trim_start_matches("r#") {
                     doc.push(format!(" Sent as the `{}` {place}.", comment_text(wire)));
                 }
             }

@@ -371,9 +371,7 @@ impl PetStoreBuilder {
 /// The optional parameters of [`PetStore::find_pets`], each left out while `None`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FindPetsOptions {
-    /// A query parameter.
     pub limit: Option<u32>,
-    /// A query parameter.
     pub name: Option<String>,
     /// Sent as the `x-trace-id` header.
     pub trace: Option<String>,
@@ -393,8 +391,8 @@ impl std::fmt::Debug for FindPetsCall<'_> {
     }
 }
 impl<'a> FindPetsCall<'a> {
-    remcall::__option_setter!(#[doc = " A query parameter."] limit => limit : u32);
-    remcall::__option_setter!(#[doc = " A query parameter."] name => name : into String);
+    remcall::__option_setter!(limit => limit : u32);
+    remcall::__option_setter!(name => name : into String);
     remcall::__option_setter!(
         #[doc = " Sent as the `x-trace-id` header."] trace => trace : into String
     );

@@ -205,7 +205,6 @@ impl StyleClientBuilder {
 /// The optional parameters of [`StyleClient::one_optional`], each left out while `None`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OneOptionalOptions {
-    /// A query parameter.
     pub a: Option<String>,
 }
 /// A call of [`StyleClient::one_optional`]: set optional parameters by name, then `.await` it.
@@ -223,7 +222,7 @@ impl std::fmt::Debug for OneOptionalCall<'_> {
     }
 }
 impl<'a> OneOptionalCall<'a> {
-    remcall::__option_setter!(#[doc = " A query parameter."] a => a : into String);
+    remcall::__option_setter!(a => a : into String);
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<(), remcall::Error> {
         let (b,) = self.required;
@@ -242,11 +241,8 @@ impl<'a> std::future::IntoFuture for OneOptionalCall<'a> {
 /// The optional parameters of [`StyleClient::send`], each left out while `None`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SendOptions {
-    /// A query parameter.
     pub send: Option<String>,
-    /// A query parameter.
     pub stream: Option<String>,
-    /// A query parameter.
     pub options: Option<Vec<String>>,
 }
 /// A call of [`StyleClient::send`]: set optional parameters by name, then `.await` it.
@@ -263,15 +259,9 @@ impl std::fmt::Debug for SendCall<'_> {
     }
 }
 impl<'a> SendCall<'a> {
-    remcall::__option_setter!(
-        #[doc = " A query parameter."] send_ => send : into String
-    );
-    remcall::__option_setter!(
-        #[doc = " A query parameter."] stream_ => stream : into String
-    );
-    remcall::__option_setter!(
-        #[doc = " A query parameter."] options => options : into Vec < String >
-    );
+    remcall::__option_setter!(send_ => send : into String);
+    remcall::__option_setter!(stream_ => stream : into String);
+    remcall::__option_setter!(options => options : into Vec < String >);
     /// Sends it (what `.await` does).
     pub async fn send(self) -> Result<(), remcall::Error> {
         self.client.send_with(&self.options).await

@@ -194,13 +194,9 @@ impl WideClientBuilder {
 /// The optional parameters of [`WideClient::search`], each left out while `None`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchOptions {
-    /// A query parameter.
     pub q2: Option<String>,
-    /// A query parameter.
     pub q5: Option<i64>,
-    /// A query parameter.
     pub q7: Option<bool>,
-    /// A query parameter.
     pub q9: Option<Kind>,
     /// Sent as the `x-h2` header.
     pub h2: Option<String>,
@@ -237,10 +233,10 @@ impl std::fmt::Debug for SearchCall<'_> {
     }
 }
 impl<'a> SearchCall<'a> {
-    remcall::__option_setter!(#[doc = " A query parameter."] q2 => q2 : into String);
-    remcall::__option_setter!(#[doc = " A query parameter."] q5 => q5 : i64);
-    remcall::__option_setter!(#[doc = " A query parameter."] q7 => q7 : bool);
-    remcall::__option_setter!(#[doc = " A query parameter."] q9 => q9 : Kind);
+    remcall::__option_setter!(q2 => q2 : into String);
+    remcall::__option_setter!(q5 => q5 : i64);
+    remcall::__option_setter!(q7 => q7 : bool);
+    remcall::__option_setter!(q9 => q9 : Kind);
     remcall::__option_setter!(
         #[doc = " Sent as the `x-h2` header."] h2 => h2 : into String
     );
