@@ -137,7 +137,11 @@ impl SharedLimiter {
         // The fleet's arrival time as Redis answered it: `wait` is how far it is past the burst.
         let now_us = u64::try_from(now.saturating_duration_since(self.base).as_micros())
             .unwrap_or(u64::MAX / 4);
-        let fleet_tat = |wait: i64| (now_us + self.tolerance_us).saturating_add_signed(wait);
+        let fleet_tat = |wait: i64| {
+            now_us
+                .saturating_add(self.tolerance_us)
+                .saturating_add_signed(wait)
+        };
         match answer {
             Some((1, wait)) => {
                 self.fleet_tat_us.store(fleet_tat(wait), Ordering::Relaxed);
@@ -161,7 +165,9 @@ impl SharedLimiter {
             None => {
                 if self.link.without_redis() {
                     let fleet_tat = self.fleet_tat_us.load(Ordering::Relaxed);
-                    let left = (now_us + self.tolerance_us).saturating_sub(fleet_tat);
+                    let left = now_us
+                        .saturating_add(self.tolerance_us)
+                        .saturating_sub(fleet_tat);
                     let share = left as f64 / self.tolerance_us.max(1) as f64;
                     self.local.leave_burst(now, share);
                 }
