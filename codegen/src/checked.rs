@@ -165,6 +165,9 @@ pub struct Alternative {
     pub ty: Ty,
     /// Its tag values (tagged unions; several when `mapping:` gives it more than one).
     pub tags: Vec<String>,
+    /// A tagged union's alternative that does not declare the tag field: the union writes its
+    /// one tag value beside the alternative's fields.
+    pub writes_tag: bool,
     /// Its rustdoc.
     pub doc: Option<String>,
 }

@@ -125,6 +125,22 @@ pub fn variant_of_type(ty: &crate::types::Ty, index: usize) -> String {
     }
 }
 
+/// The variant name of the alternative `ty` of the union `union`: [`variant_of_type`], less the
+/// union's own name where the type's name starts or ends with it (`DiskStateCreating` in
+/// `DiskState` → `Creating`, as typify names them): `DiskState::Creating(..)` says "disk state"
+/// once.
+pub fn variant_in_union(union: &str, ty: &crate::types::Ty, index: usize) -> String {
+    let name = variant_of_type(ty, index);
+    let rest = name
+        .strip_prefix(union)
+        .or_else(|| name.strip_suffix(union))
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()));
+    match rest {
+        Some(rest) if is_pascal_identifier(rest) => rest.to_owned(),
+        _ => name,
+    }
+}
+
 /// A status's variant name: its reason phrase in the IANA HTTP status code registry (`201` →
 /// `Created`, `404` → `NotFound`, `424` → `FailedDependency`), or `Status{code}` for a code the
 /// registry does not name.
@@ -214,6 +230,27 @@ mod tests {
         assert_eq!(status_variant(507), "InsufficientStorage");
         // A code the registry does not name keeps its number.
         assert_eq!(status_variant(499), "Status499");
+    }
+
+    #[test]
+    fn alternatives_do_not_repeat_their_union() {
+        let ty = |text: &str| crate::types::Ty::parse(text).unwrap();
+        for (union, alternative, expected) in [
+            ("DiskState", "DiskStateCreating", "Creating"),
+            ("DiskState", "Vec<DiskStateCreating>", "CreatingList"),
+            ("Shape", "CircleShape", "Circle"),
+            ("Shape", "Shape", "Shape"),
+            ("Shape", "Shapes", "Shapes"),
+            ("Shape", "Shape2", "Shape2"),
+            ("Card", "CardDetails", "Details"),
+            ("Amount", "i64", "I64"),
+        ] {
+            assert_eq!(
+                variant_in_union(union, &ty(alternative), 0),
+                expected,
+                "{alternative}"
+            );
+        }
     }
 
     #[test]

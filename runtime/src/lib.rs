@@ -95,10 +95,12 @@ pub mod __codegen {
             write_flattened, write_with_others,
         };
     }
-    /// Reading `one_of:` unions, with errors that say what was tried.
+    /// Reading `one_of:` unions, with errors that say what was tried, and writing a tag the
+    /// alternative does not hold.
     pub mod union {
         pub use crate::decode::owned::Owned;
         pub use crate::decode::union::{Alternative, Candidate, Fits, read, tagged, untagged};
+        pub use crate::wire::tag_first::write_tagged;
     }
 }
 

@@ -4,8 +4,12 @@
 #[doc = {{ "{:?}"|format(line) }}]
 {%- endfor %}
 {%- if ty.is_union %}
+{%- if ty.tag.is_some() %}
+#[derive(Debug, Clone, PartialEq)]
+{%- else %}
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde", untagged)]
+{%- endif %}
 pub enum {{ ty.name }} {
     {%- for variant in ty.variants %}
     {%- for line in variant.doc %}

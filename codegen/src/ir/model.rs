@@ -107,6 +107,8 @@ pub struct Variant {
     pub wire: String,
     /// A tagged union alternative's tag values.
     pub tags: Vec<String>,
+    /// A tagged union alternative without the tag field: the union writes its tag.
+    pub writes_tag: bool,
     /// An untagged union alternative: what it can read, as a `Fits` expression.
     pub fits: String,
     /// Rustdoc lines.

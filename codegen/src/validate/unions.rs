@@ -29,6 +29,7 @@ impl Validator<'_> {
         if open {
             taken.insert("Other");
         }
+        let union = key.rsplit('.').next().unwrap_or(key);
         for (i, alternative) in alternatives.iter().enumerate() {
             let at = format!("{key}.one_of.{i}");
             let ty = self.type_expr(source, &at, &alternative.ty, &[]);
@@ -50,7 +51,7 @@ impl Validator<'_> {
                     }
                     name.clone()
                 }
-                (None, Some(ty)) => taken.first_free(&names::variant_of_type(ty, i), ""),
+                (None, Some(ty)) => taken.first_free(&names::variant_in_union(union, ty, i), ""),
                 (None, None) => String::new(),
             };
             taken.insert(&variant);
@@ -59,6 +60,7 @@ impl Validator<'_> {
                     variant,
                     ty,
                     tags: Vec::new(),
+                    writes_tag: false,
                     doc: alternative.doc.clone(),
                 });
                 out
@@ -222,21 +224,22 @@ impl Validator<'_> {
                 fine = false;
                 self.push(
                     self.spec
-                        .at(source, &at, format!("`{}` is not a struct of this spec: the alternatives of a tagged union are structs declaring the tag field `{tag}`", alternative.ty.render()))
+                        .at(source, &at, format!("`{}` is not a struct of this spec: the alternatives of a tagged union (tag `{tag}`) are structs", alternative.ty.render()))
                         .help("declare it under `types:` with `fields:`, or drop `tag:` to try the alternatives in order"),
                 );
                 continue;
             }
-            let has_tag = index.is_some_and(|i| self.declares_field(all, i, tag));
-            if !has_tag {
+            // An alternative without the field is written with it by the union: its struct keeps
+            // the rest, and its one tag value says which it is.
+            let declares = index.is_some_and(|i| self.declares_field(all, i, tag));
+            let keeps_others = index
+                .and_then(|i| self.expand(all, i, &mut Vec::new()))
+                .is_some_and(|(_, additional, union)| additional.is_some() || union.is_some());
+            if !declares && keeps_others {
                 fine = false;
                 self.push(
                     self.spec
-                        .at(
-                            source,
-                            &at,
-                            format!("`{name}` has no field `{tag}`, the union's tag"),
-                        )
+                        .at(source, &at, format!("`{name}` has no field `{tag}`, the union's tag, and keeps the keys it does not declare: it would keep the tag it was read with and be written with it twice"))
                         .help(format!("add `{tag}: String` to `{name}`'s fields")),
                 );
                 continue;
@@ -245,6 +248,7 @@ impl Validator<'_> {
                 variant: alternative.variant.clone(),
                 ty: alternative.ty.clone(),
                 tags: Vec::new(),
+                writes_tag: !declares,
                 doc: alternative.doc.clone(),
             });
         }
@@ -267,11 +271,20 @@ impl Validator<'_> {
                 }
             }
         }
-        for alternative in &mut out {
+        for (i, alternative) in out.iter_mut().enumerate() {
             if alternative.tags.is_empty() {
                 alternative
                     .tags
                     .push(alternative.ty.bare().unwrap_or_default().to_owned());
+            }
+            if alternative.writes_tag && alternative.tags.len() > 1 {
+                fine = false;
+                let name = alternative.ty.bare().unwrap_or_default();
+                self.push(
+                    self.spec
+                        .at(source, &format!("{key}.one_of.{i}"), format!("`{name}` has no field `{tag}`, and `mapping:` gives it {} tag values: the union could not tell which to write", alternative.tags.len()))
+                        .help(format!("add `{tag}: String` to `{name}`'s fields, so that it keeps the value it was read with")),
+                );
             }
         }
         fine.then_some(out)

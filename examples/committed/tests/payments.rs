@@ -12,7 +12,7 @@ use remcall::serde_json::{Value, json};
 use remcall::{ErrorKind, Nullable};
 use remcall_example_committed::clients::payments::{
     Amount, BankAccount, Card, Charge, Customer, CustomerPatch, CustomerStatus, PaymentSource,
-    Payments, Tier, Vote,
+    PaymentSourceSepaDebit, Payments, Tier, Vote,
 };
 use testkit::Server;
 
@@ -36,12 +36,14 @@ fn source(id: &str) -> Value {
         "ba_1" => entity("bank_account"),
         "wallet_1" => entity("wallet"),
         "broken_1" | "bad_brand_1" => entity("card"),
+        "sepa_1" => json!({ "object": "sepa_debit" }),
         _ => json!({ "id": id }),
     };
     let extra = match id {
         "card_1" => json!({ "brand": "visa", "last4": "4242" }),
         "ba_1" => json!({ "bank_name": "Ledger Bank", "last4": "6789" }),
         "bad_brand_1" => json!({ "brand": 7, "last4": "4242" }),
+        "sepa_1" => json!({ "iban": "DE89370400440532013000" }),
         _ => json!({}),
     };
     value
@@ -225,6 +227,42 @@ async fn a_tagged_union_reads_each_alternative_by_its_tag_and_keeps_an_unknown_o
         ),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn an_alternative_without_the_tag_field_is_read_by_it_and_written_with_it() {
+    let (payments, received, _server) = client().await;
+    let sepa = payments.get_source("sepa_1").await.unwrap();
+    let iban = "DE89370400440532013000";
+    assert_eq!(
+        sepa,
+        PaymentSource::SepaDebit(PaymentSourceSepaDebit { iban: iban.into() })
+    );
+    // The union writes the tag the struct has no field for: the value is what came.
+    assert_eq!(
+        remcall::serde_json::to_value(&sepa).unwrap(),
+        source("sepa_1")
+    );
+    // Sent in a body and echoed: the server stores the tag, and the answer reads as it was sent.
+    let charge = Charge {
+        id: "ch_2".into(),
+        created: 3,
+        livemode: false,
+        amount: Amount::I64(900),
+        source: sepa.clone(),
+        vote: None,
+        additional_properties: Default::default(),
+    };
+    let answer = payments.create_charge(&charge).await.unwrap();
+    assert_eq!(answer.source, sepa);
+    let stored = received.lock().unwrap()[0].clone();
+    assert_eq!(
+        stored["source"],
+        json!({ "object": "sepa_debit", "iban": iban })
+    );
+    // The tag first, as a server reading a stream of keys wants it.
+    let text = remcall::serde_json::to_string(&sepa).unwrap();
+    assert_eq!(text, format!(r#"{{"object":"sepa_debit","iban":"{iban}"}}"#));
 }
 
 #[tokio::test]

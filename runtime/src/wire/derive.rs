@@ -272,13 +272,14 @@ macro_rules! __serde_int_enum {
     };
 }
 
-/// A union's `Deserialize` (its `Serialize` is serde's untagged derive). Untagged:
+/// A union's `Deserialize` (an untagged one's `Serialize` is serde's untagged derive). Untagged:
 /// `Variant(Type) => KIND | KIND requiring ["key"] declaring ["key", "other"] tagged ["type" =
 /// "map"]` each, what the alternative can read (the [`Fits`](super::union::Fits) constants, the
 /// keys an object needs, every key it declares or value a string enum knows, and the fields
-/// that hold one value, which rank the alternatives); tagged (`tag "field"` first):
-/// `Variant(Type) = "value" | "other value"` each. Then `open: Other` when a value no
-/// alternative reads is kept in `Other(serde_json::Value)`.
+/// that hold one value, which rank the alternatives); tagged (`tag "field"` first), its
+/// `Serialize` too: `Variant(Type) = "value" | "other value"` each for an alternative holding
+/// its tag in a field, `Variant(Type) writes "value"` for one the union writes the tag of. Then
+/// `open: Other` when a value no alternative reads is kept in `Other(serde_json::Value)`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __serde_union {
@@ -315,12 +316,20 @@ macro_rules! __serde_union {
     };
     (
         $name:ident tag $tag:literal {
-            $($variant:ident($ty:ty) = $($value:literal)|+),* $(,)?
+            $($variant:ident($ty:ty) $how:tt $($value:literal)|+),* $(,)?
         }
         $(open: $other:ident)?
     ) => {
         $crate::__serde_impls! {
             $name,
+            serialize(self, serializer) {
+                match self {
+                    $(Self::$variant(value) => $crate::__serde_union!(
+                        @write $how serializer, $name, $tag, value, $($value)|+
+                    ),)*
+                    $(Self::$other(value) => $crate::serde::Serialize::serialize(value, serializer),)?
+                }
+            }
             deserialize(deserializer) {
                 $crate::__codegen::union::tagged(
                     deserializer,
@@ -334,6 +343,14 @@ macro_rules! __serde_union {
                 )
             }
         }
+    };
+    // An alternative that keeps its tag in a field of its own is written as it is.
+    (@write = $serializer:ident, $name:ident, $tag:literal, $value:ident, $($tags:literal)|+) => {
+        $crate::serde::Serialize::serialize($value, $serializer)
+    };
+    // One that does not is written with its one tag value first.
+    (@write writes $serializer:ident, $name:ident, $tag:literal, $value:ident, $one:literal) => {
+        $crate::__codegen::union::write_tagged($serializer, stringify!($name), $tag, $one, $value)
     };
 }
 

@@ -10,6 +10,7 @@ pub(crate) mod outgoing;
 pub(crate) mod params;
 pub(crate) mod query;
 pub(crate) mod request;
+pub(crate) mod tag_first;
 
 /// A header map of `pairs`, for the unit tests of what reads a server's headers.
 #[cfg(test)]

@@ -119,12 +119,17 @@ pub struct BankAccount {
     pub bank_name: String,
     pub last4: String,
 }
-/// A card or a bank account, told apart by `object`.
-#[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
-#[serde(crate = "remcall::serde", untagged)]
+/// A SEPA direct debit mandate. It declares no `object`; the union writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaymentSourceSepaDebit {
+    pub iban: String,
+}
+/// A card, a bank account or a SEPA debit, told apart by `object`.
+#[derive(Debug, Clone, PartialEq)]
 pub enum PaymentSource {
     Card(Card),
     BankAccount(BankAccount),
+    SepaDebit(PaymentSourceSepaDebit),
     /// A value none of the alternatives reads, kept as it came.
     Other(remcall::serde_json::Value),
 }
@@ -136,6 +141,11 @@ impl From<Card> for PaymentSource {
 impl From<BankAccount> for PaymentSource {
     fn from(value: BankAccount) -> Self {
         Self::BankAccount(value)
+    }
+}
+impl From<PaymentSourceSepaDebit> for PaymentSource {
+    fn from(value: PaymentSourceSepaDebit) -> Self {
+        Self::SepaDebit(value)
     }
 }
 /// An amount in cents, or a named amount.
@@ -1509,10 +1519,16 @@ remcall::__codegen::serde_struct! {
         [5] required last4: String = "last4",
     }
 }
+remcall::__codegen::serde_struct! {
+    PaymentSourceSepaDebit {
+        [0] required iban: String = "iban",
+    }
+}
 remcall::__codegen::serde_union! {
     PaymentSource tag "object" {
         Card(Card) = "card",
         BankAccount(BankAccount) = "bank_account",
+        SepaDebit(PaymentSourceSepaDebit) writes "sepa_debit",
     }
     open: Other
 }
