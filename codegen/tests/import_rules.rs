@@ -383,6 +383,84 @@ fn a_tag_value_comes_from_the_alternatives_single_value_and_binary_alternatives_
     d.has("window:\n        type: Option<SpanWindow>\n        required: true");
 }
 
+fn lean_unions() -> Described {
+    import(
+        "Lean",
+        &[(
+            "api.yaml",
+            r#"
+openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /disks/{disk}:
+    get:
+      operationId: get_disk
+      parameters: [{ name: disk, in: path, required: true, schema: { $ref: '#/components/schemas/NameOrId' } }]
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Disk' } } } }
+  /attachments:
+    get:
+      operationId: get_attachment
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { $ref: '#/components/schemas/Attached' } } } }
+components:
+  schemas:
+    Disk:
+      type: object
+      required: [state, owner]
+      properties:
+        state: { $ref: '#/components/schemas/DiskState' }
+        owner: { $ref: '#/components/schemas/NameOrId' }
+        sort: { $ref: '#/components/schemas/SortMode' }
+    DiskState:
+      description: A disk's state.
+      oneOf:
+        - { type: object, description: Being made., required: [state], properties: { state: { type: string, enum: [creating] } } }
+        - { type: object, required: [state, size], properties: { state: { type: string, enum: [growing] }, size: { type: integer } } }
+        - { $ref: '#/components/schemas/Attached' }
+    Attached:
+      type: object
+      required: [state, instance]
+      properties: { state: { type: string, enum: [attached] }, instance: { type: string } }
+    NameOrId:
+      oneOf: [{ type: string, pattern: '^[a-z]+$' }, { type: string, format: uuid }]
+    SortMode:
+      description: How to sort.
+      oneOf:
+        - { type: string, enum: [name_ascending], description: By name. }
+        - { type: string, enum: [id_ascending] }
+"#,
+        )],
+    )
+}
+
+#[test]
+fn a_tag_only_unions_use_is_theirs_to_write_and_a_union_of_one_alternative_is_that_alternative() {
+    let d = lean_unions();
+    let spec = d.spec();
+    // The inline alternatives only the union uses: no constant left, the union writes the tag.
+    d.has("  DiskStateCreating:\n    doc: Being made.\n    fields: {}");
+    d.has("  DiskStateGrowing:\n    fields:\n      size: i64");
+    d.has("    tag: state\n    mapping:\n      creating: DiskStateCreating\n      growing: DiskStateGrowing\n      attached: Attached");
+    // An operation returns `Attached` on its own: it keeps the field that says what it is.
+    d.has("  Attached:\n    fields:\n      instance: String\n      state:\n        type: String\n        const: attached");
+    // Two kinds of string are one: the union is gone, its uses are that string.
+    assert!(!spec.contains("NameOrId"), "{spec}");
+    d.has("owner: String");
+    d.has("path:\n      disk: String");
+    // Two string enums merged into one: that enum, under the union's name and doc.
+    d.has("  SortMode:\n    doc: How to sort.\n    enum:");
+    assert!(!spec.contains("SortModeValue"), "{spec}");
+    // The generated union names its variants without repeating its own name.
+    let generated = d.generated();
+    let module = &generated.code;
+    assert!(
+        module.contains("Creating(DiskStateCreating) writes \"creating\"")
+            && module.contains("Attached(Attached) = \"attached\""),
+        "{module}"
+    );
+}
+
 fn hierarchies() -> Described {
     import(
         "Hierarchies",

@@ -87,6 +87,8 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
     builder.define_pending();
     builder.settle_types();
     builder.share_shapes();
+    // After sharing: alternatives that differ only in their tag must stay apart.
+    builder.lean_unions();
     builder.clear_generated_names();
     builder.paginate_methods();
     builder.clear_derived_method_names();

@@ -262,7 +262,10 @@ async fn an_alternative_without_the_tag_field_is_read_by_it_and_written_with_it(
     );
     // The tag first, as a server reading a stream of keys wants it.
     let text = remcall::serde_json::to_string(&sepa).unwrap();
-    assert_eq!(text, format!(r#"{{"object":"sepa_debit","iban":"{iban}"}}"#));
+    assert_eq!(
+        text,
+        format!(r#"{{"object":"sepa_debit","iban":"{iban}"}}"#)
+    );
 }
 
 #[tokio::test]

@@ -110,7 +110,7 @@ async fn a_chat_message_goes_on_the_wire_with_its_content() {
     let read: ChatRequest = serde_json::from_value(sent).unwrap();
     assert!(matches!(
         &read.messages[1].message_body,
-        MessageBody::MessageBodyToolCalls(calls) if calls.tool_calls == ["weather"]
+        MessageBody::ToolCalls(calls) if calls.tool_calls == ["weather"]
     ));
 }
 
@@ -184,13 +184,13 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
     assert_eq!(round_trip::<Percolate>(&percolate), percolate);
     // Each tool choice is the value it was written as, not the first enum's `Other`.
     let none: ToolChoice = serde_json::from_value(json!("none")).unwrap();
-    assert_eq!(none, ToolChoice::ToolChoiceValue(ToolChoiceValue::None));
-    // A tagged part is the alternative its tag names, and an alternative holds its own tag:
-    // built, it cannot say another.
+    assert_eq!(none, ToolChoice::Value(ToolChoiceValue::None));
+    // A tagged part is the alternative its tag names; the union writes the tag, so a part
+    // built cannot say another.
     let image: Part = serde_json::from_value(json!({ "type": "image", "url": "u" })).unwrap();
-    assert_eq!(image, Part::from(PartImage::new("u")));
+    assert_eq!(image, Part::Image(PartImage { url: "u".into() }));
     assert_eq!(
-        serde_json::to_value(Part::from(PartText::new("hi"))).unwrap(),
+        serde_json::to_value(Part::from(PartText { text: "hi".into() })).unwrap(),
         json!({ "type": "text", "text": "hi" })
     );
     // A message whose body fits neither alternative is an error that names them.

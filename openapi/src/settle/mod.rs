@@ -1,9 +1,10 @@
 //! Rules that need every type defined first: a union's tag values (`unions.rs`), binary
 //! fields, parameters a URL cannot hold, `allOf` parts that can be composed as they are or
-//! must be merged (`compositions.rs`), and nulls a sent type must be able to send
-//! (`nulls.rs`).
+//! must be merged (`compositions.rs`), nulls a sent type must be able to send (`nulls.rs`),
+//! and unions without what only repeats (`lean_unions.rs`: one alternative, a tag held twice).
 
 mod compositions;
+mod lean_unions;
 mod nulls;
 mod unions;
 
@@ -22,6 +23,13 @@ impl Builder<'_> {
         self.settle_compositions();
         self.settle_parameters();
         self.settle_nulls();
+    }
+
+    /// Once inline shapes are shared: unions of one alternative made that alternative, and tags
+    /// the union writes rather than a one-value field of each alternative (`lean_unions.rs`).
+    pub(crate) fn lean_unions(&mut self) {
+        self.collapse_single_alternatives();
+        self.write_tags_from_unions();
     }
 
     /// Parameters whose type a URL or a header cannot hold as the description means it: an
