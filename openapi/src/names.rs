@@ -233,17 +233,23 @@ pub(crate) fn unique(base: &str, sep: &str, taken: &mut Taken) -> String {
 }
 
 /// The variant name of an enum value (`in_progress` → `InProgress`, `+1` → `Plus1`, `-1` →
-/// `Minus1`, `""` → `Empty`, `2` → `V2`); `Value{index}` for a value with nothing to name it by.
+/// `Minus1`, `""` → `Empty`, `2` → `V2`, a wildcard `*/*` → `Any` and `image/*` → `ImageAny`,
+/// a comparison `>=` → `Ge`); `Value{index}` for a value with nothing to name it by.
 pub fn variant(wire: &str, index: usize) -> String {
     if wire.is_empty() {
         return "Empty".to_owned();
+    }
+    if let Some(word) = comparison(wire) {
+        return word.to_owned();
     }
     let (sign, rest) = match wire.as_bytes()[0] {
         b'+' => ("Plus", &wire[1..]),
         b'-' => ("Minus", &wire[1..]),
         _ => ("", wire),
     };
-    let cased = rest.to_pascal_case();
+    // A wildcard is a word: `*/*` is "any/any", one `Any`.
+    let cased = rest.replace('*', " any ").to_pascal_case();
+    let cased = collapse_repeats(&cased, "Any");
     let mut name = format!("{sign}{cased}");
     if name.starts_with(|c: char| c.is_ascii_digit()) {
         name.insert(0, 'V');
@@ -256,6 +262,29 @@ pub fn variant(wire: &str, index: usize) -> String {
     } else {
         name
     }
+}
+
+/// The name of a value that is a comparison operator (a filter's `op` enum).
+fn comparison(wire: &str) -> Option<&'static str> {
+    Some(match wire {
+        "=" | "==" => "Eq",
+        "!=" | "<>" => "Ne",
+        "<" => "Lt",
+        "<=" => "Le",
+        ">" => "Gt",
+        ">=" => "Ge",
+        _ => return None,
+    })
+}
+
+/// `word` said once where it follows itself (`AnyAny` → `Any`).
+fn collapse_repeats(name: &str, word: &str) -> String {
+    let twice = word.repeat(2);
+    let mut out = name.to_owned();
+    while out.contains(&twice) {
+        out = out.replace(&twice, word);
+    }
+    out
 }
 
 /// True for an identifier by Unicode's rules (XID), as rustc reads one.
@@ -550,7 +579,13 @@ mod tests {
             ("-1", "Minus1"),
             ("", "Empty"),
             ("2", "V2"),
-            ("*", "Value7"),
+            ("*", "Any"),
+            ("*/*", "Any"),
+            ("image/*", "ImageAny"),
+            ("application/json", "ApplicationJson"),
+            (">=", "Ge"),
+            ("!=", "Ne"),
+            ("~", "Value7"),
             ("self", "Self_"),
             ("0²", "Value7"),
         ] {
