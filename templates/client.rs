@@ -167,6 +167,18 @@ static {{ paging.static_name }}: remcall::__codegen::Paging = remcall::__codegen
 {%- endfor %}
 
 {%- for method in client.methods %}
+{%- if let Some(streamed) = method.streamed %}
+static {{ streamed.static_name }}: remcall::__codegen::{{ streamed.spec_type }}<{{ streamed.item }}> = remcall::__codegen::{{ streamed.spec_type }} {
+    decode: {{ streamed.decoder }},
+    {%- if !streamed.lines %}
+    end: {% call end_of(streamed) %}{% endcall %},
+    {%- endif %}
+    errors: {% call errors_of(streamed) %}{% endcall %},
+};
+{%- endif %}
+{%- endfor %}
+
+{%- for method in client.methods %}
 {%- if method.paging.is_some() %}
 
 /// The request of [`{{ client.name }}::{{ method.name }}`], for its call and its stream alike.
@@ -274,10 +286,10 @@ impl{% if let Some(fallback) = client.fallback_trait %}<F: {{ fallback }}>{% end
         {%- else if let Some(streamed) = method.streamed %}
         {%- if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% call passed_of(method) %}{% endcall %}{{ method.locals.cause }});
-        let {{ method.locals.request }} = self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %}, {% call errors_of(streamed) %}{% endcall %});
-        self.inner.or_fallback(&{{ method.spec_const }}, {{ method.locals.request }}, {{ method.locals.fallback }}).await
+        let {{ method.locals.opened }} = self.inner.{{ streamed.call }}({{ method.locals.request }}, &{{ streamed.static_name }});
+        self.inner.or_fallback(&{{ method.spec_const }}, {{ method.locals.opened }}, {{ method.locals.fallback }}).await
         {%- else %}
-        self.inner.{{ streamed.call }}({{ method.locals.request }}, {{ streamed.decoder }}{% if !streamed.lines %}, {% call end_of(streamed) %}{% endcall %}{% endif %}, {% call errors_of(streamed) %}{% endcall %}).await
+        self.inner.{{ streamed.call }}({{ method.locals.request }}, &{{ streamed.static_name }}).await
         {%- endif %}
         {%- else if method.fallback %}
         let {{ method.locals.fallback }} = |{{ method.locals.cause }}| self.fallback.{{ method.name }}({% call passed_of(method) %}{% endcall %}{{ method.locals.cause }});

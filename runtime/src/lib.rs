@@ -77,7 +77,8 @@ pub mod __codegen {
     pub use crate::error::Detail;
     pub use crate::spec::{ClientSpec, MethodSpec};
     pub use crate::stream::{
-        ErrorEvents, EventDecoder, event_json, event_text, line_json, line_text,
+        ErrorEvents, EventDecoder, EventsSpec, LinesSpec, event_json, event_text, line_json,
+        line_text,
     };
     pub use crate::wire::constant::{Const, constant};
     pub use crate::wire::multipart::{Files, Form, Multipart};

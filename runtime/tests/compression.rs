@@ -238,7 +238,14 @@ async fn a_compressed_stream_is_read_event_by_event() {
         .compressed_as(Encoding::Gzip);
     stub.faults(&TICKS).stall_after(2);
     let mut ticks = client
-        .call_events(TICKS.request(), event_json::<Value>, None, None)
+        .call_events(
+            TICKS.request(),
+            &remcall::__codegen::EventsSpec {
+                decode: event_json::<Value>,
+                end: None,
+                errors: None,
+            },
+        )
         .await
         .unwrap();
     for n in 1..=2 {

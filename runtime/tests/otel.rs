@@ -422,9 +422,11 @@ async fn a_resumed_stream_is_one_client_span_and_each_reconnect_carries_its_own_
         let mut events = ticks
             .call_events(
                 TICKS.request(),
-                remcall::__codegen::event_json::<remcall::serde_json::Value>,
-                None,
-                None,
+                &remcall::__codegen::EventsSpec {
+                    decode: remcall::__codegen::event_json::<remcall::serde_json::Value>,
+                    end: None,
+                    errors: None,
+                },
             )
             .await
             .unwrap();

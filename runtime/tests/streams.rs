@@ -90,7 +90,14 @@ fn sse(body: Body) -> ([(&'static str, &'static str); 1], Body) {
 
 async fn ticks(client: &Client) -> Result<Events<Value>, Error> {
     client
-        .call_events(TICKS.request(), event_json::<Value>, Some("[DONE]"), None)
+        .call_events(
+            TICKS.request(),
+            &remcall::__codegen::EventsSpec {
+                decode: event_json::<Value>,
+                end: Some("[DONE]"),
+                errors: None,
+            },
+        )
         .await
 }
 
@@ -273,9 +280,11 @@ async fn a_post_stream_is_not_resumed_since_it_may_not_be_repeated() {
     let events = client
         .call_events(
             COMPLETE.request().json(json!({})),
-            event_json::<Value>,
-            Some("[DONE]"),
-            None,
+            &remcall::__codegen::EventsSpec {
+                decode: event_json::<Value>,
+                end: Some("[DONE]"),
+                errors: None,
+            },
         )
         .await
         .unwrap();
@@ -418,7 +427,13 @@ async fn json_lines_are_typed_and_the_last_may_go_without_its_newline() {
     let server = Server::start(router).await;
     let client = client_at(&server.url(), "");
     let mut lines = client
-        .call_lines(LOG.request(), line_json::<Line>, None)
+        .call_lines(
+            LOG.request(),
+            &remcall::__codegen::LinesSpec {
+                decode: line_json::<Line>,
+                errors: None,
+            },
+        )
         .await
         .unwrap();
     let mut items = Vec::new();
@@ -452,7 +467,13 @@ async fn a_stream_asks_with_the_accept_its_profile_sets() {
     for yaml in ["", "headers: { Accept: application/x-ndjson }"] {
         let client = client_at(&server.url(), yaml);
         let mut lines = client
-            .call_lines(LOG.request(), line_json::<Value>, None)
+            .call_lines(
+                LOG.request(),
+                &remcall::__codegen::LinesSpec {
+                    decode: line_json::<Value>,
+                    errors: None,
+                },
+            )
             .await
             .unwrap();
         while lines.next().await.is_some() {}
@@ -495,7 +516,14 @@ async fn an_event_that_does_not_decode_is_located_and_keeps_its_data() {
     let server = Server::start(router).await;
     let client = client_at(&server.url(), "");
     let events = client
-        .call_events(TICKS.request(), event_json::<Tick>, Some("[DONE]"), None)
+        .call_events(
+            TICKS.request(),
+            &remcall::__codegen::EventsSpec {
+                decode: event_json::<Tick>,
+                end: Some("[DONE]"),
+                errors: None,
+            },
+        )
         .await
         .unwrap();
     let items = drain(events).await;
@@ -548,9 +576,11 @@ async fn an_unnamed_error_event_ends_the_stream_even_in_lax_mode() {
         let events = client
             .call_events(
                 TICKS.request(),
-                event_json::<Tick>,
-                Some("[DONE]"),
-                Some(errors),
+                &remcall::__codegen::EventsSpec {
+                    decode: event_json::<Tick>,
+                    end: Some("[DONE]"),
+                    errors: Some(errors),
+                },
             )
             .await
             .unwrap();
@@ -606,12 +636,25 @@ async fn lax_decoding_repairs_events_and_lines_and_counts_their_drift() {
     for (profile, lax) in [("", false), ("decode: lax", true)] {
         let client = client_at(&server.url(), profile);
         let events = client
-            .call_events(TICKS.request(), event_json::<Tick>, Some("[DONE]"), None)
+            .call_events(
+                TICKS.request(),
+                &remcall::__codegen::EventsSpec {
+                    decode: event_json::<Tick>,
+                    end: Some("[DONE]"),
+                    errors: None,
+                },
+            )
             .await
             .unwrap();
         let events = drain(events).await;
         let lines = client
-            .call_lines(LOG.request(), line_json::<Tick>, None)
+            .call_lines(
+                LOG.request(),
+                &remcall::__codegen::LinesSpec {
+                    decode: line_json::<Tick>,
+                    errors: None,
+                },
+            )
             .await
             .unwrap();
         let mut lines = lines;

@@ -104,7 +104,14 @@ fn round(contestant: Contestant, base: &str, n: u64) -> Round {
             Contestant::Remcall => {
                 let request = EVENTS.request().query("n", n);
                 let mut events = client
-                    .call_events(request, event_json::<Chunk>, None, None)
+                    .call_events(
+                        request,
+                        &remcall::__codegen::EventsSpec {
+                            decode: event_json::<Chunk>,
+                            end: None,
+                            errors: None,
+                        },
+                    )
                     .await
                     .expect("open");
                 while let Some(event) = events.next().await {
@@ -146,7 +153,14 @@ fn long_stream(base: &str, n: u64) -> Vec<(u64, u64)> {
     runtime.block_on(async {
         let request = EVENTS.request().query("n", n);
         let mut events = client
-            .call_events(request, event_json::<Chunk>, None, None)
+            .call_events(
+                request,
+                &remcall::__codegen::EventsSpec {
+                    decode: event_json::<Chunk>,
+                    end: None,
+                    errors: None,
+                },
+            )
             .await
             .expect("open");
         let mut samples = vec![(0, resident_kib())];

@@ -17,7 +17,7 @@ mod types;
 use containment::Containment;
 pub(crate) use docs::comment_text;
 use docs::{doc_lines, item_doc};
-use methods::{lower_method, name_calls};
+use methods::{lower_method, name_calls, name_statics_apart};
 pub use model::*;
 pub use stubs::StubIr;
 use types::{is_copy_type, lower_type};
@@ -103,6 +103,7 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         .map(|method| lower_method(method, &is_copy, &keys_of, fallback_trait.is_some(), &name))
         .collect();
     name_calls(&mut methods, &types, &name);
+    name_statics_apart(&mut methods);
 
     let mut doc = doc_lines(client.doc.as_ref());
     if doc.is_empty() {

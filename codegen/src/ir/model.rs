@@ -288,6 +288,10 @@ pub struct ResponseEnum {
 pub struct StreamedIr {
     /// The runtime's call: `call_events` or `call_lines`.
     pub call: &'static str,
+    /// The `static` of how its items read (`COMPLETE_STREAM`), beside the method's spec.
+    pub static_name: String,
+    /// That static's runtime type: `EventsSpec` or `LinesSpec`.
+    pub spec_type: &'static str,
     /// The decoder of one event's data or one line: a runtime function's path, or the events
     /// enum's `from_event`.
     pub decoder: String,
@@ -452,6 +456,8 @@ pub struct Locals {
     pub request: String,
     /// The fallback closure.
     pub fallback: String,
+    /// A stream's opening, which the fallback answers when it fails.
+    pub opened: String,
     /// The error a fallback is given.
     pub cause: String,
     /// A named method's options struct.
@@ -472,6 +478,7 @@ impl Locals {
         Locals {
             request: unique("request"),
             fallback: unique("fallback"),
+            opened: unique("opened"),
             cause: unique("cause"),
             options: unique("options"),
         }

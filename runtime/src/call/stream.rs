@@ -24,28 +24,26 @@ use crate::policy::retry::backoff;
 use crate::stream::lines::LineSplitter;
 use crate::stream::sse::SseParser;
 use crate::stream::{
-    ErrorEvents, EventDecoder, Events, Feed, Format, Lines, LinesFormat, Sender, SseFormat,
+    Events, EventsSpec, Feed, Format, Lines, LinesFormat, LinesSpec, Sender, SseFormat,
 };
 use crate::wire::request::{Request, Slot};
 
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 impl Client {
-    /// Opens a Server-Sent Events stream whose events' data `decode` reads; `end` is the data
-    /// that ends it (`[DONE]`) and `errors` its error events, when the method declares them.
+    /// Opens a Server-Sent Events stream read as `stream` says: each event's data decoded, the
+    /// data that ends it (`[DONE]`) and its error events, when the method declares them.
     pub async fn call_events<T: Send + 'static>(
         &self,
         request: Request,
-        decode: EventDecoder<T>,
-        end: Option<&'static str>,
-        errors: Option<ErrorEvents>,
+        stream: &EventsSpec<T>,
     ) -> Result<Events<T>, Error> {
         let settings = &self.shared.method(request.method).settings;
         let format = SseFormat {
             parser: SseParser::new(limit(settings.max_event_bytes)),
-            decode,
-            end,
-            errors,
+            decode: stream.decode,
+            end: stream.end,
+            errors: stream.errors,
             ended: false,
             reported: false,
             names: (self.shared.spec.name, request.method.name),
@@ -53,19 +51,18 @@ impl Client {
         self.open(request, format).await.map(Events::from_feed)
     }
 
-    /// Opens a JSON Lines stream whose lines `decode` reads; `errors` tells its error lines,
+    /// Opens a JSON Lines stream read as `stream` says: each line decoded, and its error lines
     /// when the method declares them.
     pub async fn call_lines<T: Send + 'static>(
         &self,
         request: Request,
-        decode: fn(&[u8]) -> Result<T, String>,
-        errors: Option<ErrorEvents>,
+        stream: &LinesSpec<T>,
     ) -> Result<Lines<T>, Error> {
         let settings = &self.shared.method(request.method).settings;
         let format = LinesFormat {
             splitter: LineSplitter::new(limit(settings.max_event_bytes)),
-            decode,
-            errors,
+            decode: stream.decode,
+            errors: stream.errors,
             reported: false,
             names: (self.shared.spec.name, request.method.name),
         };

@@ -9,6 +9,7 @@
 mod cases;
 pub(crate) mod errors;
 pub(crate) mod lines;
+mod spec;
 pub(crate) mod sse;
 
 use std::collections::VecDeque;
@@ -23,6 +24,7 @@ use futures_core::Stream;
 use crate::error::Error;
 pub use errors::ErrorEvents;
 use errors::Read;
+pub use spec::{EventsSpec, LinesSpec};
 
 /// One Server-Sent Event: its data decoded as `T`, its type, the last event id and the
 /// reconnection time it set.

@@ -144,3 +144,21 @@ fn method_doc(method: &checked::Method, verb: &str) -> Vec<String> {
     }
     doc
 }
+
+/// The statics a method adds beside its spec (`LIST_PAGING`, `COMPLETE_STREAM`) never take
+/// another's name (a method `list_paging` has the spec `LIST_PAGING`): an underscore more until
+/// free.
+pub(super) fn name_statics_apart(methods: &mut [Method]) {
+    let mut taken: std::collections::HashSet<String> =
+        methods.iter().map(|m| m.spec_const.clone()).collect();
+    for method in methods.iter_mut() {
+        let paging = method.paging.iter_mut().map(|p| &mut p.static_name);
+        let stream = method.streamed.iter_mut().map(|s| &mut s.static_name);
+        for name in paging.chain(stream) {
+            while taken.contains(name.as_str()) {
+                name.push('_');
+            }
+            taken.insert(name.clone());
+        }
+    }
+}

@@ -63,6 +63,12 @@ pub(super) fn streamed(
         } else {
             "call_events"
         },
+        static_name: format!("{}_STREAM", names::shouty(&method.name)),
+        spec_type: if streamed.lines {
+            "LinesSpec"
+        } else {
+            "EventsSpec"
+        },
         decoder,
         lines: streamed.lines,
         item: method.returns.render(),

@@ -108,6 +108,28 @@ static LOGS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     streams: true,
     profile: "",
 };
+static COMPLETE_STREAM: remcall::__codegen::EventsSpec<ChatChunk> = remcall::__codegen::EventsSpec {
+    decode: remcall::__codegen::event_json,
+    end: Some("[DONE]"),
+    errors: Some(
+        remcall::__codegen::ErrorEvents::of::<
+            StreamError,
+        >(Some("error"), &["error", "error_type"]),
+    ),
+};
+static RUN_EVENTS_STREAM: remcall::__codegen::EventsSpec<RunEvent> = remcall::__codegen::EventsSpec {
+    decode: RunEvent::from_event,
+    end: None,
+    errors: None,
+};
+static LOGS_STREAM: remcall::__codegen::LinesSpec<LogLine> = remcall::__codegen::LinesSpec {
+    decode: remcall::__codegen::line_json,
+    errors: Some(
+        remcall::__codegen::ErrorEvents::of::<
+            StreamError,
+        >(None, &["error", "error_type"]),
+    ),
+};
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "Assistant",
     base_urls: &["${ASSISTANT_URL:-http://localhost:8083}"],
@@ -204,19 +226,8 @@ impl<F: AssistantFallback> Assistant<F> {
     ) -> Result<remcall::Events<ChatChunk>, remcall::Error> {
         let request = COMPLETE.request().json_setting(body, &[("stream", "true")]);
         let fallback = |cause| self.fallback.complete(body, cause);
-        let request = self
-            .inner
-            .call_events(
-                request,
-                remcall::__codegen::event_json,
-                Some("[DONE]"),
-                Some(
-                    remcall::__codegen::ErrorEvents::of::<
-                        StreamError,
-                    >(Some("error"), &["error", "error_type"]),
-                ),
-            );
-        self.inner.or_fallback(&COMPLETE, request, fallback).await
+        let opened = self.inner.call_events(request, &COMPLETE_STREAM);
+        self.inner.or_fallback(&COMPLETE, opened, fallback).await
     }
     /// Completes a prompt, the whole answer at once.
     ///
@@ -240,8 +251,8 @@ impl<F: AssistantFallback> Assistant<F> {
     ) -> Result<remcall::Events<RunEvent>, remcall::Error> {
         let request = RUN_EVENTS.request().path("id", id);
         let fallback = |cause| self.fallback.run_events(id, cause);
-        let request = self.inner.call_events(request, RunEvent::from_event, None, None);
-        self.inner.or_fallback(&RUN_EVENTS, request, fallback).await
+        let opened = self.inner.call_events(request, &RUN_EVENTS_STREAM);
+        self.inner.or_fallback(&RUN_EVENTS, opened, fallback).await
     }
     /// The service's log, one JSON line an entry.
     ///
@@ -252,18 +263,8 @@ impl<F: AssistantFallback> Assistant<F> {
     ) -> Result<remcall::Lines<LogLine>, remcall::Error> {
         let request = LOGS.request().query("level", level);
         let fallback = |cause| self.fallback.logs(level, cause);
-        let request = self
-            .inner
-            .call_lines(
-                request,
-                remcall::__codegen::line_json,
-                Some(
-                    remcall::__codegen::ErrorEvents::of::<
-                        StreamError,
-                    >(None, &["error", "error_type"]),
-                ),
-            );
-        self.inner.or_fallback(&LOGS, request, fallback).await
+        let opened = self.inner.call_lines(request, &LOGS_STREAM);
+        self.inner.or_fallback(&LOGS, opened, fallback).await
     }
 }
 /// Builds a [`Assistant`].

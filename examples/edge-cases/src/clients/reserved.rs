@@ -61,12 +61,36 @@ static TAKE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     streams: false,
     profile: "",
 };
+static FEED: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 3,
+    name: "feed",
+    http_method: "GET",
+    path: "/feed",
+    idempotent: true,
+    not_found_none: false,
+    streams: true,
+    profile: "",
+};
+static FEED_STREAM: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 4,
+    name: "feed_stream",
+    http_method: "GET",
+    path: "/feed/stream",
+    idempotent: true,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+static FEED_STREAM_: remcall::__codegen::LinesSpec<String> = remcall::__codegen::LinesSpec {
+    decode: remcall::__codegen::line_text,
+    errors: None,
+};
 static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientSpec {
     name: "Reserved",
     base_urls: &["http://localhost:8091"],
     base_path: "",
     profile: "",
-    methods: &[&TYPE, &MATCH, &TAKE],
+    methods: &[&TYPE, &MATCH, &TAKE, &FEED, &FEED_STREAM],
 };
 /// The `Reserved` HTTP client.
 ///
@@ -152,6 +176,22 @@ impl<F: ReservedFallback> Reserved<F> {
             .query("cause", cause);
         let fallback_ = |cause_| self.fallback.take(request, fallback, cause, cause_);
         self.inner.call_or_fallback(request_, decode::json, fallback_).await
+    }
+    /// `GET /feed`
+    pub async fn feed(
+        &self,
+        opened: Option<bool>,
+    ) -> Result<remcall::Lines<String>, remcall::Error> {
+        let request = FEED.request().query("opened", opened);
+        let fallback = |cause| self.fallback.feed(opened, cause);
+        let opened_ = self.inner.call_lines(request, &FEED_STREAM_);
+        self.inner.or_fallback(&FEED, opened_, fallback).await
+    }
+    /// `GET /feed/stream`
+    pub async fn feed_stream(&self) -> Result<String, remcall::Error> {
+        let request = FEED_STREAM.request();
+        let fallback = |cause| self.fallback.feed_stream(cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
     }
 }
 /// Builds a [`Reserved`].
@@ -249,6 +289,23 @@ pub trait ReservedFallback: Send + Sync + 'static {
         cause_: remcall::Error,
     ) -> impl std::future::Future<Output = Result<Keyword, remcall::Error>> + Send {
         async move { Err(cause_) }
+    }
+    /// The fallback of [`Reserved::feed`].
+    fn feed(
+        &self,
+        opened: Option<bool>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<
+        Output = Result<remcall::Lines<String>, remcall::Error>,
+    > + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Reserved::feed_stream`].
+    fn feed_stream(
+        &self,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<Output = Result<String, remcall::Error>> + Send {
+        async move { Err(cause) }
     }
 }
 impl ReservedFallback for remcall::NoFallback {}

@@ -37,6 +37,16 @@ impl ReservedStub {
     pub fn take(&self) -> TakeStubbing<'_> {
         TakeStubbing(self.0.operation(&TAKE))
     }
+    /// [`Reserved::feed`]: a rule made by its first matcher or answer,
+    /// its faults, its calls.
+    pub fn feed(&self) -> FeedStubbing<'_> {
+        FeedStubbing(self.0.operation(&FEED))
+    }
+    /// [`Reserved::feed_stream`]: a rule made by its first matcher or answer,
+    /// its faults, its calls.
+    pub fn feed_stream(&self) -> FeedStreamStubbing<'_> {
+        FeedStreamStubbing(self.0.operation(&FEED_STREAM))
+    }
 }
 /// Reads a received request as its operation's types.
 fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
@@ -44,6 +54,8 @@ fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
         0 => <TypeReceived as remcall::stub::Received>::decode(raw).map(drop),
         1 => <MatchReceived as remcall::stub::Received>::decode(raw).map(drop),
         2 => <TakeReceived as remcall::stub::Received>::decode(raw).map(drop),
+        3 => <FeedReceived as remcall::stub::Received>::decode(raw).map(drop),
+        4 => <FeedStreamReceived as remcall::stub::Received>::decode(raw).map(drop),
         _ => Ok(()),
     }
 }
@@ -175,6 +187,68 @@ impl TakeStubbing<'_> {
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &Keyword) -> Self {
+        Self(self.0.returns_json(value))
+    }
+}
+/// A request of [`Reserved::feed`] the stub received, read as the spec's types.
+#[derive(Debug)]
+pub struct FeedReceived {
+    /// `raw.query_value("opened")`
+    pub opened: Option<bool>,
+    /// The request as received.
+    pub raw: remcall::stub::Recorded,
+}
+impl remcall::stub::Received for FeedReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+        Ok(Self {
+            opened: raw.query_value("opened")?,
+            raw: raw.clone(),
+        })
+    }
+}
+/// A rule for [`Reserved::feed`].
+#[derive(Debug)]
+pub struct FeedStubbing<'a>(remcall::stub::Stubbing<'a>);
+impl FeedStubbing<'_> {
+    remcall::__stub_common!();
+    /// The requests it received, read as the spec's types (one that did not fit was
+    /// answered 400, and fails the test when the stub is dropped).
+    pub fn calls(&self) -> Vec<FeedReceived> {
+        self.0.calls_as()
+    }
+    /// Only requests whose `opened` is `value`.
+    pub fn with_opened(self, value: impl std::borrow::Borrow<bool>) -> Self {
+        Self(self.0.with_query("opened", std::borrow::Borrow::<bool>::borrow(&value)))
+    }
+    /// Answers 200 with these JSON lines, each a chunk of its own (the faults
+    /// `cut_after`, `stall_after` and `slow_events` count them).
+    pub fn returns_lines(self, lines: &[String]) -> Self {
+        Self(self.0.returns_lines_with(lines, remcall::stub::text_line))
+    }
+}
+/// A request of [`Reserved::feed_stream`] the stub received, read as the spec's types.
+#[derive(Debug)]
+pub struct FeedStreamReceived {
+    /// The request as received.
+    pub raw: remcall::stub::Recorded,
+}
+impl remcall::stub::Received for FeedStreamReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+        Ok(Self { raw: raw.clone() })
+    }
+}
+/// A rule for [`Reserved::feed_stream`].
+#[derive(Debug)]
+pub struct FeedStreamStubbing<'a>(remcall::stub::Stubbing<'a>);
+impl FeedStreamStubbing<'_> {
+    remcall::__stub_common!();
+    /// The requests it received, read as the spec's types (one that did not fit was
+    /// answered 400, and fails the test when the stub is dropped).
+    pub fn calls(&self) -> Vec<FeedStreamReceived> {
+        self.0.calls_as()
+    }
+    /// Answers 200 with `value`.
+    pub fn returns(self, value: &String) -> Self {
         Self(self.0.returns_json(value))
     }
 }
