@@ -364,13 +364,13 @@ fn failed(
     // The declared error type reads the whole body: the error keeps only its first bytes. What
     // it skips is drift as an answer's is (a 422 in a shape of the server's own reads as an
     // empty declared error: its text stays in the error's message and `body()`).
-    let (detail, noticed) = crate::decode::undeclared::noticing(|| {
+    let (detail, seen) = crate::decode::answer(false, || {
         request
             .error_detail
             .and_then(|decode| decode(response.status.as_u16(), &response.body))
     });
-    if !noticed.is_empty() && detail.is_some() {
-        super::record_drift(client, state, request.method, noticed);
+    if !seen.is_empty() && detail.is_some() {
+        super::record_drift(client, state, request.method, seen.undeclared);
     }
     let status = response.status.as_u16();
     // GitHub refuses a spent quota with a 403: retried as the 429 it stands for, after the

@@ -270,15 +270,14 @@ impl Client {
             crate::origin::note(Origin::Server);
         }
         let lax = state.settings.decode == remcall_profile::DecodeMode::Lax;
-        let ((result, mut noticed), repairs) = crate::decode::lax::decoding_if(lax, || {
-            crate::decode::undeclared::noticing(|| result.and_then(decode))
-        });
-        if !repairs.is_empty() || !noticed.is_empty() {
+        let (result, seen) = crate::decode::answer(lax, || result.and_then(decode));
+        if !seen.is_empty() {
+            let mut noticed = seen.undeclared;
             // What a decode that failed skipped is not what the caller lost: the error says.
             if result.is_err() {
                 noticed.clear();
             }
-            noticed.extend(repairs);
+            noticed.extend(seen.repairs);
             if let Some(first) = noticed.first() {
                 tracing::info!(count = noticed.len(), path = %first.path, "answer drift");
             }

@@ -308,10 +308,10 @@ async fn read_body<F: Format>(
 ) -> Option<StreamBreak> {
     let lax = state.settings.decode == remcall_profile::DecodeMode::Lax;
     let decoded = |decode: &mut dyn FnMut() -> Result<bool, crate::stream::sse::TooLong>| {
-        let ((result, mut noticed), repairs) =
-            crate::decode::lax::decoding_if(lax, || crate::decode::undeclared::noticing(decode));
-        if !repairs.is_empty() || !noticed.is_empty() {
-            noticed.extend(repairs);
+        let (result, seen) = crate::decode::answer(lax, decode);
+        if !seen.is_empty() {
+            let mut noticed = seen.undeclared;
+            noticed.extend(seen.repairs);
             client.record_drift(state, method, noticed);
         }
         result

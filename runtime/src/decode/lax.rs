@@ -17,69 +17,44 @@ use serde_json::Value;
 pub(crate) const MAX_REPAIRS: usize = 32;
 
 pub(crate) use super::context::Drift;
-use super::context::context;
+use super::context::{self, Switch};
 
-/// Runs `decode` with lax mode on, returning its result and the repairs it made.
-pub(crate) fn decoding<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
-    /// Turns lax mode off when dropped: after the decode, or should it panic, so the thread's
-    /// next strict decode stays strict.
-    struct Off;
-    impl Drop for Off {
-        fn drop(&mut self) {
-            context(|c| c.lax.set(false));
-        }
-    }
-    context(|c| c.repaired.borrow_mut().clear());
-    context(|c| c.lax.set(true));
-    let off = Off;
+/// Runs `decode` with lax mode on, returning its result and the repairs it made (the call's
+/// pipeline enters it through [`super::answer`]).
+pub(super) fn decoding<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
+    context::take_repairs();
+    let lax = context::set(Switch::Lax, true);
     let result = decode();
-    drop(off);
-    let repairs = context(|c| std::mem::take(&mut *c.repaired.borrow_mut()));
-    (result, repairs)
-}
-
-/// [`decoding`] when `lax`, else `decode` as it is, with no repairs.
-pub(crate) fn decoding_if<R>(lax: bool, decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
-    if lax {
-        decoding(decode)
-    } else {
-        (decode(), Vec::new())
-    }
+    drop(lax);
+    (result, context::take_repairs())
 }
 
 /// Whether lax mode is on for this thread's decode.
 pub(crate) fn on() -> bool {
-    context(|c| c.lax.get())
+    context::is_on(Switch::Lax)
 }
 
 /// Runs `decode` with lax mode off, then puts it back as it was. A stream that declares error
 /// events reads each item strictly first, so that a repair never turns the server's error
 /// into an item.
 pub(crate) fn strictly<R>(decode: impl FnOnce() -> R) -> R {
-    /// Puts the mode back when dropped, should `decode` panic too.
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            context(|c| c.lax.set(self.0));
-        }
-    }
-    let _restore = Restore(context(|c| c.lax.replace(false)));
+    let _strict = context::set(Switch::Lax, false);
     decode()
 }
 
 /// When lax mode is on: `body` as a `T` after the repairs it needs, or `None` when lax mode is
 /// off or the body is beyond repair.
 pub(crate) fn repaired<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
-    if !context(|c| c.lax.get()) {
+    if !on() {
         return None;
     }
     let mut value: Value = serde_json::from_slice(body).ok()?;
     let mut repairs = Vec::new();
     for _ in 0..=MAX_REPAIRS {
-        super::located::forget_failed_field();
+        context::forget_failed_field();
         let error = match serde_path_to_error::deserialize::<_, T>(&value) {
             Ok(decoded) => {
-                context(|c| c.repaired.borrow_mut().extend(repairs));
+                context::add_repairs(repairs);
                 return Some(decoded);
             }
             Err(error) => error,
@@ -89,7 +64,7 @@ pub(crate) fn repaired<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
         }
         let pointer = pointer(error.path());
         let path = super::located::json_path(error.path());
-        let field = super::located::failed_field().map(|(name, field)| format!("{name}.{field}"));
+        let field = context::take_failed_field().map(|(name, field)| format!("{name}.{field}"));
         let message = error.into_inner().to_string();
         let (came, declared, missing) = repair(&mut value, &pointer, &message)?;
         let path = match missing {

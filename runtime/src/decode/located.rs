@@ -6,60 +6,23 @@
 //! struct field whose value failed (only when it fails: a `map_err`), and a union clears the note
 //! of an alternative it tried and dropped.
 
-use super::context::context;
+use super::context::{self, Switch};
 use std::fmt::Write as _;
 
 use serde::de::DeserializeOwned;
 
 /// True while [`locate`] runs on this thread.
 pub(crate) fn locating() -> bool {
-    context(|c| c.locating.get())
-}
-
-/// Sets [`DecodeContext::locating`](super::context::DecodeContext::locating) for its life, and clears it however the decoding ends.
-struct Locating;
-
-impl Locating {
-    fn start() -> Locating {
-        context(|c| c.locating.set(true));
-        Locating
-    }
-}
-
-impl Drop for Locating {
-    fn drop(&mut self) {
-        context(|c| c.locating.set(false));
-    }
-}
-
-/// Notes that field `field` of struct `name` did not read, unless a field inside it was
-/// noted first.
-pub(crate) fn note_failed_field(name: &'static str, field: &'static str) {
-    context(|c| {
-        let noted = &c.failed_field;
-        if noted.get().is_none() {
-            noted.set(Some((name, field)));
-        }
-    });
-}
-
-/// The field noted since the last [`forget_failed_field`], taken.
-pub(crate) fn failed_field() -> Option<(&'static str, &'static str)> {
-    context(|c| c.failed_field.take())
-}
-
-/// Forgets a noted field: the alternative of a union it was in was dropped.
-pub(crate) fn forget_failed_field() {
-    context(|c| c.failed_field.set(None));
+    context::is_on(Switch::Locating)
 }
 
 /// Where `body` does not fit `T` and what is wrong there, or `None` when it does fit:
 /// "`Contents.content` (at `$.content`): null, where the description says a string".
 pub(crate) fn locate<T: DeserializeOwned>(body: &[u8]) -> Option<String> {
-    forget_failed_field();
+    context::forget_failed_field();
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let decoded = {
-        let _locating = Locating::start();
+        let _locating = context::set(Switch::Locating, true);
         serde_path_to_error::deserialize::<_, T>(&mut deserializer)
     };
     let error = match decoded {
@@ -67,7 +30,7 @@ pub(crate) fn locate<T: DeserializeOwned>(body: &[u8]) -> Option<String> {
         Err(error) => error,
     };
     let path = json_path(error.path());
-    let field = context(|c| c.failed_field.take());
+    let field = context::take_failed_field();
     let inner = error.into_inner();
     let what = inner.to_string();
     let position = format!(" at line {} column {}", inner.line(), inner.column());

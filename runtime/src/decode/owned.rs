@@ -9,7 +9,7 @@
 //! the union takes it from there, without a copy. Any other deserializer ignores the name, and
 //! the union reads its value as any type would, once, at the outermost union.
 
-use super::context::context;
+use super::context;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -38,7 +38,7 @@ impl<'de> Visitor<'de> for Handover {
 
     /// [`Owned`] answers the handover with a unit and the value in the slot.
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        Ok(context(|c| c.handed_over.borrow_mut().take()).unwrap_or(Value::Null))
+        Ok(context::take_handed_over().unwrap_or(Value::Null))
     }
 
     /// Any other deserializer: read the value as it comes.
@@ -88,7 +88,7 @@ impl<'de> Deserializer<'de> for Owned {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         if name == HANDOVER {
-            context(|c| *c.handed_over.borrow_mut() = Some(self.0));
+            context::hand_over(self.0);
             return visitor.visit_unit();
         }
         visitor.visit_newtype_struct(self)

@@ -234,7 +234,7 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
                 Key::Field(index) => {
                     any_field = true;
                     let read = T::read(&mut slots, index, &mut map).inspect_err(|_| {
-                        super::located::note_failed_field(T::NAME, T::FIELDS[index]);
+                        super::context::note_failed_field(T::NAME, T::FIELDS[index]);
                     });
                     if !read? {
                         return Err(de::Error::duplicate_field(T::FIELDS[index]));
@@ -256,7 +256,7 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
         }
         T::finish(slots).map_err(|unfinished| match unfinished {
             Unfinished::Missing(missing) => {
-                super::located::note_failed_field(T::NAME, missing);
+                super::context::note_failed_field(T::NAME, missing);
                 de::Error::missing_field(missing)
             }
             Unfinished::Flattened(why) => de::Error::custom(format_args!("{}: {why}", T::NAME)),

@@ -15,7 +15,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::context::{Drift, context};
+use super::context::{self, Drift, Switch};
 
 /// What an object that shares no key with its struct is noted as having come.
 pub(crate) const STRANGER: &str = "an object with none of them";
@@ -25,19 +25,11 @@ pub(crate) const STRANGER: &str = "an object with none of them";
 const MAX_NOTED: usize = 32;
 
 /// Runs `decode` noticing undeclared keys; its result and what was noticed.
-pub(crate) fn noticing<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
-    /// Puts the flag back when dropped, should `decode` panic too.
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            context(|c| c.noticing.set(self.0));
-        }
-    }
-    let before = context(|c| c.noticing.replace(true));
+pub(super) fn noticing<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
+    let noticing = context::set(Switch::Noticing, true);
     let mark = mark();
-    let restore = Restore(before);
     let result = decode();
-    drop(restore);
+    drop(noticing);
     (result, take_since(mark))
 }
 
@@ -45,11 +37,10 @@ pub(crate) fn noticing<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
 /// pipeline is noticing; the position of the notes this struct's keys start from, for
 /// [`stranger`].
 pub(crate) fn key(owner: &'static str, key: &str, came: &'static str) -> Option<usize> {
-    context(|c| {
-        if !c.noticing.get() {
-            return None;
-        }
-        let mut noted = c.undeclared.borrow_mut();
+    if !context::is_on(Switch::Noticing) {
+        return None;
+    }
+    context::with_undeclared(|noted| {
         let at = noted.len();
         let is_this = |n: &Drift| {
             let field = n.field.as_deref().unwrap_or_default();
@@ -77,8 +68,7 @@ pub(crate) fn key(owner: &'static str, key: &str, came: &'static str) -> Option<
 /// Notes an object that had keys, none of them one of `owner`'s `fields`: the keys it had are
 /// those noted for `owner` from position `from` on.
 pub(crate) fn stranger(owner: &'static str, fields: &[&str], from: usize) {
-    context(|c| {
-        let mut noted = c.undeclared.borrow_mut();
+    context::with_undeclared(|noted| {
         if noted.len() >= MAX_NOTED {
             return;
         }
@@ -109,13 +99,12 @@ pub(crate) fn stranger(owner: &'static str, fields: &[&str], from: usize) {
 /// Where the notes stand now: a union trying an alternative takes it first, so that the notes
 /// of an alternative that did not read the value can be taken back ([`take_since`]).
 pub(crate) fn mark() -> usize {
-    context(|c| c.undeclared.borrow().len())
+    context::with_undeclared(|noted| noted.len())
 }
 
 /// The notes made since `mark`, taken out.
 pub(crate) fn take_since(mark: usize) -> Vec<Drift> {
-    context(|c| {
-        let mut noted = c.undeclared.borrow_mut();
+    context::with_undeclared(|noted| {
         let mark = mark.min(noted.len());
         noted.split_off(mark)
     })
@@ -123,7 +112,7 @@ pub(crate) fn take_since(mark: usize) -> Vec<Drift> {
 
 /// Puts back notes taken with [`take_since`]: those of the alternative a union chose.
 pub(crate) fn restore(notes: Vec<Drift>) {
-    context(|c| c.undeclared.borrow_mut().extend(notes));
+    context::with_undeclared(|noted| noted.extend(notes));
 }
 
 /// The JSON type of a value, read and thrown away.

@@ -15,7 +15,7 @@
 //! the alternatives retry each other exponentially. Each alternative's error is cut to its first
 //! line and a few dozen words, so a nested failure cannot grow the message with the depth.
 
-use super::context::{Drift, context};
+use super::context::{self, Drift};
 use std::fmt::Write;
 
 use serde::de::{Deserializer, Error as _};
@@ -221,7 +221,9 @@ pub fn untagged<'de, T: serde::Serialize, D: Deserializer<'de>>(
     other: Option<fn(Value) -> T>,
 ) -> Result<T, D::Error> {
     let mut value = take_value(deserializer)?;
-    let _scope = Scope::enter(&value);
+    // The outermost union of an answer opens the budget and closes it when it is done, however
+    // it ends; the unions inside it share that budget.
+    let _budget = context::open_budget(WASTE_FACTOR * count_values(&value) + 1024);
     let mut tried = Tried::default();
     let mut viable = Vec::new();
     let mut scores = Vec::new();
@@ -258,7 +260,7 @@ pub fn untagged<'de, T: serde::Serialize, D: Deserializer<'de>>(
         return Ok(found);
     }
     for (try_number, (position, name, read)) in viable.iter().enumerate() {
-        if context(|c| c.waste_left.get()) == Some(0) {
+        if context::waste_left() == Some(0) {
             return Err(D::Error::custom(format!(
                 "`{union}`: decoding stopped, its alternatives were read and thrown away over \
                  more than {WASTE_FACTOR} times the answer; an untagged union this ambiguous \
@@ -276,12 +278,12 @@ pub fn untagged<'de, T: serde::Serialize, D: Deserializer<'de>>(
         match read(Owned(attempt)) {
             Ok(found) => return Ok(found),
             Err(e) => {
-                charge(size);
+                context::charge(size);
                 // The keys an alternative that did not read the value skipped were not lost.
                 drop(super::undeclared::take_since(noted));
                 tried.add(*position, name, &e.to_string());
                 // A field of a dropped alternative is not where the body went wrong.
-                super::located::forget_failed_field();
+                context::forget_failed_field();
             }
         }
     }
@@ -307,18 +309,18 @@ fn best_of_alike<T: serde::Serialize>(
     let noted = super::undeclared::mark();
     let mut best: Option<(u64, T, Vec<Drift>)> = None;
     for (try_number, (_, _, read)) in alike.iter().enumerate() {
-        if try_number > 0 && context(|c| c.waste_left.get()).is_some_and(|left| left < 2 * size) {
+        if try_number > 0 && context::waste_left().is_some_and(|left| left < 2 * size) {
             break;
         }
         let read = read(Owned(value.clone()));
         let skipped = super::undeclared::take_since(noted);
         let Ok(found) = read else {
-            charge(size);
-            super::located::forget_failed_field();
+            context::charge(size);
+            context::forget_failed_field();
             continue;
         };
         let Ok(again) = serde_json::to_value(&found) else {
-            charge(size);
+            context::charge(size);
             continue;
         };
         let kept = kept_values(value, &again);
@@ -327,7 +329,7 @@ fn best_of_alike<T: serde::Serialize>(
             return Some(found);
         }
         // Kept or not, one of the reads that lost something is work thrown away.
-        charge(size);
+        context::charge(size);
         if best.as_ref().is_none_or(|(most, _, _)| kept > *most) {
             best = Some((kept, found, skipped));
         }
@@ -340,40 +342,6 @@ fn best_of_alike<T: serde::Serialize>(
 
 /// How many times its size in values one answer may be read and thrown away by its unions.
 const WASTE_FACTOR: u64 = 16;
-
-/// The outermost union of an answer opens the budget and closes it when it is done, however it
-/// ends; the unions inside it share that budget.
-struct Scope {
-    outermost: bool,
-}
-
-impl Scope {
-    fn enter(value: &Value) -> Scope {
-        let outermost = context(|c| c.waste_left.get()).is_none();
-        if outermost {
-            context(|c| {
-                c.waste_left
-                    .set(Some(WASTE_FACTOR * count_values(value) + 1024))
-            });
-        }
-        Scope { outermost }
-    }
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        if self.outermost {
-            context(|c| c.waste_left.set(None));
-        }
-    }
-}
-
-/// Charges the values an alternative read and threw away.
-fn charge(values: u64) {
-    if let Some(left) = context(|c| c.waste_left.get()) {
-        context(|c| c.waste_left.set(Some(left.saturating_sub(values))));
-    }
-}
 
 /// How many of the values in `sent` come back in `back` (numbers compare by value; a `null`
 /// that does not come back is lost: of alternatives alike, the one whose `Nullable` field

@@ -503,11 +503,7 @@ pub fn event_json<T: serde::de::DeserializeOwned>(
     _event: Option<&str>,
     data: &str,
 ) -> Result<T, String> {
-    serde_json::from_str(data)
-        .or_else(|e| crate::decode::lax::repaired::<T>(data.as_bytes()).ok_or(e))
-        .map_err(|e| {
-            crate::decode::located::locate::<T>(data.as_bytes()).unwrap_or_else(|| e.to_string())
-        })
+    crate::decode::item(data.as_bytes())
 }
 
 /// Takes an event's data as text (what generated code passes for a `String`).
@@ -522,7 +518,5 @@ pub fn line_text(line: &[u8]) -> Result<String, String> {
 
 /// Decodes a JSON line as `T`.
 pub fn line_json<T: serde::de::DeserializeOwned>(line: &[u8]) -> Result<T, String> {
-    serde_json::from_slice(line)
-        .or_else(|e| crate::decode::lax::repaired::<T>(line).ok_or(e))
-        .map_err(|e| crate::decode::located::locate::<T>(line).unwrap_or_else(|| e.to_string()))
+    crate::decode::item(line)
 }
