@@ -124,9 +124,9 @@ impl Client {
             ))
             .await
             {
-                Some(Some(turn)) => return (turn, TurnFrom::Fleet),
-                Some(None) => {}
-                None => state.counters.record_without_redis(),
+                fleet::FleetTurn::Given(turn) => return (turn, TurnFrom::Fleet),
+                fleet::FleetTurn::Unknown => {}
+                fleet::FleetTurn::Silent => state.counters.record_without_redis(),
             }
         }
         let longest_hold = state.settings.retry.retry_after_max;

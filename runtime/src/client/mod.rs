@@ -73,16 +73,16 @@ pub(crate) struct Shared {
     pub(crate) template: policies::Template,
     pub(crate) budget: RetryBudget,
     /// The fleet's retry budget in Redis, when the profile shares one.
-    pub(crate) fleet_budget: fleet::Budget,
+    pub(crate) fleet_budget: fleet::SharedBudget,
     pub(crate) interceptors: Vec<Arc<dyn DynInterceptor>>,
     /// The quotas the server's answers announce, by name.
     pub(crate) quotas: Quotas,
     /// The answers kept under `cache:`, when the client's profile or any method's keeps them.
     pub(crate) cache: Option<Cache>,
     /// The fleet's quotas in Redis, when the profile shares them (`quota.shared`).
-    pub(crate) fleet_quotas: fleet::Quotas,
+    pub(crate) fleet_quotas: fleet::SharedQuotas,
     /// The fleet's kept answers in Redis, when the profile shares them (`cache.shared`).
-    pub(crate) fleet_cache: fleet::Cache,
+    pub(crate) fleet_cache: fleet::SharedCache,
     /// Each attempt's `http.client.*` instruments, on the meter provider of the client's build.
     #[cfg(feature = "otel")]
     pub(crate) http_meters: crate::observe::http_meters::HttpMeters,
@@ -136,7 +136,7 @@ pub(crate) struct MethodState {
     /// Likewise for the rate limiter.
     pub(crate) rate_limit: Option<Arc<RateLimiter>>,
     /// The rate limit shared with the fleet, in place of `rate_limit`, when the profile says so.
-    pub(crate) fleet_limit: fleet::Limit,
+    pub(crate) fleet_limit: fleet::SharedLimit,
     /// The server's quota its answers name (`quota: { from_headers: auto }`).
     pub(crate) quota: MethodQuota,
 }

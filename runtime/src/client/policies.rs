@@ -34,7 +34,7 @@ pub(crate) struct Template {
     /// The threads every pool bulkhead of the client runs on.
     pool_threads: PoolThreads,
     rate_limit: Option<Arc<RateLimiter>>,
-    fleet_limit: fleet::Limit,
+    fleet_limit: fleet::SharedLimit,
 }
 
 impl Template {
@@ -136,7 +136,7 @@ fn rate_limits(
     settings: &Settings,
     spec: &'static ClientSpec,
     now: Instant,
-) -> Result<(Option<Arc<RateLimiter>>, fleet::Limit), Error> {
+) -> Result<(Option<Arc<RateLimiter>>, fleet::SharedLimit), Error> {
     let Some(limit) = &settings.rate_limit else {
         return Ok((None, None));
     };

@@ -13,32 +13,54 @@ use tokio::time::Instant;
 
 use crate::error::{Error, ErrorKind};
 
+// What Redis keeps for the fleet, one type a concern; without the `redis` feature each is a
+// type with no value, so the pipeline's branches for them compile away. The kept answers are
+// reached through a trait instead (`outbound::cache::SharedAnswers`): the cache that asks them
+// sits below this module, and the entries Redis keeps are its type.
 #[cfg(feature = "redis")]
-type SharedLimiter = crate::fleet::redis::SharedLimiter;
+type RedisLimiter = crate::fleet::redis::SharedLimiter;
 #[cfg(not(feature = "redis"))]
-type SharedLimiter = std::convert::Infallible;
+type RedisLimiter = std::convert::Infallible;
 
 #[cfg(feature = "redis")]
-type SharedBudget = crate::fleet::redis::SharedBudget;
+type RedisBudget = crate::fleet::redis::SharedBudget;
 #[cfg(not(feature = "redis"))]
-type SharedBudget = std::convert::Infallible;
+type RedisBudget = std::convert::Infallible;
 
 #[cfg(feature = "redis")]
-pub(crate) type SharedQuotas = crate::fleet::redis::SharedQuotas;
+pub(crate) type RedisQuotas = crate::fleet::redis::SharedQuotas;
 #[cfg(not(feature = "redis"))]
-pub(crate) type SharedQuotas = std::convert::Infallible;
+pub(crate) type RedisQuotas = std::convert::Infallible;
 
-/// A client's quotas shared by the fleet, when its profile has `quota.shared`.
-pub(crate) type Quotas = Option<Arc<SharedQuotas>>;
+/// A client's quotas shared by the fleet, when its profile has `quota.shared` (the replica's
+/// own are `policy::quota::Quotas`).
+pub(crate) type SharedQuotas = Option<Arc<RedisQuotas>>;
 
-/// A client's kept answers shared by the fleet, when its profile has `cache.shared`.
-pub(crate) type Cache = Option<Arc<dyn crate::outbound::cache::SharedAnswers>>;
+/// A client's kept answers shared by the fleet, when its profile has `cache.shared` (the
+/// replica's own are `outbound::cache::Cache`).
+pub(crate) type SharedCache = Option<Arc<dyn crate::outbound::cache::SharedAnswers>>;
 
 /// A method's shared rate limit, when its profile has `rate_limit.shared`.
-pub(crate) type Limit = Option<Arc<SharedLimiter>>;
+pub(crate) type SharedLimit = Option<Arc<RedisLimiter>>;
 
 /// A client's shared retry budget, when its profile has `retry.budget.shared`.
-pub(crate) type Budget = Option<Arc<SharedBudget>>;
+pub(crate) type SharedBudget = Option<Arc<RedisBudget>>;
+
+/// An attempt's turn in the fleet's quota, as Redis gives it.
+#[cfg_attr(
+    not(feature = "redis"),
+    allow(dead_code, reason = "only Redis gives a turn")
+)]
+pub(crate) enum FleetTurn {
+    /// The fleet's turn: the replica's own count does not decide.
+    Given(crate::policy::quota::Turn),
+    /// Redis does not know the quota yet (no answer has announced it): the replica's own
+    /// count decides.
+    Unknown,
+    /// Redis did not answer in time: the replica's own count decides, and the call counts as
+    /// one made without Redis.
+    Silent,
+}
 
 /// What a shared limit decided: go (having waited for the turn, or not), or refused; and
 /// whether Redis had a say.
@@ -63,7 +85,7 @@ pub(crate) fn limiter(
     settings: &Settings,
     client: &'static str,
     now: Instant,
-) -> Result<Limit, Error> {
+) -> Result<SharedLimit, Error> {
     let Some(rate) = &settings.rate_limit else {
         return Ok(None);
     };
@@ -91,7 +113,7 @@ pub(crate) fn budget(
     settings: &Settings,
     client: &'static str,
     now: Instant,
-) -> Result<Budget, Error> {
+) -> Result<SharedBudget, Error> {
     let Some(shared) = &settings.retry.budget_shared else {
         return Ok(None);
     };
@@ -116,7 +138,7 @@ pub(crate) fn budget(
 }
 
 /// The fleet's quotas of `settings`, if it shares them.
-pub(crate) fn quotas(settings: &Settings, client: &'static str) -> Result<Quotas, Error> {
+pub(crate) fn quotas(settings: &Settings, client: &'static str) -> Result<SharedQuotas, Error> {
     let Some(shared) = &settings.quota_shared else {
         return Ok(None);
     };
@@ -134,7 +156,7 @@ pub(crate) fn quotas(settings: &Settings, client: &'static str) -> Result<Quotas
 }
 
 /// The fleet's kept answers of `settings`, if it shares them.
-pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<Cache, Error> {
+pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<SharedCache, Error> {
     let Some(shared) = settings.cache.as_ref().and_then(|c| c.shared.as_ref()) else {
         return Ok(None);
     };
@@ -205,7 +227,7 @@ fn resolve(url: &str, field: &str) -> Result<String, Error> {
 }
 
 /// Step 1 of a call under a shared limit: asks for a turn and waits for it.
-pub(crate) async fn admit(limiter: &SharedLimiter, now: Instant) -> Decision {
+pub(crate) async fn admit(limiter: &RedisLimiter, now: Instant) -> Decision {
     #[cfg(feature = "redis")]
     {
         match limiter.admit(now).await {
@@ -232,14 +254,13 @@ pub(crate) async fn admit(limiter: &SharedLimiter, now: Instant) -> Decision {
     }
 }
 
-/// An attempt's turn in the fleet's quota `name`: `Some(None)` when Redis does not know the
-/// quota yet, `None` when it cannot say; the replica's own quota decides then.
+/// An attempt's turn in the fleet's quota `name`.
 pub(crate) async fn quota_turn(
-    quotas: &Arc<SharedQuotas>,
+    quotas: &Arc<RedisQuotas>,
     name: Option<&str>,
     may_wait: std::time::Duration,
     longest_hold: std::time::Duration,
-) -> Option<Option<crate::policy::quota::Turn>> {
+) -> FleetTurn {
     #[cfg(feature = "redis")]
     {
         quotas.turn(name, may_wait, longest_hold).await
@@ -253,7 +274,7 @@ pub(crate) async fn quota_turn(
 
 /// An answer's word on the fleet's quota `name`, sent in the background.
 pub(crate) fn quota_heard(
-    quotas: &Arc<SharedQuotas>,
+    quotas: &Arc<RedisQuotas>,
     name: Option<&str>,
     said: &crate::policy::quota::Announcement,
     sent: Instant,
@@ -269,7 +290,7 @@ pub(crate) fn quota_heard(
 }
 
 /// Counts a call in the fleet's budget.
-pub(crate) fn deposit(budget: &Arc<SharedBudget>, now: Instant) {
+pub(crate) fn deposit(budget: &Arc<RedisBudget>, now: Instant) {
     #[cfg(feature = "redis")]
     budget.deposit(now);
     #[cfg(not(feature = "redis"))]
@@ -280,7 +301,7 @@ pub(crate) fn deposit(budget: &Arc<SharedBudget>, now: Instant) {
 }
 
 /// Takes a retry from the fleet's budget; `None` when Redis could not say.
-pub(crate) async fn withdraw(budget: &Arc<SharedBudget>) -> Option<bool> {
+pub(crate) async fn withdraw(budget: &Arc<RedisBudget>) -> Option<bool> {
     #[cfg(feature = "redis")]
     {
         budget.withdraw().await

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use remcall_profile::SharedStoreSettings;
 
 use super::{Link, tagged};
+use crate::fleet::FleetTurn;
 use crate::policy::quota::{Announcement, Turn};
 
 /// KEYS[1]: the quota's hash; ARGV[1]: the time the call may still wait (µs); ARGV[2]: the
@@ -171,16 +172,15 @@ impl SharedQuotas {
     }
 
     /// An attempt's turn in the fleet's quota `name`, for a call that may wait `may_wait`
-    /// (the times are from now): `Some(None)` when Redis does not know the quota yet, `None`
-    /// when it cannot say. Either way the replica's own count decides.
+    /// (the times are from now).
     pub(crate) async fn turn(
         &self,
         name: Option<&str>,
         may_wait: Duration,
         longest_hold: Duration,
-    ) -> Option<Option<Turn>> {
+    ) -> FleetTurn {
         let hash = self.hash(name);
-        let (kind, wait): (i64, i64) = self
+        let Some((kind, wait)): Option<(i64, i64)> = self
             .link
             .run(|mut conn| async move {
                 TURN.key(&hash)
@@ -189,16 +189,19 @@ impl SharedQuotas {
                     .invoke_async(&mut conn)
                     .await
             })
-            .await?;
+            .await
+        else {
+            return FleetTurn::Silent;
+        };
         let wait = Duration::from_micros(u64::try_from(wait).unwrap_or(0));
         let now = tokio::time::Instant::now();
-        Some(match kind {
-            0 => Some(Turn::Now),
-            1 => Some(Turn::At(now + wait)),
-            2 => Some(Turn::Held(now + wait)),
-            3 => Some(Turn::Refused(wait)),
-            _ => None,
-        })
+        match kind {
+            0 => FleetTurn::Given(Turn::Now),
+            1 => FleetTurn::Given(Turn::At(now + wait)),
+            2 => FleetTurn::Given(Turn::Held(now + wait)),
+            3 => FleetTurn::Given(Turn::Refused(wait)),
+            _ => FleetTurn::Unknown,
+        }
     }
 
     /// An answer's word on the quota `name`, sent in the background: the request was sent at
