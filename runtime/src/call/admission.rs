@@ -1,6 +1,7 @@
-//! Steps 1–3 of a call: a turn from the rate limiter (the fleet's or the client's), time left
-//! in the caller's deadline, the breaker's permit and a bulkhead slot, in that order; and, when
-//! the call is over, step 5: its outcome recorded once with what admitted it.
+//! Steps 1–3 of a call, [`Admission`]: a turn from the rate limiter (the fleet's or the
+//! client's), time left in the caller's deadline, the breaker's permit and a bulkhead slot, in
+//! that order; and, when the call is over, step 5: its outcome recorded once with what admitted
+//! it ([`Admitted::record`]).
 
 use std::time::Duration;
 
@@ -30,20 +31,41 @@ pub(super) struct Admitted<'a> {
     callers: bool,
 }
 
-impl Client {
-    /// Admits a call, or says which step refused it (counted in the statistics, never as a
-    /// breaker failure). The budgets earn their share of the call once it is admitted.
-    pub(super) async fn admit<'a>(
-        &self,
+/// The step that admits a call of one method, or refuses it.
+pub(super) struct Admission<'a> {
+    client: &'a Client,
+    state: &'a MethodState,
+    #[cfg_attr(
+        not(feature = "metrics"),
+        allow(dead_code, reason = "the metrics name the method")
+    )]
+    method: &'static MethodSpec,
+}
+
+impl<'a> Admission<'a> {
+    /// The admission of a call of `method` (whose state is `state`) by `client`.
+    pub(super) fn of(
+        client: &'a Client,
         state: &'a MethodState,
         method: &'static MethodSpec,
-    ) -> Result<Admitted<'a>, Error> {
+    ) -> Admission<'a> {
+        Admission {
+            client,
+            state,
+            method,
+        }
+    }
+
+    /// Admits the call, or says which step refused it (counted in the statistics, never as a
+    /// breaker failure). The budgets earn their share of the call once it is admitted.
+    pub(super) async fn admit(self) -> Result<Admitted<'a>, Error> {
+        let state = self.state;
         // One clock reading serves the limiter and the breaker, unless the call waited.
         // Each step that may wait is entered only when the profile has it, and the bulkhead's
         // only when no slot is free: a step's future not entered is memory the call never
         // touches.
         let mut now = Instant::now();
-        if state.fleet_limit.is_some() && self.fleet_turn(state, method, now).await? {
+        if state.fleet_limit.is_some() && self.fleet_turn(now).await? {
             now = Instant::now();
         }
         // A caller's deadline (a `remcall::deadline` scope) that leaves no time: nothing is
@@ -88,8 +110,9 @@ impl Client {
             started
         };
         let total = started + state.settings.total_timeout;
-        self.shared.budget.deposit(started);
-        if let Some(fleet) = &self.shared.fleet_budget {
+        let shared = &self.client.shared;
+        shared.budget.deposit(started);
+        if let Some(fleet) = &shared.fleet_budget {
             crate::fleet::deposit(fleet, started);
         }
         if let Some(hedging) = &state.hedging {
@@ -108,13 +131,8 @@ impl Client {
 
     /// A turn from the rate limit shared with the fleet (in Redis), which stands in for the
     /// local one when the profile has it. True when the call waited for it.
-    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
-    async fn fleet_turn(
-        &self,
-        state: &MethodState,
-        method: &'static MethodSpec,
-        now: Instant,
-    ) -> Result<bool, Error> {
+    async fn fleet_turn(&self, now: Instant) -> Result<bool, Error> {
+        let state = self.state;
         let Some(shared) = &state.fleet_limit else {
             return Ok(false);
         };
@@ -124,7 +142,10 @@ impl Client {
         if decision.without_redis {
             state.counters.record_without_redis();
             #[cfg(feature = "metrics")]
-            crate::observe::metrics::record_without_redis(self.shared.spec.name, method.name);
+            crate::observe::metrics::record_without_redis(
+                self.client.shared.spec.name,
+                self.method.name,
+            );
         }
         if !decision.admitted {
             state

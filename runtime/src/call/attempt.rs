@@ -1,8 +1,7 @@
-//! One attempt of a call: credentials, interceptors, the send within the attempt deadline, the
-//! body read within `max_response_bytes`, and the answer classified; and the same attempt
-//! hedged, when the method's profile asks for it (the race is `policy/hedge/race.rs`).
+//! One attempt of a call, [`Attempt`]: the cache's and the quota's steps, credentials,
+//! interceptors, the send within the attempt deadline, the body read within
+//! `max_response_bytes`, and the answer classified. Hedged, it is one flight of `hedge.rs`.
 
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
@@ -11,6 +10,7 @@ use tracing::Instrument;
 use super::cached::CacheStep;
 use super::log;
 use super::outgoing::outgoing;
+use super::quota::QuotaStep;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
@@ -18,8 +18,6 @@ use crate::observe::spans;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outbound::interceptor::{self, CallInfo};
 use crate::outcome::{self, AttemptFailure, FailedAttempt};
-use crate::policy::hedge::Hedging;
-use crate::policy::hedge::race::{Flight, Racer, race};
 use crate::policy::quota::TurnFrom;
 use crate::policy::quota::announced::is_quota_refusal;
 use crate::policy::retry::retry_after;
@@ -32,7 +30,7 @@ pub(super) struct Landed<'a> {
     pub(super) lease: Lease<'a>,
     pub(super) outcome: Result<Response, FailedAttempt>,
     pub(super) token_generation: u64,
-    hedge: bool,
+    pub(super) hedge: bool,
 }
 
 /// When one attempt goes: which it is (1 for the first), when it is sent (its attempt deadline
@@ -46,62 +44,46 @@ pub(super) struct When {
     pub(super) callers: bool,
 }
 
-impl Client {
-    /// One attempt to `lease`'s endpoint and its hedges, sent after `delay` without an answer.
-    /// The second value is the hedges sent.
-    pub(super) async fn hedged<'a>(
-        &'a self,
+/// One attempt of a call, to the endpoint it is given: composed in [`Attempt::run`] in the
+/// order it takes its steps.
+#[derive(Clone, Copy)]
+pub(super) struct Attempt<'a> {
+    client: &'a Client,
+    state: &'a MethodState,
+    request: &'a Request,
+    when: When,
+}
+
+impl<'a> Attempt<'a> {
+    /// The attempt of `request` (of the method whose state is `state`) going out `when`.
+    pub(super) fn of(
+        client: &'a Client,
         state: &'a MethodState,
         request: &'a Request,
         when: When,
-        lease: Lease<'a>,
-        hedging: &'a Hedging,
-        delay: Duration,
-    ) -> (Landed<'a>, u32) {
-        let mut racer = Hedges {
-            client: self,
+    ) -> Attempt<'a> {
+        Attempt {
+            client,
             state,
             request,
             when,
-            at: vec![lease.endpoint().clone()],
-        };
-        let first: Flight<'a, Landed<'a>> = Box::pin(self.send(state, request, when, false, lease));
-        let (landed, hedges) = Box::pin(race(
-            &mut racer,
-            hedging,
-            first,
-            delay,
-            when.sent,
-            when.deadline,
-        ))
-        .await;
-        if landed.hedge && landed.outcome.is_ok() {
-            state.counters.record_hedge_win();
-            tracing::info!(hedges, "hedge won");
         }
-        (landed, hedges)
     }
 
     /// One attempt to `lease`'s endpoint, in its span, its endpoint's health recorded.
-    pub(super) async fn send<'a>(
-        &'a self,
-        state: &'a MethodState,
-        request: &'a Request,
-        when: When,
-        hedge: bool,
-        lease: Lease<'a>,
-    ) -> Landed<'a> {
+    pub(super) async fn send(self, lease: Lease<'a>, hedge: bool) -> Landed<'a> {
+        let (client, when) = (self.client, self.when);
         let mut token_generation = 0;
         #[cfg(not(feature = "otel"))]
         let span = spans::attempt(when.attempt, lease.endpoint());
         #[cfg(feature = "otel")]
         let span = spans::attempt(
             CallInfo {
-                client: self.shared.spec.name,
-                method: request.method.name,
+                client: client.shared.spec.name,
+                method: self.request.method.name,
                 attempt: when.attempt,
             },
-            request.method,
+            self.request.method,
             lease.endpoint(),
         );
         if hedge {
@@ -113,25 +95,21 @@ impl Client {
         let generation = &mut token_generation;
         let endpoint = lease.endpoint();
         #[cfg(feature = "otel")]
-        let mut http_measured = self.shared.http_meters.start(
-            request.method.http_method,
-            request.method.path,
+        let mut http_measured = client.shared.http_meters.start(
+            self.request.method.http_method,
+            self.request.method.path,
             endpoint,
         );
         #[cfg(feature = "metrics")]
         let measured = crate::observe::metrics::Attempt::start(
-            request.method.http_method,
-            request.method.path,
+            self.request.method.http_method,
+            self.request.method.path,
             endpoint.address(),
         );
         let outcome = if span.is_disabled() {
-            boxed_in_place(move || self.attempt(state, request, endpoint, when, generation)).await
+            boxed_in_place(move || self.run(endpoint, generation)).await
         } else {
-            let outcome = Box::pin(
-                self.attempt(state, request, endpoint, when, generation)
-                    .instrument(span.clone()),
-            )
-            .await;
+            let outcome = Box::pin(self.run(endpoint, generation).instrument(span.clone())).await;
             let status = match &outcome {
                 Ok(response) => Some(response.status.as_u16()),
                 Err(failed) => failed.error.status().map(|s| s.as_u16()),
@@ -151,7 +129,8 @@ impl Client {
             #[cfg(feature = "otel")]
             http_measured.ended(status, error);
         }
-        self.shared
+        client
+            .shared
             .endpoints
             .record(lease.endpoint(), outcome::endpoint_unhealthy(&outcome));
         Landed {
@@ -164,29 +143,27 @@ impl Client {
 
     /// One attempt: build, add credentials, run interceptors, send, read, verify and classify,
     /// within the attempt deadline. `token_generation` says which OAuth2 token was sent.
-    async fn attempt(
-        &self,
-        state: &MethodState,
-        request: &Request,
+    async fn run(
+        self,
         endpoint: &Endpoint,
-        when: When,
         token_generation: &mut u64,
     ) -> Result<Response, FailedAttempt> {
+        let (client, state, request, when) = (self.client, self.state, self.request, self.when);
         let method = request.method;
-        let mut cache = CacheStep::of(self, state, request);
+        let mut cache = CacheStep::of(client, state, request);
         if let Some(kept) = cache.as_deref().and_then(CacheStep::fresh_before_turn) {
-            return answered(self.shared.spec.name, state, request, kept);
+            return answered(client.shared.spec.name, state, request, kept);
         }
         // A method with no quota of its own yet, on a server that announces quotas: one call
         // learns it while the others wait (the guard lives as long as this attempt).
-        let _learning =
-            if state.settings.quota_from_headers && self.shared.quotas.may_learn(&state.quota) {
-                Box::pin(self.learn_quota(state, when.deadline)).await
-            } else {
-                None
-            };
-        let (when, turn) = match self.quota_of(state) {
-            Some(quota) => self.quota_turn(state, quota, when).await?,
+        let quota = QuotaStep::of(client, state);
+        let _learning = if quota.may_learn() {
+            Box::pin(quota.learn(when.deadline)).await
+        } else {
+            None
+        };
+        let (when, turn) = match quota.quota() {
+            Some(announced) => quota.turn(announced, when).await?,
             None => (when, TurnFrom::Nobody),
         };
         // Inline rather than a function of its own: a call's future nests deep enough already
@@ -202,7 +179,7 @@ impl Client {
             None => None,
         };
         let call = CallInfo {
-            client: self.shared.spec.name,
+            client: client.shared.spec.name,
             method: method.name,
             attempt: when.attempt,
         };
@@ -213,18 +190,18 @@ impl Client {
         let response = tokio::time::timeout_at(attempt_deadline, {
             let mut outgoing =
                 outgoing(state, request, endpoint, call, credential, attempt_deadline)?;
-            if !self.shared.interceptors.is_empty() {
-                let before = interceptor::before_send(&self.shared.interceptors, &mut outgoing);
+            if !client.shared.interceptors.is_empty() {
+                let before = interceptor::before_send(&client.shared.interceptors, &mut outgoing);
                 Box::pin(intercepted(when, state, before)).await?;
             }
             if let Some(step) = cache.as_deref_mut()
                 && let Some(kept) = step.lookup(&mut outgoing).await
             {
-                return answered(self.shared.spec.name, state, request, kept);
+                return answered(client.shared.spec.name, state, request, kept);
             }
             log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
             exchange(
-                self.shared.http.execute(super::outgoing::sent(outgoing)),
+                client.shared.http.execute(super::outgoing::sent(outgoing)),
                 state.settings.max_response_bytes,
                 request.download.clone(),
             )
@@ -242,20 +219,20 @@ impl Client {
         );
         // The interceptors judge the answer before anything keeps it or hears its quota: an
         // answer a verifier refuses is neither served again from the cache nor believed.
-        if !self.shared.interceptors.is_empty() {
-            let after = interceptor::after_receive(&self.shared.interceptors, &call, &response);
+        if !client.shared.interceptors.is_empty() {
+            let after = interceptor::after_receive(&client.shared.interceptors, &call, &response);
             Box::pin(intercepted(when, state, after)).await?;
         }
         // Heard by the quota and told to the cache only now: a 304 to a revalidation becomes
         // the kept answer.
         if state.settings.quota_from_headers {
-            self.quota_heard(state, &response, when.sent, turn);
+            quota.heard(&response, when.sent, turn);
         }
         let response = match cache.as_deref() {
             Some(step) => step.store(response),
             None => response,
         };
-        answered(self.shared.spec.name, state, request, response)
+        answered(client.shared.spec.name, state, request, response)
             .map_err(|failed| stale(cache.as_deref(), failed))
     }
 }
@@ -265,74 +242,6 @@ fn stale(cache: Option<&CacheStep<'_>>, failed: FailedAttempt) -> FailedAttempt 
     match cache {
         Some(step) => step.stale(failed),
         None => failed,
-    }
-}
-
-/// The hedging of an attempt, and after how long, when the method hedges (a half-open `trial`
-/// never does) and its delay is known.
-pub(super) fn hedge_delay(
-    state: &MethodState,
-    when: When,
-    trial: bool,
-) -> Option<(&Hedging, Duration)> {
-    let hedging = state.hedging.as_deref().filter(|_| !trial)?;
-    Some((hedging, hedging.delay(&state.counters, when.sent)?))
-}
-
-/// The hedges of one attempt, as the race asks for them.
-struct Hedges<'a> {
-    client: &'a Client,
-    state: &'a MethodState,
-    request: &'a Request,
-    when: When,
-    /// The endpoints an attempt is in flight at: a hedge goes elsewhere when it can.
-    at: Vec<Arc<Endpoint>>,
-}
-
-impl<'a> Racer<'a, Landed<'a>> for Hedges<'a> {
-    fn settles(&self, landed: &Landed<'a>) -> bool {
-        outcome::settles_race(&self.state.settings.retry, &landed.outcome)
-    }
-
-    fn held_back(&mut self, landed: &Landed<'a>) {
-        self.at.retain(|e| !Arc::ptr_eq(e, landed.lease.endpoint()));
-    }
-
-    fn hedge(&mut self, now: Instant) -> Option<Flight<'a, Landed<'a>>> {
-        let shared = &self.client.shared;
-        // A hedge would wait for the same quota as the attempt it is to help (which may not
-        // even be sent yet), and take a turn the next call needs.
-        if self
-            .client
-            .quota_of(self.state)
-            .is_some_and(|quota| !quota.has_turn(now))
-        {
-            return None;
-        }
-        if !shared.budget.withdraw(now) {
-            return None;
-        }
-        let lease = shared.endpoints.pick(&self.at).ok()?;
-        self.state.counters.record_hedge();
-        #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_decision(
-            "remcall_hedges_total",
-            shared.spec.name,
-            self.request.method.name,
-        );
-        tracing::info!(endpoint = %lease.endpoint().base, "hedge sent");
-        self.at.push(lease.endpoint().clone());
-        let when = When {
-            sent: now,
-            ..self.when
-        };
-        Some(Box::pin(self.client.send(
-            self.state,
-            self.request,
-            when,
-            true,
-            lease,
-        )))
     }
 }
 

@@ -1,11 +1,12 @@
-//! Step 4 of a call: the attempts, within the total deadline. Each goes to an endpoint (another
-//! after a failure, when there is one), hedged when the method's profile asks for it; a refused
-//! OAuth2 token is refreshed once; a retryable failure sleeps its backoff or `Retry-After`,
-//! never past the deadline and only with budget left.
+//! Step 4 of a call, [`Retries`]: the attempts, within the total deadline. Each goes to an
+//! endpoint (another after a failure, when there is one), hedged when the method's profile asks
+//! for it (`hedge.rs`); a refused OAuth2 token is refreshed once; a retryable failure sleeps its
+//! backoff or `Retry-After`, never past the deadline and only with budget left.
 
 use tokio::time::Instant;
 
-use super::attempt::{Landed, When, hedge_delay, within};
+use super::attempt::{Attempt, Landed, When, within};
+use super::hedge::{Hedge, hedge_delay};
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
@@ -62,7 +63,23 @@ impl Tally {
     }
 }
 
-impl Client {
+/// The attempts of one call: the retry loop.
+pub(super) struct Retries<'a> {
+    client: &'a Client,
+    state: &'a MethodState,
+    request: &'a Request,
+}
+
+impl<'a> Retries<'a> {
+    /// The attempts of `request` by `client`.
+    pub(super) fn of(client: &'a Client, request: &'a Request) -> Retries<'a> {
+        Retries {
+            client,
+            state: client.shared.method(request.method),
+            request,
+        }
+    }
+
     /// The retry loop: attempts until one answers, the failure is not retryable,
     /// `max_attempts` or the budget run out, or the next sleep would end past the deadline. Its
     /// figures are recorded in the call's span when it ends.
@@ -72,35 +89,37 @@ impl Client {
     /// is not taken; and the steps that can wait on something else (discovery's first lookup,
     /// interceptors) are bounded by it. Each timer is a registration in the runtime's timer
     /// wheel and a removal, on every call.
-    pub(super) async fn attempts(
-        &self,
-        request: &Request,
-        trial: bool,
-        first: When,
-    ) -> Result<Response, Unanswered> {
+    pub(super) async fn run(self, trial: bool, first: When) -> Result<Response, Unanswered> {
         let mut tally = Tally::default();
+        let Retries {
+            client,
+            state,
+            request,
+        } = self;
         if let Some(error) = &request.error {
             return Err(error.clone().into());
         }
-        let method = request.method;
-        let state = self.shared.method(method);
         let retry = &state.settings.retry;
         // A half-open trial is a probe: one attempt, whatever the retry policy says, so a
         // recovering downstream sees one request per trial.
         let max_attempts = if trial { 1 } else { retry.max_attempts };
-        if self.shared.endpoints.discovers() {
-            Box::pin(within(first, state, self.shared.endpoints.ready())).await??;
+        if client.shared.endpoints.discovers() {
+            Box::pin(within(first, state, client.shared.endpoints.ready())).await??;
         }
         let mut when = first;
         let mut token_refreshed = false;
         let mut avoid = None;
         loop {
-            let lease = self.shared.endpoints.pick(Option::as_slice(&avoid))?;
+            let lease = client.shared.endpoints.pick(Option::as_slice(&avoid))?;
             let (landed, hedges) = match hedge_delay(state, when, trial) {
-                None => (self.send(state, request, when, false, lease).await, 0),
+                None => {
+                    let attempt = Attempt::of(client, state, request, when);
+                    (attempt.send(lease, false).await, 0)
+                }
                 // Boxed: the race's state would otherwise grow every unhedged call's future.
                 Some((hedging, delay)) => {
-                    Box::pin(self.hedged(state, request, when, lease, hedging, delay)).await
+                    let hedged = Hedge::of(client, state, request, when);
+                    Box::pin(hedged.race(lease, hedging, delay)).await
                 }
             };
             tally.hedges += hedges;
@@ -131,7 +150,7 @@ impl Client {
                 continue;
             }
             // Boxed: the backoff's sleep is needed by retries only, not carried by every call.
-            when = Box::pin(self.before_retry(state, method, when, failed, max_attempts)).await?;
+            when = Box::pin(self.before_retry(when, failed, max_attempts)).await?;
         }
     }
 
@@ -140,12 +159,11 @@ impl Client {
     /// has no retry left. Returns when the next attempt goes out.
     async fn before_retry(
         &self,
-        state: &MethodState,
-        method: &'static MethodSpec,
         when: When,
         failed: FailedAttempt,
         max_attempts: u32,
     ) -> Result<When, Unanswered> {
+        let (client, state, method) = (self.client, self.state, self.request.method);
         let retry = &state.settings.retry;
         let FailedAttempt {
             error,
@@ -166,15 +184,15 @@ impl Client {
         }
         let wait = retry_after.unwrap_or_else(|| backoff(retry, when.attempt, fastrand::f64()));
         let now = Instant::now();
-        if now + wait >= when.deadline || !self.retry_allowed(state, method, now).await {
+        if now + wait >= when.deadline || !client.retry_allowed(state, method, now).await {
             return Err(unanswered(error));
         }
         state.counters.record_retry();
         #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_retry(self.shared.spec.name, method.name);
+        crate::observe::metrics::record_retry(client.shared.spec.name, method.name);
         // An event of the call's span: what a reader of a slow trace looks for.
         tracing::info!(
-            client = self.shared.spec.name,
+            client = client.shared.spec.name,
             method = method.name,
             attempt = when.attempt,
             ?wait,
@@ -191,7 +209,9 @@ impl Client {
             ..when
         })
     }
+}
 
+impl Client {
     /// Whether the budget allows a retry: the fleet's when the profile shares one and Redis
     /// answers, else the client's own.
     #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]

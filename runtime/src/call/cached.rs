@@ -102,7 +102,7 @@ impl<'a> CacheStep<'a> {
         if self.keeping == Keeping::ForFailures {
             return None;
         }
-        self.client.quota_of(self.state)?;
+        super::quota::QuotaStep::of(self.client, self.state).quota()?;
         let (cache, outgoing) = self
             .client
             .as_an_attempt_would_ask(self.state, self.request)?;

@@ -29,6 +29,7 @@ mod attempt;
 mod attempts;
 mod cached;
 pub(crate) mod download;
+mod hedge;
 mod log;
 mod outgoing;
 pub(crate) mod paginate;
@@ -175,12 +176,16 @@ impl Client {
     ) -> impl Future<Output = Result<Response, Unanswered>> + Send + 'a {
         let (trial, first) = (admitted.trial(), admitted.first());
         let Some(pool) = state.bulkhead.pool() else {
-            return Either::Left(self.attempts(request, trial, first));
+            return Either::Left(attempts::Retries::of(self, request).run(trial, first));
         };
         let client = self.clone();
         let request = request.clone();
         let span = tracing::Span::current();
-        let attempts = async move { client.attempts(&request, trial, first).await };
+        let attempts = async move {
+            attempts::Retries::of(&client, &request)
+                .run(trial, first)
+                .await
+        };
         let pooled = pool.run(Box::pin(attempts).instrument(span));
         Either::Right(Box::pin(async move {
             pooled.await.unwrap_or_else(|| {
@@ -237,7 +242,7 @@ impl Client {
         let state = self.shared.method(method);
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
         // 1–3. Rate limit, breaker, bulkhead; a refusal a kept answer may stand in for.
-        let admitted = match self.admit(state, method).await {
+        let admitted = match admission::Admission::of(self, state, method).admit().await {
             Ok(admitted) => admitted,
             Err(refused) => {
                 return match self.stale_for_refusal(state, &request, &refused) {

@@ -1,5 +1,5 @@
-//! An attempt and the server's quota (`policy/quota`): before it is sent it waits for its turn,
-//! and its answer's quota fields update the quota. With `quota.shared`, the turn is the fleet's
+//! An attempt and the server's quota (`policy/quota`), [`QuotaStep`]: before it is sent it waits
+//! for its turn, and its answer's quota fields update the quota. With `quota.shared`, the turn is the fleet's
 //! (`fleet/redis/quota.rs`) and the answer updates the fleet's count too; when Redis does not
 //! know the quota or cannot answer, the replica's own count decides.
 
@@ -17,15 +17,34 @@ use crate::outcome::FailedAttempt;
 use crate::policy::quota::announced::announced;
 use crate::policy::quota::{LONGEST_LEARNING, Learn, Quota, Turn, TurnFrom};
 
-impl Client {
+/// An attempt's step in the server's quota: its turn before it is sent, what its answer says
+/// of the quota after.
+pub(super) struct QuotaStep<'a> {
+    client: &'a Client,
+    state: &'a MethodState,
+}
+
+impl<'a> QuotaStep<'a> {
+    /// The quota step of an attempt of the method whose state is `state`.
+    pub(super) fn of(client: &'a Client, state: &'a MethodState) -> QuotaStep<'a> {
+        QuotaStep { client, state }
+    }
+
     /// The quota the method follows, when the profile reads quotas and an answer announced one.
     /// Asked before the turn is awaited: without a quota, the attempt does not enter (or even
     /// write) the turn's future.
-    pub(super) fn quota_of(&self, state: &MethodState) -> Option<Arc<Quota>> {
-        if !state.settings.quota_from_headers {
+    pub(super) fn quota(&self) -> Option<Arc<Quota>> {
+        if !self.state.settings.quota_from_headers {
             return None;
         }
-        self.shared.quotas.of(&state.quota)
+        self.client.shared.quotas.of(&self.state.quota)
+    }
+
+    /// True when an attempt may have to learn the method's quota first ([`QuotaStep::learn`]):
+    /// the profile reads quotas, and the server is known to announce them.
+    pub(super) fn may_learn(&self) -> bool {
+        self.state.settings.quota_from_headers
+            && self.client.shared.quotas.may_learn(&self.state.quota)
     }
 
     /// Before an attempt of a method whose answers have bound no quota, while the server is
@@ -33,12 +52,9 @@ impl Client {
     /// others wait for its answer, at most [`LONGEST_LEARNING`] and not past the deadline),
     /// so a route's small quota is not sent a burst before its first answer names it. The
     /// learning call holds the returned guard until its attempt ends.
-    pub(super) async fn learn_quota<'a>(
-        &'a self,
-        state: &'a MethodState,
-        deadline: Instant,
-    ) -> Option<Learning<'a>> {
-        let quotas = &self.shared.quotas;
+    pub(super) async fn learn(&self, deadline: Instant) -> Option<Learning<'a>> {
+        let (client, state) = (self.client, self.state);
+        let quotas = &client.shared.quotas;
         let until = deadline.min(Instant::now() + LONGEST_LEARNING);
         loop {
             let learned = state.quota.learned();
@@ -47,10 +63,7 @@ impl Client {
             match quotas.learn(&state.quota) {
                 Learn::Go => return None,
                 Learn::Ask => {
-                    return Some(Learning {
-                        client: self,
-                        state,
-                    });
+                    return Some(Learning { client, state });
                 }
                 Learn::Wait => {
                     if tokio::time::timeout_at(until, learned).await.is_err() {
@@ -63,14 +76,14 @@ impl Client {
 
     /// Waits for the attempt's turn in `quota`; the attempt's clock starts when it is sent. A
     /// turn past the call's deadline is `RateLimited`, nothing sent.
-    pub(super) async fn quota_turn(
+    pub(super) async fn turn(
         &self,
-        state: &MethodState,
         quota: Arc<Quota>,
         when: When,
     ) -> Result<(When, TurnFrom), FailedAttempt> {
+        let state = self.state;
         loop {
-            let (turn, from) = self.turn_of(state, &quota, when).await;
+            let (turn, from) = self.turn_of(&quota, when).await;
             let now = Instant::now();
             match turn {
                 Turn::Now if now == when.sent => return Ok((when, from)),
@@ -112,8 +125,9 @@ impl Client {
     }
 
     /// The turn the fleet gives, else the replica's own.
-    async fn turn_of(&self, state: &MethodState, quota: &Quota, when: When) -> (Turn, TurnFrom) {
-        if let Some(fleet) = &self.shared.fleet_quotas {
+    async fn turn_of(&self, quota: &Quota, when: When) -> (Turn, TurnFrom) {
+        let state = self.state;
+        if let Some(fleet) = &self.client.shared.fleet_quotas {
             let may_wait = when.deadline.saturating_duration_since(Instant::now());
             let longest_hold = state.settings.retry.retry_after_max;
             match Box::pin(fleet::quota_turn(
@@ -140,13 +154,8 @@ impl Client {
     /// quota, heard by the replica's count and the fleet's. A refusal's pause is bounded by the
     /// profile's `retry.retry_after.max`, as the retry's wait is; an answer that is not a
     /// refusal ends a pause heard before its request went.
-    pub(super) fn quota_heard(
-        &self,
-        state: &MethodState,
-        response: &Response,
-        sent: Instant,
-        from: TurnFrom,
-    ) {
+    pub(super) fn heard(&self, response: &Response, sent: Instant, from: TurnFrom) {
+        let (shared, state) = (&self.client.shared, self.state);
         let said = announced(
             response.status.as_u16(),
             &response.headers,
@@ -157,19 +166,18 @@ impl Client {
             Some(said) => {
                 let in_turn = from == TurnFrom::Replica;
                 let now = Instant::now();
-                let quota = self
-                    .shared
+                let quota = shared
                     .quotas
                     .observe(&state.quota, &said, sent, in_turn, now);
-                if let Some(fleet) = &self.shared.fleet_quotas {
+                if let Some(fleet) = &shared.fleet_quotas {
                     fleet::quota_heard(fleet, quota.key(), &said, sent, from == TurnFrom::Fleet);
                 }
                 Some(quota)
             }
-            None => self.shared.quotas.of(&state.quota),
+            None => shared.quotas.of(&state.quota),
         };
         // After the quota it names is bound: the calls waiting for this answer follow it.
-        self.shared.quotas.heard(&state.quota);
+        shared.quotas.heard(&state.quota);
         if let Some(quota) = quota
             && response.status.is_success()
         {

@@ -14,7 +14,7 @@ use reqwest::header::{ACCEPT, HeaderName, HeaderValue};
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::admission::breaker_permit;
+use super::admission::{Admission, breaker_permit};
 use super::attempt::When;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
@@ -108,7 +108,7 @@ impl Client {
         let method = request.method;
         let state = self.shared.method(method);
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
-        let admitted = match self.admit(state, method).await {
+        let admitted = match Admission::of(&self, state, method).admit().await {
             Ok(admitted) => admitted,
             Err(error) => {
                 let error = named(error);
@@ -268,8 +268,8 @@ impl Client {
         let mut request = request.clone();
         request.download = Some(slot.clone());
         // A download is never kept: no stale answer rides with its failure.
-        let result = self
-            .attempts(&request, permit.is_trial(), when)
+        let result = super::attempts::Retries::of(self, &request)
+            .run(permit.is_trial(), when)
             .await
             .map_err(|unanswered| unanswered.error)
             .and_then(|_| take(&slot));
