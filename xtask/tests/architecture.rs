@@ -251,3 +251,49 @@ fn every_runtime_item_generated_code_names_is_in_the_inventory() {
         "generated code names runtime items the inventory leaves out: {unnamed:?}"
     );
 }
+
+/// The table of a call's steps: each type is declared in its file and composed, with `of(..)`,
+/// in the file the table says, the steps composed in one file in the table's order.
+#[test]
+fn each_step_of_a_call_is_a_type_in_its_file_composed_in_order() {
+    let text = architecture();
+    let start = text
+        .find("### A call's steps")
+        .expect("ARCHITECTURE.md has the call's steps");
+    let rows: Vec<Vec<&str>> = text[start..]
+        .lines()
+        .skip_while(|line| !line.starts_with("| step |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| {
+            line.split(" | ")
+                .map(|cell| cell.trim_matches(['|', ' ', '`']))
+                .collect()
+        })
+        .collect();
+    assert!(rows.len() >= 5, "the steps' table: {rows:?}");
+    let call = root().join("runtime/src/call");
+    let read = |file: &str| {
+        std::fs::read_to_string(call.join(file)).unwrap_or_else(|e| panic!("call/{file}: {e}"))
+    };
+    let mut last_in: std::collections::HashMap<&str, usize> = Default::default();
+    for row in &rows {
+        let [_, ty, file, composed] = row.as_slice() else {
+            panic!("a row of four cells: {row:?}");
+        };
+        assert!(
+            read(file).contains(&format!("pub(super) struct {ty}<")),
+            "`{ty}` is not a type of call/{file}"
+        );
+        let composer = read(composed);
+        let at = composer
+            .find(&format!("{ty}::of("))
+            .unwrap_or_else(|| panic!("call/{composed} does not compose `{ty}`"));
+        if let Some(before) = last_in.insert(composed, at) {
+            assert!(
+                before < at,
+                "call/{composed} composes `{ty}` out of the table's order"
+            );
+        }
+    }
+}

@@ -14,9 +14,13 @@
 //! 6. the outcome of the whole call is recorded once, in the breaker and the statistics;
 //! 7. a failure a fallback may answer goes to the generated method's fallback, if it has one.
 //!
-//! Steps 1–3 are `admission.rs`, step 4 `attempts.rs` (the loop), `attempt.rs` (one attempt),
-//! `quota.rs` (the quota's turn), `cached.rs` (the cache's step, and step 5's kept answer) and
-//! `outgoing.rs` (the request as sent); what each result means is decided in `crate::outcome`.
+//! Each step is a type with its file, composed in the order above by [`Client::run`] (the
+//! call's) and `Attempt::run` (an attempt's): steps 1–3 `Admission` (`admission.rs`), step 4
+//! `Retries` (`attempts.rs`, the loop), each attempt an `Attempt` (`attempt.rs`) or a `Hedge`
+//! of them (`hedge.rs`), within it `QuotaStep` (`quota.rs`, the quota's turn) and `CacheStep`
+//! (`cached.rs`, the cache's step, and step 5's kept answer); `outgoing.rs` builds the request
+//! as sent. What each result means is decided in `crate::outcome`. ARCHITECTURE.md's table of
+//! the steps is checked against this folder.
 //! A download streams its body after the call (`download.rs`); a paged method makes one call
 //! per page (`paginate.rs`); a stream stays open (`stream.rs`); `log.rs` writes an attempt's
 //! lines.
@@ -163,37 +167,6 @@ impl Client {
         answer
     }
 
-    /// Step 4 of an admitted call: the attempts, on the isolation pool when the profile has one.
-    /// Not an `async fn`: a layer of its own would add its arguments to every call's future;
-    /// the pool's path, taken by few clients, is boxed instead. Inlined, so the future it
-    /// returns is made where it is awaited, not made and then copied there.
-    #[inline(always)]
-    fn isolated<'a>(
-        &'a self,
-        state: &MethodState,
-        request: &'a Request,
-        admitted: &admission::Admitted<'_>,
-    ) -> impl Future<Output = Result<Response, Unanswered>> + Send + 'a {
-        let (trial, first) = (admitted.trial(), admitted.first());
-        let Some(pool) = state.bulkhead.pool() else {
-            return Either::Left(attempts::Retries::of(self, request).run(trial, first));
-        };
-        let client = self.clone();
-        let request = request.clone();
-        let span = tracing::Span::current();
-        let attempts = async move {
-            attempts::Retries::of(&client, &request)
-                .run(trial, first)
-                .await
-        };
-        let pooled = pool.run(Box::pin(attempts).instrument(span));
-        Either::Right(Box::pin(async move {
-            pooled.await.unwrap_or_else(|| {
-                Err(Error::new(ErrorKind::Rejected, "the isolation pool is shut down").into())
-            })
-        }))
-    }
-
     /// A failed call a kept answer answered (`cache.stale_if_error`): counted, and logged for
     /// the method's first.
     #[cold]
@@ -291,6 +264,37 @@ impl Client {
         // 5. The logical call, recorded once.
         admitted.record(state, &result, dropped, Instant::now());
         result.map_err(named)
+    }
+
+    /// Step 4 of an admitted call: the attempts, on the isolation pool when the profile has one.
+    /// Not an `async fn`: a layer of its own would add its arguments to every call's future;
+    /// the pool's path, taken by few clients, is boxed instead. Inlined, so the future it
+    /// returns is made where it is awaited, not made and then copied there.
+    #[inline(always)]
+    fn isolated<'a>(
+        &'a self,
+        state: &MethodState,
+        request: &'a Request,
+        admitted: &admission::Admitted<'_>,
+    ) -> impl Future<Output = Result<Response, Unanswered>> + Send + 'a {
+        let (trial, first) = (admitted.trial(), admitted.first());
+        let Some(pool) = state.bulkhead.pool() else {
+            return Either::Left(attempts::Retries::of(self, request).run(trial, first));
+        };
+        let client = self.clone();
+        let request = request.clone();
+        let span = tracing::Span::current();
+        let attempts = async move {
+            attempts::Retries::of(&client, &request)
+                .run(trial, first)
+                .await
+        };
+        let pooled = pool.run(Box::pin(attempts).instrument(span));
+        Either::Right(Box::pin(async move {
+            pooled.await.unwrap_or_else(|| {
+                Err(Error::new(ErrorKind::Rejected, "the isolation pool is shut down").into())
+            })
+        }))
     }
 }
 

@@ -71,11 +71,22 @@ pub(super) fn kept_headers(headers: &HeaderMap) -> HeaderMap {
     kept
 }
 
+/// A known directive of a `Cache-Control`, as it is kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Directive {
+    /// Not there.
+    Absent,
+    /// There, without a number (`no-store`, or a field list taken whole).
+    Bare,
+    /// There with this many seconds, clamped.
+    Seconds(u64),
+}
+
 /// The known directives of `headers`' `Cache-Control`, once each (the smallest number where
 /// one repeats), numbers clamped; a directive with a field list (`no-cache="Set-Cookie"`)
 /// taken whole, as its stricter form.
 fn cache_control(headers: &HeaderMap) -> Vec<String> {
-    let mut found: [Option<Option<u64>>; DIRECTIVES.len()] = [None; DIRECTIVES.len()];
+    let mut found = [Directive::Absent; DIRECTIVES.len()];
     let all = headers.get_all(CACHE_CONTROL);
     for directive in all.iter().flat_map(|v| v.as_bytes().split(|b| *b == b',')) {
         let directive = directive.trim_ascii();
@@ -95,24 +106,21 @@ fn cache_control(headers: &HeaderMap) -> Vec<String> {
             DIRECTIVES[index],
             "max-age" | "s-maxage" | "stale-while-revalidate" | "stale-if-error"
         );
-        if numbered && number.is_none() {
+        found[index] = match (found[index], number) {
             // `max-age=abc`: RFC 9111 takes an invalid freshness as stale.
-            found[index] = Some(Some(0));
-            continue;
-        }
-        found[index] = Some(match (found[index], number) {
-            (Some(Some(known)), Some(n)) => Some(known.min(n)),
-            (_, n) => n.filter(|_| numbered),
-        });
+            _ if numbered && number.is_none() => Directive::Seconds(0),
+            (Directive::Seconds(known), Some(n)) => Directive::Seconds(known.min(n)),
+            (_, Some(n)) if numbered => Directive::Seconds(n),
+            _ => Directive::Bare,
+        };
     }
     DIRECTIVES
         .iter()
         .zip(found)
-        .filter_map(|(name, found)| {
-            found.map(|number| match number {
-                Some(n) => format!("{name}={n}"),
-                None => (*name).to_owned(),
-            })
+        .filter_map(|(name, found)| match found {
+            Directive::Absent => None,
+            Directive::Bare => Some((*name).to_owned()),
+            Directive::Seconds(n) => Some(format!("{name}={n}")),
         })
         .collect()
 }
