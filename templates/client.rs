@@ -4,7 +4,9 @@
     the lint allowances generated code needs are written once. Text from the spec arrives plain:
     `"{:?}"|format(text)` writes it as a Rust string literal, quoted and escaped. Its parts are
     in `client/`; the typed stub (`client/stub.rs`) is rendered into a file of its own, which
-    `mod stub` here includes. -#}
+    `mod stub` here includes. What is fixed per method is a static beside its route, not code in
+    its body: its `MethodSpec`, a paged method's `Paging`, a streamed method's `EventsSpec` or
+    `LinesSpec`; a method's body is its request, its fallback and one call. -#}
 {#- The request a method builds: in its own body, or (a paginated method) in a function its call and its `_stream` share. -#}
 {#- A method's arguments as its async method, its fallback and its `_stream` take them. -#}
 {%- macro args_of(method) %}{% for (name, ty) in method.args %}{{ name }}: {{ ty }}, {% endfor %}{% if let Some(named) = method.named %}{{ method.locals.options }}: &{{ named.options }}, {% endif %}{% endmacro %}

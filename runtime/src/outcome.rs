@@ -2,8 +2,11 @@
 //! a hedge race is settled, whether a finished call is a failure (or slow) for the breaker,
 //! whether the downstream dropped it (the adaptive limit), whether an endpoint looks unhealthy,
 //! whether a fallback may answer (`Error::allows_fallback`), and what breaks a stream and
-//! whether it is resumed. The call path (`call/`, streams in `call/stream.rs`) and the hedge
-//! race (`policy/hedge/race.rs`) ask these; none of them decides on its own.
+//! whether it is resumed; and the types a result without an answer travels in ([`FailedAttempt`]
+//! from an attempt, [`Unanswered`] from the call's attempts, each with the kept answer that may
+//! stand in for it). The call's steps (`call/`: `Retries`, `Attempt`, `Hedge`; streams in
+//! `call/stream.rs`) and the hedge race (`policy/hedge/race.rs`) ask these; none of them
+//! decides on its own.
 
 use std::time::Duration;
 

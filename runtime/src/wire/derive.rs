@@ -1,8 +1,10 @@
 //! What a generated module writes in place of serde's derives: one macro invocation per type,
 //! after the types and the client, so that a type reads as its fields and the wire code stays out
-//! of the way. The macros expand to calls of the readers and writers in [`super::record`],
-//! [`super::enums`], [`super::union`] and [`super::constant`], which hold the loops and errors
-//! once for every type.
+//! of the way. The macros expand to calls of the readers and writers the runtime holds once for
+//! every type, the loops and the errors, reached through `__codegen`: a struct's in
+//! `decode/record.rs`, an enum's in `decode/enums.rs`, a union's in `decode/union.rs` (and
+//! `wire/tag_first.rs`, the tag a union writes for an alternative that has no field for it), a
+//! constant's in `wire/constant.rs`.
 //!
 //! A macro's input is not parsed as Rust by the generator's formatter, which is most of what
 //! generating a large client costs; rustc expands it in a fraction of what checking the code costs.
