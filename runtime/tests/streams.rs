@@ -14,11 +14,29 @@ use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use bytes::Bytes;
 use remcall::__codegen::{
-    Client, ClientBuilder, ClientSpec, ErrorEvents, MethodSpec, event_json, line_json,
+    Client, ClientBuilder, ClientSpec, ErrorEvents, EventsSpec, LinesSpec, MethodSpec, event_json,
+    line_json,
 };
 use remcall::serde_json::{Value, json};
 use remcall::{BreakerState, Error, ErrorKind, Events, Profile};
 use testkit::Server;
+
+/// How the tests' event streams read: each event's data a `T`, until `[DONE]`, no error events.
+fn until_done<T: remcall::serde::de::DeserializeOwned>() -> EventsSpec<T> {
+    EventsSpec {
+        decode: event_json,
+        end: Some("[DONE]"),
+        errors: None,
+    }
+}
+
+/// How the tests' JSON Lines streams read: each line a `T`, no error lines.
+fn lines_of<T: remcall::serde::de::DeserializeOwned>() -> LinesSpec<T> {
+    LinesSpec {
+        decode: line_json,
+        errors: None,
+    }
+}
 
 static TICKS: MethodSpec = MethodSpec {
     index: 0,
@@ -90,14 +108,7 @@ fn sse(body: Body) -> ([(&'static str, &'static str); 1], Body) {
 
 async fn ticks(client: &Client) -> Result<Events<Value>, Error> {
     client
-        .call_events(
-            TICKS.request(),
-            &remcall::__codegen::EventsSpec {
-                decode: event_json::<Value>,
-                end: Some("[DONE]"),
-                errors: None,
-            },
-        )
+        .call_events(TICKS.request(), &until_done::<Value>())
         .await
 }
 
@@ -278,14 +289,7 @@ async fn a_post_stream_is_not_resumed_since_it_may_not_be_repeated() {
     let server = Server::start(numbered(Arc::new(AtomicUsize::new(1)), true)).await;
     let client = client_at(&server.url(), "");
     let events = client
-        .call_events(
-            COMPLETE.request().json(json!({})),
-            &remcall::__codegen::EventsSpec {
-                decode: event_json::<Value>,
-                end: Some("[DONE]"),
-                errors: None,
-            },
-        )
+        .call_events(COMPLETE.request().json(json!({})), &until_done::<Value>())
         .await
         .unwrap();
     let items = drain(events).await;
@@ -427,13 +431,7 @@ async fn json_lines_are_typed_and_the_last_may_go_without_its_newline() {
     let server = Server::start(router).await;
     let client = client_at(&server.url(), "");
     let mut lines = client
-        .call_lines(
-            LOG.request(),
-            &remcall::__codegen::LinesSpec {
-                decode: line_json::<Line>,
-                errors: None,
-            },
-        )
+        .call_lines(LOG.request(), &lines_of::<Line>())
         .await
         .unwrap();
     let mut items = Vec::new();
@@ -467,13 +465,7 @@ async fn a_stream_asks_with_the_accept_its_profile_sets() {
     for yaml in ["", "headers: { Accept: application/x-ndjson }"] {
         let client = client_at(&server.url(), yaml);
         let mut lines = client
-            .call_lines(
-                LOG.request(),
-                &remcall::__codegen::LinesSpec {
-                    decode: line_json::<Value>,
-                    errors: None,
-                },
-            )
+            .call_lines(LOG.request(), &lines_of::<Value>())
             .await
             .unwrap();
         while lines.next().await.is_some() {}
@@ -516,14 +508,7 @@ async fn an_event_that_does_not_decode_is_located_and_keeps_its_data() {
     let server = Server::start(router).await;
     let client = client_at(&server.url(), "");
     let events = client
-        .call_events(
-            TICKS.request(),
-            &remcall::__codegen::EventsSpec {
-                decode: event_json::<Tick>,
-                end: Some("[DONE]"),
-                errors: None,
-            },
-        )
+        .call_events(TICKS.request(), &until_done::<Tick>())
         .await
         .unwrap();
     let items = drain(events).await;
@@ -576,7 +561,7 @@ async fn an_unnamed_error_event_ends_the_stream_even_in_lax_mode() {
         let events = client
             .call_events(
                 TICKS.request(),
-                &remcall::__codegen::EventsSpec {
+                &EventsSpec {
                     decode: event_json::<Tick>,
                     end: Some("[DONE]"),
                     errors: Some(errors),
@@ -636,25 +621,12 @@ async fn lax_decoding_repairs_events_and_lines_and_counts_their_drift() {
     for (profile, lax) in [("", false), ("decode: lax", true)] {
         let client = client_at(&server.url(), profile);
         let events = client
-            .call_events(
-                TICKS.request(),
-                &remcall::__codegen::EventsSpec {
-                    decode: event_json::<Tick>,
-                    end: Some("[DONE]"),
-                    errors: None,
-                },
-            )
+            .call_events(TICKS.request(), &until_done::<Tick>())
             .await
             .unwrap();
         let events = drain(events).await;
         let lines = client
-            .call_lines(
-                LOG.request(),
-                &remcall::__codegen::LinesSpec {
-                    decode: line_json::<Tick>,
-                    errors: None,
-                },
-            )
+            .call_lines(LOG.request(), &lines_of::<Tick>())
             .await
             .unwrap();
         let mut lines = lines;

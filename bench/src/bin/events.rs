@@ -50,6 +50,13 @@ struct Count {
     n: u64,
 }
 
+/// The chunks' stream: each event's data a `Chunk`, no end marker, no error events.
+static CHUNKS: remcall::__codegen::EventsSpec<Chunk> = remcall::__codegen::EventsSpec {
+    decode: event_json,
+    end: None,
+    errors: None,
+};
+
 /// Events `from..to`, each with its id, 32 to a chunk of the body (as a server flushing
 /// tokens in small batches writes them).
 fn events_body(n: u64) -> Body {
@@ -103,17 +110,7 @@ fn round(contestant: Contestant, base: &str, n: u64) -> Round {
             }
             Contestant::Remcall => {
                 let request = EVENTS.request().query("n", n);
-                let mut events = client
-                    .call_events(
-                        request,
-                        &remcall::__codegen::EventsSpec {
-                            decode: event_json::<Chunk>,
-                            end: None,
-                            errors: None,
-                        },
-                    )
-                    .await
-                    .expect("open");
+                let mut events = client.call_events(request, &CHUNKS).await.expect("open");
                 while let Some(event) = events.next().await {
                     let chunk = event.expect("event").data;
                     assert_eq!(chunk.index, seen);
@@ -152,17 +149,7 @@ fn long_stream(base: &str, n: u64) -> Vec<(u64, u64)> {
         .expect("client");
     runtime.block_on(async {
         let request = EVENTS.request().query("n", n);
-        let mut events = client
-            .call_events(
-                request,
-                &remcall::__codegen::EventsSpec {
-                    decode: event_json::<Chunk>,
-                    end: None,
-                    errors: None,
-                },
-            )
-            .await
-            .expect("open");
+        let mut events = client.call_events(request, &CHUNKS).await.expect("open");
         let mut samples = vec![(0, resident_kib())];
         let mut seen = 0u64;
         while let Some(event) = events.next().await {
