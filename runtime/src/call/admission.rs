@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::attempt::When;
+use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::observe::stats::Ending;

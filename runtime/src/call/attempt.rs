@@ -4,13 +4,13 @@
 
 use std::time::{Duration, SystemTime};
 
-use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::cached::CacheStep;
 use super::log;
 use super::outgoing::outgoing;
 use super::quota::QuotaStep;
+use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
@@ -31,17 +31,6 @@ pub(super) struct Landed<'a> {
     pub(super) outcome: Result<Response, FailedAttempt>,
     pub(super) token_generation: u64,
     pub(super) hedge: bool,
-}
-
-/// When one attempt goes: which it is (1 for the first), when it is sent (its attempt deadline
-/// counts from here), the call's deadline, and whether that is the caller's (earlier than the
-/// method's total).
-#[derive(Clone, Copy)]
-pub(super) struct When {
-    pub(super) attempt: u32,
-    pub(super) sent: Instant,
-    pub(super) deadline: Instant,
-    pub(super) callers: bool,
 }
 
 /// One attempt of a call, to the endpoint it is given: composed in [`Attempt::run`] in the

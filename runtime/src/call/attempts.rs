@@ -5,8 +5,9 @@
 
 use tokio::time::Instant;
 
-use super::attempt::{Attempt, Landed, When, within};
+use super::attempt::{Attempt, Landed, within};
 use super::hedge::{Hedge, hedge_delay};
+use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};

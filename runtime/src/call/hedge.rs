@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::attempt::{Attempt, Landed, When};
+use super::attempt::{Attempt, Landed};
 use super::quota::QuotaStep;
+use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outcome;

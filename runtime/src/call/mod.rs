@@ -39,6 +39,7 @@ mod outgoing;
 pub(crate) mod paginate;
 mod quota;
 mod stream;
+mod when;
 
 use futures_util::future::Either;
 use tokio::time::Instant;

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use tokio::time::Instant;
 
-use super::attempt::When;
+use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};

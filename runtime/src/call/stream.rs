@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::admission::{Admission, breaker_permit};
-use super::attempt::When;
+use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
 use crate::observe::spans;
