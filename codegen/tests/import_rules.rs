@@ -411,6 +411,7 @@ components:
       properties:
         state: { $ref: '#/components/schemas/DiskState' }
         owner: { $ref: '#/components/schemas/NameOrId' }
+        parked: { $ref: '#/components/schemas/Parked' }
         sort: { $ref: '#/components/schemas/SortMode' }
     DiskState:
       description: A disk's state.
@@ -418,10 +419,20 @@ components:
         - { type: object, description: Being made., required: [state], properties: { state: { type: string, enum: [creating] } } }
         - { type: object, required: [state, size], properties: { state: { type: string, enum: [growing] }, size: { type: integer } } }
         - { $ref: '#/components/schemas/Attached' }
+        - { $ref: '#/components/schemas/Detached' }
     Attached:
       type: object
       required: [state, instance]
       properties: { state: { type: string, enum: [attached] }, instance: { type: string } }
+    Detached:
+      type: object
+      required: [state]
+      properties: { state: { type: string, enum: [detached] } }
+    DetachedLong:
+      allOf: [{ $ref: '#/components/schemas/Detached' }, { type: object, properties: { since: { type: string } } }]
+    Parked:
+      type: object
+      properties: { disk: { $ref: '#/components/schemas/DetachedLong' } }
     NameOrId:
       oneOf: [{ type: string, pattern: '^[a-z]+$' }, { type: string, format: uuid }]
     SortMode:
@@ -441,9 +452,11 @@ fn a_tag_only_unions_use_is_theirs_to_write_and_a_union_of_one_alternative_is_th
     // The inline alternatives only the union uses: no constant left, the union writes the tag.
     d.has("  DiskStateCreating:\n    doc: Being made.\n    fields: {}");
     d.has("  DiskStateGrowing:\n    fields:\n      size: i64");
-    d.has("    tag: state\n    mapping:\n      creating: DiskStateCreating\n      growing: DiskStateGrowing\n      attached: Attached");
+    d.has("    tag: state\n    mapping:\n      creating: DiskStateCreating\n      growing: DiskStateGrowing\n      attached: Attached\n      detached: Detached");
     // An operation returns `Attached` on its own: it keeps the field that says what it is.
     d.has("  Attached:\n    fields:\n      instance: String\n      state:\n        type: String\n        const: attached");
+    // Another struct takes `Detached` as an `allOf` part: its `state` is that struct's too.
+    d.has("  Detached:\n    fields:\n      state:\n        type: String\n        const: detached");
     // Two kinds of string are one: the union is gone, its uses are that string.
     assert!(!spec.contains("NameOrId"), "{spec}");
     d.has("owner: String");

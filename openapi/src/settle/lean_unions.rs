@@ -8,8 +8,9 @@ use crate::walk::Builder;
 use std::collections::HashMap;
 
 impl Builder<'_> {
-    /// A tagged union's alternative that only tagged unions use, tagged by one value and holding
-    /// it in a constant field of its own, loses that field: the union writes the tag (its value
+    /// A tagged union's alternative that only tagged unions use (not another struct's `all_of:`
+    /// part either), tagged by one value and holding it in a constant field of its own, loses
+    /// that field: the union writes the tag (its value
     /// is the mapping's) and reads the alternative by it, so the field says nothing the variant
     /// does not (`DiskState::Creating(DiskStateCreating {})`, not `{ state: DiskStateCreatingState }`).
     /// An alternative that keeps the keys it does not declare keeps the field: it would read the
@@ -42,6 +43,7 @@ impl Builder<'_> {
                 let alike = tags.iter().all(|t| *t == Some((tag, value)));
                 (alike
                     && uses.get(alternative) == Some(&tags.len())
+                    && !self.is_part(alternative)
                     && self.holds_constant_tag(alternative, tag, value))
                 .then(|| (alternative.to_owned(), tag.to_owned()))
             })
@@ -156,6 +158,14 @@ impl Builder<'_> {
             })
         });
         uses
+    }
+
+    /// True when a struct names `name` among its `all_of:` parts: its fields are that struct's
+    /// too.
+    fn is_part(&self, name: &str) -> bool {
+        self.spec.types.values().any(|definition| {
+            matches!(definition, TypeOut::Struct(s) if s.all_of.iter().any(|part| part == name))
+        })
     }
 
     /// True when a struct names `name` among its `all_of:` parts or a union maps a tag to it.
