@@ -49,7 +49,7 @@ pub async fn main() -> Result<(), remcall::Error> {
     background.input =
         remcall::Nullable::Value(remcall::serde_json::json!({ "prompt": "wait" }).into());
     background.stream_resumable = Some(true);
-    background.stream_mode = Some(StreamMode::StreamModeVariant0ItemList(vec![Mode::Values]));
+    background.stream_mode = Some(StreamMode::Variant0ItemList(vec![Mode::Values]));
     let created = graph.create_run(&thread.thread_id, &background).await?;
     // Joined once it runs, from its first event (`Last-Event-ID: 0`): the server replays what
     // the run streamed so far, each event with its id, then goes silent while the graph waits.
@@ -103,7 +103,7 @@ pub async fn main() -> Result<(), remcall::Error> {
 fn run(graph: &str, prompt: &str) -> RunCreateStreamingStateless {
     let mut run = RunCreateStreamingStateless::new(graph);
     run.input = remcall::Nullable::Value(remcall::serde_json::json!({ "prompt": prompt }).into());
-    run.stream_mode = Some(StreamMode::StreamModeVariant0ItemList(vec![
+    run.stream_mode = Some(StreamMode::Variant0ItemList(vec![
         Mode::Values,
         Mode::Updates,
     ]));

@@ -99,7 +99,7 @@ pub async fn main() -> Result<(), remcall::Error> {
         BodySetFlowRunStateFlowRunsIdSetStatePost::new(StateCreate::new(StateType::Pending));
     let refused = prefect.set_flow_run_state(&run.id, &backwards).await?;
     assert_eq!(refused.status, SetStateStatus::Abort);
-    let Details::StateAbortDetails(abort) = &refused.details else {
+    let Details::StateAbort(abort) = &refused.details else {
         panic!("ABORT read as another variant: {:?}", refused.details);
     };
     let reason = abort.reason.clone().unwrap_or_default();
