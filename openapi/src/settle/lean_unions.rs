@@ -148,7 +148,7 @@ impl Builder<'_> {
     }
 
     /// How many times each type is named in a type expression.
-    fn uses(&mut self) -> HashMap<String, usize> {
+    pub(super) fn uses(&mut self) -> HashMap<String, usize> {
         let mut uses: HashMap<String, usize> = HashMap::new();
         self.each_ty(|ty| {
             ty.visit_mut(&mut |part| {

@@ -6,7 +6,6 @@ use crate::names;
 use crate::spec::{EnumValue, FieldOut, TypeOut};
 use crate::ty::Ty;
 use crate::walk::Builder;
-use std::collections::{HashMap, HashSet};
 
 impl Builder<'_> {
     /// A union's alternatives that are string enums (`"auto" | "none" | {function}`, each value
@@ -67,16 +66,9 @@ impl Builder<'_> {
             );
         }
         // The enums merged away, unless something else uses them.
-        let mut used: HashSet<String> = HashSet::new();
-        self.each_ty(|ty| {
-            ty.visit_mut(&mut |part| {
-                if let Ty::Named(n) = part {
-                    used.insert(n.clone());
-                }
-            })
-        });
+        let used = self.uses();
         for name in replaced {
-            if !used.contains(&name) {
+            if !used.contains_key(&name) {
                 self.spec.types.shift_remove(&name);
             }
         }
@@ -238,14 +230,7 @@ impl Builder<'_> {
                 }
             }
         }
-        let mut uses: HashMap<String, usize> = HashMap::new();
-        self.each_ty(|ty| {
-            ty.visit_mut(&mut |part| {
-                if let Ty::Named(n) = part {
-                    *uses.entry(n.clone()).or_default() += 1;
-                }
-            })
-        });
+        let uses = self.uses();
         for (alternative, index, value, enum_name) in &candidates {
             let as_tags = candidates.iter().filter(|c| c.3 == *enum_name).count();
             if uses.get(enum_name) != Some(&as_tags) {
