@@ -10,9 +10,9 @@ use std::collections::HashMap;
 impl Builder<'_> {
     /// A tagged union's alternative that only tagged unions use (not another struct's `all_of:`
     /// part either), tagged by one value and holding it in a constant field of its own, loses
-    /// that field: the union writes the tag (its value
-    /// is the mapping's) and reads the alternative by it, so the field says nothing the variant
-    /// does not (`DiskState::Creating(DiskStateCreating {})`, not `{ state: DiskStateCreatingState }`).
+    /// that field: the union writes the tag (its value is the mapping's) and reads the
+    /// alternative by it, so the field says nothing the variant does not
+    /// (`DiskState::Creating(DiskStateCreating {})`, not `{ state: DiskStateCreatingState }`).
     /// An alternative that keeps the keys it does not declare keeps the field: it would read the
     /// tag into its map and write it twice.
     pub(super) fn write_tags_from_unions(&mut self) {
@@ -75,8 +75,8 @@ impl Builder<'_> {
     }
 
     /// A union of one alternative (string enums merged into one, two kinds of string made one)
-    /// is that alternative: an alternative only it uses takes the union's name (and its doc, if
-    /// it has none), else every use of the union names the alternative. A union that is another
+    /// is that alternative: an alternative only it uses takes the union's name (and the union's
+    /// doc, where the union has one), else every use of the union names the alternative. A union that is another
     /// struct's `all_of:` part or a tag's target stays.
     pub(super) fn collapse_single_alternatives(&mut self) {
         // Each pass may leave another union with one alternative (two that became the same).
