@@ -152,6 +152,7 @@ static {{ method.spec_const }}: remcall::__codegen::MethodSpec = remcall::__code
     http_method: "{{ method.verb }}",
     path: {{ "{:?}"|format(method.path) }},
     idempotent: {{ method.idempotent }},
+    reads: {{ method.reads }},
     not_found_none: {{ method.not_found_none }},
     streams: {{ method.streamed.is_some() }},
     profile: {% if method.profile.text.is_empty() %}""{% else %}r{{ method.profile.hashes }}"{{ method.profile.text }}"{{ method.profile.hashes }}{% endif %},

@@ -1,6 +1,7 @@
 //! The header fuzz: a client with a cache and quotas (on by default) calls a loopback server
 //! whose every answer carries hostile quota and cache headers (`testkit::hostile`), from four
-//! tasks at once. Each call runs in a task of its own, so a panic anywhere in the client is a
+//! tasks at once, each call with a hostile caller's `baggage` and `tracestate` (which key the
+//! cache). Each call runs in a task of its own, so a panic anywhere in the client is a
 //! failed join, counted and never hidden. `cargo run -p remcall-bench --bin header_fuzz --
 //! --seconds 600` runs it for ten minutes and prints the process's resident memory each minute;
 //! `bench/tests/header_fuzz.rs` runs a short one in `cargo xtask test`.
@@ -20,6 +21,7 @@ static GET_ITEM: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/items/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",
@@ -57,6 +59,7 @@ pub async fn run(
 ) -> Outcome {
     let answers = Arc::new(Mutex::new(HostileAnswers::new(seed)));
     let server = Server::start(router(answers)).await;
+    let mut callers = HostileAnswers::new(seed.wrapping_add(1));
     let client: Client = ClientBuilder::new(&SPEC)
         .base_url(&server.url())
         .profile(Profile::from_yaml_str(PROFILE).expect("the fuzz profile reads"))
@@ -66,13 +69,15 @@ pub async fn run(
     let mut outcome = Outcome::default();
     let mut minute = 1;
     while outcome.calls < calls && started.elapsed() < until {
-        let batch = (0..4u64).map(|task| {
+        let batch = (0..4u64).map(|_| {
             let client = client.clone();
-            let id = (outcome.calls + task) % 32;
+            let (id, context) = callers.caller_context();
             tokio::spawn(async move {
-                client
-                    .call(GET_ITEM.request().path("id", id), decode::json::<Value>)
-                    .await
+                let mut request = GET_ITEM.request().path("id", id);
+                for (name, value) in &context {
+                    request = request.header(name, value.as_str());
+                }
+                client.call(request, decode::json::<Value>).await
             })
         });
         for joined in futures_util::future::join_all(batch).await {

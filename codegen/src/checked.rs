@@ -234,6 +234,11 @@ impl Verb {
         )
     }
 
+    /// True for the verbs HTTP defines as safe (RFC 9110 §9.2.1): they only read.
+    pub fn is_safe(self) -> bool {
+        matches!(self, Verb::Get | Verb::Head | Verb::Options | Verb::Query)
+    }
+
     /// True for the verbs whose requests carry no body here (a DELETE may: Kubernetes'
     /// `DeleteOptions`).
     pub fn has_no_body(self) -> bool {
@@ -278,6 +283,9 @@ pub struct Method {
     pub not_found_none: bool,
     /// Retries are safe.
     pub idempotent: bool,
+    /// It only reads (GET, HEAD, OPTIONS, QUERY, or a POST marked `safe: true`): its answers
+    /// may be kept (`cache:`).
+    pub reads: bool,
     /// The header carrying a per-call idempotency key.
     pub idempotency_key: Option<String>,
     /// The method's own profile, layered over the client's (empty when none).

@@ -130,6 +130,29 @@ impl Profile {
         for (at, redis, key) in self.redis_stores() {
             shared_place(&mut *wrong, at, redis, key);
         }
+        // Kept answers are scoped to a client; quotas and budgets are the server's and the
+        // fleet's, shared by `key` alone.
+        let budget = self.retry.as_ref().and_then(|r| r.budget.as_ref());
+        let unscoped = [
+            (
+                "retry.budget.shared",
+                budget.and_then(|b| b.shared.as_ref()),
+            ),
+            (
+                "quota.shared",
+                self.quota.as_ref().and_then(|q| q.shared.as_ref()),
+            ),
+        ];
+        for (at, shared) in unscoped {
+            if shared.is_some_and(|shared| shared.scope.is_some()) {
+                wrong(
+                    &format!("{at}.scope"),
+                    format!(
+                        "`{at}.scope`: `scope` says who shares kept answers (`cache.shared`); `{at}` is shared by its `key`"
+                    ),
+                );
+            }
+        }
         if let Some(header) = self.deadline.as_ref().and_then(|d| d.propagate.as_deref())
             && (header.is_empty()
                 || !header

@@ -134,6 +134,9 @@ pub struct SharedStoreSettings {
     pub timeout: Duration,
     /// The fleet's key for digests and signatures (placeholders not yet resolved), if set.
     pub secret: Option<crate::model::Secret>,
+    /// Who shares kept answers (`cache.shared`; placeholders not yet resolved): `None`, the
+    /// client's name and base URLs.
+    pub scope: Option<String>,
 }
 
 /// Effective shared rate limit.
@@ -365,6 +368,7 @@ fn shared_store(shared: SharedStore) -> SharedStoreSettings {
         key: shared.key.unwrap_or_default(),
         timeout: shared.timeout.unwrap_or(Duration::from_millis(50)),
         secret: shared.secret,
+        scope: shared.scope,
     }
 }
 
@@ -513,6 +517,7 @@ impl Settings {
         // A Redis URL may carry a password: it is resolved, checked and shown like one.
         if let Some(shared) = &self.rate_limit.as_ref().and_then(|r| r.shared.as_ref()) {
             fields.push(field("rate_limit.shared.redis".into(), &shared.redis, true));
+            fields.push(field("rate_limit.shared.key".into(), &shared.key, false));
         }
         let stores = [
             (
@@ -528,6 +533,11 @@ impl Settings {
         for (key, shared) in stores {
             if let Some(shared) = shared {
                 fields.push(field(key.into(), &shared.redis, true));
+                let at = key.trim_end_matches(".redis");
+                fields.push(field(format!("{at}.key"), &shared.key, false));
+                if let Some(scope) = &shared.scope {
+                    fields.push(field(format!("{at}.scope"), scope, false));
+                }
             }
         }
         let tls = &self.tls;

@@ -25,6 +25,7 @@ static GET_ORDER: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/orders/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",

@@ -28,6 +28,11 @@ pub struct MethodSpec {
     pub path: &'static str,
     /// Retries are safe (an idempotent verb or `idempotent: true`).
     pub idempotent: bool,
+    /// The method only reads (GET, HEAD, QUERY, or a POST the spec marks `safe: true`, a
+    /// search sent with a body): only such a method's answers are kept (`cache:`). Being safe
+    /// to retry is not being safe to answer from a cache: a write marked `idempotent: true`
+    /// is never kept.
+    pub reads: bool,
     /// `not_found: none`: a 404 is an answer (`None`), not an error.
     pub not_found_none: bool,
     /// Its answer is a stream of events or lines: the stub tells it from its JSON twin (the

@@ -16,6 +16,7 @@ static GET_USER: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/users/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",

@@ -7,7 +7,8 @@
 //! caller is never another's — through a stale lookup that ignored `Vary`, or a key that forgot
 //! a header parameter or an interceptor's header; an answer the interceptors refused is neither
 //! served again nor believed about its quota; no number a server writes in `Cache-Control` or
-//! `Age` makes a call panic.
+//! `Age` makes a call panic; `baggage` and `tracestate` (a tenant's context) key the answer;
+//! a write marked `idempotent: true` is never answered from the cache.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -28,6 +29,7 @@ static GET_DOC: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/docs/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",
@@ -609,6 +611,7 @@ static GET_KEPT_LONG: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/docs/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "cache: { stale_if_error: 10m }\nretry: { max_attempts: 1 }",
@@ -620,6 +623,7 @@ static GET_KEPT_FRESH_ONLY: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/docs/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "cache: { stale_if_error: 0s }\nretry: { max_attempts: 1 }",
@@ -668,6 +672,7 @@ static FILTER_FLOWS: MethodSpec = MethodSpec {
     http_method: "POST",
     path: "/flows/filter",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",
@@ -679,6 +684,7 @@ static CREATE_FLOW: MethodSpec = MethodSpec {
     http_method: "POST",
     path: "/flows",
     idempotent: false,
+    reads: false,
     not_found_none: false,
     streams: false,
     profile: "",
@@ -692,9 +698,9 @@ static FLOWS: ClientSpec = ClientSpec {
     methods: &[&FILTER_FLOWS, &CREATE_FLOW],
 };
 
-/// A query sent as POST (Prefect's `POST /flows/filter`), marked idempotent: each answer is kept
-/// under its body's digest, the server is asked every time while it answers, and when it fails
-/// the answer to the same body stands in (another body's never); a POST not marked idempotent
+/// A query sent as POST (Prefect's `POST /flows/filter`), marked `safe: true`: each answer is
+/// kept under its body's digest, the server is asked every time while it answers, and when it
+/// fails the answer to the same body stands in (another body's never); a POST that writes
 /// keeps nothing.
 #[tokio::test]
 async fn a_query_sent_as_post_is_kept_by_its_body_for_failures_only() {
@@ -756,7 +762,7 @@ async fn a_query_sent_as_post_is_kept_by_its_body_for_failures_only() {
     assert_eq!(
         error.status(),
         Some(StatusCode::SERVICE_UNAVAILABLE),
-        "not idempotent: not kept"
+        "a write: not kept"
     );
     let figures = flows.stats();
     let of = |name: &str| {
@@ -771,4 +777,179 @@ async fn a_query_sent_as_post_is_kept_by_its_body_for_failures_only() {
     assert_eq!(of("filter_flows").served_stale, 1);
     assert_eq!(of("filter_flows").cache_hits, 0);
     assert_eq!(of("create_flow").served_stale, 0);
+}
+
+static CREATE_TRANSFER: MethodSpec = MethodSpec {
+    index: 0,
+    name: "create_transfer",
+    http_method: "POST",
+    path: "/transfers",
+    idempotent: true,
+    reads: false,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+
+static TRANSFERS: ClientSpec = ClientSpec {
+    name: "Transfers",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&CREATE_TRANSFER],
+};
+
+/// A write marked `idempotent: true` (retries allowed) under `stale_if_error`: a second,
+/// identical transfer that the server refused is that refusal, never the first transfer's
+/// "created" answered as its success.
+#[tokio::test]
+async fn a_write_marked_idempotent_is_never_answered_from_the_cache() {
+    let failing = Arc::new(AtomicU64::new(0));
+    let created = Arc::new(AtomicU64::new(0));
+    let (f, c) = (failing.clone(), created.clone());
+    let router = Router::new().route(
+        "/transfers",
+        axum::routing::post(move |_body: axum::Json<Value>| {
+            let (failing, created) = (f.clone(), c.clone());
+            async move {
+                if failing.load(Ordering::Relaxed) == 1 {
+                    return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
+                }
+                let id = created.fetch_add(1, Ordering::SeqCst) + 1;
+                axum::Json(json!({ "created": id })).into_response()
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    let transfers = ClientBuilder::new(&TRANSFERS)
+        .base_url(&server.url())
+        .profile(
+            Profile::from_yaml_str("cache: { stale_if_error: 10m }\nretry: { max_attempts: 1 }")
+                .unwrap(),
+        )
+        .build()
+        .unwrap();
+    let transfer = || {
+        transfers.call(
+            CREATE_TRANSFER
+                .request()
+                .json(json!({ "to": "acct-9", "amount": 100 })),
+            decode::json::<Value>,
+        )
+    };
+    assert_eq!(transfer().await.unwrap()["created"], 1);
+    failing.store(1, Ordering::Relaxed);
+    let refused = transfer().await.unwrap_err();
+    assert_eq!(
+        refused.status(),
+        Some(StatusCode::SERVICE_UNAVAILABLE),
+        "the refused transfer is a refusal: {refused}"
+    );
+    let stats = transfers.stats();
+    let (_, figures) = &stats.methods[0];
+    assert_eq!(figures.served_stale, 0);
+}
+
+/// A server that answers with the `baggage` it was sent (a tenant's), fresh for a minute.
+async fn per_tenant() -> (Server, Arc<AtomicU64>) {
+    let asked = Arc::new(AtomicU64::new(0));
+    let counted = asked.clone();
+    let router = Router::new().route(
+        "/docs/{id}",
+        get(move |headers: HeaderMap| {
+            let asked = counted.clone();
+            async move {
+                asked.fetch_add(1, Ordering::SeqCst);
+                let tenant = headers
+                    .get("baggage")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned();
+                let mut out = HeaderMap::new();
+                out.insert("cache-control", HeaderValue::from_static("max-age=60"));
+                (StatusCode::OK, out, json!({ "for": tenant }).to_string())
+            }
+        }),
+    );
+    (Server::start(router).await, asked)
+}
+
+/// W3C `baggage` and `tracestate` carry the caller's context (a tenant, a user): the same on
+/// every call of that caller, so they key the answer; only `traceparent`, new on each call,
+/// does not. Tenant B is never answered with tenant A's document, fresh or stale.
+#[tokio::test]
+async fn baggage_and_tracestate_key_the_answer_and_traceparent_does_not() {
+    let (server, asked) = per_tenant().await;
+    let client = client(
+        &server.url(),
+        "cache: { stale_if_error: 10m }\nretry: { max_attempts: 1 }",
+    );
+    let doc = |baggage: &'static str, tracestate: &'static str, parent: &'static str| {
+        client.call(
+            GET_DOC
+                .request()
+                .path("id", 1)
+                .header("baggage", baggage)
+                .header("tracestate", tracestate)
+                .header("traceparent", parent),
+            decode::json::<Value>,
+        )
+    };
+    const PARENT_1: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const PARENT_2: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    assert_eq!(
+        doc("tenant=a", "v=1", PARENT_1).await.unwrap()["for"],
+        "tenant=a"
+    );
+    // Another call of tenant A (a new traceparent): answered from the cache.
+    assert_eq!(
+        doc("tenant=a", "v=1", PARENT_2).await.unwrap()["for"],
+        "tenant=a"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // Tenant B, and tenant A with another tracestate: each asks the server.
+    assert_eq!(
+        doc("tenant=b", "v=1", PARENT_1).await.unwrap()["for"],
+        "tenant=b"
+    );
+    doc("tenant=a", "v=2", PARENT_1).await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 3);
+    // Server gone: tenant C gets no other tenant's kept answer.
+    drop(server);
+    let refused = doc("tenant=c", "v=1", PARENT_1).await.unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::Connect, "{refused}");
+}
+
+static GET_SHARED_OWN: MethodSpec = MethodSpec {
+    index: 0,
+    name: "get_shared_own",
+    http_method: "GET",
+    path: "/docs/{id}",
+    idempotent: true,
+    reads: true,
+    not_found_none: false,
+    streams: false,
+    profile: "cache: { shared: { redis: \"redis://127.0.0.1:1\", key: other, secret: \"${SECRET_OF_A_METHOD}\" } }",
+};
+
+static SHARED_BY_A_METHOD: ClientSpec = ClientSpec {
+    name: "SharedByAMethod",
+    base_urls: &[],
+    base_path: "",
+    profile: "",
+    methods: &[&GET_SHARED_OWN],
+};
+
+/// `cache.shared` is the client's (one Redis link, one key space): a method's own profile
+/// that shares otherwise is refused when the client is built, naming the method, rather than
+/// ignored.
+#[test]
+fn a_method_profile_sharing_the_cache_otherwise_is_refused() {
+    let error = ClientBuilder::new(&SHARED_BY_A_METHOD)
+        .base_url("http://127.0.0.1:1")
+        .build()
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Config, "{error}");
+    assert_eq!(error.method(), "get_shared_own", "{error}");
+    assert!(error.to_string().contains("cache.shared"), "{error}");
 }

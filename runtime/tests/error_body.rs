@@ -17,6 +17,7 @@ static CREATE: MethodSpec = MethodSpec {
     http_method: "POST",
     path: "/flows",
     idempotent: false,
+    reads: false,
     not_found_none: false,
     streams: false,
     profile: "",

@@ -21,6 +21,7 @@ static GET_DOC: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/docs/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",

@@ -26,6 +26,7 @@ static GET_ITEM: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/items/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",

@@ -111,6 +111,7 @@ async fn a_secret_given_as_a_value_is_sent_as_it_is_and_never_shown() {
         http_method: "GET",
         path: "/who",
         idempotent: true,
+        reads: true,
         not_found_none: false,
         streams: false,
         profile: "",

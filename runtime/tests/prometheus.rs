@@ -16,6 +16,7 @@ static PING: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/ping",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",

@@ -16,6 +16,7 @@ static GET_USER: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/users/{id}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",
@@ -27,6 +28,7 @@ static ADD_PET: MethodSpec = MethodSpec {
     http_method: "POST",
     path: "/pets",
     idempotent: false,
+    reads: false,
     not_found_none: false,
     streams: false,
     profile: "",
@@ -286,6 +288,7 @@ static LIST_THINGS: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/things",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",
@@ -298,6 +301,7 @@ static LIST_MY_THINGS: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/things",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",
@@ -364,4 +368,45 @@ async fn a_server_that_is_no_stub_never_hears_which_method_called() {
         "{:?}",
         received[0].headers
     );
+}
+
+/// A stub whose runtime ended (its accept task and listener gone) while the `Stub` value lives
+/// on is a stub no more: a real server later bound to its port never hears which method calls
+/// (`remcall-stub-method`), which only a stub's address gets.
+#[test]
+fn a_real_server_on_a_gone_stubs_port_never_hears_the_stub_header() {
+    let stubs = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let stub = stubs.block_on(Stub::start(&SPEC)).unwrap();
+    let addr: std::net::SocketAddr = stub.url().trim_start_matches("http://").parse().unwrap();
+    // The stub's task ends with its runtime; the `Stub` is still held.
+    drop(stubs);
+    let calls = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    calls.block_on(async {
+        let router = axum::Router::new().route(
+            "/v1/users/{id}",
+            axum::routing::get(|| async { axum::Json(json!({ "id": 1 })) }),
+        );
+        let server = testkit::Server::start_on(router, addr).await;
+        let real = ClientBuilder::new(&SPEC)
+            .base_url(&server.url())
+            .build()
+            .unwrap();
+        get_user(&real, 1).await.unwrap();
+        let received = server.received();
+        assert_eq!(received.len(), 1);
+        assert!(
+            !received[0]
+                .headers
+                .contains_key(remcall::stub::METHOD_HEADER),
+            "a real server heard {:?}",
+            received[0].headers
+        );
+    });
+    drop(stub);
 }

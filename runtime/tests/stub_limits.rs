@@ -22,6 +22,7 @@ static ADD_PET: MethodSpec = MethodSpec {
     http_method: "POST",
     path: "/pets",
     idempotent: false,
+    reads: false,
     not_found_none: false,
     streams: false,
     profile: "",

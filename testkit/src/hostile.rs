@@ -1,7 +1,8 @@
 //! Hostile answers, for fuzzing what the client reads of a server's quota and cache headers: a
 //! seeded generator of header sets — numbers at and past every bound (`inf`, `1e19`, twenty
 //! digits, negative), dates of year 1 and 9999, garbage, long lists of directives, a new quota
-//! name on each answer — and a loopback router that answers each request with the next one.
+//! name on each answer — and a loopback router that answers each request with the next one;
+//! and hostile callers' request context (`baggage`, `tracestate`), which keys the cache.
 //! The same seed gives the same answers, so a failure can be replayed.
 
 use std::sync::{Arc, Mutex};
@@ -175,6 +176,36 @@ impl HostileAnswers {
         });
         maybe(self, "set-cookie", |s| format!("session={}", s.next_u64()));
         (status, headers)
+    }
+
+    /// A hostile caller's request context, which keys the cache: W3C `baggage` and
+    /// `tracestate` (empty, one member, thousands, 8 KiB of one value, separators alone,
+    /// control and non-ASCII bytes, line breaks the client must refuse), and the item to ask
+    /// for (a few, so answers are kept and found again).
+    pub fn caller_context(&mut self) -> (u64, Vec<(&'static str, String)>) {
+        let mut value = |this: &mut Self| -> String {
+            match this.below(9) {
+                0 => String::new(),
+                1 => format!("tenant=t{}", this.below(4)),
+                2 => (0..2_000)
+                    .map(|n| format!("k{n}=v{}", this.below(10)))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                3 => format!("big={}", "x".repeat(8 * 1024)),
+                4 => ",;=,,;;==".to_owned(),
+                5 => "tenant=a\u{7f}\u{1b}[2J".to_owned(),
+                6 => "tenant=\u{e9}\u{2603}".to_owned(),
+                7 => "tenant=a\r\nx-injected: 1".to_owned(),
+                _ => this.number(),
+            }
+        };
+        let mut headers = Vec::new();
+        for name in ["baggage", "tracestate", "traceparent"] {
+            if self.below(2) == 0 {
+                headers.push((name, value(self)));
+            }
+        }
+        (self.next_u64() % 8, headers)
     }
 
     /// How many answers were made.

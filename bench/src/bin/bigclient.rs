@@ -42,6 +42,7 @@ fn spec() -> &'static ClientSpec {
                 http_method: "GET",
                 path: leak(format!("/things/{index}/{{id}}")),
                 idempotent: true,
+                reads: true,
                 not_found_none: false,
                 streams: false,
                 profile: "",

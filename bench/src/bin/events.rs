@@ -25,6 +25,7 @@ static EVENTS: MethodSpec = MethodSpec {
     http_method: "GET",
     path: "/events",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",

@@ -181,6 +181,8 @@ pub struct Method {
     pub path: String,
     /// Retries are safe.
     pub idempotent: bool,
+    /// It only reads: its answers may be kept.
+    pub reads: bool,
     /// 404 → `None`.
     pub not_found_none: bool,
     /// The method's own profile.

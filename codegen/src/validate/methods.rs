@@ -104,11 +104,13 @@ impl Validator<'_> {
         let has_fallback = fallback.is_some_and(|f| *f != Fallback::None);
         self.fallback_asked(key, def, fallback);
         let (verb, path, placeholders) = request?;
-        // A key makes a retried call one the server applies once.
+        let reads = self.reads(key, def, verb);
+        // A key makes a retried call one the server applies once; a search only reads.
         let idempotent = def
             .idempotent
-            .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some());
+            .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some() || reads);
         self.verb_allows(key, name, def, verb, idempotent, profile.as_ref());
+        self.kept_only_if_read(key, name, def, verb, reads, profile.as_ref());
         let path_params = path_params?;
         let (query, headers) = (query?, headers?);
         let named = self.called_by_name(key, name, def, &query, &headers)?;
@@ -116,6 +118,7 @@ impl Validator<'_> {
             name: name.to_owned(),
             doc: def.doc.clone(),
             idempotent,
+            reads,
             idempotency_key: def.idempotency_key.clone(),
             verb,
             path,
@@ -140,6 +143,66 @@ impl Validator<'_> {
             fallback: has_fallback && def.fallback != Some(false),
             named,
         })
+    }
+
+    /// Whether the method only reads: a safe verb, or a POST marked `safe: true`. `safe:` on
+    /// another verb is refused: a GET reads already, a PUT, PATCH or DELETE writes.
+    fn reads(&mut self, key: &str, def: &MethodDef, verb: Verb) -> bool {
+        match def.safe {
+            Some(safe) if verb == Verb::Post => safe,
+            Some(_) => {
+                let why = if verb.is_safe() {
+                    "only reads already"
+                } else {
+                    "changes what it names"
+                };
+                self.push(
+                    self.spec
+                        .at_key(
+                            0,
+                            &format!("{key}.safe"),
+                            format!(
+                                "`safe:` marks a POST that only reads; a {} {why}",
+                                verb.as_str()
+                            ),
+                        )
+                        .help("take `safe:` out"),
+                );
+                verb.is_safe()
+            }
+            None => verb.is_safe(),
+        }
+    }
+
+    /// `cache:` in a method's own config only where the method reads: the answer to a write
+    /// (even one marked `idempotent: true`, which allows retries) says what that one call did,
+    /// and must never stand in for another call's.
+    fn kept_only_if_read(
+        &mut self,
+        key: &str,
+        name: &str,
+        def: &MethodDef,
+        verb: Verb,
+        reads: bool,
+        profile: Option<&Profile>,
+    ) {
+        if reads || profile.is_none_or(|p| p.cache.is_none()) {
+            return;
+        }
+        let at = config_at(key, def, "cache");
+        self.push(
+            self.spec
+                .at(
+                    0,
+                    &at,
+                    format!("`{name}` is a {} that does not only read: its answers are never kept, so `cache:` would do nothing", verb.as_str()),
+                )
+                .help(if verb == Verb::Post {
+                    "if it is a search that changes nothing, mark it `safe: true`; otherwise take `cache` out of its config"
+                } else {
+                    "take `cache` out of its config"
+                }),
+        );
     }
 
     /// `rename:` is for imported methods: refused on the spec's own.
@@ -376,7 +439,12 @@ impl Validator<'_> {
     /// The method's own profile: a named one, or an inline override.
     fn method_profile(&mut self, key: &str, def: &MethodDef) -> Option<Profile> {
         match &def.profile {
-            Some(ProfileRef::Named(name)) => self.profile_ref(0, &format!("{key}.config"), name),
+            Some(ProfileRef::Named(name)) => {
+                let at = format!("{key}.config");
+                let profile = self.profile_ref(0, &at, name)?;
+                self.client_wide_alike(&at, name, &profile);
+                Some(profile)
+            }
             Some(ProfileRef::Inline(profile)) => {
                 if profile.extends.is_some() {
                     self.push(self.spec.at(0, &format!("{key}.config.extends"), "an inline method config overrides the client's profile; it cannot extend another"));

@@ -170,7 +170,10 @@ impl Validator<'_> {
                 self.placeholders(source, &at, &def.value);
             }
         }
-        for (field, url, _) in profile.redis_stores() {
+        for (field, url, store_key) in profile.redis_stores() {
+            if let Some(store_key) = store_key {
+                self.placeholders(source, &format!("{key}.{field}.key"), store_key);
+            }
             let Some(url) = url else { continue };
             let at = format!("{key}.{field}.redis");
             if url.contains('@') {
@@ -180,6 +183,9 @@ impl Validator<'_> {
         }
         if let Some(shared) = profile.cache.as_ref().and_then(|c| c.shared.as_ref()) {
             let at = format!("{key}.cache.shared");
+            if let Some(scope) = &shared.scope {
+                self.placeholders(source, &format!("{at}.scope"), scope);
+            }
             match &shared.secret {
                 Some(secret) => {
                     self.secret_reference(source, &format!("{at}.secret"), "the fleet's secret", secret.expose_template());
@@ -239,35 +245,8 @@ impl Validator<'_> {
 
     /// One HTTP client per generated client: these cannot differ between its methods.
     fn client_wide_only(&mut self, source: usize, key: &str, profile: &Profile) {
-        let client_wide = [
-            (
-                "timeout.connect",
-                profile
-                    .timeout
-                    .as_ref()
-                    .is_some_and(|t| t.connect.is_some()),
-            ),
-            ("tls", profile.tls.is_some()),
-            ("compression", profile.compression.is_some()),
-            ("interceptors", profile.interceptors.is_some()),
-            ("endpoints", profile.endpoints.is_some()),
-            // The fleet's stores are the client's: one Redis link, one key space; and so is
-            // the memory of the one store its methods keep answers in.
-            (
-                "cache.memory",
-                profile.cache.as_ref().is_some_and(|c| c.memory.is_some()),
-            ),
-            (
-                "quota.shared",
-                profile.quota.as_ref().is_some_and(|q| q.shared.is_some()),
-            ),
-            (
-                "cache.shared",
-                profile.cache.as_ref().is_some_and(|c| c.shared.is_some()),
-            ),
-        ];
-        for (field, set) in client_wide {
-            if set {
+        for (field, set, _) in CLIENT_WIDE {
+            if set(profile) {
                 self.push(
                     self.spec
                         .at(
@@ -276,6 +255,33 @@ impl Validator<'_> {
                             format!("`{field}` applies to the whole client"),
                         )
                         .help("set it in the client's profile"),
+                );
+            }
+        }
+    }
+
+    /// A method's `config:` naming a profile that sets a client-wide key otherwise than the
+    /// client's profile does: the runtime would ignore it (one HTTP client, one Redis link
+    /// and key space per client), so it is refused, where the method names the profile. A
+    /// profile that `extends` the client's, and so carries the same value, is fine.
+    pub(super) fn client_wide_alike(&mut self, at: &str, name: &str, profile: &Profile) {
+        let client = self
+            .spec
+            .file
+            .profile
+            .as_deref()
+            .and_then(|client| self.resolve(client).ok())
+            .unwrap_or_default();
+        for (field, set, alike) in CLIENT_WIDE {
+            if set(profile) && !alike(profile, &client) {
+                self.push(
+                    self.spec
+                        .at(
+                            0,
+                            at,
+                            format!("config `{name}` sets `{field}`, which applies to the whole client: the client's profile sets it otherwise, so it would be ignored"),
+                        )
+                        .help(format!("set `{field}` in the client's profile, or take it out of `{name}`")),
                 );
             }
         }
@@ -296,4 +302,70 @@ impl Validator<'_> {
             );
         }
     }
+}
+
+/// A key that applies to the whole client: whether a profile sets it, and whether two set it
+/// alike.
+type ClientWide = (
+    &'static str,
+    fn(&Profile) -> bool,
+    fn(&Profile, &Profile) -> bool,
+);
+
+/// The keys one client has one of: one HTTP client (its connect timeout, TLS, compression,
+/// interceptors, endpoints), one store of kept answers (its memory), and the fleet's stores
+/// (one Redis link, one key space).
+const CLIENT_WIDE: [ClientWide; 8] = [
+    (
+        "timeout.connect",
+        |p| connect(p).is_some(),
+        |a, b| connect(a) == connect(b),
+    ),
+    ("tls", |p| p.tls.is_some(), |a, b| a.tls == b.tls),
+    (
+        "compression",
+        |p| p.compression.is_some(),
+        |a, b| a.compression == b.compression,
+    ),
+    (
+        "interceptors",
+        |p| p.interceptors.is_some(),
+        |a, b| a.interceptors == b.interceptors,
+    ),
+    (
+        "endpoints",
+        |p| p.endpoints.is_some(),
+        |a, b| a.endpoints == b.endpoints,
+    ),
+    (
+        "cache.memory",
+        |p| cache_memory(p).is_some(),
+        |a, b| cache_memory(a) == cache_memory(b),
+    ),
+    (
+        "quota.shared",
+        |p| quota_shared(p).is_some(),
+        |a, b| quota_shared(a) == quota_shared(b),
+    ),
+    (
+        "cache.shared",
+        |p| cache_shared(p).is_some(),
+        |a, b| cache_shared(a) == cache_shared(b),
+    ),
+];
+
+fn connect(profile: &Profile) -> Option<std::time::Duration> {
+    profile.timeout.as_ref().and_then(|t| t.connect)
+}
+
+fn cache_memory(profile: &Profile) -> Option<remcall_profile::ByteSize> {
+    profile.cache.as_ref().and_then(|c| c.memory)
+}
+
+fn quota_shared(profile: &Profile) -> Option<&remcall_profile::SharedStore> {
+    profile.quota.as_ref().and_then(|q| q.shared.as_ref())
+}
+
+fn cache_shared(profile: &Profile) -> Option<&remcall_profile::SharedStore> {
+    profile.cache.as_ref().and_then(|c| c.shared.as_ref())
 }

@@ -1,7 +1,10 @@
 //! Quotas and kept answers a fleet shares through a real `redis-server` (`quota.shared`,
 //! `cache.shared`): two clients stand for two replicas, each with its own connection. One
 //! replica's spending and one replica's refusal hold the other; what one replica kept answers
-//! the other, under the same credentials only; Redis killed mid-run, each goes on alone.
+//! the other, under the same credentials only, and never another service's (a client is its
+//! name and base URLs, or a `scope:` shared on purpose); a slow Redis costs a call nothing past
+//! its deadline and opens no breaker; a server naming a new quota on every answer fills no
+//! Redis; Redis killed mid-run, each goes on alone.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,7 +18,7 @@ use remcall::{ErrorKind, Profile};
 use remcall_example_committed::clients::user_client::UserClient;
 use testkit::Server;
 use testkit::quota::{Dialect, QuotaWindow};
-use testkit::redis::RedisServer;
+use testkit::redis::{RedisServer, SlowProxy};
 
 const USER: &str = r#"{"id":7,"name":"Ada","email":"ada@example.test"}"#;
 
@@ -197,7 +200,8 @@ async fn two_replicas_split_one_quota_and_go_on_alone_when_redis_is_killed() {
     for users in &replicas {
         users.get_user(7, None, "f").await.unwrap();
     }
-    redis_holds(&redis, 1).await;
+    // The quota's hash, and the names of the quotas the key knows.
+    redis_holds(&redis, 2).await;
     let calls = |n: usize| {
         let replicas = replicas.clone();
         async move {
@@ -259,7 +263,7 @@ async fn fresh_for_a_minute_setting(cookie: Option<&'static str>) -> (Server, Ar
 /// A profile keeping answers in memory and on `redis`, sending `token` as its credential.
 fn caching(redis: &str, token: &str) -> String {
     format!(
-        "cache: {{ shared: {{ redis: \"{redis}\", key: fleet-d, timeout: 1s, secret: fleet-secret-for-tests }} }}\nheaders: {{ authorization: {{ value: \"Bearer {token}\", secret: true }} }}"
+        "cache: {{ shared: {{ redis: \"{redis}\", key: fleet-d, timeout: 1s, secret: fleet-secret-for-tests-of-32-bytes-at-least }} }}\nheaders: {{ authorization: {{ value: \"Bearer {token}\", secret: true }} }}"
     )
 }
 
@@ -363,4 +367,155 @@ async fn a_shared_cache_without_a_secret_is_refused_when_the_client_is_built() {
         assert_eq!(error.kind(), ErrorKind::Config, "{error}");
         assert!(error.to_string().contains("secret"), "{error}");
     }
+}
+
+#[tokio::test]
+async fn a_shared_cache_secret_shorter_than_32_bytes_is_refused_naming_its_variable() {
+    let yaml = "cache: { shared: { redis: \"redis://127.0.0.1:1\", key: k, secret: \"${REMCALL_TEST_UNSET_SECRET:-only-16-bytes-xx}\" } }";
+    let error = UserClient::builder()
+        .base_url("http://127.0.0.1:1")
+        .profile(Profile::from_yaml_str(yaml).unwrap())
+        .build()
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Config, "{error}");
+    let message = error.to_string();
+    assert!(
+        message.contains("${REMCALL_TEST_UNSET_SECRET}") && message.contains("32"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("only-16-bytes"),
+        "the secret shown: {message}"
+    );
+}
+
+/// Two services whose profiles share the cache fragment (Redis, key, secret) are two clients:
+/// neither is answered from the other's kept answers. The same `scope:` in both shares them on
+/// purpose; a `${VAR}` in the key is resolved, not taken as written.
+#[tokio::test]
+async fn a_shared_cache_is_the_clients_own_unless_a_scope_says_otherwise() {
+    let redis = RedisServer::start().await;
+    let (service_a, asked_a) = fresh_for_a_minute().await;
+    let (service_b, asked_b) = fresh_for_a_minute().await;
+    let fragment = |scope: &str| {
+        format!(
+            "cache: {{ shared: {{ redis: \"{}\", key: \"${{REMCALL_TEST_UNSET_KEY:-fleet-e}}\", timeout: 1s, secret: fleet-secret-for-tests-of-32-bytes-at-least{scope} }} }}",
+            redis.url()
+        )
+    };
+    let a = replica(&service_a.url(), &fragment(""));
+    a.get_user(7, None, "f").await.unwrap();
+    redis_holds(&redis, 1).await;
+    let keys = redis.command("KEYS *").await;
+    assert!(
+        keys.contains("{fleet-e}") && !keys.contains("REMCALL_TEST"),
+        "{keys}"
+    );
+    let b = replica(&service_b.url(), &fragment(""));
+    b.get_user(7, None, "f").await.unwrap();
+    assert_eq!(
+        (
+            asked_a.load(Ordering::SeqCst),
+            asked_b.load(Ordering::SeqCst)
+        ),
+        (1, 1),
+        "service B asked its own server"
+    );
+    assert_eq!(b.stats().method("get_user").unwrap().cache_hits, 0);
+    // One scope named in both: shared on purpose.
+    let scoped_a = replica(&service_a.url(), &fragment(", scope: users-everywhere"));
+    scoped_a.get_user(8, None, "f").await.unwrap();
+    redis_holds(&redis, 3).await;
+    let scoped_b = replica(&service_b.url(), &fragment(", scope: users-everywhere"));
+    scoped_b.get_user(8, None, "f").await.unwrap();
+    assert_eq!(asked_b.load(Ordering::SeqCst), 1, "answered from the scope");
+    assert_eq!(scoped_b.stats().method("get_user").unwrap().cache_hits, 1);
+}
+
+/// A user service that answers at once and keeps nothing (`no-store`): every call looks in
+/// the fleet's Redis first.
+async fn never_kept() -> Server {
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        get(|| async {
+            let mut headers = HeaderMap::new();
+            headers.insert("cache-control", "no-store".parse().unwrap());
+            headers.insert("content-type", "application/json".parse().unwrap());
+            (StatusCode::OK, headers, USER).into_response()
+        }),
+    );
+    Server::start(router).await
+}
+
+/// Redis answering slower than a call's whole deadline: the lookup in the fleet's cache gives
+/// up half way to the deadline and the server, which answers at once, gets the other half.
+/// Every call succeeds; the breaker (two calls, half failing) stays closed.
+#[tokio::test]
+async fn a_redis_slower_than_the_deadline_costs_no_call_and_opens_no_breaker() {
+    let redis = RedisServer::start().await;
+    let proxy = SlowProxy::start(redis.addr()).await;
+    proxy.set_delay(Duration::from_secs(3));
+    let server = never_kept().await;
+    let users = replica(
+        &server.url(),
+        &format!(
+            "timeout: {{ total: 2s }}\nretry: {{ max_attempts: 1 }}\nbreaker: {{ min_calls: 2, failure_rate: 50 }}\ncache: {{ shared: {{ redis: \"{}\", key: slow, timeout: 5s, secret: fleet-secret-for-tests-of-32-bytes-at-least }} }}",
+            proxy.url()
+        ),
+    );
+    for call in 0..3 {
+        let user = users.get_user(7, None, "slow").await;
+        assert!(user.is_ok(), "call {call}: {:?}", user.err());
+    }
+    let figures = users.stats();
+    let figures = figures.method("get_user").unwrap();
+    assert_eq!((figures.successes, figures.failures), (3, 0));
+    assert_eq!(figures.breaker, remcall::BreakerState::Closed);
+}
+
+/// A server naming a new quota on every answer: the fleet keeps at most 32 of them in Redis,
+/// as each replica does in its memory.
+#[tokio::test]
+async fn a_new_quota_name_on_every_answer_fills_no_redis() {
+    let redis = RedisServer::start().await;
+    let named = Arc::new(AtomicU64::new(0));
+    let counter = named.clone();
+    let router = Router::new().route(
+        "/v1/api/users/{id}",
+        get(move || {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let mut headers = HeaderMap::new();
+                let policy = format!("\"q{n}\";q=100;w=60");
+                let left = format!("\"q{n}\";r=99;t=60");
+                headers.insert("ratelimit-policy", policy.parse().unwrap());
+                headers.insert("ratelimit", left.parse().unwrap());
+                headers.insert("content-type", "application/json".parse().unwrap());
+                (StatusCode::OK, headers, USER).into_response()
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    let users = replica(&server.url(), &sharing(&redis.url(), "names", "5s"));
+    for _ in 0..100 {
+        users.get_user(7, None, "f").await.unwrap();
+    }
+    assert_eq!(named.load(Ordering::SeqCst), 100);
+    let quota_hashes = || async {
+        let keys = redis.command_whole("KEYS *:quota:*").await;
+        keys.lines().filter(|line| line.contains(":quota:")).count()
+    };
+    // The answers' word reaches Redis in the background: wait for the 32 names it takes...
+    let mut held = 0;
+    for _ in 0..500 {
+        held = quota_hashes().await;
+        if held >= 32 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(held, 32);
+    // ...and a while for the others': no more come.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(quota_hashes().await, 32, "more quotas than the fleet keeps");
 }

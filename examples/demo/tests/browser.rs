@@ -131,6 +131,7 @@ async fn a_400_method_client_shows_the_methods_in_use_first_and_the_rest_collaps
                 http_method: "GET",
                 path: "/ping",
                 idempotent: true,
+                reads: true,
                 not_found_none: false,
                 streams: false,
                 profile: "",

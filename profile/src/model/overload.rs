@@ -185,10 +185,15 @@ partial! {
         #[serde(with = "duration")]
         #[cfg_attr(feature = "schema", schemars(with = "Option<crate::units::DurationText>"))]
         timeout: Duration,
-        /// The fleet's own key, `${VAR}` (required by `cache.shared`): kept answers' Redis keys
-        /// are digests keyed with it, and each entry is signed with it, so neither a reader of
-        /// the Redis can guess a credential from a key nor a writer forge an answer.
+        /// The fleet's own key, `${VAR}` (required by `cache.shared`, 32 bytes at least): kept
+        /// answers' Redis keys are digests keyed with it, and each entry is signed with it, so
+        /// neither a reader of the Redis can guess a credential from a key nor a writer forge an
+        /// answer.
         secret: super::Secret,
+        /// `cache.shared` only: who shares the kept answers. By default the client's name and
+        /// base URLs, so two services whose profiles share a fragment never answer each other;
+        /// the same `scope` in two clients shares them on purpose.
+        scope: String,
     }
 }
 

@@ -184,7 +184,7 @@ impl<'a> Attempt<'a> {
                 Box::pin(intercepted(when, state, before)).await?;
             }
             if let Some(step) = cache.as_deref_mut()
-                && let Some(kept) = step.lookup(&mut outgoing).await
+                && let Some(kept) = step.lookup(&mut outgoing, attempt_deadline).await
             {
                 return answered(client.shared.spec.name, state, request, kept);
             }

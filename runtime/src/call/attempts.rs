@@ -184,9 +184,20 @@ impl<'a> Retries<'a> {
             return Err(unanswered(error));
         }
         let wait = retry_after.unwrap_or_else(|| backoff(retry, when.attempt, fastrand::f64()));
-        let now = Instant::now();
-        if now + wait >= when.deadline || !client.retry_allowed(state, method, now).await {
+        let mut now = Instant::now();
+        if now + wait >= when.deadline {
             return Err(unanswered(error));
+        }
+        // The fleet's budget is asked no longer than the retry's sleep could still end in time.
+        let until = when.deadline - wait;
+        if !client.retry_allowed(state, method, now, Some(until)).await {
+            return Err(unanswered(error));
+        }
+        if client.shared.fleet_budget.is_some() {
+            now = Instant::now();
+            if now + wait >= when.deadline {
+                return Err(unanswered(error));
+            }
         }
         state.counters.record_retry();
         #[cfg(feature = "metrics")]
@@ -214,17 +225,19 @@ impl<'a> Retries<'a> {
 
 impl Client {
     /// Whether the budget allows a retry: the fleet's when the profile shares one and Redis
-    /// answers, else the client's own.
+    /// answers by `until` (a call's: the last moment its retry could still start), else the
+    /// client's own.
     #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
     pub(super) async fn retry_allowed(
         &self,
         state: &MethodState,
         method: &'static MethodSpec,
         now: Instant,
+        until: Option<Instant>,
     ) -> bool {
         if let Some(fleet) = &self.shared.fleet_budget {
             // Boxed, as the fleet's admission is (`admission.rs`).
-            match Box::pin(crate::fleet::withdraw(fleet)).await {
+            match Box::pin(crate::fleet::withdraw(fleet, until)).await {
                 Some(granted) => return granted,
                 None => {
                     state.counters.record_without_redis();

@@ -1,6 +1,6 @@
 //! An attempt and the cache (`cache:`, `outbound/cache/`), one step: [`CacheStep`] looks a
-//! GET or HEAD up, revalidates a stale answer, keeps a query sent with a body (an idempotent
-//! POST, every QUERY) for failures only, stores the answer the interceptors accepted
+//! GET or HEAD up, revalidates a stale answer, keeps a query sent with a body (every QUERY, a
+//! POST marked `safe: true`) for failures only, stores the answer the interceptors accepted
 //! (`attempt.rs` tells it only after `after_receive`), and gives a failed attempt the kept
 //! answer that may stand in for it, typed, in the attempt's outcome. A call refused before any
 //! attempt asks [`Client::stale_for_refusal`].
@@ -42,14 +42,17 @@ enum Keeping {
     /// A GET or HEAD's, by RFC 9111: a fresh one answers, a stale one is revalidated, and within
     /// `stale_if_error` it answers a failed call.
     Answers,
-    /// A query sent with a body (a POST the spec marks idempotent, a QUERY): kept under its
-    /// body's digest too, and only to answer a failed call within `stale_if_error`; never
+    /// A query sent with a body (a QUERY, or a POST the spec marks `safe: true`): kept under
+    /// its body's digest too, and only to answer a failed call within `stale_if_error`; never
     /// instead of asking.
     ForFailures,
 }
 
 impl Keeping {
-    /// How `state`'s method keeps `request`'s answers, if it keeps them (never a download's).
+    /// How `state`'s method keeps `request`'s answers, if it keeps them: only a method that
+    /// reads ([`MethodSpec::reads`](crate::spec::MethodSpec::reads)), never a download's. A
+    /// write marked `idempotent: true` may be retried, but its answer says what that one call
+    /// did: another call's failure is never answered with it.
     fn of(state: &MethodState, request: &Request) -> Option<Keeping> {
         if request.download.is_some() {
             return None;
@@ -57,7 +60,7 @@ impl Keeping {
         match state.http_method.as_str() {
             "GET" | "HEAD" => Some(Keeping::Answers),
             "QUERY" => Some(Keeping::ForFailures),
-            "POST" if request.method.idempotent => Some(Keeping::ForFailures),
+            "POST" if request.method.reads => Some(Keeping::ForFailures),
             _ => None,
         }
     }
@@ -135,14 +138,22 @@ impl<'a> CacheStep<'a> {
     /// The lookup with the request whole (credentials and interceptors' headers in it, so the
     /// key fingerprints them), after what the fleet's Redis keeps for it is brought into memory
     /// (`cache.shared`): a fresh answer, or `None` to send it, with `If-None-Match` /
-    /// `If-Modified-Since` added when a kept answer is stale.
-    pub(super) async fn lookup(&mut self, outgoing: &mut Outgoing) -> Option<Response> {
+    /// `If-Modified-Since` added when a kept answer is stale. Redis is waited on for half the
+    /// time left before `deadline` at the most: a slow Redis leaves the server the other half,
+    /// and never takes a call past its deadline.
+    pub(super) async fn lookup(
+        &mut self,
+        outgoing: &mut Outgoing,
+        deadline: Instant,
+    ) -> Option<Response> {
         let unkeyed = Unkeyed::of(&self.state.settings);
         let key = self.cache.key(self.request.method.index, outgoing, unkeyed);
         let asked = cache::asked(outgoing);
         if self.client.shared.fleet_cache.is_some() {
+            let now = Instant::now();
+            let until = now + deadline.saturating_duration_since(now) / 2;
             // Boxed: the fleet's round trip is no part of a call without it.
-            Box::pin(self.cache.fetch_from_fleet(&key, &asked, unkeyed)).await;
+            Box::pin(self.cache.fetch_from_fleet(&key, &asked, unkeyed, until)).await;
         }
         if self.keeping == Keeping::ForFailures {
             // Asked every time: what is kept only stands in when the server fails.

@@ -221,7 +221,11 @@ impl Client {
             .filter(|_| !retry.retry_after_max.is_zero())
             .map(|asked| asked.min(retry.retry_after_max))
             .unwrap_or_else(|| backoff(retry, read.in_a_row, fastrand::f64()));
-        if !self.retry_allowed(state, method, Instant::now()).await {
+        // A stream has no deadline of its own: the fleet is waited on as the link allows.
+        if !self
+            .retry_allowed(state, method, Instant::now(), None)
+            .await
+        {
             return Err(failed
                 .error
                 .broke_off(delivered, "the retry budget is spent"));

@@ -97,6 +97,7 @@ impl ClientBuilder {
             })?;
         }
         let (client_settings, own_settings) = settings(spec, self.profile.unwrap_or_default())?;
+        fleet_stores_alike(spec, &client_settings, &own_settings)?;
         let base_urls = match self.base_urls {
             Some(urls) => urls,
             None => spec.base_urls.iter().map(|u| (*u).to_owned()).collect(),
@@ -111,7 +112,7 @@ impl ClientBuilder {
         let now = Instant::now();
         let pool_threads = most_pool_workers(&client_settings, &own_settings);
         let template = Template::new(spec, client_settings, pool_threads, now).map_err(named)?;
-        let fleet_cache = fleet::cache(&template.settings, spec.name).map_err(named)?;
+        let fleet_cache = fleet::cache(&template.settings, spec.name, &base_urls).map_err(named)?;
         let cache = Cache::for_client(
             &template.settings,
             own_settings.iter().map(|(_, settings)| settings),
@@ -158,6 +159,35 @@ impl ClientBuilder {
             shared: Arc::new(shared),
         })
     }
+}
+
+/// What a client shares with its fleet is the client's: one Redis link and key space. A
+/// method whose own profile shares quotas or answers otherwise than the client's would be
+/// ignored, so it is refused (`check` refuses it in a spec, where it is written).
+fn fleet_stores_alike(
+    spec: &ClientSpec,
+    client: &Settings,
+    methods: &[(&'static MethodSpec, Settings)],
+) -> Result<(), Error> {
+    let cache_shared = |s: &Settings| s.cache.as_ref().and_then(|c| c.shared.clone());
+    for (method, settings) in methods {
+        for (field, alike) in [
+            ("quota.shared", settings.quota_shared == client.quota_shared),
+            (
+                "cache.shared",
+                cache_shared(settings) == cache_shared(client),
+            ),
+        ] {
+            if !alike {
+                return Err(Error::new(
+                    ErrorKind::Config,
+                    format!("the method's profile sets `{field}` otherwise than the client's: it applies to the whole client, set it there"),
+                )
+                .in_call(spec.name, method.name));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The most workers any of the client's pool bulkheads has (its own or a method's): the

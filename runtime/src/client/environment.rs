@@ -135,6 +135,7 @@ mod tests {
         http_method: "GET",
         path: "/search",
         idempotent: true,
+        reads: true,
         not_found_none: false,
         streams: false,
         profile: "",

@@ -97,8 +97,12 @@ pub(crate) fn limiter(
     };
     #[cfg(feature = "redis")]
     {
+        let shared = remcall_profile::SharedLimitSettings {
+            key: resolve(&shared.key, "rate_limit.shared.key")?,
+            ..shared.clone()
+        };
         Ok(Some(Arc::new(crate::fleet::redis::SharedLimiter::new(
-            rate, shared, link, now,
+            rate, &shared, link, now,
         ))))
     }
     #[cfg(not(feature = "redis"))]
@@ -122,6 +126,7 @@ pub(crate) fn budget(
     };
     #[cfg(feature = "redis")]
     {
+        let shared = &with_key(shared, "retry.budget.shared")?;
         Ok(Some(Arc::new(crate::fleet::redis::SharedBudget::new(
             shared,
             settings.retry.budget_ratio,
@@ -147,16 +152,28 @@ pub(crate) fn quotas(settings: &Settings, client: &'static str) -> Result<Shared
     };
     #[cfg(feature = "redis")]
     {
+        let shared = with_key(shared, "quota.shared")?;
         Ok(Some(Arc::new(crate::fleet::redis::SharedQuotas::new(
-            shared, link,
+            &shared, link,
         ))))
     }
     #[cfg(not(feature = "redis"))]
     match link {}
 }
 
-/// The fleet's kept answers of `settings`, if it shares them.
-pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<SharedCache, Error> {
+/// The fewest bytes a `cache.shared.secret` may have: an HMAC-SHA256 key shorter than its
+/// output is guessed more easily than the digests it keys.
+#[cfg(feature = "redis")]
+const MIN_SECRET_BYTES: usize = 32;
+
+/// The fleet's kept answers of `settings`, if it shares them, scoped by `scope`: by default
+/// the client's name and base URLs (`client` and `base_urls`), else the profile's
+/// `cache.shared.scope`.
+pub(crate) fn cache(
+    settings: &Settings,
+    client: &'static str,
+    base_urls: &[String],
+) -> Result<SharedCache, Error> {
     let Some(shared) = settings.cache.as_ref().and_then(|c| c.shared.as_ref()) else {
         return Ok(None);
     };
@@ -175,13 +192,72 @@ pub(crate) fn cache(settings: &Settings, client: &'static str) -> Result<SharedC
                 "cache.shared needs `secret:` (not empty): the fleet's key that keys its Redis keys and signs its entries",
             ));
         }
-        Ok(Some(
-            Arc::new(crate::fleet::redis::SharedCache::new(shared, &secret, link))
-                as Arc<dyn crate::outbound::cache::SharedAnswers>,
+        if secret.len() < MIN_SECRET_BYTES {
+            // Named by its variable (or its key, for a literal), never by its value.
+            let named = shared
+                .secret
+                .as_ref()
+                .map_or_else(Vec::new, |secret| variables(secret.expose_template()));
+            let which = match named.as_slice() {
+                [] => "`cache.shared.secret`".to_owned(),
+                vars => format!("`cache.shared.secret` (${{{}}})", vars.join("}, ${")),
+            };
+            return Err(Error::new(
+                ErrorKind::Config,
+                format!(
+                    "{which} has {} bytes: the fleet's key needs {MIN_SECRET_BYTES} random bytes at least (e.g. `openssl rand -base64 32`)",
+                    secret.len()
+                ),
+            ));
+        }
+        let shared = with_key(shared, "cache.shared")?;
+        let scope = match &shared.scope {
+            Some(scope) => vec!["scope".to_owned(), resolve(scope, "cache.shared.scope")?],
+            None => {
+                let mut urls: Vec<String> = base_urls
+                    .iter()
+                    .map(|url| remcall_profile::vars::expand_env(url).unwrap_or_default())
+                    .collect();
+                urls.sort();
+                std::iter::once("client".to_owned())
+                    .chain(std::iter::once(client.to_owned()))
+                    .chain(urls)
+                    .collect()
+            }
+        };
+        Ok(Some(Arc::new(crate::fleet::redis::SharedCache::new(
+            &shared, &secret, &scope, link,
         ))
+            as Arc<dyn crate::outbound::cache::SharedAnswers>))
     }
     #[cfg(not(feature = "redis"))]
-    match link {}
+    {
+        let _ = base_urls;
+        match link {}
+    }
+}
+
+/// The variables `text` names, in order.
+#[cfg(feature = "redis")]
+fn variables(text: &str) -> Vec<String> {
+    let seen = std::cell::RefCell::new(Vec::new());
+    let _ = remcall_profile::vars::expand(text, |name| {
+        seen.borrow_mut().push(name.to_owned());
+        Some(String::new())
+    });
+    seen.into_inner()
+}
+
+/// `shared` with its `key`'s placeholders resolved (`field` names it in an error).
+#[cfg(feature = "redis")]
+fn with_key(
+    shared: &remcall_profile::SharedStoreSettings,
+    field: &str,
+) -> Result<remcall_profile::SharedStoreSettings, Error> {
+    Ok(remcall_profile::SharedStoreSettings {
+        key: resolve(&shared.key, &format!("{field}.key"))?,
+        ..shared.clone()
+    })
 }
 
 #[cfg(feature = "redis")]
@@ -300,14 +376,15 @@ pub(crate) fn deposit(budget: &Arc<RedisBudget>, now: Instant) {
     }
 }
 
-/// Takes a retry from the fleet's budget; `None` when Redis could not say.
-pub(crate) async fn withdraw(budget: &Arc<RedisBudget>) -> Option<bool> {
+/// Takes a retry from the fleet's budget; `None` when Redis could not say by `until`.
+pub(crate) async fn withdraw(budget: &Arc<RedisBudget>, until: Option<Instant>) -> Option<bool> {
     #[cfg(feature = "redis")]
     {
-        budget.withdraw().await
+        budget.withdraw(until).await
     }
     #[cfg(not(feature = "redis"))]
     {
+        let _ = until;
         match **budget {}
     }
 }

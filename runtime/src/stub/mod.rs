@@ -132,7 +132,7 @@ impl Stub {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        running::started(addr);
+        let registered = running::started(addr);
         let shared = Arc::new(Shared {
             spec,
             check,
@@ -148,9 +148,15 @@ impl Stub {
             accept_failures: Default::default(),
         });
         #[cfg(feature = "stub")]
-        let task = tokio::spawn(server::accept(listener, shared.clone()));
+        let task = tokio::spawn(server::accept(
+            server::Listening {
+                _registered: registered,
+                listener,
+            },
+            shared.clone(),
+        ));
         #[cfg(not(feature = "stub"))]
-        let task = tokio::spawn(async move { drop(listener) });
+        let task = tokio::spawn(async move { drop((registered, listener)) });
         Ok(Stub { shared, addr, task })
     }
 
@@ -274,8 +280,8 @@ impl Shared {
 
 impl Drop for Stub {
     fn drop(&mut self) {
+        // The task's end unregisters the address (`running::Registered`), with its listener.
         self.task.abort();
-        running::stopped(self.addr);
         if std::thread::panicking() {
             return;
         }

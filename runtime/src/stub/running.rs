@@ -21,18 +21,27 @@ fn addresses() -> std::sync::MutexGuard<'static, Vec<SocketAddr>> {
     ADDRESSES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A stub's address, registered for as long as this lives: the accept task owns it beside its
+/// listener, so the address is a stub's exactly while the stub's socket holds the port (the
+/// task aborted, or its runtime shut down, drops both), never after, when a real server may
+/// bind the port.
+#[derive(Debug)]
+pub(super) struct Registered(SocketAddr);
+
 /// A stub listens at `addr`.
-pub(super) fn started(addr: SocketAddr) {
+pub(super) fn started(addr: SocketAddr) -> Registered {
     addresses().push(addr);
     COUNT.fetch_add(1, Ordering::Release);
+    Registered(addr)
 }
 
-/// The stub at `addr` stopped.
-pub(super) fn stopped(addr: SocketAddr) {
-    let mut addresses = addresses();
-    if let Some(at) = addresses.iter().position(|a| *a == addr) {
-        addresses.swap_remove(at);
-        COUNT.fetch_sub(1, Ordering::Release);
+impl Drop for Registered {
+    fn drop(&mut self) {
+        let mut addresses = addresses();
+        if let Some(at) = addresses.iter().position(|a| *a == self.0) {
+            addresses.swap_remove(at);
+            COUNT.fetch_sub(1, Ordering::Release);
+        }
     }
 }
 

@@ -52,8 +52,17 @@ fn full(bytes: Bytes) -> Body {
 }
 
 /// Serves `shared`'s stub on `listener` until the task is aborted.
-pub(super) async fn accept(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+/// A stub's listener and the registration of its address, dropped together (the registration
+/// first: a field's drop runs in declaration order).
+pub(super) struct Listening {
+    /// Held for its drop.
+    pub(super) _registered: super::running::Registered,
+    pub(super) listener: tokio::net::TcpListener,
+}
+
+pub(super) async fn accept(listening: Listening, shared: Arc<Shared>) {
     let mut pause = Duration::ZERO;
+    let listener = &listening.listener;
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,

@@ -551,6 +551,7 @@ mod tests {
         http_method: "GET",
         path: "/users/{id}",
         idempotent: true,
+        reads: true,
         not_found_none: false,
         streams: false,
         profile: "",

@@ -71,6 +71,7 @@ pub(super) fn lower_method(
         verb,
         path: method.path.clone(),
         idempotent: method.idempotent,
+        reads: method.reads,
         not_found_none: method.not_found_none,
         profile: profile_yaml(method.profile.clone()),
         locals,

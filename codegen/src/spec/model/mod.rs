@@ -453,6 +453,10 @@ pub struct MethodDef {
     pub paginate: Option<PaginateDef>,
     /// Retries are safe even for POST/PATCH.
     pub idempotent: Option<bool>,
+    /// A POST that only reads (a search sent with a body): retried as an idempotent method,
+    /// and its answers may be kept (`cache:`) as a GET's are, for failures. `idempotent: true`
+    /// alone allows retries, never a kept answer.
+    pub safe: Option<bool>,
     /// A header (`Idempotency-Key`) given a new UUID per call, the same on every attempt: the
     /// server applies a retried call once, so the method is retried as an idempotent one.
     pub idempotency_key: Option<String>,

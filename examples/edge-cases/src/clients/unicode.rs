@@ -13,6 +13,7 @@ static MESSEN: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     http_method: "GET",
     path: "/messungen/{nr}",
     idempotent: true,
+    reads: true,
     not_found_none: false,
     streams: false,
     profile: "",

@@ -16,6 +16,7 @@ static SEARCH: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     http_method: "POST",
     path: "/orgs/{org}/teams/{team}/items/{item}",
     idempotent: true,
+    reads: false,
     not_found_none: false,
     streams: false,
     profile: "",

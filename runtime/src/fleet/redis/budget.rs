@@ -90,24 +90,24 @@ impl SharedBudget {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let budget = self.clone();
             runtime.spawn(async move {
-                let _ = budget.send(false).await;
+                let _ = budget.send(false, None).await;
             });
         }
     }
 
     /// Takes a retry from the fleet's budget: `Some(granted)`, or `None` when Redis could not
-    /// say (the local budget decides then).
-    pub(crate) async fn withdraw(&self) -> Option<bool> {
-        self.send(true).await
+    /// say by `until` (the local budget decides then).
+    pub(crate) async fn withdraw(&self, until: Option<Instant>) -> Option<bool> {
+        self.send(true, until).await
     }
 
     /// One round trip: the pending deposits, and a withdrawal if asked for. Deposits that
     /// cannot be sent are dropped: while Redis is away the local budget decides anyway.
-    async fn send(&self, withdraw: bool) -> Option<bool> {
+    async fn send(&self, withdraw: bool, until: Option<Instant>) -> Option<bool> {
         let deposit = self.pending.swap(0, Ordering::AcqRel);
         let answer: Option<i64> = self
             .link
-            .run(|mut conn| async move {
+            .run_until(until, |mut conn| async move {
                 BUDGET
                     .key(&self.key)
                     .arg(self.ratio)

@@ -43,7 +43,9 @@ struct Stored {
 pub(crate) struct SharedCache {
     link: Arc<Link>,
     key: String,
-    /// The fleet's secret: keys the digests and the signatures.
+    /// The fleet's secret with the cache's scope (the client's name and base URLs, or the
+    /// profile's `scope`) taken in: keys the digests and the signatures, so two clients that
+    /// share a Redis, a key and a secret still never answer each other.
     secret: Hmac,
 }
 
@@ -76,7 +78,7 @@ impl SharedAnswers for SharedCache {
             part(name.as_str().as_bytes());
             part(value.as_bytes());
         }
-        // A query sent with a body (an idempotent POST, QUERY) is told apart by it.
+        // A query sent with a body (QUERY, a POST marked `safe: true`) is told apart by it.
         if let Some(body) = body {
             part(b"body");
             part(body);
@@ -93,8 +95,9 @@ impl SharedAnswers for SharedCache {
     fn get<'a>(
         &'a self,
         key: &'a str,
+        until: tokio::time::Instant,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<Shared>> + Send + 'a>> {
-        Box::pin(self.fetch(key))
+        Box::pin(self.fetch(key, until))
     }
 
     fn put(&self, key: &str, answer: Shared, now: SystemTime) {
@@ -103,15 +106,26 @@ impl SharedAnswers for SharedCache {
 }
 
 impl SharedCache {
-    /// The fleet's cache under `shared.key`, its digests and signatures keyed with `secret`
-    /// (resolved, not empty).
-    pub(crate) fn new(shared: &SharedStoreSettings, secret: &str, link: Arc<Link>) -> SharedCache {
+    /// The fleet's cache under `shared.key` (resolved), its digests and signatures keyed with
+    /// `secret` (resolved, long enough) and bound to `scope`'s parts.
+    pub(crate) fn new(
+        shared: &SharedStoreSettings,
+        secret: &str,
+        scope: &[String],
+        link: Arc<Link>,
+    ) -> SharedCache {
+        // HMAC takes a key of any length.
+        let mut scoped = <Hmac as KeyInit>::new_from_slice(secret.as_bytes())
+            .unwrap_or_else(|_| <Hmac as KeyInit>::new(&Default::default()));
+        // Each part prefixed with its length, as in `key_of`: no two scopes read alike.
+        for part in std::iter::once("scope").chain(scope.iter().map(String::as_str)) {
+            scoped.update(&(part.len() as u64).to_le_bytes());
+            scoped.update(part.as_bytes());
+        }
         SharedCache {
             link,
             key: shared.key.clone(),
-            // HMAC takes a key of any length.
-            secret: <Hmac as KeyInit>::new_from_slice(secret.as_bytes())
-                .unwrap_or_else(|_| <Hmac as KeyInit>::new(&Default::default())),
+            secret: scoped,
         }
     }
 
@@ -126,12 +140,12 @@ impl SharedCache {
     }
 
     /// The entry Redis keeps under `key`, if any, signed by the fleet and Redis answers in
-    /// time.
-    async fn fetch(&self, key: &str) -> Option<Shared> {
+    /// time (by `until` too).
+    async fn fetch(&self, key: &str, until: tokio::time::Instant) -> Option<Shared> {
         type Fields = (Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>);
         let (meta, body, signature): Fields = self
             .link
-            .run(|mut conn| async move {
+            .run_until(Some(until), |mut conn| async move {
                 redis::cmd("HMGET")
                     .arg(key)
                     .arg("meta")

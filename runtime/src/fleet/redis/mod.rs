@@ -184,6 +184,21 @@ impl Link {
         F: FnOnce(Conn) -> Fut,
         Fut: Future<Output = redis::RedisResult<T>>,
     {
+        self.run_until(None, command).await
+    }
+
+    /// [`Link::run`], given up at `until` (what a call may spend on Redis) when that comes
+    /// before the link's own timeout: a wait cut short so is the call's time running out, not
+    /// Redis failing, so the link stays up and its timeout learns nothing from it.
+    pub(crate) async fn run_until<T, F, Fut>(
+        self: &Arc<Self>,
+        until: Option<tokio::time::Instant>,
+        command: F,
+    ) -> Option<T>
+    where
+        F: FnOnce(Conn) -> Fut,
+        Fut: Future<Output = redis::RedisResult<T>>,
+    {
         if self.down.load(Ordering::Acquire) {
             self.reconnect();
             return None;
@@ -191,7 +206,12 @@ impl Link {
         let held = self.lock().clone();
         let timeout = self.timeout.now();
         let started = tokio::time::Instant::now();
-        let outcome = tokio::time::timeout(timeout, async {
+        let own_end = started + timeout;
+        let (ends, cut) = match until {
+            Some(until) if until < own_end => (until, true),
+            _ => (own_end, false),
+        };
+        let outcome = tokio::time::timeout_at(ends, async {
             let conn = match held {
                 Some(conn) => conn,
                 None => self.connect_once().await?,
@@ -208,6 +228,7 @@ impl Link {
                 self.fail(&error.to_string());
                 None
             }
+            Err(_) if cut => None,
             Err(_) => {
                 self.timeout.expired();
                 self.fail(&format!("no answer within {timeout:?}"));

@@ -17,7 +17,7 @@ use remcall_profile::SharedStoreSettings;
 
 use super::{Link, tagged};
 use crate::fleet::FleetTurn;
-use crate::policy::quota::{Announcement, Turn};
+use crate::policy::quota::{Announcement, MAX_QUOTAS, Turn};
 
 /// KEYS[1]: the quota's hash; ARGV[1]: the time the call may still wait (µs); ARGV[2]: the
 /// longest a hold lasts at a time (µs), after which one call goes through as the fleet's probe.
@@ -85,10 +85,14 @@ if at > now then return {1, at - now} end
 return {0, 0}
 ";
 
-/// KEYS[1]: the quota's hash; ARGV: how long ago the answered request was sent (µs), 1 when it
-/// took a turn here, then limit, remaining, reset in (µs), pause (µs), each '' when not said.
+/// KEYS[1]: the quota's hash; KEYS[2]: the names of the quotas the key knows, each scored by
+/// when its hash ends (µs); ARGV: how long ago the answered request was sent (µs), 1 when it
+/// took a turn here, then limit, remaining, reset in (µs), pause (µs), each '' when not said,
+/// then the quota's name and the most names the key keeps.
 /// The hash lives a minute past what it speaks of (its reset, its pause), a day at most past
-/// its last answer: a server naming a new quota on each answer leaves nothing for long.
+/// its last answer; a quota the key does not know is taken only while it knows fewer than the
+/// most: a server naming a new quota on each answer fills no Redis (the replica's own count
+/// paces the calls it names, as it does without `shared`).
 /// As `Quota::observe`: an older window's answer only brings a carried turn in; a new window
 /// opens at the roll-over, or with this request when the server turned it early (the turns out
 /// carried into it); within a window the server's lowest count stands; a pause holds the whole
@@ -96,6 +100,13 @@ return {0, 0}
 const OBSERVE_LUA: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  if not redis.call('ZSCORE', KEYS[2], ARGV[7])
+    and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[8]) then
+    return 0
+  end
+end
 local sent = now - tonumber(ARGV[1])
 local h = redis.call('HMGET', KEYS[1], 'opened', 'reset', 'heard', 'paused', 'taken',
   'answered', 'carried')
@@ -142,8 +153,10 @@ if pause then
   if paused and paused > till then till = paused end
   redis.call('HSET', KEYS[1], 'paused', string.format('%.0f', till))
 end
-local lives = math.max(reset_in or 0, pause or 0) + 60000000
-redis.call('PEXPIRE', KEYS[1], math.floor(math.min(lives, 86400000000) / 1000) + 1)
+local lives = math.min(math.max(reset_in or 0, pause or 0) + 60000000, 86400000000)
+redis.call('PEXPIRE', KEYS[1], math.floor(lives / 1000) + 1)
+redis.call('ZADD', KEYS[2], string.format('%.0f', now + lives + 1000), ARGV[7])
+redis.call('PEXPIRE', KEYS[2], 86460000)
 return 1
 ";
 
@@ -171,6 +184,11 @@ impl SharedQuotas {
         tagged(&self.key, &format!("quota:{}", name.unwrap_or("")))
     }
 
+    /// The names of the quotas the key knows (in the hashes' slot: one hash tag).
+    fn names(&self) -> String {
+        tagged(&self.key, "quota-names")
+    }
+
     /// An attempt's turn in the fleet's quota `name`, for a call that may wait `may_wait`
     /// (the times are from now).
     pub(crate) async fn turn(
@@ -180,9 +198,11 @@ impl SharedQuotas {
         longest_hold: Duration,
     ) -> FleetTurn {
         let hash = self.hash(name);
+        // Redis's answer is waited on no longer than the call may wait.
+        let until = tokio::time::Instant::now() + may_wait;
         let Some((kind, wait)): Option<(i64, i64)> = self
             .link
-            .run(|mut conn| async move {
+            .run_until(Some(until), |mut conn| async move {
                 TURN.key(&hash)
                     .arg(micros(may_wait))
                     .arg(micros(longest_hold))
@@ -216,7 +236,7 @@ impl SharedQuotas {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let hash = self.hash(name);
+        let (hash, names) = (self.hash(name), self.names());
         let count = |n: Option<u64>| n.map_or_else(String::new, |n| n.to_string());
         let time = |d: Option<Duration>| d.map_or_else(String::new, |d| micros(d).to_string());
         let args = [
@@ -225,6 +245,8 @@ impl SharedQuotas {
             count(said.remaining),
             time(said.reset_in),
             time(said.pause_for),
+            name.unwrap_or("").to_owned(),
+            MAX_QUOTAS.to_string(),
         ];
         let quotas = self.clone();
         runtime.spawn(async move {
@@ -235,6 +257,7 @@ impl SharedQuotas {
                     // on its own clock, and a connection made first must not move it later.
                     let sent_ago = Instant::now().saturating_duration_since(sent);
                     let mut script = OBSERVE.key(&hash);
+                    script.key(&names);
                     script.arg(micros(sent_ago));
                     for arg in &args {
                         script.arg(arg);

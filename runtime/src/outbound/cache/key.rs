@@ -27,8 +27,11 @@ pub(crate) struct Unkeyed<'a> {
     listed: &'a [String],
 }
 
-/// Trace context (W3C), new on each call.
-const PER_CALL: [&str; 3] = ["traceparent", "tracestate", "baggage"];
+/// The one trace header new on each call (W3C `traceparent`: a new span id per request). Not
+/// `tracestate` nor `baggage`: those carry the caller's context (a tenant, a user, a region),
+/// the same on every call of that caller, and an answer kept for one caller must not answer
+/// another.
+const PER_CALL: [&str; 1] = ["traceparent"];
 
 impl<'a> Unkeyed<'a> {
     /// The headers a method's settings leave out of the key.

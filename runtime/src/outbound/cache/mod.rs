@@ -1,5 +1,6 @@
 //! The cache of GET and HEAD answers (`cache: { memory: 16MiB, stale_if_error: 10m }`), and of
-//! queries sent with a body (an idempotent POST, QUERY), kept only to answer a failed call.
+//! queries sent with a body (QUERY, a POST marked `safe: true`), kept only to answer a failed
+//! call. A write is never kept, even one marked `idempotent: true` for its retries.
 //!
 //! What may be kept, for how long, whether a kept answer still answers a request (`Vary`,
 //! `no-cache`, `max-age`, `Age`) and how to revalidate it (`If-None-Match`,
@@ -46,10 +47,11 @@ pub(crate) trait SharedAnswers: Send + Sync + std::fmt::Debug {
     ) -> Box<str>;
 
     /// The answer kept under `key`, if any, it is the fleet's own (its signature holds) and
-    /// the store answers in time.
+    /// the store answers in time: within its own timeout and by `until`.
     fn get<'a>(
         &'a self,
         key: &'a str,
+        until: tokio::time::Instant,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<Shared>> + Send + 'a>>;
 
     /// Keeps `answer` under `key` (in the background).
@@ -223,15 +225,22 @@ impl Cache {
     /// When memory has nothing for `key` and the fleet's Redis has it, it is in memory after:
     /// RFC 9111's view of it rebuilt with `asked` (the request, its credentials off), which has
     /// the same key as the one it answered. An answer that varies on a header the key leaves
-    /// out is not taken: nothing kept says what that header was.
-    pub(crate) async fn fetch_from_fleet(&self, key: &Key, asked: &Outgoing, unkeyed: Unkeyed<'_>) {
+    /// out is not taken: nothing kept says what that header was. Redis is waited on until
+    /// `until` at the most (a part of the attempt's time: the rest is the server's).
+    pub(crate) async fn fetch_from_fleet(
+        &self,
+        key: &Key,
+        asked: &Outgoing,
+        unkeyed: Unkeyed<'_>,
+        until: tokio::time::Instant,
+    ) {
         let (Some(fleet), Some(at)) = (&self.fleet, &key.fleet) else {
             return;
         };
         if self.store.contains_key(key) {
             return;
         }
-        let Some(shared) = fleet.get(at).await else {
+        let Some(shared) = fleet.get(at, until).await else {
             return;
         };
         if varies_on_unkeyed(&shared.headers, unkeyed) {
