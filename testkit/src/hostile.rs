@@ -183,7 +183,7 @@ impl HostileAnswers {
     /// control and non-ASCII bytes, line breaks the client must refuse), and the item to ask
     /// for (a few, so answers are kept and found again).
     pub fn caller_context(&mut self) -> (u64, Vec<(&'static str, String)>) {
-        let mut value = |this: &mut Self| -> String {
+        let value = |this: &mut Self| -> String {
             match this.below(9) {
                 0 => String::new(),
                 1 => format!("tenant=t{}", this.below(4)),
