@@ -23,14 +23,14 @@ pub use model::{
     Compression, Condition, Cookies, DEFAULT_CACHE_BYTES, DeadlinePolicy, DecodeMode, Dns, Eject,
     EndpointsPolicy, ErrorsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy, Isolation, Jitter,
     Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile, QueryParams,
-    QuotaHeaders, QuotaPolicy, RateLimitPolicy, RetryAfter, RetryBudgetPolicy, RetryPolicy, Roots,
-    Scope, Secret, SemaphorePolicy, SharedLimit, SharedStore, SlowCall, Strategy, Timeouts, Tls,
-    TraceContext, Window,
+    QuotaHeaders, QuotaPolicy, RateLimitPolicy, RecordPolicy, RetryAfter, RetryBudgetPolicy,
+    RetryPolicy, Roots, Scope, Secret, SemaphorePolicy, SharedLimit, SharedStore, SlowCall,
+    Strategy, Timeouts, Tls, TraceContext, Window,
 };
 pub use settings::{
     BreakerSettings, CacheSettings, EndpointSettings, HalfOpenRule, HedgeSettings,
-    IsolationSettings, RateLimitSettings, RetrySettings, Settings, SharedLimitSettings,
-    SharedStoreSettings,
+    IsolationSettings, RateLimitSettings, RecordSettings, RetrySettings, Settings,
+    SharedLimitSettings, SharedStoreSettings,
 };
 pub use units::ByteSize;
 

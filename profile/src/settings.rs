@@ -70,6 +70,8 @@ pub struct Settings {
     pub tls: Tls,
     /// Load balancing, ejection and discovery.
     pub endpoints: EndpointSettings,
+    /// The exchanges recorded, when the profile has `record:`.
+    pub record: Option<RecordSettings>,
 }
 
 /// Empty pages in a row a paginated method follows by default: more than a filtered scan
@@ -271,6 +273,17 @@ pub struct RateLimitSettings {
     pub shared: Option<SharedLimitSettings>,
 }
 
+/// Effective recording of exchanges (`record:`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordSettings {
+    /// The file (placeholders not yet resolved).
+    pub file: String,
+    /// The methods recorded; empty: every method.
+    pub methods: Vec<String>,
+    /// The most of each body written.
+    pub max_body: u64,
+}
+
 impl Settings {
     /// Fills every part the profile leaves out with remcall's default.
     pub fn from_profile(profile: &Profile) -> Settings {
@@ -328,6 +341,11 @@ impl Settings {
             max_event_bytes: profile.max_event_bytes.map_or(1 << 20, |b| b.0),
             tls: profile.tls.clone().unwrap_or_default(),
             endpoints: endpoint_settings(profile.endpoints.clone().unwrap_or_default()),
+            record: profile.record.as_ref().map(|record| RecordSettings {
+                file: record.file.clone().unwrap_or_default(),
+                methods: record.methods.clone().unwrap_or_default(),
+                max_body: record.max_body.map_or(1 << 20, |b| b.0),
+            }),
         }
     }
 }
@@ -539,6 +557,9 @@ impl Settings {
                     fields.push(field(format!("{at}.scope"), scope, false));
                 }
             }
+        }
+        if let Some(record) = &self.record {
+            fields.push(field("record.file".into(), &record.file, false));
         }
         let tls = &self.tls;
         for (key, path) in [

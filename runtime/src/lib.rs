@@ -33,6 +33,12 @@ mod wire;
 
 pub use policy::deadline;
 
+/// Recorded exchanges (`record:` in a profile): the JSON Lines format a client writes, that
+/// `remcall learn` reads and the stub replays.
+pub mod recording {
+    pub use crate::observe::recording::{Body, Exchange, read};
+}
+
 pub use call::download::ByteStream;
 pub use call::paginate::Pages;
 pub use client::{Observe, Observer};

@@ -198,6 +198,9 @@ impl Validator<'_> {
                 ),
             }
         }
+        if let Some(file) = profile.record.as_ref().and_then(|r| r.file.as_deref()) {
+            self.placeholders(source, &format!("{key}.record.file"), file);
+        }
         if let Some(auth) = &profile.auth {
             for (field, value) in auth.secrets() {
                 let at = format!("{key}.auth");
@@ -313,9 +316,9 @@ type ClientWide = (
 );
 
 /// The keys one client has one of: one HTTP client (its connect timeout, TLS, compression,
-/// interceptors, endpoints), one store of kept answers (its memory), and the fleet's stores
-/// (one Redis link, one key space).
-const CLIENT_WIDE: [ClientWide; 8] = [
+/// interceptors, endpoints), one store of kept answers (its memory), the fleet's stores (one
+/// Redis link, one key space), one recording.
+const CLIENT_WIDE: [ClientWide; 9] = [
     (
         "timeout.connect",
         |p| connect(p).is_some(),
@@ -351,6 +354,11 @@ const CLIENT_WIDE: [ClientWide; 8] = [
         "cache.shared",
         |p| cache_shared(p).is_some(),
         |a, b| cache_shared(a) == cache_shared(b),
+    ),
+    (
+        "record",
+        |p| p.record.is_some(),
+        |a, b| a.record == b.record,
     ),
 ];
 

@@ -26,6 +26,7 @@ async fn server() -> Server {
             let answer = match name.as_str() {
                 "empty.txt" => json!({ "name": "empty.txt", "content": null, "size": 0 }),
                 "docs" => json!({ "name": "docs", "content": [{ "name": "a.md" }] }),
+                "moved" => json!({ "title": "Moved", "pages": 3, "href": "/v2/moved" }),
                 "bad name" => {
                     let refusal = json!({
                         "exception_message": "Invalid request received.",
@@ -60,6 +61,29 @@ async fn strict_decoding_says_where_the_description_lies() {
         "Drifty.get_contents: the response body is not a valid `Contents`: `Contents.content` \
          (at `$.content`): null, where the description says a string"
     );
+}
+
+/// Strict is strict about shape: an object with keys, none of them the struct's, is no
+/// `Contents` (all-optional fields would read it as an empty one, every value lost), and a 422
+/// in a shape of the server's own is no declared `Problem`. The error names the struct and the
+/// keys that came.
+#[tokio::test]
+async fn strict_decoding_refuses_an_object_that_shares_no_key_with_its_struct() {
+    let server = server().await;
+    let drifty = Drifty::new(&url(&server)).unwrap();
+    let error = drifty.get_contents("moved").await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Decode, "{error}");
+    let said = error.to_string();
+    assert!(
+        said.contains("shares no key with `Contents`")
+            && said.contains("`href`, `pages`, `title`")
+            && said.contains("`name`"),
+        "{said}"
+    );
+    let refused = drifty.get_contents("bad name").await.unwrap_err();
+    assert_eq!(refused.status(), Some(StatusCode::UNPROCESSABLE_ENTITY));
+    assert_eq!(refused.detail::<GetContentsError>(), None, "{refused}");
+    assert!(refused.to_string().contains("no spaces"), "{refused}");
 }
 
 #[tokio::test]

@@ -14,8 +14,8 @@ partial! {
     /// Answers to GET and HEAD kept by the rules of RFC 9111 (freshness, `Vary`, `no-store`,
     /// revalidation with `ETag`/`Last-Modified`), each under the credentials it was sent with:
     /// one credential's answer is never another's; and the answers to queries sent with a body
-    /// (a POST marked `idempotent: true`, a QUERY), under their body's digest, to answer failed
-    /// calls only. Off unless the profile has `cache:`.
+    /// (a POST the spec marks `safe: true`, a QUERY), under their body's digest, to answer
+    /// failed calls only. A write is never kept. Off unless the profile has `cache:`.
     pub struct CachingPolicy {
         /// The bytes the answers kept in memory may take; the least used go first (16MiB).
         memory: ByteSize,

@@ -169,6 +169,8 @@ partial! {
         tls: Tls,
         /// How calls are spread over the endpoints, ejection of failing ones, DNS discovery.
         endpoints: EndpointsPolicy,
+        /// The real exchanges of chosen methods written to a JSON Lines file (off unless set).
+        record: RecordPolicy,
     }
 }
 
@@ -216,6 +218,7 @@ mod errors;
 mod isolation;
 mod overload;
 mod quota;
+mod record;
 mod retry;
 mod secret;
 
@@ -236,5 +239,6 @@ pub use overload::{
     SharedLimit, SharedStore,
 };
 pub use quota::{QuotaHeaders, QuotaPolicy};
+pub use record::RecordPolicy;
 pub use retry::{Backoff, Jitter, RetryAfter, RetryBudgetPolicy, RetryPolicy, Timeouts};
 pub use secret::Secret;

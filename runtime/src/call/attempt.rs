@@ -173,6 +173,14 @@ impl<'a> Attempt<'a> {
             attempt: when.attempt,
         };
         let attempt_deadline = (when.sent + state.settings.attempt_timeout).min(when.deadline);
+        // A recorded method's request, noted before sending takes it (boxed: one word of the
+        // attempt's future when nothing is recorded).
+        let recorder = client
+            .shared
+            .recorder
+            .as_ref()
+            .filter(|r| request.download.is_none() && r.records(method.name));
+        let mut noted = None;
         // The request is built inside the timeout's argument, so that what building it needs
         // (the URL, the headers, the interceptors' view) is gone while the attempt waits for its
         // answer: it would otherwise stay in this future's state, copied with it at every level.
@@ -189,6 +197,9 @@ impl<'a> Attempt<'a> {
                 return answered(client.shared.spec.name, state, request, kept);
             }
             log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
+            if let Some(recorder) = recorder {
+                noted = Some(Box::new(recorder.note(&outgoing)));
+            }
             exchange(
                 client.shared.http.execute(super::outgoing::sent(outgoing)),
                 state.settings.max_response_bytes,
@@ -199,6 +210,9 @@ impl<'a> Attempt<'a> {
         .map_err(|_| attempt_timed_out(state, when, attempt_deadline == when.deadline))
         .and_then(|answer| answer);
         let response = response.map_err(|failed| stale(cache.as_deref(), failed))?;
+        if let (Some(recorder), Some(noted)) = (recorder, noted) {
+            recorder.write(client.shared.spec.name, method, *noted, &response);
+        }
         log::response(
             state.settings.log,
             &call,
@@ -260,9 +274,12 @@ fn failed(
     response: Response,
 ) -> FailedAttempt {
     // The declared error type reads the whole body: the error keeps only its first bytes. What
-    // it skips is drift as an answer's is (a 422 in a shape of the server's own reads as an
-    // empty declared error: its text stays in the error's message and `body()`).
-    let (detail, seen) = crate::decode::answer(false, || {
+    // it skips is drift as an answer's is. A 422 in a shape of the server's own (no key of the
+    // declared error's) is no declared error under `decode: strict` (`detail()` is `None`), and
+    // an empty one noted as drift under `lax`; its text stays in the error's message and
+    // `body()` either way.
+    let lax = state.settings.decode == remcall_profile::DecodeMode::Lax;
+    let (detail, seen) = crate::decode::answer(lax, || {
         request
             .error_detail
             .and_then(|decode| decode(response.status.as_u16(), &response.body))

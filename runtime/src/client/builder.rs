@@ -10,6 +10,7 @@ use super::policies::Template;
 use super::{Client, MethodState, Shared, environment};
 use crate::error::{Error, ErrorKind};
 use crate::fleet;
+use crate::observe::recording::Recorder;
 use crate::outbound::cache::Cache;
 use crate::outbound::endpoints::{Discover, DynDiscover, Endpoints};
 use crate::outbound::interceptor::{DynInterceptor, Erased, Interceptor};
@@ -131,6 +132,7 @@ impl ClientBuilder {
         let budget = RetryBudget::new(retry.budget_ratio, retry.budget_min_per_second, now);
         let fleet_budget = fleet::budget(&template.settings, spec.name, now).map_err(named)?;
         let fleet_quotas = fleet::quotas(&template.settings, spec.name).map_err(named)?;
+        let recorder = Recorder::of(&template.settings).map_err(named)?;
         let endpoints = Endpoints::new(
             spec.name,
             &base_urls,
@@ -152,6 +154,7 @@ impl ClientBuilder {
             cache,
             fleet_quotas,
             fleet_cache,
+            recorder,
             #[cfg(feature = "otel")]
             http_meters: crate::observe::http_meters::HttpMeters::new(),
         };

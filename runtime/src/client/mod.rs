@@ -83,6 +83,8 @@ pub(crate) struct Shared {
     pub(crate) fleet_quotas: fleet::SharedQuotas,
     /// The fleet's kept answers in Redis, when the profile shares them (`cache.shared`).
     pub(crate) fleet_cache: fleet::SharedCache,
+    /// The recording of real exchanges, when the profile has `record:`.
+    pub(crate) recorder: Option<crate::observe::recording::Recorder>,
     /// Each attempt's `http.client.*` instruments, on the meter provider of the client's build.
     #[cfg(feature = "otel")]
     pub(crate) http_meters: crate::observe::http_meters::HttpMeters,

@@ -226,9 +226,11 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
             fields: T::FIELDS,
             keep_others: T::KEEPS_OTHERS,
         };
-        // Whether a key was a field, and where the notes of this struct's undeclared keys start.
+        // Whether a key was a field, where the notes of this struct's undeclared keys start,
+        // and the first few of those keys (for the error of an object that shares none).
         let mut any_field = false;
         let mut undeclared_from = None;
+        let mut strangers: Vec<String> = Vec::new();
         while let Some(key) = map.next_key_seed(seed)? {
             match key {
                 Key::Field(index) => {
@@ -245,14 +247,26 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
                     let came = map.next_value::<undeclared::Kind>()?.0;
                     let at = undeclared::key(T::NAME, &key, came);
                     undeclared_from = undeclared_from.or(at);
+                    if strangers.len() < undeclared::STRANGERS_NAMED {
+                        strangers.push(key.into_owned());
+                    }
                 }
             }
         }
-        if let Some(from) = undeclared_from
-            && !any_field
-            && !T::FIELDS.is_empty()
-        {
-            undeclared::stranger(T::NAME, T::FIELDS, from);
+        if !strangers.is_empty() && !any_field && !T::FIELDS.is_empty() {
+            // Strict is strict about shape: an object that has keys, none of them the struct's,
+            // is not one of it (25 empty items from a list of another shape were no error).
+            // Lax keeps what it can, and the drift says so.
+            if !super::context::is_on(super::context::Switch::Lax) {
+                return Err(de::Error::custom(undeclared::shares_no_key(
+                    T::NAME,
+                    T::FIELDS,
+                    &strangers,
+                )));
+            }
+            if let Some(from) = undeclared_from {
+                undeclared::stranger(T::NAME, T::FIELDS, from);
+            }
         }
         T::finish(slots).map_err(|unfinished| match unfinished {
             Unfinished::Missing(missing) => {

@@ -24,6 +24,33 @@ pub(crate) const STRANGER: &str = "an object with none of them";
 /// the work per key stays small.
 const MAX_NOTED: usize = 32;
 
+/// How many of the keys an object that shares none with its struct had the error names.
+pub(crate) const STRANGERS_NAMED: usize = 4;
+
+/// The error of strict decoding for an object that had keys (the first few `keys`), none of
+/// them one of `owner`'s `fields`: each name escaped (no line break or control character from
+/// the server reaches a log) and cut.
+pub(crate) fn shares_no_key(owner: &str, fields: &[&str], keys: &[String]) -> String {
+    use fmt::Write;
+    let mut out = format!("an object that shares no key with `{owner}`: it had ");
+    for (i, key) in keys.iter().enumerate() {
+        let _ = write!(out, "{}`", if i == 0 { "" } else { ", " });
+        let _ = crate::error::write_escaped(&mut out, &crate::error::cut(key, 64));
+        out.push('`');
+    }
+    if keys.len() == STRANGERS_NAMED {
+        out.push_str(", …");
+    }
+    out.push_str("; it declares ");
+    for (i, field) in fields.iter().take(8).enumerate() {
+        let _ = write!(out, "{}`{field}`", if i == 0 { "" } else { ", " });
+    }
+    if fields.len() > 8 {
+        out.push_str(", …");
+    }
+    out
+}
+
 /// Runs `decode` noticing undeclared keys; its result and what was noticed.
 pub(super) fn noticing<R>(decode: impl FnOnce() -> R) -> (R, Vec<Drift>) {
     let noticing = context::set(Switch::Noticing, true);

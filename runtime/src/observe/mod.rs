@@ -1,5 +1,6 @@
 //! What a client lets others see of itself: statistics, latency windows, the dashboard's
-//! history, metrics and the drift `decode: lax` repaired. (The dashboard that shows them is `crate::dashboard`; an attempt's log
+//! history, metrics, the drift `decode: lax` repaired, and the recording of real exchanges
+//! (`recording.rs`). (The dashboard that shows them is `crate::dashboard`; an attempt's log
 //! lines are written by `call::log`, which sees the outgoing request.)
 
 pub(crate) mod drift;
@@ -12,6 +13,7 @@ pub(crate) mod latency;
 pub(crate) mod metrics;
 #[cfg(feature = "otel")]
 pub(crate) mod otel;
+pub(crate) mod recording;
 pub(crate) mod spans;
 pub(crate) mod stats;
 

@@ -17,6 +17,7 @@ mod stubbing;
 // Counted by the server, which only the `stub` feature builds.
 #[cfg_attr(not(feature = "stub"), allow(dead_code))]
 mod quota;
+mod replay;
 mod rules;
 #[cfg(feature = "stub")]
 mod server;

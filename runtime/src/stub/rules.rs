@@ -175,6 +175,8 @@ pub(crate) enum Part {
     Path(String),
     Query(String),
     Header(String),
+    /// The body: equal as JSON when both are JSON, else byte for byte (a replayed call's).
+    Body,
 }
 
 /// What a matching request gets.
@@ -266,6 +268,15 @@ impl Rule {
                 ),
                 Part::Query(name) => (format!("query `{name}`"), request.query(name)),
                 Part::Header(name) => (format!("header `{name}`"), request.header(name)),
+                Part::Body => {
+                    return (!same_body(wanted.as_bytes(), &request.body)).then(|| {
+                        format!(
+                            "the body {}, got {}",
+                            crate::error::cut(wanted, 80),
+                            crate::error::cut(&String::from_utf8_lossy(&request.body), 80)
+                        )
+                    });
+                }
             };
             (got != Some(wanted.as_str())).then(|| {
                 format!(
@@ -274,6 +285,18 @@ impl Rule {
                 )
             })
         })
+    }
+}
+
+/// Whether two bodies are the same: as JSON values when both read as JSON (key order and
+/// spacing aside), else byte for byte.
+fn same_body(wanted: &[u8], got: &[u8]) -> bool {
+    match (
+        serde_json::from_slice::<serde_json::Value>(wanted),
+        serde_json::from_slice::<serde_json::Value>(got),
+    ) {
+        (Ok(wanted), Ok(got)) => wanted == got,
+        _ => wanted == got,
     }
 }
 
