@@ -14,6 +14,7 @@ mod checked;
 mod diagnostic;
 mod import;
 mod ir;
+pub mod learn;
 mod names;
 pub mod output;
 mod render;

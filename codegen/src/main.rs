@@ -43,6 +43,10 @@ enum Command {
         /// Generate each client's stub for tests, as `stubs: true` in the spec would.
         #[arg(long)]
         stubs: bool,
+        /// Exit 1, writing nothing, when a spec has a warning (an overlay action that selects
+        /// nothing, a retry that cannot happen).
+        #[arg(long)]
+        deny_warnings: bool,
     },
     /// Validate specs without generating.
     Check {
@@ -52,6 +56,9 @@ enum Command {
         /// A directory specs may include files from, besides their own (repeatable).
         #[arg(long = "include-dir", value_name = "DIR")]
         include_dirs: Vec<PathBuf>,
+        /// Exit 1 when a spec has a warning.
+        #[arg(long)]
+        deny_warnings: bool,
     },
     /// Write a spec from an OpenAPI description (Swagger 2.0, OpenAPI 3.0, 3.1 or 3.2).
     Import {
@@ -90,6 +97,27 @@ enum Command {
         /// `chrono` with its `serde` feature).
         #[arg(long, value_name = "text|chrono", default_value = "text")]
         dates: remcall_openapi::Dates,
+    },
+    /// Learn what a description gets wrong from a recording of its server's answers (a
+    /// client's `record:`): write it as an overlay, then check every recorded answer against
+    /// the description with it. Exit 1 unless strict decoding takes every answer whole.
+    Learn {
+        /// The description (JSON or YAML).
+        description: PathBuf,
+        /// The recording (JSON Lines, as `record:` writes it).
+        #[arg(long)]
+        recording: PathBuf,
+        /// The overlay to write (Overlay 1.0, YAML).
+        #[arg(long, required_unless_present = "check")]
+        out: Option<PathBuf>,
+        /// An overlay applied before learning (repeatable, in order): the ones the spec already
+        /// names.
+        #[arg(long = "overlay", value_name = "FILE")]
+        overlays: Vec<PathBuf>,
+        /// Learn nothing, write nothing: check the recording against the description and its
+        /// overlays as they are (exit 1 when the server or the description drifted).
+        #[arg(long, conflicts_with = "out")]
+        check: bool,
     },
     /// Print the JSON Schema (draft 2020-12) of the spec format, for editors' YAML completion.
     Schema,
@@ -137,18 +165,28 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             };
             return import(&description, &out, &options, strict);
         }
+        Command::Learn {
+            description,
+            recording,
+            out,
+            overlays,
+            check: _,
+        } => {
+            return learn(&description, &recording, &overlays, out.as_deref());
+        }
         Command::Gen {
             specs,
             out,
             check,
             include_dirs,
             stubs,
+            deny_warnings,
         } => {
             let options = Options {
                 include_dirs,
                 stubs,
             };
-            return generate_into(&specs, &out, check, &options);
+            return generate_into(&specs, &out, check, deny_warnings, &options);
         }
         Command::Schema => {
             let schema = remcall_codegen::schema();
@@ -159,6 +197,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Check {
             specs,
             include_dirs,
+            deny_warnings,
         } => {
             let specs = expand_inputs(&specs)?;
             let options = Options {
@@ -169,6 +208,10 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             let warnings = print_warnings(&generated);
             match warnings {
                 0 => eprintln!("{} spec(s) ok", specs.len()),
+                n if deny_warnings => {
+                    eprintln!("error: {n} warning(s), denied by --deny-warnings");
+                    return Ok(ExitCode::from(1));
+                }
                 n => eprintln!("{} spec(s) ok, {n} warning(s)", specs.len()),
             }
         }
@@ -181,10 +224,15 @@ fn generate_into(
     specs: &[PathBuf],
     out: &std::path::Path,
     check: bool,
+    deny_warnings: bool,
     options: &Options,
 ) -> Result<ExitCode, Error> {
     let generated = generate_with(&expand_inputs(specs)?, options)?;
-    print_warnings(&generated);
+    let warnings = print_warnings(&generated);
+    if deny_warnings && warnings > 0 {
+        eprintln!("error: {warnings} warning(s), denied by --deny-warnings; nothing was written");
+        return Ok(ExitCode::from(1));
+    }
     let files = output::files(&generated);
     if check {
         let stale = output::check(out, &files);
@@ -287,6 +335,60 @@ fn import(
     output::write(&dir, &[(name, imported.spec)])?;
     eprintln!("{}; wrote {}", imported.summary, shown_path(out));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `remcall learn`: the overlay learned and written, then each method's answers checked
+/// against the description with it (with `--check`, as the overlays stand).
+fn learn(
+    description: &std::path::Path,
+    recording: &std::path::Path,
+    overlays: &[PathBuf],
+    out: Option<&std::path::Path>,
+) -> Result<ExitCode, Error> {
+    let report = match remcall_codegen::learn::learn(description, recording, overlays, out) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if let (Some(learned), Some(out)) = (&report.learned, out) {
+        for note in &learned.notes {
+            eprintln!("note: {note}");
+        }
+        eprintln!(
+            "learned {} action(s) and {} proposal(s); wrote {}",
+            learned.actions,
+            learned.proposals,
+            shown_path(out)
+        );
+    }
+    for note in &report.overlay_notes {
+        eprintln!("warning: {note}");
+    }
+    println!(
+        "{:<40} {:>8} {:>8} {:>6}",
+        "method", "answers", "strict", "lost"
+    );
+    for (method, seen) in &report.methods {
+        println!(
+            "{:<40} {:>8} {:>8} {:>6}",
+            remcall_openapi::escape::one_line(method),
+            seen.answers,
+            seen.strict,
+            seen.lost
+        );
+        for problem in &seen.problems {
+            println!("    {problem}");
+        }
+    }
+    if report.passes() {
+        eprintln!("every recorded answer decodes strictly, nothing lost");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("error: some recorded answers do not decode strictly, or lose values");
+        Ok(ExitCode::from(1))
+    }
 }
 
 /// Colour on a terminal, unless `NO_COLOR` is set (https://no-color.org).

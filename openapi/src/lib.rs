@@ -20,6 +20,7 @@ mod document;
 mod emit;
 pub mod escape;
 pub mod files;
+pub mod learn;
 mod markdown;
 pub mod names;
 pub mod nesting;

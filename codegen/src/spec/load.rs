@@ -50,6 +50,8 @@ pub struct Spec {
     pub types: IndexMap<String, Located<TypeDef>>,
     /// The OpenAPI description of `openapi:` and the files its `$ref`s point into.
     pub imported_files: Vec<PathBuf>,
+    /// What loading found worth a warning: an overlay action that selects nothing.
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Spec {
@@ -141,6 +143,7 @@ fn load_with(
     let mut loader = Loader {
         sources: Vec::new(),
         diagnostics: Vec::new(),
+        warnings: Vec::new(),
         stack: Vec::new(),
         allowed,
         schema: serde_json::to_value(super::model::schema()).unwrap_or_default(),
@@ -179,6 +182,7 @@ fn load_with(
             profiles,
             types,
             imported_files,
+            warnings: loader.warnings,
         })
     } else {
         Err(loader.diagnostics)
@@ -188,6 +192,7 @@ fn load_with(
 pub(super) struct Loader {
     pub(super) sources: Vec<Source>,
     pub(super) diagnostics: Vec<Diagnostic>,
+    pub(super) warnings: Vec<Diagnostic>,
     /// Canonical paths of the files being included, to find cycles.
     pub(super) stack: Vec<PathBuf>,
     /// Canonical directories includes may come from: the spec's own, and those the user allowed.

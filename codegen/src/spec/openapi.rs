@@ -19,6 +19,40 @@ impl Loader {
         let mut overlays = Vec::new();
         for overlay in &def.overlays {
             let path = normalize(&here.parent().unwrap_or(Path::new("")).join(overlay));
+            // A name that is no file is that, wherever it would be.
+            if !path.is_file() {
+                let s = &self.sources[0];
+                let siblings = path
+                    .parent()
+                    .map(|dir| {
+                        if dir.as_os_str().is_empty() {
+                            Path::new(".")
+                        } else {
+                            dir
+                        }
+                    })
+                    .and_then(|dir| std::fs::read_dir(dir).ok())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>();
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let d = s
+                    .diagnostic(
+                        s.spans.value("openapi.overlays"),
+                        format!("the overlay `{overlay}` cannot be read: no such file"),
+                    )
+                    .maybe_help(
+                        did_you_mean(&name, siblings.iter().map(String::as_str))
+                            .map(|near| format!("did you mean `{near}`?")),
+                    );
+                self.diagnostics.push(d);
+                return None;
+            }
             if !self
                 .allowed
                 .iter()
@@ -37,6 +71,37 @@ impl Loader {
             overlays.push(path);
         }
         Some(overlays)
+    }
+
+    /// A diagnostic at `pointer` (`/actions/3/target`) in `file`, when it is one of `overlays`:
+    /// the overlay read (bounded) for its positions.
+    fn in_overlay(
+        &self,
+        overlays: &[PathBuf],
+        file: &Path,
+        pointer: &str,
+        message: &str,
+    ) -> Option<crate::Diagnostic> {
+        let file = canonical(file);
+        let overlay = overlays.iter().find(|o| canonical(o) == file)?;
+        let text =
+            remcall_openapi::files::read_capped(overlay, super::load::MAX_FILE_BYTES).ok()?;
+        let spans = super::spans::SpanIndex::build(&text).ok()?;
+        let key = pointer
+            .split('/')
+            .skip(1)
+            .map(|segment| segment.replace("~1", "/").replace("~0", "~"))
+            .collect::<Vec<_>>()
+            .join(".");
+        let source = super::load::Source {
+            path: overlay.clone(),
+            spans,
+            text,
+        };
+        Some(source.diagnostic(
+            source.spans.value(&key),
+            remcall_openapi::escape::one_line(message),
+        ))
     }
 
     /// `openapi:`: the description's methods, types, base URL and credentials (as the profile
@@ -68,14 +133,27 @@ impl Loader {
         let Some(overlays) = self.overlays(def, &here) else {
             return Vec::new();
         };
-        let options = import_options(def, file, overlays);
+        let options = import_options(def, file, overlays.clone());
         let imported = match remcall_openapi::import(&path, &options) {
             Ok(imported) => imported,
             Err(error) => {
-                at(self, error.to_string(), None);
+                // An overlay's mistake is shown in the overlay, at its action.
+                match self.in_overlay(&overlays, &error.file, &error.pointer, &error.message) {
+                    Some(d) => self.diagnostics.push(d),
+                    None => at(self, error.to_string(), None),
+                }
                 return Vec::new();
             }
         };
+        for note in &imported.summary.notes {
+            if !note.message.contains("selects nothing") {
+                continue;
+            }
+            let file = path.parent().unwrap_or(Path::new("")).join(&note.file);
+            if let Some(d) = self.in_overlay(&overlays, &file, &note.pointer, &note.message) {
+                self.warnings.push(d.help("the description changed under the overlay: fix the target, or take the action out").warning());
+            }
+        }
         // The imported spec is a source of its own, named by the description: its text is what
         // a diagnostic in it shows.
         let Some(mut from) = self.parse(&path, &imported.spec) else {

@@ -38,7 +38,7 @@ pub(crate) fn validate(spec: &Spec) -> Result<checked::Client, Vec<Diagnostic>> 
     let mut v = Validator {
         spec,
         out: Vec::new(),
-        warnings: Vec::new(),
+        warnings: spec.warnings.clone(),
         expanded: Default::default(),
     };
     let client = v.client();

@@ -157,6 +157,19 @@ impl Documents {
         relative_to(&self.home, file)
     }
 
+    /// Applies `overlay` (a document in memory) to the description's top document, as the
+    /// overlays named when it was opened were; its notes, or where it is not one.
+    pub(crate) fn apply_overlay(
+        &mut self,
+        overlay: &Value,
+    ) -> Result<Vec<crate::overlay::OverlayNote>, crate::overlay::OverlayNote> {
+        let main = self.main.clone();
+        let Some(value) = self.files.get_mut(&main) else {
+            return Ok(Vec::new());
+        };
+        crate::overlay::apply(value, overlay, &mut self.overlaid)
+    }
+
     /// The description's top-level value.
     pub(crate) fn root_value(&self) -> &Value {
         &self.files[&self.main]

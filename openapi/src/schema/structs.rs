@@ -97,6 +97,45 @@ impl Builder<'_> {
         out
     }
 
+    /// The Rust name of each property not yet a field: first those whose key is already the
+    /// name (`nickname`), then the others (`NICKNAME`, `nickName`), so that a key that only
+    /// cases like a declared one (an overlay's, a server's) never takes the declared one's
+    /// name, whatever the order; a name that had to take a suffix is noted.
+    fn field_names<'p>(
+        &mut self,
+        at: &Place,
+        properties: &'p serde_json::Map<String, Value>,
+        out: &StructOut,
+        taken: &mut names::Taken,
+    ) -> std::collections::HashMap<&'p str, String> {
+        let mut named = std::collections::HashMap::new();
+        for exact in [true, false] {
+            for property in properties.keys() {
+                let word = names::word(property);
+                if (word == *property) != exact
+                    || out
+                        .fields
+                        .iter()
+                        .any(|f| f.rename.as_deref().unwrap_or(&f.key) == property)
+                {
+                    continue;
+                }
+                let key = names::unique(&word, "_", taken);
+                if key != word {
+                    self.note(
+                        &at.child("properties").child(property),
+                        false,
+                        format!(
+                            "`{property}` is `{word}` in Rust, as another key is: it is `{key}`"
+                        ),
+                    );
+                }
+                named.insert(property.as_str(), key);
+            }
+        }
+        named
+    }
+
     /// Keys the schema requires that neither it nor any of its parts or alternatives
     /// declares (JSON Schema allows it): a value the server should send, kept in an optional
     /// `serde_json::Value` field rather than dropped — optional, as such a key is as often the
@@ -187,14 +226,11 @@ impl Builder<'_> {
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            let mut named = self.field_names(at, properties, out, taken);
             for (property, definition) in properties {
-                if out
-                    .fields
-                    .iter()
-                    .any(|f| f.rename.as_deref().unwrap_or(&f.key) == property)
-                {
+                let Some(key) = named.remove(property.as_str()) else {
                     continue;
-                }
+                };
                 let place = at.child("properties").child(property);
                 let hint = format!("{owner}{}", names::type_name(property));
                 // A text constant with a default equal to it (pydantic's tag:
@@ -228,7 +264,6 @@ impl Builder<'_> {
                 if !is_required && !nullable {
                     ty = ty.optional();
                 }
-                let key = names::unique(&names::word(property), "_", taken);
                 out.fields.push(FieldOut {
                     rename: (key != *property).then(|| property.clone()),
                     key,

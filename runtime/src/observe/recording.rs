@@ -48,6 +48,9 @@ pub struct Exchange {
     pub client: String,
     /// The method's spec name (`get_user`).
     pub method: String,
+    /// When the answer came, as an HTTP date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
     /// The HTTP verb.
     pub verb: String,
     /// The method's path template below the base path (`/users/{id}`).
@@ -229,6 +232,7 @@ impl Recorder {
         let exchange = Exchange {
             client: client.to_owned(),
             method: method.name.to_owned(),
+            at: Some(httpdate::fmt_http_date(std::time::SystemTime::now())),
             verb: noted.verb,
             route: method.path.to_owned(),
             url: noted.url,
