@@ -30,6 +30,11 @@ pub struct Workload {
     features: Vec<String>,
     /// `[dependencies]` lines beyond remcall and tokio (each crate in the workspace's lock).
     dependencies: Vec<String>,
+    /// The description's file beside the spec, once given.
+    description: Option<String>,
+    /// When the run is recorded and learned from: the spec's overlays applied before
+    /// learning (those that add what the description leaves out, not fixes of what it says).
+    learning: Option<Vec<String>>,
     /// Holds the crate's folder: outside the checkout, so the description a live server gave
     /// (untrusted text) has no repository around it for its `$ref`s to reach into.
     _folder: tempfile::TempDir,
@@ -62,6 +67,8 @@ impl Workload {
             crate_dir,
             features: Vec::new(),
             dependencies: Vec::new(),
+            description: None,
+            learning: None,
             _folder: folder,
         })
     }
@@ -77,9 +84,20 @@ impl Workload {
     }
 
     /// Puts `bytes` (the description the server gave) beside the spec as `file`.
-    pub fn description(self, file: &str, bytes: &[u8]) -> anyhow::Result<Workload> {
+    pub fn description(mut self, file: &str, bytes: &[u8]) -> anyhow::Result<Workload> {
         std::fs::write(self.crate_dir.join("spec").join(file), bytes)?;
+        self.description = Some(file.to_owned());
         Ok(self)
+    }
+
+    /// Records the run (the spec's profile says `record: { file: "${REMCALL_RECORD:-}" }`),
+    /// then learns from the recording what the description gets wrong — with `overlays` of the
+    /// spec's applied first, and no other: a hand-written fix of what the server sends is not
+    /// one of them — and fails unless every recorded answer then checks strictly, nothing
+    /// lost (`remcall learn`, docs/learn.md).
+    pub fn learning(mut self, overlays: &[&str]) -> Workload {
+        self.learning = Some(overlays.iter().map(|o| (*o).to_owned()).collect());
+        self
     }
 
     /// Generates the client, builds the program and runs it with `env`; its output, or what
@@ -106,11 +124,14 @@ impl Workload {
         std::fs::write(self.crate_dir.join("src/main.rs"), MAIN)?;
         self.manifest(&root)?;
         let binary = self.build(&root)?;
-        let output = Command::new(&binary)
-            .envs(env.iter().copied())
-            .output()
-            .context("running the workload")?;
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let recording = self.crate_dir.join("recording.jsonl");
+        let mut command = Command::new(&binary);
+        command.envs(env.iter().copied());
+        if self.learning.is_some() {
+            command.env("REMCALL_RECORD", &recording);
+        }
+        let output = command.output().context("running the workload")?;
+        let mut stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         if !output.status.success() {
             bail!(
                 "the workload failed ({}):\n{stdout}{}",
@@ -118,7 +139,51 @@ impl Workload {
                 String::from_utf8_lossy(&output.stderr)
             );
         }
+        if let Some(overlays) = &self.learning {
+            stdout.push_str(&self.learn(&recording, overlays)?);
+        }
         Ok(stdout)
+    }
+
+    /// `remcall learn` over the run's recording: what it learned, or why it does not pass.
+    fn learn(&self, recording: &Path, overlays: &[String]) -> anyhow::Result<String> {
+        let spec = self.crate_dir.join("spec");
+        let description = spec.join(
+            self.description
+                .as_deref()
+                .context("learning needs the description (`Workload::description`)")?,
+        );
+        let overlays: Vec<PathBuf> = overlays.iter().map(|o| spec.join(o)).collect();
+        let out = spec.join(format!("{}-learned.yaml", self.name));
+        let report = remcall_codegen::learn::learn(&description, recording, &overlays, Some(&out))
+            .map_err(|e| anyhow::anyhow!("learning from the recording: {e}"))?;
+        let learned = report.learned.as_ref().context("an overlay was learned")?;
+        let mut said = format!(
+            "learned {} action(s), {} proposal(s) from the recording\n",
+            learned.actions, learned.proposals
+        );
+        let mut answers = 0;
+        for (method, seen) in &report.methods {
+            answers += seen.answers;
+            said.push_str(&format!(
+                "  {method}: {} answer(s), {} strict, {} lost\n",
+                seen.answers, seen.strict, seen.lost
+            ));
+            for problem in &seen.problems {
+                said.push_str(&format!("    {problem}\n"));
+            }
+        }
+        if answers == 0 {
+            bail!("the recording holds no answer with a JSON body:\n{said}");
+        }
+        if !report.passes() {
+            bail!(
+                "the recorded answers do not all check strictly with the learned overlay:\n{said}{:?}\n{}",
+                report.overlay_notes,
+                learned.overlay
+            );
+        }
+        Ok(said)
     }
 
     fn manifest(&self, root: &Path) -> anyhow::Result<()> {

@@ -26,6 +26,7 @@ fn an_imported_chroma_client_drives_a_real_chroma() {
     let description = fetch(&format!("{}/openapi.json", server.url()), &[]).unwrap();
     let output = Workload::new("chromadb")
         .and_then(|w| w.description("chromadb-api.json", &description))
+        .map(|w| w.learning(&[]))
         .and_then(|w| w.run(&[("CHROMA_URL", &server.url())]))
         .unwrap_or_else(|e| panic!("{e:#}\nserver log:\n{}", server.log_tail()));
     print!("{output}");

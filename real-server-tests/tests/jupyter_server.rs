@@ -34,6 +34,7 @@ fn an_imported_jupyter_client_drives_a_real_jupyter_server() {
     .unwrap();
     let output = Workload::new("jupyter-server")
         .and_then(|w| w.description("jupyter-server-api.yaml", &description))
+        .map(|w| w.learning(&[]))
         .and_then(|w| w.run(&[("JUPYTER_URL", &server.url()), ("JUPYTER_TOKEN", TOKEN)]))
         .unwrap_or_else(|e| panic!("{e:#}\nserver log:\n{}", server.log_tail()));
     print!("{output}");

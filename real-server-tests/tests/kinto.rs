@@ -50,6 +50,7 @@ fn an_imported_kinto_client_drives_a_real_kinto() {
     let description = fetch(&format!("{api}/__api__"), &[]).unwrap();
     let output = Workload::new("kinto")
         .and_then(|w| w.description("kinto-api.json", &description))
+        .map(|w| w.learning(&["kinto-paging.yaml"]))
         .and_then(|w| {
             w.run(&[
                 ("KINTO_URL", &api),

@@ -78,6 +78,7 @@ fn an_imported_langgraph_client_streams_from_a_real_agent_server() {
     let description = fetch(&format!("{}/openapi.json", server.url()), &[]).unwrap();
     let output = Workload::new("langgraph")
         .and_then(|w| w.description("langgraph-api.json", &description))
+        .map(|w| w.learning(&[]))
         .and_then(|w| w.run(&[("LANGGRAPH_URL", &server.url())]))
         .unwrap_or_else(|e| panic!("{e:#}\nserver log:\n{}", server.log_tail()));
     print!("{output}");

@@ -38,6 +38,7 @@ fn spans_exported_to_phoenix_read_back_with_every_decision_and_the_trace_on_the_
     let output = Workload::new("phoenix")
         .map(|w| w.with(&["otel"], DEPENDENCIES))
         .and_then(|w| w.description("phoenix-api.json", &description))
+        .map(|w| w.learning(&[]))
         .and_then(|w| w.run(&[("PHOENIX_URL", &server.url())]))
         .unwrap_or_else(|e| panic!("{e:#}\nserver log:\n{}", server.log_tail()));
     print!("{output}");

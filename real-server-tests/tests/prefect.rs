@@ -34,6 +34,7 @@ fn an_imported_prefect_client_sends_nulls_reads_its_variants_and_keeps_every_val
     let description = fetch(&format!("{}/api/openapi.json", server.url()), &[]).unwrap();
     let output = Workload::new("prefect")
         .and_then(|w| w.description("prefect-api.json", &description))
+        .map(|w| w.learning(&[]))
         .and_then(|w| w.run(&[("PREFECT_URL", &server.url())]))
         .unwrap_or_else(|e| panic!("{e:#}\nserver log:\n{}", server.log_tail()));
     print!("{output}");

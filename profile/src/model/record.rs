@@ -12,7 +12,8 @@ partial! {
     /// its owner alone: a fixture a test replays through the stub, and what `remcall learn`
     /// learns a description's mistakes from. The whole client's; off unless set.
     pub struct RecordPolicy {
-        /// The file, appended to (`${VAR}` allowed), relative to the process's directory.
+        /// The file, appended to (`${VAR}` allowed), relative to the process's directory; empty
+        /// (`"${REMCALL_RECORD:-}"` with the variable unset) records nothing.
         file: String,
         /// The methods recorded, by their spec names (none: every method).
         methods: Vec<String>,

@@ -144,18 +144,16 @@ pub(crate) struct Noted {
 
 impl Recorder {
     /// The recorder `settings` ask for, its file opened (created readable by its owner alone,
-    /// appended to), if they ask for one.
+    /// appended to), if they ask for one and name a file (an empty name records nothing).
     pub(crate) fn of(settings: &Settings) -> Result<Option<Recorder>, Error> {
         let Some(record) = &settings.record else {
             return Ok(None);
         };
         let path = remcall_profile::vars::expand_env(&record.file)
             .map_err(|e| Error::new(ErrorKind::Config, format!("record.file: {e}")))?;
+        // `file: "${REMCALL_RECORD:-}"`: a spec that records only in the runs that set it.
         if path.is_empty() {
-            return Err(Error::fixed(
-                ErrorKind::Config,
-                "record.file is empty: name the file the exchanges are written to",
-            ));
+            return Ok(None);
         }
         let mut options = std::fs::OpenOptions::new();
         options.create(true).append(true);
