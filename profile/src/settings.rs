@@ -533,31 +533,7 @@ impl Settings {
             fields.push(field(format!("cookies.{name}"), &def.value, def.secret));
         }
         // A Redis URL may carry a password: it is resolved, checked and shown like one.
-        if let Some(shared) = &self.rate_limit.as_ref().and_then(|r| r.shared.as_ref()) {
-            fields.push(field("rate_limit.shared.redis".into(), &shared.redis, true));
-            fields.push(field("rate_limit.shared.key".into(), &shared.key, false));
-        }
-        let stores = [
-            (
-                "retry.budget.shared.redis",
-                self.retry.budget_shared.as_ref(),
-            ),
-            ("quota.shared.redis", self.quota_shared.as_ref()),
-            (
-                "cache.shared.redis",
-                self.cache.as_ref().and_then(|c| c.shared.as_ref()),
-            ),
-        ];
-        for (key, shared) in stores {
-            if let Some(shared) = shared {
-                fields.push(field(key.into(), &shared.redis, true));
-                let at = key.trim_end_matches(".redis");
-                fields.push(field(format!("{at}.key"), &shared.key, false));
-                if let Some(scope) = &shared.scope {
-                    fields.push(field(format!("{at}.scope"), scope, false));
-                }
-            }
-        }
+        self.fleet_var_fields(&mut fields);
         if let Some(record) = &self.record {
             fields.push(field("record.file".into(), &record.file, false));
         }
@@ -572,5 +548,33 @@ impl Settings {
             }
         }
         fields
+    }
+
+    /// The fleet's stores: a Redis URL (a secret: it may hold a password), the key replicas
+    /// share, a cache's scope.
+    fn fleet_var_fields<'a>(&'a self, fields: &mut Vec<crate::vars::VarField<'a>>) {
+        let field =
+            |key: String, text: &'a str, secret: bool| crate::vars::VarField { key, text, secret };
+        if let Some(shared) = &self.rate_limit.as_ref().and_then(|r| r.shared.as_ref()) {
+            fields.push(field("rate_limit.shared.redis".into(), &shared.redis, true));
+            fields.push(field("rate_limit.shared.key".into(), &shared.key, false));
+        }
+        let stores = [
+            ("retry.budget.shared", self.retry.budget_shared.as_ref()),
+            ("quota.shared", self.quota_shared.as_ref()),
+            (
+                "cache.shared",
+                self.cache.as_ref().and_then(|c| c.shared.as_ref()),
+            ),
+        ];
+        for (at, shared) in stores {
+            if let Some(shared) = shared {
+                fields.push(field(format!("{at}.redis"), &shared.redis, true));
+                fields.push(field(format!("{at}.key"), &shared.key, false));
+                if let Some(scope) = &shared.scope {
+                    fields.push(field(format!("{at}.scope"), scope, false));
+                }
+            }
+        }
     }
 }

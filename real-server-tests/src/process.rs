@@ -9,8 +9,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 
 /// How long a server may take to answer its first request (Jupyter imports a few hundred
-/// modules first; a loaded CI machine is slow).
-const STARTUP: Duration = Duration::from_secs(90);
+/// modules first; a loaded CI machine is slow): the test's own bound, not a guess at the
+/// machine's speed.
+const STARTUP: Duration = Duration::from_secs(300);
+
+/// How long one request may take: a FastAPI server builds its description on the first
+/// request for it, which on a machine busy with a build took past ten seconds. Bounded by the
+/// test's own limit, not by the machine's speed.
+const REQUEST: Duration = Duration::from_secs(300);
 
 /// A running server; killed when dropped.
 #[derive(Debug)]
@@ -95,20 +101,22 @@ impl Drop for Running {
     }
 }
 
-/// The body of `GET url` with `headers`, when it answers 2xx.
+/// The body of `GET url` with `headers`, when it answers 2xx; waited on as long as the server
+/// takes, up to [`REQUEST`], and an error that says what it waited for.
 pub fn fetch(url: &str, headers: &[(&str, &str)]) -> anyhow::Result<Vec<u8>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .build()?;
-        let mut request = client.get(url);
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let response = request.send().await?.error_for_status()?;
-        Ok(response.bytes().await?.to_vec())
-    })
+    let started = Instant::now();
+    runtime
+        .block_on(async {
+            let client = reqwest::Client::builder().timeout(REQUEST).build()?;
+            let mut request = client.get(url);
+            for (name, value) in headers {
+                request = request.header(*name, *value);
+            }
+            let response = request.send().await?.error_for_status()?;
+            Ok::<_, anyhow::Error>(response.bytes().await?.to_vec())
+        })
+        .with_context(|| format!("GET {url}, waited {:?}", started.elapsed()))
 }

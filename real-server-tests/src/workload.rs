@@ -158,6 +158,14 @@ impl Workload {
         let report = remcall_codegen::learn::learn(&description, recording, &overlays, Some(&out))
             .map_err(|e| anyhow::anyhow!("learning from the recording: {e}"))?;
         let learned = report.learned.as_ref().context("an overlay was learned")?;
+        // To refresh a committed learned overlay (`specs/<name>-learned.yaml`): run the test
+        // with `REMCALL_KEEP_LEARNED` naming a folder, and review what lands there.
+        if let Some(keep) = std::env::var_os("REMCALL_KEEP_LEARNED") {
+            std::fs::copy(
+                &out,
+                Path::new(&keep).join(format!("{}-learned.yaml", self.name)),
+            )?;
+        }
         let mut said = format!(
             "learned {} action(s), {} proposal(s) from the recording\n",
             learned.actions, learned.proposals

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::shape::{Shape, null_schema, nullable};
+use super::shape::{Shape, nullable, nullable_union};
 use super::walk::{Defined, Use};
 use crate::document::{Documents, Place, Version};
 
@@ -42,31 +42,41 @@ impl Actions<'_> {
             return;
         }
         let every = seen.contradicted + seen.strangers == seen.values - seen.nulls;
-        if seen.contradicted + seen.strangers > 0 {
+        let why = if seen.strangers > 0 {
+            format!(
+                "{} object(s) here shared no key with the schema",
+                seen.strangers
+            )
+        } else {
+            format!("{} value(s) here were of another type", seen.contradicted)
+        };
+        if seen.contradicted + seen.strangers > 0 && every {
             // Every value other than `null` had another shape: the schema is what came.
             let replacement = self.replacement(&seen.shape, seen.strangers > 0);
-            let why = if seen.strangers > 0 {
-                format!(
-                    "{} object(s) here shared no key with the schema",
-                    seen.strangers
-                )
+            self.replace(place, replacement, &why, &learned, false);
+            return;
+        }
+        if seen.contradicted + seen.strangers > 0 {
+            // Some values fit, others had another shape: the schema takes both (it widens:
+            // nothing it took is refused), and `null` when one came.
+            let other = self.replacement(&seen.other, seen.strangers > 0);
+            let alternatives = vec![node.clone(), other];
+            let union = if seen.nulls > 0 {
+                nullable_union(alternatives, self.version)
             } else {
-                format!("{} value(s) here were of another type", seen.contradicted)
+                json!({ "anyOf": alternatives })
             };
-            self.replace(place, replacement, &why, &learned, !every);
+            self.replace(place, union, &why, &learned, false);
             return;
         }
         // Only `null`s: the schema takes them too.
-        let widened = if node.get("$ref").is_some() {
-            json!({ "anyOf": [node, null_schema(self.version)] })
+        let union = node.get("anyOf").or_else(|| node.get("oneOf")).is_some();
+        let widened = if node.get("$ref").is_some() || (node.get("type").is_none() && !union) {
+            // A `$ref` (or an untyped schema) takes null as a union of itself and null.
+            nullable_union(vec![node], self.version)
         } else {
             let mut widened = node.clone();
-            if widened.get("type").is_none() && widened.get("anyOf").is_none() {
-                // An untyped schema that refused null is a `$ref`'s sibling form; say it plainly.
-                widened = json!({ "anyOf": [widened, null_schema(self.version)] });
-            } else {
-                nullable(&mut widened, self.version);
-            }
+            nullable(&mut widened, self.version);
             widened
         };
         let why = format!("{} null(s) came here", seen.nulls);
@@ -177,8 +187,18 @@ impl Actions<'_> {
     /// the one schema of the description whose properties cover every key that came, else the
     /// shape that came.
     fn replacement(&mut self, shape: &Shape, stranger: bool) -> Value {
-        if stranger && let Some(reference) = self.covering(shape) {
-            return reference;
+        if (stranger || shape.only_objects())
+            && let Some(reference) = self.covering(shape)
+        {
+            return with_null(reference, shape, self.version);
+        }
+        // A list of objects the description has a schema for: a list of that schema.
+        if let Some(items) = shape.list_items().filter(|items| items.only_objects())
+            && let Some(reference) = self.covering(items)
+        {
+            let list =
+                json!({ "type": "array", "items": with_null(reference, items, self.version) });
+            return with_null(list, shape, self.version);
         }
         shape.schema(self.version)
     }
@@ -291,15 +311,44 @@ impl Actions<'_> {
     /// The JSONPath of `place` in the top document: a name selector a segment, each written
     /// as an RFC 9535 string literal (so no key can end a selector or open another).
     fn path(&self, place: &Place) -> String {
-        let mut path = "$".to_owned();
-        for segment in place.pointer.split('/').skip(1) {
-            let key = segment.replace("~1", "/").replace("~0", "~");
-            path.push('[');
-            path.push_str(&literal(&key));
-            path.push(']');
-        }
-        path
+        path_in(self.docs.root_value(), &place.pointer)
     }
+}
+
+/// `schema`, taking `null` too when one came in `shape`.
+fn with_null(schema: Value, shape: &Shape, version: Version) -> Value {
+    if !shape.had_null() {
+        return schema;
+    }
+    if schema.get("$ref").is_some() {
+        return nullable_union(vec![schema], version);
+    }
+    let mut schema = schema;
+    nullable(&mut schema, version);
+    schema
+}
+
+/// The JSONPath of `pointer` in `document`: a name selector for each object key, an index
+/// selector for each position in a list (`['anyOf'][0]`), as the document has it.
+pub(crate) fn path_in(document: &Value, pointer: &str) -> String {
+    let mut path = "$".to_owned();
+    let mut node = Some(document);
+    for segment in pointer.split('/').skip(1) {
+        let key = segment.replace("~1", "/").replace("~0", "~");
+        match (node, key.parse::<usize>()) {
+            (Some(Value::Array(items)), Ok(index)) => {
+                path.push_str(&format!("[{index}]"));
+                node = items.get(index);
+            }
+            _ => {
+                path.push('[');
+                path.push_str(&literal(&key));
+                path.push(']');
+                node = node.and_then(|n| n.get(&key));
+            }
+        }
+    }
+    path
 }
 
 /// `text` as an RFC 9535 single-quoted string literal: `\` and `'` escaped, control

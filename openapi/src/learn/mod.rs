@@ -310,16 +310,7 @@ impl actions::Actions<'_> {
             json!({ status.to_string(): response })
         };
         let learned = json!({ "methods": [method], "answers": shape.seen });
-        let target = {
-            let mut path = "$".to_owned();
-            for segment in responses.pointer.split('/').skip(1) {
-                let key = segment.replace("~1", "/").replace("~0", "~");
-                path.push('[');
-                path.push_str(&actions::literal(&key));
-                path.push(']');
-            }
-            path
-        };
+        let target = actions::path_in(self.docs.root_value(), &responses.pointer);
         self.out.push(actions::Action {
             value: json!({ "target": target, "description": why, "update": update, "x-remcall-learned": learned }),
             proposal: false,
@@ -339,6 +330,7 @@ fn merge(
         into.contradicted += seen.contradicted;
         into.nulls += seen.nulls;
         into.strangers += seen.strangers;
+        into.other.absorb(seen.other);
         into.methods.extend(seen.methods);
         into.shape.absorb(seen.shape);
     }

@@ -104,6 +104,18 @@ impl Shape {
         }
     }
 
+    /// The shape of the items, when only lists (and `null`s) came.
+    pub(crate) fn list_items(&self) -> Option<&Shape> {
+        (self.arrays > 0 && self.arrays + self.nulls == self.seen)
+            .then_some(self.items.as_deref())
+            .flatten()
+    }
+
+    /// Whether only objects (and `null`s) came.
+    pub(crate) fn only_objects(&self) -> bool {
+        self.objects > 0 && self.objects + self.nulls == self.seen
+    }
+
     /// Whether a `null` came.
     pub(crate) fn had_null(&self) -> bool {
         self.nulls > 0
@@ -177,12 +189,16 @@ impl Shape {
 }
 
 /// Makes `schema` take `null` too, as `version` says it: a type list with `"null"` (3.1), or
-/// `nullable: true` (3.0) or `x-nullable: true` (Swagger 2.0) beside a type; a union gains a
-/// null alternative.
+/// `nullable: true` (3.0) or `x-nullable: true` (Swagger 2.0) beside a type or a union; a 3.1
+/// union gains a null alternative.
 pub(crate) fn nullable(schema: &mut Value, version: Version) {
-    if let Some(alternatives) = schema.get_mut("anyOf").and_then(Value::as_array_mut) {
-        alternatives.push(null_schema(version));
-        return;
+    if version == Version::V31 {
+        for key in ["anyOf", "oneOf"] {
+            if let Some(alternatives) = schema.get_mut(key).and_then(Value::as_array_mut) {
+                alternatives.push(null_schema(version));
+                return;
+            }
+        }
     }
     match version {
         Version::V31 => {
@@ -193,6 +209,14 @@ pub(crate) fn nullable(schema: &mut Value, version: Version) {
         Version::V30 => schema["nullable"] = Value::Bool(true),
         Version::Swagger2 => schema["x-nullable"] = Value::Bool(true),
     }
+}
+
+/// A union of `alternatives` that takes `null` too, as `version` says it (a `$ref` alone among
+/// them is that schema, nullable).
+pub(crate) fn nullable_union(alternatives: Vec<Value>, version: Version) -> Value {
+    let mut union = json!({ "anyOf": alternatives });
+    nullable(&mut union, version);
+    union
 }
 
 /// The schema of `null` alone, as `version` writes it.

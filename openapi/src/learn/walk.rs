@@ -28,6 +28,8 @@ pub(crate) struct Use {
     pub(crate) nulls: u32,
     /// Objects with keys, none of them the schema's.
     pub(crate) strangers: u32,
+    /// The shape of the values that contradicted it or shared no key with it.
+    pub(crate) other: Shape,
     /// The shape of every value that came (to replace the schema with).
     pub(crate) shape: Shape,
     /// The methods whose answers met it.
@@ -133,6 +135,14 @@ impl<'d> Walk<'d> {
         used.shape.merge(value);
         used.methods.insert(method.clone());
         if let Some(alternatives) = union_of(&schema) {
+            // `null` is the union's to take (beside it, or as an alternative), else refused
+            // where the union is used: no alternative is the one to widen.
+            if value.is_null() {
+                if !self.union_takes_null(&defined, &schema, alternatives) {
+                    self.use_of(at).nulls += 1;
+                }
+                return;
+            }
             self.union(&defined, alternatives, value, depth);
             return;
         }
@@ -144,17 +154,17 @@ impl<'d> Walk<'d> {
             return;
         }
         if !takes.any && !takes.admits(kind(value)) {
-            self.use_of(at).contradicted += 1;
+            let used = self.use_of(at);
+            used.contradicted += 1;
+            used.other.merge(value);
             return;
         }
         match value {
             Value::Object(map) => self.object(at, &defined, &schema, map, depth),
-            Value::Array(items) => {
-                if schema.get("items").is_some() {
-                    let item = defined.child("items");
-                    for item_value in items.iter().take(MAX_ITEMS) {
-                        self.at_depth(&item, item_value, depth + 1);
-                    }
+            Value::Array(items) if schema.get("items").is_some() => {
+                let item = defined.child("items");
+                for item_value in items.iter().take(MAX_ITEMS) {
+                    self.at_depth(&item, item_value, depth + 1);
                 }
             }
             _ => {}
@@ -190,7 +200,9 @@ impl<'d> Walk<'d> {
             return;
         }
         if !map.is_empty() && !map.keys().any(|key| properties.contains_key(key)) && !open {
-            self.use_of(at).strangers += 1;
+            let used = self.use_of(at);
+            used.strangers += 1;
+            used.other.merge(&Value::Object(map.clone()));
             return;
         }
         let method = self.method.clone();
@@ -287,6 +299,27 @@ impl<'d> Walk<'d> {
         if let Some((index, _)) = best {
             self.at_depth(&places[index], value, depth + 1);
         }
+    }
+
+    /// Whether a union takes `null`: said beside it, or one of its alternatives does.
+    fn union_takes_null(
+        &mut self,
+        defined: &Place,
+        schema: &Value,
+        (key, count): (&'static str, usize),
+    ) -> bool {
+        if types(schema).null {
+            return true;
+        }
+        (0..count).any(|index| {
+            let at = defined.child(key).child(&index.to_string());
+            let Some((_, alternative)) = self.docs.resolve(&at) else {
+                return false;
+            };
+            self.docs
+                .follow(&at, &alternative)
+                .is_ok_and(|(_, schema)| types(&schema).null)
+        })
     }
 
     /// What walking `value` at `place` would find, noted nowhere: its problems, and how many of

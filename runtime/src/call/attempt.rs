@@ -14,6 +14,7 @@ use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::observe::recording::{Noted, Recorder};
 use crate::observe::spans;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outbound::interceptor::{self, CallInfo};
@@ -130,6 +131,15 @@ impl<'a> Attempt<'a> {
         }
     }
 
+    /// Which call this attempt (the `attempt`-th) belongs to, as interceptors see it.
+    fn call_info(&self, attempt: u32) -> CallInfo {
+        CallInfo {
+            client: self.client.shared.spec.name,
+            method: self.request.method.name,
+            attempt,
+        }
+    }
+
     /// One attempt: build, add credentials, run interceptors, send, read, verify and classify,
     /// within the attempt deadline. `token_generation` says which OAuth2 token was sent.
     async fn run(
@@ -167,20 +177,12 @@ impl<'a> Attempt<'a> {
             }
             None => None,
         };
-        let call = CallInfo {
-            client: client.shared.spec.name,
-            method: method.name,
-            attempt: when.attempt,
-        };
+        let call = self.call_info(when.attempt);
         let attempt_deadline = (when.sent + state.settings.attempt_timeout).min(when.deadline);
         // A recorded method's request, noted before sending takes it (boxed: one word of the
         // attempt's future when nothing is recorded).
-        let recorder = client
-            .shared
-            .recorder
-            .as_ref()
-            .filter(|r| request.download.is_none() && r.records(method.name));
-        let mut noted = None;
+        let recorder = client.shared.recorder_of(request);
+        let noted;
         // The request is built inside the timeout's argument, so that what building it needs
         // (the URL, the headers, the interceptors' view) is gone while the attempt waits for its
         // answer: it would otherwise stay in this future's state, copied with it at every level.
@@ -197,9 +199,7 @@ impl<'a> Attempt<'a> {
                 return answered(client.shared.spec.name, state, request, kept);
             }
             log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
-            if let Some(recorder) = recorder {
-                noted = Some(Box::new(recorder.note(&outgoing)));
-            }
+            noted = recorder.map(|r| Box::new(r.note(&outgoing)));
             exchange(
                 client.shared.http.execute(super::outgoing::sent(outgoing)),
                 state.settings.max_response_bytes,
@@ -210,15 +210,14 @@ impl<'a> Attempt<'a> {
         .map_err(|_| attempt_timed_out(state, when, attempt_deadline == when.deadline))
         .and_then(|answer| answer);
         let response = response.map_err(|failed| stale(cache.as_deref(), failed))?;
-        if let (Some(recorder), Some(noted)) = (recorder, noted) {
-            recorder.write(client.shared.spec.name, method, *noted, &response);
-        }
-        log::response(
-            state.settings.log,
-            &call,
-            &endpoint.base,
+        let recorded = recorder.zip(noted);
+        received(
+            state,
+            (&call, method),
+            endpoint,
             &response,
             when.sent,
+            recorded,
         );
         // The interceptors judge the answer before anything keeps it or hears its quota: an
         // answer a verifier refuses is neither served again from the cache nor believed.
@@ -237,6 +236,22 @@ impl<'a> Attempt<'a> {
         };
         answered(client.shared.spec.name, state, request, response)
             .map_err(|failed| stale(cache.as_deref(), failed))
+    }
+}
+
+/// An answer that came back: logged as the profile's `log:` says, and recorded when its
+/// method is (`record:`).
+fn received(
+    state: &MethodState,
+    (call, method): (&CallInfo, &crate::spec::MethodSpec),
+    endpoint: &Endpoint,
+    response: &Response,
+    sent: tokio::time::Instant,
+    recorded: Option<(&Recorder, Box<Noted>)>,
+) {
+    log::response(state.settings.log, call, &endpoint.base, response, sent);
+    if let Some((recorder, noted)) = recorded {
+        recorder.write(call.client, method, *noted, response);
     }
 }
 

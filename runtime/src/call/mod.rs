@@ -307,11 +307,19 @@ pub(crate) fn record_drift(
     method: &'static MethodSpec,
     drift: Vec<crate::decode::lax::Drift>,
 ) {
+    // What a server wrote (its keys, in `field`, `path` and `declared`) reaches a log only
+    // escaped and cut: one line, no control character, whatever the key held.
+    let shown = |text: &str| -> String {
+        let mut out = String::new();
+        let _ = crate::error::write_escaped(&mut out, &crate::error::cut(text, 200));
+        out
+    };
     for found in drift {
         if !state.counters.record_drift(&found) {
             continue;
         }
-        let field = found.field.as_deref().unwrap_or("");
+        let field = shown(found.field.as_deref().unwrap_or(""));
+        let (path, declared) = (shown(&found.path), shown(&found.declared));
         match found.undeclared {
             Some(came) => tracing::warn!(
                 client,
@@ -324,16 +332,16 @@ pub(crate) fn record_drift(
             None if found.came == crate::decode::undeclared::STRANGER => tracing::warn!(
                 client,
                 method = method.name,
-                declared = %found.declared,
-                came = %found.path,
+                declared,
+                came = path,
                 "the answer is an object with none of the fields of its type: read as an empty one"
             ),
             None => tracing::warn!(
                 client,
                 method = method.name,
-                path = %found.path,
+                path,
                 field,
-                declared = %found.declared,
+                declared,
                 came = found.came,
                 "the answer does not fit the description: repaired (decode: lax)"
             ),

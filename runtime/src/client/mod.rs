@@ -91,6 +91,17 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// The recording `request`'s exchange goes to, when its method is recorded (a download's
+    /// never: its body is the caller's stream).
+    pub(crate) fn recorder_of(
+        &self,
+        request: &crate::wire::request::Request,
+    ) -> Option<&crate::observe::recording::Recorder> {
+        self.recorder
+            .as_ref()
+            .filter(|r| request.download.is_none() && r.records(request.method.name))
+    }
+
     /// The state of `method`, made now if this is its first call.
     #[inline]
     pub(crate) fn method(&self, method: &'static MethodSpec) -> &MethodState {
