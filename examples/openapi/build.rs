@@ -2,8 +2,9 @@
 //! from the OpenAPI description `api/bookshop.json`, and the streaming client from
 //! `streaming.yaml` and `api/assistant.yaml`, and a description that lies (`api/drifty.yaml`)
 //! with and without the overlay its drift wrote, and a client of shapes whose values must survive
-//! (`values.yaml`) and a Swagger 2.0 feed of JSON Lines (`feed.yaml`); cargo reruns this when any
-//! of them changes.
+//! (`values.yaml`) and a Swagger 2.0 feed of JSON Lines (`feed.yaml`), and a description that
+//! lies with the overlay `remcall learn` wrote (`inventory.yaml`); cargo reruns this when any of
+//! them changes.
 
 fn main() {
     for spec in [
@@ -13,6 +14,7 @@ fn main() {
         "drifty_fixed.yaml",
         "values.yaml",
         "feed.yaml",
+        "inventory.yaml",
     ] {
         if let Err(error) = remcall_codegen::Builder::new().spec(spec).generate() {
             eprintln!("{error}");

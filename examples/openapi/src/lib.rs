@@ -30,3 +30,9 @@ pub mod values {
 pub mod feed {
     remcall::include_client!("feed");
 }
+
+/// A description that lies, with the overlay `remcall learn` wrote from a recorded run
+/// (`inventory.yaml`), and its stub.
+pub mod inventory {
+    remcall::include_client!("inventory");
+}

@@ -1,8 +1,9 @@
 //! A recording replayed (`Stub::replay`): each recorded exchange (`remcall::recording`) becomes
 //! a rule of its method that matches the recorded call — its path parameters, query pairs and
 //! body — and answers with the recorded status, headers and body. Calls recorded alike are
-//! answered in their recorded order, the last again after that; a call that matches none is
-//! answered 501 naming what the nearest recorded call wanted. A recording is a fixture a test
+//! answered in their recorded order, the last again after that, and a call recorded with more
+//! parameters is tried before one with fewer; a call that matches none is answered 501 naming
+//! what the nearest recorded call wanted. A recording is a fixture a test
 //! commits; the same file feeds `remcall learn`.
 
 use bytes::Bytes;
@@ -66,6 +67,9 @@ impl Stub {
                 rules[at].remaining = Some(1);
             }
         }
+        // The most particular first: a call recorded without a query parameter must not
+        // answer one recorded with it (a rule matches on what it names, not on what it lacks).
+        rules.sort_by_key(|rule| std::cmp::Reverse(rule.matchers.len()));
         let taken = rules.len();
         self.shared.state().rules.extend(rules);
         Ok(taken)
