@@ -2517,3 +2517,30 @@ paths:
     );
     d.noted("`x-api-version`, an optional header every operation with parameters declares, is the client's to set");
 }
+
+/// Two of the spec's own `rename:`s giving one name are the spec's clash, said so: not "the name
+/// of another method of the description", which neither is.
+#[test]
+fn two_renames_to_one_name_say_which_rename_took_it_first() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("api.yaml"),
+        "openapi: 3.1.0\ninfo: { title: T, version: '1' }\npaths:\n  /a: { get: { operationId: getA, responses: { '204': { description: ok } } } }\n  /b: { get: { operationId: getB, responses: { '204': { description: ok } } } }\n",
+    )
+    .unwrap();
+    let spec = dir.path().join("c.yaml");
+    std::fs::write(
+        &spec,
+        "client: C\nopenapi: { file: api.yaml }\nmethods:\n  get_a: { rename: fetch }\n  get_b: { rename: fetch }\n",
+    )
+    .unwrap();
+    let Err(remcall_codegen::Error::Invalid(diagnostics)) = remcall_codegen::generate(&[spec])
+    else {
+        panic!("two renames to one name must not generate");
+    };
+    let shown = diagnostics[0].render(false);
+    assert!(
+        shown.contains("`fetch` is already the new name of `get_a`") && shown.contains("c.yaml:5:"),
+        "{shown}"
+    );
+}

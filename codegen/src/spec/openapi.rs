@@ -232,6 +232,9 @@ impl Loader {
     ) -> IndexMap<String, MethodDef> {
         let mut methods = IndexMap::new();
         let imported_names: Vec<String> = imported_methods.keys().cloned().collect();
+        // The names the spec's own `rename:`s gave, each with the entry that gave it.
+        let mut renamed_by: std::collections::HashMap<String, String> =
+            std::collections::HashMap::new();
         for (imported, mut method) in imported_methods {
             let mut name = imported.clone();
             let longer = shortened
@@ -254,12 +257,23 @@ impl Loader {
             }
             if name != imported && (imported_names.contains(&name) || methods.contains_key(&name)) {
                 let s = &self.sources[0];
-                let d = s.diagnostic(
-                    s.spans.value(&format!("methods.{key}.rename")),
-                    format!("`{name}` is the name of another method of the description"),
-                );
-                self.diagnostics.push(d);
+                // The clash is the spec's own when another of its renames took the name first.
+                let (message, help) = match renamed_by.get(&name) {
+                    Some(first) => (
+                        format!("`{name}` is already the new name of `{first}`: two methods cannot share one"),
+                        "rename one of them otherwise".to_owned(),
+                    ),
+                    None => (
+                        format!("`{name}` is the name of another method of the description"),
+                        "pick a name the description does not use".to_owned(),
+                    ),
+                };
+                let d = s.diagnostic(s.spans.value(&format!("methods.{key}.rename")), message);
+                self.diagnostics.push(d.help(help));
                 continue;
+            }
+            if name != imported {
+                renamed_by.insert(name.clone(), key.clone());
             }
             methods.insert(name, method);
         }
