@@ -65,15 +65,7 @@ pub fn learn(
     let learned = match out {
         Some(out) => {
             let learned = remcall_openapi::learn::learn(description, &overlays, &recorded)?;
-            let name = out
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let dir = match out.parent() {
-                Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            output::write(&dir, &[(name, learned.overlay.clone())])
+            output::write_one(out, learned.overlay.clone())
                 .map_err(|e| LearnError::Write(e.to_string()))?;
             overlays.push(out.to_path_buf());
             Some(learned)

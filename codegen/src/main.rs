@@ -324,15 +324,7 @@ fn import(
         );
         return Ok(ExitCode::from(1));
     }
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let dir = match out.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    output::write(&dir, &[(name, imported.spec)])?;
+    output::write_one(out, imported.spec)?;
     eprintln!("{}; wrote {}", imported.summary, shown_path(out));
     Ok(ExitCode::SUCCESS)
 }

@@ -18,6 +18,20 @@ pub fn files(generated: &[Generated]) -> Vec<(String, String)> {
     files
 }
 
+/// Writes one file at `path` (relative: in the current folder) as [`write`] writes a folder's
+/// files: whole or not at all.
+pub fn write_one(path: &Path, content: String) -> Result<Vec<PathBuf>, Error> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    write(&dir, &[(name, content)])
+}
+
 /// Writes `files` into `dir`, only those whose content changed (so cargo does not rebuild for
 /// nothing), and all of them or none: each is written to a temporary file first, created anew
 /// (a link placed where the temporary goes is replaced, never followed), and only when every one

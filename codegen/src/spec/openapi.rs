@@ -260,7 +260,9 @@ impl Loader {
                 // The clash is the spec's own when another of its renames took the name first.
                 let (message, help) = match renamed_by.get(&name) {
                     Some(first) => (
-                        format!("`{name}` is already the new name of `{first}`: two methods cannot share one"),
+                        format!(
+                            "`{name}` is already the new name of `{first}`: two methods cannot share one"
+                        ),
                         "rename one of them otherwise".to_owned(),
                     ),
                     None => (
