@@ -10,6 +10,7 @@ pub struct Builder {
     specs: Vec<PathBuf>,
     out_dir: Option<PathBuf>,
     options: Options,
+    deny_warnings: bool,
 }
 
 impl Builder {
@@ -34,6 +35,13 @@ impl Builder {
     /// Generates each client's stub for tests too, as `stubs: true` in the spec would.
     pub fn stubs(&mut self, stubs: bool) -> &mut Builder {
         self.options.stubs = stubs;
+        self
+    }
+
+    /// Fails, writing nothing, when a spec has a warning (an overlay action that selects
+    /// nothing, a retry that cannot happen), as `remcall gen --deny-warnings` does.
+    pub fn deny_warnings(&mut self, deny: bool) -> &mut Builder {
+        self.deny_warnings = deny;
         self
     }
 
@@ -66,6 +74,15 @@ impl Builder {
                 for line in warning.to_string().lines() {
                     println!("cargo:warning={line}");
                 }
+            }
+        }
+        if self.deny_warnings {
+            let warnings: Vec<crate::Diagnostic> = generated
+                .iter()
+                .flat_map(|file| file.warnings.iter().cloned())
+                .collect();
+            if !warnings.is_empty() {
+                return Err(Error::Invalid(warnings));
             }
         }
         output::write(&out_dir, &output::files(&generated))?;

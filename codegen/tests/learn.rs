@@ -220,6 +220,23 @@ fn an_overlay_action_that_selects_nothing_is_a_located_warning() {
     assert!(String::from_utf8_lossy(&checked.stderr).contains("stale.yaml:6:13"));
     let denied = run(&["check", "--deny-warnings", "inventory_client.yaml"]);
     assert_eq!(denied.status.code(), Some(1));
+    // build.rs: the warning is cargo's, and `deny_warnings` makes it the build's error.
+    let out = dir.path().join("out");
+    remcall_codegen::Builder::new()
+        .spec(&spec_path)
+        .out_dir(&out)
+        .generate()
+        .unwrap();
+    let denied = remcall_codegen::Builder::new()
+        .spec(&spec_path)
+        .out_dir(dir.path().join("denied"))
+        .deny_warnings(true)
+        .generate();
+    assert!(
+        matches!(&denied, Err(remcall_codegen::Error::Invalid(w)) if w.len() == 1),
+        "{denied:?}"
+    );
+    assert!(!dir.path().join("denied").join("inventory.rs").exists());
 }
 
 /// A misspelt overlay is a file that does not exist, said so with the name meant; a target
