@@ -184,6 +184,9 @@ async fn a_400_method_client_shows_the_methods_in_use_first_and_the_rest_collaps
         "the rest in one line"
     );
     assert_eq!(dom.matches("data-uncalled=").count(), 398);
+    // Drawn again from the changes the page asked for each second (`?view=changes`: the two
+    // used methods alone), the names it was served with kept.
+    assert!(dom.contains(">updated "), "the page asked for changes");
     let grid_end = dom.find("<details").expect("the collapsed line");
     assert!(dom.find("data-method=").unwrap() < grid_end, "cards first");
     assert_eq!(

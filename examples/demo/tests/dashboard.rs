@@ -189,3 +189,75 @@ async fn mounted_in_an_app_with_state_the_page_answers_with_and_without_the_slas
     assert_eq!(status, 200);
     assert!(stats.contains("get_user"), "{stats}");
 }
+
+/// A client of a thousand methods, ten of them called, seen by the page each second: the
+/// changes it asks for (`?view=changes`) hold the ten used methods with their last seconds and
+/// how many methods there are in all, a small part of the whole figures it was served with.
+#[tokio::test]
+async fn the_page_asks_each_second_only_for_what_changed() {
+    use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
+
+    let methods: Vec<&'static MethodSpec> = (0..1000)
+        .map(|index| {
+            let name: &'static str = Box::leak(format!("operation_{index:04}").into_boxed_str());
+            &*Box::leak(Box::new(MethodSpec {
+                index,
+                name,
+                http_method: "GET",
+                path: "/ping",
+                idempotent: true,
+                reads: true,
+                not_found_none: false,
+                streams: false,
+                profile: "",
+            }))
+        })
+        .collect();
+    let spec: &'static ClientSpec = Box::leak(Box::new(ClientSpec {
+        name: "ThousandMethods",
+        base_urls: &[],
+        base_path: "",
+        profile: "",
+        methods: Box::leak(methods.clone().into_boxed_slice()),
+    }));
+    let server = testkit::Server::start(
+        axum::Router::new().route("/ping", axum::routing::get(|| async { "{}" })),
+    )
+    .await;
+    let client = ClientBuilder::new(spec)
+        .base_url(&server.url())
+        .build()
+        .unwrap();
+    for called in (0..1000).step_by(100) {
+        client
+            .call(methods[called].request(), decode::json::<Value>)
+            .await
+            .unwrap();
+    }
+    let page = testkit::Server::start(remcall::dashboard::router(vec![client.observe()])).await;
+    let (_, whole) = get(&format!("{}/stats.json", page.url())).await;
+    let (_, changes) = get(&format!("{}/stats.json?view=changes", page.url())).await;
+    let figures: Value = remcall::serde_json::from_str(&changes).unwrap();
+    assert_eq!(figures["view"], "changes");
+    let client_figures = &figures["clients"][0];
+    assert_eq!(client_figures["methods_in_all"], 1000);
+    assert!(client_figures["history_end"].as_u64().unwrap() > 0);
+    let used = client_figures["methods"].as_object().unwrap();
+    assert_eq!(used.len(), 10, "the used methods only");
+    assert!(
+        used.values()
+            .all(|m| m["history"].as_array().unwrap().len() <= 5),
+        "their last seconds only"
+    );
+    println!(
+        "a 1,000-method client, 10 used: whole figures {} bytes, each second's changes {} bytes",
+        whole.len(),
+        changes.len()
+    );
+    assert!(
+        changes.len() * 20 < whole.len(),
+        "changes {} bytes, whole {} bytes",
+        changes.len(),
+        whole.len()
+    );
+}

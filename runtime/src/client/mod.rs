@@ -168,6 +168,12 @@ impl Observer {
         Some(Client { shared }.stats())
     }
 
+    /// How many methods the client has, used or not, while it lives.
+    #[cfg(feature = "dashboard")]
+    pub(crate) fn method_count(&self) -> Option<usize> {
+        Some(self.shared.upgrade()?.spec.methods.len())
+    }
+
     /// Every method's statistics, those never called with their zeros, while it lives.
     pub fn stats_all(&self) -> Option<ClientStats> {
         let shared = self.shared.upgrade()?;

@@ -63,15 +63,21 @@ pub fn router<S: Clone + Send + Sync + 'static>(clients: Vec<Observer>) -> Route
         )
         .route(
             "/stats.json",
-            get(move || {
-                let clients = json_clients.clone();
-                async move {
-                    (
-                        [(header::CACHE_CONTROL, "no-store")],
-                        axum::Json(snapshot(&clients)),
-                    )
-                }
-            }),
+            get(
+                move |axum::extract::RawQuery(query): axum::extract::RawQuery| {
+                    let clients = json_clients.clone();
+                    async move {
+                        let view = match query.as_deref() {
+                            Some("view=changes") => View::Changes,
+                            _ => View::Whole,
+                        };
+                        (
+                            [(header::CACHE_CONTROL, "no-store")],
+                            axum::Json(snapshot_of(&clients, view)),
+                        )
+                    }
+                },
+            ),
         )
         .route(
             "/metrics",
@@ -203,12 +209,44 @@ pub fn serve_listener(
 ///
 /// `history` holds 120 seconds, oldest first; a method never called has none.
 pub fn snapshot(clients: &[Observer]) -> Value {
+    snapshot_of(clients, View::Whole)
+}
+
+/// The last seconds of each history a changes view sends: a page whose asks come late (a busy
+/// browser, a slow network) still fills its two minutes without a gap.
+const CHANGED_SECONDS: usize = 5;
+
+/// What a `/stats.json` answer holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum View {
+    /// Every method, each with its two minutes: the page's first figures, and any reader's.
+    Whole,
+    /// `?view=changes`, what the page asks each second: the methods used so far, each with
+    /// its last few seconds only (the page keeps the two minutes), and how many methods the
+    /// client has in all. A client of a thousand methods, ten of them used, costs the page ten cards'
+    /// worth a second, not a thousand.
+    Changes,
+}
+
+fn snapshot_of(clients: &[Observer], view: View) -> Value {
     let living: Vec<Value> = clients
         .iter()
         .filter_map(|observer| {
-            let stats = observer.stats_all()?;
+            let stats = match view {
+                View::Whole => observer.stats_all()?,
+                View::Changes => observer.stats()?,
+            };
             let history = observer.history().unwrap_or_default();
             let mut value = serde_json::to_value(&stats).ok()?;
+            if view == View::Changes {
+                value["methods_in_all"] = observer.method_count()?.into();
+            }
+            // The second (of the Unix clock) the histories end with: what lets the page lay
+            // a few last seconds over the two minutes it keeps, however its asks fall.
+            value["history_end"] = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+                .into();
             if let Some(methods) = value.get_mut("methods").and_then(Value::as_object_mut) {
                 for (name, series) in history {
                     let Some(method) = methods.get_mut(name).and_then(Value::as_object_mut) else {
@@ -234,16 +272,23 @@ pub fn snapshot(clients: &[Observer]) -> Value {
                             "p99_ms": p99,
                         }),
                     );
+                    let kept = match view {
+                        View::Whole => &series[..],
+                        View::Changes => &series[series.len().saturating_sub(CHANGED_SECONDS)..],
+                    };
                     method.insert(
                         "history".into(),
-                        serde_json::to_value(series).unwrap_or_default(),
+                        serde_json::to_value(kept).unwrap_or_default(),
                     );
                 }
             }
             Some(value)
         })
         .collect();
-    json!({ "clients": living })
+    match view {
+        View::Whole => json!({ "clients": living }),
+        View::Changes => json!({ "view": "changes", "clients": living }),
+    }
 }
 
 #[cfg(test)]
