@@ -168,3 +168,34 @@ pub fn screenshot(url: &str, path: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// A client of `count` methods, each `GET /ping`, named `operation_000` on (as many digits as
+/// the last needs): an imported API's size, for the dashboard's tests.
+pub fn many_methods(name: &'static str, count: usize) -> &'static remcall::__codegen::ClientSpec {
+    use remcall::__codegen::{ClientSpec, MethodSpec};
+    let width = count.saturating_sub(1).to_string().len();
+    let methods: Vec<&'static MethodSpec> = (0..count)
+        .map(|index| {
+            let method: &'static str =
+                Box::leak(format!("operation_{index:0width$}").into_boxed_str());
+            &*Box::leak(Box::new(MethodSpec {
+                index,
+                name: method,
+                http_method: "GET",
+                path: "/ping",
+                idempotent: true,
+                reads: true,
+                not_found_none: false,
+                streams: false,
+                profile: "",
+            }))
+        })
+        .collect();
+    Box::leak(Box::new(ClientSpec {
+        name,
+        base_urls: &[],
+        base_path: "",
+        profile: "",
+        methods: Box::leak(methods.into_boxed_slice()),
+    }))
+}

@@ -119,32 +119,11 @@ async fn the_page_draws_every_method_moves_and_shows_an_open_breaker() {
 /// by every method, is shown once above the cards rather than on each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_400_method_client_shows_the_methods_in_use_first_and_the_rest_collapsed() {
-    use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
+    use remcall::__codegen::{ClientBuilder, decode};
     use remcall::Observe;
 
-    let methods: Vec<&'static MethodSpec> = (0..400)
-        .map(|index| {
-            let name: &'static str = Box::leak(format!("operation_{index:03}").into_boxed_str());
-            &*Box::leak(Box::new(MethodSpec {
-                index,
-                name,
-                http_method: "GET",
-                path: "/ping",
-                idempotent: true,
-                reads: true,
-                not_found_none: false,
-                streams: false,
-                profile: "",
-            }))
-        })
-        .collect();
-    let spec: &'static ClientSpec = Box::leak(Box::new(ClientSpec {
-        name: "BigApi",
-        base_urls: &[],
-        base_path: "",
-        profile: "",
-        methods: Box::leak(methods.clone().into_boxed_slice()),
-    }));
+    let spec = live::many_methods("BigApi", 400);
+    let methods = spec.methods;
     let server = testkit::Server::start(
         axum::Router::new().route("/ping", axum::routing::get(|| async { "{}" })),
     )

@@ -195,31 +195,10 @@ async fn mounted_in_an_app_with_state_the_page_answers_with_and_without_the_slas
 /// how many methods there are in all, a small part of the whole figures it was served with.
 #[tokio::test]
 async fn the_page_asks_each_second_only_for_what_changed() {
-    use remcall::__codegen::{ClientBuilder, ClientSpec, MethodSpec, decode};
+    use remcall::__codegen::{ClientBuilder, decode};
 
-    let methods: Vec<&'static MethodSpec> = (0..1000)
-        .map(|index| {
-            let name: &'static str = Box::leak(format!("operation_{index:04}").into_boxed_str());
-            &*Box::leak(Box::new(MethodSpec {
-                index,
-                name,
-                http_method: "GET",
-                path: "/ping",
-                idempotent: true,
-                reads: true,
-                not_found_none: false,
-                streams: false,
-                profile: "",
-            }))
-        })
-        .collect();
-    let spec: &'static ClientSpec = Box::leak(Box::new(ClientSpec {
-        name: "ThousandMethods",
-        base_urls: &[],
-        base_path: "",
-        profile: "",
-        methods: Box::leak(methods.clone().into_boxed_slice()),
-    }));
+    let spec = remcall_demo::live::many_methods("ThousandMethods", 1000);
+    let methods = spec.methods;
     let server = testkit::Server::start(
         axum::Router::new().route("/ping", axum::routing::get(|| async { "{}" })),
     )

@@ -146,6 +146,39 @@ impl Actions<'_> {
         self.renames(place, &node, seen, &learned);
     }
 
+    /// A status the operation declares no JSON body for: the body that came, declared.
+    pub(crate) fn status(&mut self, responses: &Place, status: u16, shape: &Shape, method: &str) {
+        let schema = shape.schema(self.version);
+        let why = format!(
+            "`{}` got {status} with a body the description does not declare",
+            super::quoted(method)
+        );
+        let declared = self
+            .docs
+            .root_value()
+            .pointer(&responses.pointer)
+            .and_then(|r| r.get(status.to_string()))
+            .is_some();
+        let response = match self.version {
+            Version::Swagger2 => json!({ "schema": schema }),
+            _ => json!({ "content": { "application/json": { "schema": schema } } }),
+        };
+        let update = if declared {
+            json!({ status.to_string(): response })
+        } else {
+            let mut response = response;
+            response["description"] =
+                Value::String(format!("learned from `{}`", super::quoted(method)));
+            json!({ status.to_string(): response })
+        };
+        let learned = json!({ "methods": [method], "answers": shape.seen });
+        let target = path_in(self.docs.root_value(), &responses.pointer);
+        self.out.push(Action {
+            value: json!({ "target": target, "description": why, "update": update, "x-remcall-learned": learned }),
+            proposal: false,
+        });
+    }
+
     /// A declared key no object had, beside an undeclared key every object had: the server
     /// may name it otherwise. Proposed, never applied unreviewed.
     fn renames(&mut self, place: &Place, node: &Value, seen: &Defined, learned: &Value) {

@@ -284,40 +284,6 @@ pub fn check(
     Ok(methods)
 }
 
-impl actions::Actions<'_> {
-    /// A status the operation declares no JSON body for: the body that came, declared.
-    fn status(&mut self, responses: &Place, status: u16, shape: &shape::Shape, method: &str) {
-        let schema = shape.schema(self.version);
-        let why = format!(
-            "`{}` got {status} with a body the description does not declare",
-            quoted(method)
-        );
-        let declared = self
-            .docs
-            .root_value()
-            .pointer(&responses.pointer)
-            .and_then(|r| r.get(status.to_string()))
-            .is_some();
-        let response = match self.version {
-            Version::Swagger2 => json!({ "schema": schema }),
-            _ => json!({ "content": { "application/json": { "schema": schema } } }),
-        };
-        let update = if declared {
-            json!({ status.to_string(): response })
-        } else {
-            let mut response = response;
-            response["description"] = Value::String(format!("learned from `{}`", quoted(method)));
-            json!({ status.to_string(): response })
-        };
-        let learned = json!({ "methods": [method], "answers": shape.seen });
-        let target = actions::path_in(self.docs.root_value(), &responses.pointer);
-        self.out.push(actions::Action {
-            value: json!({ "target": target, "description": why, "update": update, "x-remcall-learned": learned }),
-            proposal: false,
-        });
-    }
-}
-
 /// Adds what one answer's walk noted to what the others did.
 fn merge(
     noted: &mut walk::Noted,

@@ -62,9 +62,6 @@ fn w3c(context: &SpanContext, headers: &mut HeaderMap) {
     }
 }
 
-/// Query keys whose values the conventions ask to redact from `url.full` (signed URLs' keys).
-const SENSITIVE_QUERY: [&str; 4] = ["AWSAccessKeyId", "Signature", "sig", "X-Goog-Signature"];
-
 /// `url` as an attempt's span shows it: no user or password, and the values of the profile's
 /// query parameters (API keys, often) and of signed URLs' keys written `REDACTED`.
 pub(crate) fn url_full(url: &reqwest::Url, profile_query: &ProfileQuery) -> String {
@@ -75,7 +72,7 @@ pub(crate) fn url_full(url: &reqwest::Url, profile_query: &ProfileQuery) -> Stri
         let pairs: Vec<(String, String)> = url
             .query_pairs()
             .map(|(name, value)| {
-                let hidden = SENSITIVE_QUERY.contains(&name.as_ref())
+                let hidden = crate::wire::query::SIGNED_URL_KEYS.contains(&name.as_ref())
                     || profile_query.0.iter().any(|(key, _)| *key == name);
                 let value = if hidden { "REDACTED".into() } else { value };
                 (name.into_owned(), value.into_owned())

@@ -27,13 +27,10 @@ const NEVER_RECORDED: [&str; 4] = [
     "set-cookie",
 ];
 
-/// Query keys whose values a recording never holds: signed URLs' keys (the OpenTelemetry
-/// conventions' list) and the usual names of a key sent in the URL.
-const SECRET_QUERY: [&str; 9] = [
-    "AWSAccessKeyId",
-    "Signature",
-    "sig",
-    "X-Goog-Signature",
+/// Query keys whose values a recording never holds, besides signed URLs' keys
+/// (`wire::query::SIGNED_URL_KEYS`): AWS's newer signature, and the usual names of a key sent in
+/// the URL.
+const SECRET_QUERY: [&str; 5] = [
     "X-Amz-Signature",
     "X-Amz-Credential",
     "access_token",
@@ -214,6 +211,7 @@ impl Recorder {
     fn is_secret_query(&self, name: &str) -> bool {
         SECRET_QUERY
             .iter()
+            .chain(&crate::wire::query::SIGNED_URL_KEYS)
             .any(|key| key.eq_ignore_ascii_case(name))
             || self.secret_query.iter().any(|key| key == name)
     }

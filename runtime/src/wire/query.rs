@@ -125,6 +125,11 @@ fn scalar(value: &Value) -> Option<String> {
     }
 }
 
+/// Query keys whose values the OpenTelemetry conventions ask to redact from `url.full`: signed
+/// URLs' keys. A span and a recording (`observe/recording.rs`) both leave their values out.
+pub(crate) const SIGNED_URL_KEYS: [&str; 4] =
+    ["AWSAccessKeyId", "Signature", "sig", "X-Goog-Signature"];
+
 /// Profile query parameters, placeholders resolved. `Debug` shows their names only: the values
 /// are often API keys.
 #[derive(Clone, Default)]
