@@ -6,59 +6,63 @@
 //! (relative, or an item path) becomes its text, and every code block is `text`, whatever its
 //! info string says. Code spans and code blocks are left as they are.
 
+use crate::fence::Fence;
+
 /// `markdown` as rustdoc reads it without a warning.
 pub(crate) fn for_rustdoc(markdown: &str) -> String {
     // A tab is four spaces to rustdoc but trips clippy's `tabs_in_doc_comments` in the user's
     // crate; an indented line stays indented.
     let markdown = markdown.replace('\t', "    ");
     let mut out = String::with_capacity(markdown.len() + 16);
-    let mut fence: Option<&str> = None;
-    let mut indented = false;
+    let mut fence: Option<Fence> = None;
+    // Where the indented block being read starts in `out`: its fence is written when it ends,
+    // longer than any run of backticks it holds, so that it is one block.
+    let mut indented: Option<usize> = None;
     // Blank lines met in an indented block: inside it if more code follows, after it if not.
     let mut blanks = 0;
     let mut previous_blank = true;
     let mut in_list = false;
     for line in markdown.split('\n') {
         let trimmed = line.trim_start();
-        if let Some(marker) = fence {
+        if let Some(open) = fence {
             out.push_str(line);
             out.push('\n');
-            if trimmed.starts_with(marker) {
+            if open.closed_by(line) {
                 fence = None;
             }
             continue;
         }
         let starts_code = line.starts_with("    ");
-        if indented && line.trim().is_empty() {
+        if indented.is_some() && line.trim().is_empty() {
             blanks += 1;
             continue;
         }
-        if indented && !starts_code {
-            out.push_str("```\n");
-            indented = false;
+        if let Some(start) = indented.filter(|_| !starts_code) {
+            close_indented(&mut out, start);
+            indented = None;
         }
         for _ in 0..std::mem::take(&mut blanks) {
             out.push('\n');
         }
-        if let Some(marker) = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(*m)) {
+        if indented.is_some() {
+            out.push_str(code_line(line));
+            out.push('\n');
+            continue;
+        }
+        // Four spaces in, after a blank line and outside a list, a fence is code too.
+        if starts_code && previous_blank && !in_list && !line.trim().is_empty() {
+            indented = Some(out.len());
+            out.push_str(code_line(line));
+            out.push('\n');
+            continue;
+        }
+        if let Some(open) = Fence::opened_by(line) {
             let indent = &line[..line.len() - trimmed.len()];
             // Whatever its info string says (`rust`, `should_panic`, `json,no_run`, nothing),
             // a description's code is text: rustdoc runs anything it reads as Rust.
-            out.push_str(&format!("{indent}{marker}text\n"));
-            fence = Some(marker);
+            out.push_str(&format!("{indent}{}text\n", open.text()));
+            fence = Some(open);
             previous_blank = false;
-            continue;
-        }
-        if indented {
-            out.push_str(code_line(line));
-            out.push('\n');
-            continue;
-        }
-        if starts_code && previous_blank && !in_list && !line.trim().is_empty() {
-            out.push_str("```text\n");
-            out.push_str(code_line(line));
-            out.push('\n');
-            indented = true;
             continue;
         }
         if list_item(trimmed) {
@@ -72,8 +76,11 @@ pub(crate) fn for_rustdoc(markdown: &str) -> String {
         out.push_str(&inline(line));
         out.push('\n');
     }
-    if indented || fence.is_some() {
-        out.push_str(fence.unwrap_or("```"));
+    if let Some(start) = indented {
+        close_indented(&mut out, start);
+    }
+    if let Some(open) = fence {
+        out.push_str(&open.text());
         out.push('\n');
     }
     out.pop();
@@ -81,6 +88,14 @@ pub(crate) fn for_rustdoc(markdown: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Fences the indented block written from `start` of `out` on.
+fn close_indented(out: &mut String, start: usize) {
+    let fence = Fence::around(out[start..].lines()).text();
+    out.insert_str(start, &format!("{fence}text\n"));
+    out.push_str(&fence);
+    out.push('\n');
 }
 
 /// An indented code line without its indent.
@@ -245,6 +260,22 @@ mod tests {
             "- an item\n\n    still the item \\[y\\]"
         );
         assert_eq!(for_rustdoc("```\nopen fence"), "```text\nopen fence\n```");
+    }
+
+    #[test]
+    fn nested_fences_are_one_block() {
+        // A fence of four holding fences of three: CommonMark's one block, kept one.
+        assert_eq!(
+            for_rustdoc("Send:\n````markdown\n```json\n{\"a\": [1]}\n```\n````\nDone [x]."),
+            "Send:\n````text\n```json\n{\"a\": [1]}\n```\n````\nDone \\[x\\]."
+        );
+        // An indented example that shows a fence: its own fence is longer than the one inside.
+        assert_eq!(
+            for_rustdoc("Example:\n\n    ```json\n    {\"a\": 1}\n    ```\n\nAfter."),
+            "Example:\n\n````text\n```json\n{\"a\": 1}\n```\n````\n\nAfter."
+        );
+        // A longer fence left open is closed by one as long.
+        assert_eq!(for_rustdoc("~~~~\n~~~\nx"), "~~~~text\n~~~\nx\n~~~~");
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod doc_text;
 mod document;
 mod emit;
 pub mod escape;
+pub mod fence;
 pub mod files;
 pub mod learn;
 mod markdown;

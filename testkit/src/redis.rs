@@ -99,8 +99,8 @@ impl RedisServer {
         String::from_utf8_lossy(&answer[..n]).trim().to_owned()
     }
 
-    /// Sends one command (inline syntax) and returns all of its answer, however long: what
-    /// arrives until the connection has been quiet for 200 ms.
+    /// Sends one command (inline syntax) and returns all of its answer, however long: read
+    /// until the answer is whole (RESP says how long it is), for as long as a busy machine needs.
     pub async fn command_whole(&self, line: &str) -> String {
         let mut stream = TcpStream::connect(self.addr()).await.expect("connect");
         stream
@@ -109,15 +109,48 @@ impl RedisServer {
             .expect("write");
         let mut answer = Vec::new();
         let mut chunk = vec![0; 64 * 1024];
-        while let Ok(Ok(n)) =
-            tokio::time::timeout(Duration::from_millis(200), stream.read(&mut chunk)).await
-        {
-            if n == 0 {
-                break;
+        let read_whole = async {
+            while resp_end(&answer, 0).is_none() {
+                let n = stream.read(&mut chunk).await.expect("read");
+                assert!(n > 0, "Redis closed the connection mid-answer to `{line}`");
+                answer.extend_from_slice(&chunk[..n]);
             }
-            answer.extend_from_slice(&chunk[..n]);
-        }
+        };
+        tokio::time::timeout(READY, read_whole)
+            .await
+            .unwrap_or_else(|_| panic!("Redis did not answer `{line}` whole within {READY:?}"));
         String::from_utf8_lossy(&answer).into_owned()
+    }
+}
+
+/// Where the RESP value starting at `at` of `buf` ends, once all of it has arrived.
+fn resp_end(buf: &[u8], at: usize) -> Option<usize> {
+    let line_end = at + buf.get(at..)?.windows(2).position(|w| w == b"\r\n")?;
+    let after_line = line_end + 2;
+    let number = || -> Option<i64> {
+        std::str::from_utf8(&buf[at + 1..line_end])
+            .ok()?
+            .parse()
+            .ok()
+    };
+    match buf[at] {
+        b'$' | b'=' | b'!' => match number()? {
+            n if n < 0 => Some(after_line),
+            n => {
+                let end = after_line + usize::try_from(n).ok()? + 2;
+                (buf.len() >= end).then_some(end)
+            }
+        },
+        b'*' | b'~' | b'>' | b'%' | b'|' => {
+            let n = number()?;
+            let items = if matches!(buf[at], b'%' | b'|') {
+                2 * n
+            } else {
+                n
+            };
+            (0..items.max(0)).try_fold(after_line, |next, _| resp_end(buf, next))
+        }
+        _ => Some(after_line),
     }
 }
 
@@ -296,5 +329,22 @@ impl SlowProxy {
     pub fn set_delay(&self, delay: Duration) {
         self.delay_ms
             .store(delay.as_millis() as u64, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resp_end;
+
+    #[test]
+    fn an_answer_is_whole_only_when_every_part_has_arrived() {
+        let whole = b"*2\r\n$3\r\nabc\r\n:7\r\n";
+        assert_eq!(resp_end(whole, 0), Some(whole.len()));
+        for cut in 0..whole.len() {
+            assert_eq!(resp_end(&whole[..cut], 0), None, "cut at {cut}");
+        }
+        assert_eq!(resp_end(b"*0\r\n", 0), Some(4));
+        assert_eq!(resp_end(b"$-1\r\n", 0), Some(5));
+        assert_eq!(resp_end(b"+OK\r\n", 0), Some(5));
     }
 }

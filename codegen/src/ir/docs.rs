@@ -2,6 +2,8 @@
 //! doc at all where the text only says the item's name again ("The id." on `id`): an empty doc
 //! reads better in an editor than an echo (the generated module allows `missing_docs`).
 
+use remcall_openapi::fence::Fence;
+
 /// Text wider than this (in characters) is wrapped at a space.
 const WIDTH: usize = 96;
 
@@ -14,34 +16,29 @@ pub(crate) fn doc_lines(doc: Option<&String>) -> Vec<String> {
     // A lone carriage return is a line break too (`lines()` knows only `\n` and `\r\n`).
     let text = doc.replace('\r', "\n");
     let mut out = Vec::new();
-    let mut fenced = false;
+    let mut fence: Option<Fence> = None;
     for line in text.trim().lines() {
         let line = line.trim_end();
         let trimmed = line.trim_start();
-        let opens_fence = !fenced && (trimmed.starts_with("```") || trimmed.starts_with("~~~"));
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            fenced = !fenced;
+        if let Some(open) = fence {
+            if open.closed_by(line) {
+                fence = None;
+            }
+            out.push(format!(" {}", comment_text(line)));
+            continue;
         }
-        // A doc's code is shown, never run: an opening fence says `text`, whatever it said.
-        let relabelled;
-        let line = if opens_fence {
-            let mark = trimmed.chars().next().unwrap_or('`');
-            let run = trimmed.len() - trimmed.trim_start_matches(mark).len();
-            relabelled = format!(
-                "{}{}text",
-                &line[..line.len() - trimmed.len()],
-                &trimmed[..run]
-            );
-            relabelled.as_str()
-        } else {
-            line
-        };
-        let verbatim = fenced
-            || trimmed.starts_with("```")
-            || trimmed.starts_with("~~~")
-            || line.starts_with("    ")
-            || trimmed.starts_with('|')
-            || trimmed.starts_with('#');
+        if let Some(open) = Fence::opened_by(line) {
+            // A doc's code is shown, never run: an opening fence says `text`, whatever it said.
+            let indent = &line[..line.len() - trimmed.len()];
+            out.push(format!(
+                " {}",
+                comment_text(&format!("{indent}{}text", open.text()))
+            ));
+            fence = Some(open);
+            continue;
+        }
+        let verbatim =
+            line.starts_with("    ") || trimmed.starts_with('|') || trimmed.starts_with('#');
         if verbatim {
             out.push(format!(" {}", comment_text(line)));
         } else {
@@ -253,6 +250,25 @@ mod tests {
         ]));
         let kept = doc_lines(Some(&"Prose.\n```text\nx\n```".to_owned()));
         assert_eq!(kept, [" Prose.", " ```text", " x", " ```"]);
+    }
+
+    #[test]
+    fn nested_fences_stay_one_block_and_are_not_relabelled_or_wrapped_inside() {
+        let long = "x ".repeat(60);
+        let doc = format!("Send:\n````markdown\n```json\n{long}\n```\n````\nDone.");
+        let lines = doc_lines(Some(&doc));
+        assert_eq!(
+            lines,
+            [
+                " Send:".to_owned(),
+                " ````text".to_owned(),
+                " ```json".to_owned(),
+                format!(" {}", long.trim_end()),
+                " ```".to_owned(),
+                " ````".to_owned(),
+                " Done.".to_owned(),
+            ]
+        );
     }
 
     #[test]

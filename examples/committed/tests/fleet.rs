@@ -312,12 +312,13 @@ async fn a_call_cancelled_while_it_waits_gives_its_shared_turn_back() {
         &format!(
             // Redis's own timeout is wide: past the 50 ms default, a busy machine would have
             // the local share decide, and this test is about the turn given back in Redis.
-            "retry: {{ max_attempts: 1 }}\nrate_limit: {{ per_second: 2, burst: 1, max_wait: 2s, shared: {{ redis: \"{}\", key: give-back, timeout: 2s }} }}",
+            "retry: {{ max_attempts: 1 }}\nrate_limit: {{ per_second: 0.25, burst: 1, max_wait: 10s, shared: {{ redis: \"{}\", key: give-back, timeout: 2s }} }}",
             redis.url()
         ),
     );
     users.get_user(1, None, "first").await.unwrap();
-    // The second call's turn is half a second away; it is cancelled after 50 ms.
+    // Turns are four seconds apart, so that a busy machine's pauses are small beside them. The
+    // second call's turn is four seconds away; it is cancelled after 50 ms.
     let second = users.get_user(1, None, "second");
     assert!(
         tokio::time::timeout(Duration::from_millis(50), second)
@@ -325,12 +326,12 @@ async fn a_call_cancelled_while_it_waits_gives_its_shared_turn_back() {
             .is_err()
     );
     tokio::time::sleep(Duration::from_millis(50)).await;
-    // The third gets the turn the second gave back: about 0.4 s from now, not 0.9 s.
+    // The third gets the turn the second gave back: about 3.9 s from now, not 7.9 s.
     let started = Instant::now();
     users.get_user(1, None, "third").await.unwrap();
     let waited = started.elapsed();
     assert!(
-        waited < Duration::from_millis(700),
+        waited < Duration::from_secs(6),
         "waited {waited:?}: the cancelled turn was not given back"
     );
 }
