@@ -103,18 +103,18 @@ pub enum {{ errors.name }} {
 impl {{ errors.name }} {
     fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
         {%- if errors.variants.len() == 1 && errors.has_default %}
-        let decoded = remcall::serde_json::from_slice(body).map(Self::Other);
+        let decoded = {{ errors.variants[0].decode() }};
         {%- else %}
         let decoded = match status {
             {%- for variant in errors.variants %}
-            {{ variant.pattern }} => remcall::serde_json::from_slice(body).map(Self::{{ variant.name }}),
+            {{ variant.pattern }} => {{ variant.decode() }},
             {%- endfor %}
             {%- if !errors.has_default %}
             _ => return None,
             {%- endif %}
         };
         {%- endif %}
-        decoded.ok().map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
+        decoded.map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
     }
 }
 {%- endif %}

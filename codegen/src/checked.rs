@@ -274,7 +274,7 @@ pub struct Method {
     /// Several success shapes by status, in spec order (empty: `returns`).
     pub responses: Vec<(u16, Ty)>,
     /// Declared error bodies, in spec order.
-    pub errors: Vec<(StatusMatch, Ty)>,
+    pub errors: Vec<ErrorBody>,
     /// Declared response headers.
     pub response_headers: Vec<Param>,
     /// How its pages are read, when it is paginated.
@@ -400,6 +400,17 @@ pub enum NextPage {
         /// The page's own number's path in the page.
         current: Option<Vec<String>>,
     },
+}
+
+/// A declared error body: the statuses it covers, its type, how it is read.
+#[derive(Debug, Clone)]
+pub struct ErrorBody {
+    /// The statuses.
+    pub matched: StatusMatch,
+    /// The body's type.
+    pub ty: Ty,
+    /// `Json`, `Text` (a `String`) or `Bytes` (a `bytes::Bytes`, the body as it came).
+    pub read: ReturnsEncoding,
 }
 
 /// The statuses an `errors:` entry covers.

@@ -132,7 +132,12 @@ fn openapi_3_1_reads_null_types_consts_const_enums_and_files_beside_it() {
 
 #[test]
 fn the_same_description_gives_the_same_bytes() {
-    for name in ["shop-3.0.yaml", "petstore-2.0.yaml", "chat-3.1.json"] {
+    for name in [
+        "shop-3.0.yaml",
+        "petstore-2.0.yaml",
+        "chat-3.1.json",
+        "errors-3.0.yaml",
+    ] {
         assert_eq!(imported(name), imported(name), "{name}");
     }
 }
@@ -435,7 +440,12 @@ fn imported_clients_type_check() {
     let dir = tempfile::tempdir().unwrap();
     let specs = dir.path().join("specs");
     std::fs::create_dir_all(&specs).unwrap();
-    for name in ["shop-3.0.yaml", "petstore-2.0.yaml", "chat-3.1.json"] {
+    for name in [
+        "shop-3.0.yaml",
+        "petstore-2.0.yaml",
+        "chat-3.1.json",
+        "errors-3.0.yaml",
+    ] {
         let stem = name.split('-').next().unwrap();
         std::fs::write(specs.join(format!("{stem}.yaml")), imported(name)).unwrap();
     }

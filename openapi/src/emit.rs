@@ -298,8 +298,12 @@ fn method_value(method: &MethodOut) -> Yaml {
     }
     if !method.errors.is_empty() {
         let mut errors = Mapping::new();
-        for (status, error) in &method.errors {
-            errors.insert(status.spec_key().into(), ty(error));
+        for (status, error, encoding) in &method.errors {
+            let value = match encoding {
+                Encoding::Text => pairs([("type", ty(error)), ("as", encoding.word().into())]),
+                _ => ty(error),
+            };
+            errors.insert(status.spec_key().into(), value);
         }
         out.insert("errors".into(), errors.into());
     }

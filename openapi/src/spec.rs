@@ -156,7 +156,7 @@ pub(crate) struct MethodOut {
     pub(crate) body: Option<BodyOut>,
     pub(crate) returns: Option<(Ty, Encoding)>,
     pub(crate) responses: Vec<(u16, Ty)>,
-    pub(crate) errors: Vec<(crate::status::StatusKey, Ty)>,
+    pub(crate) errors: Vec<(crate::status::StatusKey, Ty, crate::ty::Encoding)>,
     pub(crate) idempotency_key: Option<String>,
     pub(crate) paginate: Option<Paginate>,
     /// What the description says of its pages, for [`Builder::paginate_methods`]: a `Link`

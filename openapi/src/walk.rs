@@ -367,7 +367,7 @@ impl Builder<'_> {
                 }
             }
             method.responses.iter_mut().for_each(|(_, ty)| f(ty));
-            method.errors.iter_mut().for_each(|(_, ty)| f(ty));
+            method.errors.iter_mut().for_each(|(_, ty, _)| f(ty));
         }
     }
 }

@@ -140,8 +140,12 @@
         /// `default`).
         pub fn returns_error(self, error: &{{ errors }}) -> Self {
             Self(match error {
-                {%- for (variant, status) in variants %}
+                {%- for (variant, status, media) in variants %}
+                {%- if let Some(media) = media %}
+                {{ errors }}::{{ variant }}(body) => self.0.returns_body({{ status }}, {{ "{:?}"|format(media) }}, body.clone()),
+                {%- else %}
                 {{ errors }}::{{ variant }}(body) => self.0.returns_json_status({{ status }}, body),
+                {%- endif %}
                 {%- endfor %}
             })
         }

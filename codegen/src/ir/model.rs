@@ -359,6 +359,47 @@ pub struct ErrorVariant {
     pub payload: String,
     /// The status a stub answers it with: its own, its class's first, 500 for `default`.
     pub answer: u16,
+    /// How the body is read.
+    pub read: ErrorRead,
+}
+
+impl ErrorVariant {
+    /// The expression, over `body: &[u8]`, that gives `Option<Self>`: the variant, when its
+    /// body reads.
+    pub fn decode(&self) -> String {
+        let name = &self.name;
+        match self.read {
+            ErrorRead::Json => {
+                format!("remcall::serde_json::from_slice(body).ok().map(Self::{name})")
+            }
+            ErrorRead::Text => {
+                format!("Some(Self::{name}(String::from_utf8_lossy(body).into_owned()))")
+            }
+            ErrorRead::Bytes => {
+                format!("Some(Self::{name}(remcall::bytes::Bytes::copy_from_slice(body)))")
+            }
+        }
+    }
+
+    /// The media type a stub answers the body in (`None`: JSON).
+    pub fn media_type(&self) -> Option<&'static str> {
+        match self.read {
+            ErrorRead::Json => None,
+            ErrorRead::Text => Some("text/plain; charset=utf-8"),
+            ErrorRead::Bytes => Some("application/octet-stream"),
+        }
+    }
+}
+
+/// How a declared error body is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorRead {
+    /// As JSON.
+    Json,
+    /// As UTF-8 text (a `String`; bytes that are not UTF-8 are replaced, never refused).
+    Text,
+    /// As it came (a `bytes::Bytes`).
+    Bytes,
 }
 
 /// A method's declared response headers.

@@ -40,7 +40,7 @@ pub struct StubMethod {
     /// runtime's writer of one item.
     pub streams: Option<StreamedStub>,
     /// The declared errors' enum and, per variant, the status `returns_error` answers it with.
-    pub errors: Option<(String, Vec<(String, u16)>)>,
+    pub errors: Option<(String, Vec<(String, u16, Option<&'static str>)>)>,
 }
 
 /// `with_id(id: i64)`: matches requests whose parameter has this value.
@@ -104,7 +104,7 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
                     let variants = errors
                         .variants
                         .iter()
-                        .map(|variant| (variant.name.clone(), variant.answer))
+                        .map(|variant| (variant.name.clone(), variant.answer, variant.media_type()))
                         .collect();
                     (errors.name.clone(), variants)
                 }),

@@ -255,14 +255,11 @@ impl Validator<'_> {
         out
     }
 
-    /// `errors:`: error statuses, classes or `default`, each with its body's type.
-    pub(super) fn errors(
-        &mut self,
-        key: &str,
-        def: &MethodDef,
-    ) -> Option<Vec<(checked::StatusMatch, Ty)>> {
+    /// `errors:`: error statuses, classes or `default`, each with its body's type and how it
+    /// is read.
+    pub(super) fn errors(&mut self, key: &str, def: &MethodDef) -> Option<Vec<checked::ErrorBody>> {
         let mut out = Some(Vec::new());
-        for (status, text) in def.errors.iter().flatten() {
+        for (status, error) in def.errors.iter().flatten() {
             let at = format!("{key}.errors.{}", status.0);
             let matched = match status.0.to_ascii_uppercase().as_str() {
                 "DEFAULT" => Some(checked::StatusMatch::Default),
@@ -281,26 +278,87 @@ impl Validator<'_> {
                         .help("write a 4xx or 5xx status (`404`), a class (`4XX`, `5XX`) or `default`"),
                 );
             }
-            let ty = self.type_expr(0, &at, text, &[]).filter(|ty| {
+            let type_at = if self.spec.sources[0].spans.has_key(&format!("{at}.type")) {
+                format!("{at}.type")
+            } else {
+                at.clone()
+            };
+            let ty = self.type_expr(0, &type_at, &error.ty, &[]).filter(|ty| {
                 let unit = ty.is_unit();
                 if unit {
                     self.push(
                         self.spec
-                            .at(0, &at, "an error body needs a type, not `()`")
+                            .at(0, &type_at, "an error body needs a type, not `()`")
                             .help("leave the status out: its error has no body to read"),
                     );
                 }
                 !unit
             });
-            out = match (out, matched, ty) {
-                (Some(mut out), Some(matched), Some(ty)) => {
-                    out.push((matched, ty));
+            let read = ty
+                .as_ref()
+                .and_then(|ty| self.error_read(&at, ty, error.encoding));
+            out = match (out, matched, ty, read) {
+                (Some(mut out), Some(matched), Some(ty), Some(read)) => {
+                    out.push(checked::ErrorBody { matched, ty, read });
                     Some(out)
                 }
                 _ => None,
             };
         }
         out
+    }
+
+    /// How an error body of type `ty` is read under `as:`: JSON, text into a `String`, or the
+    /// raw bytes into a `bytes::Bytes` (whatever `as:` says); `None` after a diagnostic.
+    fn error_read(
+        &mut self,
+        at: &str,
+        ty: &Ty,
+        encoding: ReturnsEncoding,
+    ) -> Option<ReturnsEncoding> {
+        let fits = match encoding {
+            _ if ty.is_bytes() => return Some(ReturnsEncoding::Bytes),
+            ReturnsEncoding::Json => true,
+            ReturnsEncoding::Text => ty.bare() == Some("String"),
+            ReturnsEncoding::Bytes => false,
+            ReturnsEncoding::Stream | ReturnsEncoding::Events | ReturnsEncoding::Lines => {
+                self.push(
+                    self.spec
+                        .at(
+                            0,
+                            &format!("{at}.as"),
+                            format!(
+                                "an error body is read whole, not `as: {}`",
+                                encoding_name(encoding)
+                            ),
+                        )
+                        .help("write `as: json`, `as: text` or `as: bytes`"),
+                );
+                return None;
+            }
+        };
+        if !fits {
+            let wanted = if encoding == ReturnsEncoding::Text {
+                "String"
+            } else {
+                "bytes::Bytes"
+            };
+            self.push(
+                self.spec
+                    .at(
+                        0,
+                        &format!("{at}.as"),
+                        format!(
+                            "`as: {}` reads into `{wanted}`, not `{}`",
+                            encoding_name(encoding),
+                            ty.render()
+                        ),
+                    )
+                    .help(format!("write `type: {wanted}`")),
+            );
+            return None;
+        }
+        Some(encoding)
     }
 }
 

@@ -72,8 +72,19 @@ impl Builder<'_> {
                     let hint = format!("{type_base}Error{}", status.to_ascii_uppercase());
                     let response = streamed_error_as_json(response);
                     let (ty, encoding) = self.response_type(operation, &place, &response, &hint);
-                    if encoding == Encoding::Json && ty != Ty::Unit && key.is_error() {
-                        method.errors.push((key, ty));
+                    // Every media type is kept: JSON as its type, text as `String`, anything
+                    // else as the bytes that came.
+                    if ty != Ty::Unit && key.is_error() {
+                        let encoding = match encoding {
+                            Encoding::Json | Encoding::Text | Encoding::Bytes => encoding,
+                            Encoding::Form | Encoding::Multipart => Encoding::Bytes,
+                        };
+                        let ty = if encoding == Encoding::Bytes {
+                            Ty::Bytes
+                        } else {
+                            ty
+                        };
+                        method.errors.push((key, ty, encoding));
                     }
                 }
             }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::document::Place;
 use crate::spec::{StreamKind, StreamOut};
-use crate::ty::Ty;
+use crate::ty::{Encoding, Ty};
 use crate::walk::Builder;
 
 /// The stream a media type is, if it is one.
@@ -270,8 +270,8 @@ impl Builder<'_> {
         let declared = method
             .errors
             .iter()
-            .filter(|(_, ty)| matches!(ty, Ty::Named(_)))
-            .filter_map(|(status, ty)| Some((status.stream_preference()?, ty)))
+            .filter(|(_, ty, encoding)| matches!(ty, Ty::Named(_)) && *encoding == Encoding::Json)
+            .filter_map(|(status, ty, _)| Some((status.stream_preference()?, ty)))
             .min_by_key(|(preference, _)| *preference)
             .map(|(_, ty)| ty.clone());
         for stream in method.stream.iter_mut().chain(&mut method.stream_twin) {

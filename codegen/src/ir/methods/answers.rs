@@ -5,7 +5,8 @@ use crate::checked;
 use crate::names;
 use crate::types::Ty;
 
-use super::super::{ErrorEnum, ErrorVariant, HeadersStruct, ResponseEnum};
+use super::super::{ErrorEnum, ErrorRead, ErrorVariant, HeadersStruct, ResponseEnum};
+use crate::spec::model::ReturnsEncoding;
 
 /// The method's result type and the decoder that reads it: a response enum's, the declared
 /// body's (`None` for a 404 with `not_found: none`), nothing for a stream; with declared response
@@ -94,21 +95,21 @@ pub(super) fn response_enum(method: &checked::Method, base: &str) -> ResponseEnu
 /// then `default`.
 pub(super) fn error_enum(method: &checked::Method, base: &str) -> ErrorEnum {
     use checked::StatusMatch;
-    let mut entries: Vec<&(StatusMatch, Ty)> = method.errors.iter().collect();
-    entries.sort_by_key(|(matched, _)| match matched {
+    let mut entries: Vec<&checked::ErrorBody> = method.errors.iter().collect();
+    entries.sort_by_key(|error| match error.matched {
         StatusMatch::Exact(_) => 0,
         StatusMatch::Class(_) => 1,
         StatusMatch::Default => 2,
     });
     let variants = entries
         .iter()
-        .map(|(matched, ty)| {
-            let (name, pattern, written, answer) = match matched {
+        .map(|error| {
+            let (name, pattern, written, answer) = match error.matched {
                 StatusMatch::Exact(code) => (
-                    names::status_variant(*code),
+                    names::status_variant(code),
                     code.to_string(),
                     code.to_string(),
-                    *code,
+                    code,
                 ),
                 StatusMatch::Class(4) => (
                     "ClientError".to_owned(),
@@ -120,7 +121,7 @@ pub(super) fn error_enum(method: &checked::Method, base: &str) -> ErrorEnum {
                     "ServerError".to_owned(),
                     format!("{class}00..={class}99"),
                     format!("{class}XX"),
-                    *class * 100,
+                    class * 100,
                 ),
                 StatusMatch::Default => (
                     "Other".to_owned(),
@@ -133,8 +134,13 @@ pub(super) fn error_enum(method: &checked::Method, base: &str) -> ErrorEnum {
                 name,
                 pattern,
                 written,
-                payload: ty.render(),
+                payload: error.ty.render(),
                 answer,
+                read: match error.read {
+                    ReturnsEncoding::Text => ErrorRead::Text,
+                    ReturnsEncoding::Bytes => ErrorRead::Bytes,
+                    _ => ErrorRead::Json,
+                },
             }
         })
         .collect();
@@ -147,7 +153,7 @@ pub(super) fn error_enum(method: &checked::Method, base: &str) -> ErrorEnum {
         has_default: method
             .errors
             .iter()
-            .any(|(m, _)| *m == StatusMatch::Default),
+            .any(|error| error.matched == StatusMatch::Default),
         variants,
     }
 }

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor, value::MapAccessDeserializer};
 
 use super::{
-    AlternativeDef, BodyDef, EnumValueDef, ErrorEventsDef, FallbackDef, FieldDef, OneOrMany,
-    ParamDef, ProfileRef, ReturnsDef, StatusKey, WireValue,
+    AlternativeDef, BodyDef, EnumValueDef, ErrorDef, ErrorEventsDef, FallbackDef, FieldDef,
+    OneOrMany, ParamDef, ProfileRef, ReturnsDef, ReturnsEncoding, StatusKey, WireValue,
 };
 
 /// A value written either as a bare type expression (`id: i64`) or as a map with more detail
@@ -56,6 +56,15 @@ impl FromType for ReturnsDef {
         ReturnsDef {
             ty,
             ..Default::default()
+        }
+    }
+}
+
+impl FromType for ErrorDef {
+    fn from_type(ty: String) -> Self {
+        ErrorDef {
+            ty,
+            encoding: ReturnsEncoding::Json,
         }
     }
 }

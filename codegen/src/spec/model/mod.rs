@@ -307,6 +307,19 @@ pub struct ReturnsDef {
     pub error: Option<Shorthand<ErrorEventsDef>>,
 }
 
+/// A declared error body: `ApiError`, or `{ type: String, as: text }`.
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorDef {
+    /// The body's type.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// How the body is read: `json` (the default; a `bytes::Bytes` body is the raw bytes),
+    /// `text` or `bytes`.
+    #[serde(rename = "as", default)]
+    pub encoding: ReturnsEncoding,
+}
+
 /// A stream's error events: `StreamError`, or `{ type: StreamError, event: error }`.
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -443,8 +456,9 @@ pub struct MethodDef {
     /// generated enum; instead of `returns:`.
     pub responses: Option<IndexMap<StatusKey, String>>,
     /// Error bodies by status (`404`), class (`4XX`) or `default`, read into a generated enum
-    /// that the caller and the fallback find in `Error::detail`.
-    pub errors: Option<IndexMap<StatusKey, String>>,
+    /// that the caller and the fallback find in `Error::detail`: a type (JSON; `bytes::Bytes`
+    /// is the raw body), or `{ type: String, as: text }`.
+    pub errors: Option<IndexMap<StatusKey, Shorthand<ErrorDef>>>,
     /// Response headers returned next to the body, typed: `etag: { type: Option<String>, name:
     /// ETag }`.
     #[serde(default)]

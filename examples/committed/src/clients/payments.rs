@@ -404,13 +404,13 @@ pub enum GetCustomerError {
 impl GetCustomerError {
     fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
         let decoded = match status {
-            404 => remcall::serde_json::from_slice(body).map(Self::NotFound),
-            400..=499 => remcall::serde_json::from_slice(body).map(Self::ClientError),
-            _ => remcall::serde_json::from_slice(body).map(Self::Other),
+            404 => remcall::serde_json::from_slice(body).ok().map(Self::NotFound),
+            400..=499 => {
+                remcall::serde_json::from_slice(body).ok().map(Self::ClientError)
+            }
+            _ => remcall::serde_json::from_slice(body).ok().map(Self::Other),
         };
-        decoded
-            .ok()
-            .map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
+        decoded.map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
     }
 }
 /// The answers of `create_customer`, by status.
