@@ -652,16 +652,47 @@ paths:
         '200':
           description: A page of flows.
           content: { application/json: { schema: { type: array, items: { type: object, properties: { id: { type: string } } } } } }
+  /tickets/bulk:
+    post:
+      operationId: create_tickets
+      parameters: [{ name: page, in: query, schema: { type: integer } }]
+      requestBody:
+        content:
+          application/json:
+            schema: { type: array, items: { type: object, properties: { title: { type: string } } } }
+      responses:
+        '201':
+          description: A page of the tickets made.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  count: { type: integer }
+                  next: { type: string, nullable: true }
+                  results: { type: array, items: { type: object, properties: { id: { type: integer } } } }
 "#,
         )],
     )
 }
 
+/// A POST whose page's numbers are fields of its body is a search: paged, and `safe: true`
+/// (retried, and its pager allowed). A POST that creates and answers a page of what it made
+/// gets no pager, whatever its page holds: following `next` would create again.
 #[test]
-fn an_offset_in_a_post_filters_body_pages_it() {
+fn an_offset_in_a_post_filters_body_pages_it_and_a_create_is_never_paged() {
     let d = body_pages();
     d.has("read_flows:\n    request: POST /flows/filter\n    body: ReadFlowsBody");
-    d.has("paginate:\n      offset:\n        param: offset\n        limit: limit");
+    d.has("safe: true\n    paginate:\n      offset:\n        param: offset\n        limit: limit");
+    let spec = d.spec();
+    let create = &spec[spec.find("  create_tickets:").unwrap()..];
+    assert!(
+        !create.contains("paginate:") && !create.contains("safe:"),
+        "{create}"
+    );
+    let generated = d.generated();
+    assert!(generated.code.contains("fn read_flows_stream("));
+    assert!(!generated.code.contains("fn create_tickets_stream("));
 }
 
 fn shared_stream_errors() -> Described {
@@ -2543,4 +2574,72 @@ fn two_renames_to_one_name_say_which_rename_took_it_first() {
         shown.contains("`fetch` is already the new name of `get_a`") && shown.contains("c.yaml:5:"),
         "{shown}"
     );
+}
+
+/// A method's signature is the description's, whatever else is selected: the client-wide header
+/// rule is decided over every operation, so selecting a third one (`/health`, which lacks the
+/// header) does not turn `list_flows`'s header argument into a client setting, or back.
+#[test]
+fn a_methods_signature_does_not_depend_on_the_operations_selected() {
+    let description = r#"
+openapi: 3.1.0
+info: { title: t, version: '1' }
+paths:
+  /health:
+    get:
+      operationId: health
+      parameters: [{ name: verbose, in: query, schema: { type: boolean } }]
+      responses: { '200': { description: ok } }
+  /flows:
+    get:
+      operationId: list_flows
+      parameters: [{ name: x-api-version, in: header, schema: { type: string } }]
+      responses: { '200': { description: ok } }
+  /flows/{id}:
+    get:
+      operationId: read_flow
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string } }
+        - { name: x-api-version, in: header, schema: { type: string } }
+      responses: { '200': { description: ok } }
+"#;
+    let every = description.replace(
+        "parameters: [{ name: verbose, in: query, schema: { type: boolean } }]",
+        "parameters: [{ name: verbose, in: query, schema: { type: boolean } }, { name: x-api-version, in: header, schema: { type: string } }]",
+    );
+    for (text, client_wide) in [(description, false), (every.as_str(), true)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("api.yaml"), text).unwrap();
+        let signatures: Vec<String> = [vec!["list_flows"], vec!["list_flows", "read_flow"], vec![]]
+            .into_iter()
+            .map(|selected| {
+                let options = remcall_openapi::Options {
+                    client: Some("Flows".to_owned()),
+                    operations: selected.iter().map(|s| s.to_string()).collect(),
+                    ..remcall_openapi::Options::default()
+                };
+                let imported = remcall_openapi::import(&dir.path().join("api.yaml"), &options)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let spec = imported.spec;
+                let start = spec.find("  list_flows:").expect("list_flows");
+                let block: String = spec[start..]
+                    .lines()
+                    .enumerate()
+                    .take_while(|(i, l)| *i == 0 || l.starts_with("    "))
+                    .map(|(_, l)| format!("{l}\n"))
+                    .collect();
+                block
+            })
+            .collect();
+        assert!(
+            signatures.windows(2).all(|w| w[0] == w[1]),
+            "{signatures:#?}"
+        );
+        assert_eq!(
+            !signatures[0].contains("x-api-version"),
+            client_wide,
+            "{}",
+            signatures[0]
+        );
+    }
 }

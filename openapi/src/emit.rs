@@ -313,6 +313,9 @@ fn method_value(method: &MethodOut) -> Yaml {
     if let Some(header) = &method.idempotency_key {
         out.insert("idempotency_key".into(), header.as_str().into());
     }
+    if method.safe {
+        out.insert("safe".into(), true.into());
+    }
     if let Some(paginate) = &method.paginate {
         out.insert("paginate".into(), paginate_value(paginate));
     }

@@ -5,7 +5,7 @@
 //! A method whose parts do not agree (a total with no offset to move) keeps no paging: a wrong
 //! one would loop or skip pages, a missing one only leaves the caller to page by hand.
 
-use crate::spec::{FieldOut, MethodOut, Paginate, TypeOut};
+use crate::spec::{FieldOut, MethodOut, Paginate, TypeOut, Verb};
 use crate::ty::{Encoding, Ty};
 use crate::walk::Builder;
 
@@ -174,8 +174,22 @@ impl Builder<'_> {
             if !method.responses.is_empty() || names.contains(&format!("{}_stream", method.name)) {
                 continue;
             }
-            let paginate = self.paging_of(method, &page);
-            self.spec.methods[index].paginate = paginate;
+            // A pager sends the request once per page: a POST that may create (a bulk create
+            // answering a page of what it made) gets none, unless its pages are fields of its
+            // body, which makes it a search (`POST …/filter {limit, offset}`).
+            let repeatable = method.request.verb.repeatable();
+            let paginate = if repeatable {
+                self.paging_of(method, &page)
+            } else {
+                self.body_paging_of(method, &page)
+            };
+            let method = &mut self.spec.methods[index];
+            method.safe = !repeatable && method.request.verb == Verb::Post && paginate.is_some();
+            if !repeatable && !method.safe {
+                method.paginate = None;
+                continue;
+            }
+            method.paginate = paginate;
         }
     }
 
@@ -226,6 +240,22 @@ impl Builder<'_> {
         }
         self.item_cursor(method, page, fields, &items)
             .or_else(|| self.counted(method, page, Some(items)))
+    }
+
+    /// Pages whose number or offset is a field of the method's JSON body (a search's).
+    fn body_paging_of(&self, method: &MethodOut, page: &Ty) -> Option<Paginate> {
+        let items = match page {
+            Ty::Vec(_) => None,
+            _ => {
+                let fields = self.struct_fields(page);
+                let lists: Vec<&FieldOut> = fields.iter().filter(|f| f.ty.is_list()).collect();
+                let [items] = lists.as_slice() else {
+                    return None;
+                };
+                Some(items.key.clone())
+            }
+        };
+        self.counted_in_body(method, page, items)
     }
 
     /// Pages led on by the last item's `id` sent back as a cursor, while a boolean says more

@@ -178,6 +178,8 @@ pub(crate) struct MethodOut {
     pub(crate) stream_flag: Option<String>,
     /// Keys the method sets in its body itself (`body_sets:`): a twin's stream flag.
     pub(crate) body_sets: Vec<(String, bool)>,
+    /// A POST that only reads (`safe: true`): a search whose pages are fields of its body.
+    pub(crate) safe: bool,
 }
 
 /// A method's request line: `VERB /path/{param}`.
@@ -246,6 +248,11 @@ impl Verb {
             Verb::Patch => "PATCH",
             Verb::Query => "QUERY",
         }
+    }
+
+    /// Whether sending it again changes nothing more: what a pager may send once per page.
+    pub(crate) fn repeatable(self) -> bool {
+        !matches!(self, Verb::Post | Verb::Patch)
     }
 
     /// The verb a key names, in any case (`additionalOperations` keys are wire names).

@@ -111,6 +111,7 @@ impl Validator<'_> {
             .unwrap_or(verb.is_idempotent() || def.idempotency_key.is_some() || reads);
         self.verb_allows(key, name, def, verb, idempotent, profile.as_ref());
         self.kept_only_if_read(key, name, def, verb, reads, profile.as_ref());
+        self.paged_only_if_repeatable(key, name, def, verb, reads);
         let path_params = path_params?;
         let (query, headers) = (query?, headers?);
         let named = self.called_by_name(key, name, def, &query, &headers)?;
@@ -172,6 +173,35 @@ impl Validator<'_> {
             }
             None => verb.is_safe(),
         }
+    }
+
+    /// `paginate:` only where asking again is safe: a pager sends the request once per page,
+    /// so a POST that creates (a bulk create answering a page of what it made) would create
+    /// again. A verb that may be repeated, a POST marked `safe: true` (a search) or
+    /// `idempotent: true`; an idempotency key is not enough, as each call gets a new one.
+    fn paged_only_if_repeatable(
+        &mut self,
+        key: &str,
+        name: &str,
+        def: &MethodDef,
+        verb: Verb,
+        reads: bool,
+    ) {
+        if def.paginate.is_none() || reads || verb.is_idempotent() || def.idempotent == Some(true) {
+            return;
+        }
+        self.push(
+            self.spec
+                .at_key(
+                    0,
+                    &format!("{key}.paginate"),
+                    format!(
+                        "`{name}` is a {} that may change something: its pager would send it again for every page",
+                        verb.as_str()
+                    ),
+                )
+                .help("if it only reads (a search), say `safe: true`; if sending it twice does nothing more, `idempotent: true`; else take `paginate:` out"),
+        );
     }
 
     /// `cache:` in a method's own config only where the method reads: the answer to a write

@@ -116,42 +116,29 @@ impl Builder<'_> {
                 }
             }
         }
-        self.client_wide_headers();
+        self.client_wide_headers(&paths);
     }
 
-    /// An optional header every method with parameters declares, of one type (Prefect's
+    /// An optional header every operation with parameters declares, of one schema (Prefect's
     /// `x-prefect-api-version`, on all 186 of its 188 operations but `/health` and `/version`,
     /// which take none), is the client's to set, in its profile's `headers:`: no argument of
-    /// every method that each call passes as `None`. Noted once; two methods at least.
-    fn client_wide_headers(&mut self) {
-        let methods: Vec<&MethodOut> = self
-            .spec
-            .methods
-            .iter()
-            .filter(|m| !m.path.is_empty() || !m.query.is_empty() || !m.headers.is_empty())
-            .collect();
-        if methods.len() < 2 {
-            return;
-        }
+    /// every method that each call passes as `None`. Noted once; two operations at least.
+    /// Decided over the whole description, never the operations selected: a method's signature
+    /// does not change when another is selected too.
+    fn client_wide_headers(&mut self, paths: &serde_json::Map<String, Value>) {
+        let common = self.headers_every_operation_declares(paths);
         let wire = |param: &ParamOut| param.wire.clone().unwrap_or_else(|| param.key.clone());
-        let common: Vec<(String, crate::ty::Ty)> = methods[0]
-            .headers
-            .iter()
-            .filter(|first| first.ty.is_option() && !says_something_of_one_call(&wire(first)))
-            .filter(|first| {
-                methods[1..].iter().all(|method| {
-                    method.headers.iter().any(|other| {
-                        wire(other).eq_ignore_ascii_case(&wire(first)) && other.ty == first.ty
-                    })
-                })
-            })
-            .map(|first| (wire(first), first.ty.clone()))
-            .collect();
-        for (name, _) in &common {
+        for name in &common {
+            let mut removed = false;
             for method in &mut self.spec.methods {
+                let before = method.headers.len();
                 method
                     .headers
                     .retain(|param| !wire(param).eq_ignore_ascii_case(name));
+                removed |= method.headers.len() != before;
+            }
+            if !removed {
+                continue;
             }
             let place = self.docs.top().child("paths");
             self.note(
@@ -164,9 +151,95 @@ impl Builder<'_> {
         }
     }
 
-    /// A path item's operations remcall sends: by verb, and OpenAPI 3.2's
-    /// `additionalOperations` by their name on the wire. One with another method is counted and
-    /// listed as skipped, never a silent zero.
+    /// The optional headers that every operation of the description with parameters declares,
+    /// each with one schema everywhere: in the first such operation's order.
+    fn headers_every_operation_declares(
+        &mut self,
+        paths: &serde_json::Map<String, Value>,
+    ) -> Vec<String> {
+        let top = self.docs.top();
+        // Per operation with parameters: its optional headers (lower-cased name → schema).
+        let mut operations: Vec<Vec<(String, Value)>> = Vec::new();
+        for (route, item) in paths {
+            let item_place = top.child("paths").child(route);
+            let Ok((item_place, item)) = self.docs.follow(&item_place, item) else {
+                continue;
+            };
+            let shared = self.parameters_of(&item_place, &item);
+            for verb in Verb::ALL {
+                let Some(operation) = item.get(verb.key()) else {
+                    continue;
+                };
+                let place = item_place.child(verb.key());
+                let Ok((place, operation)) = self.docs.follow(&place, operation) else {
+                    continue;
+                };
+                let mut parameters = self.parameters_of(&place, &operation);
+                for param in &shared {
+                    if !parameters.iter().any(|p| p.0 == param.0 && p.1 == param.1) {
+                        parameters.push(param.clone());
+                    }
+                }
+                if parameters.is_empty() {
+                    continue;
+                }
+                operations.push(
+                    parameters
+                        .into_iter()
+                        .filter(|(within, name, required, _)| {
+                            within == "header" && !required && !says_something_of_one_call(name)
+                        })
+                        .map(|(_, name, _, shape)| (name.to_ascii_lowercase(), shape))
+                        .collect(),
+                );
+            }
+        }
+        let Some((first, rest)) = operations.split_first() else {
+            return Vec::new();
+        };
+        if rest.is_empty() {
+            return Vec::new();
+        }
+        first
+            .iter()
+            .filter(|header| rest.iter().all(|other| other.contains(header)))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// An operation's (or a path item's) parameters: where, name, required, and the schema
+    /// that types it (a 2.0 parameter's own type keys).
+    fn parameters_of(&mut self, at: &Place, holder: &Value) -> Vec<(String, String, bool, Value)> {
+        let Some(list) = holder.get("parameters").and_then(Value::as_array) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (index, param) in list.iter().enumerate() {
+            let place = at.child("parameters").child(&index.to_string());
+            let Ok((_, param)) = self.docs.follow(&place, param) else {
+                continue;
+            };
+            let text = |key: &str| {
+                param
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            let shape = param.get("schema").cloned().unwrap_or_else(|| {
+                let keys = ["type", "format", "items", "enum"];
+                Value::Object(
+                    keys.iter()
+                        .filter_map(|k| Some(((*k).to_owned(), param.get(*k)?.clone())))
+                        .collect(),
+                )
+            });
+            let required = param.get("required").and_then(Value::as_bool) == Some(true);
+            out.push((text("in"), text("name"), required, shape));
+        }
+        out
+    }
+
     fn item_operations(
         &mut self,
         route: &str,
