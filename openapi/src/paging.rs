@@ -119,6 +119,18 @@ pub(crate) fn is_next_url_header(name: &str, declared: &serde_json::Value) -> bo
 }
 
 /// A name as the lists above hold it.
+/// Whether a POST's route names a search: its last segment (or a custom verb after `:`) is
+/// `search`, `list`, `filter`, `query`, `find` or `lookup`, whatever its case or `_` prefix.
+fn route_searches(path: &str) -> bool {
+    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let word = last.rsplit(':').next().unwrap_or(last);
+    if word.starts_with('{') {
+        return false;
+    }
+    let word = word.trim_start_matches(['_', '$']).to_ascii_lowercase();
+    ["search", "list", "filter", "query", "find", "lookup"].contains(&word.as_str())
+}
+
 fn plain(name: &str) -> String {
     name.chars()
         .filter(|c| c.is_ascii_alphanumeric())
@@ -175,16 +187,19 @@ impl Builder<'_> {
                 continue;
             }
             // A pager sends the request once per page: a POST that may create (a bulk create
-            // answering a page of what it made) gets none, unless its pages are fields of its
-            // body, which makes it a search (`POST …/filter {limit, offset}`).
-            let repeatable = method.request.verb.repeatable();
+            // answering a page of what it made) gets none, unless it is a search: its route
+            // says so (`POST …/search`), or its pages are fields of its body (`POST …/filter
+            // {limit, offset}`).
+            let post = method.request.verb == Verb::Post;
+            let search = post && route_searches(&method.request.path);
+            let repeatable = method.request.verb.repeatable() || search;
             let paginate = if repeatable {
                 self.paging_of(method, &page)
             } else {
                 self.body_paging_of(method, &page)
             };
             let method = &mut self.spec.methods[index];
-            method.safe = !repeatable && method.request.verb == Verb::Post && paginate.is_some();
+            method.safe = post && paginate.is_some();
             if !repeatable && !method.safe {
                 method.paginate = None;
                 continue;
