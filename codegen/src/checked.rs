@@ -397,6 +397,8 @@ pub enum NextPage {
         limit: Option<String>,
         /// The page count's path in the page.
         total_pages: Option<Vec<String>>,
+        /// The item count's path in the page.
+        total: Option<Vec<String>>,
         /// The page's own number's path in the page.
         current: Option<Vec<String>>,
     },

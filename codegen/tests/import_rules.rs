@@ -692,7 +692,9 @@ fn an_offset_in_a_post_filters_body_pages_it_and_a_create_is_never_paged() {
     let d = body_pages();
     d.has("read_flows:\n    request: POST /flows/filter\n    body: ReadFlowsBody");
     d.has("safe: true\n    paginate:\n      offset:\n        param: offset\n        limit: limit");
-    d.has("search_tickets:\n    request: POST /tickets/search\n    query:\n      page: Option<i64>");
+    d.has(
+        "search_tickets:\n    request: POST /tickets/search\n    query:\n      page: Option<i64>",
+    );
     d.has("safe: true\n    paginate:\n      page_number:\n        param: page");
     let spec = d.spec();
     let create: Vec<&str> = spec[spec.find("  create_tickets:").unwrap()..]

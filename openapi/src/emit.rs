@@ -369,6 +369,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
             first,
             limit,
             total_pages,
+            total,
             current,
         } => {
             let page = present([
@@ -376,6 +377,7 @@ fn paginate_value(paginate: &Paginate) -> Yaml {
                 ("first", first.map(Yaml::from)),
                 ("limit", limit.as_ref().map(text)),
                 ("total_pages", total_pages.as_ref().map(text)),
+                ("total", total.as_ref().map(text)),
                 ("current", current.as_ref().map(text)),
             ]);
             with_items(items.as_ref(), "page_number", page)

@@ -339,6 +339,10 @@ impl Builder<'_> {
             param,
             first: zero_based.then_some(0),
             limit,
+            total: count(TOTAL_PAGES)
+                .is_none()
+                .then(|| count(TOTALS))
+                .flatten(),
             total_pages: count(TOTAL_PAGES),
             current: count(CURRENT_PAGE),
         })
@@ -382,6 +386,10 @@ impl Builder<'_> {
             param: field(PAGE_PARAMS)?,
             first: None,
             limit,
+            total: count(TOTAL_PAGES)
+                .is_none()
+                .then(|| count(TOTALS))
+                .flatten(),
             total_pages: count(TOTAL_PAGES),
             current: count(CURRENT_PAGE),
         })

@@ -338,6 +338,7 @@ pub(crate) enum Paginate {
         first: Option<u64>,
         limit: Option<String>,
         total_pages: Option<String>,
+        total: Option<String>,
         current: Option<String>,
     },
 }

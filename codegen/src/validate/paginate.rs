@@ -149,6 +149,10 @@ impl Validator<'_> {
                 Some(path) => Some(self.count_path(&at, page, path, "current")?),
                 None => None,
             };
+            let total = match &number.total {
+                Some(path) => Some(self.count_path(&at, page, path, "total")?),
+                None => None,
+            };
             return self
                 .counted(
                     &at,
@@ -165,6 +169,7 @@ impl Validator<'_> {
                         first: number.first.unwrap_or(1),
                         limit,
                         total_pages,
+                        total,
                         current,
                     };
                     (next, in_body)

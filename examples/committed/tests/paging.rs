@@ -52,6 +52,20 @@ async fn event_server() -> Server {
         axum::Json(json!({ "events": items, "paging": paging }))
     };
     let stuck = || async { axum::Json(json!({ "results": events(1..=2) })) };
+    // `/events/counted`: Django REST framework's `PageNumberPagination` over the six: `count`,
+    // `next`, `previous`, `results`, and 404 "Invalid page." past the last page.
+    let counted = |Query(q): Params| async move {
+        let page = number(&q, "page").unwrap_or(1);
+        let size = number(&q, "page_size").unwrap_or(2);
+        let from = page.saturating_sub(1) * size;
+        if page < 1 || (page > 1 && from >= 6) {
+            let invalid = json!({ "detail": "Invalid page." });
+            return (axum::http::StatusCode::NOT_FOUND, axum::Json(invalid));
+        }
+        let items = events((from..6).take(size).map(|i| i + 1));
+        let page = json!({ "count": 6, "next": null, "previous": null, "results": items });
+        (axum::http::StatusCode::OK, axum::Json(page))
+    };
     // `/events/filter`: the search's pages, its offset and size read from the JSON body.
     let filter = |axum::Json(body): axum::Json<Value>| async move {
         let offset = body["offset"].as_u64().unwrap_or(0) as usize;
@@ -64,6 +78,7 @@ async fn event_server() -> Server {
             .route("/v1/events/filter", axum::routing::post(filter))
             .route("/v1/events/search", get(search))
             .route("/v1/events/archive", get(archive))
+            .route("/v1/events/counted", get(counted))
             .route("/stuck/v1/events/search", get(stuck)),
     )
     .await
@@ -204,6 +219,37 @@ async fn a_page_number_counts_up_to_the_page_count_or_a_short_page() {
         ],
         "the second page has two of four: the last"
     );
+}
+
+/// Django REST framework's pages on an exact multiple of the page size (six items, pages of two
+/// or three): with `total: count` the stream stops at the count and asks for no page past it;
+/// without it, the page past the last is a 404 ("Invalid page."), which ends the stream
+/// cleanly. A 404 for the first page stays an error.
+#[tokio::test]
+async fn a_django_pager_ends_cleanly_on_an_exact_multiple_of_the_page_size() {
+    let server = event_server().await;
+    let payments = Payments::new(&server.url()).unwrap();
+    for size in [2, 3] {
+        let before = server.received().len();
+        let counted = ids(payments.list_counted_events_stream(None, Some(size))).await;
+        assert_eq!(counted, numbered(1..=6));
+        assert_eq!(
+            server.received().len() - before,
+            6 / size as usize,
+            "the count says when to stop: no page past it"
+        );
+        let before = server.received().len();
+        let numbered_only = ids(payments.list_numbered_events_stream(None, Some(size))).await;
+        assert_eq!(numbered_only, numbered(1..=6));
+        assert_eq!(
+            server.received().len() - before,
+            6 / size as usize + 1,
+            "one page past the last, answered 404"
+        );
+    }
+    let mut missing = payments.list_numbered_events_stream(Some(0), Some(2));
+    let first = missing.next().await.unwrap().unwrap_err();
+    assert_eq!(first.status(), Some(axum::http::StatusCode::NOT_FOUND));
 }
 
 #[tokio::test]

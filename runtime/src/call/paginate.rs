@@ -83,8 +83,10 @@ pub enum NextPage {
         total: Option<&'static [&'static str]>,
     },
     /// The query parameter `param` is the page's number (the page's own `current` number when
-    /// it has one, else the request's, else `first`); the next page's is one more. Ends on an empty page, a page shorter than the
-    /// `limit` parameter asked for, or after the page's `total_pages`.
+    /// it has one, else the request's, else `first`); the next page's is one more. Ends on an
+    /// empty page, a page shorter than the `limit` parameter asked for, after the page's
+    /// `total_pages`, once the page's `total` of items is given, or at a 404 for a page past
+    /// the last (Django REST framework's "Invalid page.").
     PageNumber {
         /// The page number's query parameter.
         param: &'static str,
@@ -94,10 +96,20 @@ pub enum NextPage {
         limit: Option<&'static str>,
         /// The path of the page count in the page, when there is one.
         total_pages: Option<&'static [&'static str]>,
+        /// The path of the item count in the page, when there is one.
+        total: Option<&'static [&'static str]>,
         /// The path of the page's own number in the page, when there is one: it, not the
         /// request's, is the one counted on from.
         current: Option<&'static [&'static str]>,
     },
+}
+
+impl NextPage {
+    /// The next page's number or offset is counted here, not given by the server: a page past
+    /// the last may be asked for.
+    fn is_counted(&self) -> bool {
+        matches!(self, NextPage::Offset { .. } | NextPage::PageNumber { .. })
+    }
 }
 
 type PageFuture<T> = Pin<Box<dyn Future<Output = Result<Page<T>, Error>> + Send>>;
@@ -132,6 +144,8 @@ pub struct Pages<T> {
     empty_run: u32,
     /// An error to give once the items before it are taken.
     failed: Option<Error>,
+    /// Pages asked for so far.
+    asked: u32,
 }
 
 // Items are only ever moved, never pinned: the stream is `Unpin` whatever they are.
@@ -163,6 +177,7 @@ impl Client {
             contents: HashSet::new(),
             empty_run: 0,
             failed: None,
+            asked: 0,
         }
     }
 }
@@ -209,6 +224,15 @@ impl<T: DeserializeOwned + Send + 'static> Stream for Pages<T> {
                 this.fetching = None;
                 let page = match page {
                     Ok(page) => page,
+                    // A page counted past the last: Django REST framework answers 404
+                    // ("Invalid page.") where others answer an empty page.
+                    Err(error)
+                        if this.asked > 1
+                            && this.paging.next.is_counted()
+                            && error.status() == Some(reqwest::StatusCode::NOT_FOUND) =>
+                    {
+                        return Poll::Ready(None);
+                    }
                     Err(error) => return Poll::Ready(Some(Err(error))),
                 };
                 let repeated = |what: &str| {
@@ -259,7 +283,10 @@ impl<T: DeserializeOwned + Send + 'static> Stream for Pages<T> {
                 return Poll::Ready(Some(Err(error)));
             }
             match this.next.take() {
-                Some(request) => this.fetching = Some(this.fetch(request)),
+                Some(request) => {
+                    this.asked = this.asked.saturating_add(1);
+                    this.fetching = Some(this.fetch(request));
+                }
                 None => return Poll::Ready(None),
             }
         }
@@ -402,6 +429,7 @@ fn next_request(
             first,
             limit,
             total_pages,
+            total,
             current,
         } => {
             let number = current
@@ -410,12 +438,25 @@ fn next_request(
                 .or_else(|| number_in(&request, in_body, param))
                 .unwrap_or(*first);
             let next = number.saturating_add(1);
+            // Items given once this page's are: the pages before it were as long as it asked
+            // for (its `limit`), or as this one when it did not say.
+            let size = limit
+                .and_then(|limit| number_in(&request, in_body, limit))
+                .unwrap_or(count as u64);
+            let given = number
+                .saturating_sub(*first)
+                .saturating_mul(size)
+                .saturating_add(count as u64);
             let more = count > 0
                 && !short(&request, in_body, *limit, count)
                 && total_pages
                     .and_then(|path| at(page, path))
                     .and_then(Value::as_u64)
-                    .is_none_or(|pages| next.saturating_sub(*first) < pages);
+                    .is_none_or(|pages| next.saturating_sub(*first) < pages)
+                && total
+                    .and_then(|path| at(page, path))
+                    .and_then(Value::as_u64)
+                    .is_none_or(|total| given < total);
             Ok(more.then(|| with_param(request, in_body, param, Value::from(next))))
         }
     }

@@ -45,10 +45,12 @@ pub(super) fn paging(method: &checked::Method, p: &checked::Pagination) -> Pagin
             first,
             limit,
             total_pages,
+            total,
             current,
         } => format!(
-            "PageNumber {{ param: {param:?}, first: {first}, limit: {limit:?}, total_pages: {}, current: {} }}",
+            "PageNumber {{ param: {param:?}, first: {first}, limit: {limit:?}, total_pages: {}, total: {}, current: {} }}",
             maybe(total_pages),
+            maybe(total),
             maybe(current)
         ),
     };

@@ -397,6 +397,9 @@ pub struct PageNumberDef {
     pub limit: Option<String>,
     /// The page's field holding the number of pages: the stream ends after it.
     pub total_pages: Option<String>,
+    /// The page's field holding the number of items (Django REST framework's `count`): the
+    /// stream ends when it has given them.
+    pub total: Option<String>,
     /// The page's field holding its own number: the next page's is one more (for an API whose
     /// first page a request without the parameter gets, whatever its number).
     pub current: Option<String>,

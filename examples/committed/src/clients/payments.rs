@@ -383,6 +383,25 @@ pub struct ArchivePage {
 pub struct ArchivePaging {
     pub total_pages: Option<u32>,
 }
+/// Django REST framework's page-number page. A page past the last is a 404.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventCountedPage {
+    pub count: u64,
+    pub next: Option<String>,
+    pub previous: Option<String>,
+    pub results: Vec<Event>,
+}
+impl EventCountedPage {
+    /// Its required fields; the others start absent (set them, or use `..EventCountedPage::new(..)`).
+    pub fn new(count: impl Into<u64>, results: impl Into<Vec<Event>>) -> Self {
+        Self {
+            count: count.into(),
+            next: Default::default(),
+            previous: Default::default(),
+            results: results.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
     pub id: String,
@@ -664,8 +683,30 @@ static LIST_ARCHIVED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen
     streams: false,
     profile: "",
 };
-static LIST_CUSTOMER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+static LIST_COUNTED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 19,
+    name: "list_counted_events",
+    http_method: "GET",
+    path: "/events/counted",
+    idempotent: true,
+    reads: true,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+static LIST_NUMBERED_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 20,
+    name: "list_numbered_events",
+    http_method: "GET",
+    path: "/events/counted",
+    idempotent: true,
+    reads: true,
+    not_found_none: false,
+    streams: false,
+    profile: "",
+};
+static LIST_CUSTOMER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
+    index: 21,
     name: "list_customer_events",
     http_method: "GET",
     path: "/customers/{id}/events",
@@ -676,7 +717,7 @@ static LIST_CUSTOMER_EVENTS: remcall::__codegen::MethodSpec = remcall::__codegen
     profile: "",
 };
 static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 20,
+    index: 22,
     name: "list_payouts",
     http_method: "GET",
     path: "/payouts",
@@ -687,7 +728,7 @@ static LIST_PAYOUTS: remcall::__codegen::MethodSpec = remcall::__codegen::Method
     profile: "",
 };
 static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 21,
+    index: 23,
     name: "download_report",
     http_method: "GET",
     path: "/reports/{id}",
@@ -698,7 +739,7 @@ static DOWNLOAD_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::Met
     profile: "",
 };
 static GET_REPORT: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
-    index: 22,
+    index: 24,
     name: "get_report",
     http_method: "GET",
     path: "/reports/{id}",
@@ -757,6 +798,31 @@ static LIST_ARCHIVED_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__code
         first: 1,
         limit: Some("per_page"),
         total_pages: Some(&["paging", "total_pages"]),
+        total: None,
+        current: None,
+    },
+    in_body: false,
+};
+static LIST_COUNTED_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["results"],
+    next: remcall::__codegen::NextPage::PageNumber {
+        param: "page",
+        first: 1,
+        limit: Some("page_size"),
+        total_pages: None,
+        total: Some(&["count"]),
+        current: None,
+    },
+    in_body: false,
+};
+static LIST_NUMBERED_EVENTS_PAGING: remcall::__codegen::Paging = remcall::__codegen::Paging {
+    items: &["results"],
+    next: remcall::__codegen::NextPage::PageNumber {
+        param: "page",
+        first: 1,
+        limit: Some("page_size"),
+        total_pages: None,
+        total: None,
         current: None,
     },
     in_body: false,
@@ -812,6 +878,20 @@ fn list_archived_events_request(
 ) -> remcall::__codegen::Request {
     LIST_ARCHIVED_EVENTS.request().query("page", page).query("per_page", per_page)
 }
+/// The request of [`Payments::list_counted_events`], for its call and its stream alike.
+fn list_counted_events_request(
+    page: Option<u32>,
+    page_size: Option<u32>,
+) -> remcall::__codegen::Request {
+    LIST_COUNTED_EVENTS.request().query("page", page).query("page_size", page_size)
+}
+/// The request of [`Payments::list_numbered_events`], for its call and its stream alike.
+fn list_numbered_events_request(
+    page: Option<u32>,
+    page_size: Option<u32>,
+) -> remcall::__codegen::Request {
+    LIST_NUMBERED_EVENTS.request().query("page", page).query("page_size", page_size)
+}
 /// The request of [`Payments::list_customer_events`], for its call and its stream alike.
 fn list_customer_events_request(
     id: &str,
@@ -848,6 +928,8 @@ static CLIENT_SPEC: remcall::__codegen::ClientSpec = remcall::__codegen::ClientS
         &SEARCH_EVENTS,
         &FILTER_EVENTS,
         &LIST_ARCHIVED_EVENTS,
+        &LIST_COUNTED_EVENTS,
+        &LIST_NUMBERED_EVENTS,
         &LIST_CUSTOMER_EVENTS,
         &LIST_PAYOUTS,
         &DOWNLOAD_REPORT,
@@ -1141,6 +1223,54 @@ impl<F: PaymentsFallback> Payments<F> {
     ) -> remcall::Pages<Event> {
         let request = list_archived_events_request(page, per_page);
         self.inner.paginate(request, &LIST_ARCHIVED_EVENTS_PAGING)
+    }
+    /// Pages that count their items (`count`), as Django REST framework's do.
+    ///
+    /// `GET /events/counted`
+    pub async fn list_counted_events(
+        &self,
+        page: Option<u32>,
+        page_size: Option<u32>,
+    ) -> Result<EventCountedPage, remcall::Error> {
+        let request = list_counted_events_request(page, page_size);
+        let fallback = |cause| self.fallback.list_counted_events(page, page_size, cause);
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::list_counted_events`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
+    pub fn list_counted_events_stream(
+        &self,
+        page: Option<u32>,
+        page_size: Option<u32>,
+    ) -> remcall::Pages<Event> {
+        let request = list_counted_events_request(page, page_size);
+        self.inner.paginate(request, &LIST_COUNTED_EVENTS_PAGING)
+    }
+    /// The same pages, counted up without their count; a page past the last is a 404.
+    ///
+    /// `GET /events/counted`
+    pub async fn list_numbered_events(
+        &self,
+        page: Option<u32>,
+        page_size: Option<u32>,
+    ) -> Result<EventCountedPage, remcall::Error> {
+        let request = list_numbered_events_request(page, page_size);
+        let fallback = |cause| {
+            self.fallback.list_numbered_events(page, page_size, cause)
+        };
+        self.inner.call_or_fallback(request, decode::json, fallback).await
+    }
+    /// [`Self::list_numbered_events`], page after page: its items as a stream, each page a call
+    /// of its own (retries, breaker and limits apply per page), fetched as the items before it
+    /// are taken.
+    pub fn list_numbered_events_stream(
+        &self,
+        page: Option<u32>,
+        page_size: Option<u32>,
+    ) -> remcall::Pages<Event> {
+        let request = list_numbered_events_request(page, page_size);
+        self.inner.paginate(request, &LIST_NUMBERED_EVENTS_PAGING)
     }
     /// A customer's events; a customer that does not exist has none.
     ///
@@ -1436,6 +1566,28 @@ pub trait PaymentsFallback: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<ArchivePage, remcall::Error>> + Send {
         async move { Err(cause) }
     }
+    /// The fallback of [`Payments::list_counted_events`].
+    fn list_counted_events(
+        &self,
+        page: Option<u32>,
+        page_size: Option<u32>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<
+        Output = Result<EventCountedPage, remcall::Error>,
+    > + Send {
+        async move { Err(cause) }
+    }
+    /// The fallback of [`Payments::list_numbered_events`].
+    fn list_numbered_events(
+        &self,
+        page: Option<u32>,
+        page_size: Option<u32>,
+        cause: remcall::Error,
+    ) -> impl std::future::Future<
+        Output = Result<EventCountedPage, remcall::Error>,
+    > + Send {
+        async move { Err(cause) }
+    }
     /// The fallback of [`Payments::list_customer_events`].
     fn list_customer_events(
         &self,
@@ -1719,6 +1871,14 @@ remcall::__codegen::serde_struct! {
 remcall::__codegen::serde_struct! {
     ArchivePaging {
         [0] optional total_pages: Option<u32> = "total_pages",
+    }
+}
+remcall::__codegen::serde_struct! {
+    EventCountedPage {
+        [0] required count: u64 = "count",
+        [1] optional next: Option<String> = "next",
+        [2] optional previous: Option<String> = "previous",
+        [3] required results: Vec<Event> = "results",
     }
 }
 remcall::__codegen::serde_struct! {

@@ -117,6 +117,16 @@ impl PaymentsStub {
     pub fn list_archived_events(&self) -> ListArchivedEventsStubbing<'_> {
         ListArchivedEventsStubbing(self.0.operation(&LIST_ARCHIVED_EVENTS))
     }
+    /// [`Payments::list_counted_events`]: a rule made by its first matcher or answer,
+    /// its faults, its calls.
+    pub fn list_counted_events(&self) -> ListCountedEventsStubbing<'_> {
+        ListCountedEventsStubbing(self.0.operation(&LIST_COUNTED_EVENTS))
+    }
+    /// [`Payments::list_numbered_events`]: a rule made by its first matcher or answer,
+    /// its faults, its calls.
+    pub fn list_numbered_events(&self) -> ListNumberedEventsStubbing<'_> {
+        ListNumberedEventsStubbing(self.0.operation(&LIST_NUMBERED_EVENTS))
+    }
     /// [`Payments::list_customer_events`]: a rule made by its first matcher or answer,
     /// its faults, its calls.
     pub fn list_customer_events(&self) -> ListCustomerEventsStubbing<'_> {
@@ -164,12 +174,19 @@ fn fits_the_spec(raw: &remcall::stub::Recorded) -> Result<(), String> {
                 .map(drop)
         }
         19 => {
+            <ListCountedEventsReceived as remcall::stub::Received>::decode(raw).map(drop)
+        }
+        20 => {
+            <ListNumberedEventsReceived as remcall::stub::Received>::decode(raw)
+                .map(drop)
+        }
+        21 => {
             <ListCustomerEventsReceived as remcall::stub::Received>::decode(raw)
                 .map(drop)
         }
-        20 => <ListPayoutsReceived as remcall::stub::Received>::decode(raw).map(drop),
-        21 => <DownloadReportReceived as remcall::stub::Received>::decode(raw).map(drop),
-        22 => <GetReportReceived as remcall::stub::Received>::decode(raw).map(drop),
+        22 => <ListPayoutsReceived as remcall::stub::Received>::decode(raw).map(drop),
+        23 => <DownloadReportReceived as remcall::stub::Received>::decode(raw).map(drop),
+        24 => <GetReportReceived as remcall::stub::Received>::decode(raw).map(drop),
         _ => Ok(()),
     }
 }
@@ -813,6 +830,90 @@ impl ListArchivedEventsStubbing<'_> {
     }
     /// Answers 200 with `value`.
     pub fn returns(self, value: &ArchivePage) -> Self {
+        Self(self.0.returns_json(value))
+    }
+}
+/// A request of [`Payments::list_counted_events`] the stub received, read as the spec's types.
+#[derive(Debug)]
+pub struct ListCountedEventsReceived {
+    /// `raw.query_value("page")`
+    pub page: Option<u32>,
+    /// `raw.query_value("page_size")`
+    pub page_size: Option<u32>,
+    /// The request as received.
+    pub raw: remcall::stub::Recorded,
+}
+impl remcall::stub::Received for ListCountedEventsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+        Ok(Self {
+            page: raw.query_value("page")?,
+            page_size: raw.query_value("page_size")?,
+            raw: raw.clone(),
+        })
+    }
+}
+/// A rule for [`Payments::list_counted_events`].
+#[derive(Debug)]
+pub struct ListCountedEventsStubbing<'a>(remcall::stub::Stubbing<'a>);
+impl ListCountedEventsStubbing<'_> {
+    remcall::__stub_common!();
+    /// The requests it received, read as the spec's types (one that did not fit was
+    /// answered 400, and fails the test when the stub is dropped).
+    pub fn calls(&self) -> Vec<ListCountedEventsReceived> {
+        self.0.calls_as()
+    }
+    /// Only requests whose `page` is `value`.
+    pub fn with_page(self, value: impl std::borrow::Borrow<u32>) -> Self {
+        Self(self.0.with_query("page", std::borrow::Borrow::<u32>::borrow(&value)))
+    }
+    /// Only requests whose `page_size` is `value`.
+    pub fn with_page_size(self, value: impl std::borrow::Borrow<u32>) -> Self {
+        Self(self.0.with_query("page_size", std::borrow::Borrow::<u32>::borrow(&value)))
+    }
+    /// Answers 200 with `value`.
+    pub fn returns(self, value: &EventCountedPage) -> Self {
+        Self(self.0.returns_json(value))
+    }
+}
+/// A request of [`Payments::list_numbered_events`] the stub received, read as the spec's types.
+#[derive(Debug)]
+pub struct ListNumberedEventsReceived {
+    /// `raw.query_value("page")`
+    pub page: Option<u32>,
+    /// `raw.query_value("page_size")`
+    pub page_size: Option<u32>,
+    /// The request as received.
+    pub raw: remcall::stub::Recorded,
+}
+impl remcall::stub::Received for ListNumberedEventsReceived {
+    fn decode(raw: &remcall::stub::Recorded) -> Result<Self, String> {
+        Ok(Self {
+            page: raw.query_value("page")?,
+            page_size: raw.query_value("page_size")?,
+            raw: raw.clone(),
+        })
+    }
+}
+/// A rule for [`Payments::list_numbered_events`].
+#[derive(Debug)]
+pub struct ListNumberedEventsStubbing<'a>(remcall::stub::Stubbing<'a>);
+impl ListNumberedEventsStubbing<'_> {
+    remcall::__stub_common!();
+    /// The requests it received, read as the spec's types (one that did not fit was
+    /// answered 400, and fails the test when the stub is dropped).
+    pub fn calls(&self) -> Vec<ListNumberedEventsReceived> {
+        self.0.calls_as()
+    }
+    /// Only requests whose `page` is `value`.
+    pub fn with_page(self, value: impl std::borrow::Borrow<u32>) -> Self {
+        Self(self.0.with_query("page", std::borrow::Borrow::<u32>::borrow(&value)))
+    }
+    /// Only requests whose `page_size` is `value`.
+    pub fn with_page_size(self, value: impl std::borrow::Borrow<u32>) -> Self {
+        Self(self.0.with_query("page_size", std::borrow::Borrow::<u32>::borrow(&value)))
+    }
+    /// Answers 200 with `value`.
+    pub fn returns(self, value: &EventCountedPage) -> Self {
         Self(self.0.returns_json(value))
     }
 }
