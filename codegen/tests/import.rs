@@ -72,7 +72,7 @@ fn openapi_3_0_becomes_a_spec_with_every_feature() {
         "    errors:\n      \"404\": Problem\n      \"4XX\": Problem",
         "    responses:\n      201: Order\n      202: Line\n    idempotency_key: Idempotency-Key",
         // deepObject, a custom content type, multipart with a file, text.
-        "      filter:\n        type: Option<GetOrdersFilter>\n        style: deep_object",
+        "      filter:\n        type: Option<ListOrdersFilter>\n        style: deep_object",
         "      content_type: \"application/merge-patch+json\"",
         "      file: Option<File>",
         "    returns: { type: String, as: text }",

@@ -33,6 +33,31 @@ pub fn is_reference(text: &str) -> bool {
         })
 }
 
+/// True when `text` is an authorization scheme's word, one space and one reference: `Token
+/// ${KEY}` (Django REST framework), `SSWS ${KEY}` (Okta), `Bot ${KEY}` (Discord). The word is
+/// the scheme's name, no part of the secret: a letter, then letters, digits, `-` or `_`, 32 at
+/// most. Text joined to the reference (`sk_${REST}`) would be the secret's own start.
+pub fn is_scheme_and_reference(text: &str) -> bool {
+    let Some((scheme, reference)) = text.split_once(' ') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    scheme.len() <= 32
+        && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && is_reference(reference)
+}
+
+/// A secret header's value as a profile's serialised form shows it: a reference, or a scheme's
+/// word and a reference, as it is (generated code needs it); anything else as `<redacted>`.
+pub fn shown_secret_header(text: &str) -> &str {
+    if is_scheme_and_reference(text) {
+        text
+    } else {
+        shown_secret(text)
+    }
+}
+
 /// A secret as a profile's serialised form shows it: a `${NAME}` reference as it is (generated
 /// code needs it), anything else as `<redacted>`.
 pub fn shown_secret(text: &str) -> &str {

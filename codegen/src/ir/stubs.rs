@@ -40,8 +40,12 @@ pub struct StubMethod {
     /// runtime's writer of one item.
     pub streams: Option<StreamedStub>,
     /// The declared errors' enum and, per variant, the status `returns_error` answers it with.
-    pub errors: Option<(String, Vec<(String, u16, Option<&'static str>)>)>,
+    pub errors: Option<(String, Vec<StubError>)>,
 }
+
+/// A declared error's variant, the status `returns_error` answers it with, and its media type
+/// when it is not JSON.
+pub type StubError = (String, u16, Option<&'static str>);
 
 /// `with_id(id: i64)`: matches requests whose parameter has this value.
 #[derive(Debug)]

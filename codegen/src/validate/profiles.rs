@@ -159,7 +159,8 @@ impl Validator<'_> {
                 if let Some(problem) = problem {
                     self.push(self.spec.at_key(source, &at, problem));
                 }
-                if def.secret {
+                // A header's scheme word is no secret: `Token ${KEY}` is allowed.
+                if def.secret && !vars::is_scheme_and_reference(&def.value) {
                     self.secret_reference(
                         source,
                         &format!("{at}.value"),
@@ -301,7 +302,7 @@ impl Validator<'_> {
                         at,
                         format!("{what} is written out; secrets never go into generated code"),
                     )
-                    .help("write exactly one environment variable, e.g. `${SECRET_NAME}`: no default, nothing around it"),
+                    .help("write exactly one environment variable, e.g. `${SECRET_NAME}`: no default, nothing around it (a header may put its scheme's word before it: `Token ${API_KEY}`)"),
             );
         }
     }

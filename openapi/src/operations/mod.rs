@@ -4,6 +4,7 @@
 //! skipped only when it cannot be called at all; anything less is a note.
 
 mod body;
+mod naming;
 mod parameters;
 mod responses;
 mod streams;
@@ -52,7 +53,8 @@ impl Builder<'_> {
             .cloned()
             .unwrap_or_default();
         let mut taken_methods = names::Taken::default();
-        let shortened = self.shortened_names(&paths);
+        let (every, named) = self.operation_names(&paths);
+        let shortened = self.shortened_names(&paths, &named);
         for (route, item) in &paths {
             let item_place = top.child("paths").child(route);
             let (item_place, item) = match self.docs.follow(&item_place, item) {
@@ -73,8 +75,12 @@ impl Builder<'_> {
                         continue;
                     }
                 };
-                let short = shortened.get(&(route.clone(), verb.key()));
-                let Some(base_name) = selected(options, &operation, verb, route, short) else {
+                let key = (route.clone(), verb.key());
+                let (short, own_name) = naming_of(&named, &shortened, &key);
+                let short = short.as_ref();
+                let Some(base_name) =
+                    selected(options, &operation, verb, route, short, own_name.as_deref())
+                else {
                     continue;
                 };
                 if let Some((short, full)) = short {
@@ -116,7 +122,58 @@ impl Builder<'_> {
                 }
             }
         }
-        self.client_wide_headers(&paths);
+        self.client_wide_headers(&every);
+    }
+
+    /// Every operation of the description and the names decided over all of them, noted.
+    fn operation_names(
+        &mut self,
+        paths: &serde_json::Map<String, Value>,
+    ) -> (Vec<Found>, naming::Named) {
+        let every = self.every_operation(paths);
+        let named = naming::operation_names(&every);
+        if !named.earlier.is_empty() {
+            let place = self.docs.top().child("paths");
+            self.note(
+                &place,
+                false,
+                format!(
+                    "{} operations without an operationId (or with one that only spells the route, or with an SDK generator's name) named as a reviewer would (`list_tickets`, `get_ticket`, `close_ticket`); a spec's entry may use the route's full name too (`get_api_v1_tickets`)",
+                    named.earlier.len()
+                ),
+            );
+        }
+        (every, named)
+    }
+
+    /// Every operation of the description, its path item's and its own `$ref` followed: the
+    /// names and the client-wide headers are decided over all of them, whichever are selected.
+    fn every_operation(&mut self, paths: &serde_json::Map<String, Value>) -> Vec<Found> {
+        let top = self.docs.top();
+        let mut out = Vec::new();
+        for (route, item) in paths {
+            let item_place = top.child("paths").child(route);
+            let Ok((item_place, item)) = self.docs.follow(&item_place, item) else {
+                continue;
+            };
+            let shared = self.parameters_of(&item_place, &item);
+            for verb in Verb::ALL {
+                let Some(operation) = item.get(verb.key()) else {
+                    continue;
+                };
+                let place = item_place.child(verb.key());
+                if let Ok((place, operation)) = self.docs.follow(&place, operation) {
+                    out.push(Found {
+                        route: route.clone(),
+                        verb: verb.key(),
+                        place,
+                        operation,
+                        shared: shared.clone(),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// An optional header every operation with parameters declares, of one schema (Prefect's
@@ -125,8 +182,8 @@ impl Builder<'_> {
     /// every method that each call passes as `None`. Noted once; two operations at least.
     /// Decided over the whole description, never the operations selected: a method's signature
     /// does not change when another is selected too.
-    fn client_wide_headers(&mut self, paths: &serde_json::Map<String, Value>) {
-        let common = self.headers_every_operation_declares(paths);
+    fn client_wide_headers(&mut self, every: &[Found]) {
+        let common = self.headers_every_operation_declares(every);
         let wire = |param: &ParamOut| param.wire.clone().unwrap_or_else(|| param.key.clone());
         for name in &common {
             let mut removed = false;
@@ -153,46 +210,28 @@ impl Builder<'_> {
 
     /// The optional headers that every operation of the description with parameters declares,
     /// each with one schema everywhere: in the first such operation's order.
-    fn headers_every_operation_declares(
-        &mut self,
-        paths: &serde_json::Map<String, Value>,
-    ) -> Vec<String> {
-        let top = self.docs.top();
+    fn headers_every_operation_declares(&mut self, every: &[Found]) -> Vec<String> {
         // Per operation with parameters: its optional headers (lower-cased name → schema).
         let mut operations: Vec<Vec<(String, Value)>> = Vec::new();
-        for (route, item) in paths {
-            let item_place = top.child("paths").child(route);
-            let Ok((item_place, item)) = self.docs.follow(&item_place, item) else {
-                continue;
-            };
-            let shared = self.parameters_of(&item_place, &item);
-            for verb in Verb::ALL {
-                let Some(operation) = item.get(verb.key()) else {
-                    continue;
-                };
-                let place = item_place.child(verb.key());
-                let Ok((place, operation)) = self.docs.follow(&place, operation) else {
-                    continue;
-                };
-                let mut parameters = self.parameters_of(&place, &operation);
-                for param in &shared {
-                    if !parameters.iter().any(|p| p.0 == param.0 && p.1 == param.1) {
-                        parameters.push(param.clone());
-                    }
+        for found in every {
+            let mut parameters = self.parameters_of(&found.place, &found.operation);
+            for param in &found.shared {
+                if !parameters.iter().any(|p| p.0 == param.0 && p.1 == param.1) {
+                    parameters.push(param.clone());
                 }
-                if parameters.is_empty() {
-                    continue;
-                }
-                operations.push(
-                    parameters
-                        .into_iter()
-                        .filter(|(within, name, required, _)| {
-                            within == "header" && !required && !says_something_of_one_call(name)
-                        })
-                        .map(|(_, name, _, shape)| (name.to_ascii_lowercase(), shape))
-                        .collect(),
-                );
             }
+            if parameters.is_empty() {
+                continue;
+            }
+            operations.push(
+                parameters
+                    .into_iter()
+                    .filter(|(within, name, required, _)| {
+                        within == "header" && !required && !says_something_of_one_call(name)
+                    })
+                    .map(|(_, name, _, shape)| (name.to_ascii_lowercase(), shape))
+                    .collect(),
+            );
         }
         let Some((first, rest)) = operations.split_first() else {
             return Vec::new();
@@ -418,6 +457,7 @@ fn selected(
     verb: Verb,
     route: &str,
     short: Option<&(String, String)>,
+    named: Option<&str>,
 ) -> Option<String> {
     let id = operation.get("operationId").and_then(Value::as_str);
     let tags: Vec<&str> = operation
@@ -428,16 +468,17 @@ fn selected(
     if !options.tags.is_empty() && !tags.iter().any(|t| options.tags.iter().any(|w| w == t)) {
         return None;
     }
-    let full_name = match id {
-        Some(id) => names::method(id),
-        None => names::method(&names::from_route(verb.key(), route)),
+    let full_name = match (named, id) {
+        (Some(named), _) => named.to_owned(),
+        (None, Some(id)) => names::method(id),
+        (None, None) => names::method(&names::from_route(verb.key(), route)),
     };
     let base_name = short.map_or(&full_name, |(short, _)| short);
+    let longer = short.map(|(_, longer)| longer);
     if !options.operations.is_empty()
-        && !options
-            .operations
-            .iter()
-            .any(|o| Some(o.as_str()) == id || *o == full_name || o == base_name)
+        && !options.operations.iter().any(|o| {
+            Some(o.as_str()) == id || *o == full_name || o == base_name || Some(o) == longer
+        })
     {
         return None;
     }
@@ -472,13 +513,61 @@ fn says_something_of_one_call(name: &str) -> bool {
             .any(|part| name.contains(part))
 }
 
+/// The name an operation takes from a vendor extension or its route, and the pair (name taken,
+/// longer name) a spec's entry may use either of: an id without its generator's affix, or a
+/// route's name and the one routes had before.
+fn naming_of(
+    named: &naming::Named,
+    shortened: &Shortened,
+    key: &naming::Key,
+) -> (Option<(String, String)>, Option<String>) {
+    let own = named.names.get(key).cloned();
+    let short = shortened.get(key).cloned().or_else(|| {
+        let earlier = named.earlier.get(key)?;
+        Some((own.clone()?, earlier.clone()))
+    });
+    (short, own)
+}
+
+/// An operation of the description, found with its `$ref`s followed.
+pub(super) struct Found {
+    pub(super) route: String,
+    pub(super) verb: &'static str,
+    place: Place,
+    pub(super) operation: Value,
+    /// Its path item's parameters.
+    shared: Vec<(String, String, bool, Value)>,
+}
+
+#[cfg(test)]
+impl Found {
+    /// An operation at `route` without a document around it, for tests of the names.
+    fn bare(route: &str, verb: &str, operation: Value) -> Found {
+        let verb = Verb::from_key(verb).map_or("get", Verb::key);
+        Found {
+            route: route.to_owned(),
+            verb,
+            place: Place {
+                file: std::path::PathBuf::new(),
+                pointer: String::new(),
+            },
+            operation,
+            shared: Vec::new(),
+        }
+    }
+}
+
 /// Which operation names lose their generator's affix, by route and verb.
 type Shortened = std::collections::HashMap<(String, &'static str), (String, String)>;
 
 impl Builder<'_> {
     /// [`shortened_names`], with one note saying how many.
-    fn shortened_names(&mut self, paths: &serde_json::Map<String, Value>) -> Shortened {
-        let shortened = shortened_names(paths);
+    fn shortened_names(
+        &mut self,
+        paths: &serde_json::Map<String, Value>,
+        named: &naming::Named,
+    ) -> Shortened {
+        let shortened = shortened_names(paths, named);
         if !shortened.is_empty() {
             let place = self.docs.top().child("paths");
             self.note(
@@ -497,7 +586,7 @@ impl Builder<'_> {
 /// The operations whose operationId loses its generator's affix (see
 /// [`names::without_generator_affix`]), by route and verb: (the name taken, the name the id
 /// spells). Only where the shorter name is no other operation's, told apart without case.
-fn shortened_names(paths: &serde_json::Map<String, Value>) -> Shortened {
+fn shortened_names(paths: &serde_json::Map<String, Value>, named: &naming::Named) -> Shortened {
     let mut candidates = Vec::new();
     let mut count: std::collections::HashMap<String, usize> = Default::default();
     for (route, item) in paths {
@@ -505,6 +594,12 @@ fn shortened_names(paths: &serde_json::Map<String, Value>) -> Shortened {
             let Some(operation) = item.get(verb.key()) else {
                 continue;
             };
+            let key = (route.clone(), verb.key());
+            if let Some(name) = named.names.get(&key) {
+                // A vendor's or a route's name: no generator's affix to take off.
+                *count.entry(name.to_ascii_lowercase()).or_default() += 1;
+                continue;
+            }
             let id = operation.get("operationId").and_then(Value::as_str);
             let full = match id {
                 Some(id) => names::method(id),

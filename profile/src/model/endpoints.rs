@@ -196,7 +196,7 @@ impl From<HeaderDef> for HeaderRepr {
     fn from(def: HeaderDef) -> Self {
         if def.secret {
             HeaderRepr::Detailed {
-                value: crate::vars::shown_secret(&def.value).to_owned(),
+                value: crate::vars::shown_secret_header(&def.value).to_owned(),
                 secret: true,
             }
         } else {
