@@ -3,8 +3,8 @@
 //! `streaming.yaml` and `api/assistant.yaml`, and a description that lies (`api/drifty.yaml`)
 //! with and without the overlay its drift wrote, and a client of shapes whose values must survive
 //! (`values.yaml`) and a Swagger 2.0 feed of JSON Lines (`feed.yaml`), and a description that
-//! lies with the overlay `remcall learn` wrote (`inventory.yaml`); cargo reruns this when any of
-//! them changes.
+//! lies with the overlay `remcall learn` wrote (`inventory.yaml`), and a Django REST framework
+//! help desk without operationIds (`helpdesk.yaml`); cargo reruns this when any of them changes.
 
 fn main() {
     for spec in [
@@ -15,6 +15,7 @@ fn main() {
         "values.yaml",
         "feed.yaml",
         "inventory.yaml",
+        "helpdesk.yaml",
     ] {
         if let Err(error) = remcall_codegen::Builder::new().spec(spec).generate() {
             eprintln!("{error}");

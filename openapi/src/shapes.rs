@@ -204,6 +204,7 @@ impl Builder<'_> {
             None => common_suffix(uses)
                 .map(|suffix| crate::names::type_name(&suffix))
                 .or_else(|| self.common_property(uses))
+                .or_else(|| common_subject(uses))
                 // `Pagination2` beside a declared `Pagination` says less than the first use's
                 // name.
                 .filter(|name| !self.taken_types.contains(name))?,
@@ -238,6 +239,47 @@ fn common_suffix(uses: &[&str]) -> Option<String> {
     let suffix = words[0][words[0].len() - common..].concat();
     // A word only says the use's role (`Result`, `Body`): the first use's name says more.
     (!ROLE_WORDS.contains(&suffix.as_str())).then_some(suffix)
+}
+
+/// What the uses' names say of the same thing, with the role they share: `CreateAnnotationBody`
+/// and `ApiAnnotationsPartialUpdateBody` are `AnnotationBody` (the words every name holds, a
+/// plural and its singular alike, less the verbs and the route's `Api`, `V1`). `None` when
+/// the names share no such word or no role.
+fn common_subject(uses: &[&str]) -> Option<String> {
+    let role = ROLE_WORDS
+        .iter()
+        .find(|role| uses.iter().all(|name| name.ends_with(*role)))?;
+    // Compared without a plural's `s`; written as the first use has it.
+    let stem = |word: &str| word.strip_suffix('s').unwrap_or(word).to_owned();
+    let first = words(&uses[0][..uses[0].len() - role.len()]);
+    let others: Vec<Vec<String>> = uses[1..]
+        .iter()
+        .map(|name| {
+            words(&name[..name.len() - role.len()])
+                .iter()
+                .map(|w| stem(w))
+                .collect()
+        })
+        .collect();
+    let subject: String = first
+        .iter()
+        .filter(|word| !VERB_WORDS.contains(&stem(word).as_str()) && !is_version(word))
+        .filter(|word| others.iter().all(|other| other.contains(&stem(word))))
+        .copied()
+        .collect();
+    (!subject.is_empty()).then(|| format!("{subject}{role}"))
+}
+
+/// Words of an operation's name that say what it does, not to what (`s` taken off).
+const VERB_WORDS: &[&str] = &[
+    "Create", "Update", "Partial", "Patch", "Put", "Post", "Get", "List", "Delete", "Replace",
+    "Api", "Read", "Add", "Set", "Upsert", "New",
+];
+
+/// `V1`, `V2`: a version's word.
+fn is_version(word: &str) -> bool {
+    word.strip_prefix('V')
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// The words an inline type's name ends with by its role where it stands, which name no shape.
@@ -328,5 +370,31 @@ fn named(out: &mut String, name: &str, class_of: &dyn Fn(&str) -> Option<usize>)
             let _ = write!(out, "#{class}");
         }
         None => out.push_str(name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::common_subject;
+
+    #[test]
+    fn a_shape_several_operations_share_is_named_for_what_they_share() {
+        assert_eq!(
+            common_subject(&["CreateAnnotationBody", "ApiAnnotationsPartialUpdateBody"]).as_deref(),
+            Some("AnnotationBody")
+        );
+        assert_eq!(
+            common_subject(&["ListV1TicketsResult", "SearchTicketResult"]).as_deref(),
+            Some("TicketsResult")
+        );
+        assert_eq!(common_subject(&["CreateUserBody", "UpdateTeamBody"]), None);
+        assert_eq!(
+            common_subject(&["CreateStatusBody", "UpdateStatusBody"]).as_deref(),
+            Some("StatusBody")
+        );
+        assert_eq!(
+            common_subject(&["CreateUserBody", "UpdateUserResult"]),
+            None
+        );
     }
 }

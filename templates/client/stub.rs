@@ -98,6 +98,21 @@
             Self(self.0.returns_json(value))
         }
 {%- endif %}
+{%- if let Some(text) = method.raw_returns %}
+{%- if text %}
+
+        /// Answers 200 with `text` (`text/plain`).
+        pub fn returns(self, text: &str) -> Self {
+            Self(self.0.returns_body(200, "text/plain; charset=utf-8", text.to_owned()))
+        }
+{%- else %}
+
+        /// Answers 200 with `body` as it is (`application/octet-stream`).
+        pub fn returns(self, body: impl Into<remcall::bytes::Bytes>) -> Self {
+            Self(self.0.returns_body(200, "application/octet-stream", body))
+        }
+{%- endif %}
+{%- endif %}
 {%- if let Some(streams) = method.streams %}
 {%- if streams.lines %}
 

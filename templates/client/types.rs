@@ -81,7 +81,11 @@ pub struct {{ ty.name }}{{ ty.params }} {
 {%- if !ty.constructor.is_empty() %}
 
 impl{{ ty.params }} {{ ty.name }}{{ ty.params }} {
+    {%- if ty.constructor.len() == ty.fields.len() && ty.additional.is_none() %}
+    /// All its fields.
+    {%- else %}
     /// Its required fields; the others start absent (set them, or use `..{{ ty.name }}::new(..)`).
+    {%- endif %}
     pub fn new({% for field in ty.constructor %}{{ field.name }}: impl Into<{{ field.ty }}>{% if !loop.last %}, {% endif %}{% endfor %}) -> Self {
         Self {
             {%- for field in ty.fields %}

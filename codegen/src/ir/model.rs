@@ -224,6 +224,9 @@ pub struct Method {
     /// stream or text), without the `Option` of `not_found: none`: what its stub's `returns`
     /// takes.
     pub json_value: Option<String>,
+    /// The answer it reads as text (`Some(true)`) or as bytes (`Some(false)`), when it reads one
+    /// body that is not JSON: what its stub's `returns` takes then.
+    pub raw_answer: Option<bool>,
 }
 
 /// A named method's options struct and the call its method returns.

@@ -36,6 +36,8 @@ pub struct StubMethod {
     pub setters: Vec<StubSetter>,
     /// The type `returns` takes, when the method answers one JSON value.
     pub returns: Option<String>,
+    /// It answers text (`Some(true)`) or bytes (`Some(false)`): its `returns` takes them.
+    pub raw_returns: Option<bool>,
     /// A streamed method's `returns_events` (or `returns_lines`): the item type and the
     /// runtime's writer of one item.
     pub streams: Option<StreamedStub>,
@@ -103,6 +105,7 @@ pub(super) fn lower(client: &str, methods: &[Method], types: &[TypeDecl]) -> Stu
                 type_name: unique("Stubbing"),
                 setters: setters(method),
                 returns: method.json_value.clone(),
+                raw_returns: method.raw_answer,
                 streams: method.streamed.as_ref().map(streamed_stub),
                 errors: method.errors.as_ref().map(|errors| {
                     let variants = errors

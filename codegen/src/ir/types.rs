@@ -123,10 +123,9 @@ fn lower_struct(
         .filter(|field| !field.defaulted && !field.constant)
         .collect();
     out.default = required.is_empty();
-    // Past seven arguments a constructor reads worse than the struct literal it saves.
-    if required.len() < out.fields.len() + usize::from(out.additional.is_some())
-        && (1..=MAX_CONSTRUCTOR_ARGS).contains(&required.len())
-    {
+    // Past seven arguments a constructor reads worse than the struct literal it saves; up to
+    // them, it saves the `.into()`s and `..Default` a struct of only required fields lacks.
+    if (1..=MAX_CONSTRUCTOR_ARGS).contains(&required.len()) {
         out.constructor = required.into_iter().cloned().collect();
     }
 }

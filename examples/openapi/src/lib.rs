@@ -36,3 +36,8 @@ pub mod feed {
 pub mod inventory {
     remcall::include_client!("inventory");
 }
+
+/// A Django REST framework help desk without operationIds (`helpdesk.yaml`), and its stub.
+pub mod helpdesk {
+    remcall::include_client!("helpdesk");
+}

@@ -188,6 +188,14 @@ struct Shape {
 impl Shape {
     fn of(routes: &[&str]) -> Shape {
         let split: Vec<Vec<Segment>> = routes.iter().map(|r| segments(r)).collect();
+        let mut collections = HashSet::new();
+        for segments in &split {
+            for (at, pair) in segments.windows(2).enumerate() {
+                if let [Segment::Word(_), Segment::Placeholder] = pair {
+                    collections.insert(route_key(&segments[..=at]));
+                }
+            }
+        }
         let mut prefix: Vec<String> = Vec::new();
         loop {
             let mut count: HashMap<&str, usize> = HashMap::new();
@@ -205,16 +213,17 @@ impl Shape {
                 .into_iter()
                 .max_by_key(|(word, n)| (*n, std::cmp::Reverse(*word)))
             {
-                Some((word, n)) if n * 2 > split.len() => prefix.push(word.to_owned()),
-                _ => break,
-            }
-        }
-        let mut collections = HashSet::new();
-        for segments in &split {
-            for (at, pair) in segments.windows(2).enumerate() {
-                if let [Segment::Word(_), Segment::Placeholder] = pair {
-                    collections.insert(route_key(&segments[..=at]));
+                // A collection (`tickets` of `/tickets/{id}`) is the resource, not a prefix.
+                Some((word, n)) if n * 2 > split.len() => {
+                    let mut candidate: Vec<Segment> =
+                        prefix.iter().cloned().map(Segment::Word).collect();
+                    candidate.push(Segment::Word(word.to_owned()));
+                    if collections.contains(&route_key(&candidate)) {
+                        break;
+                    }
+                    prefix.push(word.to_owned());
                 }
+                _ => break,
             }
         }
         Shape {
@@ -239,6 +248,16 @@ impl Shape {
                 break;
             }
             rest = tail;
+        }
+        // A route with no word of its own past the prefix keeps the prefix's last word.
+        if !rest.iter().any(|s| matches!(s, Segment::Word(_))) && rest.len() < segments.len() {
+            let words_before = segments.len() - rest.len();
+            let last_word = segments[..words_before]
+                .iter()
+                .rposition(|s| matches!(s, Segment::Word(_)));
+            if let Some(at) = last_word {
+                rest = &segments[at..];
+            }
         }
         rest
     }
@@ -526,6 +545,30 @@ mod tests {
             ("post", "/api/v3/admin/users/{id}/keys:batchAdd"),
             ("patch", "/api/v3/admin/requests/{id}/approve"),
         ];
+        // One resource under a shared prefix: the resource stays.
+        let helpdesk = [
+            ("get", "/api/v1/tickets/"),
+            ("post", "/api/v1/tickets/"),
+            ("get", "/api/v1/tickets/{id}/"),
+            ("patch", "/api/v1/tickets/{id}/"),
+            ("delete", "/api/v1/tickets/{id}/"),
+            ("post", "/api/v1/tickets/{id}/close/"),
+            ("post", "/api/v1/tickets/bulk/"),
+            ("get", "/api/v1/tickets/{id}/attachment/"),
+        ];
+        assert_eq!(
+            named(&helpdesk),
+            [
+                "list_tickets",
+                "create_ticket",
+                "get_ticket",
+                "patch_ticket",
+                "delete_ticket",
+                "close_ticket",
+                "bulk_tickets",
+                "get_ticket_attachment"
+            ]
+        );
         assert_eq!(
             named(&routes),
             [

@@ -19,18 +19,21 @@ use crate::walk::Builder;
 pub(super) fn stream_media(media: &str) -> Option<StreamKind> {
     let media = media.trim().to_ascii_lowercase();
     let essence = media.split(';').next().unwrap_or_default().trim();
-    match essence {
-        "text/event-stream" => Some(StreamKind::Events),
-        "application/jsonl"
-        | "application/x-jsonlines"
-        | "application/jsonlines"
-        | "application/x-ndjson"
-        | "application/ndjson"
-        | "application/stream+json"
-        | "application/x-json-stream"
-        | "application/json-seq" => Some(StreamKind::Lines),
-        _ => None,
+    if essence == "text/event-stream" {
+        return Some(StreamKind::Events);
     }
+    // JSON Lines in every spelling: `application/jsonl`, `application/x-jsonl`,
+    // `application/x-ndjson`, `text/jsonl`, `application/json-seq`, `application/stream+json`,
+    // `application/x-json-stream`, and a vendor's type with such a suffix
+    // (`application/vnd.acme.events+jsonl`).
+    let (_, subtype) = essence.split_once('/')?;
+    let plain = |word: &str| word.strip_prefix("x-").unwrap_or(word).to_owned();
+    let suffix = subtype.rsplit_once('+').map(|(_, suffix)| plain(suffix));
+    let lines = ["jsonl", "jsonlines", "ndjson", "json-seq", "json-stream"];
+    let is_lines = lines.contains(&plain(subtype).as_str())
+        || suffix.is_some_and(|suffix| lines.contains(&suffix.as_str()))
+        || subtype.ends_with("stream+json");
+    is_lines.then_some(StreamKind::Lines)
 }
 
 /// The data an event stream ends with by a convention descriptions write in prose.
@@ -378,4 +381,38 @@ pub(super) fn with_fern_streaming(operation: &Value, response: Value) -> Value {
         object.insert("content".to_owned(), Value::Object(content));
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stream_media;
+    use crate::spec::StreamKind;
+
+    #[test]
+    fn every_json_lines_media_type_is_a_stream_of_lines() {
+        for media in [
+            "application/jsonl",
+            "application/x-jsonl",
+            "application/x-jsonlines",
+            "application/ndjson",
+            "application/x-ndjson; charset=utf-8",
+            "text/jsonl",
+            "application/json-seq",
+            "application/stream+json",
+            "application/x-json-stream",
+            "application/vnd.acme.events+jsonl",
+            "application/vnd.acme.feed+x-ndjson",
+        ] {
+            assert_eq!(stream_media(media), Some(StreamKind::Lines), "{media}");
+        }
+        assert_eq!(stream_media("text/event-stream"), Some(StreamKind::Events));
+        for media in [
+            "application/json",
+            "application/jsonp",
+            "text/plain",
+            "application/x-json",
+        ] {
+            assert_eq!(stream_media(media), None, "{media}");
+        }
+    }
 }

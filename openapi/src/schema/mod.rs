@@ -45,6 +45,9 @@ impl Builder<'_> {
         }
         if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
             return match self.docs.target(at, reference) {
+                // `nullable: true` beside the `$ref`: how the OpenAPI 3.0 generators write
+                // "this type, or null" (3.0 ignores siblings of `$ref`; they mean it).
+                Ok(target) if is_nullable(schema) => self.named_type(&target, depth).nullable(),
                 Ok(target) => self.named_type(&target, depth),
                 Err(error) => {
                     self.unresolved(error, "typed serde_json::Value");

@@ -418,10 +418,7 @@ fn next_request(
             let next = offset.saturating_add(count as u64);
             let more = count > 0
                 && !short(&request, in_body, *limit, count)
-                && total
-                    .and_then(|path| at(page, path))
-                    .and_then(Value::as_u64)
-                    .is_none_or(|total| next < total);
+                && number_at(page, *total).is_none_or(|total| next < total);
             Ok(more.then(|| with_param(request, in_body, param, Value::from(next))))
         }
         NextPage::PageNumber {
@@ -432,9 +429,7 @@ fn next_request(
             total,
             current,
         } => {
-            let number = current
-                .and_then(|path| at(page, path))
-                .and_then(Value::as_u64)
+            let number = number_at(page, *current)
                 .or_else(|| number_in(&request, in_body, param))
                 .unwrap_or(*first);
             let next = number.saturating_add(1);
@@ -449,17 +444,17 @@ fn next_request(
                 .saturating_add(count as u64);
             let more = count > 0
                 && !short(&request, in_body, *limit, count)
-                && total_pages
-                    .and_then(|path| at(page, path))
-                    .and_then(Value::as_u64)
+                && number_at(page, *total_pages)
                     .is_none_or(|pages| next.saturating_sub(*first) < pages)
-                && total
-                    .and_then(|path| at(page, path))
-                    .and_then(Value::as_u64)
-                    .is_none_or(|total| given < total);
+                && number_at(page, *total).is_none_or(|total| given < total);
             Ok(more.then(|| with_param(request, in_body, param, Value::from(next))))
         }
     }
+}
+
+/// The number at `path` of the page, when there is a path and a number there.
+fn number_at(page: &Value, path: Option<&[&str]>) -> Option<u64> {
+    at(page, path?).and_then(Value::as_u64)
 }
 
 /// A hash of a page's items as they came: a server that ignores an offset gives the same again.

@@ -192,6 +192,10 @@ impl Maker<'_> {
         if depth > 8 {
             return None;
         }
+        // Every spelling of "or null": `nullable: true` (beside a `$ref` too, the OpenAPI 3.0
+        // generators' way), a type list with `null`, an alternative that is only null
+        // (`{type: null}`, or 3.0's `{nullable: true}`).
+        let written_nullable = may_be_null(schema);
         let schema = self.description.deref(schema)?;
         // A constant the schema's own type rules out (`type: number, const: "1"`) is no
         // instance of it: the description contradicts itself, and the type says more.
@@ -201,11 +205,7 @@ impl Maker<'_> {
         {
             return Some(value.clone());
         }
-        let nullable = schema.get("nullable") == Some(&Value::Bool(true))
-            || schema
-                .get("type")
-                .and_then(Value::as_array)
-                .is_some_and(|t| t.iter().any(|t| t == "null"));
+        let nullable = written_nullable || may_be_null(schema);
         if nullable && self.k == 1 && depth > 0 {
             return Some(Value::Null);
         }
@@ -236,10 +236,7 @@ impl Maker<'_> {
             if let Some(alternatives) = schema.get(key).and_then(Value::as_array)
                 && !(schema.get("type").is_some() && alternatives.iter().all(constrains))
             {
-                let real: Vec<&Value> = alternatives
-                    .iter()
-                    .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
-                    .collect();
+                let real: Vec<&Value> = alternatives.iter().filter(|a| !only_null(a)).collect();
                 if real.is_empty() {
                     return Some(Value::Null);
                 }
@@ -492,6 +489,32 @@ pub(super) fn input(instances: &[Instance]) -> Value {
             })
             .collect(),
     )
+}
+
+/// Whether a schema allows `null`, however it says so.
+fn may_be_null(schema: &Value) -> bool {
+    schema.get("nullable") == Some(&Value::Bool(true))
+        || schema
+            .get("type")
+            .and_then(Value::as_array)
+            .is_some_and(|t| t.iter().any(|t| t == "null"))
+        || ["anyOf", "oneOf"].iter().any(|key| {
+            schema
+                .get(*key)
+                .and_then(Value::as_array)
+                .is_some_and(|alternatives| alternatives.iter().any(only_null))
+        })
+}
+
+/// An alternative that is only `null`: `{type: null}`, or 3.0's `{nullable: true}` alone.
+fn only_null(alternative: &Value) -> bool {
+    alternative.get("type").and_then(Value::as_str) == Some("null")
+        || alternative.as_object().is_some_and(|keys| {
+            keys.get("nullable") == Some(&Value::Bool(true))
+                && keys
+                    .keys()
+                    .all(|k| matches!(k.as_str(), "nullable" | "description" | "title"))
+        })
 }
 
 /// Where `back` differs from `sent` (numbers by value; absent and `null` equal, save in a body

@@ -39,6 +39,8 @@ pub(super) fn lower_method(
         .map(|s| streamed(method, s, keys_of));
     let one_body = responses.is_none() && headers.is_none() && streamed.is_none();
     let json_value = one_body.then(|| json_value(method)).flatten();
+    let raw_answer = (one_body && json_value.is_none() && !method.returns.is_unit())
+        .then_some(method.returns_as == checked::ReturnsEncoding::Text);
     let (returns, decode) = match &streamed {
         Some(streamed) => streamed.returns(),
         None => result(method, responses.as_ref(), headers.as_mut()),
@@ -80,6 +82,7 @@ pub(super) fn lower_method(
         args,
         named,
         json_value,
+        raw_answer,
         returns,
         decode,
         responses,

@@ -22,10 +22,25 @@ pub struct ChatChunk {
     pub index: u32,
     pub text: String,
 }
+impl ChatChunk {
+    /// All its fields.
+    pub fn new(index: impl Into<u32>, text: impl Into<String>) -> Self {
+        Self {
+            index: index.into(),
+            text: text.into(),
+        }
+    }
+}
 /// A whole completion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Completion {
     pub text: String,
+}
+impl Completion {
+    /// All its fields.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into() }
+    }
 }
 /// A failure the server reports inside a stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,14 +62,38 @@ pub struct Run {
     pub id: String,
     pub status: String,
 }
+impl Run {
+    /// All its fields.
+    pub fn new(id: impl Into<String>, status: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            status: status.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delta {
     pub text: String,
+}
+impl Delta {
+    /// All its fields.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into() }
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogLine {
     pub level: String,
     pub message: String,
+}
+impl LogLine {
+    /// All its fields.
+    pub fn new(level: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            level: level.into(),
+            message: message.into(),
+        }
+    }
 }
 /// The events of `run_events`, by their `event:` name.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,6 +21,15 @@ pub struct Receipt {
     pub id: i64,
     pub balance_cents: i64,
 }
+impl Receipt {
+    /// All its fields.
+    pub fn new(id: impl Into<i64>, balance_cents: impl Into<i64>) -> Self {
+        Self {
+            id: id.into(),
+            balance_cents: balance_cents.into(),
+        }
+    }
+}
 static APPEND: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "append",

@@ -7,6 +7,20 @@ pub struct Entity {
     pub created: i64,
     pub livemode: bool,
 }
+impl Entity {
+    /// All its fields.
+    pub fn new(
+        id: impl Into<String>,
+        created: impl Into<i64>,
+        livemode: impl Into<bool>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            created: created.into(),
+            livemode: livemode.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Customer {
     pub id: String,
@@ -119,10 +133,36 @@ pub struct BankAccount {
     pub bank_name: String,
     pub last4: String,
 }
+impl BankAccount {
+    /// All its fields.
+    pub fn new(
+        id: impl Into<String>,
+        created: impl Into<i64>,
+        livemode: impl Into<bool>,
+        object: impl Into<String>,
+        bank_name: impl Into<String>,
+        last4: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            created: created.into(),
+            livemode: livemode.into(),
+            object: object.into(),
+            bank_name: bank_name.into(),
+            last4: last4.into(),
+        }
+    }
+}
 /// A SEPA direct debit mandate. It declares no `object`; the union writes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaymentSourceSepaDebit {
     pub iban: String,
+}
+impl PaymentSourceSepaDebit {
+    /// All its fields.
+    pub fn new(iban: impl Into<String>) -> Self {
+        Self { iban: iban.into() }
+    }
 }
 /// A card, a bank account or a SEPA debit, told apart by `object`.
 #[derive(Debug, Clone, PartialEq)]
@@ -231,6 +271,20 @@ pub struct StoredFile {
     pub size: u64,
     pub purpose: String,
 }
+impl StoredFile {
+    /// All its fields.
+    pub fn new(
+        id: impl Into<String>,
+        size: impl Into<u64>,
+        purpose: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            size: size.into(),
+            purpose: purpose.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteOptions {
     pub reason: String,
@@ -275,15 +329,44 @@ pub struct Refund {
     pub charge: String,
     pub amount: i64,
 }
+impl Refund {
+    /// All its fields.
+    pub fn new(
+        id: impl Into<String>,
+        charge: impl Into<String>,
+        amount: impl Into<i64>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            charge: charge.into(),
+            amount: amount.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewRefund {
     pub charge: String,
     pub amount: i64,
 }
+impl NewRefund {
+    /// All its fields.
+    pub fn new(charge: impl Into<String>, amount: impl Into<i64>) -> Self {
+        Self {
+            charge: charge.into(),
+            amount: amount.into(),
+        }
+    }
+}
 /// The API's error body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     pub error: ErrorDetail,
+}
+impl ApiError {
+    /// All its fields.
+    pub fn new(error: impl Into<ErrorDetail>) -> Self {
+        Self { error: error.into() }
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorDetail {
@@ -305,9 +388,21 @@ impl ErrorDetail {
 pub struct Missing {
     pub missing: String,
 }
+impl Missing {
+    /// All its fields.
+    pub fn new(missing: impl Into<String>) -> Self {
+        Self { missing: missing.into() }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewCustomer {
     pub email: String,
+}
+impl NewCustomer {
+    /// All its fields.
+    pub fn new(email: impl Into<String>) -> Self {
+        Self { email: email.into() }
+    }
 }
 /// An accepted request that finishes later.
 #[derive(Debug, Clone, PartialEq)]
@@ -315,20 +410,56 @@ pub struct Job {
     pub job_id: String,
     pub status_url: String,
 }
+impl Job {
+    /// All its fields.
+    pub fn new(job_id: impl Into<String>, status_url: impl Into<String>) -> Self {
+        Self {
+            job_id: job_id.into(),
+            status_url: status_url.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Balance {
     pub available: i64,
     pub pending: i64,
+}
+impl Balance {
+    /// All its fields.
+    pub fn new(available: impl Into<i64>, pending: impl Into<i64>) -> Self {
+        Self {
+            available: available.into(),
+            pending: pending.into(),
+        }
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct CustomerList {
     pub data: Vec<Customer>,
     pub has_more: bool,
 }
+impl CustomerList {
+    /// All its fields.
+    pub fn new(data: impl Into<Vec<Customer>>, has_more: impl Into<bool>) -> Self {
+        Self {
+            data: data.into(),
+            has_more: has_more.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventPage {
     pub events: Vec<Event>,
     pub meta: PageMeta,
+}
+impl EventPage {
+    /// All its fields.
+    pub fn new(events: impl Into<Vec<Event>>, meta: impl Into<PageMeta>) -> Self {
+        Self {
+            events: events.into(),
+            meta: meta.into(),
+        }
+    }
 }
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PageMeta {
@@ -338,6 +469,15 @@ pub struct PageMeta {
 pub struct Event {
     pub id: String,
     pub kind: String,
+}
+impl Event {
+    /// All its fields.
+    pub fn new(id: impl Into<String>, kind: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            kind: kind.into(),
+        }
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct InvoicePage {
@@ -379,6 +519,15 @@ pub struct ArchivePage {
     pub events: Vec<Event>,
     pub paging: ArchivePaging,
 }
+impl ArchivePage {
+    /// All its fields.
+    pub fn new(events: impl Into<Vec<Event>>, paging: impl Into<ArchivePaging>) -> Self {
+        Self {
+            events: events.into(),
+            paging: paging.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArchivePaging {
     pub total_pages: Option<u32>,
@@ -406,6 +555,15 @@ impl EventCountedPage {
 pub struct Invoice {
     pub id: String,
     pub total: i64,
+}
+impl Invoice {
+    /// All its fields.
+    pub fn new(id: impl Into<String>, total: impl Into<i64>) -> Self {
+        Self {
+            id: id.into(),
+            total: total.into(),
+        }
+    }
 }
 /// `object` is always `"card"`: written so, read only so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -317,6 +317,10 @@ impl GetStatementStubbing<'_> {
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
         Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
     }
+    /// Answers 200 with `text` (`text/plain`).
+    pub fn returns(self, text: &str) -> Self {
+        Self(self.0.returns_body(200, "text/plain; charset=utf-8", text.to_owned()))
+    }
 }
 /// A request of [`Payments::update_customer`] the stub received, read as the spec's types.
 #[derive(Debug)]
@@ -1024,6 +1028,10 @@ impl DownloadReportStubbing<'_> {
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
         Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
     }
+    /// Answers 200 with `body` as it is (`application/octet-stream`).
+    pub fn returns(self, body: impl Into<remcall::bytes::Bytes>) -> Self {
+        Self(self.0.returns_body(200, "application/octet-stream", body))
+    }
 }
 /// A request of [`Payments::get_report`] the stub received, read as the spec's types.
 #[derive(Debug)]
@@ -1054,5 +1062,9 @@ impl GetReportStubbing<'_> {
     /// Only requests whose `id` is `value`.
     pub fn with_id(self, value: impl std::borrow::Borrow<str>) -> Self {
         Self(self.0.with_path("id", std::borrow::Borrow::<str>::borrow(&value)))
+    }
+    /// Answers 200 with `body` as it is (`application/octet-stream`).
+    pub fn returns(self, body: impl Into<remcall::bytes::Bytes>) -> Self {
+        Self(self.0.returns_body(200, "application/octet-stream", body))
     }
 }

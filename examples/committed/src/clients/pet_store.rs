@@ -12,6 +12,15 @@ pub struct Category {
     pub id: i64,
     pub name: String,
 }
+impl Category {
+    /// All its fields.
+    pub fn new(id: impl Into<i64>, name: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+        }
+    }
+}
 /// A pet for sale.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pet {
@@ -54,6 +63,20 @@ pub struct NewPet {
     pub status: Status,
     pub tags: Vec<String>,
 }
+impl NewPet {
+    /// All its fields.
+    pub fn new(
+        name: impl Into<String>,
+        status: impl Into<Status>,
+        tags: impl Into<Vec<String>>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            status: status.into(),
+            tags: tags.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Order {
     pub pet_id: i64,
@@ -75,6 +98,15 @@ impl Order {
 pub struct PetForm {
     pub name: String,
     pub status: Status,
+}
+impl PetForm {
+    /// All its fields.
+    pub fn new(name: impl Into<String>, status: impl Into<Status>) -> Self {
+        Self {
+            name: name.into(),
+            status: status.into(),
+        }
+    }
 }
 static FIND_PETS: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,

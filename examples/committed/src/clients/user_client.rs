@@ -32,6 +32,15 @@ pub struct UserPage {
     pub users: Vec<User>,
     pub has_more: bool,
 }
+impl UserPage {
+    /// All its fields.
+    pub fn new(users: impl Into<Vec<User>>, has_more: impl Into<bool>) -> Self {
+        Self {
+            users: users.into(),
+            has_more: has_more.into(),
+        }
+    }
+}
 /// The envelope every answer of the service comes in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResponseDto<T> {

@@ -4,6 +4,12 @@ use remcall::__codegen::decode;
 pub struct Holder {
     pub amount: crate::model::money::Money,
 }
+impl Holder {
+    /// All its fields.
+    pub fn new(amount: impl Into<crate::model::money::Money>) -> Self {
+        Self { amount: amount.into() }
+    }
+}
 static DEEP: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "deep",

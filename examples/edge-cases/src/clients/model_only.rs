@@ -4,6 +4,15 @@ pub struct Money {
     pub cents: i64,
     pub currency: String,
 }
+impl Money {
+    /// All its fields.
+    pub fn new(cents: impl Into<i64>, currency: impl Into<String>) -> Self {
+        Self {
+            cents: cents.into(),
+            currency: currency.into(),
+        }
+    }
+}
 /// An acknowledgement with nothing in it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Ping {}

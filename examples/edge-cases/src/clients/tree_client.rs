@@ -41,6 +41,18 @@ pub struct Manager {
     pub person: Box<Employee>,
     pub reports: Vec<Employee>,
 }
+impl Manager {
+    /// All its fields.
+    pub fn new(
+        person: impl Into<Box<Employee>>,
+        reports: impl Into<Vec<Employee>>,
+    ) -> Self {
+        Self {
+            person: person.into(),
+            reports: reports.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq, remcall::serde::Serialize)]
 #[serde(crate = "remcall::serde", untagged)]
 pub enum Filter {
@@ -74,15 +86,42 @@ pub struct AllOf {
     pub of: Vec<Filter>,
     pub all: bool,
 }
+impl AllOf {
+    /// All its fields.
+    pub fn new(of: impl Into<Vec<Filter>>, all: impl Into<bool>) -> Self {
+        Self {
+            of: of.into(),
+            all: all.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnyOf {
     pub of: Vec<Filter>,
     pub any: bool,
 }
+impl AnyOf {
+    /// All its fields.
+    pub fn new(of: impl Into<Vec<Filter>>, any: impl Into<bool>) -> Self {
+        Self {
+            of: of.into(),
+            any: any.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq)]
 pub struct Count {
     pub of: Vec<Filter>,
     pub value: i64,
+}
+impl Count {
+    /// All its fields.
+    pub fn new(of: impl Into<Vec<Filter>>, value: impl Into<i64>) -> Self {
+        Self {
+            of: of.into(),
+            value: value.into(),
+        }
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 pub struct Label {

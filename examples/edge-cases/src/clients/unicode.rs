@@ -7,6 +7,15 @@ pub struct Messung {
     pub größe: f64,
     pub einheit: String,
 }
+impl Messung {
+    /// All its fields.
+    pub fn new(größe: impl Into<f64>, einheit: impl Into<String>) -> Self {
+        Self {
+            größe: größe.into(),
+            einheit: einheit.into(),
+        }
+    }
+}
 static MESSEN: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "messen",

@@ -5,6 +5,15 @@ pub struct Filter {
     pub field: String,
     pub value: String,
 }
+impl Filter {
+    /// All its fields.
+    pub fn new(field: impl Into<String>, value: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            value: value.into(),
+        }
+    }
+}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     A,
