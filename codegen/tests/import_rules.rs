@@ -1354,6 +1354,137 @@ fn paging_is_read_from_the_names_of_its_parameters_and_page_fields() {
     d.has("paginate: { items: entries, offset: { param: offset } }");
 }
 
+/// The pages of five frameworks, each as its description writes them: Spring's `Page<T>`,
+/// OData's next link and `$skip`/`$top`, Laravel's `links.next` beside `meta.last_page`, and
+/// Django REST framework's limit-offset and cursor pages.
+fn framework_pages() -> Described {
+    let document = r#"
+openapi: 3.0.3
+info: { title: Frameworks, version: '1' }
+paths:
+  /spring/owners:
+    get:
+      operationId: listOwners
+      parameters:
+        - { name: page, in: query, schema: { type: integer, minimum: 0, default: 0 } }
+        - { name: size, in: query, schema: { type: integer, minimum: 1, default: 20 } }
+        - { name: sort, in: query, schema: { type: array, items: { type: string } } }
+      responses:
+        '200':
+          description: ok
+          content:
+            '*/*':
+              schema:
+                type: object
+                properties:
+                  content: { type: array, items: { $ref: '#/components/schemas/Owner' } }
+                  totalPages: { type: integer }
+                  totalElements: { type: integer, format: int64 }
+                  number: { type: integer }
+                  size: { type: integer }
+                  last: { type: boolean }
+  /odata/People:
+    get:
+      operationId: People.ListPeople
+      parameters:
+        - { name: $top, in: query, schema: { type: integer } }
+        - { name: $skip, in: query, schema: { type: integer } }
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  value: { type: array, items: { $ref: '#/components/schemas/Owner' } }
+                  '@odata.nextLink': { type: string }
+  /laravel/posts:
+    get:
+      operationId: posts.index
+      parameters: [{ name: page, in: query, schema: { type: integer } }]
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  data: { type: array, items: { $ref: '#/components/schemas/Owner' } }
+                  links: { type: object, properties: { next: { type: string, nullable: true } } }
+                  meta: { type: object, properties: { last_page: { type: integer }, current_page: { type: integer } } }
+  /drf/offset/:
+    get:
+      operationId: offset_list
+      parameters:
+        - { name: limit, in: query, schema: { type: integer } }
+        - { name: offset, in: query, schema: { type: integer } }
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  count: { type: integer }
+                  next: { type: string, format: uri, nullable: true }
+                  previous: { type: string, format: uri, nullable: true }
+                  results: { type: array, items: { $ref: '#/components/schemas/Owner' } }
+  /drf/cursor/:
+    get:
+      operationId: cursor_list
+      parameters: [{ name: cursor, in: query, schema: { type: string } }]
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  next: { type: string, format: uri, nullable: true }
+                  previous: { type: string, format: uri, nullable: true }
+                  results: { type: array, items: { $ref: '#/components/schemas/Owner' } }
+components:
+  schemas:
+    Owner: { type: object, properties: { id: { type: integer } } }
+"#;
+    import("Frameworks", &[("api.yaml", document)])
+}
+
+#[test]
+fn each_frameworks_pages_are_read_as_it_writes_them() {
+    let d = framework_pages();
+    let spec = d.spec();
+    let paginate_of = |method: &str| -> String {
+        let start = spec.find(&format!("  {method}:")).unwrap_or_else(|| panic!("{method}:\n{spec}"));
+        let block: Vec<&str> = spec[start..]
+            .lines()
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || l.starts_with("    "))
+            .map(|(_, l)| l)
+            .collect();
+        let block = block.join("\n");
+        block[block.find("paginate:").unwrap_or_else(|| panic!("no pager:\n{block}"))..].to_owned()
+    };
+    // Spring: pages from 0, `size` a page's length, `totalPages` the count.
+    let spring = paginate_of("list_owners");
+    assert!(spring.contains("param: page") && spring.contains("first: 0") && spring.contains("limit: size") && spring.contains("total_pages: total_pages"), "{spring}");
+    assert!(spring.contains("items: content"), "{spring}");
+    // OData and Laravel: the next page's link; DRF: the `next` URL whichever its pagination.
+    for (method, items, next) in [
+        ("people_list_people", "value", "odata_next_link"),
+        ("posts_index", "data", "links.next"),
+        ("offset_list", "results", "next"),
+        ("cursor_list", "results", "next"),
+    ] {
+        let pager = paginate_of(method);
+        assert!(pager.contains(&format!("items: {items}")) && pager.contains(&format!("next_url: {next}")), "{method}: {pager}");
+    }
+}
+
 fn shapes() -> Described {
     import(
         "Shapes",
