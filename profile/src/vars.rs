@@ -281,6 +281,26 @@ mod tests {
     }
 
     #[test]
+    fn a_schemes_word_may_stand_before_a_secret_header_reference() {
+        for allowed in ["Token ${KEY}", "SSWS ${OKTA_TOKEN}", "Bot ${T}", "ApiKey-v2 ${K}"] {
+            assert!(is_scheme_and_reference(allowed), "{allowed}");
+            assert_eq!(shown_secret_header(allowed), allowed);
+        }
+        for refused in [
+            "sk_${KEY}",
+            "Token  ${KEY}",
+            "Token ${KEY:-dev}",
+            "Token ${KEY} x",
+            "1x ${KEY}",
+            "To ken ${KEY}",
+            "Token abc",
+        ] {
+            assert!(!is_scheme_and_reference(refused), "{refused}");
+        }
+        assert_eq!(shown_secret_header("Token abc"), "<redacted>");
+    }
+
+    #[test]
     fn expands_variables_and_defaults() {
         assert_eq!(
             expand("http://${HOST}:80", env).unwrap(),
