@@ -1459,7 +1459,9 @@ fn each_frameworks_pages_are_read_as_it_writes_them() {
     let d = framework_pages();
     let spec = d.spec();
     let paginate_of = |method: &str| -> String {
-        let start = spec.find(&format!("  {method}:")).unwrap_or_else(|| panic!("{method}:\n{spec}"));
+        let start = spec
+            .find(&format!("  {method}:"))
+            .unwrap_or_else(|| panic!("{method}:\n{spec}"));
         let block: Vec<&str> = spec[start..]
             .lines()
             .enumerate()
@@ -1467,11 +1469,20 @@ fn each_frameworks_pages_are_read_as_it_writes_them() {
             .map(|(_, l)| l)
             .collect();
         let block = block.join("\n");
-        block[block.find("paginate:").unwrap_or_else(|| panic!("no pager:\n{block}"))..].to_owned()
+        block[block
+            .find("paginate:")
+            .unwrap_or_else(|| panic!("no pager:\n{block}"))..]
+            .to_owned()
     };
     // Spring: pages from 0, `size` a page's length, `totalPages` the count.
     let spring = paginate_of("list_owners");
-    assert!(spring.contains("param: page") && spring.contains("first: 0") && spring.contains("limit: size") && spring.contains("total_pages: total_pages"), "{spring}");
+    assert!(
+        spring.contains("param: page")
+            && spring.contains("first: 0")
+            && spring.contains("limit: size")
+            && spring.contains("total_pages: total_pages"),
+        "{spring}"
+    );
     assert!(spring.contains("items: content"), "{spring}");
     // OData and Laravel: the next page's link; DRF: the `next` URL whichever its pagination.
     for (method, items, next) in [
@@ -1481,7 +1492,11 @@ fn each_frameworks_pages_are_read_as_it_writes_them() {
         ("cursor_list", "results", "next"),
     ] {
         let pager = paginate_of(method);
-        assert!(pager.contains(&format!("items: {items}")) && pager.contains(&format!("next_url: {next}")), "{method}: {pager}");
+        assert!(
+            pager.contains(&format!("items: {items}"))
+                && pager.contains(&format!("next_url: {next}")),
+            "{method}: {pager}"
+        );
     }
 }
 

@@ -282,7 +282,12 @@ mod tests {
 
     #[test]
     fn a_schemes_word_may_stand_before_a_secret_header_reference() {
-        for allowed in ["Token ${KEY}", "SSWS ${OKTA_TOKEN}", "Bot ${T}", "ApiKey-v2 ${K}"] {
+        for allowed in [
+            "Token ${KEY}",
+            "SSWS ${OKTA_TOKEN}",
+            "Bot ${T}",
+            "ApiKey-v2 ${K}",
+        ] {
             assert!(is_scheme_and_reference(allowed), "{allowed}");
             assert_eq!(shown_secret_header(allowed), allowed);
         }

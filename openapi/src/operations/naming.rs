@@ -65,6 +65,7 @@ pub(super) fn operation_names(all: &[Found]) -> Named {
         .filter_map(|(_, id, _)| id.map(|id| names::method(id).to_ascii_lowercase()))
         .collect();
     vendor_names(&operations, &mut named, &mut fixed);
+    shared_ids(&operations, &mut named, &mut fixed);
     let mut routes: Vec<&str> = all.iter().map(|found| found.route.as_str()).collect();
     routes.dedup();
     let shape = Shape::of(&routes);
@@ -169,6 +170,74 @@ fn vendor_names(operations: &[Entry<'_>], named: &mut Named, fixed: &mut HashSet
         // Two extensions that still agree name nothing: the operationId or route does.
         if again[&name.to_ascii_lowercase()] == 1 && fixed.insert(name.to_ascii_lowercase()) {
             named.names.insert(key.clone(), name);
+        }
+    }
+}
+
+/// Operations that share an operationId (three `GetConnectionManager`s, one route under
+/// another): each is the id and the words its route has past the routes' common part
+/// (`get_connection_manager_connection_manager_xml`); the one with none keeps the id. Never a
+/// number, which would name them by their order in the document. (Ids a generator numbered
+/// itself, `GetConnectionManager_2`, are the description's own names and stay.)
+fn shared_ids(operations: &[Entry<'_>], named: &mut Named, fixed: &mut HashSet<String>) {
+    let base = |id: &str| names::method(id).to_ascii_lowercase();
+    let mut groups: HashMap<String, Vec<&Key>> = HashMap::new();
+    for (key, id, vendor) in operations {
+        if let (Some(id), None) = (id, vendor) {
+            groups.entry(base(id)).or_default().push(key);
+        }
+    }
+    for keys in groups.values().filter(|keys| keys.len() > 1) {
+        // Every word of each route, a file extension its own word (`connection_manager_xml`).
+        let words: Vec<Vec<String>> = keys
+            .iter()
+            .map(|key| {
+                let route = key.0.split('?').next().unwrap_or(&key.0);
+                route
+                    .split('/')
+                    .filter(|s| !s.is_empty() && !s.starts_with('{'))
+                    .map(names::word)
+                    .collect()
+            })
+            .collect();
+        let common = (0..)
+            .take_while(|&n| {
+                words
+                    .iter()
+                    .all(|w| w.get(n).is_some() && w[n] == words[0][n])
+            })
+            .count();
+        let id = operations
+            .iter()
+            .find(|(key, _, _)| key == keys[0])
+            .and_then(|(_, id, _)| *id)
+            .map(|id| names::method(&base(id)))
+            .unwrap_or_default();
+        let chosen: Vec<String> = words
+            .iter()
+            .map(|w| {
+                let past = &w[common..];
+                if past.is_empty() {
+                    id.clone()
+                } else {
+                    names::method(&format!("{id}_{}", past.join("_")))
+                }
+            })
+            .collect();
+        let distinct: HashSet<String> = chosen.iter().map(|c| c.to_ascii_lowercase()).collect();
+        if distinct.len() != chosen.len() {
+            // The routes do not tell them apart (two verbs on one route): left as they are.
+            continue;
+        }
+        for (key, name) in keys.iter().zip(chosen) {
+            let own = operations
+                .iter()
+                .find(|(k, _, _)| k == *key)
+                .and_then(|(_, id, _)| id.map(names::method));
+            if Some(&name) != own.as_ref() {
+                fixed.insert(name.to_ascii_lowercase());
+                named.names.insert((*key).clone(), name);
+            }
         }
     }
 }
@@ -589,6 +658,35 @@ mod tests {
                 "batch_add_user_keys",
                 "approve_request",
             ]
+        );
+    }
+
+    #[test]
+    fn operations_sharing_an_id_are_told_apart_by_their_routes() {
+        let all: Vec<super::Found> = [
+            "/Dlna/{id}/ConnectionManager",
+            "/Dlna/{id}/ConnectionManager/ConnectionManager",
+            "/Dlna/{id}/ConnectionManager/ConnectionManager.xml",
+        ]
+        .iter()
+        .map(|route| {
+            super::Found::bare(
+                route,
+                "get",
+                json!({ "operationId": "GetConnectionManager" }),
+            )
+        })
+        .collect();
+        let named = operation_names(&all);
+        let name = |i: usize| named.names.get(&(all[i].route.clone(), "get")).cloned();
+        assert_eq!(name(0), None, "the first keeps its id");
+        assert_eq!(
+            name(1).as_deref(),
+            Some("get_connection_manager_connection_manager")
+        );
+        assert_eq!(
+            name(2).as_deref(),
+            Some("get_connection_manager_connection_manager_xml")
         );
     }
 
