@@ -17,7 +17,7 @@ use remcall::Profile;
 use remcall::serde_json::{Value, json};
 use remcall_example_openapi::helpdesk::stub::HelpdeskStub;
 use remcall_example_openapi::helpdesk::{
-    GetTicketAttachmentError, GetTicketError, Helpdesk, TicketRequest,
+    GetTicketAttachmentError, GetTicketError, Helpdesk, TicketEvent, TicketRequest,
 };
 use std::collections::HashMap;
 use testkit::Server;
@@ -82,8 +82,15 @@ async fn helpdesk(pages: Arc<AtomicUsize>) -> Server {
             dump,
         )
     };
+    // Events with nothing but their tag, as a server writes an event that has no details.
+    let events = || async {
+        axum::Json(
+            json!([{ "type": "opened" }, { "type": "closed", "reason": "fixed" }, { "type": "closed" }]),
+        )
+    };
     let router = Router::new()
         .route("/api/v1/tickets/", get(list))
+        .route("/api/v1/tickets/{id}/events/", get(events))
         .route("/api/v1/tickets/{id}/", get(one))
         .route("/api/v1/tickets/bulk/", post(bulk))
         .route("/api/v1/tickets/{id}/attachment/", get(attachment));
@@ -244,4 +251,27 @@ async fn the_token_from_the_environment_goes_after_its_scheme_word_and_shows_now
         .unwrap_err();
     assert_eq!(refused.status(), Some(StatusCode::UNAUTHORIZED));
     assert!(!format!("{refused} {refused:?}").contains("wrong"));
+}
+
+/// A tagged union's alternative whose struct does not declare the tag (the union writes it),
+/// answered with nothing but its tag: strict decoding reads it, the tag being the union's key,
+/// not an object that "shares no key" with the struct, nor a key no type declares.
+#[tokio::test]
+async fn an_event_with_nothing_but_its_tag_reads_strictly() {
+    let server = helpdesk(Arc::new(AtomicUsize::new(0))).await;
+    let desk = client(&server);
+    let events = desk.list_ticket_events(1).await.unwrap();
+    assert_eq!(events.len(), 3);
+    assert!(matches!(&events[0], TicketEvent::OpenedEvent(opened) if opened.by.is_none()));
+    assert!(
+        matches!(&events[1], TicketEvent::ClosedEvent(closed) if closed.reason.as_deref() == Some("fixed"))
+    );
+    assert!(matches!(&events[2], TicketEvent::ClosedEvent(closed) if closed.reason.is_none()));
+    let stats = desk.stats();
+    let method = stats.method("list_ticket_events").unwrap();
+    assert_eq!(
+        (method.drift, method.undeclared),
+        (0, 0),
+        "the tag is no undeclared key"
+    );
 }

@@ -58,6 +58,10 @@ struct DecodeContext {
     /// The keys no type declared, and the objects that shared no key with their struct, in it
     /// (`undeclared.rs`).
     undeclared: RefCell<Vec<Drift>>,
+    /// The tag field of the tagged union whose alternative is about to be read: that
+    /// alternative's object has it whether its struct declares it or not (`union.rs` sets it,
+    /// the first struct read takes it, `record.rs`).
+    variant_tag: RefCell<Option<String>>,
 }
 
 thread_local! {
@@ -71,6 +75,7 @@ thread_local! {
             handed_over: RefCell::new(None),
             noticing: Cell::new(false),
             undeclared: RefCell::new(Vec::new()),
+            variant_tag: RefCell::new(None),
         }
     };
 }
@@ -196,6 +201,16 @@ pub(crate) fn hand_over(value: Value) {
 /// The value handed over, taken.
 pub(crate) fn take_handed_over() -> Option<Value> {
     context(|c| c.handed_over.borrow_mut().take())
+}
+
+/// Puts `tag` as the tag field of the alternative about to be read; what was there before.
+pub(crate) fn replace_variant_tag(tag: Option<String>) -> Option<String> {
+    context(|c| std::mem::replace(&mut *c.variant_tag.borrow_mut(), tag))
+}
+
+/// The tag field of the alternative being read, taken: only its own object has it.
+pub(crate) fn take_variant_tag() -> Option<String> {
+    context(|c| c.variant_tag.borrow_mut().take())
 }
 
 /// Runs `f` on the notes of undeclared keys made so far in this thread's decode.

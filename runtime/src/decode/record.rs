@@ -229,6 +229,7 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
         // Whether a key was a field, where the notes of this struct's undeclared keys start,
         // and the first few of those keys (for the error of an object that shares none).
         let mut any_field = false;
+        let tag = super::context::take_variant_tag();
         let mut undeclared_from = None;
         let mut strangers: Vec<String> = Vec::new();
         while let Some(key) = map.next_key_seed(seed)? {
@@ -243,6 +244,9 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
                     }
                 }
                 Key::Other(key) => T::read_other(&mut slots, key, &mut map)?,
+                Key::Undeclared(key) if tag.as_deref() == Some(&*key) => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
                 Key::Undeclared(key) => {
                     let came = map.next_value::<undeclared::Kind>()?.0;
                     let at = undeclared::key(T::NAME, &key, came);

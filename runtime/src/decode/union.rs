@@ -449,7 +449,15 @@ pub fn tagged<'de, T, D: Deserializer<'de>>(
         other => other.to_string(),
     };
     match alternatives.iter().find(|(name, _)| *name == text) {
-        Some((_, read)) => read(Owned(value)).map_err(|e| {
+        Some((_, read)) => {
+            // The alternative's own object carries the tag, declared by its struct or not: no
+            // undeclared key, and no object that "shares no key" for it.
+            let before = super::context::replace_variant_tag(Some(tag.to_owned()));
+            let read = read(Owned(value));
+            super::context::replace_variant_tag(before);
+            read
+        }
+        .map_err(|e| {
             D::Error::custom(format!(
                 "`{union}` ({tag}: {text}): {}",
                 cut(&e.to_string(), Tried::REASON_CHARS * Tried::SHOWN)
