@@ -5,8 +5,8 @@
 //! what the server did, and says what it did.
 
 use crate::api::jupyter::{
-    ContentsContent, ContentsType, Jupyter, PatchApiContentsBody, PostApiContentsBody,
-    PutApiContentsBody,
+    ContentsContent, ContentsType, Jupyter, PatchContentBody, PostContentBody,
+    UpdateContentBody,
 };
 use remcall::ErrorKind;
 
@@ -22,9 +22,9 @@ pub async fn main() -> Result<(), remcall::Error> {
     let jupyter = Jupyter::builder().base_url(&url).profile(profile).build()?;
 
     let folder = jupyter
-        .put_api_contents(
+        .update_content(
             "notes",
-            &PutApiContentsBody {
+            &UpdateContentBody {
                 r#type: Some("directory".into()),
                 ..Default::default()
             },
@@ -32,9 +32,9 @@ pub async fn main() -> Result<(), remcall::Error> {
         .await?;
     assert_eq!(folder.r#type, ContentsType::Directory);
     let untitled = jupyter
-        .post_api_contents(
+        .post_content(
             "notes",
-            &PostApiContentsBody {
+            &PostContentBody {
                 r#type: Some("file".into()),
                 ext: Some(".txt".into()),
                 ..Default::default()
@@ -43,34 +43,34 @@ pub async fn main() -> Result<(), remcall::Error> {
         .await?;
     assert_eq!(untitled.path, "notes/untitled.txt");
     println!(
-        "put_api_contents, post_api_contents: notes/ and {}",
+        "update_content, post_content: notes/ and {}",
         untitled.path
     );
 
-    let save = |text: &str| PutApiContentsBody {
+    let save = |text: &str| UpdateContentBody {
         r#type: Some("file".into()),
         format: Some("text".into()),
         content: Some(text.into()),
         ..Default::default()
     };
     jupyter
-        .put_api_contents("notes/hello.txt", &save("hello"))
+        .update_content("notes/hello.txt", &save("hello"))
         .await?;
     let read = jupyter
-        .get_api_contents("notes/hello.txt")
+        .get_content("notes/hello.txt")
         .content(1)
         .await?;
     assert_eq!(read.content, Some(ContentsContent::String("hello".into())));
-    println!("put_api_contents, get_api_contents: notes/hello.txt says hello");
+    println!("update_content, get_content: notes/hello.txt says hello");
 
     let checkpoint = jupyter
-        .post_api_contents_checkpoints("notes/hello.txt")
+        .create_content_checkpoint("notes/hello.txt")
         .await?;
     jupyter
-        .put_api_contents("notes/hello.txt", &save("hello, again"))
+        .update_content("notes/hello.txt", &save("hello, again"))
         .await?;
     let read = jupyter
-        .get_api_contents("notes/hello.txt")
+        .get_content("notes/hello.txt")
         .content(1)
         .await?;
     assert_eq!(
@@ -78,44 +78,44 @@ pub async fn main() -> Result<(), remcall::Error> {
         Some(ContentsContent::String("hello, again".into()))
     );
     let checkpoints = jupyter
-        .get_api_contents_checkpoints("notes/hello.txt")
+        .list_content_checkpoints("notes/hello.txt")
         .await?;
     assert!(
         checkpoints.iter().any(|c| c.id == checkpoint.id),
         "{checkpoints:?}"
     );
     println!(
-        "post_api_contents_checkpoints, put_api_contents: saved again, checkpoint {}",
+        "create_content_checkpoint, update_content: saved again, checkpoint {}",
         checkpoint.id
     );
 
     let renamed = jupyter
-        .patch_api_contents(
+        .patch_content(
             "notes/hello.txt",
-            &PatchApiContentsBody {
+            &PatchContentBody {
                 path: Some("notes/renamed.txt".into()),
             },
         )
         .await?;
     assert_eq!(renamed.name, "renamed.txt");
-    println!("patch_api_contents: notes/hello.txt is notes/renamed.txt");
+    println!("patch_content: notes/hello.txt is notes/renamed.txt");
 
-    let listing = jupyter.get_api_contents("notes").content(1).await?;
+    let listing = jupyter.get_content("notes").content(1).await?;
     let Some(ContentsContent::ContentsList(entries)) = listing.content else {
         panic!("a folder's entries, not {:?}", listing.content);
     };
     let mut names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
     names.sort();
     assert_eq!(names, ["renamed.txt", "untitled.txt"]);
-    println!("get_api_contents: notes/ holds {names:?}");
+    println!("get_content: notes/ holds {names:?}");
 
-    jupyter.delete_api_contents("notes/untitled.txt").await?;
+    jupyter.delete_content("notes/untitled.txt").await?;
     let gone = jupyter
-        .get_api_contents("notes/untitled.txt")
+        .get_content("notes/untitled.txt")
         .await
         .unwrap_err();
     assert_eq!(gone.kind(), ErrorKind::Status, "{gone}");
     assert_eq!(gone.status().map(|s| s.as_u16()), Some(404), "{gone}");
-    println!("delete_api_contents, then get_api_contents: 404");
+    println!("delete_content, then get_content: 404");
     Ok(())
 }
