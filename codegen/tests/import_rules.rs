@@ -2807,3 +2807,25 @@ paths:
         );
     }
 }
+
+/// A spec written before routes were named as a reviewer writes them still names its methods by
+/// the route's full name (`get_api_v1_ticket`): the entry reaches the method, now `get_ticket`.
+#[test]
+fn a_spec_entry_may_name_a_route_named_method_by_its_full_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("api.yaml"),
+        "openapi: 3.1.0\ninfo: { title: T, version: '1' }\npaths:\n  /api/v1/tickets/{id}/:\n    get:\n      parameters: [{ name: id, in: path, required: true, schema: { type: integer } }]\n      responses: { '204': { description: ok } }\n  /api/v1/tickets/:\n    get: { responses: { '204': { description: ok } } }\n",
+    )
+    .unwrap();
+    let spec = dir.path().join("c.yaml");
+    std::fs::write(
+        &spec,
+        "client: C\nopenapi: { file: api.yaml }\nmethods:\n  get_api_v1_ticket: { rename: fetch_ticket }\n",
+    )
+    .unwrap();
+    let generated = remcall_codegen::generate(&[spec]).unwrap_or_else(|e| panic!("{e}"));
+    let code = &generated[0].code;
+    assert!(code.contains("pub async fn fetch_ticket("), "{code}");
+    assert!(code.contains("pub async fn list_tickets("), "{code}");
+}

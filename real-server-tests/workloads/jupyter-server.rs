@@ -5,8 +5,7 @@
 //! what the server did, and says what it did.
 
 use crate::api::jupyter::{
-    ContentsContent, ContentsType, Jupyter, PatchContentBody, PostContentBody,
-    UpdateContentBody,
+    ContentsContent, ContentsType, Jupyter, PatchContentBody, PostContentBody, UpdateContentBody,
 };
 use remcall::ErrorKind;
 
@@ -42,10 +41,7 @@ pub async fn main() -> Result<(), remcall::Error> {
         )
         .await?;
     assert_eq!(untitled.path, "notes/untitled.txt");
-    println!(
-        "update_content, post_content: notes/ and {}",
-        untitled.path
-    );
+    println!("update_content, post_content: notes/ and {}", untitled.path);
 
     let save = |text: &str| UpdateContentBody {
         r#type: Some("file".into()),
@@ -56,30 +52,20 @@ pub async fn main() -> Result<(), remcall::Error> {
     jupyter
         .update_content("notes/hello.txt", &save("hello"))
         .await?;
-    let read = jupyter
-        .get_content("notes/hello.txt")
-        .content(1)
-        .await?;
+    let read = jupyter.get_content("notes/hello.txt").content(1).await?;
     assert_eq!(read.content, Some(ContentsContent::String("hello".into())));
     println!("update_content, get_content: notes/hello.txt says hello");
 
-    let checkpoint = jupyter
-        .create_content_checkpoint("notes/hello.txt")
-        .await?;
+    let checkpoint = jupyter.create_content_checkpoint("notes/hello.txt").await?;
     jupyter
         .update_content("notes/hello.txt", &save("hello, again"))
         .await?;
-    let read = jupyter
-        .get_content("notes/hello.txt")
-        .content(1)
-        .await?;
+    let read = jupyter.get_content("notes/hello.txt").content(1).await?;
     assert_eq!(
         read.content,
         Some(ContentsContent::String("hello, again".into()))
     );
-    let checkpoints = jupyter
-        .list_content_checkpoints("notes/hello.txt")
-        .await?;
+    let checkpoints = jupyter.list_content_checkpoints("notes/hello.txt").await?;
     assert!(
         checkpoints.iter().any(|c| c.id == checkpoint.id),
         "{checkpoints:?}"
@@ -110,10 +96,7 @@ pub async fn main() -> Result<(), remcall::Error> {
     println!("get_content: notes/ holds {names:?}");
 
     jupyter.delete_content("notes/untitled.txt").await?;
-    let gone = jupyter
-        .get_content("notes/untitled.txt")
-        .await
-        .unwrap_err();
+    let gone = jupyter.get_content("notes/untitled.txt").await.unwrap_err();
     assert_eq!(gone.kind(), ErrorKind::Status, "{gone}");
     assert_eq!(gone.status().map(|s| s.as_u16()), Some(404), "{gone}");
     println!("delete_content, then get_content: 404");
