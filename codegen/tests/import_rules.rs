@@ -2717,18 +2717,10 @@ paths:
 /// of another method of the description", which neither is.
 #[test]
 fn two_renames_to_one_name_say_which_rename_took_it_first() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("api.yaml"),
+    let (_dir, spec) = spec_beside(
         "openapi: 3.1.0\ninfo: { title: T, version: '1' }\npaths:\n  /a: { get: { operationId: getA, responses: { '204': { description: ok } } } }\n  /b: { get: { operationId: getB, responses: { '204': { description: ok } } } }\n",
-    )
-    .unwrap();
-    let spec = dir.path().join("c.yaml");
-    std::fs::write(
-        &spec,
         "client: C\nopenapi: { file: api.yaml }\nmethods:\n  get_a: { rename: fetch }\n  get_b: { rename: fetch }\n",
-    )
-    .unwrap();
+    );
     let Err(remcall_codegen::Error::Invalid(diagnostics)) = remcall_codegen::generate(&[spec])
     else {
         panic!("two renames to one name must not generate");
@@ -2812,20 +2804,21 @@ paths:
 /// the route's full name (`get_api_v1_ticket`): the entry reaches the method, now `get_ticket`.
 #[test]
 fn a_spec_entry_may_name_a_route_named_method_by_its_full_name() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("api.yaml"),
+    let (_dir, spec) = spec_beside(
         "openapi: 3.1.0\ninfo: { title: T, version: '1' }\npaths:\n  /api/v1/tickets/{id}/:\n    get:\n      parameters: [{ name: id, in: path, required: true, schema: { type: integer } }]\n      responses: { '204': { description: ok } }\n  /api/v1/tickets/:\n    get: { responses: { '204': { description: ok } } }\n",
-    )
-    .unwrap();
-    let spec = dir.path().join("c.yaml");
-    std::fs::write(
-        &spec,
         "client: C\nopenapi: { file: api.yaml }\nmethods:\n  get_api_v1_ticket: { rename: fetch_ticket }\n",
-    )
-    .unwrap();
+    );
     let generated = remcall_codegen::generate(&[spec]).unwrap_or_else(|e| panic!("{e}"));
     let code = &generated[0].code;
     assert!(code.contains("pub async fn fetch_ticket("), "{code}");
     assert!(code.contains("pub async fn list_tickets("), "{code}");
+}
+
+/// A description (`api.yaml`) and a spec (`c.yaml`) that imports it, in a fresh directory.
+fn spec_beside(description: &str, spec: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("api.yaml"), description).unwrap();
+    let path = dir.path().join("c.yaml");
+    std::fs::write(&path, spec).unwrap();
+    (dir, path)
 }
