@@ -1039,7 +1039,9 @@ fn references_resolve_in_any_position_and_through_other_references() {
     // A path item and an operation by `$ref`, a parameter in another file.
     d.has("  get_item:\n    request: \"GET /items/{id}\"\n    path:\n      id: i64\n    returns: Inner");
     // A declared path parameter the route has no place for is sent in the query, noted.
-    d.has("  get_item_2:\n    request: GET /other\n    query:\n      id: i64\n    returns: Inner");
+    d.has(
+        "  get_item_other:\n    request: GET /other\n    query:\n      id: i64\n    returns: Inner",
+    );
     d.noted("the path parameter `id` is sent in the query: the route `/other` has no `{id}`");
     // `#/components/schemas/Wrapper/properties/inner` passes through Wrapper's `$ref` into
     // models/wrapper.yaml, and `inner.yaml` resolves against that file.

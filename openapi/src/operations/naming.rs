@@ -176,7 +176,8 @@ fn vendor_names(operations: &[Entry<'_>], named: &mut Named, fixed: &mut HashSet
 
 /// Operations that share an operationId (three `GetConnectionManager`s, one route under
 /// another): each is the id and the words its route has past the routes' common part
-/// (`get_connection_manager_connection_manager_xml`); the one with none keeps the id. Never a
+/// (`get_connection_manager_connection_manager_xml`); the one with none, or none the id does not
+/// say already, keeps the id. Never a
 /// number, which would name them by their order in the document. (Ids a generator numbered
 /// itself, `GetConnectionManager_2`, are the description's own names and stay.)
 fn shared_ids(operations: &[Entry<'_>], named: &mut Named, fixed: &mut HashSet<String>) {
@@ -213,22 +214,34 @@ fn shared_ids(operations: &[Entry<'_>], named: &mut Named, fixed: &mut HashSet<S
             .and_then(|(_, id, _)| *id)
             .map(|id| names::method(&base(id)))
             .unwrap_or_default();
-        let chosen: Vec<String> = words
-            .iter()
-            .map(|w| {
-                let past = &w[common..];
-                if past.is_empty() {
-                    id.clone()
-                } else {
-                    names::method(&format!("{id}_{}", past.join("_")))
-                }
-            })
-            .collect();
-        let distinct: HashSet<String> = chosen.iter().map(|c| c.to_ascii_lowercase()).collect();
-        if distinct.len() != chosen.len() {
-            // The routes do not tell them apart (two verbs on one route): left as they are.
+        // A route whose words past the common part the id says already (`items` of
+        // `get_item`) keeps the id too.
+        let id_words: HashSet<String> = id.split('_').map(|w| singular(w)).collect();
+        let said = |past: &[String]| {
+            past.iter()
+                .flat_map(|w| w.split('_'))
+                .all(|w| id_words.contains(&singular(w)))
+        };
+        let choose = |keep: &dyn Fn(&[String]) -> bool| -> Option<Vec<String>> {
+            let chosen: Vec<String> = words
+                .iter()
+                .map(|w| {
+                    let past = &w[common..];
+                    if keep(past) {
+                        id.clone()
+                    } else {
+                        names::method(&format!("{id}_{}", past.join("_")))
+                    }
+                })
+                .collect();
+            let distinct: HashSet<String> = chosen.iter().map(|c| c.to_ascii_lowercase()).collect();
+            (distinct.len() == chosen.len()).then_some(chosen)
+        };
+        // The routes do not tell them apart (two verbs on one route): left as they are.
+        let Some(chosen) = choose(&said).or_else(|| choose(&|past: &[String]| past.is_empty()))
+        else {
             continue;
-        }
+        };
         for (key, name) in keys.iter().zip(chosen) {
             let own = operations
                 .iter()
