@@ -216,7 +216,7 @@ fn shared_ids(operations: &[Entry<'_>], named: &mut Named, fixed: &mut HashSet<S
             .unwrap_or_default();
         // A route whose words past the common part the id says already (`items` of
         // `get_item`) keeps the id too.
-        let id_words: HashSet<String> = id.split('_').map(|w| singular(w)).collect();
+        let id_words: HashSet<String> = id.split('_').map(singular).collect();
         let said = |past: &[String]| {
             past.iter()
                 .flat_map(|w| w.split('_'))
