@@ -296,6 +296,28 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, true)
+    }
+}
+
+/// An error as remcall's own telemetry writes it (log lines, span events): its message with
+/// nothing of the server's body, whatever `errors.body_in_message` lets the caller's `Display`
+/// show. A body echoes what the request sent; the caller who wants it has `body()`.
+pub(crate) struct Told<'a>(&'a Error);
+
+impl fmt::Display for Told<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.write(f, false)
+    }
+}
+
+impl Error {
+    /// This error as telemetry writes it: [`Told`].
+    pub(crate) fn told(&self) -> Told<'_> {
+        Told(self)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>, with_body: bool) -> fmt::Result {
         let inner = &*self.0;
         match (inner.client, inner.method) {
             ("", "") => {}
@@ -309,7 +331,7 @@ impl fmt::Display for Error {
             // Written here rather than into the message, so a refusal formats nothing.
             write!(f, "; trial calls in {} ms", wait.as_millis().max(1))?;
         }
-        if let Some(body) = self.shown_body() {
+        if let Some(body) = self.shown_body().filter(|_| with_body) {
             // The server's text: a line break or an escape sequence in it must not forge a log
             // line or repaint a terminal, so control characters are written escaped.
             f.write_str(": ")?;

@@ -1,5 +1,5 @@
 //! How answers are read: `decode: strict | lax`, and `compression: on | off`; and whether the
-//! caller's trace goes with each request: `trace_context: on | off`.
+//! caller's trace goes with each request: `trace_context: on | trusted | off`.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,16 +31,21 @@ pub enum Compression {
     Off,
 }
 
-/// Whether each attempt carries the caller's trace (W3C `traceparent` and `tracestate`, or what
-/// the propagator the service installed writes), so the server's spans join the caller's trace.
-/// Only with the runtime's `otel` feature; without it nothing is sent either way.
+/// Whether each attempt carries the caller's trace (W3C `traceparent`, or what the propagator
+/// the service installed writes), so the server's spans join the caller's trace; and whether it
+/// also carries what the caller's trace holds for its own trust domain (`tracestate`,
+/// `baggage`). Only with the runtime's `otel` feature; without it nothing is sent either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TraceContext {
-    /// Sent (the default).
+    /// The trace's identity (`traceparent`), never `tracestate` or `baggage` (the default): the
+    /// server's spans join the trace, and the caller's vendor state and baggage stay home.
     #[default]
     On,
-    /// Not sent: a third party's API that has no business with the service's trace ids.
+    /// Everything the propagator writes, `tracestate` and `baggage` included: the client's
+    /// servers are of the service's own trust domain.
+    Trusted,
+    /// Nothing: a third party's API that has no business with the service's trace ids.
     Off,
 }

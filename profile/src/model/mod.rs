@@ -153,7 +153,8 @@ partial! {
         /// decompressed as they are read; `off`: not asked for. The whole client's.
         compression: Compression,
         /// `on` (the default): with the runtime's `otel` feature, each attempt carries the
-        /// caller's trace context (`traceparent`, `tracestate`); `off`: never.
+        /// caller's trace (`traceparent`); `trusted`: its `tracestate` and `baggage` too (the
+        /// servers are the service's own trust domain); `off`: nothing.
         trace_context: TraceContext,
         /// What an error's message shows of the server's answer (`body_in_message`).
         errors: ErrorsPolicy,

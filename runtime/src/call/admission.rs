@@ -10,10 +10,10 @@ use tokio::time::Instant;
 use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
+use crate::observe::probe::Decision;
 use crate::observe::stats::Ending;
 use crate::policy::breaker::Permit;
 use crate::policy::bulkhead::Slot;
-use crate::spec::MethodSpec;
 
 /// Less time than this left in a caller's deadline and a call is not started: no attempt could
 /// get an answer back in it.
@@ -35,25 +35,12 @@ pub(super) struct Admitted<'a> {
 pub(super) struct Admission<'a> {
     client: &'a Client,
     state: &'a MethodState,
-    #[cfg_attr(
-        not(feature = "metrics"),
-        allow(dead_code, reason = "the metrics name the method")
-    )]
-    method: &'static MethodSpec,
 }
 
 impl<'a> Admission<'a> {
-    /// The admission of a call of `method` (whose state is `state`) by `client`.
-    pub(super) fn of(
-        client: &'a Client,
-        state: &'a MethodState,
-        method: &'static MethodSpec,
-    ) -> Admission<'a> {
-        Admission {
-            client,
-            state,
-            method,
-        }
+    /// The admission of a call (of the method whose state is `state`) by `client`.
+    pub(super) fn of(client: &'a Client, state: &'a MethodState) -> Admission<'a> {
+        Admission { client, state }
     }
 
     /// Admits the call, or says which step refused it (counted in the statistics, never as a
@@ -82,7 +69,10 @@ impl<'a> Admission<'a> {
         }
         if state.rate_limit.is_some() && local_turn(state, now).await? {
             let waited = Instant::now();
-            waited_for("rate limit wait", waited - now);
+            state.decided(Decision::Waited {
+                what: "rate limit wait",
+                waited: waited - now,
+            });
             now = waited;
         }
         // The call's clock starts here: its total deadline covers a wait for a bulkhead slot.
@@ -92,7 +82,10 @@ impl<'a> Admission<'a> {
             Some(at_once) => at_once,
             None => {
                 let slot = state.bulkhead.acquire().await;
-                waited_for("bulkhead wait", started.elapsed());
+                state.decided(Decision::Waited {
+                    what: "bulkhead wait",
+                    waited: started.elapsed(),
+                });
                 slot
             }
         };
@@ -140,12 +133,7 @@ impl<'a> Admission<'a> {
         // is copied at each level it is moved through, for the calls without a fleet limit too.
         let decision = Box::pin(crate::fleet::admit(shared, now)).await;
         if decision.without_redis {
-            state.counters.record_without_redis();
-            #[cfg(feature = "metrics")]
-            crate::observe::metrics::record_without_redis(
-                self.client.shared.spec.name,
-                self.method.name,
-            );
+            state.decided(Decision::WithoutRedis);
         }
         if !decision.admitted {
             state
@@ -186,10 +174,7 @@ async fn local_turn(state: &MethodState, now: Instant) -> Result<bool, Error> {
 pub(super) fn breaker_permit(state: &MethodState, now: Instant) -> Result<Permit<'_>, Error> {
     state.breaker.try_acquire(now).map_err(|wait| {
         state.counters.record(Ending::ShortCircuited, None, now);
-        tracing::info!(
-            next_trial_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX),
-            "breaker short-circuit"
-        );
+        state.decided(Decision::ShortCircuited { next_trial: wait });
         // The time until trials is written by Display, from `retry_in`.
         let message = if wait.is_zero() {
             "the circuit breaker is half-open and its trial calls are in flight"
@@ -254,11 +239,4 @@ impl<'a> Admitted<'a> {
         state.counters.record(ending, Some(elapsed), finished);
         (self.slot, finished.saturating_duration_since(self.sent))
     }
-}
-
-/// The event of a call that waited to be admitted (of the call's span).
-#[cold]
-fn waited_for(what: &'static str, waited: Duration) {
-    let waited_ms = i64::try_from(waited.as_millis()).unwrap_or(i64::MAX);
-    tracing::info!(waited_ms, "{what}");
 }

@@ -14,8 +14,8 @@ use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::observe::probe;
 use crate::observe::recording::{Noted, Recorder};
-use crate::observe::spans;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outbound::interceptor::{self, CallInfo};
 use crate::outcome::{self, AttemptFailure, FailedAttempt};
@@ -64,61 +64,28 @@ impl<'a> Attempt<'a> {
     pub(super) async fn send(self, lease: Lease<'a>, hedge: bool) -> Landed<'a> {
         let (client, when) = (self.client, self.when);
         let mut token_generation = 0;
-        #[cfg(not(feature = "otel"))]
-        let span = spans::attempt(when.attempt, lease.endpoint());
-        #[cfg(feature = "otel")]
-        let span = spans::attempt(
-            CallInfo {
-                client: client.shared.spec.name,
-                method: self.request.method.name,
-                attempt: when.attempt,
-            },
-            self.request.method,
-            lease.endpoint(),
-        );
-        if hedge {
-            span.record("hedge", true);
-        }
+        let endpoint = lease.endpoint();
+        let mut probe = self
+            .state
+            .probe
+            .attempt(when.attempt, endpoint.address(), hedge);
         // Boxed: the attempt's state (the request being built, reqwest's future, the body being
         // read) is most of a call's; in place, every level above it would carry and copy it.
         // Entered at every poll only when a subscriber wants the span.
         let generation = &mut token_generation;
-        let endpoint = lease.endpoint();
-        #[cfg(feature = "otel")]
-        let mut http_measured = client.shared.http_meters.start(
-            self.request.method.http_method,
-            self.request.method.path,
-            endpoint,
-        );
-        #[cfg(feature = "metrics")]
-        let measured = crate::observe::metrics::Attempt::start(
-            self.request.method.http_method,
-            self.request.method.path,
-            endpoint.address(),
-        );
-        let outcome = if span.is_disabled() {
-            boxed_in_place(move || self.run(endpoint, generation)).await
-        } else {
-            let outcome = Box::pin(self.run(endpoint, generation).instrument(span.clone())).await;
-            let status = match &outcome {
-                Ok(response) => Some(response.status.as_u16()),
-                Err(failed) => failed.error.status().map(|s| s.as_u16()),
-            };
-            spans::ended(&span, status, outcome.as_ref().err().map(|f| &f.error));
-            outcome
+        let outcome = match probe.span() {
+            None => boxed_in_place(move || self.run(endpoint, generation)).await,
+            Some(span) => {
+                let span = span.clone();
+                Box::pin(self.run(endpoint, generation).instrument(span)).await
+            }
         };
-        #[cfg(any(feature = "metrics", feature = "otel"))]
-        {
-            let error = outcome.as_ref().err().map(|f| &f.error);
-            let status = match &outcome {
-                Ok(response) => Some(response.status.as_u16()),
-                Err(failed) => failed.error.status().map(|s| s.as_u16()),
-            };
-            #[cfg(feature = "metrics")]
-            measured.ended(status, error);
-            #[cfg(feature = "otel")]
-            http_measured.ended(status, error);
-        }
+        let status = match &outcome {
+            Ok(response) => Some(response.status.as_u16()),
+            Err(failed) => failed.error.status().map(|s| s.as_u16()),
+        };
+        probe.ended(status, outcome.as_ref().err().map(|f| &f.error));
+        drop(probe);
         client
             .shared
             .endpoints
@@ -355,8 +322,7 @@ async fn exchange(
     download: Option<Slot>,
 ) -> Result<Response, FailedAttempt> {
     let response = sent.await.map_err(outcome::from_transport)?;
-    #[cfg(feature = "otel")]
-    spans::protocol(response.version());
+    probe::answered_in(response.version());
     if let Some(slot) = download
         && response.status().is_success()
     {

@@ -11,10 +11,10 @@ use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::observe::probe::Decision;
 use crate::outbound::auth::Credentials;
 use crate::outcome::{AttemptFailure, FailedAttempt, Unanswered, is_retryable};
 use crate::policy::retry::backoff;
-use crate::spec::MethodSpec;
 use crate::wire::request::Request;
 
 /// What the call span reports of the attempts: how many, the hedges among them, and the last
@@ -32,34 +32,8 @@ struct Tally {
 /// is not ours to write; with no subscriber ever set, there is no span to look up.
 impl Drop for Tally {
     fn drop(&mut self) {
-        if !tracing::dispatcher::has_been_set() {
-            return;
-        }
-        let span = tracing::Span::current();
-        if span
-            .metadata()
-            .is_some_and(|m| m.name() == crate::observe::spans::CALL_SPAN)
-        {
-            self.record_into(&span);
-        }
-    }
-}
-
-impl Tally {
-    fn record_into(&self, span: &tracing::Span) {
-        if self.attempts > 0 {
-            span.record("attempts", self.attempts);
-        }
-        if let Some(status) = self.status {
-            span.record("status", status);
-            #[cfg(feature = "otel")]
-            span.record(
-                opentelemetry_semantic_conventions::attribute::HTTP_RESPONSE_STATUS_CODE,
-                i64::from(status),
-            );
-        }
-        if self.hedges > 0 {
-            span.record("hedges", self.hedges);
+        if tracing::dispatcher::has_been_set() {
+            crate::observe::probe::tally(self.attempts, self.status, self.hedges);
         }
     }
 }
@@ -190,7 +164,7 @@ impl<'a> Retries<'a> {
         }
         // The fleet's budget is asked no longer than the retry's sleep could still end in time.
         let until = when.deadline - wait;
-        if !client.retry_allowed(state, method, now, Some(until)).await {
+        if !client.retry_allowed(state, now, Some(until)).await {
             return Err(unanswered(error));
         }
         if client.shared.fleet_budget.is_some() {
@@ -199,21 +173,12 @@ impl<'a> Retries<'a> {
                 return Err(unanswered(error));
             }
         }
-        state.counters.record_retry();
-        #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_retry(client.shared.spec.name, method.name);
         // An event of the call's span: what a reader of a slow trace looks for.
-        tracing::info!(
-            client = client.shared.spec.name,
-            method = method.name,
-            attempt = when.attempt,
-            ?wait,
-            delay_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX),
-            status = error.status().map(|s| i64::from(s.as_u16())),
-            kind = error.kind().name(),
-            error = %error,
-            "retrying"
-        );
+        state.decided(Decision::Retrying {
+            attempt: when.attempt,
+            wait,
+            error: &error,
+        });
         Box::pin(tokio::time::sleep(wait)).await;
         Ok(When {
             attempt: when.attempt + 1,
@@ -227,11 +192,9 @@ impl Client {
     /// Whether the budget allows a retry: the fleet's when the profile shares one and Redis
     /// answers by `until` (a call's: the last moment its retry could still start), else the
     /// client's own.
-    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
     pub(super) async fn retry_allowed(
         &self,
         state: &MethodState,
-        method: &'static MethodSpec,
         now: Instant,
         until: Option<Instant>,
     ) -> bool {
@@ -239,14 +202,7 @@ impl Client {
             // Boxed, as the fleet's admission is (`admission.rs`).
             match Box::pin(crate::fleet::withdraw(fleet, until)).await {
                 Some(granted) => return granted,
-                None => {
-                    state.counters.record_without_redis();
-                    #[cfg(feature = "metrics")]
-                    crate::observe::metrics::record_without_redis(
-                        self.shared.spec.name,
-                        method.name,
-                    );
-                }
+                None => state.decided(Decision::WithoutRedis),
             }
         }
         self.shared.budget.withdraw(now)

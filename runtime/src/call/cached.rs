@@ -14,6 +14,7 @@ use super::outgoing::outgoing;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::Error;
+use crate::observe::probe::Decision;
 use crate::outbound::auth::Credentials;
 use crate::outbound::cache::{self, Cache, Entry, Kept, Key, Unkeyed};
 use crate::outbound::interceptor::CallInfo;
@@ -125,14 +126,7 @@ impl<'a> CacheStep<'a> {
 
     /// A kept answer answers: counted, and an event of the call.
     fn hit(&self) {
-        self.state.counters.record_cache_hit();
-        #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_decision(
-            "remcall_cache_hits_total",
-            self.client.shared.spec.name,
-            self.request.method.name,
-        );
-        tracing::debug!("cache hit");
+        self.state.decided(Decision::CacheHit);
     }
 
     /// The lookup with the request whole (credentials and interceptors' headers in it, so the
@@ -192,8 +186,7 @@ impl<'a> CacheStep<'a> {
             SystemTime::now(),
         );
         if revalidated {
-            self.state.counters.record_revalidated();
-            tracing::debug!("cache revalidated");
+            self.state.decided(Decision::Revalidated);
         }
         answer
     }

@@ -12,6 +12,7 @@ use super::attempt::{Attempt, Landed};
 use super::quota::QuotaStep;
 use super::when::When;
 use crate::client::{Client, MethodState};
+use crate::observe::probe::Decision;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outcome;
 use crate::policy::hedge::Hedging;
@@ -78,8 +79,7 @@ impl<'a> Hedge<'a> {
         ))
         .await;
         if landed.hedge && landed.outcome.is_ok() {
-            state.counters.record_hedge_win();
-            tracing::info!(hedges, "hedge won");
+            state.decided(Decision::HedgeWon { hedges });
         }
         (landed, hedges)
     }
@@ -108,14 +108,8 @@ impl<'a> Racer<'a, Landed<'a>> for Hedge<'a> {
             return None;
         }
         let lease = shared.endpoints.pick(&self.at).ok()?;
-        self.state.counters.record_hedge();
-        #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_decision(
-            "remcall_hedges_total",
-            shared.spec.name,
-            self.request.method.name,
-        );
-        tracing::info!(endpoint = %lease.endpoint().base, "hedge sent");
+        let endpoint = &lease.endpoint().base;
+        self.state.decided(Decision::HedgeSent { endpoint });
         self.at.push(lease.endpoint().clone());
         let when = When {
             sent: now,

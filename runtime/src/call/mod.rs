@@ -48,6 +48,7 @@ use tracing::Instrument;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::observe::probe::Decision;
 use crate::origin::Origin;
 use crate::outcome::Unanswered;
 use crate::spec::MethodSpec;
@@ -71,36 +72,14 @@ impl Client {
         decode: impl FnOnce(Response) -> Result<T, Error>,
         fallback_follows: bool,
     ) -> Result<T, Error> {
-        let method = request.method;
-        let span = crate::observe::spans::call(self.shared.spec.name, method);
-        #[cfg(feature = "metrics")]
-        let started = Instant::now();
+        let probe = self.shared.method(request.method).probe.call();
         // Without a subscriber that wants the span, entering and leaving it at every poll (and
         // moving the call's future into the wrapper that does) buys nothing.
-        let result = if span.is_disabled() {
-            self.run(request, decode).await
-        } else {
-            self.run(request, decode).instrument(span.clone()).await
+        let result = match probe.span() {
+            None => self.run(request, decode).await,
+            Some(span) => self.run(request, decode).instrument(span.clone()).await,
         };
-        let outcome = match &result {
-            Ok(_) => "success",
-            Err(error) => error.kind().name(),
-        };
-        span.record("outcome", outcome);
-        crate::observe::spans::ended(&span, None, result.as_ref().err());
-        if fallback_follows
-            && let Err(cause) = &result
-            && cause.allows_fallback()
-        {
-            span.in_scope(|| fallback_taken(cause));
-        }
-        #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_call(
-            self.shared.spec.name,
-            method.name,
-            outcome,
-            started.elapsed(),
-        );
+        probe.ended(result.as_ref().err(), fallback_follows);
         result
     }
 
@@ -157,42 +136,9 @@ impl Client {
         let answer = fallback(cause).await;
         if answer.is_ok() {
             crate::origin::note(Origin::Fallback);
-            self.shared.method(method).counters.record_fallback();
-            #[cfg(feature = "metrics")]
-            crate::observe::metrics::record_decision(
-                "remcall_fallbacks_total",
-                self.shared.spec.name,
-                method.name,
-            );
+            self.shared.method(method).decided(Decision::FellBack);
         }
         answer
-    }
-
-    /// A failed call a kept answer answered (`cache.stale_if_error`): counted, and logged for
-    /// the method's first.
-    #[cold]
-    fn record_served_stale(
-        &self,
-        state: &MethodState,
-        method: &'static MethodSpec,
-        failure: &Result<Response, Error>,
-    ) {
-        #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_decision(
-            "remcall_served_stale_total",
-            self.shared.spec.name,
-            method.name,
-        );
-        if state.counters.record_served_stale()
-            && let Err(error) = failure
-        {
-            tracing::warn!(
-                client = self.shared.spec.name,
-                method = method.name,
-                error = %error,
-                "the call failed and a kept answer past its freshness answered it (cache.stale_if_error); logged once per method"
-            );
-        }
     }
 
     /// What decoding an answer noticed: the repairs `decode: lax` made, the keys no type
@@ -216,12 +162,12 @@ impl Client {
         let state = self.shared.method(method);
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
         // 1–3. Rate limit, breaker, bulkhead; a refusal a kept answer may stand in for.
-        let admitted = match admission::Admission::of(self, state, method).admit().await {
+        let admitted = match admission::Admission::of(self, state).admit().await {
             Ok(admitted) => admitted,
             Err(refused) => {
                 return match self.stale_for_refusal(state, &request, &refused) {
                     Some(stale) => {
-                        self.record_served_stale(state, method, &Err(refused));
+                        state.decided(Decision::ServedStale { error: &refused });
                         crate::origin::note(Origin::Stale);
                         decode(stale).map_err(named)
                     }
@@ -238,11 +184,10 @@ impl Client {
         if let Some(stale) = stale {
             // The breaker and the statistics see the failure; the caller, the kept answer.
             admitted.record(state, &result, dropped, Instant::now());
-            self.record_served_stale(state, method, &result);
-            crate::origin::note(Origin::Stale);
             if let Err(error) = &result {
-                tracing::info!(kind = error.kind().name(), error = %error, "stale answer served");
+                state.decided(Decision::ServedStale { error });
             }
+            crate::origin::note(Origin::Stale);
             return decode(*stale).map_err(named);
         }
         if result.is_ok() {
@@ -258,7 +203,8 @@ impl Client {
             }
             noticed.extend(seen.repairs);
             if let Some(first) = noticed.first() {
-                tracing::info!(count = noticed.len(), path = %first.path, "answer drift");
+                let (count, path) = (noticed.len(), &first.path);
+                state.decided(Decision::Drift { count, path });
             }
             self.record_drift(state, method, noticed);
         }
@@ -322,6 +268,7 @@ pub(crate) fn record_drift(
         let (path, declared) = (shown(&found.path), shown(&found.declared));
         match found.undeclared {
             Some(came) => tracing::warn!(
+                target: crate::observe::outlets::log::TARGET,
                 client,
                 method = method.name,
                 field,
@@ -330,6 +277,7 @@ pub(crate) fn record_drift(
                  `Observer::drift_overlay()` adds it to the schema"
             ),
             None if found.came == crate::decode::undeclared::STRANGER => tracing::warn!(
+                target: crate::observe::outlets::log::TARGET,
                 client,
                 method = method.name,
                 declared,
@@ -337,6 +285,7 @@ pub(crate) fn record_drift(
                 "the answer is an object with none of the fields of its type: read as an empty one"
             ),
             None => tracing::warn!(
+                target: crate::observe::outlets::log::TARGET,
                 client,
                 method = method.name,
                 path,
@@ -347,15 +296,4 @@ pub(crate) fn record_drift(
             ),
         }
     }
-}
-
-/// The event of a call whose failure goes to its fallback.
-#[cold]
-fn fallback_taken(cause: &Error) {
-    tracing::info!(
-        status = cause.status().map(|s| i64::from(s.as_u16())),
-        kind = cause.kind().name(),
-        cause = %cause,
-        "fallback taken"
-    );
 }

@@ -33,21 +33,14 @@ pub(super) fn outgoing(
         )
         .map_err(FailedAttempt::other)?;
     if let Some(header) = &state.settings.deadline_header {
-        add_time_left(&mut outgoing, header, attempt_deadline);
+        add_time_left(state, &mut outgoing, header, attempt_deadline);
     }
-    #[cfg(feature = "otel")]
-    {
-        if state.settings.trace_context == remcall_profile::TraceContext::On {
-            crate::observe::otel::inject(&mut outgoing.headers);
-        }
-        let span = tracing::Span::current();
-        if !span.is_disabled() {
-            span.record(
-                opentelemetry_semantic_conventions::attribute::URL_FULL,
-                crate::observe::otel::url_full(&outgoing.url, &state.query),
-            );
-        }
-    }
+    crate::observe::probe::on_the_wire(
+        &mut outgoing.headers,
+        &outgoing.url,
+        &state.query,
+        state.settings.trace_context,
+    );
     Ok(outgoing)
 }
 
@@ -67,14 +60,18 @@ pub(super) fn sent(outgoing: Outgoing) -> reqwest::Request {
 
 /// Tells the downstream what this attempt will wait, in whole milliseconds, in `header`: it can
 /// stop when nobody waits any more.
-fn add_time_left(outgoing: &mut Outgoing, header: &str, attempt_deadline: Instant) {
+fn add_time_left(
+    state: &MethodState,
+    outgoing: &mut Outgoing,
+    header: &str,
+    attempt_deadline: Instant,
+) {
     let left = attempt_deadline.saturating_duration_since(Instant::now());
     let value = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
-    tracing::debug!(
+    state.decided(crate::observe::probe::Decision::DeadlinePropagated {
         header,
-        left_ms = i64::try_from(value).unwrap_or(i64::MAX),
-        "deadline propagated"
-    );
+        left_ms: value,
+    });
     if let Ok(name) = reqwest::header::HeaderName::from_bytes(header.as_bytes()) {
         outgoing.headers.insert(name, value.into());
     }

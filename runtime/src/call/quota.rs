@@ -13,6 +13,7 @@ use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::fleet;
+use crate::observe::probe::Decision;
 use crate::outcome::FailedAttempt;
 use crate::policy::quota::announced::announced;
 use crate::policy::quota::{LONGEST_LEARNING, Learn, Quota, Turn, TurnFrom};
@@ -89,7 +90,10 @@ impl<'a> QuotaStep<'a> {
                 Turn::Now if now == when.sent => return Ok((when, from)),
                 Turn::Now => return Ok((When { sent: now, ..when }, from)),
                 Turn::At(at) => {
-                    quota_wait(&quota, at.saturating_duration_since(now));
+                    state.decided(Decision::QuotaWait {
+                        quota: quota.key().unwrap_or(""),
+                        wait: at.saturating_duration_since(now),
+                    });
                     Box::pin(tokio::time::sleep_until(at)).await;
                     state
                         .counters
@@ -104,7 +108,10 @@ impl<'a> QuotaStep<'a> {
                 }
                 // Spent or paused: asked again at the reset, where its turn is another's too.
                 Turn::Held(until) => {
-                    quota_wait(&quota, until.saturating_duration_since(now));
+                    state.decided(Decision::QuotaWait {
+                        quota: quota.key().unwrap_or(""),
+                        wait: until.saturating_duration_since(now),
+                    });
                     Box::pin(tokio::time::sleep_until(until)).await;
                     state
                         .counters
@@ -140,7 +147,7 @@ impl<'a> QuotaStep<'a> {
             {
                 fleet::FleetTurn::Given(turn) => return (turn, TurnFrom::Fleet),
                 fleet::FleetTurn::Unknown => {}
-                fleet::FleetTurn::Silent => state.counters.record_without_redis(),
+                fleet::FleetTurn::Silent => state.decided(Decision::WithoutRedis),
             }
         }
         let longest_hold = state.settings.retry.retry_after_max;
@@ -197,14 +204,4 @@ impl Drop for Learning<'_> {
     fn drop(&mut self) {
         self.client.shared.quotas.gave_up(&self.state.quota);
     }
-}
-
-/// The event of an attempt that waits for its turn in the server's quota (of the call's span).
-#[cold]
-fn quota_wait(quota: &Quota, wait: std::time::Duration) {
-    tracing::info!(
-        quota = quota.key().unwrap_or(""),
-        wait_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX),
-        "quota wait"
-    );
 }

@@ -18,13 +18,13 @@ use super::admission::{Admission, breaker_permit};
 use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::error::{Error, ErrorKind};
-use crate::observe::spans;
+use crate::observe::probe::{self, Decision};
 use crate::outcome::{self, StreamBreak};
 use crate::policy::retry::backoff;
 use crate::stream::lines::LineSplitter;
 use crate::stream::sse::SseParser;
 use crate::stream::{
-    Events, EventsSpec, Feed, Format, Lines, LinesFormat, LinesSpec, Sender, SseFormat,
+    Events, EventsSpec, Feed, Format, Lines, LinesFormat, LinesSpec, Owner, Sender, SseFormat,
 };
 use crate::wire::request::{Request, Slot};
 
@@ -46,7 +46,11 @@ impl Client {
             errors: stream.errors,
             ended: false,
             reported: false,
-            names: (self.shared.spec.name, request.method.name),
+            names: Owner {
+                client: self.shared.spec.name,
+                method: request.method.name,
+                body_shown: settings.body_in_message,
+            },
         };
         self.open(request, format).await.map(Events::from_feed)
     }
@@ -64,7 +68,11 @@ impl Client {
             decode: stream.decode,
             errors: stream.errors,
             reported: false,
-            names: (self.shared.spec.name, request.method.name),
+            names: Owner {
+                client: self.shared.spec.name,
+                method: request.method.name,
+                body_shown: settings.body_in_message,
+            },
         };
         self.open(request, format).await.map(Lines::from_feed)
     }
@@ -90,16 +98,18 @@ impl Client {
         let method = request.method;
         // One span for the stream's life, entered whenever its consumer polls: the opening's
         // attempts and every resumption log inside it. Not entered when nobody listens.
-        let span = spans::stream(self.shared.spec.name, method);
+        let probe = self.shared.method(method).probe.stream();
         let client = self.clone();
-        let mut feed = if span.is_disabled() {
-            Feed::new(move |out| client.produce(request, format, out))
-        } else {
-            Feed::new(move |out| client.produce(request, format, out).instrument(span))
+        let mut feed = match probe.span() {
+            None => Feed::new(move |out| client.produce(request, format, out)),
+            Some(span) => {
+                let span = span.clone();
+                Feed::new(move |out| client.produce(request, format, out).instrument(span))
+            }
         };
         feed.open().await?;
         // In the caller's task, where an `origin::observed` scope is (the producer's is its own).
-        crate::origin::note(crate::Origin::Server);
+        crate::origin::note(crate::origin::Origin::Server);
         Ok(feed)
     }
 
@@ -108,11 +118,11 @@ impl Client {
         let method = request.method;
         let state = self.shared.method(method);
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
-        let admitted = match Admission::of(&self, state, method).admit().await {
+        let admitted = match Admission::of(&self, state).admit().await {
             Ok(admitted) => admitted,
             Err(error) => {
                 let error = named(error);
-                spans::stream_ended(&tracing::Span::current(), 0, Some(&error));
+                probe::stream_ended(0, Some(&error));
                 return out.opened(Err(error));
             }
         };
@@ -125,21 +135,13 @@ impl Client {
         let dropped = outcome::dropped(&answered);
         let opened = answered.and_then(|_| take(&slot));
         let (bulkhead, rtt) = admitted.settle(state, &opened, Instant::now());
-        #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_call(
-            self.shared.spec.name,
-            method.name,
-            opened
-                .as_ref()
-                .map_or_else(|e| e.kind().name(), |_| "success"),
-            rtt,
-        );
+        state.probe.stream_opened(opened.as_ref().err(), rtt);
         let mut response = match opened {
             Ok(response) => response,
             Err(error) => {
                 bulkhead.finish(rtt, dropped);
                 let error = named(error);
-                spans::stream_ended(&tracing::Span::current(), 0, Some(&error));
+                probe::stream_ended(0, Some(&error));
                 return out.opened(Err(error));
             }
         };
@@ -167,8 +169,7 @@ impl Client {
                 Err(error) => {
                     state.counters.record_stream_broken();
                     let error = named(error);
-                    let span = tracing::Span::current();
-                    spans::stream_ended(&span, read.delivered, Some(&error));
+                    probe::stream_ended(read.delivered, Some(&error));
                     out.push(F::failed(error));
                     return bulkhead.finish(rtt, false);
                 }
@@ -178,7 +179,7 @@ impl Client {
         if format.reported() {
             state.counters.record_stream_broken();
         }
-        spans::stream_ended(&tracing::Span::current(), read.delivered, None);
+        probe::stream_ended(read.delivered, None);
         bulkhead.finish(rtt, false);
     }
 
@@ -222,15 +223,16 @@ impl Client {
             .map(|asked| asked.min(retry.retry_after_max))
             .unwrap_or_else(|| backoff(retry, read.in_a_row, fastrand::f64()));
         // A stream has no deadline of its own: the fleet is waited on as the link allows.
-        if !self
-            .retry_allowed(state, method, Instant::now(), None)
-            .await
-        {
+        if !self.retry_allowed(state, Instant::now(), None).await {
             return Err(failed
                 .error
                 .broke_off(delivered, "the retry budget is spent"));
         }
-        tracing::info!(client = self.shared.spec.name, method = method.name, ?wait, delivered, error = %failed.error, "resuming the stream");
+        state.decided(Decision::Resuming {
+            wait,
+            delivered,
+            error: &failed.error,
+        });
         Box::pin(tokio::time::sleep(wait)).await;
         if let Some(id) = resume_from {
             let value = HeaderValue::from_str(&id).map_err(|_| {

@@ -112,7 +112,17 @@ impl ClientBuilder {
         };
         let now = Instant::now();
         let pool_threads = most_pool_workers(&client_settings, &own_settings);
-        let template = Template::new(spec, client_settings, pool_threads, now).map_err(named)?;
+        let mut template =
+            Template::new(spec, client_settings, pool_threads, now).map_err(named)?;
+        let endpoints = Endpoints::new(
+            spec.name,
+            &base_urls,
+            spec.base_path,
+            template.settings.endpoints.clone(),
+            self.discover,
+        )
+        .map_err(named)?;
+        template.set_path_prefix(endpoints.path_prefix());
         let fleet_cache = fleet::cache(&template.settings, spec.name, &base_urls).map_err(named)?;
         let cache = Cache::for_client(
             &template.settings,
@@ -133,14 +143,6 @@ impl ClientBuilder {
         let fleet_budget = fleet::budget(&template.settings, spec.name, now).map_err(named)?;
         let fleet_quotas = fleet::quotas(&template.settings, spec.name).map_err(named)?;
         let recorder = Recorder::of(&template.settings).map_err(named)?;
-        let endpoints = Endpoints::new(
-            spec.name,
-            &base_urls,
-            spec.base_path,
-            template.settings.endpoints.clone(),
-            self.discover,
-        )
-        .map_err(named)?;
         let shared = Shared {
             spec,
             http,
@@ -155,8 +157,6 @@ impl ClientBuilder {
             fleet_quotas,
             fleet_cache,
             recorder,
-            #[cfg(feature = "otel")]
-            http_meters: crate::observe::http_meters::HttpMeters::new(),
         };
         Ok(Client {
             shared: Arc::new(shared),

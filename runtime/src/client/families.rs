@@ -7,7 +7,8 @@
 
 use crate::observe::stats::{BreakerState, EndpointStats, MethodStats, QuotaStats};
 
-/// A metric family of methods: name, help, kind, and its value for a method (`None`: no sample).
+/// A metric family of methods: name, help, kind, and its value for a method (`None`: no sample;
+/// a method that does not stream has none of the stream families).
 pub(crate) type MethodFamily = (
     &'static str,
     &'static str,
@@ -113,31 +114,31 @@ pub(crate) const METHODS: [MethodFamily; 29] = [
         "remcall_method_stream_events_total",
         "Events or JSON lines its streams delivered.",
         "counter",
-        |m| Some(m.events as f64),
+        |m| m.streams.then_some(m.events as f64),
     ),
     (
         "remcall_method_stream_bytes_total",
         "Bytes its streams read after they opened.",
         "counter",
-        |m| Some(m.stream_bytes as f64),
+        |m| m.streams.then_some(m.stream_bytes as f64),
     ),
     (
         "remcall_method_stream_resumes_total",
         "Broken streams reopened from their last event id.",
         "counter",
-        |m| Some(m.resumes as f64),
+        |m| m.streams.then_some(m.resumes as f64),
     ),
     (
         "remcall_method_streams_broken_total",
         "Streams that broke off and were not resumed.",
         "counter",
-        |m| Some(m.streams_broken as f64),
+        |m| m.streams.then_some(m.streams_broken as f64),
     ),
     (
         "remcall_method_streams_open",
         "Its streams open now.",
         "gauge",
-        |m| Some(m.streams_open as f64),
+        |m| m.streams.then_some(m.streams_open as f64),
     ),
     (
         "remcall_method_drift_total",

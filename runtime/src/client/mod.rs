@@ -17,6 +17,7 @@ use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
 use crate::fleet;
+use crate::observe::probe::{Decision, MethodProbe};
 use crate::observe::stats::{ClientStats, Counters, EndpointStats};
 use crate::outbound::auth::Credentials;
 use crate::outbound::cache::Cache;
@@ -85,9 +86,6 @@ pub(crate) struct Shared {
     pub(crate) fleet_cache: fleet::SharedCache,
     /// The recording of real exchanges, when the profile has `record:`.
     pub(crate) recorder: Option<crate::observe::recording::Recorder>,
-    /// Each attempt's `http.client.*` instruments, on the meter provider of the client's build.
-    #[cfg(feature = "otel")]
-    pub(crate) http_meters: crate::observe::http_meters::HttpMeters,
 }
 
 impl Shared {
@@ -131,6 +129,8 @@ impl Shared {
 /// What one method needs at call time, computed once when the client is built.
 #[derive(Debug)]
 pub(crate) struct MethodState {
+    /// What its calls' and attempts' telemetry goes through.
+    pub(crate) probe: MethodProbe,
     pub(crate) settings: Settings,
     pub(crate) http_method: reqwest::Method,
     /// Profile headers, placeholders resolved; secret ones marked sensitive.
@@ -152,6 +152,13 @@ pub(crate) struct MethodState {
     pub(crate) fleet_limit: fleet::SharedLimit,
     /// The server's quota its answers name (`quota: { from_headers: auto }`).
     pub(crate) quota: MethodQuota,
+}
+
+impl MethodState {
+    /// A decision of the policies about one of its calls, told to every outlet.
+    pub(crate) fn decided(&self, decision: Decision<'_>) {
+        self.probe.decided(&self.counters, decision);
+    }
 }
 
 /// A weak handle on a client for watching it (the dashboard): it does not keep the client
@@ -254,36 +261,10 @@ impl Client {
             .methods
             .iter()
             .filter(|m| all || shared.made(m.index).is_some())
-            .map(|m| match shared.made(m.index) {
-                Some(state) => {
-                    let mut stats = state.counters.snapshot(state.breaker.state(), now);
-                    stats.concurrency_limit = state.bulkhead.adaptive_limit();
-                    stats.bulkhead = state.bulkhead.use_and_limit();
-                    stats.bulkhead_is_clients = stats.bulkhead.is_some()
-                        && Arc::ptr_eq(&state.bulkhead, &shared.template.bulkhead);
-                    stats.breaker_changed_ms_ago = state
-                        .breaker
-                        .changed_ago(now)
-                        .map(|ago| ago.as_millis() as u64);
-                    stats.breaker_next_trial_ms = state
-                        .breaker
-                        .next_trial_in(now)
-                        .map(|left| left.as_millis() as u64);
-                    (m.name, stats)
-                }
-                // Never called: nothing was made for it. A client-scoped breaker is still the
-                // client's.
-                None => {
-                    let breaker = match shared.template.settings.breaker.scope {
-                        Scope::Client => shared.template.breaker.state(),
-                        Scope::Method => crate::observe::stats::BreakerState::Closed,
-                    };
-                    let mut stats = crate::observe::stats::MethodStats::untouched(breaker);
-                    stats.concurrency_limit = shared.template.bulkhead.adaptive_limit();
-                    stats.bulkhead = shared.template.bulkhead.use_and_limit();
-                    stats.bulkhead_is_clients = stats.bulkhead.is_some();
-                    (m.name, stats)
-                }
+            .map(|m| {
+                let (name, mut stats) = self.method_stats(m, now);
+                stats.streams = m.streams;
+                (name, stats)
             })
             .collect();
         let endpoints = shared
@@ -301,6 +282,46 @@ impl Client {
             methods,
             endpoints,
             quotas: shared.quotas.snapshot(now),
+        }
+    }
+
+    /// One method's figures: its state's, or an untouched method's.
+    fn method_stats(
+        &self,
+        m: &'static MethodSpec,
+        now: Instant,
+    ) -> (&'static str, crate::observe::stats::MethodStats) {
+        let shared = &self.shared;
+        match shared.made(m.index) {
+            Some(state) => {
+                let mut stats = state.counters.snapshot(state.breaker.state(), now);
+                stats.concurrency_limit = state.bulkhead.adaptive_limit();
+                stats.bulkhead = state.bulkhead.use_and_limit();
+                stats.bulkhead_is_clients = stats.bulkhead.is_some()
+                    && Arc::ptr_eq(&state.bulkhead, &shared.template.bulkhead);
+                stats.breaker_changed_ms_ago = state
+                    .breaker
+                    .changed_ago(now)
+                    .map(|ago| ago.as_millis() as u64);
+                stats.breaker_next_trial_ms = state
+                    .breaker
+                    .next_trial_in(now)
+                    .map(|left| left.as_millis() as u64);
+                (m.name, stats)
+            }
+            // Never called: nothing was made for it. A client-scoped breaker is still the
+            // client's.
+            None => {
+                let breaker = match shared.template.settings.breaker.scope {
+                    Scope::Client => shared.template.breaker.state(),
+                    Scope::Method => crate::observe::stats::BreakerState::Closed,
+                };
+                let mut stats = crate::observe::stats::MethodStats::untouched(breaker);
+                stats.concurrency_limit = shared.template.bulkhead.adaptive_limit();
+                stats.bulkhead = shared.template.bulkhead.use_and_limit();
+                stats.bulkhead_is_clients = stats.bulkhead.is_some();
+                (m.name, stats)
+            }
         }
     }
 

@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use super::MethodState;
 use crate::error::{Error, ErrorKind};
 use crate::fleet;
+use crate::observe::probe::{ClientProbe, MethodProbe};
 use crate::observe::stats::Counters;
 use crate::outbound::auth::Credentials;
 use crate::policy::breaker::Breaker;
@@ -35,6 +36,8 @@ pub(crate) struct Template {
     pool_threads: PoolThreads,
     rate_limit: Option<Arc<RateLimiter>>,
     fleet_limit: fleet::SharedLimit,
+    /// What every method's probe shares, and the path their routes follow (`/api`).
+    probe: (ClientProbe, Box<str>),
 }
 
 impl Template {
@@ -62,7 +65,13 @@ impl Template {
             rate_limit,
             fleet_limit,
             settings,
+            probe: (ClientProbe::new(), "".into()),
         })
+    }
+
+    /// Sets the path every method's route follows on the wire, as `url.template` begins.
+    pub(crate) fn set_path_prefix(&mut self, prefix: String) {
+        self.probe.1 = prefix.into();
     }
 
     /// The state of `method` with `settings`: each policy the client's when the method's
@@ -111,7 +120,9 @@ impl Template {
             Some(auth) => Some(Credentials::new(auth, settings, spec.name)?),
             None => None,
         };
+        let (client_probe, prefix) = &self.probe;
         Ok(MethodState {
+            probe: MethodProbe::new(client_probe, spec.name, method, prefix, now),
             // Checked when the client was built.
             http_method: reqwest::Method::from_bytes(method.http_method.as_bytes())
                 .unwrap_or(reqwest::Method::GET),

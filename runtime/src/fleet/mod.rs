@@ -281,6 +281,7 @@ fn link(
         let url = resolve(redis, &at)?;
         if url.is_empty() {
             tracing::warn!(
+                target: crate::observe::outlets::log::TARGET,
                 client,
                 "`{at}` is empty: nothing is shared with the fleet, the limit stays in this process"
             );

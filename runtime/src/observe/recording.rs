@@ -27,17 +27,6 @@ const NEVER_RECORDED: [&str; 4] = [
     "set-cookie",
 ];
 
-/// Query keys whose values a recording never holds, besides signed URLs' keys
-/// (`wire::query::SIGNED_URL_KEYS`): AWS's newer signature, and the usual names of a key sent in
-/// the URL.
-const SECRET_QUERY: [&str; 5] = [
-    "X-Amz-Signature",
-    "X-Amz-Credential",
-    "access_token",
-    "api_key",
-    "apikey",
-];
-
 /// One recorded exchange, a line of the file: what a replay matches on and answers with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
@@ -209,10 +198,7 @@ impl Recorder {
     }
 
     fn is_secret_query(&self, name: &str) -> bool {
-        SECRET_QUERY
-            .iter()
-            .chain(&crate::wire::query::SIGNED_URL_KEYS)
-            .any(|key| key.eq_ignore_ascii_case(name))
+        crate::wire::query::is_credential_key(name)
             || self.secret_query.iter().any(|key| key == name)
     }
 
@@ -247,7 +233,7 @@ impl Recorder {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Err(error) = file.write_all(&line) {
-            tracing::warn!(client, %error, "the recording could not be written");
+            tracing::warn!(target: crate::observe::outlets::log::TARGET, client, %error, "the recording could not be written");
         }
     }
 }

@@ -104,6 +104,9 @@ pub struct MethodStats {
     /// False until the method's first call: an untouched method has no state of its own yet
     /// (a big client costs what it uses).
     pub used: bool,
+    /// The method answers with a stream of events or lines: only its figures of streams
+    /// (`events`, `stream_bytes`, …) are exported as metric series.
+    pub streams: bool,
 }
 
 impl MethodStats {
@@ -141,6 +144,7 @@ impl MethodStats {
             p50: Duration::ZERO,
             p99: Duration::ZERO,
             used: false,
+            streams: false,
         }
     }
 }
@@ -368,9 +372,9 @@ impl Counters {
         self.revalidated.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// One more failed call a stale answer answered; true for the method's first.
-    pub(crate) fn record_served_stale(&self) -> bool {
-        self.served_stale.fetch_add(1, Ordering::Relaxed) == 0
+    /// One more failed call a stale answer answered.
+    pub(crate) fn record_served_stale(&self) {
+        self.served_stale.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn record_quota_wait(&self, waited: Duration) {
@@ -481,6 +485,7 @@ impl Counters {
             p50: self.latencies.quantile(0.5, now),
             p99: self.latencies.quantile(0.99, now),
             used: true,
+            streams: false,
         }
     }
 }

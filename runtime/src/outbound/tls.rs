@@ -104,6 +104,7 @@ pub(crate) fn configure(
     }
     if tls.insecure == Some(true) {
         tracing::warn!(
+            target: crate::observe::outlets::log::TARGET,
             client,
             "TLS certificate verification is OFF for this client (tls.insecure: true)"
         );

@@ -76,7 +76,7 @@ fn detail<E: DeserializeOwned + Send + Sync + 'static>(data: &[u8]) -> Result<De
 pub(crate) fn reported(
     what: &str,
     detail: Option<Detail>,
-    (client, method): (&'static str, &'static str),
+    owner: super::Owner,
     data: &[u8],
 ) -> Error {
     let message = if detail.is_some() {
@@ -87,8 +87,9 @@ pub(crate) fn reported(
         )
     };
     Error::new(ErrorKind::ErrorEvent, message)
-        .in_call(client, method)
+        .in_call(owner.client, owner.method)
         .with_body_snippet(data)
+        .showing_body(owner.body_shown)
         .with_detail(detail)
 }
 

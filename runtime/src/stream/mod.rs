@@ -304,7 +304,16 @@ pub(crate) struct SseFormat<T> {
     /// A declared end came, or an error event: what follows is not read.
     pub(crate) ended: bool,
     pub(crate) reported: bool,
-    pub(crate) names: (&'static str, &'static str),
+    pub(crate) names: Owner,
+}
+
+/// Whose stream it is, and how much of the server's text its errors may show in their message
+/// (`errors.body_in_message`), as a call's errors do.
+#[derive(Clone, Copy)]
+pub(crate) struct Owner {
+    pub(crate) client: &'static str,
+    pub(crate) method: &'static str,
+    pub(crate) body_shown: u64,
 }
 
 impl<T: Send + 'static> Format for SseFormat<T> {
@@ -383,7 +392,7 @@ pub(crate) struct LinesFormat<T> {
     pub(crate) errors: Option<ErrorEvents>,
     /// An error line came: what follows is not read.
     pub(crate) reported: bool,
-    pub(crate) names: (&'static str, &'static str),
+    pub(crate) names: Owner,
 }
 
 impl<T> LinesFormat<T> {
@@ -421,7 +430,7 @@ type Reading<'a, T> = (
     fn(&[u8]) -> Result<T, String>,
     Option<&'a ErrorEvents>,
     &'a mut bool,
-    (&'static str, &'static str),
+    Owner,
 );
 
 impl<T: Send + 'static> Format for LinesFormat<T> {
@@ -467,18 +476,14 @@ impl<T: Send + 'static> Format for LinesFormat<T> {
 /// An event or line whose data is not the declared type: an item of the stream, which goes on.
 /// A streamed item that did not decode: where in it and why (`why`), and its first bytes
 /// (`data`) kept as the error's body.
-fn undecodable(
-    what: &str,
-    why: &str,
-    (client, method): (&'static str, &'static str),
-    data: &[u8],
-) -> Error {
+fn undecodable(what: &str, why: &str, owner: Owner, data: &[u8]) -> Error {
     Error::new(
         crate::error::ErrorKind::Decode,
         format!("a streamed {what} is not the declared type: {why}"),
     )
-    .in_call(client, method)
+    .in_call(owner.client, owner.method)
     .with_body_snippet(data)
+    .showing_body(owner.body_shown)
 }
 
 /// An event as an error names it: with its `event:` type and `id:`, the server's text quoted

@@ -323,7 +323,7 @@ impl<'a> Faults<'a> {
 }
 
 /// A status the stub answers with: a number (`fail(503)`) or the `StatusCode` that
-/// [`crate::Error::status`] gives (`fail(StatusCode::SERVICE_UNAVAILABLE)`), so a test states and
+/// [`crate::error::Error::status`] gives (`fail(StatusCode::SERVICE_UNAVAILABLE)`), so a test states and
 /// compares statuses in one type.
 pub trait IntoStatus {
     /// The status's number.

@@ -125,10 +125,34 @@ fn scalar(value: &Value) -> Option<String> {
     }
 }
 
-/// Query keys whose values the OpenTelemetry conventions ask to redact from `url.full`: signed
-/// URLs' keys. A span and a recording (`observe/recording.rs`) both leave their values out.
-pub(crate) const SIGNED_URL_KEYS: [&str; 4] =
-    ["AWSAccessKeyId", "Signature", "sig", "X-Goog-Signature"];
+/// Query keys whose values no span, log line or recording shows, in any case: the signed URLs'
+/// keys the OpenTelemetry conventions ask to redact from `url.full`, AWS's newer signature, and
+/// the usual names of a credential sent in the URL (as a method's own parameter, too).
+const CREDENTIAL_KEYS: [&str; 16] = [
+    "AWSAccessKeyId",
+    "Signature",
+    "sig",
+    "X-Goog-Signature",
+    "X-Goog-Credential",
+    "X-Amz-Signature",
+    "X-Amz-Credential",
+    "X-Amz-Security-Token",
+    "access_token",
+    "api_key",
+    "apikey",
+    "key",
+    "token",
+    "client_secret",
+    "password",
+    "secret",
+];
+
+/// Whether a query parameter named `name` holds a credential by its name ([`CREDENTIAL_KEYS`]).
+pub(crate) fn is_credential_key(name: &str) -> bool {
+    CREDENTIAL_KEYS
+        .iter()
+        .any(|key| key.eq_ignore_ascii_case(name))
+}
 
 /// Profile query parameters, placeholders resolved. `Debug` shows their names only: the values
 /// are often API keys.

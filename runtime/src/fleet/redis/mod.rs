@@ -265,6 +265,7 @@ impl Link {
         if !self.down.swap(true, Ordering::AcqRel) {
             self.without.store(0, Ordering::Relaxed);
             tracing::warn!(
+                target: crate::observe::outlets::log::TARGET,
                 client = self.client,
                 redis = %self.label,
                 error = %self.redact(why),
@@ -307,6 +308,7 @@ impl Link {
                     link.down.store(false, Ordering::Release);
                     link.reconnecting.store(false, Ordering::Release);
                     tracing::info!(
+                        target: crate::observe::outlets::log::TARGET,
                         client = link.client,
                         redis = %link.label,
                         decided_without = link.without.load(Ordering::Relaxed),

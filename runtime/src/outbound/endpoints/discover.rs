@@ -171,7 +171,7 @@ impl Endpoints {
             let result = self.rediscover(discover.as_ref()).await;
             self.refreshing.store(false, Ordering::Release);
             if let Err(error) = result {
-                tracing::warn!(client = self.client, %error, "endpoint discovery failed; keeping the previous endpoints");
+                tracing::warn!(target: crate::observe::outlets::log::TARGET, client = self.client, %error, "endpoint discovery failed; keeping the previous endpoints");
             }
         }
         Ok(())
@@ -192,6 +192,7 @@ impl Endpoints {
         }
         if found.len() > MAX_DISCOVERED {
             tracing::warn!(
+                target: crate::observe::outlets::log::TARGET,
                 client = self.client,
                 found = found.len(),
                 kept = MAX_DISCOVERED,

@@ -16,6 +16,7 @@ use reqwest::header::HeaderValue;
 use tokio::time::Instant;
 
 use crate::error::{Error, ErrorKind};
+use crate::observe::probe::Address;
 
 /// One endpoint and its live figures.
 #[derive(Debug)]
@@ -33,23 +34,20 @@ pub(crate) struct Endpoint {
     ejected_until: AtomicU64,
     /// Ejections since it last succeeded: doubles the next one, and marks probation.
     ejections: AtomicU32,
-    /// Its host as each attempt's `server.address` attribute names it, made once.
-    #[cfg(feature = "otel")]
-    pub(crate) otel_host: opentelemetry::StringValue,
+    /// Its host as telemetry names the server (`server.address`), made once.
+    host_name: Arc<str>,
 }
 
 impl Endpoint {
     fn new(base: String, host: Option<HeaderValue>, weight: u32) -> Endpoint {
         let parsed = reqwest::Url::parse(&base).ok();
         Endpoint {
-            #[cfg(feature = "otel")]
-            otel_host: std::sync::Arc::<str>::from(
+            host_name: Arc::from(
                 parsed
                     .as_ref()
                     .and_then(reqwest::Url::host_str)
                     .unwrap_or_default(),
-            )
-            .into(),
+            ),
             parsed,
             base,
             host,
@@ -64,14 +62,16 @@ impl Endpoint {
     /// This endpoint's URL for `path`, a filled and encoded path template.
     /// Its host and port, as a trace or a metric names the server (`server.address`,
     /// `server.port`).
-    #[cfg(any(feature = "otel", feature = "metrics"))]
-    pub(crate) fn address(&self) -> (&str, u16) {
-        let parsed = self.parsed.as_ref();
-        let host = parsed.and_then(reqwest::Url::host_str).unwrap_or_default();
-        let port = parsed
+    pub(crate) fn address(&self) -> Address<'_> {
+        let port = self
+            .parsed
+            .as_ref()
             .and_then(reqwest::Url::port_or_known_default)
             .unwrap_or_default();
-        (host, port)
+        Address {
+            host: &self.host_name,
+            port,
+        }
     }
 
     pub(crate) fn url(&self, path: &str) -> Result<reqwest::Url, Error> {
@@ -279,6 +279,16 @@ impl Endpoints {
         Ok(endpoints)
     }
 
+    /// The path every method's route follows on the wire: the first base URL's own path with
+    /// the spec's base path (`/api`), as a route's `url.template` begins.
+    pub(crate) fn path_prefix(&self) -> String {
+        let first = self.fixed.as_ref().and_then(|list| list.first());
+        match first.and_then(|e| e.parsed.as_ref()) {
+            Some(url) => url.path().trim_end_matches('/').to_owned(),
+            None => self.base_path.clone(),
+        }
+    }
+
     fn current(&self) -> Arc<Vec<Arc<Endpoint>>> {
         self.list
             .read()
@@ -437,7 +447,7 @@ impl Endpoints {
         let until = now.saturating_add(u64::try_from(period.as_nanos()).unwrap_or(u64::MAX));
         endpoint.ejected_until.store(until, Ordering::Release);
         endpoint.consecutive_failures.store(0, Ordering::Release);
-        tracing::info!(client = self.client, endpoint = %endpoint.base, ?period, "endpoint ejected");
+        tracing::info!(target: crate::observe::outlets::log::TARGET, client = self.client, endpoint = %endpoint.base, ?period, "endpoint ejected");
     }
 
     /// Each endpoint's base URL, calls in flight and whether it is ejected now.

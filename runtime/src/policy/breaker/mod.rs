@@ -332,22 +332,16 @@ impl Breaker {
             OPEN => "open",
             _ => "half_open",
         };
-        tracing::info!(
-            client = self.client,
-            method = self.scope,
-            from = name(from),
-            to = name(to),
-            "circuit breaker state change"
-        );
-        #[cfg(feature = "metrics")]
-        crate::observe::metrics::record_breaker_state(
+        let gauge = match to {
+            CLOSED => 0.0,
+            OPEN => 2.0,
+            _ => 1.0,
+        };
+        crate::observe::probe::breaker_changed(
             self.client,
             self.scope,
-            match to {
-                CLOSED => 0.0,
-                OPEN => 2.0,
-                _ => 1.0,
-            },
+            (name(from), name(to)),
+            gauge,
         );
     }
 

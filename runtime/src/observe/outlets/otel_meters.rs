@@ -13,7 +13,7 @@ const DURATION_BUCKETS: [f64; 14] = [
 ];
 
 /// A client's two HTTP instruments.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct HttpMeters {
     duration: Histogram<f64>,
     active: UpDownCounter<i64>,
@@ -42,22 +42,21 @@ impl HttpMeters {
         }
     }
 
-    /// An attempt to `endpoint` starting now, counted active until the returned value is
+    /// An attempt to `address` starting now, counted active until the returned value is
     /// dropped. One allocation an attempt (its attributes), whatever the provider.
     pub(crate) fn start(
         &self,
         http_method: &'static str,
-        template: &'static str,
-        endpoint: &crate::outbound::endpoints::Endpoint,
+        template: &opentelemetry::StringValue,
+        address: super::super::probe::Address<'_>,
     ) -> Measured<'_> {
-        let (_, port) = endpoint.address();
         // Room for the status code and `error.type` the end adds.
         let mut attributes = Vec::with_capacity(6);
         attributes.extend([
             KeyValue::new(sc::HTTP_REQUEST_METHOD, http_method),
-            KeyValue::new(sc::URL_TEMPLATE, template),
-            KeyValue::new(sc::SERVER_ADDRESS, endpoint.otel_host.clone()),
-            KeyValue::new(sc::SERVER_PORT, i64::from(port)),
+            KeyValue::new(sc::URL_TEMPLATE, template.clone()),
+            KeyValue::new(sc::SERVER_ADDRESS, address.host.clone()),
+            KeyValue::new(sc::SERVER_PORT, i64::from(address.port)),
         ]);
         self.active.add(1, &attributes);
         Measured {
@@ -80,12 +79,23 @@ const ACTIVE_ATTRIBUTES: usize = 4;
 
 impl Measured<'_> {
     /// The attempt's duration, with its status code, or `error.type` when it failed.
-    pub(crate) fn ended(&mut self, status: Option<u16>, error: Option<&crate::Error>) {
-        if let Some(status) = status {
-            let status = KeyValue::new(sc::HTTP_RESPONSE_STATUS_CODE, i64::from(status));
-            self.attributes.push(status);
+    pub(crate) fn ended(&mut self, status: Option<u16>, error: Option<&crate::error::Error>) {
+        // A status code HTTP does not define is `error.type` `_OTHER`: a server cannot make a
+        // series per code it invents.
+        let mut typed = false;
+        match status.map(super::known_status) {
+            Some(Some(code)) => self.attributes.push(KeyValue::new(
+                sc::HTTP_RESPONSE_STATUS_CODE,
+                i64::from(code),
+            )),
+            Some(None) => {
+                typed = true;
+                self.attributes
+                    .push(KeyValue::new(sc::ERROR_TYPE, super::OTHER));
+            }
+            None => {}
         }
-        if let Some(error) = error {
+        if let Some(error) = error.filter(|_| !typed) {
             let kind = KeyValue::new(sc::ERROR_TYPE, super::error_type(error));
             self.attributes.push(kind);
         }
