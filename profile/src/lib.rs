@@ -23,9 +23,9 @@ pub use model::{
     Compression, Condition, Cookies, DEFAULT_CACHE_BYTES, DeadlinePolicy, DecodeMode, Dns, Eject,
     EndpointsPolicy, ErrorsPolicy, HeaderDef, Headers, HedgeDelay, HedgePolicy, Isolation, Jitter,
     Layer, LimitAlgorithm, LogLevel, OAuth2, OnRedisError, PoolPolicy, Profile, QueryParams,
-    QuotaHeaders, QuotaPolicy, RateLimitPolicy, RecordPolicy, RetryAfter, RetryBudgetPolicy,
-    RetryPolicy, Roots, Scope, Secret, SemaphorePolicy, SharedLimit, SharedStore, SlowCall,
-    Strategy, Timeouts, Tls, TraceContext, Window,
+    QuotaHeaders, QuotaPolicy, RateLimitPolicy, RecordPolicy, RedisUrl, RetryAfter,
+    RetryBudgetPolicy, RetryPolicy, Roots, Scope, Secret, SemaphorePolicy, SharedLimit,
+    SharedStore, SlowCall, Strategy, Timeouts, Tls, TraceContext, Window,
 };
 pub use settings::{
     BreakerSettings, CacheSettings, EndpointSettings, HalfOpenRule, HedgeSettings,

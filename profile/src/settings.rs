@@ -6,8 +6,8 @@ use std::time::Duration;
 use crate::model::{
     Auth, BreakerPolicy, Compression, Condition, DEFAULT_CACHE_BYTES, DecodeMode, EndpointsPolicy,
     HeaderDef, HedgeDelay, Isolation, Jitter, LimitAlgorithm, LogLevel, OnRedisError, Profile,
-    QuotaHeaders, RateLimitPolicy, RetryPolicy, Scope, SharedStore, Strategy, Tls, TraceContext,
-    Window,
+    QuotaHeaders, RateLimitPolicy, RedisUrl, RetryPolicy, Scope, SharedStore, Strategy, Tls,
+    TraceContext, Window,
 };
 
 /// How many bytes of an error answer's body an error's message shows unless a profile says.
@@ -129,7 +129,7 @@ pub struct RetrySettings {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedStoreSettings {
     /// Redis URL (placeholders not yet resolved).
-    pub redis: String,
+    pub redis: RedisUrl,
     /// The key replicas share.
     pub key: String,
     /// Slower than this: Redis is down.
@@ -145,7 +145,7 @@ pub struct SharedStoreSettings {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedLimitSettings {
     /// Redis URL (placeholders not yet resolved).
-    pub redis: String,
+    pub redis: RedisUrl,
     /// The key replicas share.
     pub key: String,
     /// Slower than this: Redis is down.

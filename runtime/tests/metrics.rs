@@ -23,7 +23,7 @@ static PING: MethodSpec = MethodSpec {
     streams: false,
     profile: "",
 };
-/// Always 503, answered by a fallback; two open its breaker.
+/// 503 until told otherwise, answered by a fallback; two open its breaker.
 static DOWN: MethodSpec = MethodSpec {
     index: 1,
     name: "down",
@@ -33,7 +33,7 @@ static DOWN: MethodSpec = MethodSpec {
     reads: true,
     not_found_none: false,
     streams: false,
-    profile: "retry: { max_attempts: 1 }\nbreaker: { min_calls: 2, failure_rate: 50 }",
+    profile: "retry: { max_attempts: 1 }\nbreaker: { min_calls: 2, failure_rate: 50, open_for: 100ms, half_open_calls: 1 }",
 };
 static SPEC: ClientSpec = ClientSpec {
     name: "Metered",
@@ -51,9 +51,23 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
 
     let hits = Arc::new(AtomicUsize::new(0));
     let h = hits.clone();
+    let recovered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let up = recovered.clone();
     let server = testkit::Server::start(
         Router::new()
-            .route("/down", get(|| async { StatusCode::SERVICE_UNAVAILABLE }))
+            .route(
+                "/down",
+                get(move || {
+                    let up = up.load(Ordering::SeqCst);
+                    async move {
+                        if up {
+                            StatusCode::OK
+                        } else {
+                            StatusCode::SERVICE_UNAVAILABLE
+                        }
+                    }
+                }),
+            )
             .route(
                 "/ping",
                 get(move || {
@@ -83,20 +97,7 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
     // The statistics' families, published where the recorder reads.
     remcall::metrics::publish(&[client.observe()]);
 
-    type Labels = Vec<(String, String)>;
-    let metrics: Vec<(String, Labels, DebugValue)> = snapshotter
-        .snapshot()
-        .into_vec()
-        .into_iter()
-        .map(|(key, _, _, value)| {
-            let key = key.key();
-            let labels = key
-                .labels()
-                .map(|l| (l.key().to_owned(), l.value().to_owned()))
-                .collect();
-            (key.name().to_owned(), labels, value)
-        })
-        .collect();
+    let metrics = read(&snapshotter);
     // `ping`'s series (`down`'s are read below).
     let find = |name: &str| {
         metrics
@@ -123,7 +124,7 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
     let attempts: Vec<_> = metrics
         .iter()
         .filter(|(name, labels, _)| {
-            name == "http.client.request.duration"
+            name == "http_client_request_duration_seconds"
                 && labels
                     .iter()
                     .any(|(k, v)| k == "url.template" && v == "/ping")
@@ -170,7 +171,7 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
         &DebugValue::Gauge(2.0.into()),
         "open"
     );
-    let (_, _, active) = find("http.client.active_requests");
+    let (_, _, active) = find("http_client_active_requests");
     assert_eq!(
         active,
         &DebugValue::Gauge(0.0.into()),
@@ -192,8 +193,61 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
     };
     assert!(next_trial.0 > 0.0, "{next_trial:?}");
     assert_eq!(
-        find("remcall_method_quota_wait_seconds_total").2,
-        DebugValue::Gauge(0.0.into()),
-        "seconds keep their fraction"
+        find("remcall_method_quota_wait_milliseconds_total").2,
+        DebugValue::Counter(0),
+        "a counter of seconds is a counter, of milliseconds"
     );
+    assert!(
+        !metrics
+            .iter()
+            .any(|(name, _, _)| name.contains("_quota_wait_seconds")),
+        "no gauge named as a counter"
+    );
+    assert!(
+        !metrics.iter().any(|(name, _, _)| name.contains("stream")),
+        "no stream series for methods that do not stream"
+    );
+
+    // The breaker closes: the next `publish` says so, and its next trial is no longer due.
+    recovered.store(true, Ordering::SeqCst);
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    client.call(DOWN.request(), decode::unit).await.unwrap();
+    remcall::metrics::publish(&[client.observe()]);
+    let metrics = read(&snapshotter);
+    let down = |name: &str| {
+        metrics
+            .iter()
+            .find(|(n, labels, _)| n == name && labels.iter().any(|(_, v)| v == "down"))
+            .map(|(_, _, value)| value)
+            .unwrap_or_else(|| panic!("{name} of `down` missing: {metrics:?}"))
+    };
+    assert_eq!(
+        down("remcall_method_breaker_state"),
+        &DebugValue::Gauge(0.0.into()),
+        "closed"
+    );
+    assert_eq!(
+        down("remcall_method_breaker_next_trial_seconds"),
+        &DebugValue::Gauge(0.0.into()),
+        "a gauge whose value is gone is not left at its last one"
+    );
+}
+
+type Labels = Vec<(String, String)>;
+
+/// What the recorder holds now: name, labels, value.
+fn read(snapshotter: &metrics_util::debugging::Snapshotter) -> Vec<(String, Labels, DebugValue)> {
+    snapshotter
+        .snapshot()
+        .into_vec()
+        .into_iter()
+        .map(|(key, _, _, value)| {
+            let key = key.key();
+            let labels = key
+                .labels()
+                .map(|l| (l.key().to_owned(), l.value().to_owned()))
+                .collect();
+            (key.name().to_owned(), labels, value)
+        })
+        .collect()
 }

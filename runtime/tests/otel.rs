@@ -105,7 +105,7 @@ fn is_attempt(span: &SpanData) -> bool {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn a_retried_call_is_a_client_span_with_an_attempt_span_each_and_its_trace_on_the_wire() {
+async fn a_retried_call_is_an_internal_span_over_a_client_span_per_request_each_on_the_wire() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let server = server(seen.clone()).await;
     let items = client(
@@ -124,8 +124,15 @@ async fn a_retried_call_is_a_client_span_with_an_attempt_span_each_and_its_trace
         .collect();
     assert_eq!(calls.len(), 1, "{spans:#?}");
     let call = calls[0];
-    assert_eq!(call.span_kind, SpanKind::Client);
+    // The call is no request of its own: each attempt is, and only they are CLIENT spans.
+    assert_eq!(call.span_kind, SpanKind::Internal);
     assert_eq!(call.parent_span_id, handler.span_context.span_id());
+    let clients = spans.iter().filter(|s| s.span_kind == SpanKind::Client);
+    assert_eq!(
+        clients.count(),
+        2,
+        "one CLIENT span per request sent: {spans:#?}"
+    );
     assert_eq!(call.status, Status::Unset, "the call answered");
     assert_eq!(
         attribute(call, "http.request.method"),
@@ -378,11 +385,11 @@ static STREAMS: ClientSpec = ClientSpec {
     methods: &[&TICKS],
 };
 
-/// A stream broken after its second event and resumed from it: one client span for its life,
-/// an attempt span for the opening and one for the reconnect, each on the wire in the
+/// A stream broken after its second event and resumed from it: one internal span for its life,
+/// a client span for the opening and one for the reconnect, each on the wire in the
 /// `traceparent` of its own request.
 #[tokio::test(flavor = "current_thread")]
-async fn a_resumed_stream_is_one_client_span_and_each_reconnect_carries_its_own_attempt() {
+async fn a_resumed_stream_is_one_internal_span_and_each_reconnect_is_a_client_span_on_the_wire() {
     let seen: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
     let kept = seen.clone();
     let router = Router::new().route(
@@ -444,7 +451,7 @@ async fn a_resumed_stream_is_one_client_span_and_each_reconnect_carries_its_own_
         .iter()
         .find(|s| s.name == "GET /ticks" && !is_attempt(s))
         .unwrap_or_else(|| panic!("no stream span: {spans:#?}"));
-    assert_eq!(stream.span_kind, SpanKind::Client);
+    assert_eq!(stream.span_kind, SpanKind::Internal);
     assert_eq!(stream.status, Status::Unset);
     assert_eq!(
         attribute(stream, "remcall.stream.events"),
@@ -457,6 +464,7 @@ async fn a_resumed_stream_is_one_client_span_and_each_reconnect_carries_its_own_
     let mut attempts: Vec<_> = spans.iter().filter(|s| is_attempt(s)).collect();
     attempts.sort_by_key(|s| s.start_time);
     assert_eq!(attempts.len(), 2, "{spans:#?}");
+    assert!(attempts.iter().all(|a| a.span_kind == SpanKind::Client));
     let seen = seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 2, "the opening and the reconnect");
     for (parent, attempt) in seen.iter().zip(&attempts) {
@@ -467,4 +475,113 @@ async fn a_resumed_stream_is_one_client_span_and_each_reconnect_carries_its_own_
             Some(format!("00-{}-{}-01", context.trace_id(), context.span_id()).as_str())
         );
     }
+}
+
+/// What a trace never carries, and what goes to whom: the route under the base URL's path in
+/// `url.template`; a method's own credential parameters written `REDACTED` in `url.full`; no
+/// byte of the server's body in a retry's event (the caller's error keeps it); `tracestate`
+/// only to a client whose profile trusts its servers, and never an empty one.
+#[tokio::test(flavor = "current_thread")]
+async fn a_trace_carries_no_credential_no_body_and_trace_state_only_where_trusted() {
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
+    };
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    let states: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
+    let kept = states.clone();
+    let router = Router::new().route(
+        "/api/items/{id}",
+        get(move |headers: HeaderMap| {
+            let states = kept.clone();
+            async move {
+                let state = headers.get("tracestate").and_then(|v| v.to_str().ok());
+                let mut states = states.lock().unwrap();
+                states.push(state.map(str::to_owned));
+                if states.len() % 2 == 1 {
+                    return (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "echo: password=BODY-SECRET",
+                    )
+                        .into_response();
+                }
+                axum::Json(json!({ "id": 1 })).into_response()
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    let base = format!("{}/api", server.url());
+    let retried = "retry: { max_attempts: 2, backoff: { initial: 1ms, max: 1ms } }";
+    let plain = client(&base, retried);
+    let trusted = client(&base, &format!("{retried}\ntrace_context: trusted"));
+    let parent = SpanContext::new(
+        TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").unwrap(),
+        SpanId::from_hex("00f067aa0ba902b7").unwrap(),
+        TraceFlags::SAMPLED,
+        true,
+        TraceState::from_key_value([("vendor", "caller-state")]).unwrap(),
+    );
+    let spans = traced(async {
+        // A request the service received, whose caller's trace carries state of its own.
+        let caller = tracing::info_span!("caller");
+        caller.set_parent(opentelemetry::Context::new().with_remote_span_context(parent));
+        let calls = async {
+            for items in [&plain, &trusted] {
+                let request = GET_ITEM
+                    .request()
+                    .path("id", 1)
+                    .query("access_token", "TOKEN-SECRET")
+                    .query("Signature", "SIG-SECRET")
+                    .query("page", 2);
+                let answer = items.call(request, decode::json::<remcall::serde_json::Value>);
+                answer.await.unwrap();
+            }
+        };
+        calls.instrument(caller).await;
+    })
+    .await;
+
+    let states = states.lock().unwrap().clone();
+    assert_eq!(states.len(), 4, "two attempts a client");
+    assert_eq!(&states[..2], [None, None], "not to an untrusted server");
+    assert_eq!(
+        &states[2..],
+        [
+            Some("vendor=caller-state".to_owned()),
+            Some("vendor=caller-state".to_owned())
+        ],
+        "to a trusted one"
+    );
+    let attempts: Vec<_> = spans.iter().filter(|s| is_attempt(s)).collect();
+    assert_eq!(attempts.len(), 4, "{spans:#?}");
+    for span in spans
+        .iter()
+        .filter(|s| s.name != "handler" && s.name != "caller")
+    {
+        assert_eq!(span.name, "GET /api/items/{id}");
+        assert_eq!(
+            attribute(span, "url.template"),
+            Some(&Value::from("/api/items/{id}"))
+        );
+        let everything = format!("{:?} {:?}", span.attributes, span.events);
+        for secret in ["TOKEN-SECRET", "SIG-SECRET", "BODY-SECRET"] {
+            assert!(!everything.contains(secret), "{secret} in {everything}");
+        }
+    }
+    let full = attribute(attempts[0], "url.full")
+        .unwrap()
+        .as_str()
+        .into_owned();
+    assert!(
+        full.ends_with("/api/items/1?access_token=REDACTED&Signature=REDACTED&page=2"),
+        "{full}"
+    );
+}
+
+/// An empty secret is refused when it is made, not sent as `Bearer `.
+#[test]
+fn an_empty_secret_is_refused_when_it_is_made() {
+    assert!(remcall::profile::Secret::value("").is_err());
+    assert!(remcall::profile::Secret::value(" ").is_err());
+    assert!(remcall::profile::Secret::value("t0ken").is_ok());
 }

@@ -134,7 +134,7 @@ async fn a_secret_given_as_a_value_is_sent_as_it_is_and_never_shown() {
     let token = "s3cr${ET}$$x";
     let profile = Profile::builder()
         .auth(Auth::Bearer(Bearer {
-            token: Secret::value(token),
+            token: Secret::value(token).unwrap(),
         }))
         .build()
         .unwrap();

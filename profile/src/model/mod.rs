@@ -220,6 +220,7 @@ mod isolation;
 mod overload;
 mod quota;
 mod record;
+mod redis_url;
 mod retry;
 mod secret;
 
@@ -241,5 +242,6 @@ pub use overload::{
 };
 pub use quota::{QuotaHeaders, QuotaPolicy};
 pub use record::RecordPolicy;
+pub use redis_url::RedisUrl;
 pub use retry::{Backoff, Jitter, RetryAfter, RetryBudgetPolicy, RetryPolicy, Timeouts};
 pub use secret::Secret;

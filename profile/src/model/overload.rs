@@ -156,7 +156,7 @@ partial! {
     pub struct SharedLimit {
         /// `redis://`, `rediss://` or (a Redis Cluster, by any node) `redis+cluster://` URL; a
         /// password in it makes it a secret: write `${VAR}`.
-        redis: String,
+        redis: super::RedisUrl,
         /// Replicas with the same key share the limit.
         key: String,
         /// Slower than this counts as Redis being down; waited on longer (up to ten times) when
@@ -177,7 +177,7 @@ partial! {
     pub struct SharedStore {
         /// `redis://`, `rediss://` or (a Redis Cluster, by any node) `redis+cluster://` URL; a
         /// password in it makes it a secret: write `${VAR}`.
-        redis: String,
+        redis: super::RedisUrl,
         /// Replicas with the same key share the state.
         key: String,
         /// Slower than this counts as Redis being down (then each replica decides on its own);

@@ -20,9 +20,17 @@ use crate::vars;
 pub struct Secret(String);
 
 impl Secret {
-    /// The secret `value` itself, taken literally: a `$` or `${` in it is no variable.
-    pub fn value(value: impl AsRef<str>) -> Secret {
-        Secret(vars::escape(value.as_ref()))
+    /// The secret `value` itself, taken literally: a `$` or `${` in it is no variable. An empty
+    /// (or blank) value is refused: sent, it would be a header with no credential in it
+    /// (`Authorization: Bearer `).
+    pub fn value(value: impl AsRef<str>) -> Result<Secret, crate::ProfileError> {
+        let value = value.as_ref();
+        if value.trim().is_empty() {
+            return Err(crate::ProfileError(
+                "a secret is empty: give the credential itself, or `Secret::from_env` to name its variable".into(),
+            ));
+        }
+        Ok(Secret(vars::escape(value)))
     }
 
     /// The value of the environment variable `name` when the client is built (`${name}`); the
@@ -81,7 +89,7 @@ mod tests {
 
     #[test]
     fn a_secret_is_never_shown_and_a_literal_value_is_no_variable() {
-        let literal = Secret::value("p${a}ss}");
+        let literal = Secret::value("p${a}ss}").unwrap();
         assert_eq!(format!("{literal:?}"), "\"***\"");
         let expanded = crate::vars::expand(literal.expose_template(), |_| Some("X".into()));
         assert_eq!(expanded.unwrap(), "p${a}ss}");

@@ -55,10 +55,17 @@ impl Credentials {
             Ok(Credentials::Fixed(value))
         };
         match auth {
-            Auth::Bearer(bearer) => header(format!(
-                "Bearer {}",
-                expand("auth.bearer.token", bearer.token.expose_template())?
-            )),
+            Auth::Bearer(bearer) => {
+                let token = expand("auth.bearer.token", bearer.token.expose_template())?;
+                // `Bearer ` with nothing after it is no credential: refused however it came.
+                if token.trim().is_empty() {
+                    return Err(Error::fixed(
+                        ErrorKind::Config,
+                        "auth.bearer.token is empty: a bearer token must hold one",
+                    ));
+                }
+                header(format!("Bearer {token}"))
+            }
             Auth::Basic(basic) => {
                 let user = expand("auth.basic.username", &basic.username)?;
                 let password = expand("auth.basic.password", basic.password.expose_template())?;
