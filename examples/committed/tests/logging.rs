@@ -98,7 +98,7 @@ async fn basic_level_events(captured: &Captured) {
     for event in events {
         // With several instances, the log says which one answered.
         assert!(
-            event.contains(&format!("endpoint={}", server.url())),
+            event.contains(&format!("endpoint=\"{}", server.url())),
             "{event}"
         );
         assert!(
@@ -151,7 +151,7 @@ async fn call_spans(captured: &Captured) {
         "client=\"UserClient\"",
         "method=\"get_user\"",
         "http.method=\"GET\"",
-        "url.template=\"/users/{id}\"",
+        "url.template=\"/v1/api/users/{id}\"",
         "attempts=2",
         "status=200",
         "outcome=\"success\"",
@@ -201,7 +201,7 @@ async fn full_level_call_without_secrets(captured: &Captured) {
     let debug = format!("{users:?}");
 
     let log = captured.take();
-    assert!(log.contains("url.template=\"/users/{id}\""), "{log}");
+    assert!(log.contains("url.template=\"/v1/api/users/{id}\""), "{log}");
     assert!(
         log.contains("x-app: crm") && log.contains("x-request-id: req-7"),
         "{log}"

@@ -165,7 +165,12 @@ impl<'a> Attempt<'a> {
             {
                 return answered(client.shared.spec.name, state, request, kept);
             }
-            log::request(state.settings.log, method.path, &endpoint.base, &outgoing);
+            log::request(
+                state.settings.log,
+                state.probe.template(),
+                &endpoint.base,
+                &outgoing,
+            );
             noted = recorder.map(|r| Box::new(r.note(&outgoing)));
             exchange(
                 client.shared.http.execute(super::outgoing::sent(outgoing)),

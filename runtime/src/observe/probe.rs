@@ -9,32 +9,20 @@
 //! `remcall::log`: a service that wants the spans without the lines filters that target.
 //! Neither shows a byte of a server's body (`Error::told`).
 
-use std::fmt::{self, Write};
-use std::sync::Arc;
+use std::fmt::Write;
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 use tracing::Span;
 
+pub(crate) use super::outlets::Address;
+use super::outlets::Route;
 use super::outlets::log::{LineGate, TARGET};
 use super::outlets::spans;
 use super::stats::Counters;
 use crate::error::Error;
 use crate::spec::MethodSpec;
-
-/// Where an attempt goes, as telemetry names the server: plain data, not the endpoint.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Address<'a> {
-    pub(crate) host: &'a Arc<str>,
-    pub(crate) port: u16,
-}
-
-impl fmt::Display for Address<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.host, self.port)
-    }
-}
 
 /// What a client's probes share: the OpenTelemetry instruments, from the meter provider
 /// installed when the client was built.
@@ -87,15 +75,24 @@ impl MethodProbe {
             otel: client_probe
                 .meters
                 .clone()
-                .map(|meters| (meters, Arc::<str>::from(&*template).into())),
+                .map(|meters| (meters, std::sync::Arc::<str>::from(&*template).into())),
             template,
             lines: LineGate::new(now),
         }
     }
 
-    /// The route as `url.template` names it.
+    /// The route as `url.template` names it: the base URL's path, then the method's.
     pub(crate) fn template(&self) -> &str {
         &self.template
+    }
+
+    /// The method as every outlet names its calls.
+    fn route(&self) -> Route<'_> {
+        Route {
+            client: self.client,
+            method: self.method,
+            template: &self.template,
+        }
     }
 
     /// A logical call starting now.
@@ -103,7 +100,7 @@ impl MethodProbe {
     pub(crate) fn call(&self) -> CallProbe<'_> {
         CallProbe {
             probe: self,
-            span: spans::call(self),
+            span: spans::call(self.route()),
             #[cfg(feature = "metrics")]
             started: std::time::Instant::now(),
         }
@@ -113,7 +110,7 @@ impl MethodProbe {
     pub(crate) fn stream(&self) -> CallProbe<'_> {
         CallProbe {
             probe: self,
-            span: spans::stream(self),
+            span: spans::stream(self.route()),
             #[cfg(feature = "metrics")]
             started: std::time::Instant::now(),
         }
@@ -141,7 +138,7 @@ impl MethodProbe {
         address: Address<'_>,
         hedge: bool,
     ) -> AttemptProbe<'_> {
-        let span = spans::attempt(self, attempt, address);
+        let span = spans::attempt(self.route(), attempt, address);
         if hedge {
             span.record("hedge", true);
         }

@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use super::super::probe::Address;
+use super::Address;
 
 /// Each attempt's duration.
 const REQUEST_DURATION: &str = "http_client_request_duration_seconds";

@@ -14,8 +14,33 @@ pub(crate) mod spans;
 pub(crate) mod trace_context;
 
 use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
 
 use crate::error::Error;
+use crate::spec::MethodSpec;
+
+/// Where an attempt goes, as telemetry names the server: plain data, not the endpoint.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Address<'a> {
+    pub(crate) host: &'a Arc<str>,
+    pub(crate) port: u16,
+}
+
+impl fmt::Display for Address<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.host, self.port)
+    }
+}
+
+/// A method as every outlet names its calls: its client, itself, and its route as
+/// `url.template` writes it (the base URL's path, then the method's).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Route<'a> {
+    pub(crate) client: &'static str,
+    pub(crate) method: &'static MethodSpec,
+    pub(crate) template: &'a str,
+}
 
 /// A failure as the conventions' `error.type` names it: the answer's status code, or the
 /// error's kind (`timeout`, `connect`, …) when there was no answer.

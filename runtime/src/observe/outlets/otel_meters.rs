@@ -48,7 +48,7 @@ impl HttpMeters {
         &self,
         http_method: &'static str,
         template: &opentelemetry::StringValue,
-        address: super::super::probe::Address<'_>,
+        address: super::Address<'_>,
     ) -> Measured<'_> {
         // Room for the status code and `error.type` the end adds.
         let mut attributes = Vec::with_capacity(6);

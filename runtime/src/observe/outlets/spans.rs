@@ -11,7 +11,7 @@
 use tracing::Span;
 use tracing::field::Empty;
 
-use super::super::probe::{Address, MethodProbe};
+use super::{Address, Route};
 use crate::error::Error;
 
 /// The name of a logical call's span; the attempts record their figures into it, and only it.
@@ -22,15 +22,15 @@ pub(crate) const ATTEMPT_SPAN: &str = "remcall.attempt";
 
 /// A logical call's span.
 #[cfg(not(feature = "otel"))]
-pub(crate) fn call(probe: &MethodProbe) -> Span {
+pub(crate) fn call(route: Route<'_>) -> Span {
     // The URL template, never the filled URL (it may carry ids).
     tracing::info_span!(
         target: "remcall::span",
         CALL_SPAN,
-        client = probe.client,
-        method = probe.method.name,
-        http.method = probe.method.http_method,
-        url.template = probe.template(),
+        client = route.client,
+        method = route.method.name,
+        http.method = route.method.http_method,
+        url.template = route.template,
         attempts = Empty,
         hedges = Empty,
         status = Empty,
@@ -40,7 +40,7 @@ pub(crate) fn call(probe: &MethodProbe) -> Span {
 
 /// A logical call's span: INTERNAL, over its attempts' CLIENT spans.
 #[cfg(feature = "otel")]
-pub(crate) fn call(probe: &MethodProbe) -> Span {
+pub(crate) fn call(route: Route<'_>) -> Span {
     use opentelemetry_semantic_conventions::attribute as sc;
     let span = tracing::info_span!(
         target: "remcall::span",
@@ -48,40 +48,40 @@ pub(crate) fn call(probe: &MethodProbe) -> Span {
         otel.name = Empty,
         otel.kind = "internal",
         otel.status_code = Empty,
-        { sc::HTTP_REQUEST_METHOD } = probe.method.http_method,
-        { sc::URL_TEMPLATE } = probe.template(),
+        { sc::HTTP_REQUEST_METHOD } = route.method.http_method,
+        { sc::URL_TEMPLATE } = route.template,
         { sc::HTTP_RESPONSE_STATUS_CODE } = Empty,
         { sc::ERROR_TYPE } = Empty,
-        remcall.client = probe.client,
-        remcall.method = probe.method.name,
+        remcall.client = route.client,
+        remcall.method = route.method.name,
         remcall.stream.events = Empty,
         attempts = Empty,
         hedges = Empty,
         outcome = Empty,
     );
-    named(&span, probe);
+    named(&span, route);
     span
 }
 
 /// A stream's span, for its whole life: its opening's attempts and every resumption's are its
 /// children. Remcall's own without the `otel` feature.
 #[cfg(not(feature = "otel"))]
-pub(crate) fn stream(probe: &MethodProbe) -> Span {
+pub(crate) fn stream(route: Route<'_>) -> Span {
     tracing::info_span!(
         target: "remcall::span",
         "remcall.stream",
-        client = probe.client,
-        method = probe.method.name,
-        http.method = probe.method.http_method,
-        url.template = probe.template(),
+        client = route.client,
+        method = route.method.name,
+        http.method = route.method.http_method,
+        url.template = route.template,
     )
 }
 
 /// A stream's span: INTERNAL as a call's is, over the CLIENT spans of its opening and
 /// reopenings, with the items it delivered in `remcall.stream.events` when it ends.
 #[cfg(feature = "otel")]
-pub(crate) fn stream(probe: &MethodProbe) -> Span {
-    call(probe)
+pub(crate) fn stream(route: Route<'_>) -> Span {
+    call(route)
 }
 
 /// How a stream ended, in its span: the items it delivered, and its error if it broke off.
@@ -104,7 +104,7 @@ pub(crate) fn stream_ended(span: &Span, delivered: u64, error: Option<&Error>) {
 
 /// An attempt's span (a debug span of remcall's own without the `otel` feature).
 #[cfg(not(feature = "otel"))]
-pub(crate) fn attempt(_probe: &MethodProbe, attempt: u32, address: Address<'_>) -> Span {
+pub(crate) fn attempt(_route: Route<'_>, attempt: u32, address: Address<'_>) -> Span {
     tracing::debug_span!(
         target: "remcall::span",
         ATTEMPT_SPAN,
@@ -117,7 +117,7 @@ pub(crate) fn attempt(_probe: &MethodProbe, attempt: u32, address: Address<'_>) 
 /// An attempt's span: the request on the wire, a CLIENT span, its `http.request.resend_count`
 /// the attempts before it.
 #[cfg(feature = "otel")]
-pub(crate) fn attempt(probe: &MethodProbe, attempt: u32, address: Address<'_>) -> Span {
+pub(crate) fn attempt(route: Route<'_>, attempt: u32, address: Address<'_>) -> Span {
     use opentelemetry_semantic_conventions::attribute as sc;
     let span = tracing::info_span!(
         target: "remcall::span",
@@ -125,8 +125,8 @@ pub(crate) fn attempt(probe: &MethodProbe, attempt: u32, address: Address<'_>) -
         otel.name = Empty,
         otel.kind = "client",
         otel.status_code = Empty,
-        { sc::HTTP_REQUEST_METHOD } = probe.method.http_method,
-        { sc::URL_TEMPLATE } = probe.template(),
+        { sc::HTTP_REQUEST_METHOD } = route.method.http_method,
+        { sc::URL_TEMPLATE } = route.template,
         { sc::URL_FULL } = Empty,
         { sc::SERVER_ADDRESS } = &**address.host,
         { sc::SERVER_PORT } = i64::from(address.port),
@@ -134,21 +134,21 @@ pub(crate) fn attempt(probe: &MethodProbe, attempt: u32, address: Address<'_>) -
         { sc::HTTP_RESPONSE_STATUS_CODE } = Empty,
         { sc::NETWORK_PROTOCOL_VERSION } = Empty,
         { sc::ERROR_TYPE } = Empty,
-        remcall.client = probe.client,
-        remcall.method = probe.method.name,
+        remcall.client = route.client,
+        remcall.method = route.method.name,
         hedge = Empty,
     );
-    named(&span, probe);
+    named(&span, route);
     span
 }
 
 /// `{METHOD} {url.template}`, the name the conventions give an HTTP span, when it is recorded.
 #[cfg(feature = "otel")]
-fn named(span: &Span, probe: &MethodProbe) {
+fn named(span: &Span, route: Route<'_>) {
     if !span.is_disabled() {
         span.record(
             "otel.name",
-            format!("{} {}", probe.method.http_method, probe.template()),
+            format!("{} {}", route.method.http_method, route.template),
         );
     }
 }
