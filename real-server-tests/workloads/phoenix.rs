@@ -4,8 +4,9 @@
 //! once with 503, `hedge` slowly once, `quota` with a spent quota of 1 a second, `broken`
 //! always — and the calls of one client (retry, hedge, quota) and of another (broken: its
 //! breaker opens, its fallback answers) run under a `workload` span with OTLP export to
-//! `PHOENIX_URL`. Read back from Phoenix: a client span per call and one per attempt, their
-//! parents, `http.request.resend_count`, the events of each decision, status `ERROR` where the
+//! `PHOENIX_URL`. Read back from Phoenix: a span per call and one per attempt (the call's
+//! INTERNAL, each attempt's the CLIENT span of its request: one per request the stand-in
+//! received), their parents, `http.request.resend_count`, the events of each decision, status `ERROR` where the
 //! downstream failed; and each `traceparent` the stand-in received names an attempt's span.
 //! Run by `tests/phoenix.rs`.
 
@@ -286,6 +287,7 @@ fn check(spans: &[Span], parents: &[String]) {
         .iter()
         .map(|a| a.context.span_id.as_str())
         .collect();
+    // One CLIENT span per physical request: the attempts', and only theirs.
     assert_eq!(parents.len(), attempts.len(), "{parents:?}");
     for parent in parents {
         let fields: Vec<&str> = parent.split('-').collect();
