@@ -538,22 +538,27 @@ async fn a_trace_carries_no_credential_no_body_and_trace_state_only_where_truste
             }
         };
         calls.instrument(caller).await;
+        // A trace whose state is empty: no `tracestate:` of nothing, even to a trusted server.
+        let request = GET_ITEM.request().path("id", 1);
+        let answer = trusted.call(request, decode::json::<remcall::serde_json::Value>);
+        answer.await.unwrap();
     })
     .await;
 
     let states = states.lock().unwrap().clone();
-    assert_eq!(states.len(), 4, "two attempts a client");
+    assert_eq!(states.len(), 6, "two attempts a call");
     assert_eq!(&states[..2], [None, None], "not to an untrusted server");
     assert_eq!(
-        &states[2..],
+        &states[2..4],
         [
             Some("vendor=caller-state".to_owned()),
             Some("vendor=caller-state".to_owned())
         ],
         "to a trusted one"
     );
+    assert_eq!(&states[4..], [None, None], "an empty state is not sent");
     let attempts: Vec<_> = spans.iter().filter(|s| is_attempt(s)).collect();
-    assert_eq!(attempts.len(), 4, "{spans:#?}");
+    assert_eq!(attempts.len(), 6, "{spans:#?}");
     for span in spans
         .iter()
         .filter(|s| s.name != "handler" && s.name != "caller")

@@ -559,7 +559,8 @@ async fn an_unnamed_error_event_ends_the_stream_even_in_lax_mode() {
     );
     let server = Server::start(router).await;
     let errors = ErrorEvents::of::<Oops>(None, &["error"]);
-    for profile in ["", "decode: lax"] {
+    let quiet = "errors: { body_in_message: 0 }";
+    for profile in ["", "decode: lax", quiet] {
         let client = client_at(&server.url(), profile);
         let events = client
             .call_events(
@@ -575,6 +576,27 @@ async fn an_unnamed_error_event_ends_the_stream_even_in_lax_mode() {
         let items = drain(events).await;
         assert_eq!(items.len(), 3, "{profile}: {items:?}");
         assert_eq!(items[0].as_ref().unwrap().data.n, 1);
+        if profile == quiet {
+            // The profile's limit holds for a stream's errors as for a call's: the server's text
+            // stays out of the message, and `body()` and `detail()` keep it for who asks.
+            let (undecodable, reported) = (
+                items[1].as_ref().unwrap_err(),
+                items[2].as_ref().unwrap_err(),
+            );
+            for error in [undecodable, reported] {
+                let shown = format!("{error} {error:?}");
+                assert!(
+                    !shown.contains("other") && !shown.contains("CUDA"),
+                    "{shown}"
+                );
+                assert!(!error.body().unwrap_or_default().is_empty());
+            }
+            assert_eq!(
+                reported.detail::<Oops>().unwrap().error,
+                "CUDA out of memory"
+            );
+            continue;
+        }
         if profile.is_empty() {
             assert_eq!(items[1].as_ref().unwrap_err().kind(), ErrorKind::Decode);
         } else {

@@ -96,3 +96,32 @@ pub(crate) fn url_full(url: &reqwest::Url, profile_query: &ProfileQuery) -> Stri
     }
     shown.into()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_propagator_writes_no_empty_field_and_the_trust_domains_only_where_trusted() {
+        for trusted in [false, true] {
+            let mut map = HeaderMap::new();
+            let mut headers = Headers {
+                headers: &mut map,
+                trusted,
+            };
+            headers.set(
+                "traceparent",
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
+            );
+            headers.set("tracestate", String::new());
+            headers.set("baggage", "user=42".into());
+            headers.set("TraceState", "vendor=x".into());
+            assert!(map.contains_key("traceparent"));
+            assert_eq!(map.contains_key("baggage"), trusted);
+            let state = map
+                .get("tracestate")
+                .map(|v| v.to_str().unwrap().to_owned());
+            assert_eq!(state, trusted.then(|| "vendor=x".to_owned()));
+        }
+    }
+}
