@@ -77,7 +77,7 @@ impl Builder {
             }
         }
         if self.deny_warnings {
-            let warnings: Vec<crate::Diagnostic> = generated
+            let warnings: Vec<crate::diagnostic::Diagnostic> = generated
                 .iter()
                 .flat_map(|file| file.warnings.iter().cloned())
                 .collect();

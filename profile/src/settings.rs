@@ -490,7 +490,7 @@ fn isolation_settings(isolation: Option<Isolation>) -> IsolationSettings {
 impl Settings {
     /// Every setting resolved from the environment when a client is built.
     pub fn var_fields(&self) -> Vec<crate::vars::VarField<'_>> {
-        use crate::Auth;
+        use crate::model::Auth;
         fn field(key: String, text: &str, secret: bool) -> crate::vars::VarField<'_> {
             crate::vars::VarField { key, text, secret }
         }

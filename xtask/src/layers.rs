@@ -3,7 +3,9 @@
 //! Each file is a module; a `crate::a::b` or `super::a` path in it (outside comments and its
 //! `#[cfg(test)] mod tests`) is an edge to the longest module that path names. Reported: every
 //! circle among files, and among the folders at the crate's top (`call`, `policy`, …), so the
-//! crate reads in one direction. Exit 1 when there is one.
+//! crate reads in one direction; and every item named through the crate's root (`crate::Error`,
+//! a re-export for the crate's users) rather than its module, an arrow to the root that sits
+//! above every module. Exit 1 when there is one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -54,7 +56,14 @@ pub(crate) fn run(sources: &[PathBuf]) -> anyhow::Result<()> {
                 }
             }
         }
-        if files.is_empty() && folders.is_empty() {
+        for (module, path) in through_the_root(&modules) {
+            circles += 1;
+            println!(
+                "{}: {module} names `crate::{path}` through the crate's root: name it by its module",
+                source.display()
+            );
+        }
+        if files.is_empty() && folders.is_empty() && circles == 0 {
             println!("{}: {} modules, no circle", source.display(), modules.len());
         }
     }
@@ -128,6 +137,11 @@ fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
                 let mut named = base.to_owned();
                 let mut longest = None;
                 for segment in path.split("::").filter(|s| !s.is_empty()) {
+                    if segment == "super" {
+                        // `super::super::x`: one folder further up.
+                        named = named.rsplit_once("::").map_or("", |(up, _)| up).to_owned();
+                        continue;
+                    }
                     named = if named.is_empty() {
                         segment.to_owned()
                     } else {
@@ -152,6 +166,55 @@ fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
         edges.insert(name.clone(), to);
     }
     edges
+}
+
+/// The items each module names through the crate's root (`crate::Error`) that the root only
+/// re-exports: a path whose first segment is no module and no item the root defines.
+fn through_the_root(modules: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    let root = modules.get("lib").map(String::as_str).unwrap_or_default();
+    let defined = |item: &str| {
+        [
+            "struct",
+            "enum",
+            "fn",
+            "type",
+            "trait",
+            "const",
+            "static",
+            "macro_rules!",
+        ]
+        .iter()
+        .any(|keyword| {
+            root.match_indices(&format!("{keyword} {item}"))
+                .any(|(at, _)| {
+                    let after = root[at + keyword.len() + 1 + item.len()..].chars().next();
+                    !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+        })
+    };
+    let mut found = Vec::new();
+    for (name, code) in modules {
+        if name == "lib" {
+            continue;
+        }
+        for (at, _) in code.match_indices("crate::") {
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '$') {
+                continue;
+            }
+            let first: String = code[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let is_item = first.chars().next().is_some_and(char::is_uppercase);
+            if is_item && !modules.contains_key(&first) && !defined(&first) {
+                found.push((name.clone(), first));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// The circles of a graph: its strongly connected components of more than one node (Tarjan).
@@ -212,4 +275,51 @@ fn strongly_connected(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<Str
         }
     }
     walk.found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crate_of(files: &[(&str, &str)]) -> BTreeMap<String, String> {
+        files
+            .iter()
+            .map(|(name, code)| ((*name).to_owned(), (*code).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_re_export_named_through_the_root_is_an_arrow_up_and_an_item_of_the_root_is_not() {
+        let modules = crate_of(&[
+            (
+                "lib",
+                "pub mod error; pub use error::Error; pub struct Options;",
+            ),
+            ("error", "pub struct Error;"),
+            (
+                "call",
+                "use crate::Error; use crate::Options; use crate::error::Error as E;",
+            ),
+        ]);
+        assert_eq!(
+            through_the_root(&modules),
+            [("call".to_owned(), "Error".to_owned())]
+        );
+    }
+
+    #[test]
+    fn super_super_is_one_folder_further_up() {
+        let modules = crate_of(&[
+            ("observe", ""),
+            ("observe::probe", "use super::outlets::spans;"),
+            ("observe::outlets", ""),
+            (
+                "observe::outlets::spans",
+                "use super::super::probe::Address;",
+            ),
+        ]);
+        let edges = edges(&modules);
+        assert!(edges["observe::outlets::spans"].contains("observe::probe"));
+        assert_eq!(strongly_connected(&edges).len(), 1, "{edges:?}");
+    }
 }

@@ -81,7 +81,7 @@ impl Loader {
         file: &Path,
         pointer: &str,
         message: &str,
-    ) -> Option<crate::Diagnostic> {
+    ) -> Option<crate::diagnostic::Diagnostic> {
         let file = canonical(file);
         let overlay = overlays.iter().find(|o| canonical(o) == file)?;
         let text =
