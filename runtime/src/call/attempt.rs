@@ -7,13 +7,13 @@ use std::time::{Duration, SystemTime};
 use tracing::Instrument;
 
 use super::cached::CacheStep;
-use super::log;
 use super::outgoing::outgoing;
 use super::quota::QuotaStep;
 use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
+use crate::observe::outlets::http_log as log;
 use crate::observe::probe;
 use crate::observe::recording::{Noted, Recorder};
 use crate::outbound::endpoints::{Endpoint, Lease};

@@ -22,8 +22,8 @@
 //! as sent. What each result means is decided in `crate::outcome`. ARCHITECTURE.md's table of
 //! the steps is checked against this folder.
 //! A download streams its body after the call (`download.rs`); a paged method makes one call
-//! per page (`paginate.rs`); a stream stays open (`stream.rs`); `log.rs` writes an attempt's
-//! lines.
+//! per page (`paginate.rs`); a stream stays open (`stream.rs`). What a call tells its telemetry
+//! goes through its probe (`crate::observe::probe`).
 //!
 //! The breaker sits outside the retry loop, as in Hystrix and Feign: one outcome per logical call,
 //! so retries cannot make a struggling downstream look worse (or better) than it is.
@@ -34,7 +34,6 @@ mod attempts;
 mod cached;
 pub(crate) mod download;
 mod hedge;
-mod log;
 mod outgoing;
 pub(crate) mod paginate;
 mod quota;

@@ -1,9 +1,11 @@
 //! Where a probe (`super::probe`) sends what happened, each compiled in with its feature:
 //! spans (`spans.rs`, through `tracing`; by OpenTelemetry's conventions with `otel`), the trace
 //! context on the wire and `url.full` (`trace_context.rs`, `otel`), the OpenTelemetry meter
-//! (`otel_meters.rs`, `otel`), the `metrics` facade (`metrics_facade.rs`, `metrics`), and
-//! remcall's own log lines (`log.rs`). The statistics are `super::stats`.
+//! (`otel_meters.rs`, `otel`), the `metrics` facade (`metrics_facade.rs`, `metrics`),
+//! remcall's own log lines (`log.rs`), and each attempt's HTTP log as the profile's `log:` asks
+//! (`http_log.rs`). The statistics are `super::stats`.
 
+pub(crate) mod http_log;
 pub(crate) mod log;
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics_facade;

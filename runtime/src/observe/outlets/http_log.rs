@@ -10,7 +10,7 @@ use remcall_profile::LogLevel;
 use reqwest::header::HeaderMap;
 
 use crate::decode::response::Response;
-use crate::outbound::interceptor::{CallInfo, Outgoing};
+use crate::wire::outgoing::{CallInfo, Outgoing};
 
 /// How much of a body `full` logs.
 const BODY_BYTES: usize = 4096;
