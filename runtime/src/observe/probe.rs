@@ -36,7 +36,7 @@ impl ClientProbe {
     pub(crate) fn new() -> ClientProbe {
         ClientProbe {
             #[cfg(feature = "otel")]
-            meters: Some(super::outlets::otel_meters::HttpMeters::new()),
+            meters: super::outlets::otel_meters::HttpMeters::new(),
         }
     }
 }

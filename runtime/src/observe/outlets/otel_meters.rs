@@ -1,7 +1,8 @@
 //! Each attempt as OpenTelemetry's HTTP semantic conventions measure a client's requests
 //! (feature `otel`): `http.client.request.duration` (seconds, the conventions' buckets) and
 //! `http.client.active_requests`, on the meter of the provider installed when the client was
-//! built. With no provider installed the instruments are OpenTelemetry's no-op ones.
+//! built. With none installed then (the global provider is OpenTelemetry's no-op one) no
+//! instrument is made and an attempt pays nothing for them.
 
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Histogram, UpDownCounter};
@@ -20,14 +21,22 @@ pub(crate) struct HttpMeters {
 }
 
 impl HttpMeters {
-    /// The instruments, from the global meter provider as it is now.
-    pub(crate) fn new() -> HttpMeters {
+    /// The instruments, from the global meter provider as it is now; `None` while it is
+    /// OpenTelemetry's no-op provider, whose instruments would record nothing at the cost of
+    /// each attempt's attributes.
+    pub(crate) fn new() -> Option<HttpMeters> {
+        let provider = opentelemetry::global::meter_provider();
+        // The no-op provider is the only one of no size: a provider that records holds its
+        // state (the SDK's, an `Arc`). `dyn MeterProvider` has no other way to tell it.
+        if std::mem::size_of_val(&*provider) == 0 {
+            return None;
+        }
         let scope = opentelemetry::InstrumentationScope::builder("remcall")
             .with_version(env!("CARGO_PKG_VERSION"))
             .with_schema_url(opentelemetry_semantic_conventions::SCHEMA_URL)
             .build();
-        let meter = opentelemetry::global::meter_with_scope(scope);
-        HttpMeters {
+        let meter = provider.meter_with_scope(scope);
+        Some(HttpMeters {
             duration: meter
                 .f64_histogram(metric::HTTP_CLIENT_REQUEST_DURATION)
                 .with_unit("s")
@@ -39,11 +48,11 @@ impl HttpMeters {
                 .with_unit("{request}")
                 .with_description("Number of active HTTP requests.")
                 .build(),
-        }
+        })
     }
 
     /// An attempt to `address` starting now, counted active until the returned value is
-    /// dropped. One allocation an attempt (its attributes), whatever the provider.
+    /// dropped. One allocation an attempt (its attributes).
     pub(crate) fn start(
         &self,
         http_method: &'static str,
@@ -108,5 +117,18 @@ impl Measured<'_> {
 impl Drop for Measured<'_> {
     fn drop(&mut self) {
         self.meters.active.add(-1, &self.attributes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HttpMeters;
+
+    #[test]
+    fn with_no_meter_provider_installed_no_instrument_is_made() {
+        // No test of this binary installs one: the global provider is the no-op one.
+        assert!(HttpMeters::new().is_none());
+        let noop = opentelemetry::global::meter_provider();
+        assert_eq!(std::mem::size_of_val(&*noop), 0, "the no-op provider");
     }
 }
