@@ -168,7 +168,7 @@ impl<'a> Attempt<'a> {
             log::request(
                 state.settings.log,
                 state.probe.template(),
-                &endpoint.base,
+                &endpoint.shown,
                 &outgoing,
             );
             noted = recorder.map(|r| Box::new(r.note(&outgoing)));
@@ -221,7 +221,7 @@ fn received(
     sent: tokio::time::Instant,
     recorded: Option<(&Recorder, Box<Noted>)>,
 ) {
-    log::response(state.settings.log, call, &endpoint.base, response, sent);
+    log::response(state.settings.log, call, &endpoint.shown, response, sent);
     if let Some((recorder, noted)) = recorded {
         recorder.write(call.client, method, *noted, response);
     }

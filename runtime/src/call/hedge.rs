@@ -108,7 +108,7 @@ impl<'a> Racer<'a, Landed<'a>> for Hedge<'a> {
             return None;
         }
         let lease = shared.endpoints.pick(&self.at).ok()?;
-        let endpoint = &lease.endpoint().base;
+        let endpoint = &lease.endpoint().shown;
         self.state.decided(Decision::HedgeSent { endpoint });
         self.at.push(lease.endpoint().clone());
         let when = When {

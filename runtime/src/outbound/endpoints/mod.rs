@@ -19,7 +19,6 @@ use crate::error::{Error, ErrorKind};
 use crate::observe::probe::Address;
 
 /// One endpoint and its live figures.
-#[derive(Debug)]
 pub(crate) struct Endpoint {
     /// Scheme, host, port and base path.
     pub(crate) base: String,
@@ -36,12 +35,36 @@ pub(crate) struct Endpoint {
     ejections: AtomicU32,
     /// Its host as telemetry names the server (`server.address`), made once.
     host_name: Arc<str>,
+    /// `base` as logs, statistics and `Debug` show it: without a user or password.
+    pub(crate) shown: Box<str>,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("base", &self.shown)
+            .field("weight", &self.weight)
+            .field("in_flight", &self.in_flight)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A base URL without its user and password, for what others read.
+fn shown_base(base: &str, parsed: Option<&reqwest::Url>) -> Box<str> {
+    let Some(url) = parsed.filter(|u| !u.username().is_empty() || u.password().is_some()) else {
+        return base.into();
+    };
+    let mut shown = url.clone();
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    shown.as_str().trim_end_matches('/').into()
 }
 
 impl Endpoint {
     fn new(base: String, host: Option<HeaderValue>, weight: u32) -> Endpoint {
         let parsed = reqwest::Url::parse(&base).ok();
         Endpoint {
+            shown: shown_base(&base, parsed.as_ref()),
             host_name: Arc::from(
                 parsed
                     .as_ref()
@@ -138,7 +161,7 @@ pub(crate) struct Endpoints {
 
 impl std::fmt::Debug for Endpoints {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let urls: Vec<String> = self.current().iter().map(|e| e.base.clone()).collect();
+        let urls: Vec<String> = self.current().iter().map(|e| e.shown.to_string()).collect();
         f.debug_struct("Endpoints")
             .field("strategy", &self.settings.strategy)
             .field("urls", &urls)
@@ -447,7 +470,7 @@ impl Endpoints {
         let until = now.saturating_add(u64::try_from(period.as_nanos()).unwrap_or(u64::MAX));
         endpoint.ejected_until.store(until, Ordering::Release);
         endpoint.consecutive_failures.store(0, Ordering::Release);
-        tracing::info!(target: crate::observe::outlets::log::TARGET, client = self.client, endpoint = %endpoint.base, ?period, "endpoint ejected");
+        tracing::info!(target: crate::observe::outlets::log::TARGET, client = self.client, endpoint = %endpoint.shown, ?period, "endpoint ejected");
     }
 
     /// Each endpoint's base URL, calls in flight and whether it is ejected now.
@@ -457,7 +480,7 @@ impl Endpoints {
             .iter()
             .map(|e| {
                 (
-                    e.base.clone(),
+                    e.shown.to_string(),
                     e.in_flight.load(Ordering::Acquire),
                     e.ejected_until.load(Ordering::Acquire) > now,
                 )
@@ -479,6 +502,15 @@ fn weighted_random<'a>(candidates: &[&'a Arc<Endpoint>]) -> Option<&'a Arc<Endpo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_base_urls_user_and_password_are_never_shown() {
+        let endpoint = Endpoint::new("https://app:s3cret@api.example.com/v1".into(), None, 1);
+        assert_eq!(&*endpoint.shown, "https://api.example.com/v1");
+        assert!(!format!("{endpoint:?}").contains("s3cret"), "{endpoint:?}");
+        let plain = Endpoint::new("http://127.0.0.1:8080/api".into(), None, 1);
+        assert_eq!(&*plain.shown, "http://127.0.0.1:8080/api");
+    }
 
     #[test]
     fn a_base_url_with_a_query_is_refused_without_showing_it() {
