@@ -524,7 +524,8 @@ async fn a_trace_carries_no_credential_no_body_and_trace_state_only_where_truste
     let spans = traced(async {
         // A request the service received, whose caller's trace carries state of its own.
         let caller = tracing::info_span!("caller");
-        caller.set_parent(opentelemetry::Context::new().with_remote_span_context(parent));
+        let remote = opentelemetry::Context::new().with_remote_span_context(parent);
+        caller.set_parent(remote).unwrap();
         let calls = async {
             for items in [&plain, &trusted] {
                 let request = GET_ITEM

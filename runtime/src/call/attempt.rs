@@ -165,13 +165,7 @@ impl<'a> Attempt<'a> {
             {
                 return answered(client.shared.spec.name, state, request, kept);
             }
-            log::request(
-                state.settings.log,
-                state.probe.template(),
-                &endpoint.shown,
-                &outgoing,
-            );
-            noted = recorder.map(|r| Box::new(r.note(&outgoing)));
+            noted = sending(state, endpoint, &outgoing, recorder);
             exchange(
                 client.shared.http.execute(super::outgoing::sent(outgoing)),
                 state.settings.max_response_bytes,
@@ -209,6 +203,23 @@ impl<'a> Attempt<'a> {
         answered(client.shared.spec.name, state, request, response)
             .map_err(|failed| stale(cache.as_deref(), failed))
     }
+}
+
+/// A request about to go: logged as the profile's `log:` says, and noted when its method is
+/// recorded (`record:`).
+fn sending(
+    state: &MethodState,
+    endpoint: &Endpoint,
+    outgoing: &crate::wire::outgoing::Outgoing,
+    recorder: Option<&Recorder>,
+) -> Option<Box<Noted>> {
+    log::request(
+        state.settings.log,
+        state.probe.template(),
+        &endpoint.shown,
+        outgoing,
+    );
+    recorder.map(|r| Box::new(r.note(outgoing)))
 }
 
 /// An answer that came back: logged as the profile's `log:` says, and recorded when its

@@ -21,8 +21,10 @@ use crate::observe::stats::ClientStats;
 /// The gauges set so far, by name and labels: one whose value is gone (a breaker closed has no
 /// next trial) is set to 0 rather than left at its last value, which the recorder would go on
 /// showing as if it were now.
-static GAUGES_SET: LazyLock<Mutex<HashSet<(&'static str, Vec<String>)>>> =
-    LazyLock::new(Default::default);
+static GAUGES_SET: LazyLock<Mutex<HashSet<Series>>> = LazyLock::new(Default::default);
+
+/// A series: its family's name and its labels' values.
+type Series = (&'static str, Vec<String>);
 
 /// Sets every family's value for every living client of `clients` (a dropped one is left out):
 /// counters by their absolute value, every gauge to its value now (0 for one set before whose
