@@ -29,6 +29,35 @@
         let {{ named.options }} { {% for field in named.fields %}{{ field.name }}, {% endfor %} } = {{ method.locals.options }};
         {%- endif %}
 {%- endmacro %}
+
+{%- macro error_enum(errors) %}
+#[doc = {{ "{:?}"|format(errors.doc) }}]
+#[derive(Debug, Clone, PartialEq)]
+pub enum {{ errors.name }} {
+    {%- for variant in errors.variants %}
+    #[doc = " `{{ variant.written }}`"]
+    {{ variant.name }}({{ variant.payload }}),
+    {%- endfor %}
+}
+
+impl {{ errors.name }} {
+    fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
+        {%- if errors.variants.len() == 1 && errors.has_default %}
+        let decoded = {{ errors.variants[0].decode() }};
+        {%- else %}
+        let decoded = match status {
+            {%- for variant in errors.variants %}
+            {{ variant.pattern }} => {{ variant.decode() }},
+            {%- endfor %}
+            {%- if !errors.has_default %}
+            _ => return None,
+            {%- endif %}
+        };
+        {%- endif %}
+        decoded.map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
+    }
+}
+{%- endmacro %}
 {#- The request built from the method's parameters. -#}
 {%- macro request_expr(method) %}{{ method.spec_const }}.request()
         {%- for param in method.params %}
@@ -91,32 +120,12 @@ impl {{ responses.name }} {
 }
 {%- endif %}
 {%- if let Some(errors) = method.errors %}
+{%- if let Some(shared) = errors.shared %}
 #[doc = {{ "{:?}"|format(errors.doc) }}]
-#[derive(Debug, Clone, PartialEq)]
-pub enum {{ errors.name }} {
-    {%- for variant in errors.variants %}
-    #[doc = " `{{ variant.written }}`"]
-    {{ variant.name }}({{ variant.payload }}),
-    {%- endfor %}
-}
-
-impl {{ errors.name }} {
-    fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
-        {%- if errors.variants.len() == 1 && errors.has_default %}
-        let decoded = {{ errors.variants[0].decode() }};
-        {%- else %}
-        let decoded = match status {
-            {%- for variant in errors.variants %}
-            {{ variant.pattern }} => {{ variant.decode() }},
-            {%- endfor %}
-            {%- if !errors.has_default %}
-            _ => return None,
-            {%- endif %}
-        };
-        {%- endif %}
-        decoded.map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
-    }
-}
+pub type {{ errors.name }} = {{ shared }};
+{%- else %}
+{%- call error_enum(errors) %}{% endcall %}
+{%- endif %}
 {%- endif %}
 {%- if let Some(headers) = method.headers %}
 #[doc = {{ "{:?}"|format(headers.doc) }}]
@@ -143,6 +152,9 @@ impl {{ headers.name }} {
     }
 }
 {%- endif %}
+{%- endfor %}
+{%- for errors in client.error_enums %}
+{%- call error_enum(errors) %}{% endcall %}
 {%- endfor %}
 
 {%- for method in client.methods %}

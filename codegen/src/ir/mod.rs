@@ -17,7 +17,7 @@ mod types;
 use containment::Containment;
 pub(crate) use docs::comment_text;
 use docs::{doc_lines, item_doc};
-use methods::{lower_method, name_calls, name_statics_apart};
+use methods::{lower_method, name_calls, name_statics_apart, share_error_enums};
 pub use model::*;
 pub use stubs::StubIr;
 use types::{is_copy_type, lower_type};
@@ -102,7 +102,10 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         .iter()
         .map(|method| lower_method(method, &is_copy, &keys_of, fallback_trait.is_some(), &name))
         .collect();
-    name_calls(&mut methods, &types, &name);
+    let mut taken = name_calls(&mut methods, &types, &name);
+    taken.extend([format!("{name}Builder"), format!("{name}Stub")]);
+    taken.extend(fallback_trait.iter().cloned());
+    let error_enums = share_error_enums(&mut methods, &mut taken);
     name_statics_apart(&mut methods);
 
     let mut doc = doc_lines(client.doc.as_ref());
@@ -131,6 +134,7 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
             m.decode.starts_with("decode::") || m.responses.is_some() || m.headers.is_some()
         }),
         methods,
+        error_enums,
         name,
     }
 }

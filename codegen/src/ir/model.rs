@@ -33,6 +33,8 @@ pub struct Client {
     pub constants: Vec<(String, String, String)>,
     /// Methods.
     pub methods: Vec<Method>,
+    /// The error enums several methods declare alike (each method's own name an alias).
+    pub error_enums: Vec<ErrorEnum>,
     /// Some method reads its answer with the runtime's `decode` functions (not every one
     /// streams).
     pub uses_decode: bool,
@@ -347,10 +349,13 @@ pub struct ErrorEnum {
     pub variants: Vec<ErrorVariant>,
     /// A `default` entry covers every other status.
     pub has_default: bool,
+    /// The enum other methods declare alike, which this name is an alias of
+    /// (`pub type GetUserError = ApiErrorByStatus;`).
+    pub shared: Option<String>,
 }
 
 /// A declared error body's variant.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ErrorVariant {
     /// `NotFound`, `ClientError`, `Other`.
     pub name: String,
@@ -395,7 +400,7 @@ impl ErrorVariant {
 }
 
 /// How a declared error body is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ErrorRead {
     /// As JSON.
     Json,

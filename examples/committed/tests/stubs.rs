@@ -168,6 +168,43 @@ async fn a_typed_error_answer_reaches_the_caller_as_its_declared_type() {
     assert_eq!(error.detail::<GetCustomerError>(), Some(&missing));
 }
 
+/// Two methods that declare the same error statuses and types share one enum; each method's
+/// own name is an alias of it, so either reads the other's error.
+#[tokio::test]
+async fn methods_that_declare_the_same_errors_share_one_type() {
+    use remcall_example_committed::clients::payments::stub::PaymentsStub;
+    use remcall_example_committed::clients::payments::{
+        ApiError, CustomerPatch, ErrorDetail, GetCustomerError, MissingOrApiErrorByStatus,
+        Payments, UpdateCustomerError,
+    };
+
+    let stub = PaymentsStub::start().await.unwrap();
+    let refused = UpdateCustomerError::ClientError(ApiError {
+        error: ErrorDetail {
+            r#type: "invalid_request".to_owned(),
+            message: "no such field".to_owned(),
+            code: None,
+        },
+    });
+    stub.update_customer().returns_error(&refused).expect(1);
+    let payments = Payments::builder()
+        .base_url(&stub.url())
+        .profile(Profile::from_yaml_str("retry: { max_attempts: 1 }").unwrap())
+        .build()
+        .unwrap();
+    let error = payments
+        .update_customer("cus_1", &CustomerPatch::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(400));
+    assert_eq!(error.detail::<UpdateCustomerError>(), Some(&refused));
+    assert_eq!(error.detail::<GetCustomerError>(), Some(&refused));
+    assert!(matches!(
+        error.detail::<MissingOrApiErrorByStatus>(),
+        Some(MissingOrApiErrorByStatus::ClientError(_))
+    ));
+}
+
 /// A request that does not fit the spec (a path parameter that is no `i64`) is answered 400
 /// with the reason, and the stub's drop fails the test saying so.
 #[tokio::test]

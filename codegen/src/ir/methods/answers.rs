@@ -155,6 +155,7 @@ pub(super) fn error_enum(method: &checked::Method, base: &str) -> ErrorEnum {
             .iter()
             .any(|error| error.matched == StatusMatch::Default),
         variants,
+        shared: None,
     }
 }
 

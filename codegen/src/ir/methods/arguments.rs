@@ -141,8 +141,13 @@ pub(super) fn named_call(params: &[Param], base: &str) -> NamedCall {
 }
 
 /// Gives every named method's options struct and call a name no other item of the module has
-/// (a declared `ListUsersCall`, say): a `_` until it is free.
-pub(in crate::ir) fn name_calls(methods: &mut [Method], types: &[TypeDecl], client: &str) {
+/// (a declared `ListUsersCall`, say): a `_` until it is free. Returns the names the module's
+/// types, methods' types and calls take.
+pub(in crate::ir) fn name_calls(
+    methods: &mut [Method],
+    types: &[TypeDecl],
+    client: &str,
+) -> HashSet<String> {
     let mut taken: HashSet<String> = types.iter().map(|t| t.name.clone()).collect();
     taken.insert(client.to_owned());
     for method in methods.iter() {
@@ -160,4 +165,5 @@ pub(in crate::ir) fn name_calls(methods: &mut [Method], types: &[TypeDecl], clie
             }
         }
     }
+    taken
 }

@@ -1,10 +1,12 @@
 //! A method in render-ready form: its arguments and their borrowed forms (`arguments.rs`), its
-//! result and the response, error and headers types it names (`answers.rs`), a stream's call and
-//! events (`streamed.rs`), and paging (`paging.rs`).
+//! result and the response, error and headers types it names (`answers.rs`; an error enum other
+//! methods declare alike shared, `shared_errors.rs`), a stream's call and events
+//! (`streamed.rs`), and paging (`paging.rs`).
 
 mod answers;
 mod arguments;
 mod paging;
+mod shared_errors;
 mod streamed;
 
 use crate::checked;
@@ -17,6 +19,7 @@ use answers::{error_enum, headers_struct, response_enum, result};
 pub(super) use arguments::name_calls;
 use arguments::{arguments, named_call, one_line_doc};
 use paging::paging;
+pub(super) use shared_errors::share_error_enums;
 use streamed::streamed;
 
 /// A method of the spec as the template writes it.

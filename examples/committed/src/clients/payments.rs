@@ -569,27 +569,7 @@ impl Invoice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct CardObject;
 /// The error bodies of `get_customer`, by status: `error.detail::<GetCustomerError>()`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GetCustomerError {
-    /// `404`
-    NotFound(Missing),
-    /// `4XX`
-    ClientError(ApiError),
-    /// `default`
-    Other(ApiError),
-}
-impl GetCustomerError {
-    fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
-        let decoded = match status {
-            404 => remcall::serde_json::from_slice(body).ok().map(Self::NotFound),
-            400..=499 => {
-                remcall::serde_json::from_slice(body).ok().map(Self::ClientError)
-            }
-            _ => remcall::serde_json::from_slice(body).ok().map(Self::Other),
-        };
-        decoded.map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
-    }
-}
+pub type GetCustomerError = MissingOrApiErrorByStatus;
 /// The answers of `create_customer`, by status.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateCustomerResponse {
@@ -630,6 +610,30 @@ impl GetBalanceHeaders {
         response: remcall::Response,
     ) -> Result<remcall::WithHeaders<Balance, Self>, remcall::Error> {
         decode::with_headers(response, Self::read, decode::json)
+    }
+}
+/// The error bodies of `update_customer`, by status: `error.detail::<UpdateCustomerError>()`.
+pub type UpdateCustomerError = MissingOrApiErrorByStatus;
+/// The error bodies by status that 2 methods declare alike: `error.detail::<MissingOrApiErrorByStatus>()`, or a method's own alias of it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MissingOrApiErrorByStatus {
+    /// `404`
+    NotFound(Missing),
+    /// `4XX`
+    ClientError(ApiError),
+    /// `default`
+    Other(ApiError),
+}
+impl MissingOrApiErrorByStatus {
+    fn from_status(status: u16, body: &[u8]) -> Option<remcall::__codegen::Detail> {
+        let decoded = match status {
+            404 => remcall::serde_json::from_slice(body).ok().map(Self::NotFound),
+            400..=499 => {
+                remcall::serde_json::from_slice(body).ok().map(Self::ClientError)
+            }
+            _ => remcall::serde_json::from_slice(body).ok().map(Self::Other),
+        };
+        decoded.map(|detail| std::sync::Arc::new(detail) as remcall::__codegen::Detail)
     }
 }
 static GET_CUSTOMER: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
@@ -1183,7 +1187,11 @@ impl<F: PaymentsFallback> Payments<F> {
         id: &str,
         body: &CustomerPatch,
     ) -> Result<Customer, remcall::Error> {
-        let request = UPDATE_CUSTOMER.request().path("id", id).json(body);
+        let request = UPDATE_CUSTOMER
+            .request()
+            .path("id", id)
+            .json(body)
+            .errors(UpdateCustomerError::from_status);
         let fallback = |cause| self.fallback.update_customer(id, body, cause);
         self.inner.call_or_fallback(request, decode::json, fallback).await
     }

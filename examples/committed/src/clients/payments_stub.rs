@@ -359,6 +359,21 @@ impl UpdateCustomerStubbing<'_> {
     pub fn returns(self, value: &Customer) -> Self {
         Self(self.0.returns_json(value))
     }
+    /// Answers with a declared error body under its status (a range's first; 500 for
+    /// `default`).
+    pub fn returns_error(self, error: &UpdateCustomerError) -> Self {
+        Self(
+            match error {
+                UpdateCustomerError::NotFound(body) => {
+                    self.0.returns_json_status(404, body)
+                }
+                UpdateCustomerError::ClientError(body) => {
+                    self.0.returns_json_status(400, body)
+                }
+                UpdateCustomerError::Other(body) => self.0.returns_json_status(500, body),
+            },
+        )
+    }
 }
 /// A request of [`Payments::get_source`] the stub received, read as the spec's types.
 #[derive(Debug)]
