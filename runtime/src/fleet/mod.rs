@@ -18,33 +18,27 @@ use crate::error::{Error, ErrorKind};
 // reached through a trait instead (`outbound::cache::SharedAnswers`): the cache that asks them
 // sits below this module, and the entries Redis keeps are its type.
 #[cfg(feature = "redis")]
-type RedisLimiter = crate::fleet::redis::SharedLimiter;
+use crate::fleet::redis::{BudgetInRedis, LimiterInRedis, QuotasInRedis};
 #[cfg(not(feature = "redis"))]
-type RedisLimiter = std::convert::Infallible;
-
-#[cfg(feature = "redis")]
-type RedisBudget = crate::fleet::redis::SharedBudget;
+type LimiterInRedis = std::convert::Infallible;
 #[cfg(not(feature = "redis"))]
-type RedisBudget = std::convert::Infallible;
-
-#[cfg(feature = "redis")]
-pub(crate) type RedisQuotas = crate::fleet::redis::SharedQuotas;
+type BudgetInRedis = std::convert::Infallible;
 #[cfg(not(feature = "redis"))]
-pub(crate) type RedisQuotas = std::convert::Infallible;
+pub(crate) type QuotasInRedis = std::convert::Infallible;
 
 /// A client's quotas shared by the fleet, when its profile has `quota.shared` (the replica's
 /// own are `policy::quota::Quotas`).
-pub(crate) type SharedQuotas = Option<Arc<RedisQuotas>>;
+pub(crate) type SharedQuotas = Option<Arc<QuotasInRedis>>;
 
 /// A client's kept answers shared by the fleet, when its profile has `cache.shared` (the
 /// replica's own are `outbound::cache::Cache`).
 pub(crate) type SharedCache = Option<Arc<dyn crate::outbound::cache::SharedAnswers>>;
 
 /// A method's shared rate limit, when its profile has `rate_limit.shared`.
-pub(crate) type SharedLimit = Option<Arc<RedisLimiter>>;
+pub(crate) type SharedLimit = Option<Arc<LimiterInRedis>>;
 
 /// A client's shared retry budget, when its profile has `retry.budget.shared`.
-pub(crate) type SharedBudget = Option<Arc<RedisBudget>>;
+pub(crate) type SharedBudget = Option<Arc<BudgetInRedis>>;
 
 /// An attempt's turn in the fleet's quota, as Redis gives it.
 #[cfg_attr(
@@ -101,7 +95,7 @@ pub(crate) fn limiter(
             key: resolve(&shared.key, "rate_limit.shared.key")?,
             ..shared.clone()
         };
-        Ok(Some(Arc::new(crate::fleet::redis::SharedLimiter::new(
+        Ok(Some(Arc::new(crate::fleet::redis::LimiterInRedis::new(
             rate, &shared, link, now,
         ))))
     }
@@ -127,7 +121,7 @@ pub(crate) fn budget(
     #[cfg(feature = "redis")]
     {
         let shared = &with_key(shared, "retry.budget.shared")?;
-        Ok(Some(Arc::new(crate::fleet::redis::SharedBudget::new(
+        Ok(Some(Arc::new(crate::fleet::redis::BudgetInRedis::new(
             shared,
             settings.retry.budget_ratio,
             settings.retry.budget_min_per_second,
@@ -153,7 +147,7 @@ pub(crate) fn quotas(settings: &Settings, client: &'static str) -> Result<Shared
     #[cfg(feature = "redis")]
     {
         let shared = with_key(shared, "quota.shared")?;
-        Ok(Some(Arc::new(crate::fleet::redis::SharedQuotas::new(
+        Ok(Some(Arc::new(crate::fleet::redis::QuotasInRedis::new(
             &shared, link,
         ))))
     }
@@ -225,7 +219,7 @@ pub(crate) fn cache(
                     .collect()
             }
         };
-        Ok(Some(Arc::new(crate::fleet::redis::SharedCache::new(
+        Ok(Some(Arc::new(crate::fleet::redis::CacheInRedis::new(
             &shared, &secret, &scope, link,
         ))
             as Arc<dyn crate::outbound::cache::SharedAnswers>))
@@ -304,7 +298,7 @@ fn resolve(url: &str, field: &str) -> Result<String, Error> {
 }
 
 /// Step 1 of a call under a shared limit: asks for a turn and waits for it.
-pub(crate) async fn admit(limiter: &RedisLimiter, now: Instant) -> Decision {
+pub(crate) async fn admit(limiter: &LimiterInRedis, now: Instant) -> Decision {
     #[cfg(feature = "redis")]
     {
         match limiter.admit(now).await {
@@ -333,7 +327,7 @@ pub(crate) async fn admit(limiter: &RedisLimiter, now: Instant) -> Decision {
 
 /// An attempt's turn in the fleet's quota `name`.
 pub(crate) async fn quota_turn(
-    quotas: &Arc<RedisQuotas>,
+    quotas: &Arc<QuotasInRedis>,
     name: Option<&str>,
     may_wait: std::time::Duration,
     longest_hold: std::time::Duration,
@@ -351,7 +345,7 @@ pub(crate) async fn quota_turn(
 
 /// An answer's word on the fleet's quota `name`, sent in the background.
 pub(crate) fn quota_heard(
-    quotas: &Arc<RedisQuotas>,
+    quotas: &Arc<QuotasInRedis>,
     name: Option<&str>,
     said: &crate::policy::quota::Announcement,
     sent: Instant,
@@ -367,7 +361,7 @@ pub(crate) fn quota_heard(
 }
 
 /// Counts a call in the fleet's budget.
-pub(crate) fn deposit(budget: &Arc<RedisBudget>, now: Instant) {
+pub(crate) fn deposit(budget: &Arc<BudgetInRedis>, now: Instant) {
     #[cfg(feature = "redis")]
     budget.deposit(now);
     #[cfg(not(feature = "redis"))]
@@ -378,7 +372,7 @@ pub(crate) fn deposit(budget: &Arc<RedisBudget>, now: Instant) {
 }
 
 /// Takes a retry from the fleet's budget; `None` when Redis could not say by `until`.
-pub(crate) async fn withdraw(budget: &Arc<RedisBudget>, until: Option<Instant>) -> Option<bool> {
+pub(crate) async fn withdraw(budget: &Arc<BudgetInRedis>, until: Option<Instant>) -> Option<bool> {
     #[cfg(feature = "redis")]
     {
         budget.withdraw(until).await

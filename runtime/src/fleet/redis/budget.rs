@@ -43,7 +43,7 @@ static BUDGET: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(BUD
 const FLUSH: Duration = Duration::from_millis(100);
 
 #[derive(Debug)]
-pub(crate) struct SharedBudget {
+pub(crate) struct BudgetInRedis {
     link: Arc<Link>,
     key: String,
     ratio: f64,
@@ -55,15 +55,15 @@ pub(crate) struct SharedBudget {
     flushed: AtomicU64,
 }
 
-impl SharedBudget {
+impl BudgetInRedis {
     pub(crate) fn new(
         shared: &SharedStoreSettings,
         ratio: f64,
         min_per_second: u32,
         link: Arc<Link>,
         now: Instant,
-    ) -> SharedBudget {
-        SharedBudget {
+    ) -> BudgetInRedis {
+        BudgetInRedis {
             link,
             key: tagged(&shared.key, "budget"),
             ratio: ratio.max(0.0),

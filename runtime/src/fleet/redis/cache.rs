@@ -40,7 +40,7 @@ struct Stored {
 }
 
 /// The fleet's kept answers, under the profile's key.
-pub(crate) struct SharedCache {
+pub(crate) struct CacheInRedis {
     link: Arc<Link>,
     key: String,
     /// The fleet's secret with the cache's scope (the client's name and base URLs, or the
@@ -49,15 +49,15 @@ pub(crate) struct SharedCache {
     secret: Hmac,
 }
 
-impl std::fmt::Debug for SharedCache {
+impl std::fmt::Debug for CacheInRedis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SharedCache")
+        f.debug_struct("CacheInRedis")
             .field("key", &self.key)
             .finish_non_exhaustive()
     }
 }
 
-impl SharedAnswers for SharedCache {
+impl SharedAnswers for CacheInRedis {
     fn key_of(
         &self,
         method: &str,
@@ -105,7 +105,7 @@ impl SharedAnswers for SharedCache {
     }
 }
 
-impl SharedCache {
+impl CacheInRedis {
     /// The fleet's cache under `shared.key` (resolved), its digests and signatures keyed with
     /// `secret` (resolved, long enough) and bound to `scope`'s parts.
     pub(crate) fn new(
@@ -113,7 +113,7 @@ impl SharedCache {
         secret: &str,
         scope: &[String],
         link: Arc<Link>,
-    ) -> SharedCache {
+    ) -> CacheInRedis {
         // HMAC takes a key of any length.
         let mut scoped = <Hmac as KeyInit>::new_from_slice(secret.as_bytes())
             .unwrap_or_else(|_| <Hmac as KeyInit>::new(&Default::default()));
@@ -122,7 +122,7 @@ impl SharedCache {
             scoped.update(&(part.len() as u64).to_le_bytes());
             scoped.update(part.as_bytes());
         }
-        SharedCache {
+        CacheInRedis {
             link,
             key: shared.key.clone(),
             secret: scoped,

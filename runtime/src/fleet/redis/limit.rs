@@ -44,7 +44,7 @@ static GIVE_BACK: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(
 
 /// A limit shared through Redis, with what it does while Redis cannot answer.
 #[derive(Debug)]
-pub(crate) struct SharedLimiter {
+pub(crate) struct LimiterInRedis {
     link: Arc<Link>,
     key: String,
     interval_us: u64,
@@ -81,19 +81,19 @@ pub(crate) struct Turn<'a> {
 enum TurnKind<'a> {
     Now,
     Shared {
-        limiter: &'a SharedLimiter,
+        limiter: &'a LimiterInRedis,
         wait: Duration,
     },
     Local(Reservation<'a>),
 }
 
-impl SharedLimiter {
+impl LimiterInRedis {
     pub(crate) fn new(
         settings: &RateLimitSettings,
         shared: &SharedLimitSettings,
         link: Arc<Link>,
         now: Instant,
-    ) -> SharedLimiter {
+    ) -> LimiterInRedis {
         let per_second = settings.per_second.max(f64::MIN_POSITIVE);
         let interval_us = (1e6 / per_second).clamp(1.0, 1e15) as u64;
         let replicas = shared.replicas.max(1);
@@ -106,7 +106,7 @@ impl SharedLimiter {
             },
             now,
         );
-        SharedLimiter {
+        LimiterInRedis {
             link,
             key: tagged(&shared.key, "rate"),
             interval_us,

@@ -16,10 +16,10 @@ mod limit;
 mod quota;
 mod rtt;
 
-pub(crate) use budget::SharedBudget;
-pub(crate) use cache::SharedCache;
-pub(crate) use limit::{Admission, SharedLimiter};
-pub(crate) use quota::SharedQuotas;
+pub(crate) use budget::BudgetInRedis;
+pub(crate) use cache::CacheInRedis;
+pub(crate) use limit::{Admission, LimiterInRedis};
+pub(crate) use quota::QuotasInRedis;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

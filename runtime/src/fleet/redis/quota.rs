@@ -165,14 +165,14 @@ static OBSERVE: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(OB
 
 /// The fleet's quotas, one hash each under the profile's key.
 #[derive(Debug)]
-pub(crate) struct SharedQuotas {
+pub(crate) struct QuotasInRedis {
     link: Arc<Link>,
     key: String,
 }
 
-impl SharedQuotas {
-    pub(crate) fn new(shared: &SharedStoreSettings, link: Arc<Link>) -> SharedQuotas {
-        SharedQuotas {
+impl QuotasInRedis {
+    pub(crate) fn new(shared: &SharedStoreSettings, link: Arc<Link>) -> QuotasInRedis {
+        QuotasInRedis {
             link,
             key: shared.key.clone(),
         }
