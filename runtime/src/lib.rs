@@ -20,6 +20,8 @@ pub mod dashboard;
 mod decode;
 mod error;
 mod fleet;
+#[cfg(feature = "webhooks")]
+mod inbound;
 mod observe;
 pub mod origin;
 mod outbound;
@@ -56,6 +58,9 @@ pub use client::facade as metrics;
 pub use client::otel;
 pub use client::prometheus;
 pub use decode::response::{Response, WithHeaders};
+/// Webhook deliveries' signatures, verified before anything is decoded (feature `webhooks`).
+#[cfg(feature = "webhooks")]
+pub use inbound::signature as webhooks;
 pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats, QuotaStats};
 pub use origin::Origin;
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields

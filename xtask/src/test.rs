@@ -30,16 +30,17 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     if !status.success() {
         bail!("cargo test --workspace failed");
     }
-    // The runtime with `otel`, which no crate of the workspace turns on: its spans by the
-    // conventions, the trace on the wire and the meters (runtime/tests/otel*.rs), and every other
-    // test of the runtime with them; with `metrics` too, so both record side by side.
+    // The runtime with `otel` and `webhooks`, which no crate of the workspace turns on: its
+    // spans by the conventions, the trace on the wire and the meters (runtime/tests/otel*.rs),
+    // webhook signatures against their schemes' published vectors, and every other test of the
+    // runtime with them; with `metrics` too, so both record side by side.
     let status = Command::new(env!("CARGO"))
         .current_dir(root)
-        .args(["test", "-p", "remcall", "--features", "otel,metrics"])
+        .args(["test", "-p", "remcall", "--features", "otel,metrics,webhooks"])
         .status()
-        .context("running cargo test -p remcall --features otel,metrics")?;
+        .context("running cargo test -p remcall --features otel,metrics,webhooks")?;
     if !status.success() {
-        bail!("cargo test -p remcall --features otel,metrics failed");
+        bail!("cargo test -p remcall --features otel,metrics,webhooks failed");
     }
     let description = root.join("codegen/tests/openapi/conformance.yaml");
     crate::conformance::run(
