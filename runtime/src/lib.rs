@@ -58,9 +58,13 @@ pub use client::facade as metrics;
 pub use client::otel;
 pub use client::prometheus;
 pub use decode::response::{Response, WithHeaders};
-/// Webhook deliveries' signatures, verified before anything is decoded (feature `webhooks`).
+/// Webhook deliveries: their signatures verified before anything is decoded, each handled once
+/// (feature `webhooks`).
 #[cfg(feature = "webhooks")]
-pub use inbound::signature as webhooks;
+pub mod webhooks {
+    pub use crate::inbound::replays::{DEFAULT_CAPACITY, Delivery, Replays};
+    pub use crate::inbound::signature::{DEFAULT_TOLERANCE, Encoding, Refusal, Verified, Verifier};
+}
 pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats, QuotaStats};
 pub use origin::Origin;
 /// The profile's parts, each a type of its own with its keys documented ([`Profile`]'s fields

@@ -36,7 +36,13 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     // runtime with them; with `metrics` too, so both record side by side.
     let status = Command::new(env!("CARGO"))
         .current_dir(root)
-        .args(["test", "-p", "remcall", "--features", "otel,metrics,webhooks"])
+        .args([
+            "test",
+            "-p",
+            "remcall",
+            "--features",
+            "otel,metrics,webhooks",
+        ])
         .status()
         .context("running cargo test -p remcall --features otel,metrics,webhooks")?;
     if !status.success() {

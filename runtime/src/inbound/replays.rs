@@ -1,0 +1,125 @@
+//! Each delivery handled once: senders redeliver (a timeout on their side, a retry after the
+//! receiver's 5xx), and an attacker may send a captured delivery again within the signature's
+//! tolerance. [`Replays`] keeps the ids of the deliveries seen for as long as the tolerance
+//! lasts, so a second one with the same id is told apart; bounded, so a flood of ids cannot fill
+//! the memory (the oldest are forgotten first, and then a replay of one past the bound gets
+//! through: size it above the deliveries of one tolerance window).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use super::signature::DEFAULT_TOLERANCE;
+
+/// How many ids are kept by default.
+pub const DEFAULT_CAPACITY: usize = 100_000;
+
+/// The ids of the deliveries seen within the tolerance window.
+#[derive(Debug)]
+pub struct Replays {
+    keep_for: Duration,
+    capacity: usize,
+    seen: Mutex<Seen>,
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    /// Each id and when it was first seen.
+    at: HashMap<String, SystemTime>,
+    /// The ids in the order they came, to forget the oldest first.
+    order: VecDeque<(String, SystemTime)>,
+}
+
+impl Seen {
+    fn forget_oldest(&mut self) {
+        if let Some((oldest, _)) = self.order.pop_front() {
+            self.at.remove(&oldest);
+        }
+    }
+}
+
+/// What a delivery's id says about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// Not seen within the window: handle it.
+    First,
+    /// Seen already: answer as for the first (2xx) without handling it again.
+    Again,
+}
+
+impl Default for Replays {
+    fn default() -> Replays {
+        Replays::new(DEFAULT_TOLERANCE * 2, DEFAULT_CAPACITY)
+    }
+}
+
+impl Replays {
+    /// Ids kept for `keep_for` (twice the signature's tolerance covers a delivery signed at
+    /// either end of it), at most `capacity` of them.
+    pub fn new(keep_for: Duration, capacity: usize) -> Replays {
+        Replays {
+            keep_for,
+            capacity: capacity.max(1),
+            seen: Mutex::default(),
+        }
+    }
+
+    /// Whether the delivery `id`, received `now`, is the first of its id within the window.
+    /// Linear in the ids that expired since the last call, at most.
+    pub fn check(&self, id: &str, now: SystemTime) -> Delivery {
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while let Some((_, at)) = seen.order.front() {
+            if !now.duration_since(*at).is_ok_and(|age| age > self.keep_for) {
+                break;
+            }
+            seen.forget_oldest();
+        }
+        if seen.at.contains_key(id) {
+            return Delivery::Again;
+        }
+        if seen.order.len() >= self.capacity {
+            seen.forget_oldest();
+        }
+        seen.at.insert(id.to_owned(), now);
+        seen.order.push_back((id.to_owned(), now));
+        Delivery::First
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+
+    fn at(seconds: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(seconds)
+    }
+
+    #[test]
+    fn a_redelivery_within_the_window_is_seen_again_and_after_it_is_new() {
+        let replays = Replays::new(Duration::from_secs(600), 10);
+        assert_eq!(replays.check("msg_1", at(1000)), Delivery::First);
+        assert_eq!(replays.check("msg_2", at(1001)), Delivery::First);
+        assert_eq!(replays.check("msg_1", at(1300)), Delivery::Again);
+        assert_eq!(
+            replays.check("msg_1", at(1601)),
+            Delivery::First,
+            "the window passed"
+        );
+    }
+
+    #[test]
+    fn past_its_capacity_the_oldest_ids_are_forgotten_first() {
+        let replays = Replays::new(Duration::from_secs(600), 3);
+        for id in ["a", "b", "c", "d"] {
+            assert_eq!(replays.check(id, at(1000)), Delivery::First);
+        }
+        assert_eq!(replays.check("d", at(1000)), Delivery::Again);
+        assert_eq!(replays.check("a", at(1000)), Delivery::First, "forgotten");
+        let seen = replays.seen.lock().unwrap();
+        assert!(seen.at.len() <= 3 && seen.order.len() <= 3);
+    }
+}
