@@ -158,13 +158,7 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
         );
     }
     // The policies' decisions, as the statistics count them.
-    let down = |name: &str| {
-        metrics
-            .iter()
-            .find(|(n, labels, _)| n == name && labels.iter().any(|(_, v)| v == "down"))
-            .map(|(_, _, value)| value)
-            .unwrap_or_else(|| panic!("{name} of `down` missing: {metrics:?}"))
-    };
+    let down = |name: &str| of_down(&metrics, name);
     assert_eq!(down("remcall_fallbacks_total"), &DebugValue::Counter(2));
     assert_eq!(
         down("remcall_breaker_state"),
@@ -214,13 +208,7 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
     client.call(DOWN.request(), decode::unit).await.unwrap();
     remcall::metrics::publish(&[client.observe()]);
     let metrics = read(&snapshotter);
-    let down = |name: &str| {
-        metrics
-            .iter()
-            .find(|(n, labels, _)| n == name && labels.iter().any(|(_, v)| v == "down"))
-            .map(|(_, _, value)| value)
-            .unwrap_or_else(|| panic!("{name} of `down` missing: {metrics:?}"))
-    };
+    let down = |name: &str| of_down(&metrics, name);
     assert_eq!(
         down("remcall_method_breaker_state"),
         &DebugValue::Gauge(0.0.into()),
@@ -234,6 +222,15 @@ async fn calls_and_retries_are_counted_with_low_cardinality_labels() {
 }
 
 type Labels = Vec<(String, String)>;
+
+/// The value of `down`'s series `name`.
+fn of_down<'a>(metrics: &'a [(String, Labels, DebugValue)], name: &str) -> &'a DebugValue {
+    metrics
+        .iter()
+        .find(|(n, labels, _)| n == name && labels.iter().any(|(_, v)| v == "down"))
+        .map(|(_, _, value)| value)
+        .unwrap_or_else(|| panic!("{name} of `down` missing: {metrics:?}"))
+}
 
 /// What the recorder holds now: name, labels, value.
 fn read(snapshotter: &metrics_util::debugging::Snapshotter) -> Vec<(String, Labels, DebugValue)> {
