@@ -98,19 +98,19 @@ impl MethodProbe {
     /// A logical call starting now.
     #[inline]
     pub(crate) fn call(&self) -> CallProbe<'_> {
-        CallProbe {
-            probe: self,
-            span: spans::call(self.route()),
-            #[cfg(feature = "metrics")]
-            started: std::time::Instant::now(),
-        }
+        self.started(spans::call(self.route()))
     }
 
     /// A stream opening now: a call whose span lasts the stream's life.
     pub(crate) fn stream(&self) -> CallProbe<'_> {
+        self.started(spans::stream(self.route()))
+    }
+
+    #[inline]
+    fn started(&self, span: Span) -> CallProbe<'_> {
         CallProbe {
             probe: self,
-            span: spans::stream(self.route()),
+            span,
             #[cfg(feature = "metrics")]
             started: std::time::Instant::now(),
         }
