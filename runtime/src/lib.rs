@@ -62,8 +62,16 @@ pub use decode::response::{Response, WithHeaders};
 /// (feature `webhooks`).
 #[cfg(feature = "webhooks")]
 pub mod webhooks {
-    pub use crate::inbound::replays::{DEFAULT_CAPACITY, Delivery, Replays};
+    pub use crate::inbound::delivery::{Delivery, Failure, Handling};
+    pub use crate::inbound::events::{EventSpec, Events};
+    pub use crate::inbound::inbox::{DEFAULT_MAX_BODY, Inbox};
+    pub use crate::inbound::replays::{DEFAULT_CAPACITY, Replays, Seen};
+    pub use crate::inbound::router::router;
+    pub use crate::inbound::sender::{Outgoing, Sender, Sent};
     pub use crate::inbound::signature::{DEFAULT_TOLERANCE, Encoding, Refusal, Verified, Verifier};
+    pub use crate::inbound::stats::InboxStats;
+    /// The router a generated receiver returns.
+    pub use axum::Router;
 }
 pub use observe::stats::{BreakerState, ClientStats, EndpointStats, MethodStats, QuotaStats};
 pub use origin::Origin;

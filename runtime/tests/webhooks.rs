@@ -13,7 +13,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use remcall::profile::Secret;
-use remcall::webhooks::{Delivery, Replays, Verifier};
+use remcall::webhooks::{Replays, Seen, Verifier};
 use testkit::Server;
 
 /// The receiver's state: its verifier, the ids it has seen, the events it handled.
@@ -34,7 +34,7 @@ async fn receive(
         Err(_) => return StatusCode::BAD_REQUEST,
     };
     let id = verified.id.unwrap_or_default();
-    if receiver.replays.check(&id, now) == Delivery::Again {
+    if receiver.replays.check(&id, now) == Seen::Again {
         return StatusCode::OK;
     }
     receiver

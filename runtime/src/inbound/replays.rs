@@ -19,20 +19,25 @@ pub const DEFAULT_CAPACITY: usize = 100_000;
 pub struct Replays {
     keep_for: Duration,
     capacity: usize,
-    seen: Mutex<Seen>,
+    seen: Mutex<Ids>,
 }
 
 #[derive(Debug, Default)]
-struct Seen {
+struct Ids {
     /// Each id and when it was first seen.
-    at: HashMap<String, SystemTime>,
-    /// The ids in the order they came, to forget the oldest first.
-    order: VecDeque<(String, SystemTime)>,
+    /// Each id kept and the number of its entry in `order`.
+    at: HashMap<String, u64>,
+    /// The ids in the order they came, when and their entry's number, to forget the oldest
+    /// first; an entry whose id was forgotten and seen again since is a husk, skipped.
+    order: VecDeque<(String, SystemTime, u64)>,
+    next: u64,
 }
 
-impl Seen {
+impl Ids {
     fn forget_oldest(&mut self) {
-        if let Some((oldest, _)) = self.order.pop_front() {
+        if let Some((oldest, _, entry)) = self.order.pop_front()
+            && self.at.get(&oldest) == Some(&entry)
+        {
             self.at.remove(&oldest);
         }
     }
@@ -40,7 +45,7 @@ impl Seen {
 
 /// What a delivery's id says about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Delivery {
+pub enum Seen {
     /// Not seen within the window: handle it.
     First,
     /// Seen already: answer as for the first (2xx) without handling it again.
@@ -66,26 +71,38 @@ impl Replays {
 
     /// Whether the delivery `id`, received `now`, is the first of its id within the window.
     /// Linear in the ids that expired since the last call, at most.
-    pub fn check(&self, id: &str, now: SystemTime) -> Delivery {
+    pub fn check(&self, id: &str, now: SystemTime) -> Seen {
         let mut seen = self
             .seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while let Some((_, at)) = seen.order.front() {
+        while let Some((_, at, _)) = seen.order.front() {
             if !now.duration_since(*at).is_ok_and(|age| age > self.keep_for) {
                 break;
             }
             seen.forget_oldest();
         }
         if seen.at.contains_key(id) {
-            return Delivery::Again;
+            return Seen::Again;
         }
         if seen.order.len() >= self.capacity {
             seen.forget_oldest();
         }
-        seen.at.insert(id.to_owned(), now);
-        seen.order.push_back((id.to_owned(), now));
-        Delivery::First
+        let entry = seen.next;
+        seen.next += 1;
+        seen.at.insert(id.to_owned(), entry);
+        seen.order.push_back((id.to_owned(), now, entry));
+        Seen::First
+    }
+
+    /// Forgets `id`, so its next delivery is handled: the receiver did not handle this one.
+    /// Its entry in the order stays, a husk, until it expires or is pushed out.
+    pub fn forget(&self, id: &str) {
+        self.seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .at
+            .remove(id);
     }
 }
 
@@ -101,12 +118,12 @@ mod tests {
     #[test]
     fn a_redelivery_within_the_window_is_seen_again_and_after_it_is_new() {
         let replays = Replays::new(Duration::from_secs(600), 10);
-        assert_eq!(replays.check("msg_1", at(1000)), Delivery::First);
-        assert_eq!(replays.check("msg_2", at(1001)), Delivery::First);
-        assert_eq!(replays.check("msg_1", at(1300)), Delivery::Again);
+        assert_eq!(replays.check("msg_1", at(1000)), Seen::First);
+        assert_eq!(replays.check("msg_2", at(1001)), Seen::First);
+        assert_eq!(replays.check("msg_1", at(1300)), Seen::Again);
         assert_eq!(
             replays.check("msg_1", at(1601)),
-            Delivery::First,
+            Seen::First,
             "the window passed"
         );
     }
@@ -115,11 +132,26 @@ mod tests {
     fn past_its_capacity_the_oldest_ids_are_forgotten_first() {
         let replays = Replays::new(Duration::from_secs(600), 3);
         for id in ["a", "b", "c", "d"] {
-            assert_eq!(replays.check(id, at(1000)), Delivery::First);
+            assert_eq!(replays.check(id, at(1000)), Seen::First);
         }
-        assert_eq!(replays.check("d", at(1000)), Delivery::Again);
-        assert_eq!(replays.check("a", at(1000)), Delivery::First, "forgotten");
+        assert_eq!(replays.check("d", at(1000)), Seen::Again);
+        assert_eq!(replays.check("a", at(1000)), Seen::First, "forgotten");
         let seen = replays.seen.lock().unwrap();
         assert!(seen.at.len() <= 3 && seen.order.len() <= 3);
+    }
+
+    #[test]
+    fn a_forgotten_id_is_handled_again_and_kept_for_its_own_window() {
+        let replays = Replays::new(Duration::from_secs(600), 10);
+        assert_eq!(replays.check("msg_1", at(1000)), Seen::First);
+        replays.forget("msg_1");
+        assert_eq!(
+            replays.check("msg_1", at(1500)),
+            Seen::First,
+            "the receiver failed it"
+        );
+        // The first entry's expiry must not forget the second one.
+        assert_eq!(replays.check("other", at(1700)), Seen::First);
+        assert_eq!(replays.check("msg_1", at(1800)), Seen::Again);
     }
 }

@@ -69,10 +69,11 @@ impl fmt::Debug for Verifier {
     }
 }
 
-/// What a verified delivery said of itself: its id (Standard Webhooks) and when it was signed.
+/// What a verified delivery said of itself: its id (Standard Webhooks' `webhook-id`, the
+/// Stripe event's `id`, GitHub's `X-GitHub-Delivery`) and when it was signed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verified {
-    /// The delivery's id, the same on every redelivery (`webhook-id`).
+    /// The delivery's id, the same on every redelivery.
     pub id: Option<String>,
     /// When the sender signed it, for the schemes that sign a time.
     pub signed_at: Option<SystemTime>,
@@ -171,6 +172,12 @@ impl Verifier {
         })
     }
 
+    /// How long a delivery's id is kept to tell a replay: twice the tolerance, which covers a
+    /// delivery signed at either end of it.
+    pub fn replay_window(&self) -> Duration {
+        self.tolerance * 2
+    }
+
     /// How far from now a signed time may be (5 minutes by default).
     #[must_use]
     pub fn tolerance(mut self, tolerance: Duration) -> Verifier {
@@ -218,7 +225,8 @@ impl Verifier {
                 let signed = [seconds.as_bytes(), b".", body];
                 self.any_matches(&signed, candidates)?;
                 Ok(Verified {
-                    id: None,
+                    // Stripe signs the event, whose `id` every redelivery repeats.
+                    id: super::route::field_text(body, "id"),
                     signed_at: Some(signed_at),
                 })
             }
@@ -227,7 +235,8 @@ impl Verifier {
                 let hex = header.strip_prefix("sha256=").ok_or(Refusal::Malformed)?;
                 self.any_matches(&[body], from_hex(hex))?;
                 Ok(Verified {
-                    id: None,
+                    // Not signed: GitHub signs no id; the best a receiver has.
+                    id: text(headers, "x-github-delivery").ok().map(str::to_owned),
                     signed_at: None,
                 })
             }
@@ -296,6 +305,7 @@ impl Verifier {
             Scheme::GitHub => {
                 let digest = mac(&[body]);
                 put("x-hub-signature-256", format!("sha256={}", to_hex(&digest)));
+                put("x-github-delivery", id.to_owned());
             }
             Scheme::Hmac {
                 header,
