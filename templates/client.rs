@@ -419,6 +419,9 @@ pub trait {{ fallback }}: Send + Sync + 'static {
 
 impl {{ fallback }} for remcall::NoFallback {}
 {%- endif %}
+{%- if let Some(webhooks) = client.webhooks %}
+{%- include "client/webhooks.rs" %}
+{%- endif %}
 {%- if client.stubs.is_some() %}
 
 /// A stub of [`{{ client.name }}`]'s API, for tests (`stubs: true`): its server runs with the

@@ -13,6 +13,7 @@ mod methods;
 mod model;
 mod stubs;
 mod types;
+mod webhooks;
 
 use containment::Containment;
 pub(crate) use docs::comment_text;
@@ -21,6 +22,7 @@ use methods::{lower_method, name_calls, name_statics_apart, share_error_enums};
 pub use model::*;
 pub use stubs::StubIr;
 use types::{is_copy_type, lower_type};
+pub use webhooks::Webhooks;
 
 /// The profile as YAML (multi-line, so it reads as YAML in the generated file).
 fn profile_yaml(profile: Profile) -> ProfileYaml {
@@ -129,6 +131,10 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         profile: profile_yaml(client.profile.clone()),
         spec_static,
         stubs: client.stubs.then(|| stubs::lower(&name, &methods, &types)),
+        webhooks: client
+            .webhooks
+            .as_ref()
+            .map(|w| webhooks::lower(w, &client.types)),
         types,
         uses_decode: methods.iter().any(|m| {
             m.decode.starts_with("decode::") || m.responses.is_some() || m.headers.is_some()

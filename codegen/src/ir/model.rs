@@ -40,6 +40,8 @@ pub struct Client {
     pub uses_decode: bool,
     /// The stub of the API, with `stubs: true`.
     pub stubs: Option<StubIr>,
+    /// The receiver of the deliveries the API sends back, with `webhooks:`.
+    pub webhooks: Option<super::Webhooks>,
 }
 
 /// A profile as the YAML the runtime reads, for a raw string literal: `r#"…"#` with enough `#`s.

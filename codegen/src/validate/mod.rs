@@ -12,6 +12,7 @@ mod results;
 mod routes;
 mod types;
 mod unions;
+mod webhooks;
 
 use remcall_profile::vars;
 
@@ -45,15 +46,17 @@ pub(crate) fn validate(spec: &Spec) -> Result<checked::Client, Vec<Diagnostic>> 
     v.profiles();
     let types = v.types();
     let methods = v.methods(client.as_ref().map(|c| &c.fallback));
+    let webhooks = v.webhooks();
     if !v.out.is_empty() {
         v.out.sort();
         v.out.dedup();
         return Err(v.out);
     }
-    match (client, types, methods) {
-        (Some(mut client), Some(types), Some(methods)) => {
+    match (client, types, methods, webhooks) {
+        (Some(mut client), Some(types), Some(methods), Some(webhooks)) => {
             client.types = types;
             client.methods = methods;
+            client.webhooks = webhooks;
             v.warnings.sort();
             client.warnings = v.warnings;
             Ok(client)
@@ -152,6 +155,7 @@ impl Validator<'_> {
             methods: Vec::new(),
             warnings: Vec::new(),
             stubs: file.stubs.unwrap_or(false),
+            webhooks: None,
         })
     }
 

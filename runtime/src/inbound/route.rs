@@ -1,5 +1,6 @@
-//! Which declared event a verified delivery is: the first, among those delivered to its path,
-//! whose headers and payload fields all say so. A field is read by one pass over the body that
+//! Which declared event a verified delivery is: among those delivered to its path whose
+//! headers and payload fields all say so, the one that names the most (an `issues` event with
+//! `action: opened` before one with only the `issues` header), the first of equals. A field is read by one pass over the body that
 //! skips every other value (`serde`'s `IgnoredAny`), so telling an event apart costs a pass per
 //! distinct field the description names, not a decode.
 
@@ -26,14 +27,23 @@ pub(crate) fn event_of(
         read.push((name, value.clone()));
         value
     };
-    events.events.iter().position(|event| {
-        event.path == path
+    let mut best: Option<(usize, usize)> = None;
+    for (index, event) in events.events.iter().enumerate() {
+        let named_by = event.headers.len() + event.fields.len();
+        if best.is_some_and(|(_, most)| most >= named_by) {
+            continue;
+        }
+        let matches = event.path == path
             && headers_match(event, headers)
             && event
                 .fields
                 .iter()
-                .all(|(name, want)| field(name).as_deref() == Some(*want))
-    })
+                .all(|(name, want)| field(name).as_deref() == Some(*want));
+        if matches {
+            best = Some((index, named_by));
+        }
+    }
+    best.map(|(index, _)| index)
 }
 
 fn headers_match(event: &EventSpec, headers: &HeaderMap) -> bool {
@@ -203,6 +213,14 @@ mod tests {
             client: "hub",
             events: &[
                 EventSpec {
+                    name: "issue_other",
+                    path: "/",
+                    headers: &[("x-github-event", "issues")],
+                    fields: &[],
+                    answer: 200,
+                    payload: true,
+                },
+                EventSpec {
                     name: "issue_opened",
                     path: "/",
                     headers: &[("x-github-event", "issues")],
@@ -240,21 +258,23 @@ mod tests {
         headers.insert("x-github-event", "issues".parse().unwrap());
         assert_eq!(
             event_of(&EVENTS, "/", &headers, br#"{"action":"closed"}"#),
-            Some(1)
+            Some(2),
+            "the event that names more wins over an earlier one that names less"
         );
         assert_eq!(
             event_of(&EVENTS, "/", &headers, br#"{"action":"opened"}"#),
-            Some(0)
+            Some(1)
         );
         assert_eq!(
             event_of(&EVENTS, "/", &headers, br#"{"action":"edited"}"#),
-            None
+            Some(0),
+            "the event that names less takes what the others do not"
         );
         headers.insert("x-github-event", "ping".parse().unwrap());
-        assert_eq!(event_of(&EVENTS, "/", &headers, b"{}"), Some(2));
+        assert_eq!(event_of(&EVENTS, "/", &headers, b"{}"), Some(3));
         assert_eq!(
             event_of(&EVENTS, "/builds", &HeaderMap::new(), b"{}"),
-            Some(3)
+            Some(4)
         );
         assert_eq!(event_of(&EVENTS, "/other", &HeaderMap::new(), b"{}"), None);
     }

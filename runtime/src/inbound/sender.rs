@@ -47,7 +47,7 @@ impl Sender {
         &self,
         events: &'static Events,
         event: usize,
-        payload: Option<&(dyn erased_serde::Serialize + Sync)>,
+        payload: Option<serde_json::Result<Value>>,
     ) -> Result<Sent, Error> {
         let spec = events.events.get(event).ok_or_else(|| {
             Error::fixed(ErrorKind::Encode, "the event is not one of the receiver's")
@@ -109,17 +109,11 @@ impl Sender {
 
 /// The payload's JSON with the fields that name its event filled in; one that holds another
 /// value is refused (the receiver would take the delivery for another event).
-fn body_of(
-    spec: &EventSpec,
-    payload: &(dyn erased_serde::Serialize + Sync),
-) -> Result<Vec<u8>, Error> {
+fn body_of(spec: &EventSpec, payload: serde_json::Result<Value>) -> Result<Vec<u8>, Error> {
     let encode = |e: serde_json::Error| {
         Error::fixed(ErrorKind::Encode, "the event's payload does not encode").with_source(e)
     };
-    if spec.fields.is_empty() {
-        return serde_json::to_vec(payload).map_err(encode);
-    }
-    let mut value = serde_json::to_value(payload).map_err(encode)?;
+    let mut value = payload.map_err(encode)?;
     for (path, want) in spec.fields {
         set_if_absent(&mut value, path, want)?;
     }
@@ -161,12 +155,12 @@ fn set_if_absent(value: &mut Value, path: &str, want: &str) -> Result<(), Error>
     Ok(())
 }
 
-/// What a generated `Event` hands the sender: its index and its payload.
+/// What a generated `Event` hands the sender: its index and its payload as JSON.
 pub trait Outgoing {
     /// The index of its event.
     fn event(&self) -> usize;
     /// Its payload, if the event has one.
-    fn payload(&self) -> Option<&(dyn erased_serde::Serialize + Sync)>;
+    fn payload(&self) -> Option<serde_json::Result<Value>>;
 }
 
 impl Sender {

@@ -565,6 +565,30 @@ impl Invoice {
         }
     }
 }
+/// A webhook event as Stripe sends one, its object in `data`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice<T> {
+    pub id: String,
+    pub r#type: String,
+    pub created: i64,
+    pub data: T,
+}
+impl<T> Notice<T> {
+    /// All its fields.
+    pub fn new(
+        id: impl Into<String>,
+        r#type: impl Into<String>,
+        created: impl Into<i64>,
+        data: impl Into<T>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            r#type: r#type.into(),
+            created: created.into(),
+            data: data.into(),
+        }
+    }
+}
 /// `object` is always `"card"`: written so, read only so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct CardObject;
@@ -1785,6 +1809,158 @@ pub trait PaymentsFallback: Send + Sync + 'static {
     }
 }
 impl PaymentsFallback for remcall::NoFallback {}
+/// The deliveries [`Payments`]'s API sends back: implement [`webhooks::Receiver`] and
+/// serve [`webhooks::router`] (the runtime's `webhooks` feature; see docs/webhooks.md).
+pub mod webhooks {
+    #[allow(unused_imports)]
+    use super::*;
+    /// One method per event the API delivers, each called once its delivery's signature is
+    /// verified, its event told and its payload read; `Ok(())` answers that it was handled, an
+    /// error answers 500 and the sender delivers it again. A method left out acknowledges its
+    /// event without handling it.
+    pub trait Receiver: Send + Sync + 'static {
+        /// A customer changed; the event holds it as it is now.
+        fn customer_updated(
+            &self,
+            event: Notice<Customer>,
+        ) -> impl std::future::Future<
+            Output = Result<(), remcall::webhooks::Failure>,
+        > + Send {
+            let _ = event;
+            std::future::ready(Err(remcall::webhooks::Failure::ignored()))
+        }
+        /// The `charge_succeeded` event.
+        fn charge_succeeded(
+            &self,
+            event: Notice<Charge>,
+        ) -> impl std::future::Future<
+            Output = Result<(), remcall::webhooks::Failure>,
+        > + Send {
+            let _ = event;
+            std::future::ready(Err(remcall::webhooks::Failure::ignored()))
+        }
+        /// The endpoint was registered; a delivery with nothing to read.
+        fn endpoint_verified(
+            &self,
+        ) -> impl std::future::Future<
+            Output = Result<(), remcall::webhooks::Failure>,
+        > + Send {
+            std::future::ready(Err(remcall::webhooks::Failure::ignored()))
+        }
+    }
+    /// The events, as the router tells their deliveries apart.
+    pub static EVENTS: remcall::webhooks::Events = remcall::webhooks::Events {
+        client: "Payments",
+        events: &[
+            remcall::webhooks::EventSpec {
+                name: "customer_updated",
+                path: "/",
+                headers: &[],
+                fields: &[("type", "customer.updated")],
+                answer: 200,
+                payload: true,
+            },
+            remcall::webhooks::EventSpec {
+                name: "charge_succeeded",
+                path: "/",
+                headers: &[],
+                fields: &[("type", "charge.succeeded")],
+                answer: 200,
+                payload: true,
+            },
+            remcall::webhooks::EventSpec {
+                name: "endpoint_verified",
+                path: "/verified",
+                headers: &[],
+                fields: &[],
+                answer: 204,
+                payload: false,
+            },
+        ],
+    };
+    /// How this API signs its deliveries, with its secrets (several during a rotation).
+    pub fn verifier(
+        secrets: &[remcall::profile::Secret],
+    ) -> Result<remcall::webhooks::Verifier, remcall::Error> {
+        remcall::webhooks::Verifier::stripe(secrets)
+    }
+    /// An inbox of deliveries signed with `secrets`: bodies up to 1 MiB, payloads read
+    /// strictly, each delivery handled once (its settings change on what this returns).
+    pub fn inbox(
+        secrets: &[remcall::profile::Secret],
+    ) -> Result<remcall::webhooks::Inbox, remcall::Error> {
+        let inbox = remcall::webhooks::Inbox::new(verifier(secrets)?);
+        Ok(inbox)
+    }
+    /// The receiver's routes: mount them where the API delivers
+    /// (`Router::new().nest("/hooks", webhooks::router(receiver, inbox))`).
+    pub fn router<R: Receiver>(
+        receiver: R,
+        inbox: remcall::webhooks::Inbox,
+    ) -> remcall::webhooks::Router {
+        remcall::webhooks::router(
+            &EVENTS,
+            inbox,
+            std::sync::Arc::new(receiver),
+            dispatch::<R>,
+        )
+    }
+    fn dispatch<R: Receiver>(
+        receiver: std::sync::Arc<R>,
+        delivery: remcall::webhooks::Delivery,
+    ) -> remcall::webhooks::Handling {
+        Box::pin(async move {
+            match delivery.event() {
+                0 => receiver.customer_updated(delivery.payload()?).await,
+                1 => receiver.charge_succeeded(delivery.payload()?).await,
+                2 => receiver.endpoint_verified().await,
+                _ => Err(remcall::webhooks::Failure::ignored()),
+            }
+        })
+    }
+    /// An event as the API sends it, for a service's tests: `WebhookEvent::…(payload).send(&sender)`
+    /// signs it as the API would and delivers it to the receiver.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum WebhookEvent {
+        /// [`Receiver::customer_updated`].
+        CustomerUpdated(Notice<Customer>),
+        /// [`Receiver::charge_succeeded`].
+        ChargeSucceeded(Notice<Charge>),
+        /// [`Receiver::endpoint_verified`].
+        EndpointVerified,
+    }
+    impl remcall::webhooks::Outgoing for WebhookEvent {
+        fn event(&self) -> usize {
+            match self {
+                WebhookEvent::CustomerUpdated(_) => 0,
+                WebhookEvent::ChargeSucceeded(_) => 1,
+                WebhookEvent::EndpointVerified => 2,
+            }
+        }
+        fn payload(
+            &self,
+        ) -> Option<remcall::serde_json::Result<remcall::serde_json::Value>> {
+            match self {
+                WebhookEvent::CustomerUpdated(payload) => {
+                    Some(remcall::serde_json::to_value(payload))
+                }
+                WebhookEvent::ChargeSucceeded(payload) => {
+                    Some(remcall::serde_json::to_value(payload))
+                }
+                WebhookEvent::EndpointVerified => None,
+            }
+        }
+    }
+    impl WebhookEvent {
+        /// Sends it, signed as the API signs it, to the receiver `sender` delivers to.
+        pub async fn send(
+            &self,
+            sender: &remcall::webhooks::Sender,
+        ) -> Result<remcall::webhooks::Sent, remcall::Error> {
+            sender.send_event(&EVENTS, self).await
+        }
+    }
+}
 /// A stub of [`Payments`]'s API, for tests (`stubs: true`): its server runs with the
 /// runtime's `stub` feature on (see docs/testing.md). Generated into the file beside this one.
 pub mod stub {
@@ -2051,6 +2227,14 @@ remcall::__codegen::serde_struct! {
     Invoice {
         [0] required id: String = "id",
         [1] required total: i64 = "total",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Notice<T> {
+        [0] required id: String = "id",
+        [1] required r#type: String = "type",
+        [2] required created: i64 = "created",
+        [3] required data: T = "data",
     }
 }
 remcall::__codegen::serde_constant! { CardObject = Str("card") }
