@@ -2824,3 +2824,115 @@ fn spec_beside(description: &str, spec: &str) -> (tempfile::TempDir, std::path::
     std::fs::write(&path, spec).unwrap();
     (dir, path)
 }
+
+/// A 3.0 description's `x-webhooks`, GitHub's way: one header names the event's kind and a
+/// payload property of one value its action; the signature header says the scheme; an event
+/// delivered as a form is noted, not read in silence.
+#[test]
+fn x_webhooks_are_events_told_apart_by_their_header_and_action() {
+    let described = import(
+        "Hub",
+        &[(
+            "api.yaml",
+            r#"openapi: 3.0.3
+info: { title: Hub, version: '1' }
+paths: {}
+x-webhooks:
+  issues-opened:
+    post:
+      description: An issue was opened.
+      parameters:
+        - { name: X-GitHub-Event, in: header, required: true, schema: { type: string, enum: [issues] } }
+        - { name: X-Hub-Signature-256, in: header, required: true, schema: { type: string } }
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [action, issue]
+              properties:
+                action: { type: string, enum: [opened] }
+                issue: { type: object, required: [number], properties: { number: { type: integer } } }
+      responses: { '200': { description: ok } }
+  issues-closed:
+    post:
+      parameters:
+        - { name: X-GitHub-Event, in: header, required: true, schema: { type: string, enum: [issues] } }
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [action]
+              properties: { action: { type: string, enum: [closed] } }
+      responses: { '204': { description: ok } }
+  sms-received:
+    post:
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            schema: { type: object, properties: { Body: { type: string } } }
+      responses: { '200': { description: ok } }
+"#,
+        )],
+    );
+    described.has("webhooks: { signature: github }");
+    described.has(
+        "issues_opened: { doc: An issue was opened., payload: IssuesOpened, headers: { X-GitHub-Event: issues }, fields: { action: opened } }",
+    );
+    described.has(
+        "issues_closed: { payload: IssuesClosed, headers: { X-GitHub-Event: issues }, fields: { action: closed }, answer: 204 }",
+    );
+    described.noted("the event `sms_received` delivers `application/x-www-form-urlencoded`, which the receiver does not read");
+    assert_eq!(
+        (
+            described.imported.summary.events,
+            described.imported.summary.events_declared
+        ),
+        (3, 3)
+    );
+    let generated = described.generated();
+    let code: String = generated
+        .code
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        code.contains("fn issues_opened( &self, event: IssuesOpened, )"),
+        "{code}"
+    );
+}
+
+/// A callback's URL is the caller's to give: each is received on a path of its own, named
+/// after its operation and itself.
+#[test]
+fn a_callback_is_an_event_on_a_path_of_its_own() {
+    let described = import(
+        "Jobs",
+        &[(
+            "api.yaml",
+            r#"openapi: 3.0.3
+info: { title: Jobs, version: '1' }
+paths:
+  /transcriptions:
+    post:
+      operationId: transcribe
+      requestBody:
+        content: { application/json: { schema: { type: object, properties: { callback_url: { type: string } } } } }
+      responses: { '202': { description: accepted } }
+      callbacks:
+        done:
+          '{$request.body#/callback_url}':
+            post:
+              requestBody:
+                content: { application/json: { schema: { $ref: '#/components/schemas/Transcript' } } }
+              responses: { '200': { description: ok } }
+components:
+  schemas:
+    Transcript: { type: object, required: [id, text], properties: { id: { type: string }, text: { type: string } } }
+"#,
+        )],
+    );
+    described.has("transcribe_done: { payload: Transcript, path: /transcribe-done }");
+    described.noted("the description does not say how its deliveries are signed");
+}

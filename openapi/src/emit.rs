@@ -15,7 +15,7 @@ use crate::escape::one_line;
 use crate::names;
 use crate::spec::{
     Auth, BodyOut, EnumValue, FieldOut, MethodOut, Paginate, ParamOut, Profile, Spec, Style,
-    TypeOut,
+    TypeOut, Webhooks,
 };
 use crate::ty::{Encoding, Ty};
 
@@ -79,6 +79,52 @@ pub(crate) fn yaml(spec: &Spec, source: &Path) -> String {
     }
     out.push('\n');
     out.push_str(&emitted(section("methods", methods)));
+    if !spec.webhooks.events.is_empty() {
+        out.push('\n');
+        out.push_str(&emitted(section(
+            "webhooks",
+            webhooks_value(&spec.webhooks),
+        )));
+    }
+    out
+}
+
+/// `webhooks:`: the scheme, when the description says it, and each event.
+fn webhooks_value(webhooks: &Webhooks) -> Mapping {
+    let mut out = Mapping::new();
+    if let Some(signature) = webhooks.signature {
+        out.insert("signature".into(), signature.into());
+    }
+    let mut events = Mapping::new();
+    for event in &webhooks.events {
+        let mut entry = Mapping::new();
+        put_doc(&mut entry, event.doc.as_deref());
+        if let Some(payload) = &event.payload {
+            entry.insert("payload".into(), ty(payload));
+        }
+        if let Some(path) = &event.path {
+            entry.insert("path".into(), path.as_str().into());
+        }
+        if !event.headers.is_empty() {
+            let headers = event
+                .headers
+                .iter()
+                .map(|(name, value)| (name.as_str(), Yaml::from(value.as_str())));
+            entry.insert("headers".into(), pairs(headers));
+        }
+        if !event.fields.is_empty() {
+            let fields = event
+                .fields
+                .iter()
+                .map(|(key, value)| (key.as_str(), json(value)));
+            entry.insert("fields".into(), pairs(fields));
+        }
+        if let Some(answer) = event.answer {
+            entry.insert("answer".into(), u64::from(answer).into());
+        }
+        events.insert(event.name.as_str().into(), entry.into());
+    }
+    out.insert("events".into(), events.into());
     out
 }
 

@@ -37,6 +37,7 @@ mod spec;
 mod status;
 mod ty;
 mod walk;
+mod webhooks;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -150,6 +151,11 @@ pub struct Summary {
     /// `Controller_`, springfox's `Using{VERB}`), as (the name taken, the name the operationId
     /// spells): a spec's entry may name either.
     pub shortened: Vec<(String, String)>,
+    /// Webhook events the description declares (`webhooks`, `x-webhooks`, `callbacks`): each
+    /// operation of their path items.
+    pub events_declared: usize,
+    /// Webhook events written, each a method of the receiver.
+    pub events: usize,
 }
 
 impl Summary {
@@ -204,7 +210,15 @@ impl fmt::Display for Summary {
             self.value_fallbacks,
             self.fields,
             self.notes.len()
-        )
+        )?;
+        if self.events_declared > 0 {
+            write!(
+                f,
+                "; {} of {} webhook event(s) received",
+                self.events, self.events_declared
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -23,6 +23,34 @@ pub(crate) struct Spec {
     pub(crate) summary: Summary,
     /// The overlays applied to the description, in order, relative to it.
     pub(crate) overlays: Vec<String>,
+    /// The deliveries the API sends back.
+    pub(crate) webhooks: Webhooks,
+}
+
+/// `webhooks:`: the scheme the description says, and the events.
+#[derive(Debug, Default)]
+pub(crate) struct Webhooks {
+    /// `standard_webhooks`, `stripe` or `github`, when its declared headers say.
+    pub(crate) signature: Option<&'static str>,
+    pub(crate) events: Vec<EventOut>,
+}
+
+/// One event a receiver gets.
+#[derive(Debug, Clone)]
+pub(crate) struct EventOut {
+    /// The spec key: a snake_case word.
+    pub(crate) name: String,
+    pub(crate) doc: Option<String>,
+    /// The payload's type (JSON), none when it has no body the receiver reads.
+    pub(crate) payload: Option<Ty>,
+    /// A path of its own.
+    pub(crate) path: Option<String>,
+    /// Headers of one value that name it.
+    pub(crate) headers: Vec<(String, String)>,
+    /// Required payload properties of one value that name it.
+    pub(crate) fields: Vec<(String, Value)>,
+    /// The 2xx it is answered with, when not 200.
+    pub(crate) answer: Option<u16>,
 }
 
 /// The client's profile: credentials, secret headers and query parameters, each from an

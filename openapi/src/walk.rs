@@ -49,6 +49,8 @@ pub(crate) struct Builder<'d> {
     /// The named schemas that take a schema as an `allOf` part: its place → their names and
     /// places, read once when a discriminator first needs it.
     pub(crate) children: Option<HashMap<Place, Vec<(String, Place)>>>,
+    /// The `callbacks` of the operations read: the method's name, where they are, what.
+    pub(crate) callbacks: Vec<(String, Place, Value)>,
 }
 
 /// Builds the spec of the description in `docs`: nothing in it fails the import, what cannot be
@@ -71,6 +73,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
         components: None,
         bases: HashMap::new(),
         children: None,
+        callbacks: Vec::new(),
     };
     builder.spec.overlays = builder
         .docs
@@ -83,6 +86,7 @@ pub(crate) fn build(docs: &mut Documents, options: &Options) -> Spec {
     }
     builder.service(options);
     builder.operations(options);
+    builder.webhooks();
     builder.note_undefined_schemes();
     builder.define_pending();
     builder.settle_types();
@@ -368,6 +372,11 @@ impl Builder<'_> {
             }
             method.responses.iter_mut().for_each(|(_, ty)| f(ty));
             method.errors.iter_mut().for_each(|(_, ty, _)| f(ty));
+        }
+        for event in &mut self.spec.webhooks.events {
+            if let Some(payload) = &mut event.payload {
+                f(payload);
+            }
         }
     }
 }

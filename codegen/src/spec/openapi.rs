@@ -183,6 +183,10 @@ impl Loader {
         if file.doc.is_none() {
             file.doc = from.doc.take();
         }
+        // The description's events, unless the spec declares its own.
+        if file.webhooks.is_none() {
+            file.webhooks = from.webhooks.take();
+        }
         let imported_types = std::mem::take(&mut from.types);
         self.merge(source, IndexMap::new(), imported_types, profiles, types);
         // Imported methods in the description's order, each with its overlay; then the spec's

@@ -53,7 +53,7 @@ fn sample_crate(
     std::fs::write(
         dir.path().join("Cargo.toml"),
         format!(
-            "[package]\nname = \"sample\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\n\n[workspace]\n",
+            "[package]\nname = \"sample\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?}, features = [\"webhooks\"] }}\n\n[workspace]\n",
             workspace.join("runtime")
         ),
     )
@@ -83,6 +83,7 @@ pub const IMPORTED_SPEC_KEYS: &[&str] = &[
     "configs",
     "types",
     "methods",
+    "webhooks",
 ];
 
 /// True when `spec` says what the YAML snippet `expected` says: some node of the spec holds

@@ -233,7 +233,7 @@ impl Builder<'_> {
 }
 
 /// The media type to use, and its encoding: JSON first, then form, multipart, text, bytes.
-pub(super) fn pick_media(content: &Map<String, Value>) -> Option<(String, Encoding)> {
+pub(crate) fn pick_media(content: &Map<String, Value>) -> Option<(String, Encoding)> {
     content
         .keys()
         .map(|media| (Encoding::of_media(media), media))

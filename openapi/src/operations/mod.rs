@@ -17,6 +17,7 @@ use crate::names;
 use crate::spec::{MethodOut, ParamOut, Verb};
 use crate::ty::Encoding;
 use crate::walk::Builder;
+pub(crate) use body::pick_media;
 
 /// One operation of the description, as the method builder reads it.
 pub(crate) struct Operation {
@@ -99,6 +100,7 @@ impl Builder<'_> {
                         format!("{label}: named `{name}`, as `{base_name}` is another operation's"),
                     );
                 }
+                self.keep_callbacks(&name, &place, &operation);
                 let full_name = short.map(|(_, full)| full.as_str());
                 let operation = Operation {
                     type_base: type_base(options, &name, full_name),
@@ -123,6 +125,15 @@ impl Builder<'_> {
             }
         }
         self.client_wide_headers(&every);
+    }
+
+    /// The operation's `callbacks`, read with the description's webhooks (`webhooks.rs`).
+    fn keep_callbacks(&mut self, name: &str, place: &Place, operation: &Value) {
+        if let Some(callbacks) = operation.get("callbacks") {
+            let at = place.child("callbacks");
+            self.callbacks
+                .push((name.to_owned(), at, callbacks.clone()));
+        }
     }
 
     /// Every operation of the description and the names decided over all of them, noted.
@@ -279,7 +290,7 @@ impl Builder<'_> {
         out
     }
 
-    fn item_operations(
+    pub(crate) fn item_operations(
         &mut self,
         route: &str,
         item_place: &Place,
