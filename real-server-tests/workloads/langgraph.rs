@@ -6,10 +6,12 @@
 //! generated from the server's own description; `LANGGRAPH_URL` is the server. Each step
 //! asserts what the server did, and says what it did.
 
+use crate::api::lang_graph::webhooks::{self, Receiver};
 use crate::api::lang_graph::{
     AgentEvent, GraphState, JoinedEvent, LangGraph, RunCreateStateful, RunCreateStreamingStateless,
-    RunFailure, RunStatus, StreamMode, StreamModeVariant0Item as Mode, ThreadCreate,
+    RunFailure, RunFinished, RunStatus, StreamMode, StreamModeVariant0Item as Mode, ThreadCreate,
 };
+use remcall::webhooks::Failure;
 use remcall::{ErrorKind, Event, Events};
 
 #[tokio::main]
@@ -95,6 +97,54 @@ pub async fn main() -> Result<(), remcall::Error> {
         "a background run's stream went silent, was resumed {} time(s) from its last event id, and ended: {} events, each once",
         join.resumes,
         seen.len()
+    );
+
+    webhook(&graph).await?;
+    Ok(())
+}
+
+/// Hands each run's end to the workload.
+struct Ends(tokio::sync::mpsc::UnboundedSender<RunFinished>);
+
+impl Receiver for Ends {
+    async fn run_finished(&self, event: RunFinished) -> Result<(), Failure> {
+        self.0.send(event).map_err(|_| Failure::retry_later())
+    }
+}
+
+/// A run created with a webhook: the server posts its end to the generated receiver, served on
+/// loopback, which reads it typed.
+async fn webhook(graph: &LangGraph) -> Result<(), remcall::Error> {
+    let (ends, mut ended) = tokio::sync::mpsc::unbounded_channel();
+    let inbox = webhooks::inbox();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let port = listener.local_addr().expect("its address").port();
+    let router = webhooks::router(Ends(ends), inbox.clone());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let thread = graph.create_thread(&ThreadCreate::default()).await?;
+    let mut run = RunCreateStateful::new("chat");
+    run.input = remcall::Nullable::Value(remcall::serde_json::json!({ "prompt": "hook" }).into());
+    run.webhook = Some(format!("http://127.0.0.1:{port}/"));
+    let created = graph.create_run(&thread.thread_id, &run).await?;
+    // The server posts when the run ends; bounded by a minute, not by the machine's speed.
+    let end = tokio::time::timeout(std::time::Duration::from_secs(60), ended.recv())
+        .await
+        .expect("the server posted the run's end within a minute")
+        .expect("the receiver's channel is open");
+    assert_eq!(end.run_id, created.run_id);
+    assert_eq!(end.status, "success");
+    assert_eq!(
+        end.values.and_then(|v| v.answer).as_deref(),
+        Some("plan for hook, said")
+    );
+    let stats = inbox.stats();
+    assert_eq!((stats.received, stats.handled), (1, 1), "{stats:?}");
+    println!(
+        "a run with a webhook posted its end to the generated receiver: {} {}, {} delivery(ies) with keys the spec does not declare (drift)",
+        end.run_id, end.status, stats.drifted
     );
     Ok(())
 }
