@@ -319,3 +319,57 @@ async fn keys_the_description_does_not_declare_are_read_and_counted_as_drift() {
     assert_eq!(books.0.customers.lock().unwrap().len(), 1);
     assert_eq!(inbox.stats().drifted, 1);
 }
+
+/// Two replicas behind one URL share the ids they saw in Redis: a redelivery that reaches the
+/// other replica is answered, not handled again. Without Redis each decides from its own memory.
+#[tokio::test]
+async fn two_replicas_handle_a_redelivery_once_between_them_through_redis() {
+    let mut redis = testkit::redis::RedisServer::start().await;
+    let books = Books::default();
+    let replica = || {
+        webhooks::inbox(&secrets())
+            .unwrap()
+            .shared_replays(&redis.url(), "payments-hooks")
+            .unwrap()
+    };
+    let (first, second) = (replica(), replica());
+    let (_a, url_a) = serve(&books, first.clone()).await;
+    let (_b, url_b) = serve(&books, second.clone()).await;
+    let to_a = Sender::new(&url_a, Some(webhooks::verifier(&secrets()).unwrap()));
+    let to_b = Sender::new(&url_b, Some(webhooks::verifier(&secrets()).unwrap()));
+
+    let sent = WebhookEvent::ChargeSucceeded(charge("evt_shared_1"))
+        .send(&to_a)
+        .await
+        .unwrap();
+    assert_eq!(sent.status, 200);
+    assert_eq!(to_b.resend(&sent).await.unwrap(), 200);
+    assert_eq!(
+        books.0.charges.lock().unwrap().len(),
+        1,
+        "handled once by the two"
+    );
+    assert_eq!(
+        (first.stats().handled, second.stats().replayed),
+        (1, 1),
+        "{:?} {:?}",
+        first.stats(),
+        second.stats()
+    );
+
+    redis.stop();
+    let alone = WebhookEvent::ChargeSucceeded(charge("evt_shared_2"))
+        .send(&to_a)
+        .await
+        .unwrap();
+    assert_eq!(
+        alone.status, 200,
+        "without Redis a delivery is still handled"
+    );
+    assert_eq!(to_a.resend(&alone).await.unwrap(), 200);
+    assert_eq!(
+        books.0.charges.lock().unwrap().len(),
+        2,
+        "and its redelivery to the same replica is not"
+    );
+}

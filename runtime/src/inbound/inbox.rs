@@ -27,7 +27,7 @@ pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
 #[derive(Clone, Debug)]
 pub struct Inbox {
     verifier: Option<Verifier>,
-    replays: Arc<Replays>,
+    replays: Store,
     max_body: usize,
     lax: bool,
     id_header: Option<HeaderName>,
@@ -53,7 +53,7 @@ impl Inbox {
     fn with(verifier: Option<Verifier>, replays: Replays) -> Inbox {
         Inbox {
             verifier,
-            replays: Arc::new(replays),
+            replays: Store::Memory(Arc::new(replays)),
             max_body: DEFAULT_MAX_BODY,
             lax: false,
             id_header: None,
@@ -80,8 +80,32 @@ impl Inbox {
     /// Where the ids of deliveries seen are kept (their window and bound).
     #[must_use]
     pub fn replays(mut self, replays: Replays) -> Inbox {
-        self.replays = Arc::new(replays);
+        self.replays = Store::Memory(Arc::new(replays));
         self
+    }
+
+    /// The ids of deliveries seen kept in Redis (`redis://`, `rediss://`, `redis+cluster://`),
+    /// under `key`, for as long as the replay window: the replicas behind one URL handle a
+    /// redelivery once between them. While Redis cannot be reached each replica decides from
+    /// its own memory (one WARN an outage); `url` is never shown with its password.
+    #[cfg(feature = "redis")]
+    pub fn shared_replays(mut self, url: &str, key: &str) -> Result<Inbox, crate::error::Error> {
+        // A sender waits seconds for its answer: Redis may take up to two of them (more when
+        // its measured round trips need more) before a replica decides alone.
+        let link = crate::fleet::redis::Link::new(
+            url,
+            std::time::Duration::from_secs(2),
+            "webhooks",
+            "shared_replays",
+        )?;
+        let window = self.verifier.as_ref().map_or(
+            super::signature::DEFAULT_TOLERANCE * 2,
+            Verifier::replay_window,
+        );
+        self.replays = Store::Redis(Arc::new(crate::fleet::redis::ReplaysInRedis::new(
+            link, key, window,
+        )));
+        Ok(self)
     }
 
     /// The header that names a delivery, for a scheme that signs no id of its own (a generic
@@ -148,7 +172,7 @@ impl Inbox {
         let answer = StatusCode::from_u16(spec.answer).unwrap_or(StatusCode::OK);
         let now = SystemTime::now();
         if let Some(id) = &id
-            && self.replays.check(id, now) == Seen::Again
+            && self.replays.check(id, now).await == Seen::Again
         {
             Counters::add(&self.counters.replayed);
             return answer.into_response();
@@ -181,7 +205,7 @@ impl Inbox {
         if status.is_client_error() || status.is_server_error() {
             // Not handled: a redelivery must be handled, not taken for a replay.
             if let Some(id) = &id {
-                self.replays.forget(id);
+                self.replays.forget(id).await;
             }
         }
         Counters::add(counter);
@@ -200,5 +224,31 @@ impl Inbox {
             let value = headers.get(name)?.to_str().ok()?.trim();
             (!value.is_empty()).then(|| value.to_owned())
         }))
+    }
+}
+
+/// Where the ids of deliveries seen are kept.
+#[derive(Clone, Debug)]
+enum Store {
+    Memory(Arc<Replays>),
+    #[cfg(feature = "redis")]
+    Redis(Arc<crate::fleet::redis::ReplaysInRedis>),
+}
+
+impl Store {
+    async fn check(&self, id: &str, now: SystemTime) -> Seen {
+        match self {
+            Store::Memory(replays) => replays.check(id, now),
+            #[cfg(feature = "redis")]
+            Store::Redis(replays) => replays.check(id, now).await,
+        }
+    }
+
+    async fn forget(&self, id: &str) {
+        match self {
+            Store::Memory(replays) => replays.forget(id),
+            #[cfg(feature = "redis")]
+            Store::Redis(replays) => replays.forget(id).await,
+        }
     }
 }

@@ -27,7 +27,8 @@ pub struct Sent {
     pub id: String,
     /// The status the receiver answered.
     pub status: u16,
-    url: String,
+    /// The event's path under the receiver.
+    path: &'static str,
     headers: HeaderMap,
     body: Vec<u8>,
 }
@@ -72,14 +73,10 @@ impl Sender {
         if spec.payload {
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
-        let url = match spec.path {
-            "/" => self.url.clone(),
-            path => format!("{}{path}", self.url.trim_end_matches('/')),
-        };
         let mut sent = Sent {
             id,
             status: 0,
-            url,
+            path: spec.path,
             headers,
             body,
         };
@@ -87,15 +84,20 @@ impl Sender {
         Ok(sent)
     }
 
-    /// Sends `sent` again, byte for byte, as a sender redelivers: the status it gets.
+    /// Sends `sent` again, byte for byte, to this sender's receiver (another replica, say), as
+    /// a sender redelivers: the status it gets.
     pub async fn resend(&self, sent: &Sent) -> Result<u16, Error> {
         self.deliver(sent).await
     }
 
     async fn deliver(&self, sent: &Sent) -> Result<u16, Error> {
+        let url = match sent.path {
+            "/" => self.url.clone(),
+            path => format!("{}{path}", self.url.trim_end_matches('/')),
+        };
         let answer = self
             .http
-            .post(&sent.url)
+            .post(url)
             .headers(sent.headers.clone())
             .body(sent.body.clone())
             .send()
