@@ -25,6 +25,16 @@
             self.0.url()
         }
 
+        {%- if let Some(webhooks) = client.webhooks %}
+
+        /// Sends `event` as the API would send it: signed with the scheme and first secret of
+        /// `to`'s verifier, to the receiver `to` delivers to (a service's generated
+        /// [`webhooks::router`](super::webhooks::router) under test).
+        pub async fn send_webhook(&self, to: &remcall::webhooks::Sender, event: &super::webhooks::{{ webhooks.event }}) -> Result<remcall::webhooks::Sent, remcall::Error> {
+            event.send(to).await
+        }
+        {%- endif %}
+
         /// The untyped stub: `seed`, faults for every operation (`all()`).
         pub fn inner(&self) -> &remcall::stub::Stub {
             &self.0

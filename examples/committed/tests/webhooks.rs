@@ -373,3 +373,76 @@ async fn two_replicas_handle_a_redelivery_once_between_them_through_redis() {
         "and its redelivery to the same replica is not"
     );
 }
+
+/// The API's stub sends its events too: a service's test drives its receiver and the client
+/// against one stand-in of the API.
+#[tokio::test]
+async fn the_apis_stub_sends_its_webhooks() {
+    let stub = remcall_example_committed::clients::payments::stub::PaymentsStub::start()
+        .await
+        .unwrap();
+    let books = Books::default();
+    let (_server, url) = serve(&books, webhooks::inbox(&secrets()).unwrap()).await;
+    let to = Sender::new(&url, Some(webhooks::verifier(&secrets()).unwrap()));
+    let sent = stub
+        .send_webhook(&to, &WebhookEvent::EndpointVerified)
+        .await
+        .unwrap();
+    assert_eq!(sent.status, 204);
+    assert_eq!(*books.0.verified.lock().unwrap(), 1);
+}
+
+/// The dashboard shows a receiver's counts beside the clients: in `/stats.json` and as
+/// `remcall_webhook_deliveries_total` by outcome in `/metrics`.
+#[tokio::test]
+async fn the_dashboard_counts_a_receivers_deliveries() {
+    let books = Books::default();
+    let inbox = webhooks::inbox(&secrets()).unwrap();
+    let (_server, url) = serve(&books, inbox.clone()).await;
+    let sender = Sender::new(&url, Some(webhooks::verifier(&secrets()).unwrap()));
+    WebhookEvent::EndpointVerified.send(&sender).await.unwrap();
+    let forged = remcall::reqwest::Client::new()
+        .post(&url)
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 401);
+
+    let watched = remcall::dashboard::Watched::from(Vec::new()).inbox(inbox.clone());
+    let page = Server::start(remcall::dashboard::router(watched)).await;
+    let figures = remcall::reqwest::get(format!("{}/stats.json", page.url()))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let figures: remcall::serde_json::Value = remcall::serde_json::from_slice(&figures).unwrap();
+    let counts = &figures["webhooks"][0];
+    assert_eq!(counts["client"], "Payments");
+    assert_eq!(
+        (
+            counts["received"].as_u64(),
+            counts["handled"].as_u64(),
+            counts["refused_signature"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1))
+    );
+    let metrics = remcall::reqwest::get(format!("{}/metrics", page.url()))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics
+            .contains(r#"remcall_webhook_deliveries_total{client="Payments",outcome="handled"} 1"#),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains(
+            r#"remcall_webhook_deliveries_total{client="Payments",outcome="refused_signature"} 1"#
+        ),
+        "{metrics}"
+    );
+}

@@ -188,3 +188,52 @@ async fn a_400_method_client_shows_the_methods_in_use_first_and_the_rest_collaps
     );
     dashboard.stop();
 }
+
+/// A receiver's deliveries as the page draws them: beside the clients, in a section of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_draws_a_receivers_deliveries() {
+    use remcall::webhooks::{Delivery, EventSpec, Events, Handling, Inbox};
+    static EVENTS: Events = Events {
+        client: "Hooks",
+        events: &[EventSpec {
+            name: "ping",
+            path: "/",
+            headers: &[],
+            fields: &[],
+            answer: 204,
+            payload: false,
+        }],
+    };
+    fn handled(_: std::sync::Arc<()>, _: Delivery) -> Handling {
+        Box::pin(async { Ok(()) })
+    }
+    let inbox = Inbox::unsigned();
+    let receiver = testkit::Server::start(remcall::webhooks::router(
+        &EVENTS,
+        inbox.clone(),
+        std::sync::Arc::new(()),
+        handled,
+    ))
+    .await;
+    let status = remcall::reqwest::Client::new()
+        .post(receiver.url())
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 204);
+    let watched = remcall::dashboard::Watched::from(Vec::new()).inbox(inbox);
+    let dashboard = remcall::dashboard::serve("127.0.0.1:0", watched)
+        .await
+        .unwrap();
+
+    let (dom, log) = load(&dashboard.url()).await;
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    let section = dom
+        .split("data-webhooks=\"Hooks\"")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no receiver section in {dom}"));
+    assert!(section.contains("Hooks webhooks"), "{section}");
+    assert!(section.contains("1 received · 1 handled"), "{section}");
+}

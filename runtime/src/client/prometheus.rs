@@ -68,7 +68,7 @@ pub fn text(clients: &[Observer]) -> String {
 }
 
 /// A label value: backslash, quote and newline escaped.
-fn escape(value: &str) -> String {
+pub(crate) fn escape(value: &str) -> String {
     value
         .replace('\\', "\\\\")
         .replace('"', "\\\"")

@@ -25,6 +25,9 @@
 //! `Host` that names its address (421 otherwise: no DNS rebinding).
 
 mod host;
+mod watched;
+
+pub use watched::Watched;
 
 use std::sync::Arc;
 
@@ -41,8 +44,8 @@ const PAGE: &str = include_str!("page.html");
 /// The routes: `/` (the page), `/stats.json`, `/metrics`; for a router of any state (they use
 /// none). To put them under a path of an app, [`mount`] does it, the path's trailing slash
 /// included.
-pub fn router<S: Clone + Send + Sync + 'static>(clients: Vec<Observer>) -> Router<S> {
-    let clients = Arc::new(clients);
+pub fn router<S: Clone + Send + Sync + 'static>(watched: impl Into<Watched>) -> Router<S> {
+    let clients = Arc::new(watched.into());
     let json_clients = clients.clone();
     let metric_clients = clients.clone();
     Router::new()
@@ -55,7 +58,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(clients: Vec<Observer>) -> Route
                     async move {
                         (
                             [(header::CACHE_CONTROL, "no-store")],
-                            Html(page(&snapshot(&clients))),
+                            Html(page(&snapshot_of(&clients, View::Whole))),
                         )
                     }
                 }
@@ -86,7 +89,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(clients: Vec<Observer>) -> Route
                 async move {
                     (
                         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-                        crate::prometheus::text(&clients),
+                        clients.metrics(),
                     )
                         .into_response()
                 }
@@ -99,7 +102,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(clients: Vec<Observer>) -> Route
 pub fn mount<S: Clone + Send + Sync + 'static>(
     app: Router<S>,
     path: &str,
-    clients: Vec<Observer>,
+    clients: impl Into<Watched>,
 ) -> Router<S> {
     let path = path.trim_end_matches('/').to_owned();
     let with_slash = format!("{path}/");
@@ -126,7 +129,7 @@ fn page(figures: &Value) -> String {
 /// should be reachable from other hosts: that is the caller's choice, written in `addr`.
 pub async fn serve(
     addr: impl tokio::net::ToSocketAddrs,
-    clients: Vec<Observer>,
+    clients: impl Into<Watched>,
 ) -> std::io::Result<Serving> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
@@ -167,9 +170,10 @@ impl Serving {
 /// future borrows nothing: `tokio::spawn` it.
 pub fn serve_listener(
     listener: tokio::net::TcpListener,
-    clients: Vec<Observer>,
+    clients: impl Into<Watched>,
     hosts: &[&str],
 ) -> impl std::future::Future<Output = std::io::Result<()>> + Send + 'static {
+    let clients = clients.into();
     let names: Arc<Vec<String>> = Arc::new(hosts.iter().map(|h| (*h).to_owned()).collect());
     async move {
         let bound = listener.local_addr()?.ip();
@@ -209,7 +213,7 @@ pub fn serve_listener(
 ///
 /// `history` holds 120 seconds, oldest first; a method never called has none.
 pub fn snapshot(clients: &[Observer]) -> Value {
-    snapshot_of(clients, View::Whole)
+    snapshot_of(&Watched::from(clients.to_vec()), View::Whole)
 }
 
 /// The last seconds of each history a changes view sends: a page whose asks come late (a busy
@@ -228,8 +232,9 @@ enum View {
     Changes,
 }
 
-fn snapshot_of(clients: &[Observer], view: View) -> Value {
-    let living: Vec<Value> = clients
+fn snapshot_of(watched: &Watched, view: View) -> Value {
+    let living: Vec<Value> = watched
+        .clients
         .iter()
         .filter_map(|observer| {
             let stats = match view {
@@ -285,10 +290,15 @@ fn snapshot_of(clients: &[Observer], view: View) -> Value {
             Some(value)
         })
         .collect();
-    match view {
+    let mut figures = match view {
         View::Whole => json!({ "clients": living }),
         View::Changes => json!({ "view": "changes", "clients": living }),
+    };
+    // A receiver's counts are a few numbers: whole in either view.
+    if let Some(webhooks) = watched.webhooks() {
+        figures["webhooks"] = webhooks;
     }
+    figures
 }
 
 #[cfg(test)]
