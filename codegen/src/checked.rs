@@ -88,6 +88,8 @@ pub struct Event {
     pub fields: Vec<(String, String)>,
     /// The status a handled delivery is answered with.
     pub answer: u16,
+    /// Its largest body, in bytes (none: the inbox's).
+    pub max_body: Option<u64>,
 }
 
 /// The spec's `fallback:`.

@@ -36,6 +36,7 @@ pub mod webhooks {
                 headers: &[{% for (name, value) in event.headers %}({{ "{:?}"|format(name) }}, {{ "{:?}"|format(value) }}), {% endfor %}],
                 fields: &[{% for (name, value) in event.fields %}({{ "{:?}"|format(name) }}, {{ "{:?}"|format(value) }}), {% endfor %}],
                 answer: {{ event.answer }},
+                max_body: {{ event.max_body }},
                 payload: {{ event.payload.is_some() }},
             },
             {%- endfor %}

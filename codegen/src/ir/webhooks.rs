@@ -44,6 +44,8 @@ pub struct WebhookEvent {
     pub fields: Vec<(String, String)>,
     /// The status of a handled delivery.
     pub answer: u16,
+    /// Its largest body in bytes, 0 for the inbox's.
+    pub max_body: u64,
 }
 
 /// The receiver of `webhooks`.
@@ -109,6 +111,7 @@ pub(super) fn lower(webhooks: &checked::Webhooks, types: &[checked::TypeDecl]) -
                 headers: event.headers.clone(),
                 fields: event.fields.clone(),
                 answer: event.answer,
+                max_body: event.max_body.unwrap_or(0),
             }
         })
         .collect();

@@ -135,6 +135,7 @@ impl Validator<'_> {
             headers,
             fields,
             answer,
+            max_body: event.max_body.map(|size| size.0),
         }
     }
 

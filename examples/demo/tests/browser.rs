@@ -201,6 +201,7 @@ async fn the_page_draws_a_receivers_deliveries() {
             headers: &[],
             fields: &[],
             answer: 204,
+            max_body: 0,
             payload: false,
         }],
     };

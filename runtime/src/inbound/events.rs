@@ -25,6 +25,8 @@ pub struct EventSpec {
     pub fields: &'static [(&'static str, &'static str)],
     /// The status a handled delivery is answered with.
     pub answer: u16,
+    /// Its largest body in bytes; 0: the inbox's.
+    pub max_body: u64,
     /// Whether the delivery carries a payload the receiver decodes.
     pub payload: bool,
 }
@@ -39,5 +41,18 @@ impl Events {
             }
         }
         paths
+    }
+
+    /// The most a delivery to `path` may hold: the inbox's `limit`, or less when every event
+    /// of the path declares its own.
+    pub(crate) fn read_limit(&self, path: &str, limit: usize) -> usize {
+        let mut largest: u64 = 0;
+        for event in self.events.iter().filter(|e| e.path == path) {
+            if event.max_body == 0 {
+                return limit;
+            }
+            largest = largest.max(event.max_body);
+        }
+        usize::try_from(largest).map_or(limit, |largest| largest.min(limit))
     }
 }

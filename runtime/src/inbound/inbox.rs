@@ -137,7 +137,8 @@ impl Inbox {
     ) -> Response {
         Counters::add(&self.counters.received);
         let (parts, body) = request.into_parts();
-        let body = match body::read(&parts.headers, body, self.max_body).await {
+        let limit = events.read_limit(path, self.max_body);
+        let body = match body::read(&parts.headers, body, limit).await {
             Ok(body) => body,
             Err(unread) => {
                 let status = match unread {
@@ -169,6 +170,10 @@ impl Inbox {
             return StatusCode::ACCEPTED.into_response();
         };
         let spec = &events.events[event];
+        if spec.max_body > 0 && body.len() as u64 > spec.max_body {
+            Counters::add(&self.counters.refused_size);
+            return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+        }
         let answer = StatusCode::from_u16(spec.answer).unwrap_or(StatusCode::OK);
         let now = SystemTime::now();
         if let Some(id) = &id

@@ -218,6 +218,7 @@ mod tests {
                     headers: &[("x-github-event", "issues")],
                     fields: &[],
                     answer: 200,
+                    max_body: 0,
                     payload: true,
                 },
                 EventSpec {
@@ -226,6 +227,7 @@ mod tests {
                     headers: &[("x-github-event", "issues")],
                     fields: &[("action", "opened")],
                     answer: 200,
+                    max_body: 0,
                     payload: true,
                 },
                 EventSpec {
@@ -234,6 +236,7 @@ mod tests {
                     headers: &[("x-github-event", "issues")],
                     fields: &[("action", "closed")],
                     answer: 200,
+                    max_body: 0,
                     payload: true,
                 },
                 EventSpec {
@@ -242,6 +245,7 @@ mod tests {
                     headers: &[("x-github-event", "ping")],
                     fields: &[],
                     answer: 204,
+                    max_body: 0,
                     payload: true,
                 },
                 EventSpec {
@@ -250,6 +254,7 @@ mod tests {
                     headers: &[],
                     fields: &[],
                     answer: 200,
+                    max_body: 0,
                     payload: true,
                 },
             ],

@@ -141,6 +141,9 @@ pub struct EventDef {
     pub fields: IndexMap<String, ConstValue>,
     /// The status a handled delivery is answered with (default 200).
     pub answer: Option<u16>,
+    /// The largest body of this event, below the inbox's (`64KiB`): a larger one is refused
+    /// (413); when every event of a path says one, no more than the largest is read.
+    pub max_body: Option<remcall_profile::ByteSize>,
 }
 
 /// How a method takes its optional parameters.

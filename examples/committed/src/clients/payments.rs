@@ -1858,6 +1858,7 @@ pub mod webhooks {
                 headers: &[],
                 fields: &[("type", "customer.updated")],
                 answer: 200,
+                max_body: 0,
                 payload: true,
             },
             remcall::webhooks::EventSpec {
@@ -1866,6 +1867,7 @@ pub mod webhooks {
                 headers: &[],
                 fields: &[("type", "charge.succeeded")],
                 answer: 200,
+                max_body: 0,
                 payload: true,
             },
             remcall::webhooks::EventSpec {
@@ -1874,6 +1876,7 @@ pub mod webhooks {
                 headers: &[],
                 fields: &[],
                 answer: 204,
+                max_body: 1024,
                 payload: false,
             },
         ],
