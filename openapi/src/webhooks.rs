@@ -180,7 +180,11 @@ impl Builder<'_> {
                 .follow(&place.child("schema"), &schema)
                 .map(|(_, s)| s)
                 .unwrap_or(Value::Null);
-            if let Some(value) = one_value(&schema).and_then(|v| text_of(&v))
+            // What a header can carry: visible ASCII, spaces inside.
+            let sendable = |value: &String| {
+                value.bytes().all(|b| b == b' ' || (0x21..0x7f).contains(&b))
+            };
+            if let Some(value) = one_value(&schema).and_then(|v| text_of(&v)).filter(sendable)
                 && names::is_header_name(header)
             {
                 headers.push((header.to_owned(), value));
@@ -299,6 +303,7 @@ impl Builder<'_> {
                 // A float's text is not one value (`1.0`, `1`): integers, strings, booleans.
                 if let Some(value) = one_value(&property)
                     && (value.is_string() || value.is_boolean() || value.is_i64())
+                    && !key.is_empty()
                     && !key.contains('.')
                 {
                     fields.push((key.clone(), value));
