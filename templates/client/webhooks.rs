@@ -3,8 +3,9 @@
 /// The deliveries [`{{ client.name }}`]'s API sends back: implement [`webhooks::{{ webhooks.receiver }}`] and
 /// serve [`webhooks::router`] (the runtime's `webhooks` feature; see docs/webhooks.md).
 pub mod webhooks {
-    #[allow(unused_imports)]
-    use super::*;
+    {%- if !webhooks.uses.is_empty() %}
+    use super::{ {%- for name in webhooks.uses %}{{ name }}, {% endfor -%} };
+    {%- endif %}
 
     /// One method per event the API delivers, each called once its delivery's signature is
     /// verified, its event told and its payload read; `Ok(())` answers that it was handled, an

@@ -21,6 +21,8 @@ pub struct Webhooks {
     pub receiver: String,
     /// The enum of events a test sends: `Event`, unless a type of the client has the name.
     pub event: String,
+    /// The client's types the payloads name, imported from the client's module.
+    pub uses: Vec<String>,
 }
 
 /// One event of a receiver.
@@ -115,11 +117,22 @@ pub(super) fn lower(webhooks: &checked::Webhooks, types: &[checked::TypeDecl]) -
             }
         })
         .collect();
+    let mut uses = Vec::new();
+    for payload in webhooks.events.iter().filter_map(|e| e.payload.as_ref()) {
+        let mut named = Vec::new();
+        payload.bare_names(&mut named);
+        for name in named {
+            if types.iter().any(|t| t.name == name) && !uses.contains(&name) {
+                uses.push(name);
+            }
+        }
+    }
     Webhooks {
         verifier,
         id_header,
         events,
         receiver,
         event,
+        uses,
     }
 }

@@ -1812,8 +1812,7 @@ impl PaymentsFallback for remcall::NoFallback {}
 /// The deliveries [`Payments`]'s API sends back: implement [`webhooks::Receiver`] and
 /// serve [`webhooks::router`] (the runtime's `webhooks` feature; see docs/webhooks.md).
 pub mod webhooks {
-    #[allow(unused_imports)]
-    use super::*;
+    use super::{Notice, Customer, Charge};
     /// One method per event the API delivers, each called once its delivery's signature is
     /// verified, its event told and its payload read; `Ok(())` answers that it was handled, an
     /// error answers 500 and the sender delivers it again. A method left out acknowledges its
