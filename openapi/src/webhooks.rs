@@ -182,9 +182,13 @@ impl Builder<'_> {
                 .unwrap_or(Value::Null);
             // What a header can carry: visible ASCII, spaces inside.
             let sendable = |value: &String| {
-                value.bytes().all(|b| b == b' ' || (0x21..0x7f).contains(&b))
+                value
+                    .bytes()
+                    .all(|b| b == b' ' || (0x21..0x7f).contains(&b))
             };
-            if let Some(value) = one_value(&schema).and_then(|v| text_of(&v)).filter(sendable)
+            if let Some(value) = one_value(&schema)
+                .and_then(|v| text_of(&v))
+                .filter(sendable)
                 && names::is_header_name(header)
             {
                 headers.push((header.to_owned(), value));

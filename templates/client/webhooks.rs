@@ -47,17 +47,13 @@ pub mod webhooks {
 
     /// How this API signs its deliveries, with its secrets (several during a rotation).
     pub fn verifier(secrets: &[remcall::profile::Secret]) -> Result<remcall::webhooks::Verifier, remcall::Error> {
-        remcall::webhooks::Verifier::{{ verifier }}
+        {{ verifier }}
     }
 
     /// An inbox of deliveries signed with `secrets`: bodies up to 1 MiB, payloads read
     /// strictly, each delivery handled once (its settings change on what this returns).
     pub fn inbox(secrets: &[remcall::profile::Secret]) -> Result<remcall::webhooks::Inbox, remcall::Error> {
-        let inbox = remcall::webhooks::Inbox::new(verifier(secrets)?);
-        {%- if let Some(id_header) = webhooks.id_header %}
-        let inbox = inbox.id_header(remcall::reqwest::header::HeaderName::from_static({{ "{:?}"|format(id_header) }}));
-        {%- endif %}
-        Ok(inbox)
+        Ok(remcall::webhooks::Inbox::new(verifier(secrets)?))
     }
     {%- else %}
 

@@ -10,11 +10,9 @@ use super::docs::doc_lines;
 /// The `webhooks` module of a client.
 #[derive(Debug)]
 pub struct Webhooks {
-    /// The runtime's `Verifier` constructor for the scheme, applied to `secrets` (none:
-    /// unsigned).
+    /// The runtime's `Verifier` of the scheme, made of `secrets` (none: unsigned): an
+    /// expression of `Result<Verifier, Error>`.
     pub verifier: Option<String>,
-    /// A header naming the delivery, for a scheme that signs no id.
-    pub id_header: Option<String>,
     /// The events, in spec order (their index is their place).
     pub events: Vec<WebhookEvent>,
     /// The receiver's trait: `Receiver`, unless a type of the client has the name.
@@ -52,43 +50,8 @@ pub struct WebhookEvent {
 
 /// The receiver of `webhooks`.
 pub(super) fn lower(webhooks: &checked::Webhooks, types: &[checked::TypeDecl]) -> Webhooks {
-    // The module sees the client's types through `use super::*`: its own names must not hide
-    // one a payload names.
-    let mut module = names::Taken::default();
-    for decl in types {
-        module.insert(&decl.name);
-    }
-    let mut pick = |short: &str, long: &str| {
-        let name = if module.contains(short) {
-            module.first_free(long, "")
-        } else {
-            short.to_owned()
-        };
-        module.insert(&name);
-        name
-    };
-    let receiver = pick("Receiver", "WebhookReceiver");
-    let event = pick("Event", "WebhookEvent");
-    let (verifier, id_header) = match &webhooks.signature {
-        Signature::StandardWebhooks => (Some("standard_webhooks(secrets)".to_owned()), None),
-        Signature::Stripe => (Some("stripe(secrets)".to_owned()), None),
-        Signature::GitHub => (Some("github(secrets)".to_owned()), None),
-        Signature::None => (None, None),
-        Signature::Hmac {
-            header,
-            prefix,
-            base64,
-            id_header,
-        } => {
-            let encoding = if *base64 { "Base64" } else { "Hex" };
-            (
-                Some(format!(
-                    "hmac_sha256({header:?}, {prefix:?}, remcall::webhooks::Encoding::{encoding}, secrets)"
-                )),
-                id_header.clone(),
-            )
-        }
-    };
+    let (receiver, event) = module_names(types);
+    let verifier = verifier_of(&webhooks.signature);
     let mut taken = names::Taken::default();
     let events = webhooks
         .events
@@ -117,6 +80,40 @@ pub(super) fn lower(webhooks: &checked::Webhooks, types: &[checked::TypeDecl]) -
             }
         })
         .collect();
+    let uses = payload_types(webhooks, types);
+    Webhooks {
+        verifier,
+        events,
+        receiver,
+        event,
+        uses,
+    }
+}
+
+/// The receiver's trait and its event enum: `Receiver` and `Event`, or `WebhookReceiver` and
+/// `WebhookEvent` where a type of the client has the short name (the module imports the
+/// client's types its payloads name).
+fn module_names(types: &[checked::TypeDecl]) -> (String, String) {
+    let mut module = names::Taken::default();
+    for decl in types {
+        module.insert(&decl.name);
+    }
+    let mut pick = |short: &str, long: &str| {
+        let name = if module.contains(short) {
+            module.first_free(long, "")
+        } else {
+            short.to_owned()
+        };
+        module.insert(&name);
+        name
+    };
+    let receiver = pick("Receiver", "WebhookReceiver");
+    let event = pick("Event", "WebhookEvent");
+    (receiver, event)
+}
+
+/// The client's types the payloads name, each once, in order.
+fn payload_types(webhooks: &checked::Webhooks, types: &[checked::TypeDecl]) -> Vec<String> {
     let mut uses = Vec::new();
     for payload in webhooks.events.iter().filter_map(|e| e.payload.as_ref()) {
         let mut named = Vec::new();
@@ -127,12 +124,35 @@ pub(super) fn lower(webhooks: &checked::Webhooks, types: &[checked::TypeDecl]) -
             }
         }
     }
-    Webhooks {
-        verifier,
-        id_header,
-        events,
-        receiver,
-        event,
-        uses,
-    }
+    uses
+}
+
+/// The runtime's `Verifier` of the scheme made of `secrets`, as an expression (none: unsigned);
+/// a generic HMAC's delivery-id header set on it. Names and prefixes are written as Rust
+/// string literals by `{:?}`.
+fn verifier_of(signature: &Signature) -> Option<String> {
+    let made = match signature {
+        Signature::StandardWebhooks => "standard_webhooks(secrets)".to_owned(),
+        Signature::Stripe => "stripe(secrets)".to_owned(),
+        Signature::GitHub => "github(secrets)".to_owned(),
+        Signature::None => return None,
+        Signature::Hmac {
+            header,
+            prefix,
+            base64,
+            id_header,
+        } => {
+            let encoding = if *base64 { "Base64" } else { "Hex" };
+            let mut made = format!(
+                "hmac_sha256({header:?}, {prefix:?}, remcall::webhooks::Encoding::{encoding}, secrets)"
+            );
+            if let Some(id_header) = id_header {
+                made.push_str(&format!(
+                    ".map(|verifier| verifier.id_header(remcall::reqwest::header::HeaderName::from_static({id_header:?})))"
+                ));
+            }
+            made
+        }
+    };
+    Some(format!("remcall::webhooks::Verifier::{made}"))
 }

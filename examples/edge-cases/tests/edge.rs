@@ -295,3 +295,57 @@ fn structs_read_and_write_their_wire_form() {
         assert!(error.contains(expected), "{body}: {error}");
     }
 }
+
+/// Events named by keywords, told apart by a field, signed by a generic HMAC whose sender
+/// names each delivery in a header of its own: each reaches its method once.
+#[tokio::test]
+async fn keyword_events_signed_by_a_generic_hmac_reach_their_methods_once() {
+    use remcall_edge_cases::clients::reserved::Event;
+    use remcall_edge_cases::clients::reserved::webhooks::{self, Receiver, WebhookEvent};
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Seen(Arc<Mutex<Vec<String>>>);
+    impl Receiver for Seen {
+        async fn r#type(&self, event: Event) -> Result<(), remcall::webhooks::Failure> {
+            self.0.lock().unwrap().push(format!("type {}", event.kind));
+            Ok(())
+        }
+        async fn self_(&self, event: Event) -> Result<(), remcall::webhooks::Failure> {
+            self.0.lock().unwrap().push(format!("self {}", event.kind));
+            Ok(())
+        }
+        async fn r#loop(&self) -> Result<(), remcall::webhooks::Failure> {
+            self.0.lock().unwrap().push("loop".to_owned());
+            Ok(())
+        }
+    }
+    let secrets = [remcall::profile::Secret::value("edge-secret").unwrap()];
+    let seen = Seen::default();
+    let inbox = webhooks::inbox(&secrets).unwrap();
+    let server = Server::start(webhooks::router(seen.clone(), inbox.clone())).await;
+    let sender =
+        remcall::webhooks::Sender::new(server.url(), Some(webhooks::verifier(&secrets).unwrap()));
+    let typed = WebhookEvent::Type(Event {
+        kind: "type".into(),
+    })
+    .send(&sender)
+    .await
+    .unwrap();
+    assert_eq!(typed.status, 200);
+    assert_eq!(sender.resend(&typed).await.unwrap(), 200);
+    let own = WebhookEvent::Self_(Event {
+        kind: "self".into(),
+    })
+    .send(&sender)
+    .await
+    .unwrap();
+    assert_eq!(own.status, 200);
+    assert_eq!(WebhookEvent::Loop.send(&sender).await.unwrap().status, 200);
+    assert_eq!(*seen.0.lock().unwrap(), ["type type", "self self", "loop"]);
+    assert_eq!(
+        inbox.stats().replayed,
+        1,
+        "the X-Delivery header named the redelivery"
+    );
+}

@@ -138,19 +138,9 @@ impl Inbox {
         Counters::add(&self.counters.received);
         let (parts, body) = request.into_parts();
         let limit = events.read_limit(path, self.max_body);
-        let body = match body::read(&parts.headers, body, limit).await {
+        let body = match self.read(&parts.headers, body, limit).await {
             Ok(body) => body,
-            Err(unread) => {
-                let status = match unread {
-                    Unread::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-                    Unread::Coding => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    Unread::Broken => StatusCode::BAD_REQUEST,
-                };
-                if unread != Unread::Broken {
-                    Counters::add(&self.counters.refused_size);
-                }
-                return status.into_response();
-            }
+            Err(refused) => return refused,
         };
         let id = match self.verified_id(&parts.headers, &body) {
             Ok(id) => id,
@@ -215,6 +205,26 @@ impl Inbox {
         }
         Counters::add(counter);
         status.into_response()
+    }
+
+    /// The body within `limit`, or the answer that refuses it unread.
+    async fn read(
+        &self,
+        headers: &HeaderMap,
+        body: Body,
+        limit: usize,
+    ) -> Result<Vec<u8>, Response> {
+        body::read(headers, body, limit).await.map_err(|unread| {
+            let status = match unread {
+                Unread::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+                Unread::Coding => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                Unread::Broken => StatusCode::BAD_REQUEST,
+            };
+            if unread != Unread::Broken {
+                Counters::add(&self.counters.refused_size);
+            }
+            status.into_response()
+        })
     }
 
     /// The delivery's id once its signature is checked: the one the scheme signs (or reads

@@ -57,6 +57,8 @@ pub struct Verifier {
     scheme: Scheme,
     keys: Vec<Vec<u8>>,
     tolerance: Duration,
+    /// The header naming a delivery, for a generic HMAC (its sender's own).
+    id_header: Option<HeaderName>,
 }
 
 impl fmt::Debug for Verifier {
@@ -169,7 +171,16 @@ impl Verifier {
             scheme,
             keys,
             tolerance: DEFAULT_TOLERANCE,
+            id_header: None,
         })
+    }
+
+    /// The header a generic HMAC sender names each delivery in (the same on a redelivery):
+    /// read as the delivery's id, and written by [`Verifier::sign`].
+    #[must_use]
+    pub fn id_header(mut self, name: HeaderName) -> Verifier {
+        self.id_header = Some(name);
+        self
     }
 
     /// How long a delivery's id is kept to tell a replay: twice the tolerance, which covers a
@@ -254,8 +265,12 @@ impl Verifier {
                     Encoding::Base64 => BASE64.decode(written).ok(),
                 };
                 self.any_matches(&[body], digest)?;
+                let id = self
+                    .id_header
+                    .as_ref()
+                    .and_then(|name| text(headers, name.as_str()).ok());
                 Ok(Verified {
-                    id: None,
+                    id: id.map(str::to_owned),
                     signed_at: None,
                 })
             }
@@ -318,6 +333,9 @@ impl Verifier {
                     Encoding::Base64 => BASE64.encode(digest),
                 };
                 put(header.as_str(), format!("{prefix}{written}"));
+                if let Some(name) = &self.id_header {
+                    put(name.as_str(), id.to_owned());
+                }
             }
         }
         headers

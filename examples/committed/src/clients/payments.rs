@@ -1891,8 +1891,7 @@ pub mod webhooks {
     pub fn inbox(
         secrets: &[remcall::profile::Secret],
     ) -> Result<remcall::webhooks::Inbox, remcall::Error> {
-        let inbox = remcall::webhooks::Inbox::new(verifier(secrets)?);
-        Ok(inbox)
+        Ok(remcall::webhooks::Inbox::new(verifier(secrets)?))
     }
     /// The receiver's routes: mount them where the API delivers
     /// (`Router::new().nest("/hooks", webhooks::router(receiver, inbox))`).

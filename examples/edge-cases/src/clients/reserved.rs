@@ -31,6 +31,16 @@ pub enum Keyword {
     Crate,
     Loop,
 }
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub kind: String,
+}
+impl Event {
+    /// All its fields.
+    pub fn new(kind: impl Into<String>) -> Self {
+        Self { kind: kind.into() }
+    }
+}
 static TYPE: remcall::__codegen::MethodSpec = remcall::__codegen::MethodSpec {
     index: 0,
     name: "type",
@@ -314,6 +324,170 @@ pub trait ReservedFallback: Send + Sync + 'static {
     }
 }
 impl ReservedFallback for remcall::NoFallback {}
+/// The deliveries [`Reserved`]'s API sends back: implement [`webhooks::Receiver`] and
+/// serve [`webhooks::router`] (the runtime's `webhooks` feature; see docs/webhooks.md).
+pub mod webhooks {
+    use super::Event;
+    /// One method per event the API delivers, each called once its delivery's signature is
+    /// verified, its event told and its payload read; `Ok(())` answers that it was handled, an
+    /// error answers 500 and the sender delivers it again. A method left out acknowledges its
+    /// event without handling it.
+    pub trait Receiver: Send + Sync + 'static {
+        /// The `type` event.
+        fn r#type(
+            &self,
+            event: Event,
+        ) -> impl std::future::Future<
+            Output = Result<(), remcall::webhooks::Failure>,
+        > + Send {
+            let _ = event;
+            std::future::ready(Err(remcall::webhooks::Failure::ignored()))
+        }
+        /// The `self` event.
+        fn self_(
+            &self,
+            event: Event,
+        ) -> impl std::future::Future<
+            Output = Result<(), remcall::webhooks::Failure>,
+        > + Send {
+            let _ = event;
+            std::future::ready(Err(remcall::webhooks::Failure::ignored()))
+        }
+        /// The `loop` event.
+        fn r#loop(
+            &self,
+        ) -> impl std::future::Future<
+            Output = Result<(), remcall::webhooks::Failure>,
+        > + Send {
+            std::future::ready(Err(remcall::webhooks::Failure::ignored()))
+        }
+    }
+    /// The events, as the router tells their deliveries apart.
+    pub static EVENTS: remcall::webhooks::Events = remcall::webhooks::Events {
+        client: "Reserved",
+        events: &[
+            remcall::webhooks::EventSpec {
+                name: "type",
+                path: "/",
+                headers: &[],
+                fields: &[("kind", "type")],
+                answer: 200,
+                max_body: 0,
+                payload: true,
+            },
+            remcall::webhooks::EventSpec {
+                name: "self",
+                path: "/",
+                headers: &[],
+                fields: &[("kind", "self")],
+                answer: 200,
+                max_body: 0,
+                payload: true,
+            },
+            remcall::webhooks::EventSpec {
+                name: "loop",
+                path: "/loop",
+                headers: &[],
+                fields: &[],
+                answer: 200,
+                max_body: 0,
+                payload: false,
+            },
+        ],
+    };
+    /// How this API signs its deliveries, with its secrets (several during a rotation).
+    pub fn verifier(
+        secrets: &[remcall::profile::Secret],
+    ) -> Result<remcall::webhooks::Verifier, remcall::Error> {
+        remcall::webhooks::Verifier::hmac_sha256(
+                "x-signature",
+                "sha256=",
+                remcall::webhooks::Encoding::Base64,
+                secrets,
+            )
+            .map(|verifier| {
+                verifier
+                    .id_header(
+                        remcall::reqwest::header::HeaderName::from_static("x-delivery"),
+                    )
+            })
+    }
+    /// An inbox of deliveries signed with `secrets`: bodies up to 1 MiB, payloads read
+    /// strictly, each delivery handled once (its settings change on what this returns).
+    pub fn inbox(
+        secrets: &[remcall::profile::Secret],
+    ) -> Result<remcall::webhooks::Inbox, remcall::Error> {
+        Ok(remcall::webhooks::Inbox::new(verifier(secrets)?))
+    }
+    /// The receiver's routes: mount them where the API delivers
+    /// (`Router::new().nest("/hooks", webhooks::router(receiver, inbox))`).
+    pub fn router<R: Receiver>(
+        receiver: R,
+        inbox: remcall::webhooks::Inbox,
+    ) -> remcall::webhooks::Router {
+        remcall::webhooks::router(
+            &EVENTS,
+            inbox,
+            std::sync::Arc::new(receiver),
+            dispatch::<R>,
+        )
+    }
+    fn dispatch<R: Receiver>(
+        receiver: std::sync::Arc<R>,
+        delivery: remcall::webhooks::Delivery,
+    ) -> remcall::webhooks::Handling {
+        Box::pin(async move {
+            match delivery.event() {
+                0 => receiver.r#type(delivery.payload()?).await,
+                1 => receiver.self_(delivery.payload()?).await,
+                2 => receiver.r#loop().await,
+                _ => Err(remcall::webhooks::Failure::ignored()),
+            }
+        })
+    }
+    /// An event as the API sends it, for a service's tests: `WebhookEvent::…(payload).send(&sender)`
+    /// signs it as the API would and delivers it to the receiver.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum WebhookEvent {
+        /// [`Receiver::type`].
+        Type(Event),
+        /// [`Receiver::self_`].
+        Self_(Event),
+        /// [`Receiver::loop`].
+        Loop,
+    }
+    impl remcall::webhooks::Outgoing for WebhookEvent {
+        fn event(&self) -> usize {
+            match self {
+                WebhookEvent::Type(_) => 0,
+                WebhookEvent::Self_(_) => 1,
+                WebhookEvent::Loop => 2,
+            }
+        }
+        fn payload(
+            &self,
+        ) -> Option<remcall::serde_json::Result<remcall::serde_json::Value>> {
+            match self {
+                WebhookEvent::Type(payload) => {
+                    Some(remcall::serde_json::to_value(payload))
+                }
+                WebhookEvent::Self_(payload) => {
+                    Some(remcall::serde_json::to_value(payload))
+                }
+                WebhookEvent::Loop => None,
+            }
+        }
+    }
+    impl WebhookEvent {
+        /// Sends it, signed as the API signs it, to the receiver `sender` delivers to.
+        pub async fn send(
+            &self,
+            sender: &remcall::webhooks::Sender,
+        ) -> Result<remcall::webhooks::Sent, remcall::Error> {
+            sender.send_event(&EVENTS, self).await
+        }
+    }
+}
 /// A stub of [`Reserved`]'s API, for tests (`stubs: true`): its server runs with the
 /// runtime's `stub` feature on (see docs/testing.md). Generated into the file beside this one.
 pub mod stub {
@@ -334,5 +508,10 @@ remcall::__codegen::serde_str_enum! {
         Match = "match",
         Crate = "crate",
         Loop = "loop",
+    }
+}
+remcall::__codegen::serde_struct! {
+    Event {
+        [0] required kind: String = "kind",
     }
 }

@@ -18,6 +18,16 @@ impl ReservedStub {
     pub fn url(&self) -> String {
         self.0.url()
     }
+    /// Sends `event` as the API would send it: signed with the scheme and first secret of
+    /// `to`'s verifier, to the receiver `to` delivers to (a service's generated
+    /// [`webhooks::router`](super::webhooks::router) under test).
+    pub async fn send_webhook(
+        &self,
+        to: &remcall::webhooks::Sender,
+        event: &super::webhooks::WebhookEvent,
+    ) -> Result<remcall::webhooks::Sent, remcall::Error> {
+        event.send(to).await
+    }
     /// The untyped stub: `seed`, faults for every operation (`all()`).
     pub fn inner(&self) -> &remcall::stub::Stub {
         &self.0
