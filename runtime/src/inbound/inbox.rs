@@ -102,7 +102,7 @@ impl Inbox {
             super::signature::DEFAULT_TOLERANCE * 2,
             Verifier::replay_window,
         );
-        self.replays = Store::Redis(Arc::new(crate::fleet::redis::ReplaysInRedis::new(
+        self.replays = Store::Redis(Arc::new(super::shared_replays::ReplaysInRedis::new(
             link, key, window,
         )));
         Ok(self)
@@ -247,7 +247,7 @@ impl Inbox {
 enum Store {
     Memory(Arc<Replays>),
     #[cfg(feature = "redis")]
-    Redis(Arc<crate::fleet::redis::ReplaysInRedis>),
+    Redis(Arc<super::shared_replays::ReplaysInRedis>),
 }
 
 impl Store {

@@ -1,8 +1,8 @@
 //! What a fleet shares, kept in Redis (feature `redis`): the rate limit (`rate_limit.shared`,
 //! limit.rs), the retry budget (`retry.budget.shared`, budget.rs), the server's quotas
-//! (`quota.shared`, quota.rs), kept answers (`cache.shared`, cache.rs) and the ids of webhook
-//! deliveries seen (replays.rs), over one connection each with the failure handling they share
-//! (this file).
+//! (`quota.shared`, quota.rs) and kept answers (`cache.shared`, cache.rs), over one connection
+//! each with the failure handling they share (this file), which the webhooks' shared replays
+//! (inbound/shared_replays.rs) use too.
 //!
 //! Redis is waited on for `timeout`, or longer when its measured round trips need longer: on a
 //! loaded host a command's answer waits for the runtime to read it, and a fixed 50 ms would
@@ -15,16 +15,12 @@ mod budget;
 mod cache;
 mod limit;
 mod quota;
-#[cfg(feature = "webhooks")]
-mod replays;
 mod rtt;
 
 pub(crate) use budget::BudgetInRedis;
 pub(crate) use cache::CacheInRedis;
 pub(crate) use limit::{Admission, LimiterInRedis};
 pub(crate) use quota::QuotasInRedis;
-#[cfg(feature = "webhooks")]
-pub(crate) use replays::ReplaysInRedis;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -336,7 +332,7 @@ impl Link {
 }
 
 /// A key of this crate's, hash-tagged so that Redis Cluster puts a key's parts in one slot.
-fn tagged(key: &str, part: &str) -> String {
+pub(crate) fn tagged(key: &str, part: &str) -> String {
     format!("remcall:{{{key}}}:{part}")
 }
 

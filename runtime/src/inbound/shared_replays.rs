@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use super::{Link, tagged};
-use crate::inbound::replays::{Replays, Seen};
+use super::replays::{Replays, Seen};
+use crate::fleet::redis::{Link, tagged};
 
 /// Delivery ids kept in Redis, with a local memory for when it cannot be reached.
 #[derive(Debug)]
@@ -28,7 +28,7 @@ impl ReplaysInRedis {
             link,
             prefix: tagged(key, "delivery"),
             keep_for,
-            local: Replays::new(keep_for, crate::inbound::replays::DEFAULT_CAPACITY),
+            local: Replays::new(keep_for, super::replays::DEFAULT_CAPACITY),
         }
     }
 
