@@ -464,14 +464,21 @@ fn a_tag_only_unions_use_is_theirs_to_write_and_a_union_of_one_alternative_is_th
     // Two string enums merged into one: that enum, under the union's name and doc.
     d.has("  SortMode:\n    doc: How to sort.\n    enum:");
     assert!(!spec.contains("SortModeValue"), "{spec}");
-    // The generated union names its variants without repeating its own name.
+    // The generated union names its variants without repeating its own name; the alternative
+    // that holds its tag alone is a plain variant, with its struct's doc, and no struct.
     let generated = d.generated();
     let module = &generated.code;
     assert!(
-        module.contains("Creating(DiskStateCreating) writes \"creating\"")
+        module.contains("Creating() writes \"creating\"")
+            && module.contains("Growing(DiskStateGrowing) writes \"growing\"")
             && module.contains("Attached(Attached) = \"attached\""),
         "{module}"
     );
+    assert!(
+        module.contains("/// Being made.\n    Creating,"),
+        "{module}"
+    );
+    assert!(!module.contains("pub struct DiskStateCreating"), "{module}");
 }
 
 fn hierarchies() -> Described {

@@ -123,6 +123,7 @@ pub mod __codegen {
     /// alternative does not hold.
     pub mod union {
         pub use crate::decode::owned::Owned;
+        pub use crate::decode::tag_only::TagOnly;
         pub use crate::decode::union::{Alternative, Candidate, Fits, read, tagged, untagged};
         pub use crate::wire::tag_first::write_tagged;
     }

@@ -15,7 +15,7 @@ pub enum {{ ty.name }} {
     {%- for line in variant.doc %}
     #[doc = {{ "{:?}"|format(line) }}]
     {%- endfor %}
-    {{ variant.name }}({{ variant.wire }}),
+    {{ variant.name }}{% if !variant.plain %}({{ variant.wire }}){% endif %},
     {%- endfor %}
     {%- if ty.open %}
     /// A value none of the alternatives reads, kept as it came.

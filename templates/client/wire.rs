@@ -7,7 +7,7 @@ remcall::__codegen::serde_union! {
     {{ ty.name }}{% if let Some(tag) = ty.tag %} tag {{ "{:?}"|format(tag) }}{% endif %} {
 {%- for variant in ty.variants %}
 {%- if ty.tag.is_some() %}
-        {{ variant.name }}({{ variant.wire }}) {% if variant.writes_tag %}writes{% else %}={% endif %} {% for value in variant.tags %}{{ "{:?}"|format(value) }}{% if !loop.last %} | {% endif %}{% endfor %},
+        {{ variant.name }}({% if !variant.plain %}{{ variant.wire }}{% endif %}) {% if variant.writes_tag %}writes{% else %}={% endif %} {% for value in variant.tags %}{{ "{:?}"|format(value) }}{% if !loop.last %} | {% endif %}{% endfor %},
 {%- else %}
         {{ variant.name }}({{ variant.wire }}) => {{ variant.fits }},
 {%- endif %}

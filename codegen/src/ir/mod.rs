@@ -12,6 +12,7 @@ mod fits;
 mod methods;
 mod model;
 mod stubs;
+mod tag_only;
 mod types;
 mod webhooks;
 
@@ -52,9 +53,11 @@ fn lower_types(client: &checked::Client, cycles: &Containment) -> Vec<TypeDecl> 
         .filter(|b| b.encoding == BodyEncoding::Multipart)
         .filter_map(|b| b.ty.bare())
         .collect();
+    let unneeded = tag_only::unneeded(client);
     client
         .types
         .iter()
+        .filter(|decl| !unneeded.contains(&decl.name))
         .map(|decl| {
             let mut lowered = lower_type(decl, &client.types, cycles, client.rename_all.as_deref());
             if multipart_bodies.contains(decl.name.as_str())

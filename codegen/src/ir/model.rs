@@ -119,6 +119,9 @@ pub struct Variant {
     pub doc: Vec<String>,
     /// A union alternative the union has a `From` of (no other alternative has its type).
     pub from: bool,
+    /// A tagged union's alternative that holds its tag alone (its struct declares nothing):
+    /// a plain variant, `DiskState::Creating`.
+    pub plain: bool,
 }
 
 /// A struct field.

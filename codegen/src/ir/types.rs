@@ -63,26 +63,51 @@ pub(super) fn lower_type(
                 .iter()
                 .map(|a| {
                     let ty = cycles.box_recursion(&a.ty, type_name);
-                    let doc = item_doc(a.doc.as_ref(), &a.variant);
+                    let plain = u.tag.is_some().then(|| tag_only(&a.ty, types)).flatten();
+                    // A plain variant's doc is its struct's, where the alternative has none.
+                    let doc = a.doc.as_ref().or(plain.and_then(|decl| decl.doc.as_ref()));
                     Variant {
                         name: a.variant.clone(),
                         wire: ty.render(),
                         tags: a.tags.clone(),
                         writes_tag: a.writes_tag,
                         fits: fits(&a.ty, types, rename_all),
-                        doc,
+                        doc: item_doc(doc, &a.variant),
                         from: false,
+                        plain: plain.is_some(),
                     }
                 })
                 .collect();
             // `From` each alternative's type, where no other alternative has the same one.
             let wires: Vec<String> = out.variants.iter().map(|v| v.wire.clone()).collect();
             for variant in &mut out.variants {
-                variant.from = wires.iter().filter(|w| **w == variant.wire).count() == 1;
+                variant.from =
+                    !variant.plain && wires.iter().filter(|w| **w == variant.wire).count() == 1;
             }
         }
     }
     out
+}
+
+/// The struct `ty` names when it declares nothing (no field, no other key kept, no generics):
+/// a tagged union's alternative of that type holds its tag alone.
+pub(super) fn tag_only<'t>(
+    ty: &Ty,
+    types: &'t [checked::TypeDecl],
+) -> Option<&'t checked::TypeDecl> {
+    let name = ty.bare()?;
+    let decl = types.iter().find(|t| t.name == name)?;
+    match &decl.shape {
+        Shape::Struct(s)
+            if s.fields.is_empty()
+                && s.additional.is_none()
+                && s.flatten.is_none()
+                && decl.generics.is_empty() =>
+        {
+            Some(decl)
+        }
+        _ => None,
+    }
 }
 
 /// A struct's fields, and what it derives or is built with besides its fields.
@@ -176,5 +201,6 @@ fn enum_variant(value: &checked::EnumValue) -> Variant {
         fits: String::new(),
         doc,
         from: false,
+        plain: false,
     }
 }

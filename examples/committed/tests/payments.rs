@@ -37,6 +37,8 @@ fn source(id: &str) -> Value {
         "wallet_1" => entity("wallet"),
         "broken_1" | "bad_brand_1" => entity("card"),
         "sepa_1" => json!({ "object": "sepa_debit" }),
+        "cash_1" => json!({ "object": "cash" }),
+        "cash_2" => json!({ "object": "cash", "counter": 3 }),
         _ => json!({ "id": id }),
     };
     let extra = match id {
@@ -266,6 +268,43 @@ async fn an_alternative_without_the_tag_field_is_read_by_it_and_written_with_it(
         text,
         format!(r#"{{"object":"sepa_debit","iban":"{iban}"}}"#)
     );
+}
+
+/// An alternative that holds nothing but its tag is a plain variant: read from its tag, written
+/// as its tag alone, stored so by the server; a key beside the tag is drift, not an error.
+#[tokio::test]
+async fn a_tag_only_alternative_is_a_plain_variant_read_and_written_as_its_tag() {
+    let (payments, received, _server) = client().await;
+    let cash = payments.get_source("cash_1").await.unwrap();
+    assert_eq!(cash, PaymentSource::Cash);
+    assert_eq!(
+        remcall::serde_json::to_value(&cash).unwrap(),
+        source("cash_1")
+    );
+    let charge = Charge {
+        id: "ch_3".into(),
+        created: 4,
+        livemode: false,
+        amount: Amount::I64(500),
+        source: PaymentSource::Cash,
+        vote: None,
+        additional_properties: Default::default(),
+    };
+    let answer = payments.create_charge(&charge).await.unwrap();
+    assert_eq!(answer.source, PaymentSource::Cash);
+    assert_eq!(
+        received.lock().unwrap()[0]["source"],
+        json!({ "object": "cash" })
+    );
+    let counted = payments.get_source("cash_2").await.unwrap();
+    assert_eq!(
+        counted,
+        PaymentSource::Cash,
+        "an undeclared key beside the tag"
+    );
+    let stats = payments.stats();
+    let read = stats.method("get_source").expect("get_source's statistics");
+    assert_eq!(read.undeclared, 1, "the counter, not the tag: {read:?}");
 }
 
 #[tokio::test]

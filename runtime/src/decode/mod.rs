@@ -15,6 +15,7 @@ pub(crate) mod located;
 pub(crate) mod owned;
 pub(crate) mod record;
 pub(crate) mod response;
+pub(crate) mod tag_only;
 pub(crate) mod undeclared;
 pub(crate) mod union;
 

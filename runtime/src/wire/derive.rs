@@ -280,7 +280,8 @@ macro_rules! __serde_int_enum {
 /// keys an object needs, every key it declares or value a string enum knows, and the fields
 /// that hold one value, which rank the alternatives); tagged (`tag "field"` first), its
 /// `Serialize` too: `Variant(Type) = "value" | "other value"` each for an alternative holding
-/// its tag in a field, `Variant(Type) writes "value"` for one the union writes the tag of. Then
+/// its tag in a field, `Variant(Type) writes "value"` for one the union writes the tag of,
+/// `Variant() writes "value"` for a plain variant whose object holds its tag alone. Then
 /// `open: Other` when a value no alternative reads is kept in `Other(serde_json::Value)`.
 #[doc(hidden)]
 #[macro_export]
@@ -318,7 +319,7 @@ macro_rules! __serde_union {
     };
     (
         $name:ident tag $tag:literal {
-            $($variant:ident($ty:ty) $how:tt $($value:literal)|+),* $(,)?
+            $($variant:ident $held:tt $how:tt $($value:literal)|+),* $(,)?
         }
         $(open: $other:ident)?
     ) => {
@@ -326,8 +327,8 @@ macro_rules! __serde_union {
             $name,
             serialize(self, serializer) {
                 match self {
-                    $(Self::$variant(value) => $crate::__serde_union!(
-                        @write $how serializer, $name, $tag, value, $($value)|+
+                    $($crate::__serde_union!(@pattern $name $variant value $held) => $crate::__serde_union!(
+                        @write $how serializer, $name, $tag, value $held, $($value)|+
                     ),)*
                     $(Self::$other(value) => $crate::serde::Serialize::serialize(value, serializer),)?
                 }
@@ -339,20 +340,42 @@ macro_rules! __serde_union {
                     $tag,
                     &[$($((
                         $value,
-                        |value| $crate::__codegen::union::read::<$ty, Self>(value, Self::$variant),
+                        $crate::__serde_union!(@read $name $variant $held),
                     ),)+)*],
                     $crate::__serde_str_enum!(@other $($other)?),
                 )
             }
         }
     };
+    // An alternative holding a value, and a plain one (tag-only: the tag is all it holds).
+    (@pattern $name:ident $variant:ident $value:ident ($ty:ty)) => { $name::$variant($value) };
+    (@pattern $name:ident $variant:ident $value:ident ()) => { $name::$variant };
+    (@read $name:ident $variant:ident ($ty:ty)) => {
+        |value| $crate::__codegen::union::read::<$ty, $name>(value, $name::$variant)
+    };
+    (@read $name:ident $variant:ident ()) => {
+        |value| $crate::__codegen::union::read::<$crate::__codegen::union::TagOnly, $name>(
+            value,
+            |_| $name::$variant,
+        )
+    };
     // An alternative that keeps its tag in a field of its own is written as it is.
-    (@write = $serializer:ident, $name:ident, $tag:literal, $value:ident, $($tags:literal)|+) => {
+    (@write = $serializer:ident, $name:ident, $tag:literal, $value:ident ($ty:ty), $($tags:literal)|+) => {
         $crate::serde::Serialize::serialize($value, $serializer)
     };
     // One that does not is written with its one tag value first.
-    (@write writes $serializer:ident, $name:ident, $tag:literal, $value:ident, $one:literal) => {
+    (@write writes $serializer:ident, $name:ident, $tag:literal, $value:ident ($ty:ty), $one:literal) => {
         $crate::__codegen::union::write_tagged($serializer, stringify!($name), $tag, $one, $value)
+    };
+    // A plain variant is its tag alone.
+    (@write writes $serializer:ident, $name:ident, $tag:literal, $value:ident (), $one:literal) => {
+        $crate::__codegen::union::write_tagged(
+            $serializer,
+            stringify!($name),
+            $tag,
+            $one,
+            &$crate::__codegen::union::TagOnly,
+        )
     };
 }
 

@@ -164,12 +164,14 @@ impl PaymentSourceSepaDebit {
         Self { iban: iban.into() }
     }
 }
-/// A card, a bank account or a SEPA debit, told apart by `object`.
+/// A card, a bank account, a SEPA debit or cash, told apart by `object`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PaymentSource {
     Card(Card),
     BankAccount(BankAccount),
     SepaDebit(PaymentSourceSepaDebit),
+    /// Cash at the counter, nothing to say but its tag (`PaymentSource::Cash`, a plain variant).
+    Cash,
     /// A value none of the alternatives reads, kept as it came.
     Other(remcall::serde_json::Value),
 }
@@ -2047,6 +2049,7 @@ remcall::__codegen::serde_union! {
         Card(Card) = "card",
         BankAccount(BankAccount) = "bank_account",
         SepaDebit(PaymentSourceSepaDebit) writes "sepa_debit",
+        Cash() writes "cash",
     }
     open: Other
 }
