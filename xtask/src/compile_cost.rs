@@ -1,6 +1,7 @@
 //! `cargo xtask compile-cost [--baseline REV] DOC…`: what a user pays to compile the client of
 //! each description, side by side in one run: remcall's client, the client the generator at git
-//! revision REV makes (built in a worktree of its own), and progenitor's where it can generate
+//! revision REV makes against that revision's runtime (both built in a worktree of its own),
+//! and progenitor's where it can generate
 //! one. Each is a crate of its own whose dependencies are built first; then the client crate
 //! alone is built again (debug, `CARGO_INCREMENTAL=0`), timed, with rustc's peak memory. The
 //! contestants of one document are built one after another, so the machine's noise falls on
@@ -61,9 +62,11 @@ pub(crate) fn run(
             &scratch.join(format!("remcall-{name}")),
         )
         .and_then(|krate| build(&krate, &scratch.join("target")));
+        // The baseline's client against the baseline's runtime: what a user of that revision
+        // compiled (the runtime's generic code is instantiated in the client crate).
         let theirs = match &old_cli {
             Some(old) => remcall_crate(
-                root,
+                &scratch.join("baseline-tree"),
                 old,
                 document,
                 &scratch.join(format!("baseline-{name}")),

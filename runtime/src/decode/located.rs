@@ -20,10 +20,13 @@ pub(crate) fn locating() -> bool {
 /// "`Contents.content` (at `$.content`): null, where the description says a string".
 pub(crate) fn locate<T: DeserializeOwned>(body: &[u8]) -> Option<String> {
     context::forget_failed_field();
-    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    // Read again from the body's JSON value, as lax mode reads it (`lax.rs`): one more way of
+    // reading every type, not two, compiled into each client. A body that is not JSON at all
+    // has its place in the parser's own error.
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
     let decoded = {
         let _locating = context::set(Switch::Locating, true);
-        serde_path_to_error::deserialize::<_, T>(&mut deserializer)
+        serde_path_to_error::deserialize::<_, T>(&value)
     };
     let error = match decoded {
         Ok(_) => return None,

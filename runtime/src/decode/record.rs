@@ -76,7 +76,7 @@ impl From<&'static str> for Unfinished {
 
 /// Reads `T` from a map (a JSON object).
 pub fn read<'de, T: Record<'de>, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
-    deserializer.deserialize_struct(T::NAME, T::FIELDS, RecordVisitor(PhantomData))
+    deserializer.deserialize_map(RecordVisitor(PhantomData))
 }
 
 /// Reads one field's value into `slot`; `false`, reading nothing, when it is already filled.
@@ -220,66 +220,102 @@ impl<'de, T: Record<'de>> Visitor<'de> for RecordVisitor<T> {
         write!(formatter, "struct {}", T::NAME)
     }
 
+    // Generic over the struct and over the reader (each way of reading JSON): kept to the
+    // loop that must call the reader, so each struct's copies are small; what depends on the
+    // struct alone is in `finish`, what depends on neither in `Keys`.
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
         let mut slots = T::slots();
         let seed = KeySeed {
             fields: T::FIELDS,
             keep_others: T::KEEPS_OTHERS,
         };
-        // Whether a key was a field, where the notes of this struct's undeclared keys start,
-        // and the first few of those keys (for the error of an object that shares none).
-        let mut any_field = false;
-        let tag = super::context::take_variant_tag();
-        let mut undeclared_from = None;
-        let mut strangers: Vec<String> = Vec::new();
+        let mut keys = Keys::new();
         while let Some(key) = map.next_key_seed(seed)? {
             match key {
                 Key::Field(index) => {
-                    any_field = true;
-                    let read = T::read(&mut slots, index, &mut map).inspect_err(|_| {
-                        super::context::note_failed_field(T::NAME, T::FIELDS[index]);
-                    });
-                    if !read? {
-                        return Err(de::Error::duplicate_field(T::FIELDS[index]));
+                    keys.any_field = true;
+                    match T::read(&mut slots, index, &mut map) {
+                        Ok(true) => {}
+                        Ok(false) => return Err(de::Error::duplicate_field(T::FIELDS[index])),
+                        Err(error) => {
+                            super::context::note_failed_field(T::NAME, T::FIELDS[index]);
+                            return Err(error);
+                        }
                     }
                 }
                 Key::Other(key) => T::read_other(&mut slots, key, &mut map)?,
-                Key::Undeclared(key) if tag.as_deref() == Some(&*key) => {
-                    map.next_value::<de::IgnoredAny>()?;
+                Key::Undeclared(key) if keys.is_tag(&key) => {
+                    map.next_value::<IgnoredAny>()?;
                 }
                 Key::Undeclared(key) => {
                     let came = map.next_value::<undeclared::Kind>()?.0;
-                    let at = undeclared::key(T::NAME, &key, came);
-                    undeclared_from = undeclared_from.or(at);
-                    if strangers.len() < undeclared::STRANGERS_NAMED {
-                        strangers.push(key.into_owned());
-                    }
+                    keys.undeclared(T::NAME, key, came);
                 }
             }
         }
-        if !strangers.is_empty() && !any_field && !T::FIELDS.is_empty() {
-            // Strict is strict about shape: an object that has keys, none of them the struct's,
-            // is not one of it (25 empty items from a list of another shape were no error).
-            // Lax keeps what it can, and the drift says so.
-            if !super::context::is_on(super::context::Switch::Lax) {
-                return Err(de::Error::custom(undeclared::shares_no_key(
-                    T::NAME,
-                    T::FIELDS,
-                    &strangers,
-                )));
-            }
-            if let Some(from) = undeclared_from {
-                undeclared::stranger(T::NAME, T::FIELDS, from);
-            }
-        }
-        T::finish(slots).map_err(|unfinished| match unfinished {
-            Unfinished::Missing(missing) => {
-                super::context::note_failed_field(T::NAME, missing);
-                de::Error::missing_field(missing)
-            }
-            Unfinished::Flattened(why) => de::Error::custom(format_args!("{}: {why}", T::NAME)),
-        })
+        finish::<T>(slots, &keys).map_err(de::Error::custom)
     }
+}
+
+/// What the keys of one object said, beside the fields read: whether one was a field, the
+/// variant's tag to skip, where this struct's notes of undeclared keys start, and the first few
+/// of those keys (for the error of an object that shares none).
+struct Keys {
+    any_field: bool,
+    tag: Option<String>,
+    undeclared_from: Option<usize>,
+    strangers: Vec<String>,
+}
+
+impl Keys {
+    fn new() -> Keys {
+        Keys {
+            any_field: false,
+            tag: super::context::take_variant_tag(),
+            undeclared_from: None,
+            strangers: Vec::new(),
+        }
+    }
+
+    fn is_tag(&self, key: &str) -> bool {
+        self.tag.as_deref() == Some(key)
+    }
+
+    fn undeclared(&mut self, owner: &'static str, key: Cow<'_, str>, came: &'static str) {
+        let at = undeclared::key(owner, &key, came);
+        self.undeclared_from = self.undeclared_from.or(at);
+        if self.strangers.len() < undeclared::STRANGERS_NAMED {
+            self.strangers.push(key.into_owned());
+        }
+    }
+}
+
+/// The struct from what was read, or the error's text: an object none of whose keys is a
+/// field (strict), a required field that never came, a flattened union that does not read.
+fn finish<'de, T: Record<'de>>(slots: T::Slots, keys: &Keys) -> Result<T, String> {
+    if !keys.strangers.is_empty() && !keys.any_field && !T::FIELDS.is_empty() {
+        // Strict is strict about shape: an object that has keys, none of them the struct's,
+        // is not one of it (25 empty items from a list of another shape were no error).
+        // Lax keeps what it can, and the drift says so.
+        if !super::context::is_on(super::context::Switch::Lax) {
+            return Err(undeclared::shares_no_key(
+                T::NAME,
+                T::FIELDS,
+                &keys.strangers,
+            ));
+        }
+        if let Some(from) = keys.undeclared_from {
+            undeclared::stranger(T::NAME, T::FIELDS, from);
+        }
+    }
+    T::finish(slots).map_err(|unfinished| match unfinished {
+        Unfinished::Missing(missing) => {
+            super::context::note_failed_field(T::NAME, missing);
+            // serde's own words for it (`de::Error::missing_field`).
+            format!("missing field `{missing}`")
+        }
+        Unfinished::Flattened(why) => format!("{}: {why}", T::NAME),
+    })
 }
 
 /// A key: a field's position, another key the struct keeps, or one it does not declare
