@@ -140,7 +140,15 @@ async fn webhook(graph: &LangGraph) -> Result<(), remcall::Error> {
         end.values.and_then(|v| v.answer).as_deref(),
         Some("plan for hook, said")
     );
+    // The handler gave the run over before the receiver counted it handled: wait for the count.
+    let counted = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while inbox.stats().handled == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await;
     let stats = inbox.stats();
+    assert!(counted.is_ok(), "{stats:?}");
     assert_eq!((stats.received, stats.handled), (1, 1), "{stats:?}");
     println!(
         "a run with a webhook posted its end to the generated receiver: {} {}, {} delivery(ies) with keys the spec does not declare (drift)",
