@@ -34,9 +34,16 @@ impl Delivery {
         }
         read.map_err(|located| Failure {
             kind: Kind::Undecodable,
-            told: located,
+            told: where_of(&located),
         })
     }
+}
+
+/// Where a payload does not read (`` `Customer.email` (at `$.data.email`) ``), without what
+/// came there: the log names the place, never a value of the sender's.
+fn where_of(located: &str) -> String {
+    let place = located.split_once(": ").map_or(located, |(place, _)| place);
+    format!("the payload does not read {place}")
 }
 
 /// Why a receiver's method did not handle its event: answered 500, so the sender delivers it

@@ -72,6 +72,7 @@ impl Replays {
     /// Whether the delivery `id`, received `now`, is the first of its id within the window.
     /// Linear in the ids that expired since the last call, at most.
     pub fn check(&self, id: &str, now: SystemTime) -> Seen {
+        let id = &*kept(id);
         let mut seen = self
             .seen
             .lock()
@@ -98,12 +99,31 @@ impl Replays {
     /// Forgets `id`, so its next delivery is handled: the receiver did not handle this one.
     /// Its entry in the order stays, a husk, until it expires or is pushed out.
     pub fn forget(&self, id: &str) {
+        let id = &*kept(id);
         self.seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .at
             .remove(id);
     }
+}
+
+/// The longest id kept as it came; a longer one is kept as its SHA-256 (in hex), so the
+/// memory a sender's ids take is bounded by their count, not by what they write.
+const LONGEST_KEPT: usize = 128;
+
+fn kept(id: &str) -> std::borrow::Cow<'_, str> {
+    if id.len() <= LONGEST_KEPT {
+        return id.into();
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(id.as_bytes());
+    let mut hex = String::with_capacity(2 * digest.len() + 7);
+    hex.push_str("sha256:");
+    for byte in digest {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex.into()
 }
 
 #[cfg(test)]
@@ -138,6 +158,16 @@ mod tests {
         assert_eq!(replays.check("a", at(1000)), Seen::First, "forgotten");
         let seen = replays.seen.lock().unwrap();
         assert!(seen.at.len() <= 3 && seen.order.len() <= 3);
+    }
+
+    #[test]
+    fn a_long_id_is_kept_as_its_digest_and_still_tells_a_redelivery() {
+        let replays = Replays::new(Duration::from_secs(600), 10);
+        let long = "x".repeat(64 * 1024);
+        assert_eq!(replays.check(&long, at(1000)), Seen::First);
+        assert_eq!(replays.check(&long, at(1001)), Seen::Again);
+        let seen = replays.seen.lock().unwrap();
+        assert!(seen.at.keys().all(|id| id.len() <= LONGEST_KEPT), "bounded");
     }
 
     #[test]
