@@ -83,6 +83,13 @@ impl Builder<'_> {
         }
         self.spec.webhooks.events = found.into_iter().map(|f| f.event).collect();
         self.spec.summary.events = self.spec.webhooks.events.len();
+        if !self.spec.webhooks.events.is_empty() {
+            self.note(
+                &top,
+                false,
+                "the description's webhook events are a typed receiver beside the client (`webhooks::`): the crate builds it with remcall's `webhooks` feature",
+            );
+        }
     }
 
     /// The path items of events: `webhooks` and `x-webhooks` entries by their key, callbacks

@@ -12,7 +12,9 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
-use crate::corpus::{document_label, progenitor_crate, progenitor_tool, scratch_manifest};
+use crate::corpus::{
+    document_label, progenitor_crate, progenitor_tool, runtime_dependency, scratch_manifest,
+};
 
 /// One build: seconds and peak memory, or why there is none.
 enum Cost {
@@ -197,7 +199,7 @@ fn remcall_crate(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    scratch_manifest(root, krate, &name, "remcall = { path = \"RUNTIME\" }")?;
+    scratch_manifest(root, krate, &name, runtime_dependency(&krate.join("src")))?;
     Ok(krate.to_path_buf())
 }
 

@@ -119,7 +119,7 @@ pub(crate) fn run(root: &Path, dir: &Path, depth: Depth) -> anyhow::Result<()> {
                     root,
                     &krate,
                     &format!("remcall-{name}"),
-                    "remcall = { path = \"RUNTIME\" }",
+                    runtime_dependency(&krate.join("src")),
                 )?;
                 row.check = Some(cargo(root, &krate, "check")?);
                 row.clippy_warnings = Some(clippy_warnings(root, &krate)?);
@@ -331,6 +331,24 @@ fn faithful_of(summary: &str) -> (usize, usize) {
 }
 
 /// A scratch crate's manifest, its own workspace, with the main workspace's lock file.
+/// The runtime as a user of the generated client depends on it: with its `webhooks` feature
+/// when the client has a receiver (a description that declares webhooks or callbacks).
+pub(crate) fn runtime_dependency(src: &Path) -> &'static str {
+    let has_receiver = std::fs::read_dir(src)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|entry| {
+            std::fs::read_to_string(entry.path())
+                .is_ok_and(|code| code.contains("pub mod webhooks {"))
+        });
+    if has_receiver {
+        "remcall = { path = \"RUNTIME\", features = [\"webhooks\"] }"
+    } else {
+        "remcall = { path = \"RUNTIME\" }"
+    }
+}
+
 pub(crate) fn scratch_manifest(
     root: &Path,
     krate: &Path,
