@@ -1,5 +1,5 @@
 //! The spec an import writes, as plain data: its types, methods, profile and summary, which
-//! `emit.rs` writes as YAML. The walk that fills it is `walk.rs`.
+//! `emit/` writes as YAML. The walk that fills it is `walk.rs`.
 
 use indexmap::IndexMap;
 use serde_json::Value;
