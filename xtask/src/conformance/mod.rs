@@ -92,7 +92,11 @@ pub(crate) fn run(
         let tally = match one(root, &cli, &prism, &scratch, document, &name, mode) {
             Ok(tally) => tally,
             Err(error) => {
-                rows.push(format!("| {name} | not run: {error:#} | | | | | |"));
+                // The table keeps a line; the whole of it (a build's output) goes to stderr.
+                let error = format!("{error:#}");
+                eprintln!("{name}: {error}");
+                let first = error.lines().next().unwrap_or_default();
+                rows.push(format!("| {name} | not run: {first} | | | | | |"));
                 not_run.push(name);
                 continue;
             }
@@ -309,13 +313,13 @@ fn one(
         .env("CARGO_TARGET_DIR", &target)
         .output()?;
     if !built.status.success() {
+        // The whole of what cargo said but the linker's command line (thousands of arguments):
+        // a failed link's cause (a missing symbol, a full disk) is on the lines after its first.
         let stderr = String::from_utf8_lossy(&built.stderr);
+        let said: Vec<&str> = stderr.lines().filter(|l| l.len() <= 2_000).collect();
         bail!(
-            "the driver does not build: {}",
-            stderr
-                .lines()
-                .find(|l| l.contains("error"))
-                .unwrap_or_default()
+            "the driver does not build:\n{}",
+            said[said.len().saturating_sub(40)..].join("\n")
         );
     }
     let binary = target.join("debug").join(format!(
