@@ -5,6 +5,7 @@ mod keys;
 mod load;
 pub mod model;
 mod openapi;
+mod parse;
 mod shape;
 mod spans;
 
