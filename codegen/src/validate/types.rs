@@ -6,7 +6,7 @@ use super::Validator;
 use crate::checked;
 use crate::diagnostic::did_you_mean;
 use crate::names;
-use crate::spec::model::{ConstValue, EnumValueDef, TypeDef, WireValue};
+use crate::spec::model::{ConstValue, TypeDef};
 use crate::types::{PRIMITIVES, STD_NAMES, Ty};
 
 impl Validator<'_> {
@@ -401,103 +401,6 @@ impl Validator<'_> {
             return None;
         }
         Some((marker, value.clone()))
-    }
-
-    fn enum_def(
-        &mut self,
-        source: usize,
-        key: &str,
-        values: &[EnumValueDef],
-        open: bool,
-    ) -> Option<Own> {
-        if values.is_empty() {
-            self.push(
-                self.spec
-                    .at_key(source, key, "an enum needs at least one value"),
-            );
-            return None;
-        }
-        let integer = matches!(values[0].value, WireValue::Int(_));
-        let mut out = Vec::new();
-        let mut taken = names::Taken::default();
-        let mut seen_wire: HashMap<String, usize> = HashMap::new();
-        for (i, value) in values.iter().enumerate() {
-            let at = format!("{key}.enum.{i}");
-            let wire = match &value.value {
-                WireValue::Str(text) if !integer => text.clone(),
-                WireValue::Int(n) if integer => n.to_string(),
-                _ => {
-                    self.push(
-                        self.spec
-                            .at(
-                                source,
-                                &at,
-                                "an enum's values are all strings or all integers",
-                            )
-                            .help("quote the numbers to make them strings: `\"1\"`"),
-                    );
-                    return None;
-                }
-            };
-            if let Some(first) = seen_wire.insert(wire.clone(), i) {
-                self.push(self.spec.at(
-                    source,
-                    &at,
-                    format!(
-                        "value `{}` is listed twice (first as value {first})",
-                        wire.escape_default()
-                    ),
-                ));
-            }
-            let variant = self.variant_name(source, &at, value, &wire, i, &mut taken);
-            taken.insert(&variant);
-            out.push(checked::EnumValue {
-                variant,
-                wire,
-                doc: value.doc.clone(),
-            });
-        }
-        if open && taken.contains_exactly("Other") {
-            self.push(
-                self.spec
-                    .at_key(source, key, "an open enum keeps unknown values in a variant named `Other`, and a value already takes the name")
-                    .help("give that value another `name:`"),
-            );
-        }
-        Some(Own::Enum(out, integer, open))
-    }
-
-    /// A value's variant name: its own `name:` (a PascalCase identifier not taken), or one made
-    /// from its wire value, unique among those `taken`.
-    fn variant_name(
-        &mut self,
-        source: usize,
-        at: &str,
-        value: &EnumValueDef,
-        wire: &str,
-        index: usize,
-        taken: &mut names::Taken,
-    ) -> String {
-        match &value.name {
-            Some(name) => {
-                if !names::is_pascal_identifier(name) {
-                    self.push(self.spec.at(
-                        source,
-                        &format!("{at}.name"),
-                        format!("variant name `{name}` is not a PascalCase Rust identifier"),
-                    ));
-                }
-                if taken.contains_exactly(name) {
-                    self.push(self.spec.at(
-                        source,
-                        &format!("{at}.name"),
-                        format!("variant name `{name}` is taken by another value"),
-                    ));
-                }
-                name.clone()
-            }
-            None => taken.first_free(&names::variant(wire, index), ""),
-        }
     }
 
     /// Parses `text` and checks that every bare name in it is known; `None` after a diagnostic.
