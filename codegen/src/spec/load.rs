@@ -6,9 +6,11 @@ use indexmap::IndexMap;
 use remcall_profile::Profile;
 
 use super::model::{SpecFile, TypeDef};
-use super::parse::without_quotes_of;
 use super::spans::SpanIndex;
 use crate::diagnostic::{Diagnostic, Pos};
+
+mod parse;
+use parse::without_quotes_of;
 
 /// One file that was read, with the positions of its keys.
 #[derive(Debug)]

@@ -5,7 +5,6 @@ mod keys;
 mod load;
 pub mod model;
 mod openapi;
-mod parse;
 mod shape;
 mod spans;
 

@@ -1,4 +1,3 @@
-
 use super::next::link;
 use super::*;
 

@@ -163,8 +163,11 @@ struct Listed {
 struct Filtered {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     allow: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "crate::Nullable::is_absent")]
-    filter: crate::Nullable<Vec<String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "crate::wire::nullable::Nullable::is_absent"
+    )]
+    filter: crate::wire::nullable::Nullable<Vec<String>>,
 }
 
 #[derive(Debug, PartialEq, serde::Serialize)]

@@ -3,17 +3,17 @@
 
 use std::path::Path;
 
-use super::load::{Loader, Source};
-use super::model::SpecFile;
-use super::spans::SpanIndex;
-use super::{indentation, keys, shape};
+use super::{Loader, Source};
 use crate::diagnostic::{Diagnostic, Pos, did_you_mean};
+use crate::spec::model::SpecFile;
+use crate::spec::spans::SpanIndex;
+use crate::spec::{indentation, keys, shape};
 
 impl Loader {
     /// Parses one file's text: YAML syntax (positions from the parser), unknown keys (against
     /// the format's schema, each where it stands), then types (positions from the key path
     /// serde was at).
-    pub(super) fn parse(&mut self, path: &Path, text: &str) -> Option<SpecFile> {
+    pub(in crate::spec) fn parse(&mut self, path: &Path, text: &str) -> Option<SpecFile> {
         self.parse_text(path, text, true)
     }
 
@@ -96,7 +96,7 @@ impl Loader {
                 let message = e.to_string();
                 // The reader's errors (a control character) carry a byte offset and a location
                 // of 1:1; the parser's carry a real location.
-                let pos = super::spans::reader_position(text, &message)
+                let pos = crate::spec::spans::reader_position(text, &message)
                     .or(e.location().map(|l| Pos {
                         line: l.line(),
                         column: l.column(),
