@@ -16,6 +16,10 @@ use crate::wire::params;
 use crate::wire::query;
 use crate::wire::query::ProfileQuery;
 
+mod headers;
+use headers::{add_profile_query, static_header_name};
+pub(crate) use headers::{header_name, header_value};
+
 /// Everything but the unreserved characters of RFC 3986: a path parameter stays one segment
 /// whatever it holds (`a/b c` → `a%2Fb%20c`).
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
@@ -487,129 +491,5 @@ impl Request {
     }
 }
 
-/// Parses a header name, with an error that names it.
-pub(crate) fn header_name(name: &str) -> Result<HeaderName, Error> {
-    HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-        Error::new(
-            ErrorKind::Encode,
-            format!("`{name}` is not a valid header name"),
-        )
-    })
-}
-
-/// [`header_name`] for the names generated code passes: a lowercase name is used in place,
-/// without the copy `HeaderName` makes of any other.
-fn static_header_name(name: &'static str) -> Result<HeaderName, Error> {
-    let lowercase_token = !name.is_empty()
-        && name.len() < 1 << 16
-        && name.bytes().all(|b| {
-            b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.!#$%&'*+^`|~".contains(&b)
-        });
-    if lowercase_token {
-        // Cannot panic: `from_static` accepts exactly the lowercase tokens checked above.
-        Ok(HeaderName::from_static(name))
-    } else {
-        header_name(name)
-    }
-}
-
-/// Parses a header value; the error names the header, never the value (it may be a secret).
-pub(crate) fn header_value(name: &str, value: &str) -> Result<HeaderValue, Error> {
-    HeaderValue::from_str(value).map_err(|_| {
-        Error::new(
-            ErrorKind::Encode,
-            format!("header `{name}` has an invalid value: CR, LF, NUL and other control characters are not allowed"),
-        )
-    })
-}
-
-/// Adds the profile's query parameters (an API key, say) to `url`, each unless the URL has one of
-/// that name already: a method's parameter of the same name wins, and a next page's URL that
-/// echoes the key does not get it twice.
-fn add_profile_query(url: &mut reqwest::Url, profile: &ProfileQuery) {
-    let missing: Vec<&(String, String)> = profile
-        .0
-        .iter()
-        .filter(|(name, _)| {
-            !url.query_pairs()
-                .any(|(present, _)| present == name.as_str())
-        })
-        .collect();
-    if !missing.is_empty() {
-        url.query_pairs_mut()
-            .extend_pairs(missing.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    static GET: MethodSpec = MethodSpec {
-        index: 0,
-        name: "get",
-        http_method: "GET",
-        path: "/users/{id}",
-        idempotent: true,
-        reads: true,
-        not_found_none: false,
-        streams: false,
-        profile: "",
-    };
-
-    #[test]
-    fn a_profile_query_parameter_steps_aside_for_one_already_there() {
-        let profile = ProfileQuery(vec![
-            ("api_key".into(), "k".into()),
-            ("v".into(), "2".into()),
-        ]);
-        let mut url = reqwest::Url::parse("http://h/p?v=1").unwrap();
-        add_profile_query(&mut url, &profile);
-        assert_eq!(url.query(), Some("v=1&api_key=k"));
-        // A next page's URL that echoes the key, or a request with no query at all.
-        add_profile_query(&mut url, &profile);
-        assert_eq!(url.query(), Some("v=1&api_key=k"));
-        let mut bare = reqwest::Url::parse("http://h/p").unwrap();
-        add_profile_query(&mut bare, &ProfileQuery::default());
-        assert_eq!(bare.as_str(), "http://h/p");
-    }
-
-    #[test]
-    fn a_path_parameter_stays_one_segment() {
-        let request = GET.request().path("id", "a/b c?#%");
-        assert_eq!(request.fill_path().unwrap(), "/users/a%2Fb%20c%3F%23%25");
-        let dots = GET.request().path("id", "..");
-        assert_eq!(dots.error.as_ref().unwrap().kind(), ErrorKind::Encode);
-    }
-
-    #[test]
-    fn a_path_list_is_comma_separated_in_one_segment() {
-        let request = GET.request().path("id", ["red", "a,b/c"]);
-        assert_eq!(request.fill_path().unwrap(), "/users/red,a%2Cb%2Fc");
-        let empty = GET.request().path("id", Vec::<String>::new());
-        assert_eq!(empty.error.as_ref().unwrap().kind(), ErrorKind::Encode);
-    }
-
-    #[test]
-    fn header_injection_is_refused() {
-        let request = GET.request().header("X-Id", "a\r\nX-Admin: yes");
-        let error = request.error.clone().unwrap();
-        assert_eq!(error.kind(), ErrorKind::Encode);
-        assert!(!error.to_string().contains("X-Admin"));
-    }
-
-    #[test]
-    fn none_is_left_out_and_vectors_repeat() {
-        let request = GET
-            .request()
-            .query("verbose", Option::<bool>::None)
-            .query("tag", ["x", "y"]);
-        assert_eq!(
-            request.query,
-            [
-                ("tag".into(), "x".to_owned()),
-                ("tag".into(), "y".to_owned())
-            ]
-        );
-    }
-}
+mod tests;
