@@ -7,7 +7,6 @@
 //! an accept that fails (no file descriptor left) is retried after a pause rather than at once,
 //! and a recorded body is a bounded prefix of what was sent.
 
-use std::convert::Infallible;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -16,12 +15,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::StreamExt;
-use http_body_util::{BodyExt, Full, StreamBody};
-use hyper::body::Frame;
+use http_body_util::BodyExt;
 
-use super::compress::{Compressor, Encoding};
-use super::faults::{Between, Decided};
+use super::bodies::{Body, Reset, close, compressed, framed, full, plain, slow};
+use super::faults::Decided;
 use super::rules::Does;
 use super::rules::{self, Answer, Recorded};
 use super::{Shared, State};
@@ -40,16 +37,6 @@ pub(crate) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The pause after a failed accept, doubled while it keeps failing: out of file descriptors,
 /// accept fails at once, and retrying at once would spin a core until one is closed.
 const ACCEPT_PAUSE: (Duration, Duration) = (Duration::from_millis(5), Duration::from_secs(1));
-
-/// A body; its error breaks the response off mid-way (a stream cut by a fault).
-type Body = http_body_util::combinators::BoxBody<Bytes, Reset>;
-
-/// A whole body.
-fn full(bytes: Bytes) -> Body {
-    Full::new(bytes)
-        .map_err(|never: Infallible| match never {})
-        .boxed()
-}
 
 /// Serves `shared`'s stub on `listener` until the task is aborted.
 /// A stub's listener and the registration of its address, dropped together (the registration
@@ -149,18 +136,6 @@ impl tokio::io::AsyncWrite for Connection {
         self.stream.is_write_vectored()
     }
 }
-
-/// Why the connection closes without an answer.
-#[derive(Debug)]
-struct Reset;
-
-impl std::fmt::Display for Reset {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("connection reset by the stub")
-    }
-}
-
-impl std::error::Error for Reset {}
 
 async fn handle(
     shared: Arc<Shared>,
@@ -430,91 +405,6 @@ fn respond(
     builder
         .body(body)
         .unwrap_or_else(|_| plain(500, "the stub's answer is not valid HTTP"))
-}
-
-/// A streamed answer's frames (each flushed, so it decodes as it arrives; the stream's end
-/// goes with the last) or its whole body, compressed with `encoding`.
-fn compressed(
-    encoding: Encoding,
-    frames: Option<Vec<Bytes>>,
-    body: Bytes,
-) -> std::io::Result<(Option<Vec<Bytes>>, Bytes)> {
-    let Some(frames) = frames else {
-        return Ok((None, encoding.compress(&body)?.into()));
-    };
-    let mut compressor = Compressor::new(encoding)?;
-    let mut out = frames
-        .iter()
-        .map(|frame| compressor.chunk(frame))
-        .collect::<std::io::Result<Vec<Bytes>>>()?;
-    let end = compressor.finish()?;
-    match out.last_mut() {
-        Some(last) => *last = [last.as_ref(), end.as_ref()].concat().into(),
-        None => out.push(end),
-    }
-    Ok((Some(out), Bytes::new()))
-}
-
-/// `body` in chunks of `chunk` bytes, `every` apart.
-fn slow(body: Bytes, chunk: usize, every: Duration) -> Body {
-    let chunks: Vec<Bytes> = (0..body.len())
-        .step_by(chunk)
-        .map(|start| body.slice(start..(start + chunk).min(body.len())))
-        .collect();
-    let stream = futures_util::stream::iter(chunks).then(move |piece| async move {
-        tokio::time::sleep(every).await;
-        Ok::<_, Reset>(Frame::data(piece))
-    });
-    BodyExt::boxed(StreamBody::new(stream))
-}
-
-/// A streamed body, one chunk an event, with the faults between events: each `every` apart,
-/// cut off (the connection breaks) or stalled (it stays open, silent) after so many.
-fn framed(frames: Vec<Bytes>, between: &Between) -> Body {
-    let Between {
-        every,
-        cut_after,
-        stall_after,
-    } = *between;
-    let stream = futures_util::stream::unfold(
-        (frames.into_iter(), 0usize),
-        move |(mut frames, sent)| async move {
-            if sent == usize::MAX {
-                return None;
-            }
-            if cut_after == Some(sent) {
-                // Pending once first, so the connection flushes the events before it; an error
-                // with them still buffered would break the answer before its headers.
-                tokio::task::yield_now().await;
-                return Some((Err(Reset), (frames, usize::MAX)));
-            }
-            if stall_after == Some(sent) {
-                std::future::pending::<()>().await;
-            }
-            let frame = frames.next()?;
-            if let Some(every) = every {
-                tokio::time::sleep(every).await;
-            }
-            Some((Ok(Frame::data(frame)), (frames, sent + 1)))
-        },
-    );
-    BodyExt::boxed(StreamBody::new(stream))
-}
-
-/// `response`, after which the connection closes (its request was not read to the end).
-fn close(mut response: hyper::Response<Body>) -> hyper::Response<Body> {
-    response.headers_mut().insert(
-        hyper::header::CONNECTION,
-        hyper::header::HeaderValue::from_static("close"),
-    );
-    response
-}
-
-fn plain(status: u16, message: &str) -> hyper::Response<Body> {
-    let mut response = hyper::Response::new(full(Bytes::from(message.to_owned())));
-    *response.status_mut() =
-        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
-    response
 }
 
 /// The faults that take this request and the first answer that does; `None` for the answer

@@ -1,4 +1,3 @@
-
 use super::*;
 
 static GET: MethodSpec = MethodSpec {
