@@ -9,6 +9,7 @@
 //! fault answers) gets 501 with what the closest rule wanted. `expect(n)` is checked when the
 //! stub is dropped.
 
+#[cfg(feature = "stub")]
 mod bodies;
 mod compress;
 mod faults;
