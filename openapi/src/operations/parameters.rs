@@ -12,6 +12,8 @@ use crate::spec::{MethodOut, ParamOut, Request, Style, Verb};
 use crate::ty::Ty;
 use crate::walk::Builder;
 
+mod style;
+
 /// Headers the client sets itself: a parameter for them is dropped. (`Accept` is not one: the
 /// runtime sends none of its own, and a server that negotiates needs the one it lists.)
 const OWN_HEADERS: [&str; 3] = ["authorization", "content-type", "content-length"];
@@ -413,67 +415,6 @@ impl Builder<'_> {
             }
         }
         parameters
-    }
-
-    /// How a parameter is written. remcall writes a path or header parameter as the `simple`
-    /// style does (a list comma-separated) and a query parameter as `form` (exploded, or a comma
-    /// list with `explode: false`, or `deepObject`): a description asking for anything else is
-    /// noted, and the parameter written remcall's way.
-    fn serialization(
-        &mut self,
-        place: &Place,
-        parameter: &Value,
-        location: SentIn,
-        ty: &Ty,
-    ) -> Style {
-        let style = parameter.get("style").and_then(Value::as_str);
-        let explode = parameter.get("explode").and_then(Value::as_bool);
-        let collection = parameter.get("collectionFormat").and_then(Value::as_str);
-        if location == SentIn::Query {
-            return match (style, explode, collection) {
-                (Some("deepObject"), _, _) => Style::Deep,
-                (None | Some("form"), Some(false), _) | (_, _, Some("csv")) => Style::Comma,
-                (None | Some("form"), _, None | Some("multi")) => Style::Exploded,
-                (Some(other), _, _) => {
-                    self.note(
-                        place,
-                        true,
-                        format!("style `{other}` is sent as `form` (repeated keys)"),
-                    );
-                    Style::Exploded
-                }
-                (None, _, Some(other)) => {
-                    self.note(
-                        place,
-                        true,
-                        format!("collectionFormat `{other}` is sent as repeated keys"),
-                    );
-                    Style::Exploded
-                }
-            };
-        }
-        // Path and header parameters: `simple`, whose `explode` only changes objects.
-        let object = matches!(ty.required(), Ty::Named(_) | Ty::Map(_));
-        match style {
-            None | Some("simple") if explode != Some(true) || !object => {}
-            Some(other) => self.note(
-                place,
-                true,
-                format!(
-                    "style `{other}` of a {} parameter is written as `simple`",
-                    location.word()
-                ),
-            ),
-            None => self.note(
-                place,
-                true,
-                format!(
-                    "`explode: true` on a {} object is written as `simple` without it",
-                    location.word()
-                ),
-            ),
-        }
-        Style::Exploded
     }
 }
 

@@ -1,4 +1,3 @@
-
 use super::scheme_word;
 use serde_json::json;
 
