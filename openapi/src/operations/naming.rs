@@ -19,7 +19,9 @@ use serde_json::Value;
 use super::Found;
 use crate::names;
 
+mod affix;
 mod route;
+pub(super) use affix::Shortened;
 use route::{LAST_LEVEL, Shape, singular, spells_route};
 
 /// An operation's place: its route and its verb's key.
