@@ -8,6 +8,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use reqwest::StatusCode;
 
+mod transport;
+pub(crate) use transport::is_malformed_answer;
+
 /// What went wrong, in the classes a caller acts on. The pipeline has finer views of its own
 /// (whether an attempt may be retried, how a call counts for the breaker and the statistics);
 /// this is the one a caller sees. New kinds may be added.
@@ -380,85 +383,6 @@ impl std::error::Error for Error {
     }
 }
 
-impl Error {
-    /// A transport error as the caller reads it: the downstream failed to answer (`Connect`),
-    /// timed out, or the request could not be built (`Encode`). The URL is stripped: it may
-    /// carry credentials in its query. Whether it may be retried is `outcome::from_transport`.
-    pub(crate) fn from_transport(error: reqwest::Error) -> Error {
-        let redirects = "too many redirects, or a redirect loop";
-        let (kind, message) = if is_malformed_answer(&error) {
-            (
-                ErrorKind::Connect,
-                "the server's answer is not valid HTTP (a header past the limits, or malformed)",
-            )
-        } else if error.is_redirect() {
-            (ErrorKind::Connect, redirects)
-        } else if error.is_timeout() {
-            (ErrorKind::Timeout, "timed out")
-        } else if error.is_builder() {
-            (ErrorKind::Encode, "request failed")
-        } else {
-            // A refused connection, a reset, a truncated body, a protocol error: to the caller
-            // the downstream failed to answer. What happened is said first, and where.
-            let cause = connection_cause(&error);
-            let message = match (cause, authority(&error)) {
-                (Some(cause), Some(at)) => format!("{cause} ({at})"),
-                (Some(cause), None) => cause.to_owned(),
-                (None, Some(at)) => format!("connection failed ({at})"),
-                (None, None) => "connection failed".to_owned(),
-            };
-            let mut error =
-                Error::new(ErrorKind::Connect, message).with_source(error.without_url());
-            error.0.source_shown = cause.is_none();
-            return error;
-        };
-        Error::fixed(kind, message).with_source(error.without_url())
-    }
-}
-
-/// What a failed connection's innermost I/O error says happened, in the caller's words; `None`
-/// when nothing in its sources says (a TLS error: its own text is then shown).
-fn connection_cause(error: &reqwest::Error) -> Option<&'static str> {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(current) = source {
-        if let Some(io) = current.downcast_ref::<std::io::Error>() {
-            use std::io::ErrorKind as Io;
-            let cause = match io.kind() {
-                Io::ConnectionRefused => "connection refused",
-                Io::ConnectionReset => "connection reset by the server",
-                Io::ConnectionAborted => "connection aborted",
-                Io::TimedOut => "connecting timed out",
-                Io::UnexpectedEof => "the connection closed before the answer was whole",
-                Io::HostUnreachable | Io::NetworkUnreachable => "host unreachable",
-                Io::AddrNotAvailable => "address not available",
-                _ => return None,
-            };
-            return Some(cause);
-        }
-        if let Some(hyper) = current.downcast_ref::<hyper::Error>()
-            && hyper.is_incomplete_message()
-        {
-            return Some("the connection closed before the answer was whole");
-        }
-        if current.to_string().starts_with("dns error") {
-            return Some("the host name does not resolve");
-        }
-        source = current.source();
-    }
-    None
-}
-
-/// `host:port` of the request a transport error is about: where it failed, without the path
-/// and query (which may carry credentials).
-fn authority(error: &reqwest::Error) -> Option<String> {
-    let url = error.url()?;
-    Some(format!(
-        "{}:{}",
-        url.host_str()?,
-        url.port_or_known_default()?
-    ))
-}
-
 impl From<remcall_profile::ProfileError> for Error {
     fn from(error: remcall_profile::ProfileError) -> Self {
         Error::new(ErrorKind::Config, error.0)
@@ -487,72 +411,5 @@ pub(crate) fn cut(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// True when hyper, under reqwest, could not parse the server's answer.
-pub(crate) fn is_malformed_answer(error: &reqwest::Error) -> bool {
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
-            // Every parse error, a head past the size limits included.
-            return hyper.is_parse();
-        }
-        source = cause.source();
-    }
-    false
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_server_body_cannot_forge_log_lines_or_escape_sequences() {
-        let body = Bytes::from_static(b"oops\n2026-11-30 INFO all good\x1b[2J\r");
-        let shown = Error::status_error(StatusCode::INTERNAL_SERVER_ERROR, &body).to_string();
-        assert!(
-            !shown.contains('\n') && !shown.contains('\x1b') && !shown.contains('\r'),
-            "{shown:?}"
-        );
-        assert!(
-            shown.contains("oops\\n2026-11-30 INFO all good\\u{1b}[2J"),
-            "{shown}"
-        );
-    }
-
-    #[test]
-    fn display_names_client_method_status_and_body() {
-        let err = Error::status_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            &Bytes::from_static(b"boom"),
-        )
-        .in_call("UserClient", "get_user");
-        assert_eq!(
-            err.to_string(),
-            "UserClient.get_user: HTTP 500 Internal Server Error: boom"
-        );
-        assert_eq!(err.kind(), ErrorKind::Status);
-        assert!(err.allows_fallback());
-        let bad_request = Error::status_error(StatusCode::BAD_REQUEST, &Bytes::new());
-        assert!(!bad_request.allows_fallback());
-    }
-
-    #[test]
-    fn an_open_breaker_says_when_trials_start() {
-        let open = Error::fixed(ErrorKind::BreakerOpen, "the circuit breaker is open")
-            .with_retry_in(Duration::from_millis(250))
-            .in_call("C", "m");
-        assert_eq!(
-            open.to_string(),
-            "C.m: the circuit breaker is open; trial calls in 250 ms"
-        );
-        let soon = Error::fixed(ErrorKind::BreakerOpen, "open").with_retry_in(Duration::ZERO);
-        assert_eq!(soon.to_string(), "open");
-        assert_eq!(soon.retry_in(), Some(Duration::ZERO));
-    }
-
-    #[test]
-    fn the_body_snippet_is_bounded() {
-        let body = Bytes::from(vec![b'x'; 10_000]);
-        let err = Error::status_error(StatusCode::BAD_GATEWAY, &body);
-        assert_eq!(err.body().unwrap().len(), BODY_SNIPPET_BYTES);
-    }
-}
+mod tests;

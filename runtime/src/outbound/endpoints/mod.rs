@@ -3,8 +3,11 @@
 //! doubling and probation). Where the list comes from (static, DNS, or a user's [`Discover`]) is
 //! in `discover.rs`.
 
+mod base_url;
 mod discover;
 
+use base_url::parse_base;
+pub(crate) use base_url::{without_query, without_userinfo};
 pub(crate) use discover::DynDiscover;
 pub use discover::{Discover, DiscoveredEndpoint, DnsDiscover, Resolve, SystemResolver};
 
@@ -166,70 +169,6 @@ impl std::fmt::Debug for Endpoints {
             .field("strategy", &self.settings.strategy)
             .field("urls", &urls)
             .finish_non_exhaustive()
-    }
-}
-
-/// Checks a base URL and resolves its `${VAR}`s.
-fn parse_base(raw: &str) -> Result<reqwest::Url, Error> {
-    let url = remcall_profile::vars::expand_env(raw)
-        .map_err(|e| Error::new(ErrorKind::Config, format!("base URL: {e}")))?;
-    // Shown in errors without what stands before an `@` (it may be a password) and without a
-    // query or fragment (it may be an API key).
-    let url_text = url.clone();
-    let url = without_query(&without_userinfo(&url_text));
-    if !url_text.contains("://") {
-        // `localhost:8080` parses, as a URL of scheme `localhost`: say what is missing.
-        return Err(Error::new(
-            ErrorKind::Config,
-            format!("base URL `{url}` has no scheme: write `http://{url}` (or `https://`)"),
-        ));
-    }
-    let parsed = reqwest::Url::parse(&url_text)
-        .map_err(|e| Error::new(ErrorKind::Config, format!("invalid base URL `{url}`: {e}")))?;
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(Error::new(
-            ErrorKind::Config,
-            format!(
-                "base URL `{url}` carries credentials; put them in the profile's `auth: {{ basic: .. }}`, where they are kept secret"
-            ),
-        ));
-    }
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
-        return Err(Error::new(
-            ErrorKind::Config,
-            format!("base URL `{url}` must be an http:// or https:// URL with a host"),
-        ));
-    }
-    if parsed.query().is_some() || parsed.fragment().is_some() {
-        return Err(Error::new(
-            ErrorKind::Config,
-            format!(
-                "base URL `{url}` must not have a query or fragment (not shown: it may hold a key); put query parameters in the profile's `query:`"
-            ),
-        ));
-    }
-    Ok(parsed)
-}
-
-/// `text` with its query and fragment replaced by `?…`.
-pub(crate) fn without_query(text: &str) -> String {
-    match text.find(['?', '#']) {
-        Some(at) => format!("{}?…", &text[..at]),
-        None => text.to_owned(),
-    }
-}
-
-/// `text` with anything between `://` and an `@` before the path replaced by `…`.
-pub(crate) fn without_userinfo(text: &str) -> String {
-    let Some(start) = text.find("://").map(|i| i + 3) else {
-        return text.to_owned();
-    };
-    let authority_end = text[start..]
-        .find(['/', '?', '#'])
-        .map_or(text.len(), |i| start + i);
-    match text[start..authority_end].rfind('@') {
-        Some(at) => format!("{}…{}", &text[..start], &text[start + at..]),
-        None => text.to_owned(),
     }
 }
 
@@ -500,55 +439,4 @@ fn weighted_random<'a>(candidates: &[&'a Arc<Endpoint>]) -> Option<&'a Arc<Endpo
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_base_urls_user_and_password_are_never_shown() {
-        let endpoint = Endpoint::new("https://app:s3cret@api.example.com/v1".into(), None, 1);
-        assert_eq!(&*endpoint.shown, "https://api.example.com/v1");
-        assert!(!format!("{endpoint:?}").contains("s3cret"), "{endpoint:?}");
-        let plain = Endpoint::new("http://127.0.0.1:8080/api".into(), None, 1);
-        assert_eq!(&*plain.shown, "http://127.0.0.1:8080/api");
-    }
-
-    #[test]
-    fn a_base_url_with_a_query_is_refused_without_showing_it() {
-        let error = parse_base("https://api.example.com/v1?api_key=abc123#top").unwrap_err();
-        let text = error.to_string();
-        assert_eq!(error.kind(), ErrorKind::Config);
-        assert!(text.contains("must not have a query or fragment"), "{text}");
-        assert!(text.contains("https://api.example.com/v1?…"), "{text}");
-        assert!(!text.contains("abc123") && !text.contains("top"), "{text}");
-        let error = parse_base("ftp://ada:pw@h/?key=abc123")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            !error.contains("abc123") && !error.contains("pw"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn an_attempt_url_is_the_base_with_the_path_set() {
-        let url = |base: &str, path: &str| {
-            Endpoint::new(base.to_owned(), None, 1)
-                .url(path)
-                .map(String::from)
-        };
-        assert_eq!(
-            url("http://127.0.0.1:8080", "/users/7").unwrap(),
-            "http://127.0.0.1:8080/users/7"
-        );
-        assert_eq!(
-            url("http://h:1/v1/api", "/users/a%2Fb%20c").unwrap(),
-            "http://h:1/v1/api/users/a%2Fb%20c",
-            "the base path stays, an encoded segment stays encoded"
-        );
-        assert_eq!(url("https://h/base/", "/x").unwrap(), "https://h/base/x");
-        assert_eq!(url("http://h", "").unwrap(), "http://h/");
-        // A base that does not parse is reported when an attempt is made, not before.
-        let error = url("not a url", "/x").unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::Encode);
-    }
-}
+mod tests;
