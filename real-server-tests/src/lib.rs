@@ -11,7 +11,7 @@ mod workload;
 
 pub use install::{PACKAGES, Package, installed, servers_dir};
 pub use process::{Running, fetch};
-pub use workload::{SCRATCH_TARGET, Workload};
+pub use workload::{SCRATCH_PROFILE, SCRATCH_TARGET, Workload};
 
 // The workloads are built in scratch crates beside a generated client (`Workload`); named here,
 // never compiled, only so that `cargo fmt` keeps them formatted.

@@ -13,6 +13,11 @@ use anyhow::{Context, bail};
 /// runtime and its dependencies are built once.
 pub const SCRATCH_TARGET: &str = "target/scratch-build";
 
+/// The profile of every crate built in [`SCRATCH_TARGET`]: no debug information, which would
+/// double what the runtime and its dependencies take on disk (twice over: with and without a
+/// workload's features) and make each link slower, for backtraces nobody reads there.
+pub const SCRATCH_PROFILE: &str = "[profile.dev]\ndebug = false\n";
+
 /// The scratch crate's root: the generated client and the workload beside it, warnings denied
 /// (clippy does not see the workloads: they are built only here).
 const MAIN: &str = "//! A real server's workload, with the client generated from its description.\n\
@@ -200,14 +205,15 @@ impl Workload {
             format!(
                 "[package]\nname = \"workload-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
                  [dependencies]\nremcall = {{ path = {:?}, features = {:?} }}\n\
-                 tokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n{}\n[workspace]\n",
+                 tokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n{}\n{}\n[workspace]\n",
                 self.name,
                 root.join("runtime"),
                 self.features,
                 self.dependencies
                     .iter()
                     .map(|line| format!("{line}\n"))
-                    .collect::<String>()
+                    .collect::<String>(),
+                SCRATCH_PROFILE
             ),
         )?;
         // The workspace's lock: the versions the workspace is tested with, none resolved anew.

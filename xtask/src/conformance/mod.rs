@@ -298,10 +298,11 @@ fn one(
     std::fs::write(
         krate.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"conformance-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n\n[workspace]\n",
+            "[package]\nname = \"conformance-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n\n{}\n[workspace]\n",
             name.to_ascii_lowercase()
                 .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
-            root.join("runtime")
+            root.join("runtime"),
+            remcall_real_server_tests::SCRATCH_PROFILE
         ),
     )?;
     std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock"))?;
