@@ -1,8 +1,8 @@
 //! `cargo xtask compile-cost [--baseline REV] DOC…`: what a user pays to compile the client of
 //! each description, side by side in one run: remcall's client, the client the generator at git
 //! revision REV makes against that revision's runtime (both built in a worktree of its own),
-//! and progenitor's where it can generate
-//! one. Each is a crate of its own whose dependencies are built first; then the client crate
+//! progenitor's where it can generate one, and remcall's client as a module of a service's
+//! binary that calls ten of its methods (what the build.rs and committed-module routes compile). Each is a crate of its own whose dependencies are built first; then the client crate
 //! alone is built again (debug, `CARGO_INCREMENTAL=0`), timed, with rustc's peak memory. The
 //! contestants of one document are built one after another, so the machine's noise falls on
 //! all of them alike.
@@ -64,6 +64,15 @@ pub(crate) fn run(
             &scratch.join(format!("remcall-{name}")),
         )
         .and_then(|krate| build(&krate, &scratch.join("target")));
+        // The same client as a module of a service's binary that calls ten of its methods, as the
+        // build.rs and committed-module routes put it: rustc generates code only for what the
+        // binary reaches.
+        let service = service_crate(
+            root,
+            &scratch.join(format!("remcall-{name}")),
+            &scratch.join(format!("service-{name}")),
+        )
+        .and_then(|krate| build(&krate, &scratch.join("target")));
         // The baseline's client against the baseline's runtime: what a user of that revision
         // compiled (the runtime's generic code is instantiated in the client crate).
         let theirs = match &old_cli {
@@ -86,17 +95,18 @@ pub(crate) fn run(
             },
             None => Ok(Cost::None("not run (bench/corpus-progenitor)".to_owned())),
         };
-        rows.push((name, ours?, theirs?, progenitor?));
+        rows.push((name, ours?, service?, theirs?, progenitor?));
     }
     println!(
-        "| document | remcall | {} | progenitor 0.15 | baseline ÷ remcall | progenitor ÷ remcall |",
+        "| document | remcall | remcall in a service calling {SERVICE_CALLS} | {} | progenitor 0.15 | baseline ÷ remcall | progenitor ÷ remcall |",
         baseline.map_or("baseline".to_owned(), |rev| format!("remcall at {rev}"))
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
-    for (name, ours, theirs, progenitor) in rows {
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for (name, ours, service, theirs, progenitor) in rows {
         println!(
-            "| {name} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} |",
             ours.cell(),
+            service.cell(),
             theirs.cell(),
             progenitor.cell(),
             theirs.ratio(&ours),
@@ -203,6 +213,90 @@ fn remcall_crate(
     Ok(krate.to_path_buf())
 }
 
+/// How many methods the service of [`service_crate`] calls.
+const SERVICE_CALLS: usize = 10;
+
+/// A binary crate holding the client crate's modules, whose `main` calls the first
+/// [`SERVICE_CALLS`] methods that take only text, integer or boolean arguments (the call is
+/// behind a condition that never holds: what counts is that the binary reaches them).
+fn service_crate(root: &Path, client: &Path, krate: &Path) -> anyhow::Result<PathBuf> {
+    let _ = std::fs::remove_dir_all(krate);
+    std::fs::create_dir_all(krate.join("src"))?;
+    let mut modules = Vec::new();
+    let mut calls = Vec::new();
+    let mut client_type = None;
+    for entry in std::fs::read_dir(client.join("src"))? {
+        let path = entry?.path();
+        let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+            continue;
+        };
+        if file == "lib.rs" {
+            continue;
+        }
+        std::fs::copy(&path, krate.join("src").join(file))?;
+        let module = file.trim_end_matches(".rs").to_owned();
+        let code = std::fs::read_to_string(&path)?;
+        if let Some(at) = code.find("\n    inner: remcall::__codegen::Client,")
+            && let Some(name) = code[..at]
+                .lines()
+                .next_back()
+                .and_then(|l| l.strip_prefix("pub struct "))
+                .and_then(|l| l.strip_suffix(" {"))
+        {
+            client_type = Some(format!("{module}::{name}"));
+        }
+        calls.extend(code.lines().filter_map(simple_call));
+        modules.push(module);
+    }
+    let Some(client_type) = client_type else {
+        bail!("no client struct in {}", client.display());
+    };
+    calls.truncate(SERVICE_CALLS);
+    let main = format!(
+        "//! A service calling {} of the client's methods.\n#![allow(dead_code, unused_imports)]\n{}\n#[tokio::main(flavor = \"current_thread\")]\nasync fn main() {{\n    let Ok(client) = {client_type}::new(\"http://127.0.0.1:9\") else {{ return }};\n    if std::env::args().count() > 99 {{\n{}    }}\n}}\n",
+        calls.len(),
+        modules
+            .iter()
+            .map(|m| format!("mod {m};\n"))
+            .collect::<String>(),
+        calls
+            .iter()
+            .map(|c| format!("        let _ = client.{c}.await;\n"))
+            .collect::<String>(),
+    );
+    std::fs::write(krate.join("src/main.rs"), main)?;
+    let name = krate
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let dependencies = format!(
+        "{}\ntokio = {{ version = \"1\", features = [\"rt\", \"macros\"] }}",
+        runtime_dependency(&krate.join("src"))
+    );
+    scratch_manifest(root, krate, &name, &dependencies)?;
+    Ok(krate.to_path_buf())
+}
+
+/// `name(args)` for a generated method's one-line signature whose arguments are all text,
+/// integers or booleans.
+fn simple_call(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("    pub async fn ")?;
+    let (name, rest) = rest.split_once("(&self")?;
+    let (arguments, _) = rest.split_once(") -> ")?;
+    let values = arguments
+        .split(", ")
+        .filter(|a| !a.is_empty())
+        .map(|argument| match argument.split_once(": ")?.1 {
+            "&str" => Some("\"x\""),
+            "i32" | "i64" | "u32" | "u64" => Some("0"),
+            "bool" => Some("false"),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(format!("{name}({})", values.join(", ")))
+}
+
 /// Builds the crate's dependencies, then the crate alone again, timed under `/usr/bin/time`.
 fn build(krate: &Path, target: &Path) -> anyhow::Result<Cost> {
     let cargo = |timed: bool| {
@@ -224,7 +318,11 @@ fn build(krate: &Path, target: &Path) -> anyhow::Result<Cost> {
         return Ok(Cost::None("does not compile".to_owned()));
     }
     // Touching the source makes cargo build this crate again and nothing else.
-    let lib = krate.join("src/lib.rs");
+    let lib = ["src/lib.rs", "src/main.rs"]
+        .map(|file| krate.join(file))
+        .into_iter()
+        .find(|file| file.exists())
+        .context("a crate with neither lib.rs nor main.rs")?;
     std::fs::write(&lib, std::fs::read(&lib)?)?;
     let output = cargo(true)?;
     let stderr = String::from_utf8_lossy(&output.stderr);
