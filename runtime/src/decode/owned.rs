@@ -12,7 +12,7 @@
 use super::context;
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 use serde_json::{Map, Value};
 
 /// The newtype name under which a union asks for its value.
@@ -57,7 +57,9 @@ impl<'de> Deserializer<'de> for Owned {
         match self.0 {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
-            number @ Value::Number(_) => number.deserialize_any(visitor),
+            // The number's own reader: a `Value`'s would bring its every branch (arrays,
+            // objects) into each type's code, to read a number.
+            Value::Number(number) => number.deserialize_any(visitor),
             Value::String(text) => visitor.visit_string(text),
             Value::Array(items) => {
                 let count = items.len();
@@ -72,6 +74,18 @@ impl<'de> Deserializer<'de> for Owned {
                 fields: fields.into_iter(),
                 value: None,
             }),
+        }
+    }
+
+    /// A map's reader (every struct's) takes only an object: any other value is refused as its
+    /// visitor's own methods refuse it, without a path per kind of value compiled for each.
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Value::Object(fields) => visitor.visit_map(Fields {
+                fields: fields.into_iter(),
+                value: None,
+            }),
+            other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
         }
     }
 
@@ -110,7 +124,24 @@ impl<'de> Deserializer<'de> for Owned {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
-        unit_struct seq tuple tuple_struct map struct identifier
+        unit_struct seq tuple tuple_struct struct identifier
+    }
+}
+
+/// What a visitor that takes none of `value`'s kind is told it got, as serde's default methods
+/// say it.
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(number) => match (number.as_u64(), number.as_i64(), number.as_f64()) {
+            (Some(unsigned), _, _) => Unexpected::Unsigned(unsigned),
+            (None, Some(signed), _) => Unexpected::Signed(signed),
+            (None, None, float) => Unexpected::Float(float.unwrap_or_default()),
+        },
+        Value::String(text) => Unexpected::Str(text),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
     }
 }
 
@@ -215,5 +246,42 @@ impl<'de> Deserializer<'de> for Key {
     serde::forward_to_deserialize_any! {
         char str string bytes byte_buf option unit unit_struct seq tuple tuple_struct map struct
         enum identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_map_refuses_what_is_no_object_in_serde_jsons_words() {
+        for value in [
+            json!(null),
+            json!(true),
+            json!(7),
+            json!(-7),
+            json!(1.5),
+            json!("x"),
+            json!([1]),
+        ] {
+            let ours = HashMap::<String, u32>::deserialize(Owned(value.clone())).unwrap_err();
+            let theirs = serde_json::from_value::<HashMap<String, u32>>(value).unwrap_err();
+            assert_eq!(ours.to_string(), theirs.to_string());
+        }
+        let read = HashMap::<String, u32>::deserialize(Owned(json!({"a": 1}))).unwrap();
+        assert_eq!(read, HashMap::from([("a".to_owned(), 1)]));
+    }
+
+    #[test]
+    fn a_number_reads_as_each_kind_of_number() {
+        assert_eq!(u64::deserialize(Owned(json!(7))).unwrap(), 7);
+        assert_eq!(i64::deserialize(Owned(json!(-7))).unwrap(), -7);
+        assert_eq!(f64::deserialize(Owned(json!(1.5))).unwrap(), 1.5);
+        assert!(u8::deserialize(Owned(json!(-1))).is_err());
     }
 }
