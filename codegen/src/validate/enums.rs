@@ -85,24 +85,35 @@ impl Validator<'_> {
         taken: &mut names::Taken,
     ) -> String {
         match &value.name {
-            Some(name) => {
-                if !names::is_pascal_identifier(name) {
-                    self.push(self.spec.at(
-                        source,
-                        &format!("{at}.name"),
-                        format!("variant name `{name}` is not a PascalCase Rust identifier"),
-                    ));
-                }
-                if taken.contains_exactly(name) {
-                    self.push(self.spec.at(
-                        source,
-                        &format!("{at}.name"),
-                        format!("variant name `{name}` is taken by another value"),
-                    ));
-                }
-                name.clone()
-            }
+            Some(name) => self.own_variant_name(source, at, name, taken, " by another value"),
             None => taken.first_free(&names::variant(wire, index), ""),
         }
+    }
+
+    /// A variant's own `name:` (of an enum's value or a union's alternative), checked: a
+    /// PascalCase identifier that no earlier variant took (`taken_by` ends that error's words).
+    pub(super) fn own_variant_name(
+        &mut self,
+        source: usize,
+        at: &str,
+        name: &str,
+        taken: &names::Taken,
+        taken_by: &str,
+    ) -> String {
+        if !names::is_pascal_identifier(name) {
+            self.push(self.spec.at(
+                source,
+                &format!("{at}.name"),
+                format!("variant name `{name}` is not a PascalCase Rust identifier"),
+            ));
+        }
+        if taken.contains_exactly(name) {
+            self.push(self.spec.at(
+                source,
+                &format!("{at}.name"),
+                format!("variant name `{name}` is taken{taken_by}"),
+            ));
+        }
+        name.to_owned()
     }
 }

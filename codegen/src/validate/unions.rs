@@ -34,23 +34,7 @@ impl Validator<'_> {
             let at = format!("{key}.one_of.{i}");
             let ty = self.type_expr(source, &at, &alternative.ty, &[]);
             let variant = match (&alternative.name, &ty) {
-                (Some(name), _) => {
-                    if !names::is_pascal_identifier(name) {
-                        self.push(self.spec.at(
-                            source,
-                            &format!("{at}.name"),
-                            format!("variant name `{name}` is not a PascalCase Rust identifier"),
-                        ));
-                    }
-                    if taken.contains_exactly(name) {
-                        self.push(self.spec.at(
-                            source,
-                            &format!("{at}.name"),
-                            format!("variant name `{name}` is taken"),
-                        ));
-                    }
-                    name.clone()
-                }
+                (Some(name), _) => self.own_variant_name(source, &at, name, &taken, ""),
                 (None, Some(ty)) => taken.first_free(&names::variant_in_union(union, ty, i), ""),
                 (None, None) => String::new(),
             };
