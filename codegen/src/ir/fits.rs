@@ -71,9 +71,22 @@ fn kind(name: &'static str) -> Shaped {
 }
 
 fn shape_of(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str>) -> Shaped {
+    shape_within(ty, types, rename_all, UNION_DEPTH)
+}
+
+/// How deep unions inside unions are looked into; past it an alternative says `ANY`, so a
+/// union that holds itself is still told in bounded work.
+const UNION_DEPTH: usize = 4;
+
+fn shape_within(
+    ty: &Ty,
+    types: &[checked::TypeDecl],
+    rename_all: Option<&str>,
+    depth: usize,
+) -> Shaped {
     for wrapper in ["Option", "Nullable"] {
         if let Some(inner) = ty.inner(wrapper) {
-            let mut shape = shape_of(inner, types, rename_all);
+            let mut shape = shape_within(inner, types, rename_all, depth);
             if shape.kinds != [ANY] {
                 shape.kinds.push("NULL");
             }
@@ -81,7 +94,7 @@ fn shape_of(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str>) -> S
         }
     }
     if let Some(inner) = ty.inner("Box") {
-        return shape_of(inner, types, rename_all);
+        return shape_within(inner, types, rename_all, depth);
     }
     let Ty::Path { segments, .. } = ty else {
         return match ty {
@@ -114,7 +127,60 @@ fn shape_of(ty: &Ty, types: &[checked::TypeDecl], rename_all: Option<&str>) -> S
             declared: e.values.iter().map(|value| value.wire.clone()).collect(),
             ..kind("STRING")
         },
+        Some(Shape::Union(u)) if !u.open && depth > 0 => union_shape(u, types, rename_all, depth),
         _ => kind(ANY),
+    }
+}
+
+/// A union inside a union: what any of its alternatives reads. An object needs only the keys
+/// every alternative that reads objects needs, and declares the keys any of them declares, so
+/// that `{kind, resourceId}` is tried first against the union whose alternative keeps
+/// `resourceId`, not against a sibling that declares `kind` alone and would drop the rest.
+fn union_shape(
+    u: &checked::Union,
+    types: &[checked::TypeDecl],
+    rename_all: Option<&str>,
+    depth: usize,
+) -> Shaped {
+    let mut kinds: Vec<&'static str> = Vec::new();
+    let mut required: Option<Vec<String>> = None;
+    let mut declared: Vec<String> = Vec::new();
+    for alternative in &u.alternatives {
+        let shape = shape_within(&alternative.ty, types, rename_all, depth - 1);
+        if shape.kinds.contains(&ANY) {
+            return kind(ANY);
+        }
+        if shape.kinds.contains(&"OBJECT") {
+            required = Some(match required {
+                None => shape.required,
+                Some(so_far) => so_far
+                    .into_iter()
+                    .filter(|key| shape.required.contains(key))
+                    .collect(),
+            });
+        }
+        for key in shape.declared {
+            if !declared.contains(&key) {
+                declared.push(key);
+            }
+        }
+        for found in shape.kinds {
+            if !kinds.contains(&found) {
+                kinds.push(found);
+            }
+        }
+    }
+    if kinds.is_empty() {
+        return kind(ANY);
+    }
+    if let Some(tag) = &u.tag {
+        required = Some(vec![tag.clone()]);
+    }
+    Shaped {
+        kinds,
+        required: required.unwrap_or_default(),
+        declared,
+        tags: Vec::new(),
     }
 }
 

@@ -175,6 +175,12 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
         json!({ "messages": [], "part": { "type": "text", "text": "hi" } }),
         json!({ "messages": [], "part": { "type": "image", "url": "http://x/y.png" } }),
         json!({ "messages": [], "trace": { "id": "t", "extra": { "deep": [1] } } }),
+        // The inner union's alternative keeps `resourceId`; its sibling declares `kind` alone.
+        json!({ "messages": [], "source": { "kind": "integration", "resourceId": "r1" } }),
+        json!({ "messages": [], "source": { "kind": "self-served" } }),
+        // Both arrays read these items; only the second keeps `branch`.
+        json!({ "messages": [], "routes": [{ "host": "a", "branch": "main" }] }),
+        json!({ "messages": [], "routes": [{ "host": "a" }] }),
     ];
     for request in &requests {
         assert_eq!(&round_trip::<ChatRequest>(request), request);

@@ -252,8 +252,9 @@ pub fn untagged<'de, T: serde::Serialize, D: Deserializer<'de>>(
         .iter()
         .take_while(|score| **score == scores[0])
         .count();
+    // Arrays too: `Vec<A>` and `Vec<B>` both read `[{..}]` and differ only in what they keep.
     if tied > 1
-        && value.is_object()
+        && (value.is_object() || value.is_array())
         && let Some(found) = best_of_alike(&value, size, &viable[..tied])
     {
         return Ok(found);

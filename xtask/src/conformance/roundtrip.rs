@@ -256,10 +256,14 @@ impl Maker<'_> {
                     let named = reference.rsplit('/').next().unwrap_or_default().to_owned();
                     fields.insert(field.to_owned(), json!(mapped.unwrap_or(named)));
                 }
-                // Properties beside the alternatives are the object's too.
+                // Properties beside the alternatives are the object's too; where both say
+                // one, the branch's value stands (`type: enum [A, MX]` beside a branch whose
+                // `type` is `MX` alone: the branch's holds for both).
                 return Some(match (value, self.object(schema, depth, also)) {
                     (Value::Object(mut fields), Some(Value::Object(own))) => {
-                        fields.extend(own);
+                        for (key, value) in own {
+                            fields.entry(key).or_insert(value);
+                        }
                         Value::Object(fields)
                     }
                     (value, _) => value,
@@ -624,5 +628,27 @@ mod tests {
             made[1],
             json!({ "b": 2, "extra-key": { "kept": [1, "two"] } })
         );
+    }
+
+    #[test]
+    fn a_property_beside_the_branches_takes_the_branch_s_value() {
+        let description = Description::new(json!({ "openapi": "3.1.0", "paths": {} }));
+        let kind = |values: &[&str]| json!({ "type": "string", "enum": values });
+        let schema = json!({
+            "required": ["type"],
+            "properties": { "type": kind(&["A", "CNAME", "MX"]) },
+            "anyOf": [
+                { "type": "object", "required": ["type"], "properties": { "type": kind(&["A"]) } },
+                { "type": "object", "required": ["type", "priority"],
+                  "properties": { "type": kind(&["MX"]), "priority": { "type": "integer" } } },
+            ],
+        });
+        let made = Maker {
+            description: &description,
+            k: 1,
+        }
+        .make(&schema, 0);
+        // The outer enum alone would say `CNAME` here, an instance of no branch.
+        assert_eq!(made, Some(json!({ "type": "MX", "priority": 2 })));
     }
 }

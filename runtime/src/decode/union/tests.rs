@@ -153,6 +153,42 @@ fn alternatives_alike_at_the_top_are_told_apart_by_what_they_write_back() {
     ));
 }
 
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+enum Boards {
+    Plain(Vec<Plain>),
+    Rich(Vec<Rich>),
+}
+
+#[test]
+fn arrays_of_alike_items_are_told_apart_by_what_they_write_back() {
+    let read = |value: Value| {
+        untagged(
+            value,
+            "Boards",
+            &[
+                ("Plain", Fits::ARRAY, |v| {
+                    Vec::<Plain>::deserialize(v).map(Boards::Plain)
+                }),
+                ("Rich", Fits::ARRAY, |v| {
+                    Vec::<Rich>::deserialize(v).map(Boards::Rich)
+                }),
+            ],
+            None,
+        )
+        .unwrap()
+    };
+    // Both read the array; the plain one would drop `language`.
+    let rich = json!([{ "cells": [{ "text": "a", "language": "en" }] }]);
+    let read_back = read(rich.clone());
+    assert!(matches!(read_back, Boards::Rich(_)), "{read_back:?}");
+    assert_eq!(serde_json::to_value(&read_back).unwrap(), rich);
+    assert!(matches!(
+        read(json!([{ "cells": [{ "text": "a" }] }])),
+        Boards::Plain(_)
+    ));
+}
+
 #[derive(Debug, PartialEq, Deserialize, serde::Serialize)]
 struct Listed {
     #[serde(default, skip_serializing_if = "Option::is_none")]
