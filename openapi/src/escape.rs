@@ -62,6 +62,17 @@ pub(crate) fn line_breaks_as_newlines(text: &str) -> String {
         .replace(['\r', '\u{85}', '\u{2028}', '\u{2029}'], "\n")
 }
 
+/// Text from a server or a description as one bounded, inert line: control characters
+/// escaped, at most 200 characters.
+pub(crate) fn quoted(text: &str) -> String {
+    let cut: String = text.chars().take(200).collect();
+    let mut shown = one_line(&cut);
+    if text.chars().count() > 200 {
+        shown.push('…');
+    }
+    shown
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

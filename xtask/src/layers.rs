@@ -1,9 +1,12 @@
 //! `cargo xtask layers CRATE_SRC…`: the modules of a crate that import each other in a circle.
 //!
 //! Each file is a module; a `crate::a::b` or `super::a` path in it (outside comments and its
-//! `#[cfg(test)] mod tests`) is an edge to the longest module that path names. Reported: every
-//! circle among files, and among the folders at the crate's top (`call`, `policy`, …), so the
-//! crate reads in one direction; and every item named through the crate's root (`crate::Error`,
+//! `#[cfg(test)] mod tests`) is an edge to the longest module that path names, and so is a
+//! folder's own file naming its child (`attempts::Retries`, not a `pub use` re-export); a child
+//! naming its folder counts only when it names a function or a value there (`super::quoted`),
+//! since the folder's types are the words its children share. Reported: every circle among
+//! files (a folder's own file and its children included), and among the folders at the crate's
+//! top (`call`, `policy`, …), so the crate reads in one direction; and every item named through the crate's root (`crate::Error`,
 //! a re-export for the crate's users) rather than its module, an arrow to the root that sits
 //! above every module. Exit 1 when there is one.
 
@@ -136,6 +139,8 @@ fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
                     .collect();
                 let mut named = base.to_owned();
                 let mut longest = None;
+                // The item named in the module found (`record_drift` of `super::record_drift`).
+                let mut item = None;
                 for segment in path.split("::").filter(|s| !s.is_empty()) {
                     if segment == "super" {
                         // `super::super::x`: one folder further up.
@@ -149,6 +154,9 @@ fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
                     };
                     if modules.contains_key(&named) {
                         longest = Some(named.clone());
+                        item = None;
+                    } else if item.is_none() {
+                        item = Some(segment.to_owned());
                     }
                 }
                 let target = longest.unwrap_or_else(|| {
@@ -158,14 +166,95 @@ fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
                         base.to_owned()
                     }
                 });
-                if target != *name && !target.starts_with(&format!("{name}::")) && name != "lib" {
+                // A child naming its folder's types shares the folder's words; one calling
+                // its folder's functions goes back up the way the call came down.
+                let items = match item {
+                    Some(item) => vec![item],
+                    None => grouped(&code[at + prefix.len() + path.len()..]),
+                };
+                let upward = name.starts_with(&format!("{target}::"));
+                let calls_up = items.iter().any(|item| {
+                    item.starts_with(|c: char| c.is_lowercase())
+                        && item != "self"
+                        && !modules.contains_key(&format!("{target}::{item}"))
+                });
+                if target != *name
+                    && !target.starts_with(&format!("{name}::"))
+                    && name != "lib"
+                    && (!upward || calls_up)
+                {
                     to.insert(target);
                 }
             }
         }
+        if name != "lib" {
+            to.extend(children_used(name, code, modules));
+        }
         edges.insert(name.clone(), to);
     }
     edges
+}
+
+/// The first names of a `{a, b::c, D}` group at the start of `text`; none when there is no group.
+fn grouped(text: &str) -> Vec<String> {
+    let Some(group) = text.strip_prefix('{') else {
+        return Vec::new();
+    };
+    let group = group.split('}').next().unwrap_or_default();
+    group
+        .split(',')
+        .map(|item| {
+            item.trim()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .filter(|item: &String| !item.is_empty())
+        .collect()
+}
+
+/// The child modules a folder's own file names by a relative path (`attempts::Retries`,
+/// `self::attempt::`): an arrow down, so that a child naming its parent's items back
+/// (`super::record_drift`) is a circle inside the folder, as between siblings.
+fn children_used(name: &str, code: &str, modules: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let prefix = format!("{name}::");
+    // A re-export (`pub use attempt::Attempt;`) hands the child's item on; it does not use it.
+    let code: String = code
+        .split(';')
+        .filter(|statement| {
+            let mut statement = statement.trim_start();
+            // Past its attributes (`#[cfg(feature = "schema")]`).
+            while let Some(attribute) = statement.strip_prefix("#[") {
+                statement = attribute.split_once(']').map_or("", |(_, rest)| rest);
+                statement = statement.trim_start();
+            }
+            !(statement.starts_with("pub use") || statement.starts_with("pub(crate) use"))
+        })
+        .collect::<Vec<_>>()
+        .join(";");
+    let code = code.as_str();
+    let mut used = BTreeSet::new();
+    for child in modules.keys() {
+        let Some(own) = child.strip_prefix(&prefix) else {
+            continue;
+        };
+        if own.contains("::") {
+            continue;
+        }
+        let path = format!("{own}::");
+        let named = code.match_indices(&path).any(|(at, _)| {
+            let before = &code[..at];
+            let plain = !before
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+            plain || before.ends_with("self::") && !before.ends_with("super::self::")
+        });
+        if named {
+            used.insert(child.clone());
+        }
+    }
+    used
 }
 
 /// The items each module names through the crate's root (`crate::Error`) that the root only
@@ -305,6 +394,46 @@ mod tests {
             through_the_root(&modules),
             [("call".to_owned(), "Error".to_owned())]
         );
+    }
+
+    #[test]
+    fn a_folder_that_uses_its_child_and_is_named_back_by_it_is_a_circle() {
+        let modules = crate_of(&[
+            (
+                "call",
+                "mod attempt; fn run() { attempt::Attempt::of(); } fn note() {}",
+            ),
+            (
+                "call::attempt",
+                "pub struct Attempt; fn go() { super::note(); }",
+            ),
+            ("call::when", "use super::attempt::Attempt;"),
+        ]);
+        let graph = edges(&modules);
+        assert!(graph["call"].contains("call::attempt"), "{graph:?}");
+        assert!(
+            !graph["call"].contains("call::when"),
+            "declared, never named"
+        );
+        assert_eq!(
+            strongly_connected(&graph),
+            [vec!["call".to_owned(), "call::attempt".to_owned()]]
+        );
+        // A child naming its folder's types, or re-exported by it, is no circle.
+        let modules = crate_of(&[
+            (
+                "call",
+                "mod attempt; pub use attempt::Step; pub struct When; \
+                 fn run() { self::attempt::Attempt::of(); }",
+            ),
+            (
+                "call::attempt",
+                "pub struct Attempt; pub struct Step; use super::When;",
+            ),
+        ]);
+        let graph = edges(&modules);
+        assert!(graph["call"].contains("call::attempt"), "{graph:?}");
+        assert!(strongly_connected(&graph).is_empty(), "{graph:?}");
     }
 
     #[test]

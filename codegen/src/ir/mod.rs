@@ -2,8 +2,6 @@
 //! borrowed form decided, profiles written as the YAML the runtime reads. Values only: the Rust
 //! syntax around them is the template's.
 
-use remcall_profile::Profile;
-
 use crate::checked::{self, BodyEncoding, Fallback, Shape};
 
 mod containment;
@@ -19,32 +17,13 @@ mod webhooks;
 
 use containment::Containment;
 pub(crate) use docs::comment_text;
-use docs::{doc_lines, item_doc};
+use docs::doc_lines;
 use methods::{lower_method, name_calls, name_statics_apart, share_error_enums};
 pub use model::*;
 pub use params::{Locals, Param, ParamCall};
 pub use stubs::StubIr;
 use types::{is_copy_type, lower_type};
 pub use webhooks::Webhooks;
-
-/// The profile as YAML (multi-line, so it reads as YAML in the generated file).
-fn profile_yaml(profile: Profile) -> ProfileYaml {
-    let mut profile = profile;
-    profile.extends = None;
-    // Interceptors are Rust types: the generated builder instantiates them, the runtime never
-    // parses them.
-    profile.interceptors = None;
-    let text = if profile == Profile::default() {
-        String::new()
-    } else {
-        format!("\n{}", profile.to_yaml_string())
-    };
-    let mut hashes = String::from("#");
-    while text.contains(&format!("\"{hashes}")) {
-        hashes.push('#');
-    }
-    ProfileYaml { text, hashes }
-}
 
 /// The client's types in render-ready form; a multipart body's struct knows its parts.
 fn lower_types(client: &checked::Client, cycles: &Containment) -> Vec<TypeDecl> {
@@ -133,7 +112,7 @@ pub(crate) fn lower(client: &checked::Client) -> Client {
         base_urls: client.base_urls.clone(),
         base_path: client.base_path.clone(),
         interceptors: client.interceptors.clone(),
-        profile: profile_yaml(client.profile.clone()),
+        profile: ProfileYaml::of(client.profile.clone()),
         spec_static,
         stubs: client.stubs.then(|| stubs::lower(&name, &methods, &types)),
         webhooks: client

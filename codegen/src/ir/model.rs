@@ -1,6 +1,8 @@
 //! The render-ready form itself: what the template reads of a client, its types and its
 //! methods, every name and Rust type already written out.
 
+use remcall_profile::Profile;
+
 use super::{Locals, Param, StubIr};
 
 /// One generated module. Text is plain (the template quotes and escapes it); Rust types are
@@ -51,6 +53,27 @@ pub struct ProfileYaml {
     pub text: String,
     /// The `#`s that delimit it.
     pub hashes: String,
+}
+
+impl ProfileYaml {
+    /// The profile as YAML (multi-line, so it reads as YAML in the generated file).
+    pub(super) fn of(profile: Profile) -> ProfileYaml {
+        let mut profile = profile;
+        profile.extends = None;
+        // Interceptors are Rust types: the generated builder instantiates them, the runtime never
+        // parses them.
+        profile.interceptors = None;
+        let text = if profile == Profile::default() {
+            String::new()
+        } else {
+            format!("\n{}", profile.to_yaml_string())
+        };
+        let mut hashes = String::from("#");
+        while text.contains(&format!("\"{hashes}")) {
+            hashes.push('#');
+        }
+        ProfileYaml { text, hashes }
+    }
 }
 
 /// A generated struct, enum or union (an enum of types).

@@ -5,9 +5,9 @@ use crate::checked::{self, Shape};
 use crate::names;
 use crate::types::Ty;
 
-use super::docs::repeats;
+use super::docs::{comment_text, item_doc, repeats};
 use super::fits::fits;
-use super::{Containment, Field, TypeDecl, Variant, comment_text, item_doc};
+use super::{Containment, Field, TypeDecl, Variant};
 
 /// Closed string enums and integer enums are `Copy`; an open string enum holds a `String`.
 pub(super) fn is_copy_type(shape: &Shape) -> bool {

@@ -5,7 +5,7 @@
 use crate::checked::{self, Signature};
 use crate::names;
 
-use super::docs::doc_lines;
+use super::docs::{comment_text, doc_lines};
 
 /// The `webhooks` module of a client.
 #[derive(Debug)]
@@ -59,10 +59,7 @@ pub(super) fn lower(webhooks: &checked::Webhooks, types: &[checked::TypeDecl]) -
         .map(|event| {
             let mut doc = doc_lines(event.doc.as_ref());
             if doc.is_empty() {
-                doc.push(format!(
-                    " The `{}` event.",
-                    super::comment_text(&event.name)
-                ));
+                doc.push(format!(" The `{}` event.", comment_text(&event.name)));
             }
             let variant = taken.first_free(&names::pascal(&event.name), "");
             taken.insert(&variant);

@@ -2,7 +2,8 @@
 
 use serde_yaml::{Mapping, Value as Yaml};
 
-use super::{pairs, profile, put_doc, ty};
+use super::profile::profile;
+use super::values::{pairs, put_doc, ty};
 use crate::spec::{BodyOut, MethodOut, Paginate, ParamOut, Style};
 use crate::ty::Encoding;
 

@@ -6,20 +6,21 @@
 
 use std::path::Path;
 
-use remcall_profile::vars;
 use serde_json::Value;
 use serde_yaml::{Mapping, Value as Yaml};
 
-use crate::doc_text::for_rustdoc;
 use crate::escape::one_line;
 use crate::names;
-use crate::spec::{Auth, EnumValue, FieldOut, Profile, Spec, TypeOut};
-use crate::ty::Ty;
+use crate::spec::{EnumValue, FieldOut, Spec, TypeOut};
 
 mod methods;
+mod profile;
+mod values;
 mod webhooks;
 
 use methods::method_value;
+use profile::profile;
+use values::{doc_text, doc_value, json, put_doc, strings, ty};
 use webhooks::webhooks_value;
 
 /// The spec's text.
@@ -102,76 +103,6 @@ fn section(key: &str, value: Mapping) -> Mapping {
     let mut outer = Mapping::new();
     outer.insert(key.into(), value.into());
     outer
-}
-
-/// A profile's credentials.
-fn profile(profile: &Profile) -> Yaml {
-    let mut out = Mapping::new();
-    let mut auth = Mapping::new();
-    match &profile.auth {
-        Some(Auth::Bearer(token)) => {
-            auth.insert("bearer".into(), pairs([("token", token.as_str().into())]));
-        }
-        Some(Auth::Basic(user, password)) => {
-            let basic = pairs([
-                ("username", user.as_str().into()),
-                ("password", password.as_str().into()),
-            ]);
-            auth.insert("basic".into(), basic);
-        }
-        Some(Auth::OAuth2 {
-            token_url,
-            client_id,
-            client_secret,
-            scopes,
-        }) => {
-            let mut oauth2 = Mapping::new();
-            oauth2.insert("token_url".into(), token_url.as_str().into());
-            oauth2.insert("client_id".into(), client_id.as_str().into());
-            oauth2.insert("client_secret".into(), client_secret.as_str().into());
-            if !scopes.is_empty() {
-                oauth2.insert("scopes".into(), strings(scopes.iter()));
-            }
-            auth.insert("oauth2".into(), oauth2.into());
-        }
-        None => {}
-    }
-    if !auth.is_empty() {
-        out.insert("auth".into(), auth.into());
-    }
-    for (key, secrets) in [
-        ("headers", &profile.headers),
-        ("query", &profile.query),
-        ("cookies", &profile.cookies),
-    ] {
-        if secrets.is_empty() {
-            continue;
-        }
-        let mut section = Mapping::new();
-        for (name, value) in secrets {
-            let secret = pairs([("value", value.as_str().into()), ("secret", true.into())]);
-            section.insert(name.as_str().into(), secret);
-        }
-        out.insert(key.into(), section.into());
-    }
-    for (key, fixed) in [
-        ("query", &profile.fixed_query),
-        ("headers", &profile.fixed_headers),
-    ] {
-        if fixed.is_empty() {
-            continue;
-        }
-        let mut section = match out.remove(key) {
-            Some(Yaml::Mapping(secrets)) => secrets,
-            _ => Mapping::new(),
-        };
-        for (name, value) in fixed {
-            // The description's text, never a placeholder: `$` is written `$$`.
-            section.insert(name.as_str().into(), vars::escape(value).into());
-        }
-        out.insert(key.into(), section.into());
-    }
-    out.into()
 }
 
 fn type_value(definition: &TypeOut) -> Yaml {
@@ -258,30 +189,6 @@ fn field_value(field: &FieldOut) -> Yaml {
     out.into()
 }
 
-/// `doc:` with the text, when there is one.
-fn put_doc(out: &mut Mapping, doc: Option<&str>) {
-    if let Some(doc) = doc {
-        out.insert("doc".into(), doc_value(doc));
-    }
-}
-
-/// A doc's text: its HTML written as Markdown rustdoc reads without a warning and with no code
-/// that runs; every line-break class a line break, control and format characters other than
-/// tabs gone (the emitter would escape them; they only make the text harder to read).
-fn doc_value(doc: &str) -> Yaml {
-    doc_text(doc).into()
-}
-
-fn doc_text(doc: &str) -> String {
-    let lines = crate::escape::line_breaks_as_newlines(doc);
-    let cleaned: String = for_rustdoc(&crate::markdown::from_html(&lines))
-        .chars()
-        .filter(|c| *c == '\n' || *c == '\t' || !crate::escape::is_unsafe(*c))
-        .collect();
-    let lines: Vec<&str> = cleaned.trim().lines().map(str::trim_end).collect();
-    lines.join("\n")
-}
-
 /// An enum's values, with a variant name written where the generator's own would not do. The
 /// generator names a value [`names::variant`] of it, made unique in order; an open enum keeps
 /// unknown values in `Other`, so a value that would take that name is `OtherValue` here. The
@@ -313,36 +220,4 @@ fn variant_names(values: &[EnumValue]) -> Vec<EnumValue> {
             }
         })
         .collect()
-}
-
-/// A type expression.
-fn ty(ty: &Ty) -> Yaml {
-    ty.to_string().into()
-}
-
-/// A JSON value (an enum value, a constant) as the same YAML value.
-fn json(value: &Value) -> Yaml {
-    match value {
-        Value::String(text) => text.as_str().into(),
-        Value::Bool(b) => (*b).into(),
-        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => i.into(),
-            (_, Some(u), _) => u.into(),
-            (_, _, Some(f)) => f.into(),
-            _ => n.to_string().into(),
-        },
-        other => other.to_string().into(),
-    }
-}
-
-fn strings<'a>(items: impl Iterator<Item = &'a String>) -> Yaml {
-    Yaml::Sequence(items.map(|s| s.as_str().into()).collect())
-}
-
-fn pairs<K: Into<Yaml>>(entries: impl IntoIterator<Item = (K, Yaml)>) -> Yaml {
-    let mut out = Mapping::new();
-    for (key, value) in entries {
-        out.insert(key.into(), value);
-    }
-    out.into()
 }

@@ -2,7 +2,7 @@
 
 use serde_yaml::{Mapping, Value as Yaml};
 
-use super::{json, pairs, put_doc, ty};
+use super::values::{json, pairs, put_doc, ty};
 use crate::spec::Webhooks;
 
 /// `webhooks:`: the scheme, when the description says it, and each event.

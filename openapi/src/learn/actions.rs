@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use super::shape::{Shape, nullable, nullable_union};
 use super::walk::{Defined, Use};
 use crate::document::{Documents, Place, Version};
+use crate::escape::quoted;
 
 /// An action, or a proposal the user reviews.
 #[derive(Debug, Clone)]
@@ -132,7 +133,7 @@ impl Actions<'_> {
             }
         }
         for (key, absent) in missing.into_iter().flatten() {
-            let why = format!("{absent} object(s) came without `{}`", super::quoted(key));
+            let why = format!("{absent} object(s) came without `{}`", quoted(key));
             let target = format!(
                 "{}[?@ == {}]",
                 self.path(&place.child("required")),
@@ -151,7 +152,7 @@ impl Actions<'_> {
         let schema = shape.schema(self.version);
         let why = format!(
             "`{}` got {status} with a body the description does not declare",
-            super::quoted(method)
+            quoted(method)
         );
         let declared = self
             .docs
@@ -167,8 +168,7 @@ impl Actions<'_> {
             json!({ status.to_string(): response })
         } else {
             let mut response = response;
-            response["description"] =
-                Value::String(format!("learned from `{}`", super::quoted(method)));
+            response["description"] = Value::String(format!("learned from `{}`", quoted(method)));
             json!({ status.to_string(): response })
         };
         let learned = json!({ "methods": [method], "answers": shape.seen });
@@ -204,8 +204,8 @@ impl Actions<'_> {
             }
             let why = format!(
                 "`{}` never came, `{}` always did: a rename?",
-                super::quoted(old),
-                super::quoted(new)
+                quoted(old),
+                quoted(new)
             );
             let property = place.child("properties").child(old);
             let target = self.path(&property);
@@ -413,7 +413,7 @@ fn listed(keys: &[&String]) -> String {
     let shown: Vec<String> = keys
         .iter()
         .take(5)
-        .map(|k| format!("`{}`", super::quoted(k)))
+        .map(|k| format!("`{}`", quoted(k)))
         .collect();
     match keys.len() {
         n if n > 5 => format!("{} and {} more", shown.join(", "), n - 5),

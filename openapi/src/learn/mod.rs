@@ -8,7 +8,7 @@
 //!
 //! Everything here reads text a server wrote (keys, values) and a description a vendor wrote:
 //! the overlay is written by a YAML serializer, each JSONPath by a literal writer
-//! (`actions::literal`), every message through [`quoted`]; the walk is bounded in depth and
+//! (`actions::literal`), every message through [`quoted`](crate::escape::quoted); the walk is bounded in depth and
 //! steps, a shape in keys and items.
 
 mod actions;
@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 
 use crate::Error;
 use crate::document::{Documents, Place, Version};
+use crate::escape::quoted;
 
 /// Steps one answer's walk may take: far past any real answer, and a bound on a hostile one.
 const STEPS_PER_ANSWER: u64 = 200_000;
@@ -472,15 +473,4 @@ fn ordered(value: &Value, first: &[&str]) -> serde_yaml::Value {
         out.insert(serde_yaml::Value::String(key.to_owned()), converted);
     }
     serde_yaml::Value::Mapping(out)
-}
-
-/// Text from a server or a description as one bounded, inert line: control characters
-/// escaped, at most 200 characters.
-pub(crate) fn quoted(text: &str) -> String {
-    let cut: String = text.chars().take(200).collect();
-    let mut shown = crate::escape::one_line(&cut);
-    if text.chars().count() > 200 {
-        shown.push('…');
-    }
-    shown
 }

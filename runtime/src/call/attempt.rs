@@ -283,7 +283,12 @@ fn failed(
             .and_then(|decode| decode(response.status.as_u16(), &response.body))
     });
     if !seen.is_empty() && detail.is_some() {
-        super::record_drift(client, state, request.method, seen.undeclared);
+        crate::observe::drift_warning::warn_new(
+            &state.counters,
+            client,
+            request.method,
+            seen.undeclared,
+        );
     }
     let status = response.status.as_u16();
     // GitHub refuses a spent quota with a 403: retried as the 429 it stands for, after the

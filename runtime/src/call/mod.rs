@@ -140,17 +140,6 @@ impl Client {
         answer
     }
 
-    /// What decoding an answer noticed: the repairs `decode: lax` made, the keys no type
-    /// declares, an object with none of its struct's fields. Counted, each place logged once.
-    pub(crate) fn record_drift(
-        &self,
-        state: &MethodState,
-        method: &'static MethodSpec,
-        drift: Vec<crate::decode::lax::Drift>,
-    ) {
-        record_drift(self.shared.spec.name, state, method, drift);
-    }
-
     /// The first five steps, inside the call's span.
     async fn run<T>(
         &self,
@@ -205,7 +194,12 @@ impl Client {
                 let (count, path) = (noticed.len(), &first.path);
                 state.decided(Decision::Drift { count, path });
             }
-            self.record_drift(state, method, noticed);
+            crate::observe::drift_warning::warn_new(
+                &state.counters,
+                self.shared.spec.name,
+                method,
+                noticed,
+            );
         }
         // 5. The logical call, recorded once.
         admitted.record(state, &result, dropped, Instant::now());
@@ -241,58 +235,5 @@ impl Client {
                 Err(Error::new(ErrorKind::Rejected, "the isolation pool is shut down").into())
             })
         }))
-    }
-}
-
-/// [`Client::record_drift`], for the client named `client`.
-#[cold]
-pub(crate) fn record_drift(
-    client: &'static str,
-    state: &MethodState,
-    method: &'static MethodSpec,
-    drift: Vec<crate::decode::lax::Drift>,
-) {
-    // What a server wrote (its keys, in `field`, `path` and `declared`) reaches a log only
-    // escaped and cut: one line, no control character, whatever the key held.
-    let shown = |text: &str| -> String {
-        let mut out = String::new();
-        let _ = crate::error::write_escaped(&mut out, &crate::error::cut(text, 200));
-        out
-    };
-    for found in drift {
-        if !state.counters.record_drift(&found) {
-            continue;
-        }
-        let field = shown(found.field.as_deref().unwrap_or(""));
-        let (path, declared) = (shown(&found.path), shown(&found.declared));
-        match found.undeclared {
-            Some(came) => tracing::warn!(
-                target: crate::observe::outlets::log::TARGET,
-                client,
-                method = method.name,
-                field,
-                came,
-                "the answer has a key the description does not declare: skipped; \
-                 `Observer::drift_overlay()` adds it to the schema"
-            ),
-            None if found.came == crate::decode::undeclared::STRANGER => tracing::warn!(
-                target: crate::observe::outlets::log::TARGET,
-                client,
-                method = method.name,
-                declared,
-                came = path,
-                "the answer is an object with none of the fields of its type: read as an empty one"
-            ),
-            None => tracing::warn!(
-                target: crate::observe::outlets::log::TARGET,
-                client,
-                method = method.name,
-                path,
-                field,
-                declared,
-                came = found.came,
-                "the answer does not fit the description: repaired (decode: lax)"
-            ),
-        }
     }
 }

@@ -318,7 +318,12 @@ async fn read_body<F: Format>(
         if !seen.is_empty() {
             let mut noticed = seen.undeclared;
             noticed.extend(seen.repairs);
-            client.record_drift(state, method, noticed);
+            crate::observe::drift_warning::warn_new(
+                &state.counters,
+                client.shared.spec.name,
+                method,
+                noticed,
+            );
         }
         result
     };

@@ -5,6 +5,7 @@
 //! exchanges (`recording.rs`). (The dashboard that shows them is `crate::dashboard`.)
 
 pub(crate) mod drift;
+pub(crate) mod drift_warning;
 #[cfg(feature = "dashboard")]
 pub(crate) mod history;
 pub(crate) mod latency;

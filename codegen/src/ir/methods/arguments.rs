@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use crate::checked::{self, BodyEncoding, QueryWriting};
 use crate::names;
 
-use super::super::docs::repeats;
-use super::super::{Method, NamedCall, OptionField, Param, ParamCall, TypeDecl, comment_text};
+use super::super::docs::{comment_text, repeats};
+use super::super::{Method, NamedCall, OptionField, Param, ParamCall, TypeDecl};
 
 /// The method's arguments: path parameters in template order, then query, headers, body.
 pub(super) fn arguments(method: &checked::Method, is_copy: &dyn Fn(&str) -> bool) -> Vec<Param> {

@@ -14,7 +14,8 @@ use crate::names;
 use crate::types::Ty;
 
 use super::docs::repeats;
-use super::{Locals, Method, comment_text, item_doc, profile_yaml};
+use super::docs::{comment_text, item_doc};
+use super::{Locals, Method, ProfileYaml};
 use answers::{error_enum, headers_struct, response_enum, result};
 pub(super) use arguments::name_calls;
 use arguments::{arguments, named_call, one_line_doc};
@@ -78,7 +79,7 @@ pub(super) fn lower_method(
         idempotent: method.idempotent,
         reads: method.reads,
         not_found_none: method.not_found_none,
-        profile: profile_yaml(method.profile.clone()),
+        profile: ProfileYaml::of(method.profile.clone()),
         locals,
         params,
         call_fn,
