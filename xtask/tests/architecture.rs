@@ -253,7 +253,9 @@ fn every_runtime_item_generated_code_names_is_in_the_inventory() {
 }
 
 /// The table of a call's steps: each type is declared in its file and composed, with `of(..)`,
-/// in the file the table says, the steps composed in one file in the table's order.
+/// in the files the table says and in no other file of `call/` (no step builds another it does
+/// not compose: a download, which is `Client::call` whole, builds none), the steps composed in
+/// one file in the table's order.
 #[test]
 fn each_step_of_a_call_is_a_type_in_its_file_composed_in_order() {
     let text = architecture();
@@ -273,8 +275,38 @@ fn each_step_of_a_call_is_a_type_in_its_file_composed_in_order() {
         .collect();
     assert!(rows.len() >= 5, "the steps' table: {rows:?}");
     let call = root().join("runtime/src/call");
-    let read = |file: &str| {
-        std::fs::read_to_string(call.join(file)).unwrap_or_else(|e| panic!("call/{file}: {e}"))
+    // Every file of `call/`, its code without comments and tests.
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut pending = vec![call.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let name = path
+                    .strip_prefix(&call)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code: Vec<&str> = text
+                    .split("#[cfg(test)]")
+                    .next()
+                    .unwrap_or_default()
+                    .lines()
+                    .map(|line| line.split("//").next().unwrap_or_default())
+                    .collect();
+                files.push((name, code.join("\n")));
+            }
+        }
+    }
+    let code_of = |file: &str| -> &str {
+        files
+            .iter()
+            .find(|(name, _)| name == file)
+            .map(|(_, code)| code.as_str())
+            .unwrap_or_else(|| panic!("call/{file} does not exist"))
     };
     let mut last_in: std::collections::HashMap<&str, usize> = Default::default();
     for row in &rows {
@@ -282,17 +314,29 @@ fn each_step_of_a_call_is_a_type_in_its_file_composed_in_order() {
             panic!("a row of four cells: {row:?}");
         };
         assert!(
-            read(file).contains(&format!("pub(super) struct {ty}<")),
+            code_of(file).contains(&format!("pub(super) struct {ty}<")),
             "`{ty}` is not a type of call/{file}"
         );
-        let composer = read(composed);
-        let at = composer
-            .find(&format!("{ty}::of("))
-            .unwrap_or_else(|| panic!("call/{composed} does not compose `{ty}`"));
-        if let Some(before) = last_in.insert(composed, at) {
+        let composers: Vec<&str> = composed
+            .split(',')
+            .map(|c| c.trim_matches([' ', '`']))
+            .collect();
+        let made = format!("{ty}::of(");
+        for composer in &composers {
+            let at = code_of(composer)
+                .find(&made)
+                .unwrap_or_else(|| panic!("call/{composer} does not compose `{ty}`"));
+            if let Some(before) = last_in.insert(composer, at) {
+                assert!(
+                    before < at,
+                    "call/{composer} composes `{ty}` out of the table's order"
+                );
+            }
+        }
+        for (name, code) in &files {
             assert!(
-                before < at,
-                "call/{composed} composes `{ty}` out of the table's order"
+                composers.contains(&name.as_str()) || !code.contains(&made),
+                "call/{name} builds `{ty}`, which the table says only {composers:?} compose"
             );
         }
     }

@@ -117,12 +117,15 @@ impl<'a> Attempt<'a> {
         let (client, state, request, when) = (self.client, self.state, self.request, self.when);
         let method = request.method;
         let mut cache = CacheStep::of(client, state, request);
-        if let Some(kept) = cache.as_deref().and_then(CacheStep::fresh_before_turn) {
+        let quota = self.quota();
+        if let Some(kept) = cache
+            .as_deref()
+            .and_then(|cache| cache.fresh_before_turn(&quota))
+        {
             return answered(client.shared.spec.name, state, request, kept);
         }
         // A method with no quota of its own yet, on a server that announces quotas: one call
         // learns it while the others wait (the guard lives as long as this attempt).
-        let quota = QuotaStep::of(client, state);
         let _learning = if quota.may_learn() {
             Box::pin(quota.learn(when.deadline)).await
         } else {
@@ -202,6 +205,18 @@ impl<'a> Attempt<'a> {
         };
         answered(client.shared.spec.name, state, request, response)
             .map_err(|failed| stale(cache.as_deref(), failed))
+    }
+
+    /// The attempt's quota step, the one place it is made: the cache's lookup before the turn
+    /// and a hedge about to be sent ask it, rather than make their own.
+    fn quota(&self) -> QuotaStep<'a> {
+        QuotaStep::of(self.client, self.state)
+    }
+
+    /// Whether this attempt would go `now` without waiting for a turn in the server's quota:
+    /// a hedge that would wait takes a turn the next call needs, and helps no one.
+    pub(super) fn goes_unqueued(&self, now: tokio::time::Instant) -> bool {
+        self.quota().quota().is_none_or(|quota| quota.has_turn(now))
     }
 }
 

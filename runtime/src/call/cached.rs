@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use tokio::time::Instant;
 
 use super::outgoing::outgoing;
+use super::quota::QuotaStep;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
 use crate::error::Error;
@@ -102,11 +103,11 @@ impl<'a> CacheStep<'a> {
     /// a call the cache answers asks nothing of the server, so it does not wait for the quota
     /// (only when a quota is known: otherwise the lookup with the whole request answers at no
     /// cost).
-    pub(super) fn fresh_before_turn(&self) -> Option<Response> {
+    pub(super) fn fresh_before_turn(&self, quota: &QuotaStep<'_>) -> Option<Response> {
         if self.keeping == Keeping::ForFailures {
             return None;
         }
-        super::quota::QuotaStep::of(self.client, self.state).quota()?;
+        quota.quota()?;
         let (cache, outgoing) = self
             .client
             .as_an_attempt_would_ask(self.state, self.request)?;

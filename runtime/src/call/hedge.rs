@@ -9,7 +9,6 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::attempt::{Attempt, Landed};
-use super::quota::QuotaStep;
 use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::observe::probe::Decision;
@@ -96,12 +95,14 @@ impl<'a> Racer<'a, Landed<'a>> for Hedge<'a> {
 
     fn hedge(&mut self, now: Instant) -> Option<Flight<'a, Landed<'a>>> {
         let shared = &self.client.shared;
+        let when = When {
+            sent: now,
+            ..self.when
+        };
+        let attempt = Attempt::of(self.client, self.state, self.request, when);
         // A hedge would wait for the same quota as the attempt it is to help (which may not
         // even be sent yet), and take a turn the next call needs.
-        if QuotaStep::of(self.client, self.state)
-            .quota()
-            .is_some_and(|quota| !quota.has_turn(now))
-        {
+        if !attempt.goes_unqueued(now) {
             return None;
         }
         if !shared.budget.withdraw(now) {
@@ -111,11 +112,6 @@ impl<'a> Racer<'a, Landed<'a>> for Hedge<'a> {
         let endpoint = &lease.endpoint().shown;
         self.state.decided(Decision::HedgeSent { endpoint });
         self.at.push(lease.endpoint().clone());
-        let when = When {
-            sent: now,
-            ..self.when
-        };
-        let attempt = Attempt::of(self.client, self.state, self.request, when);
         Some(Box::pin(attempt.send(lease, true)))
     }
 }
