@@ -157,6 +157,8 @@ pub struct Union {
     pub alternatives: Vec<Alternative>,
     /// The wire name of the tag field, for a tagged union.
     pub tag: Option<String>,
+    /// The wire name of the content field, for an adjacently tagged union (`tag` beside it).
+    pub content: Option<String>,
     /// A value no alternative reads is kept (`Other(serde_json::Value)`) rather than refused.
     pub open: bool,
 }

@@ -124,8 +124,10 @@ pub mod __codegen {
     pub mod union {
         pub use crate::decode::owned::Owned;
         pub use crate::decode::tag_only::TagOnly;
-        pub use crate::decode::union::{Alternative, Candidate, Fits, read, tagged, untagged};
-        pub use crate::wire::tag_first::write_tagged;
+        pub use crate::decode::union::{
+            Alternative, Candidate, Fits, adjacent, read, tagged, untagged,
+        };
+        pub use crate::wire::tag_first::{write_adjacent, write_tagged};
     }
 }
 

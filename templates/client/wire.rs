@@ -4,7 +4,7 @@
 {%- for ty in client.types %}
 {%- if ty.is_union %}
 remcall::__codegen::serde_union! {
-    {{ ty.name }}{% if let Some(tag) = ty.tag %} tag {{ "{:?}"|format(tag) }}{% endif %} {
+    {{ ty.name }}{% if let Some(tag) = ty.tag %} tag {{ "{:?}"|format(tag) }}{% endif %}{% if let Some(content) = ty.content %} content {{ "{:?}"|format(content) }}{% endif %} {
 {%- for variant in ty.variants %}
 {%- if ty.tag.is_some() %}
         {{ variant.name }}({% if !variant.plain %}{{ variant.wire }}{% endif %}) {% if variant.writes_tag %}writes{% else %}={% endif %} {% for value in variant.tags %}{{ "{:?}"|format(value) }}{% if !loop.last %} | {% endif %}{% endfor %},

@@ -99,6 +99,8 @@ pub struct TypeDecl {
     pub is_union: bool,
     /// A tagged union's tag field (wire name).
     pub tag: Option<String>,
+    /// An adjacently tagged union's content field (wire name).
+    pub content: Option<String>,
     /// Keeps what it does not know in `Other(..)`.
     pub open: bool,
     /// The enum is `Copy`.

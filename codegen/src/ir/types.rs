@@ -40,6 +40,7 @@ pub(super) fn lower_type(
         is_integer: false,
         is_union: false,
         tag: None,
+        content: None,
         open: false,
         copy: is_copy_type(&decl.shape),
         multipart: Vec::new(),
@@ -58,12 +59,16 @@ pub(super) fn lower_type(
             out.is_union = true;
             out.open = u.open;
             out.tag = u.tag.clone();
+            out.content = u.content.clone();
             out.variants = u
                 .alternatives
                 .iter()
                 .map(|a| {
                     let ty = cycles.box_recursion(&a.ty, type_name);
-                    let plain = u.tag.is_some().then(|| tag_only(&a.ty, types)).flatten();
+                    // Adjacently tagged, an empty struct is `{}` under the content key: not plain.
+                    let plain = (u.tag.is_some() && u.content.is_none())
+                        .then(|| tag_only(&a.ty, types))
+                        .flatten();
                     // A plain variant's doc is its struct's, where the alternative has none.
                     let doc = a.doc.as_ref().or(plain.and_then(|decl| decl.doc.as_ref()));
                     Variant {

@@ -3,6 +3,7 @@
 //!
 //! One file per part of a spec: the client's own keys here, profiles, types and methods beside.
 
+mod adjacent;
 mod enums;
 mod methods;
 mod paginate;

@@ -44,17 +44,21 @@ impl Validator<'_> {
                     open: *open,
                 })),
                 Own::Union(alternatives, open) => {
-                    let tag = ty.item.tag.clone();
-                    let alternatives = match &tag {
-                        Some(tag) => {
+                    let (tag, content) = (ty.item.tag.clone(), ty.item.content.clone());
+                    let alternatives = match (&tag, &content) {
+                        (Some(tag), Some(_)) => {
+                            self.adjacent(ty.source, &key, tag, &ty.item, alternatives)
+                        }
+                        (Some(tag), None) => {
                             self.tagged(&all, ty.source, &key, tag, &ty.item, alternatives)
                         }
-                        None => Some(alternatives.clone()),
+                        (None, _) => Some(alternatives.clone()),
                     };
                     alternatives.map(|alternatives| {
                         checked::Shape::Union(checked::Union {
                             alternatives,
                             tag,
+                            content,
                             open: *open,
                         })
                     })
@@ -193,8 +197,9 @@ impl Validator<'_> {
         own.filter(|_| fine)
     }
 
-    /// True when every key the type writes belongs to its kind (`tag:` and `mapping:` to a
-    /// union, `open:` to an enum or union, `generics:` to a struct; `mapping:` needs `tag:`).
+    /// True when every key the type writes belongs to its kind (`tag:`, `mapping:` and
+    /// `content:` to a union, `open:` to an enum or union, `generics:` to a struct; `mapping:` and
+    /// `content:` need `tag:`).
     fn keys_of_its_kind(
         &mut self,
         source: usize,
@@ -208,6 +213,11 @@ impl Validator<'_> {
             (
                 "mapping",
                 def.mapping.is_some() && def.one_of.is_none(),
+                "a union",
+            ),
+            (
+                "content",
+                def.content.is_some() && def.one_of.is_none(),
                 "a union",
             ),
             (
@@ -231,6 +241,14 @@ impl Validator<'_> {
                     format!("`{what}:` belongs to {belongs}"),
                 ));
             }
+        }
+        if def.content.is_some() && def.tag.is_none() {
+            fine = false;
+            self.push(
+                self.spec
+                    .at_key(source, &format!("{key}.content"), "`content:` needs `tag:`")
+                    .help("an adjacently tagged value is `{type: card, content: ..}`: name both keys, `tag: type` and `content: content`"),
+            );
         }
         if def.mapping.is_some() && def.tag.is_none() {
             fine = false;

@@ -1135,3 +1135,56 @@ async fn a_body_that_breaks_off_or_runs_past_the_deadline_ends_with_a_named_erro
     );
     assert!(chunks < 4, "{chunks}");
 }
+
+/// An adjacently tagged union (`tag: kind`, `content: value`): the tag names the alternative,
+/// whatever its type, and `value` holds it; each reads and writes back as it came, an unknown
+/// tag is kept (`open: true`), and a value its alternative cannot read names the union and tag.
+#[tokio::test]
+async fn an_adjacently_tagged_union_reads_the_alternative_its_tag_names_from_its_content() {
+    use remcall_example_committed::clients::payments::Adjustment;
+    let card = json!({
+        "id": "card_1", "created": 1, "livemode": false,
+        "object": "card", "brand": "visa", "last4": "4242",
+    });
+    let adjustments = json!([
+        { "kind": "credit", "value": 500 },
+        { "kind": "note", "value": "waived" },
+        { "kind": "refund", "value": card },
+        { "kind": "gift", "value": { "code": "x" } },
+    ]);
+    let served = adjustments.clone();
+    let router = Router::new().route(
+        "/v1/balance",
+        get(move || {
+            let served = served.clone();
+            async move {
+                (
+                    [("request-id", "req_1")],
+                    axum::Json(json!({ "available": 1, "pending": 0, "adjustments": served })),
+                )
+            }
+        }),
+    );
+    let server = Server::start(router).await;
+    let payments = Payments::new(&server.url()).unwrap();
+    let balance = payments.get_balance().await.unwrap().body;
+    let read = balance.adjustments.expect("the adjustments");
+    assert_eq!(read[0], Adjustment::Credit(500));
+    assert_eq!(read[1], Adjustment::Note("waived".into()));
+    assert!(
+        matches!(&read[2], Adjustment::Refunded(Card { brand, .. }) if brand == "visa"),
+        "{:?}",
+        read[2]
+    );
+    assert_eq!(read[3], Adjustment::Other(adjustments[3].clone()));
+    // Written back, each is the object it came as.
+    assert_eq!(remcall::serde_json::to_value(&read).unwrap(), adjustments);
+    let broken =
+        remcall::serde_json::from_value::<Adjustment>(json!({ "kind": "credit", "value": "five" }))
+            .unwrap_err()
+            .to_string();
+    assert!(
+        broken.starts_with("`Adjustment` (kind: credit): "),
+        "{broken}"
+    );
+}

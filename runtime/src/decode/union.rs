@@ -16,13 +16,15 @@
 //! line and a few dozen words, so a nested failure cannot grow the message with the depth.
 
 use super::context::{self, Drift};
-use std::fmt::Write;
 
 use serde::de::{Deserializer, Error as _};
 use serde_json::Value;
 
 use super::owned::{Owned, take_value};
 use crate::error::cut;
+use tried::Tried;
+
+mod tried;
 
 /// One alternative of a tagged union: its tag value and how to read it from the value.
 pub type Alternative<'a, T> = (&'a str, fn(Owned) -> Result<T, serde_json::Error>);
@@ -397,43 +399,6 @@ fn count_values(value: &Value) -> u64 {
     count
 }
 
-/// The alternatives tried and why each did not fit, bounded: a few alternatives in the spec's
-/// order, each the first line of its error cut to a few dozen words, then how many more there
-/// were.
-#[derive(Default)]
-struct Tried {
-    reasons: Vec<(usize, String)>,
-}
-
-impl Tried {
-    const SHOWN: usize = 6;
-    const REASON_CHARS: usize = 160;
-
-    fn add(&mut self, position: usize, name: &str, why: &str) {
-        let first_line = why.lines().next().unwrap_or_default();
-        self.reasons.push((
-            position,
-            format!("`{name}`: {}", cut(first_line, Self::REASON_CHARS)),
-        ));
-    }
-
-    fn finish(mut self) -> String {
-        self.reasons.sort_by_key(|(position, _)| *position);
-        let more = self.reasons.len().saturating_sub(Self::SHOWN);
-        let shown: Vec<String> = self
-            .reasons
-            .into_iter()
-            .take(Self::SHOWN)
-            .map(|(_, reason)| reason)
-            .collect();
-        let mut text = shown.join("; ");
-        if more > 0 {
-            let _ = write!(text, "; and {more} more");
-        }
-        text
-    }
-}
-
 /// The alternative whose tag value (`alternatives[i].0`, the value of the field `tag`) the value
 /// carries; an error when the field is missing, or when its value is unknown and the union is not
 /// open.
@@ -445,12 +410,39 @@ pub fn tagged<'de, T, D: Deserializer<'de>>(
     other: Option<fn(Value) -> T>,
 ) -> Result<T, D::Error> {
     let value = take_value(deserializer)?;
+    dispatch(value, union, tag, None, alternatives, other).map_err(D::Error::custom)
+}
+
+/// An adjacently tagged union's value, `{"<tag>": "<value>", "<content>": <the alternative>}`:
+/// the alternative the tag names reads what `content` holds (`null` when the key is missing, so
+/// that an alternative holding nothing reads). A key beside the two is no alternative's.
+pub fn adjacent<'de, T, D: Deserializer<'de>>(
+    deserializer: D,
+    union: &str,
+    (tag, content): (&str, &str),
+    alternatives: &[Alternative<'_, T>],
+    other: Option<fn(Value) -> T>,
+) -> Result<T, D::Error> {
+    let value = take_value(deserializer)?;
+    dispatch(value, union, tag, Some(content), alternatives, other).map_err(D::Error::custom)
+}
+
+/// [`tagged`] and [`adjacent`], once the value is read: not generic over the deserializer, so
+/// compiled once per union type rather than once per union and reader.
+fn dispatch<T>(
+    mut value: Value,
+    union: &str,
+    tag: &str,
+    content: Option<&str>,
+    alternatives: &[Alternative<'_, T>],
+    other: Option<fn(Value) -> T>,
+) -> Result<T, String> {
     let Some(found) = value.get(tag) else {
         return match other {
             Some(keep) => Ok(keep(value)),
-            None => Err(D::Error::custom(format!(
+            None => Err(format!(
                 "`{union}` needs its tag field `{tag}`, and the value has none"
-            ))),
+            )),
         };
     };
     // A tag is a string on the wire; a number or a boolean is matched by its text.
@@ -459,19 +451,28 @@ pub fn tagged<'de, T, D: Deserializer<'de>>(
         other => other.to_string(),
     };
     match alternatives.iter().find(|(name, _)| *name == text) {
-        Some((_, read)) => {
-            // The alternative's own object carries the tag, declared by its struct or not: no
-            // undeclared key, and no object that "shares no key" for it.
-            let before = super::context::replace_variant_tag(Some(tag.to_owned()));
-            let read = read(Owned(value));
-            super::context::replace_variant_tag(before);
-            read
+        Some((_, read)) => match content {
+            Some(content) => {
+                let held = value
+                    .as_object_mut()
+                    .and_then(|object| object.remove(content))
+                    .unwrap_or(Value::Null);
+                read(Owned(held))
+            }
+            None => {
+                // The alternative's own object carries the tag, declared by its struct or
+                // not: no undeclared key, and no object that "shares no key" for it.
+                let before = super::context::replace_variant_tag(Some(tag.to_owned()));
+                let read = read(Owned(value));
+                super::context::replace_variant_tag(before);
+                read
+            }
         }
         .map_err(|e| {
-            D::Error::custom(format!(
+            format!(
                 "`{union}` ({tag}: {text}): {}",
                 cut(&e.to_string(), Tried::REASON_CHARS * Tried::SHOWN)
-            ))
+            )
         }),
         None => match other {
             Some(keep) => Ok(keep(value)),
@@ -479,10 +480,10 @@ pub fn tagged<'de, T, D: Deserializer<'de>>(
                 let known: Vec<&str> = alternatives.iter().map(|(name, _)| *name).collect();
                 let mut shown = String::new();
                 let _ = crate::error::write_escaped(&mut shown, &cut(&text, Tried::REASON_CHARS));
-                Err(D::Error::custom(format!(
+                Err(format!(
                     "`{union}`: unknown `{tag}` value `{shown}`, expected one of {}",
                     known.join(", ")
-                )))
+                ))
             }
         },
     }

@@ -281,8 +281,9 @@ macro_rules! __serde_int_enum {
 /// that hold one value, which rank the alternatives); tagged (`tag "field"` first), its
 /// `Serialize` too: `Variant(Type) = "value" | "other value"` each for an alternative holding
 /// its tag in a field, `Variant(Type) writes "value"` for one the union writes the tag of,
-/// `Variant() writes "value"` for a plain variant whose object holds its tag alone. Then
-/// `open: Other` when a value no alternative reads is kept in `Other(serde_json::Value)`.
+/// `Variant() writes "value"` for a plain variant whose object holds its tag alone; adjacently
+/// tagged (`tag "field" content "field"`), `Variant(Type) writes "value"` each, the alternative
+/// any type, held under the content key. Then `open: Other` when a value no alternative reads is kept in `Other(serde_json::Value)`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __serde_union {
@@ -342,6 +343,39 @@ macro_rules! __serde_union {
                         $value,
                         $crate::__serde_union!(@read $name $variant $held),
                     ),)+)*],
+                    $crate::__serde_str_enum!(@other $($other)?),
+                )
+            }
+        }
+    };
+    (
+        $name:ident tag $tag:literal content $content:literal {
+            $($variant:ident($ty:ty) writes $value:literal),* $(,)?
+        }
+        $(open: $other:ident)?
+    ) => {
+        $crate::__serde_impls! {
+            $name,
+            serialize(self, serializer) {
+                match self {
+                    $(Self::$variant(value) => $crate::__codegen::union::write_adjacent(
+                        serializer,
+                        ($tag, $content),
+                        $value,
+                        value,
+                    ),)*
+                    $(Self::$other(value) => $crate::serde::Serialize::serialize(value, serializer),)?
+                }
+            }
+            deserialize(deserializer) {
+                $crate::__codegen::union::adjacent(
+                    deserializer,
+                    stringify!($name),
+                    ($tag, $content),
+                    &[$((
+                        $value,
+                        |value| $crate::__codegen::union::read::<$ty, $name>(value, $name::$variant),
+                    ),)*],
                     $crate::__serde_str_enum!(@other $($other)?),
                 )
             }

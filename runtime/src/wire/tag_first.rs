@@ -1,7 +1,7 @@
 //! Writing a tagged union's alternative whose struct does not declare the tag: the union writes
 //! the tag as the object's first key, then the struct's own fields, in one object. What serde's
 //! internally tagged enums do, for the structs `serde_struct!` writes (a struct, or a map when it
-//! keeps undeclared keys).
+//! keeps undeclared keys). And an adjacently tagged union's, the tag beside the alternative.
 
 use serde::ser::{Error as _, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
 
@@ -20,6 +20,20 @@ pub fn write_tagged<S: Serializer, T: Serialize + ?Sized>(
         tag,
         value,
     })
+}
+
+/// Writes an adjacently tagged union's `alternative` as `{"<tag>": "<value>", "<content>": ..}`:
+/// the alternative, whatever its kind, under a key of its own.
+pub fn write_adjacent<S: Serializer, T: Serialize + ?Sized>(
+    serializer: S,
+    (tag, content): (&'static str, &'static str),
+    value: &'static str,
+    alternative: &T,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(2))?;
+    map.serialize_entry(tag, value)?;
+    map.serialize_entry(content, alternative)?;
+    map.end()
 }
 
 /// A serializer that opens the object with the tag and hands the rest to `inner`.

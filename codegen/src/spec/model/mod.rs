@@ -153,6 +153,9 @@ pub struct TypeDef {
     /// A tagged union's tag values, each naming its alternative's type; an alternative not listed
     /// is tagged with its type's name.
     pub mapping: Option<IndexMap<String, String>>,
+    /// An adjacently tagged union's content field: a value is `{<tag>: "card", <content>: ..}`,
+    /// the alternative (any type, not only a struct) under this key beside the tag.
+    pub content: Option<String>,
     /// An enum or union that keeps a value it does not know (`Other(..)`) instead of failing, so
     /// a server that adds one does not break this client.
     pub open: Option<bool>,

@@ -425,14 +425,43 @@ impl Job {
 pub struct Balance {
     pub available: i64,
     pub pending: i64,
+    pub adjustments: Option<Vec<Adjustment>>,
 }
 impl Balance {
-    /// All its fields.
+    /// Its required fields; the others start absent (set them, or use `..Balance::new(..)`).
     pub fn new(available: impl Into<i64>, pending: impl Into<i64>) -> Self {
         Self {
             available: available.into(),
             pending: pending.into(),
+            adjustments: Default::default(),
         }
+    }
+}
+/// A change to the balance, adjacently tagged: `{"kind": "credit", "value": 500}`, the alternative
+/// under `value` whatever its type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Adjustment {
+    /// Cents credited.
+    Credit(i64),
+    Note(String),
+    /// The card a refund went back to.
+    Refunded(Card),
+    /// A value none of the alternatives reads, kept as it came.
+    Other(remcall::serde_json::Value),
+}
+impl From<i64> for Adjustment {
+    fn from(value: i64) -> Self {
+        Self::Credit(value)
+    }
+}
+impl From<String> for Adjustment {
+    fn from(value: String) -> Self {
+        Self::Note(value)
+    }
+}
+impl From<Card> for Adjustment {
+    fn from(value: Card) -> Self {
+        Self::Refunded(value)
     }
 }
 #[derive(Debug, Clone, PartialEq)]
@@ -2164,7 +2193,16 @@ remcall::__codegen::serde_struct! {
     Balance {
         [0] required available: i64 = "available",
         [1] required pending: i64 = "pending",
+        [2] optional adjustments: Option<Vec<Adjustment>> = "adjustments",
     }
+}
+remcall::__codegen::serde_union! {
+    Adjustment tag "kind" content "value" {
+        Credit(i64) writes "credit",
+        Note(String) writes "note",
+        Refunded(Card) writes "refund",
+    }
+    open: Other
 }
 remcall::__codegen::serde_struct! {
     CustomerList {
