@@ -1138,7 +1138,8 @@ async fn a_body_that_breaks_off_or_runs_past_the_deadline_ends_with_a_named_erro
 
 /// An adjacently tagged union (`tag: kind`, `content: value`): the tag names the alternative,
 /// whatever its type, and `value` holds it; each reads and writes back as it came, an unknown
-/// tag is kept (`open: true`), and a value its alternative cannot read names the union and tag.
+/// tag is kept (`open: true`), a key beside the two is counted as undeclared, and a value its
+/// alternative cannot read names the union and tag.
 #[tokio::test]
 async fn an_adjacently_tagged_union_reads_the_alternative_its_tag_names_from_its_content() {
     use remcall_example_committed::clients::payments::Adjustment;
@@ -1152,7 +1153,9 @@ async fn an_adjacently_tagged_union_reads_the_alternative_its_tag_names_from_its
         { "kind": "refund", "value": card },
         { "kind": "gift", "value": { "code": "x" } },
     ]);
-    let served = adjustments.clone();
+    // A key beside the tag and the content is no alternative's: drift, counted.
+    let mut served = adjustments.clone();
+    served[1]["by"] = json!("ann");
     let router = Router::new().route(
         "/v1/balance",
         get(move || {
@@ -1179,6 +1182,9 @@ async fn an_adjacently_tagged_union_reads_the_alternative_its_tag_names_from_its
     assert_eq!(read[3], Adjustment::Other(adjustments[3].clone()));
     // Written back, each is the object it came as.
     assert_eq!(remcall::serde_json::to_value(&read).unwrap(), adjustments);
+    let stats = payments.stats();
+    let counted = stats.method("get_balance").expect("its statistics");
+    assert_eq!(counted.undeclared, 1, "{counted:?}");
     let broken =
         remcall::serde_json::from_value::<Adjustment>(json!({ "kind": "credit", "value": "five" }))
             .unwrap_err()

@@ -404,7 +404,7 @@ fn count_values(value: &Value) -> u64 {
 /// open.
 pub fn tagged<'de, T, D: Deserializer<'de>>(
     deserializer: D,
-    union: &str,
+    union: &'static str,
     tag: &str,
     alternatives: &[Alternative<'_, T>],
     other: Option<fn(Value) -> T>,
@@ -415,10 +415,11 @@ pub fn tagged<'de, T, D: Deserializer<'de>>(
 
 /// An adjacently tagged union's value, `{"<tag>": "<value>", "<content>": <the alternative>}`:
 /// the alternative the tag names reads what `content` holds (`null` when the key is missing, so
-/// that an alternative holding nothing reads). A key beside the two is no alternative's.
+/// that an alternative holding nothing reads). A key beside the two is no alternative's: noted
+/// as undeclared, as a struct's is.
 pub fn adjacent<'de, T, D: Deserializer<'de>>(
     deserializer: D,
-    union: &str,
+    union: &'static str,
     (tag, content): (&str, &str),
     alternatives: &[Alternative<'_, T>],
     other: Option<fn(Value) -> T>,
@@ -431,7 +432,7 @@ pub fn adjacent<'de, T, D: Deserializer<'de>>(
 /// compiled once per union type rather than once per union and reader.
 fn dispatch<T>(
     mut value: Value,
-    union: &str,
+    union: &'static str,
     tag: &str,
     content: Option<&str>,
     alternatives: &[Alternative<'_, T>],
@@ -453,11 +454,16 @@ fn dispatch<T>(
     match alternatives.iter().find(|(name, _)| *name == text) {
         Some((_, read)) => match content {
             Some(content) => {
-                let held = value
-                    .as_object_mut()
-                    .and_then(|object| object.remove(content))
-                    .unwrap_or(Value::Null);
-                read(Owned(held))
+                let object = value.as_object_mut();
+                let held = object.and_then(|object| {
+                    for (key, beside) in object.iter() {
+                        if key != tag && key != content {
+                            super::undeclared::key(union, key, kind_of(beside));
+                        }
+                    }
+                    object.remove(content)
+                });
+                read(Owned(held.unwrap_or(Value::Null)))
             }
             None => {
                 // The alternative's own object carries the tag, declared by its struct or
@@ -486,6 +492,19 @@ fn dispatch<T>(
                 ))
             }
         },
+    }
+}
+
+/// A value's JSON type, as an undeclared key's is noted.
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }
 
