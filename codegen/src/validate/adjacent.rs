@@ -9,7 +9,8 @@ use crate::types::Ty;
 
 impl Validator<'_> {
     /// An adjacently tagged union's alternatives with their tag values: `mapping:`'s (its
-    /// targets written as the alternatives' types are), else the type's name. The union writes
+    /// targets written as the alternatives' types are, or their variants' names), else the
+    /// type's name. The union writes
     /// the tag, so each alternative has exactly one value, and no two the same.
     pub(super) fn adjacent(
         &mut self,
@@ -37,7 +38,11 @@ impl Validator<'_> {
             })
             .collect();
         for (value, target) in def.mapping.iter().flatten() {
-            match out.iter_mut().find(|a| a.ty.render() == *target) {
+            // A target is an alternative's type as written, or its variant's name (two
+            // alternatives of one type are told apart by their names).
+            let by_type = out.iter().position(|a| a.ty.render() == *target);
+            let by_name = || out.iter().position(|a| a.variant == *target);
+            match by_type.or_else(by_name).map(|i| &mut out[i]) {
                 Some(alternative) => alternative.tags.push(value.clone()),
                 None => {
                     fine = false;

@@ -1150,6 +1150,7 @@ async fn an_adjacently_tagged_union_reads_the_alternative_its_tag_names_from_its
     let adjustments = json!([
         { "kind": "credit", "value": 500 },
         { "kind": "note", "value": "waived" },
+        { "kind": "memo", "value": "see ticket 7" },
         { "kind": "refund", "value": card },
         { "kind": "gift", "value": { "code": "x" } },
     ]);
@@ -1174,12 +1175,13 @@ async fn an_adjacently_tagged_union_reads_the_alternative_its_tag_names_from_its
     let read = balance.adjustments.expect("the adjustments");
     assert_eq!(read[0], Adjustment::Credit(500));
     assert_eq!(read[1], Adjustment::Note("waived".into()));
+    assert_eq!(read[2], Adjustment::Memo("see ticket 7".into()));
     assert!(
-        matches!(&read[2], Adjustment::Refunded(Card { brand, .. }) if brand == "visa"),
+        matches!(&read[3], Adjustment::Refunded(Card { brand, .. }) if brand == "visa"),
         "{:?}",
-        read[2]
+        read[3]
     );
-    assert_eq!(read[3], Adjustment::Other(adjustments[3].clone()));
+    assert_eq!(read[4], Adjustment::Other(adjustments[4].clone()));
     // Written back, each is the object it came as.
     assert_eq!(remcall::serde_json::to_value(&read).unwrap(), adjustments);
     let stats = payments.stats();

@@ -150,8 +150,8 @@ pub struct TypeDef {
     /// value is (each alternative must be a struct declaring it). Without it, the first
     /// alternative that reads the value is taken.
     pub tag: Option<String>,
-    /// A tagged union's tag values, each naming its alternative's type; an alternative not listed
-    /// is tagged with its type's name.
+    /// A tagged union's tag values, each naming its alternative's type (adjacently tagged: or
+    /// its variant's name); an alternative not listed is tagged with its type's name.
     pub mapping: Option<IndexMap<String, String>>,
     /// An adjacently tagged union's content field: a value is `{<tag>: "card", <content>: ..}`,
     /// the alternative (any type, not only a struct) under this key beside the tag.

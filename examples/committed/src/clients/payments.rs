@@ -444,6 +444,8 @@ pub enum Adjustment {
     /// Cents credited.
     Credit(i64),
     Note(String),
+    /// Text of the same type as a note, told apart by its tag: `mapping:` names it by its variant.
+    Memo(String),
     /// The card a refund went back to.
     Refunded(Card),
     /// A value none of the alternatives reads, kept as it came.
@@ -452,11 +454,6 @@ pub enum Adjustment {
 impl From<i64> for Adjustment {
     fn from(value: i64) -> Self {
         Self::Credit(value)
-    }
-}
-impl From<String> for Adjustment {
-    fn from(value: String) -> Self {
-        Self::Note(value)
     }
 }
 impl From<Card> for Adjustment {
@@ -2200,6 +2197,7 @@ remcall::__codegen::serde_union! {
     Adjustment tag "kind" content "value" {
         Credit(i64) writes "credit",
         Note(String) writes "note",
+        Memo(String) writes "memo",
         Refunded(Card) writes "refund",
     }
     open: Other
