@@ -137,6 +137,9 @@ impl Builder<'_> {
                         *part = kept.clone();
                     }
                 }),
+                // An adjacently tagged union maps to its variants' names, and keeps an
+                // alternative per tag value even where two are one type.
+                TypeOut::Union(u) if u.content.is_some() => {}
                 TypeOut::Union(u) => {
                     for (_, ty) in &mut u.mapping {
                         if let Some(kept) = replaced.get(ty.as_str()) {
@@ -327,7 +330,11 @@ fn describe(out: &mut String, definition: &TypeOut, class_of: &dyn Fn(&str) -> O
             let _ = write!(out, "enum {:?} {:?}", e.doc, e.values);
         }
         TypeOut::Union(u) => {
-            let _ = write!(out, "union {:?} {:?}", u.doc, u.tag);
+            let _ = write!(
+                out,
+                "union {:?} {:?} {:?} {:?}",
+                u.doc, u.tag, u.content, u.variants
+            );
             for alternative in &u.alternatives {
                 out.push_str(" one_of ");
                 ty(out, alternative, class_of);

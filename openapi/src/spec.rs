@@ -167,8 +167,12 @@ pub(crate) struct UnionOut {
     pub(crate) doc: Option<String>,
     pub(crate) alternatives: Vec<Ty>,
     pub(crate) tag: Option<String>,
-    /// Tag value → alternative type name.
+    /// Tag value → alternative type name (adjacently tagged: its variant's name).
     pub(crate) mapping: Vec<(String, String)>,
+    /// The content key of an adjacently tagged union (`tag` beside it).
+    pub(crate) content: Option<String>,
+    /// An adjacently tagged union's variant names, one an alternative, in order.
+    pub(crate) variants: Vec<String>,
 }
 
 /// A method.

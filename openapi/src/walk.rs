@@ -299,6 +299,8 @@ impl Builder<'_> {
         for definition in self.spec.types.values_mut() {
             match definition {
                 TypeOut::Struct(s) => s.all_of.retain(|p| !types.contains(p)),
+                // An adjacently tagged union maps to variant names, not types.
+                TypeOut::Union(u) if u.content.is_some() => {}
                 TypeOut::Union(u) => u.mapping.retain(|(_, ty)| !types.contains(ty)),
                 TypeOut::Enum(_) => {}
             }
@@ -321,6 +323,7 @@ impl Builder<'_> {
                     .iter_mut()
                     .filter(|p| *p == old)
                     .for_each(|p| *p = new.to_owned()),
+                TypeOut::Union(u) if u.content.is_some() => {}
                 TypeOut::Union(u) => u
                     .mapping
                     .iter_mut()

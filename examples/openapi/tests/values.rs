@@ -181,6 +181,11 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
         // Both arrays read these items; only the second keeps `branch`.
         json!({ "messages": [], "routes": [{ "host": "a", "branch": "main" }] }),
         json!({ "messages": [], "routes": [{ "host": "a" }] }),
+        // Adjacently tagged: the kind beside the value, whatever the value's type.
+        json!({ "messages": [], "adjustment": { "kind": "credit", "value": 5 } }),
+        json!({ "messages": [], "adjustment": { "kind": "note", "value": "waived" } }),
+        json!({ "messages": [], "adjustment": { "kind": "memo", "value": "waived" } }),
+        json!({ "messages": [], "adjustment": { "kind": "refund", "value": { "card": "c1" } } }),
     ];
     for request in &requests {
         assert_eq!(&round_trip::<ChatRequest>(request), request);
@@ -188,6 +193,17 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
     // `_name` from a part and `name` of its own are two keys, two fields.
     let percolate = json!({ "_name": "q1", "name": "slot", "boost": 2.0 });
     assert_eq!(round_trip::<Percolate>(&percolate), percolate);
+    // An adjacently tagged union's alternatives are the values' types, two texts told apart by
+    // their kinds.
+    let memo: Adjustment =
+        serde_json::from_value(json!({ "kind": "memo", "value": "waived" })).unwrap();
+    assert_eq!(memo, Adjustment::Memo("waived".into()));
+    let refund: Adjustment =
+        serde_json::from_value(json!({ "kind": "refund", "value": { "card": "c1" } })).unwrap();
+    assert_eq!(
+        refund,
+        Adjustment::Refund(AdjustmentRefund { card: "c1".into() })
+    );
     // Each tool choice is the value it was written as, not the first enum's `Other`.
     let none: ToolChoice = serde_json::from_value(json!("none")).unwrap();
     assert_eq!(none, ToolChoice::Value(ToolChoiceValue::None));

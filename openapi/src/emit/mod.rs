@@ -20,7 +20,7 @@ mod webhooks;
 
 use methods::method_value;
 use profile::profile;
-use values::{doc_text, doc_value, json, put_doc, strings, ty};
+use values::{doc_text, doc_value, json, pairs, put_doc, strings, ty};
 use webhooks::webhooks_value;
 
 /// The spec's text.
@@ -148,10 +148,21 @@ fn type_value(definition: &TypeOut) -> Yaml {
         }
         TypeOut::Union(u) => {
             put_doc(&mut out, u.doc.as_deref());
-            let alternatives = u.alternatives.iter().map(ty).collect();
-            out.insert("one_of".into(), Yaml::Sequence(alternatives));
+            let alternatives = u.alternatives.iter().enumerate().map(|(i, alternative)| {
+                // An adjacently tagged union's alternatives are named: two may be one type.
+                match u.variants.get(i) {
+                    Some(variant) => {
+                        pairs([("type", ty(alternative)), ("name", variant.as_str().into())])
+                    }
+                    None => ty(alternative),
+                }
+            });
+            out.insert("one_of".into(), Yaml::Sequence(alternatives.collect()));
             if let Some(tag) = &u.tag {
                 out.insert("tag".into(), tag.as_str().into());
+                if let Some(content) = &u.content {
+                    out.insert("content".into(), content.as_str().into());
+                }
                 if !u.mapping.is_empty() {
                     let mut mapping = Mapping::new();
                     for (value, ty) in &u.mapping {

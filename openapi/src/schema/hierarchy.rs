@@ -127,6 +127,8 @@ impl Builder<'_> {
             alternatives,
             tag: Some(tag),
             mapping,
+            content: None,
+            variants: Vec::new(),
         };
         self.spec.types.insert(union_name, TypeOut::Union(union));
         ty

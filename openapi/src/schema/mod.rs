@@ -10,6 +10,7 @@ use crate::names;
 use crate::spec::{EnumOut, EnumValue, TypeOut};
 use crate::walk::Builder;
 
+mod adjacent;
 mod copies;
 mod hierarchy;
 mod shape;

@@ -81,6 +81,17 @@ impl Builder<'_> {
         depth: usize,
     ) -> UnionOut {
         self.taken_types.insert(name);
+        if let Some(adjacent) = self.adjacent(at, schema, key) {
+            let typed = self.adjacent_types(name, &adjacent, depth);
+            return UnionOut {
+                doc: doc(schema),
+                alternatives: typed.alternatives,
+                tag: Some(adjacent.tag),
+                mapping: typed.mapping,
+                content: Some(adjacent.content),
+                variants: typed.variants,
+            };
+        }
         let mut alternatives = Vec::new();
         for (i, alternative) in schema[key].as_array().into_iter().flatten().enumerate() {
             if is_null_schema(alternative) {
@@ -139,6 +150,8 @@ impl Builder<'_> {
             alternatives,
             tag,
             mapping,
+            content: None,
+            variants: Vec::new(),
         }
     }
 

@@ -24,7 +24,9 @@ impl Builder<'_> {
             let TypeOut::Union(union) = definition else {
                 continue;
             };
-            let Some(tag) = &union.tag else { continue };
+            let Some(tag) = union.tag.as_ref().filter(|_| union.content.is_none()) else {
+                continue;
+            };
             for alternative in union.alternatives.iter().filter_map(Ty::named) {
                 let mut values = union.mapping.iter().filter(|(_, ty)| ty == alternative);
                 let one = match (values.next(), values.next()) {
@@ -136,7 +138,10 @@ impl Builder<'_> {
     /// A union whose alternatives became the same type lists it once.
     fn dedupe_alternatives(&mut self) {
         for definition in self.spec.types.values_mut() {
-            if let TypeOut::Union(union) = definition {
+            // An adjacently tagged union keeps an alternative per tag value, one type or not.
+            if let TypeOut::Union(union) = definition
+                && union.content.is_none()
+            {
                 let mut seen: Vec<Ty> = Vec::new();
                 union.alternatives.retain(|alternative| {
                     let fresh = !seen.contains(alternative);

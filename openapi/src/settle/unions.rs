@@ -18,6 +18,10 @@ impl Builder<'_> {
             let Some(TypeOut::Union(union)) = self.spec.types.get(name).cloned() else {
                 continue;
             };
+            // Adjacently tagged, each string is under its own tag: nothing to merge.
+            if union.content.is_some() {
+                continue;
+            }
             let string_enum = |ty: &Ty| match ty.named().and_then(|n| self.spec.types.get(n)) {
                 Some(TypeOut::Enum(e)) if e.values.iter().all(|v| v.value.is_string()) => {
                     Some(e.clone())
@@ -137,6 +141,10 @@ impl Builder<'_> {
                 continue;
             };
             let Some(tag) = &union.tag else { continue };
+            // Adjacently tagged: the tag is beside the alternatives, not a field of theirs.
+            if union.content.is_some() {
+                continue;
+            }
             let mut settled = union.clone();
             let tags: Option<Vec<FieldOut>> = union
                 .alternatives
@@ -205,7 +213,9 @@ impl Builder<'_> {
             let TypeOut::Union(union) = definition else {
                 continue;
             };
-            let Some(tag) = &union.tag else { continue };
+            let Some(tag) = union.tag.as_ref().filter(|_| union.content.is_none()) else {
+                continue;
+            };
             for alternative in union.alternatives.iter().filter_map(Ty::named) {
                 let Some(TypeOut::Struct(s)) = self.spec.types.get(alternative) else {
                     continue;

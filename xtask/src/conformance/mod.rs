@@ -295,10 +295,17 @@ fn one(
         }
         None => std::fs::write(krate.join("src/main.rs"), driver)?,
     }
+    // A description with webhooks makes a client that sends them: the runtime's `webhooks`.
+    let generated = std::fs::read_to_string(krate.join("src/api.rs")).unwrap_or_default();
+    let features: &[&str] = if generated.contains("remcall::webhooks::") {
+        &["webhooks"]
+    } else {
+        &[]
+    };
     std::fs::write(
         krate.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"conformance-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?} }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n\n{}\n[workspace]\n",
+            "[package]\nname = \"conformance-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nremcall = {{ path = {:?}, features = {features:?} }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\n\n{}\n[workspace]\n",
             name.to_ascii_lowercase()
                 .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
             root.join("runtime"),
