@@ -181,6 +181,9 @@ fn every_value_the_description_allows_reads_back_as_it_was() {
         // Both arrays read these items; only the second keeps `branch`.
         json!({ "messages": [], "routes": [{ "host": "a", "branch": "main" }] }),
         json!({ "messages": [], "routes": [{ "host": "a" }] }),
+        // A free-form object that may be null: the null a PATCH sends to clear it survives.
+        json!({ "messages": [], "metadata": null }),
+        json!({ "messages": [], "metadata": { "any": [1] } }),
         // Adjacently tagged: the kind beside the value, whatever the value's type.
         json!({ "messages": [], "adjustment": { "kind": "credit", "value": 5 } }),
         json!({ "messages": [], "adjustment": { "kind": "note", "value": "waived" } }),

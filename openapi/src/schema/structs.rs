@@ -259,8 +259,11 @@ impl Builder<'_> {
                     .get("const")
                     .filter(|c| is_required && !nullable && const_fits(c, &ty))
                     .cloned();
-                let optional_null =
-                    !is_required && (nullable || (ty == Ty::Value && is_nullable(definition)));
+                // A `serde_json::Value` holds a null itself; whether one may come is the
+                // schema's to say, `nullable` or a `null` alternative (`oneOf: [null, {}]`).
+                let value_null = ty == Ty::Value
+                    && (is_nullable(definition) || self.union_admits_null(&place, definition));
+                let optional_null = !is_required && (nullable || value_null);
                 if !is_required && !nullable {
                     ty = ty.optional();
                 }

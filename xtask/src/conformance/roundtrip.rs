@@ -210,7 +210,15 @@ impl Maker<'_> {
             return Some(Value::Null);
         }
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-            let values: Vec<&Value> = values.iter().filter(|v| !v.is_null()).collect();
+            // A value the schema's own type rules out (`type: string, enum: [true, local]`, a
+            // YAML `on` turned boolean) is no instance of it, as with `const`.
+            let typed =
+                |v: &&Value| schema.get("type").is_none() || fits_kind(v, json_kind(schema));
+            let values: Vec<&Value> = values
+                .iter()
+                .filter(|v| !v.is_null())
+                .filter(typed)
+                .collect();
             return values
                 .get(self.k % values.len().max(1))
                 .map(|v| (*v).clone());
@@ -287,7 +295,7 @@ impl Maker<'_> {
             let mut merged = Map::new();
             for part in parts {
                 match self.make_base(part, depth + 1, &required)? {
-                    Value::Object(fields) => merged.extend(fields),
+                    Value::Object(fields) => merge_part(&mut merged, fields),
                     other if parts.len() == 1 => return Some(other),
                     _ => {}
                 }
@@ -379,6 +387,26 @@ impl Maker<'_> {
             _ => {}
         }
         Some(Value::Object(object))
+    }
+}
+
+/// An `allOf` part's object into the parts' so far. An instance is each part's at once: where
+/// two parts say a key, objects merge key by key, a value made from a schema that says nothing
+/// (`ipv4: {}` beside `ipv4: array`, made as `{}`) gives way to the other's, and otherwise the
+/// later part's value stands (a part that narrows a property comes after the one it narrows).
+fn merge_part(merged: &mut Map<String, Value>, part: Map<String, Value>) {
+    for (key, value) in part {
+        let Some(there) = merged.get_mut(&key) else {
+            merged.insert(key, value);
+            continue;
+        };
+        match (there, value) {
+            (_, Value::Object(more)) if more.is_empty() => {}
+            (Value::Object(there), Value::Object(more)) if !there.is_empty() => {
+                merge_part(there, more);
+            }
+            (there, value) => *there = value,
+        }
     }
 }
 
@@ -627,6 +655,44 @@ mod tests {
         assert_eq!(
             made[1],
             json!({ "b": 2, "extra-key": { "kept": [1, "two"] } })
+        );
+    }
+
+    #[test]
+    fn an_enum_value_its_type_rules_out_is_never_made() {
+        let description = Description::new(json!({ "openapi": "3.1.0", "paths": {} }));
+        // `on`/`off` read as booleans by a YAML 1.1 tool, left in a string enum.
+        let schema = json!({ "type": "string", "enum": [true, "local", false] });
+        let made: Vec<Value> = (0..4)
+            .filter_map(|k| {
+                Maker {
+                    description: &description,
+                    k,
+                }
+                .make(&schema, 0)
+            })
+            .collect();
+        assert!(made.iter().all(|v| v == "local"), "{made:?}");
+    }
+
+    #[test]
+    fn all_of_parts_that_say_one_key_merge_and_an_empty_schema_gives_way() {
+        let description = Description::new(json!({ "openapi": "3.1.0", "paths": {} }));
+        let schema = json!({ "allOf": [
+            { "type": "object", "required": ["acl"], "properties": { "acl": {
+                "type": "object", "required": ["ips", "on"],
+                "properties": { "ips": { "type": "array", "items": { "type": "string" } },
+                                "on": { "type": "boolean" } } } } },
+            { "type": "object", "properties": { "acl": { "properties": { "ips": {} } } } },
+        ] });
+        let made = Maker {
+            description: &description,
+            k: 0,
+        }
+        .make(&schema, 0);
+        assert_eq!(
+            made,
+            Some(json!({ "acl": { "ips": ["text-0"], "on": true } }))
         );
     }
 
