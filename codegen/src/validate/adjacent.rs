@@ -37,26 +37,7 @@ impl Validator<'_> {
                 ..alternative.clone()
             })
             .collect();
-        for (value, target) in def.mapping.iter().flatten() {
-            // A target is an alternative's type as written, or its variant's name (two
-            // alternatives of one type are told apart by their names).
-            let by_type = out.iter().position(|a| a.ty.render() == *target);
-            let by_name = || out.iter().position(|a| a.variant == *target);
-            match by_type.or_else(by_name).map(|i| &mut out[i]) {
-                Some(alternative) => alternative.tags.push(value.clone()),
-                None => {
-                    fine = false;
-                    let types: Vec<String> = out.iter().map(|a| a.ty.render()).collect();
-                    let d = self.spec.at(
-                        source,
-                        &format!("{key}.mapping.{value}"),
-                        format!("`{target}` is not one of the union's alternatives"),
-                    );
-                    let help = did_you_mean(target, types.iter().map(String::as_str));
-                    self.push(d.maybe_help(help));
-                }
-            }
-        }
+        fine &= self.adjacent_mapping(source, key, def, &mut out);
         let mut seen: Vec<String> = Vec::new();
         for (i, alternative) in out.iter_mut().enumerate() {
             let at = format!("{key}.one_of.{i}");
@@ -104,6 +85,38 @@ impl Validator<'_> {
             }
         }
         fine.then_some(out)
+    }
+
+    /// `mapping:`'s tag values onto the alternatives they name; false when one names none.
+    fn adjacent_mapping(
+        &mut self,
+        source: usize,
+        key: &str,
+        def: &TypeDef,
+        out: &mut [checked::Alternative],
+    ) -> bool {
+        let mut fine = true;
+        for (value, target) in def.mapping.iter().flatten() {
+            // A target is an alternative's type as written, or its variant's name (two
+            // alternatives of one type are told apart by their names).
+            let by_type = out.iter().position(|a| a.ty.render() == *target);
+            let by_name = || out.iter().position(|a| a.variant == *target);
+            match by_type.or_else(by_name).map(|i| &mut out[i]) {
+                Some(alternative) => alternative.tags.push(value.clone()),
+                None => {
+                    fine = false;
+                    let types: Vec<String> = out.iter().map(|a| a.ty.render()).collect();
+                    let d = self.spec.at(
+                        source,
+                        &format!("{key}.mapping.{value}"),
+                        format!("`{target}` is not one of the union's alternatives"),
+                    );
+                    let help = did_you_mean(target, types.iter().map(String::as_str));
+                    self.push(d.maybe_help(help));
+                }
+            }
+        }
+        fine
     }
 }
 
