@@ -23,7 +23,6 @@ use crate::policy::quota::TurnFrom;
 use crate::policy::quota::announced::is_quota_refusal;
 use crate::policy::retry::retry_after;
 use crate::wire::request::Request;
-use crate::wire::request::Slot;
 
 /// A finished attempt: where it went, what came back, which OAuth2 token it carried, and
 /// whether it was a hedge.
@@ -172,7 +171,7 @@ impl<'a> Attempt<'a> {
             exchange(
                 client.shared.http.execute(super::outgoing::sent(outgoing)),
                 state.settings.max_response_bytes,
-                request.download.clone(),
+                request.download,
             )
         })
         .await
@@ -349,28 +348,18 @@ fn attempt_timed_out(state: &MethodState, when: When, whole: bool) -> FailedAtte
     }
 }
 
-/// Awaits a sent request's answer and reads it whole within `limit` bytes; for a download, a
-/// success is left unread in `download` (its body is the stream's). It takes reqwest's future,
+/// Awaits a sent request's answer and reads it whole within `limit` bytes; for a `download`, a
+/// success is the answer with its body unread ([`Response::live`]), the stream's to read. It takes reqwest's future,
 /// not the request: a parameter stays in the future's state to the end.
 async fn exchange(
     sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
     limit: u64,
-    download: Option<Slot>,
+    download: bool,
 ) -> Result<Response, FailedAttempt> {
     let response = sent.await.map_err(outcome::from_transport)?;
     probe::answered_in(response.version());
-    if let Some(slot) = download
-        && response.status().is_success()
-    {
-        let answered = Response {
-            status: response.status(),
-            headers: response.headers().clone(),
-            body: bytes::Bytes::new(),
-        };
-        *slot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(response);
-        return Ok(answered);
+    if download && response.status().is_success() {
+        return Ok(Response::live(response));
     }
     Ok(Response::read(response, limit).await?)
 }

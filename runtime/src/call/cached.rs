@@ -56,7 +56,7 @@ impl Keeping {
     /// write marked `idempotent: true` may be retried, but its answer says what that one call
     /// did: another call's failure is never answered with it.
     fn of(state: &MethodState, request: &Request) -> Option<Keeping> {
-        if request.download.is_some() {
+        if request.download {
             return None;
         }
         match state.http_method.as_str() {

@@ -7,7 +7,6 @@
 //! connection or the deadline mid-body is an error item, never retried (part of the body has been
 //! handed over).
 
-use crate::wire::request::Slot;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -20,7 +19,7 @@ use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
 use crate::client::Client;
-use crate::decode::response::decode;
+use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::wire::request::Request;
 
@@ -121,17 +120,8 @@ impl Client {
         let method = request.method;
         let total = self.shared.method(method).settings.total_timeout;
         let deadline = Instant::now() + total;
-        let slot = Slot::default();
-        request.download = Some(slot.clone());
-        self.call(request, decode::unit).await?;
-        let response = slot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
-            .ok_or_else(|| {
-                Error::new(ErrorKind::Decode, "the response has no body to stream")
-                    .in_call(self.shared.spec.name, method.name)
-            })?;
+        request.download = true;
+        let response = self.call(request, Response::into_live).await?;
         Ok(ByteStream {
             status: response.status(),
             headers: response.headers().clone(),

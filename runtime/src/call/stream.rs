@@ -17,7 +17,8 @@ use tracing::Instrument;
 use super::admission::{Admission, breaker_permit};
 use super::when::When;
 use crate::client::{Client, MethodState};
-use crate::error::{Error, ErrorKind};
+use crate::decode::response::Response;
+use crate::error::Error;
 use crate::observe::probe::{self, Decision};
 use crate::outcome::{self, StreamBreak};
 use crate::policy::retry::backoff;
@@ -26,7 +27,7 @@ use crate::stream::sse::SseParser;
 use crate::stream::{
     Events, EventsSpec, Feed, Format, Lines, LinesFormat, LinesSpec, Owner, Sender, SseFormat,
 };
-use crate::wire::request::{Request, Slot};
+use crate::wire::request::Request;
 
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
@@ -126,14 +127,13 @@ impl Client {
                 return out.opened(Err(error));
             }
         };
-        let slot = Slot::default();
-        request.download = Some(slot.clone());
+        request.download = true;
         let answered = self
             .isolated(state, &request, &admitted)
             .await
             .map_err(|unanswered| unanswered.error);
         let dropped = outcome::dropped(&answered);
-        let opened = answered.and_then(|_| take(&slot));
+        let opened = answered.and_then(Response::into_live);
         let (bulkhead, rtt) = admitted.settle(state, &opened, Instant::now());
         state.probe.stream_opened(opened.as_ref().err(), rtt);
         let mut response = match opened {
@@ -270,15 +270,13 @@ impl Client {
             deadline: now + state.settings.total_timeout,
             callers: false,
         };
-        let slot = Slot::default();
-        let mut request = request.clone();
-        request.download = Some(slot.clone());
-        // A download is never kept: no stale answer rides with its failure.
-        let result = super::attempts::Retries::of(self, &request)
+        // The request reads its answer live (`produce` said so). A download is never kept: no
+        // stale answer rides with its failure.
+        let result = super::attempts::Retries::of(self, request)
             .run(permit.is_trial(), when)
             .await
             .map_err(|unanswered| unanswered.error)
-            .and_then(|_| take(&slot));
+            .and_then(Response::into_live);
         let finished = Instant::now();
         let outcome = outcome::for_breaker(
             &result,
@@ -374,14 +372,6 @@ async fn read_body<F: Format>(
             Err(too_long) => return Some(StreamBreak::TooLong(too_long.limit)),
         }
     }
-}
-
-/// The live response an attempt left for the stream.
-fn take(slot: &Slot) -> Result<reqwest::Response, Error> {
-    slot.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .take()
-        .ok_or_else(|| Error::fixed(ErrorKind::Decode, "the response has no body to stream"))
 }
 
 /// `max_event_bytes` as a length in memory.

@@ -97,7 +97,7 @@ impl Shared {
     ) -> Option<&crate::observe::recording::Recorder> {
         self.recorder
             .as_ref()
-            .filter(|r| request.download.is_none() && r.records(request.method.name))
+            .filter(|r| !request.download && r.records(request.method.name))
     }
 
     /// The state of `method`, made now if this is its first call.

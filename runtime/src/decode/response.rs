@@ -7,18 +7,51 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{Error, ErrorKind};
 
-/// A response whose body has been read completely.
-#[derive(Debug, Clone)]
+/// A response whose body has been read completely; or, the answer of a download or a stream,
+/// whose body is still to come: its status and headers, and the live response the caller reads
+/// the body from. It travels as the call's value, so no step holds it for another.
+#[derive(Debug)]
 pub struct Response {
     /// The status.
     pub status: StatusCode,
     /// The headers.
     pub headers: HeaderMap,
-    /// The body.
+    /// The body (empty while it is still to come).
     pub body: Bytes,
+    /// A download's or a stream's success, its body unread.
+    live: Option<Box<reqwest::Response>>,
 }
 
 impl Response {
+    /// A response of `status`, `headers` and a whole `body`.
+    pub fn new(status: StatusCode, headers: HeaderMap, body: Bytes) -> Response {
+        Response {
+            status,
+            headers,
+            body,
+            live: None,
+        }
+    }
+
+    /// The answer of a download or a stream: `response`'s status and headers, its body left to
+    /// be read from it.
+    pub(crate) fn live(response: reqwest::Response) -> Response {
+        Response {
+            status: response.status(),
+            headers: response.headers().clone(),
+            body: Bytes::new(),
+            live: Some(Box::new(response)),
+        }
+    }
+
+    /// The live response whose body is still to come; an error for one read whole (a kept
+    /// answer, which a download never is).
+    pub(crate) fn into_live(self) -> Result<reqwest::Response, Error> {
+        self.live
+            .map(|live| *live)
+            .ok_or_else(|| Error::fixed(ErrorKind::Decode, "the response has no body to stream"))
+    }
+
     /// Reads `response`'s body, failing with `BodyTooLarge` as soon as it passes `limit` bytes
     /// (before reading anything when `Content-Length` already says so), so memory stays bounded.
     pub(crate) async fn read(
@@ -61,11 +94,11 @@ impl Response {
             Some(buffer) => buffer.freeze(),
             None => first.unwrap_or_default(),
         };
-        Ok(Response {
-            status: response.status(),
-            headers: std::mem::take(response.headers_mut()),
+        Ok(Response::new(
+            response.status(),
+            std::mem::take(response.headers_mut()),
             body,
-        })
+        ))
     }
 }
 
@@ -256,11 +289,7 @@ pub mod decode {
         fn with_header(name: &'static str, value: &'static str) -> Response {
             let mut headers = HeaderMap::new();
             headers.insert(name, reqwest::header::HeaderValue::from_static(value));
-            Response {
-                status: StatusCode::OK,
-                headers,
-                body: Bytes::new(),
-            }
+            Response::new(StatusCode::OK, headers, Bytes::new())
         }
 
         #[test]

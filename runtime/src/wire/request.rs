@@ -1,7 +1,6 @@
 //! The parts of one request, filled in by a generated method before the pipeline runs.
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
@@ -57,16 +56,14 @@ pub struct Parts {
     /// A next page's URL, path and encoded query, sent to the endpoint in place of the method's
     /// path and query.
     pub(crate) next_url: Option<(String, Option<String>)>,
-    /// For a download: where a success response is left unread, for the stream.
-    pub(crate) download: Option<Slot>,
+    /// A download or a stream: a success's body is left unread, handed over live in the
+    /// answer ([`Response::live`](crate::decode::response::Response)) for the caller to read.
+    pub(crate) download: bool,
 }
 
 /// How a method's declared error bodies are read: the status and the whole body in, the decoded
 /// value out (none for a status it declares nothing for, or a body that does not decode).
 pub type DetailDecoder = fn(u16, &[u8]) -> Option<Detail>;
-
-/// Where the attempt that got a success status leaves the live response for the stream.
-pub(crate) type Slot = Arc<Mutex<Option<reqwest::Response>>>;
 
 impl std::ops::Deref for Request {
     type Target = Parts;
@@ -101,7 +98,7 @@ impl Request {
             error: None,
             error_detail: None,
             next_url: None,
-            download: None,
+            download: false,
         };
         Request {
             parts: Box::new(parts),

@@ -7,11 +7,7 @@ fn response_with_link(value: &'static str) -> Response {
         reqwest::header::LINK,
         reqwest::header::HeaderValue::from_static(value),
     );
-    Response {
-        status: reqwest::StatusCode::OK,
-        headers,
-        body: bytes::Bytes::new(),
-    }
+    Response::new(reqwest::StatusCode::OK, headers, bytes::Bytes::new())
 }
 
 #[test]

@@ -270,11 +270,11 @@ impl Cache {
             return Kept::Nothing;
         };
         match entry.policy.before_request(&Asked(asked), now) {
-            BeforeRequest::Fresh(parts) => Kept::Fresh(Response {
-                status: entry.status,
-                headers: parts.headers,
-                body: entry.body.clone(),
-            }),
+            BeforeRequest::Fresh(parts) => Kept::Fresh(Response::new(
+                entry.status,
+                parts.headers,
+                entry.body.clone(),
+            )),
             BeforeRequest::Stale {
                 request: revalidation,
                 matches: true,
@@ -307,22 +307,14 @@ impl Cache {
             else {
                 return (answer, false);
             };
-            let again = Response {
-                status: entry.status,
-                headers: parts.headers,
-                body: entry.body.clone(),
-            };
+            let again = Response::new(entry.status, parts.headers, entry.body.clone());
             self.keep((key, asked, settings), policy, &again, now);
             return (again, true);
         }
         if answer.status.is_success() {
             let policy = CachePolicy::new_options(&Asked(asked), &parts, now, options());
             if policy.is_storable() {
-                let kept = Response {
-                    status: answer.status,
-                    headers,
-                    body: answer.body.clone(),
-                };
+                let kept = Response::new(answer.status, headers, answer.body.clone());
                 self.keep((key, asked, settings), policy, &kept, now);
             }
         }
@@ -345,11 +337,7 @@ impl Cache {
             BeforeRequest::Fresh(_) => true,
             BeforeRequest::Stale { matches, .. } => matches,
         };
-        answers.then(|| Response {
-            status: entry.status,
-            headers: entry.headers.clone(),
-            body: entry.body.clone(),
-        })
+        answers.then(|| Response::new(entry.status, entry.headers.clone(), entry.body.clone()))
     }
 
     fn keep(
