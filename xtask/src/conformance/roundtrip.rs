@@ -223,9 +223,12 @@ impl Maker<'_> {
                 .get(self.k % values.len().max(1))
                 .map(|v| (*v).clone());
         }
+        // What constraint-only alternatives (below) require of the object, the k-th's.
+        let mut also = also.to_vec();
         for key in ["oneOf", "anyOf"] {
             // Alternatives that only constrain a schema that says its own type (a `pattern`
-            // each) are no shapes of their own: the type makes the instance.
+            // each, or `required: [id]` in one and `required: [email]` in another) are no
+            // shapes of their own: the type makes the instance, with what one of them requires.
             let constrains = |a: &Value| {
                 [
                     "type",
@@ -241,9 +244,19 @@ impl Maker<'_> {
                 .iter()
                 .all(|k| a.get(*k).is_none())
             };
-            if let Some(alternatives) = schema.get(key).and_then(Value::as_array)
-                && !(schema.get("type").is_some() && alternatives.iter().all(constrains))
-            {
+            let Some(alternatives) = schema.get(key).and_then(Value::as_array) else {
+                continue;
+            };
+            if schema.get("type").is_some() && alternatives.iter().all(constrains) {
+                if let Some(required) = alternatives
+                    .get(self.k % alternatives.len().max(1))
+                    .and_then(|chosen| chosen.get("required"))
+                    .and_then(Value::as_array)
+                {
+                    also.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+            } else {
+                let also = also.as_slice();
                 let real: Vec<&Value> = alternatives.iter().filter(|a| !only_null(a)).collect();
                 if real.is_empty() {
                     return Some(Value::Null);
@@ -320,7 +333,7 @@ impl Maker<'_> {
                 Some(items) => Value::Array(self.make(items, depth + 1).into_iter().collect()),
                 None => json!([]),
             },
-            _ => self.object(schema, depth, also)?,
+            _ => self.object(schema, depth, &also)?,
         })
     }
 
@@ -655,6 +668,29 @@ mod tests {
         assert_eq!(
             made[1],
             json!({ "b": 2, "extra-key": { "kept": [1, "two"] } })
+        );
+    }
+
+    #[test]
+    fn alternatives_that_only_require_keys_make_an_object_with_one_s_keys() {
+        let description = Description::new(json!({ "openapi": "3.1.0", "paths": {} }));
+        let text = json!({ "type": "string" });
+        let schema = json!({
+            "type": "object",
+            "properties": { "name": text, "id": text, "email": text },
+            "anyOf": [{ "required": ["name", "id"] }, { "required": ["name", "email"] }],
+        });
+        let made = |k| {
+            Maker {
+                description: &description,
+                k,
+            }
+            .make(&schema, 0)
+        };
+        assert_eq!(made(0), Some(json!({ "name": "text-0", "id": "text-0" })));
+        assert_eq!(
+            made(3).map(|v| v.as_object().map(|o| o.contains_key("email"))),
+            Some(Some(true))
         );
     }
 
