@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::parts::Call;
 use super::when::When;
-use crate::client::{Client, MethodState};
+use crate::client::MethodState;
 use crate::error::{Error, ErrorKind};
 use crate::observe::probe::Decision;
 use crate::observe::stats::Ending;
@@ -33,20 +34,19 @@ pub(super) struct Admitted<'a> {
 
 /// The step that admits a call of one method, or refuses it.
 pub(super) struct Admission<'a> {
-    client: &'a Client,
-    state: &'a MethodState,
+    call: Call<'a>,
 }
 
 impl<'a> Admission<'a> {
-    /// The admission of a call (of the method whose state is `state`) by `client`.
-    pub(super) fn of(client: &'a Client, state: &'a MethodState) -> Admission<'a> {
-        Admission { client, state }
+    /// The admission of `call`.
+    pub(super) fn of(call: Call<'a>) -> Admission<'a> {
+        Admission { call }
     }
 
     /// Admits the call, or says which step refused it (counted in the statistics, never as a
     /// breaker failure). The budgets earn their share of the call once it is admitted.
     pub(super) async fn admit(self) -> Result<Admitted<'a>, Error> {
-        let state = self.state;
+        let state = self.call.state;
         // One clock reading serves the limiter and the breaker, unless the call waited.
         // Each step that may wait is entered only when the profile has it, and the bulkhead's
         // only when no slot is free: a step's future not entered is memory the call never
@@ -103,7 +103,7 @@ impl<'a> Admission<'a> {
             started
         };
         let total = started + state.settings.total_timeout;
-        let shared = &self.client.shared;
+        let shared = &self.call.client.shared;
         shared.budget.deposit(started);
         if let Some(fleet) = &shared.fleet_budget {
             crate::fleet::deposit(fleet, started);
@@ -125,7 +125,7 @@ impl<'a> Admission<'a> {
     /// A turn from the rate limit shared with the fleet (in Redis), which stands in for the
     /// local one when the profile has it. True when the call waited for it.
     async fn fleet_turn(&self, now: Instant) -> Result<bool, Error> {
-        let state = self.state;
+        let state = self.call.state;
         let Some(shared) = &state.fleet_limit else {
             return Ok(false);
         };

@@ -8,9 +8,10 @@ use tracing::Instrument;
 
 use super::cached::CacheStep;
 use super::outgoing::outgoing;
+use super::parts::Call;
 use super::quota::QuotaStep;
 use super::when::When;
-use crate::client::{Client, MethodState};
+use crate::client::MethodState;
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::observe::outlets::http_log as log;
@@ -37,34 +38,23 @@ pub(super) struct Landed<'a> {
 /// order it takes its steps.
 #[derive(Clone, Copy)]
 pub(super) struct Attempt<'a> {
-    client: &'a Client,
-    state: &'a MethodState,
-    request: &'a Request,
+    call: Call<'a>,
     when: When,
 }
 
 impl<'a> Attempt<'a> {
-    /// The attempt of `request` (of the method whose state is `state`) going out `when`.
-    pub(super) fn of(
-        client: &'a Client,
-        state: &'a MethodState,
-        request: &'a Request,
-        when: When,
-    ) -> Attempt<'a> {
-        Attempt {
-            client,
-            state,
-            request,
-            when,
-        }
+    /// The attempt of `call` going out `when`.
+    pub(super) fn of(call: Call<'a>, when: When) -> Attempt<'a> {
+        Attempt { call, when }
     }
 
     /// One attempt to `lease`'s endpoint, in its span, its endpoint's health recorded.
     pub(super) async fn send(self, lease: Lease<'a>, hedge: bool) -> Landed<'a> {
-        let (client, when) = (self.client, self.when);
+        let (client, when) = (self.call.client, self.when);
         let mut token_generation = 0;
         let endpoint = lease.endpoint();
         let mut probe = self
+            .call
             .state
             .probe
             .attempt(when.attempt, endpoint.address(), hedge);
@@ -100,8 +90,8 @@ impl<'a> Attempt<'a> {
     /// Which call this attempt (the `attempt`-th) belongs to, as interceptors see it.
     fn call_info(&self, attempt: u32) -> CallInfo {
         CallInfo {
-            client: self.client.shared.spec.name,
-            method: self.request.method.name,
+            client: self.call.client.shared.spec.name,
+            method: self.call.request.method.name,
             attempt,
         }
     }
@@ -113,14 +103,12 @@ impl<'a> Attempt<'a> {
         endpoint: &Endpoint,
         token_generation: &mut u64,
     ) -> Result<Response, FailedAttempt> {
-        let (client, state, request, when) = (self.client, self.state, self.request, self.when);
+        let (client, state, request) = (self.call.client, self.call.state, self.call.request);
+        let when = self.when;
         let method = request.method;
-        let mut cache = CacheStep::of(client, state, request);
+        let mut cache = CacheStep::of(self.call);
         let quota = self.quota();
-        if let Some(kept) = cache
-            .as_deref()
-            .and_then(|cache| cache.fresh_before_turn(&quota))
-        {
+        if let Some(kept) = cache.as_deref().and_then(|c| c.fresh_before_turn(&quota)) {
             return answered(client.shared.spec.name, state, request, kept);
         }
         // A method with no quota of its own yet, on a server that announces quotas: one call
@@ -209,7 +197,7 @@ impl<'a> Attempt<'a> {
     /// The attempt's quota step, the one place it is made: the cache's lookup before the turn
     /// and a hedge about to be sent ask it, rather than make their own.
     fn quota(&self) -> QuotaStep<'a> {
-        QuotaStep::of(self.client, self.state)
+        QuotaStep::of(self.call)
     }
 
     /// Whether this attempt would go `now` without waiting for a turn in the server's quota:

@@ -7,6 +7,7 @@ use tokio::time::Instant;
 
 use super::attempt::{Attempt, Landed, within};
 use super::hedge::{Hedge, hedge_delay};
+use super::parts::Call;
 use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
@@ -15,7 +16,6 @@ use crate::observe::probe::Decision;
 use crate::outbound::auth::Credentials;
 use crate::outcome::{AttemptFailure, FailedAttempt, Unanswered, is_retryable};
 use crate::policy::retry::backoff;
-use crate::wire::request::Request;
 
 /// What the call span reports of the attempts: how many, the hedges among them, and the last
 /// HTTP status.
@@ -40,19 +40,13 @@ impl Drop for Tally {
 
 /// The attempts of one call: the retry loop.
 pub(super) struct Retries<'a> {
-    client: &'a Client,
-    state: &'a MethodState,
-    request: &'a Request,
+    call: Call<'a>,
 }
 
 impl<'a> Retries<'a> {
-    /// The attempts of `request` by `client`.
-    pub(super) fn of(client: &'a Client, request: &'a Request) -> Retries<'a> {
-        Retries {
-            client,
-            state: client.shared.method(request.method),
-            request,
-        }
+    /// The attempts of `call`.
+    pub(super) fn of(call: Call<'a>) -> Retries<'a> {
+        Retries { call }
     }
 
     /// The retry loop: attempts until one answers, the failure is not retryable,
@@ -66,11 +60,11 @@ impl<'a> Retries<'a> {
     /// wheel and a removal, on every call.
     pub(super) async fn run(self, trial: bool, first: When) -> Result<Response, Unanswered> {
         let mut tally = Tally::default();
-        let Retries {
+        let Call {
             client,
             state,
             request,
-        } = self;
+        } = self.call;
         if let Some(error) = &request.error {
             return Err(error.clone().into());
         }
@@ -88,12 +82,12 @@ impl<'a> Retries<'a> {
             let lease = client.shared.endpoints.pick(Option::as_slice(&avoid))?;
             let (landed, hedges) = match hedge_delay(state, when, trial) {
                 None => {
-                    let attempt = Attempt::of(client, state, request, when);
+                    let attempt = Attempt::of(self.call, when);
                     (attempt.send(lease, false).await, 0)
                 }
                 // Boxed: the race's state would otherwise grow every unhedged call's future.
                 Some((hedging, delay)) => {
-                    let hedged = Hedge::of(client, state, request, when);
+                    let hedged = Hedge::of(self.call, when);
                     Box::pin(hedged.race(lease, hedging, delay)).await
                 }
             };
@@ -138,7 +132,7 @@ impl<'a> Retries<'a> {
         failed: FailedAttempt,
         max_attempts: u32,
     ) -> Result<When, Unanswered> {
-        let (client, state, method) = (self.client, self.state, self.request.method);
+        let (client, state, method) = (self.call.client, self.call.state, self.call.request.method);
         let retry = &state.settings.retry;
         let FailedAttempt {
             error,

@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use tokio::time::Instant;
 
 use super::outgoing::outgoing;
+use super::parts::Call;
 use super::quota::QuotaStep;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
@@ -29,9 +30,7 @@ use crate::wire::request::Request;
 /// answer that may stand in for it. One value an attempt of a method that keeps answers holds
 /// (boxed: for every other method it is one word of the attempt's future).
 pub(super) struct CacheStep<'a> {
-    client: &'a Client,
-    state: &'a MethodState,
-    request: &'a Request,
+    call: Call<'a>,
     cache: &'a Cache,
     keeping: Keeping,
     /// What the lookup with the whole request found, for the answer and a failure.
@@ -81,18 +80,17 @@ struct Sent {
 impl<'a> CacheStep<'a> {
     /// The step of an attempt of `request`, when its method keeps answers and this request is
     /// one a cache keeps (see [`Keeping`]).
-    pub(super) fn of(
-        client: &'a Client,
-        state: &'a MethodState,
-        request: &'a Request,
-    ) -> Option<Box<CacheStep<'a>>> {
+    pub(super) fn of(call: Call<'a>) -> Option<Box<CacheStep<'a>>> {
+        let Call {
+            client,
+            state,
+            request,
+        } = call;
         state.settings.cache.as_ref()?;
         let cache = client.shared.cache.as_ref()?;
         let keeping = Keeping::of(state, request)?;
         Some(Box::new(CacheStep {
-            client,
-            state,
-            request,
+            call,
             cache,
             keeping,
             sent: None,
@@ -109,12 +107,13 @@ impl<'a> CacheStep<'a> {
         }
         quota.quota()?;
         let (cache, outgoing) = self
+            .call
             .client
-            .as_an_attempt_would_ask(self.state, self.request)?;
+            .as_an_attempt_would_ask(self.call.state, self.call.request)?;
         let key = cache.key(
-            self.request.method.index,
+            self.call.request.method.index,
             &outgoing,
-            Unkeyed::of(&self.state.settings),
+            Unkeyed::of(&self.call.state.settings),
         );
         match cache.kept(&key, &cache::asked(&outgoing), SystemTime::now()) {
             Kept::Fresh(answer) => {
@@ -127,7 +126,7 @@ impl<'a> CacheStep<'a> {
 
     /// A kept answer answers: counted, and an event of the call.
     fn hit(&self) {
-        self.state.decided(Decision::CacheHit);
+        self.call.state.decided(Decision::CacheHit);
     }
 
     /// The lookup with the request whole (credentials and interceptors' headers in it, so the
@@ -141,10 +140,12 @@ impl<'a> CacheStep<'a> {
         outgoing: &mut Outgoing,
         deadline: Instant,
     ) -> Option<Response> {
-        let unkeyed = Unkeyed::of(&self.state.settings);
-        let key = self.cache.key(self.request.method.index, outgoing, unkeyed);
+        let unkeyed = Unkeyed::of(&self.call.state.settings);
+        let key = self
+            .cache
+            .key(self.call.request.method.index, outgoing, unkeyed);
         let asked = cache::asked(outgoing);
-        if self.client.shared.fleet_cache.is_some() {
+        if self.call.client.shared.fleet_cache.is_some() {
             let now = Instant::now();
             let until = now + deadline.saturating_duration_since(now) / 2;
             // Boxed: the fleet's round trip is no part of a call without it.
@@ -177,7 +178,7 @@ impl<'a> CacheStep<'a> {
     /// The server's answer, accepted by the interceptors, told to the cache: stored when it
     /// may be, and a 304 to a revalidation the kept answer again.
     pub(super) fn store(&self, answer: Response) -> Response {
-        let (Some(sent), Some(settings)) = (&self.sent, &self.state.settings.cache) else {
+        let (Some(sent), Some(settings)) = (&self.sent, &self.call.state.settings.cache) else {
             return answer;
         };
         let (answer, revalidated) = self.cache.answered(
@@ -187,7 +188,7 @@ impl<'a> CacheStep<'a> {
             SystemTime::now(),
         );
         if revalidated {
-            self.state.decided(Decision::Revalidated);
+            self.call.state.decided(Decision::Revalidated);
         }
         answer
     }

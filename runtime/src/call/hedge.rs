@@ -9,14 +9,14 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::attempt::{Attempt, Landed};
+use super::parts::Call;
 use super::when::When;
-use crate::client::{Client, MethodState};
+use crate::client::MethodState;
 use crate::observe::probe::Decision;
 use crate::outbound::endpoints::{Endpoint, Lease};
 use crate::outcome;
 use crate::policy::hedge::Hedging;
 use crate::policy::hedge::race::{Flight, Racer, race};
-use crate::wire::request::Request;
 
 /// The hedging of an attempt, and after how long, when the method hedges (a half-open `trial`
 /// never does) and its delay is known.
@@ -31,9 +31,7 @@ pub(super) fn hedge_delay(
 
 /// One attempt and the hedges the race asks for.
 pub(super) struct Hedge<'a> {
-    client: &'a Client,
-    state: &'a MethodState,
-    request: &'a Request,
+    call: Call<'a>,
     when: When,
     /// The endpoints an attempt is in flight at: a hedge goes elsewhere when it can.
     at: Vec<Arc<Endpoint>>,
@@ -41,16 +39,9 @@ pub(super) struct Hedge<'a> {
 
 impl<'a> Hedge<'a> {
     /// The hedged attempt of `request` going out `when`.
-    pub(super) fn of(
-        client: &'a Client,
-        state: &'a MethodState,
-        request: &'a Request,
-        when: When,
-    ) -> Hedge<'a> {
+    pub(super) fn of(call: Call<'a>, when: When) -> Hedge<'a> {
         Hedge {
-            client,
-            state,
-            request,
+            call,
             when,
             at: Vec::new(),
         }
@@ -64,9 +55,9 @@ impl<'a> Hedge<'a> {
         hedging: &'a Hedging,
         delay: Duration,
     ) -> (Landed<'a>, u32) {
-        let (state, when) = (self.state, self.when);
+        let (state, when) = (self.call.state, self.when);
         self.at.push(lease.endpoint().clone());
-        let attempt = Attempt::of(self.client, state, self.request, when);
+        let attempt = Attempt::of(self.call, when);
         let first: Flight<'a, Landed<'a>> = Box::pin(attempt.send(lease, false));
         let (landed, hedges) = Box::pin(race(
             &mut self,
@@ -86,7 +77,7 @@ impl<'a> Hedge<'a> {
 
 impl<'a> Racer<'a, Landed<'a>> for Hedge<'a> {
     fn settles(&self, landed: &Landed<'a>) -> bool {
-        outcome::settles_race(&self.state.settings.retry, &landed.outcome)
+        outcome::settles_race(&self.call.state.settings.retry, &landed.outcome)
     }
 
     fn held_back(&mut self, landed: &Landed<'a>) {
@@ -94,12 +85,12 @@ impl<'a> Racer<'a, Landed<'a>> for Hedge<'a> {
     }
 
     fn hedge(&mut self, now: Instant) -> Option<Flight<'a, Landed<'a>>> {
-        let shared = &self.client.shared;
+        let shared = &self.call.client.shared;
         let when = When {
             sent: now,
             ..self.when
         };
-        let attempt = Attempt::of(self.client, self.state, self.request, when);
+        let attempt = Attempt::of(self.call, when);
         // A hedge would wait for the same quota as the attempt it is to help (which may not
         // even be sent yet), and take a turn the next call needs.
         if !attempt.goes_unqueued(now) {
@@ -110,7 +101,7 @@ impl<'a> Racer<'a, Landed<'a>> for Hedge<'a> {
         }
         let lease = shared.endpoints.pick(&self.at).ok()?;
         let endpoint = &lease.endpoint().shown;
-        self.state.decided(Decision::HedgeSent { endpoint });
+        self.call.state.decided(Decision::HedgeSent { endpoint });
         self.at.push(lease.endpoint().clone());
         Some(Box::pin(attempt.send(lease, true)))
     }

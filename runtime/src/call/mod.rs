@@ -19,7 +19,7 @@
 //! `Retries` (`attempts.rs`, the loop), each attempt an `Attempt` (`attempt.rs`) or a `Hedge`
 //! of them (`hedge.rs`), within it `QuotaStep` (`quota.rs`, the quota's turn) and `CacheStep`
 //! (`cached.rs`, the cache's step, and step 5's kept answer); `outgoing.rs` builds the request
-//! as sent. What each result means is decided in `crate::outcome`. ARCHITECTURE.md's table of
+//! as sent. Every step is made from one `Call` (`parts.rs`). What each result means is decided in `crate::outcome`. ARCHITECTURE.md's table of
 //! the steps is checked against this folder.
 //! A download streams its body after the call (`download.rs`); a paged method makes one call
 //! per page (`paginate.rs`); a stream stays open (`stream.rs`). What a call tells its telemetry
@@ -36,6 +36,7 @@ pub(crate) mod download;
 mod hedge;
 mod outgoing;
 pub(crate) mod paginate;
+mod parts;
 mod quota;
 mod stream;
 mod when;
@@ -44,7 +45,7 @@ use futures_util::future::Either;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use crate::client::{Client, MethodState};
+use crate::client::Client;
 use crate::decode::response::Response;
 use crate::error::{Error, ErrorKind};
 use crate::observe::probe::Decision;
@@ -147,10 +148,11 @@ impl Client {
         decode: impl FnOnce(Response) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let method = request.method;
-        let state = self.shared.method(method);
+        let call = parts::Call::of(self, &request);
+        let state = call.state;
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
         // 1–3. Rate limit, breaker, bulkhead; a refusal a kept answer may stand in for.
-        let admitted = match admission::Admission::of(self, state).admit().await {
+        let admitted = match admission::Admission::of(call).admit().await {
             Ok(admitted) => admitted,
             Err(refused) => {
                 return match self.stale_for_refusal(state, &request, &refused) {
@@ -164,7 +166,7 @@ impl Client {
             }
         };
         // 4. The attempts, on the isolation pool when the profile has one.
-        let (result, stale) = match self.isolated(state, &request, &admitted).await {
+        let (result, stale) = match Self::isolated(call, &admitted).await {
             Ok(answer) => (Ok(answer), None),
             Err(Unanswered { error, stale }) => (Err(error), stale),
         };
@@ -212,20 +214,19 @@ impl Client {
     /// returns is made where it is awaited, not made and then copied there.
     #[inline(always)]
     fn isolated<'a>(
-        &'a self,
-        state: &MethodState,
-        request: &'a Request,
+        call: parts::Call<'a>,
         admitted: &admission::Admitted<'_>,
     ) -> impl Future<Output = Result<Response, Unanswered>> + Send + 'a {
         let (trial, first) = (admitted.trial(), admitted.first());
-        let Some(pool) = state.bulkhead.pool() else {
-            return Either::Left(attempts::Retries::of(self, request).run(trial, first));
+        let Some(pool) = call.state.bulkhead.pool() else {
+            return Either::Left(attempts::Retries::of(call).run(trial, first));
         };
-        let client = self.clone();
-        let request = request.clone();
+        // The pool's thread outlives this call's borrows: it runs on copies.
+        let client = call.client.clone();
+        let request = call.request.clone();
         let span = tracing::Span::current();
         let attempts = async move {
-            attempts::Retries::of(&client, &request)
+            attempts::Retries::of(parts::Call::of(&client, &request))
                 .run(trial, first)
                 .await
         };

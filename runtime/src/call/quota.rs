@@ -8,6 +8,7 @@ use std::time::SystemTime;
 
 use tokio::time::Instant;
 
+use super::parts::Call;
 use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
@@ -21,31 +22,35 @@ use crate::policy::quota::{LONGEST_LEARNING, Learn, Quota, Turn, TurnFrom};
 /// An attempt's step in the server's quota: its turn before it is sent, what its answer says
 /// of the quota after.
 pub(super) struct QuotaStep<'a> {
-    client: &'a Client,
-    state: &'a MethodState,
+    call: Call<'a>,
 }
 
 impl<'a> QuotaStep<'a> {
-    /// The quota step of an attempt of the method whose state is `state`.
-    pub(super) fn of(client: &'a Client, state: &'a MethodState) -> QuotaStep<'a> {
-        QuotaStep { client, state }
+    /// The quota step of an attempt of `call`.
+    pub(super) fn of(call: Call<'a>) -> QuotaStep<'a> {
+        QuotaStep { call }
     }
 
     /// The quota the method follows, when the profile reads quotas and an answer announced one.
     /// Asked before the turn is awaited: without a quota, the attempt does not enter (or even
     /// write) the turn's future.
     pub(super) fn quota(&self) -> Option<Arc<Quota>> {
-        if !self.state.settings.quota_from_headers {
+        if !self.call.state.settings.quota_from_headers {
             return None;
         }
-        self.client.shared.quotas.of(&self.state.quota)
+        self.call.client.shared.quotas.of(&self.call.state.quota)
     }
 
     /// True when an attempt may have to learn the method's quota first ([`QuotaStep::learn`]):
     /// the profile reads quotas, and the server is known to announce them.
     pub(super) fn may_learn(&self) -> bool {
-        self.state.settings.quota_from_headers
-            && self.client.shared.quotas.may_learn(&self.state.quota)
+        self.call.state.settings.quota_from_headers
+            && self
+                .call
+                .client
+                .shared
+                .quotas
+                .may_learn(&self.call.state.quota)
     }
 
     /// Before an attempt of a method whose answers have bound no quota, while the server is
@@ -54,7 +59,7 @@ impl<'a> QuotaStep<'a> {
     /// so a route's small quota is not sent a burst before its first answer names it. The
     /// learning call holds the returned guard until its attempt ends.
     pub(super) async fn learn(&self, deadline: Instant) -> Option<Learning<'a>> {
-        let (client, state) = (self.client, self.state);
+        let (client, state) = (self.call.client, self.call.state);
         let quotas = &client.shared.quotas;
         let until = deadline.min(Instant::now() + LONGEST_LEARNING);
         loop {
@@ -82,7 +87,7 @@ impl<'a> QuotaStep<'a> {
         quota: Arc<Quota>,
         when: When,
     ) -> Result<(When, TurnFrom), FailedAttempt> {
-        let state = self.state;
+        let state = self.call.state;
         loop {
             let (turn, from) = self.turn_of(&quota, when).await;
             let now = Instant::now();
@@ -133,8 +138,8 @@ impl<'a> QuotaStep<'a> {
 
     /// The turn the fleet gives, else the replica's own.
     async fn turn_of(&self, quota: &Quota, when: When) -> (Turn, TurnFrom) {
-        let state = self.state;
-        if let Some(fleet) = &self.client.shared.fleet_quotas {
+        let state = self.call.state;
+        if let Some(fleet) = &self.call.client.shared.fleet_quotas {
             let may_wait = when.deadline.saturating_duration_since(Instant::now());
             let longest_hold = state.settings.retry.retry_after_max;
             match Box::pin(fleet::quota_turn(
@@ -162,7 +167,7 @@ impl<'a> QuotaStep<'a> {
     /// profile's `retry.retry_after.max`, as the retry's wait is; an answer that is not a
     /// refusal ends a pause heard before its request went.
     pub(super) fn heard(&self, response: &Response, sent: Instant, from: TurnFrom) {
-        let (shared, state) = (&self.client.shared, self.state);
+        let (shared, state) = (&self.call.client.shared, self.call.state);
         let said = announced(
             response.status.as_u16(),
             &response.headers,

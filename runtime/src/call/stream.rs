@@ -15,6 +15,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::admission::{Admission, breaker_permit};
+use super::parts::Call;
 use super::when::When;
 use crate::client::{Client, MethodState};
 use crate::decode::response::Response;
@@ -119,7 +120,9 @@ impl Client {
         let method = request.method;
         let state = self.shared.method(method);
         let named = |e: Error| e.in_call(self.shared.spec.name, method.name);
-        let admitted = match Admission::of(&self, state).admit().await {
+        request.download = true;
+        let call = Call::of(&self, &request);
+        let admitted = match Admission::of(call).admit().await {
             Ok(admitted) => admitted,
             Err(error) => {
                 let error = named(error);
@@ -127,9 +130,7 @@ impl Client {
                 return out.opened(Err(error));
             }
         };
-        request.download = true;
-        let answered = self
-            .isolated(state, &request, &admitted)
+        let answered = Self::isolated(call, &admitted)
             .await
             .map_err(|unanswered| unanswered.error);
         let dropped = outcome::dropped(&answered);
@@ -148,6 +149,9 @@ impl Client {
         out.opened(Ok(()));
         let _open = state.counters.stream_opened();
         let mut read = Read::default();
+        // The opening's request stays borrowed by its admission (the bulkhead slot it holds);
+        // a resumption changes a copy, made when the stream first breaks.
+        let mut resumed: Option<Request> = None;
         while let Some(broke) = read_body(
             &self,
             &mut response,
@@ -158,10 +162,8 @@ impl Client {
         )
         .await
         {
-            match self
-                .resume(state, &mut request, &format, broke, &mut read)
-                .await
-            {
+            let request = resumed.get_or_insert_with(|| request.clone());
+            match self.resume(state, request, &format, broke, &mut read).await {
                 Ok(reopened) => {
                     response = reopened;
                     format.reconnected();
@@ -272,7 +274,7 @@ impl Client {
         };
         // The request reads its answer live (`produce` said so). A download is never kept: no
         // stale answer rides with its failure.
-        let result = super::attempts::Retries::of(self, request)
+        let result = super::attempts::Retries::of(Call::of(self, request))
             .run(permit.is_trial(), when)
             .await
             .map_err(|unanswered| unanswered.error)
