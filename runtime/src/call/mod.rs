@@ -19,8 +19,8 @@
 //! `Retries` (`attempts.rs`, the loop), each attempt an `Attempt` (`attempt.rs`) or a `Hedge`
 //! of them (`hedge.rs`), within it `QuotaStep` (`quota.rs`, the quota's turn) and `CacheStep`
 //! (`cached.rs`, the cache's step, and step 5's kept answer); `outgoing.rs` builds the request
-//! as sent. Every step is made from one `Call` (`parts.rs`). What each result means is decided in `crate::outcome`. ARCHITECTURE.md's table of
-//! the steps is checked against this folder.
+//! as sent. Every step is made from one `Call` (`parts.rs`). What each result means is decided
+//! in `crate::outcome`. ARCHITECTURE.md's table of the steps is checked against this folder.
 //! A download streams its body after the call (`download.rs`); a paged method makes one call
 //! per page (`paginate.rs`); a stream stays open (`stream.rs`). What a call tells its telemetry
 //! goes through its probe (`crate::observe::probe`).
