@@ -142,6 +142,16 @@ fn union_shape(
     rename_all: Option<&str>,
     depth: usize,
 ) -> Shaped {
+    // Adjacently tagged, every value is the object of its two keys, whatever the alternatives.
+    if let (Some(tag), Some(content)) = (&u.tag, &u.content) {
+        let keys = vec![tag.clone(), content.clone()];
+        return Shaped {
+            kinds: vec!["OBJECT"],
+            required: vec![tag.clone()],
+            declared: keys,
+            tags: Vec::new(),
+        };
+    }
     let mut kinds: Vec<&'static str> = Vec::new();
     let mut required: Option<Vec<String>> = None;
     let mut declared: Vec<String> = Vec::new();
