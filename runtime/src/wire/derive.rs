@@ -372,10 +372,7 @@ macro_rules! __serde_union {
                     deserializer,
                     stringify!($name),
                     ($tag, $content),
-                    &[$((
-                        $value,
-                        |value| $crate::__codegen::union::read::<$ty, $name>(value, $name::$variant),
-                    ),)*],
+                    &[$(($value, $crate::__serde_union!(@read $name $variant ($ty))),)*],
                     $crate::__serde_str_enum!(@other $($other)?),
                 )
             }
