@@ -39,16 +39,19 @@ impl Builder<'_> {
         }
         let mut keys: Option<(String, String)> = None;
         let mut branches: Vec<(String, Place, Value)> = Vec::new();
+        // Tag values seen: a set, so a description of many alternatives is read in linear work.
+        let mut values = std::collections::HashSet::new();
         for (i, alternative) in alternatives.iter().enumerate() {
             let place = at.child(key).child(&i.to_string());
             let (place, alternative) = self.docs.follow(&place, alternative).ok()?;
             let (tag, value, content) = two_keys(&alternative)?;
             match &keys {
-                None => keys = Some((tag.clone(), content.clone())),
-                Some(both) if *both == (tag.clone(), content.clone()) => {}
+                None => keys = Some((tag, content.clone())),
+                Some((first_tag, first_content))
+                    if *first_tag == tag && *first_content == content => {}
                 Some(_) => return None,
             }
-            if branches.iter().any(|(seen, _, _)| *seen == value) {
+            if !values.insert(value.clone()) {
                 return None;
             }
             let content_place = place.child("properties").child(&content);
